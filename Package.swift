@@ -1,0 +1,44 @@
+// swift-tools-version:6.0
+// healthrouter: routes personal health data from where it is produced to stores its owner controls.
+import PackageDescription
+
+/// Every plugin folder carries a README and an example config next to its code.
+let pluginDocs = ["README.md", "example.yaml"]
+
+let package = Package(
+    name: "healthrouter",
+    products: [
+        .executable(name: "healthrouter", targets: ["healthrouter"]),
+    ],
+    targets: [
+        // Debian C libraries, through pkg-config.
+        .systemLibrary(name: "CSQLite3", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
+        .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+
+        // The core: canonical sample, type registry, config, journal, routing, sink workers.
+        .target(name: "HealthRouterCore", dependencies: ["CSQLite3", "CYAML", "CCrypto", "CZlib"]),
+
+        // Plugins: one folder and module per source or sink.
+        .target(name: "AppleHealthExportSource", dependencies: ["HealthRouterCore", "CLibXML2", "CArchive"],
+                path: "Plugins/AppleHealthExportSource", exclude: pluginDocs),
+        .target(name: "SQLiteSink", dependencies: ["HealthRouterCore", "CSQLite3"],
+                path: "Plugins/SQLiteSink", exclude: pluginDocs),
+        .target(name: "NDJSONSink", dependencies: ["HealthRouterCore"],
+                path: "Plugins/NDJSONSink", exclude: pluginDocs),
+
+        // The command line: commands and the one explicit list of plugins.
+        .target(name: "HealthRouterCLI", dependencies: [
+            "HealthRouterCore", "AppleHealthExportSource", "SQLiteSink", "NDJSONSink",
+        ]),
+        .executableTarget(name: "healthrouter", dependencies: ["HealthRouterCLI"]),
+
+        .testTarget(name: "HealthRouterCoreTests", dependencies: ["HealthRouterCore"]),
+        .testTarget(name: "AppleHealthExportSourceTests", dependencies: ["AppleHealthExportSource", "HealthRouterCore"]),
+        .testTarget(name: "SinkTests", dependencies: ["SQLiteSink", "NDJSONSink", "HealthRouterCore", "CSQLite3"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["HealthRouterCLI", "HealthRouterCore", "CSQLite3"]),
+    ]
+)

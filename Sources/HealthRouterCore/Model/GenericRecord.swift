@@ -1,0 +1,29 @@
+/// An element kept whole: its name, every attribute in document order, and its
+/// children. Used for `Me`, `ActivitySummary`, `ClinicalRecord`, `Audiogram`,
+/// `VisionPrescription` and elements healthrouter does not know, so that nothing
+/// an export carries is dropped.
+public struct GenericRecord: Sendable, Hashable {
+    public var element: String
+    public var attributes: [Attribute]
+    public var children: [GenericRecord]
+
+    public struct Attribute: Sendable, Hashable {
+        public var name: String
+        public var value: String
+        public init(_ name: String, _ value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    public init(element: String, attributes: [Attribute] = [], children: [GenericRecord] = []) {
+        self.element = element
+        self.attributes = attributes
+        self.children = children
+    }
+
+    /// The value of the first attribute named `name`.
+    public subscript(attribute name: String) -> String? {
+        attributes.first { $0.name == name }?.value
+    }
+}

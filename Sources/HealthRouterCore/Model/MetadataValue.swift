@@ -1,0 +1,25 @@
+/// A metadata value: HealthKit metadata and Pulso's wire format allow only strings,
+/// numbers and booleans.
+public enum MetadataValue: Sendable, Hashable {
+    case string(String)
+    case number(Double)
+    case bool(Bool)
+}
+
+/// One metadata key and value. Metadata keeps its producer's order, so it is a list.
+public struct MetadataEntry: Sendable, Hashable {
+    public var key: String
+    public var value: MetadataValue
+
+    public init(_ key: String, _ value: MetadataValue) {
+        self.key = key
+        self.value = value
+    }
+}
+
+extension Array where Element == MetadataEntry {
+    /// The first value stored under `key`.
+    public subscript(key key: String) -> MetadataValue? {
+        first { $0.key == key }?.value
+    }
+}

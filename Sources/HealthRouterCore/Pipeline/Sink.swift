@@ -1,0 +1,49 @@
+/// A store that receives journal entries. A plugin implements only its format:
+/// the core owns batching, retry, cursors, dead letters and logging.
+///
+/// Lifecycle contract:
+/// - One instance belongs to one `SinkWorker` and is only ever called from that
+///   worker's thread, never concurrently; it need not be `Sendable`.
+/// - `prepare()` is called once, before anything else. It may be called again on a
+///   fresh instance after a failure, so it must be idempotent (create schema only
+///   if missing).
+/// - `write(_:cursor:)` is called with entries in increasing sequence order, at
+///   least once each: after a crash or a retry the same entries may come again, and
+///   writing them again must leave the store as one write would (idempotent).
+/// - `close()` is called once; nothing is called after it.
+public protocol Sink: AnyObject {
+    /// Connects and creates the schema if missing. Returns the cursor the sink keeps
+    /// in its own store (the sequence of the last entry it durably wrote), or nil
+    /// when it keeps none and the core's cursor applies. A sink that keeps its own
+    /// cursor is believed over the core's, since it is written in the same
+    /// transaction as the rows.
+    func prepare() throws -> Int64?
+
+    /// Writes `entries` durably and idempotently. Samples are upserted by id,
+    /// tombstones delete the ids they name and are recorded. When the sink keeps its
+    /// own cursor it stores `cursor` in the same transaction as the rows.
+    ///
+    /// Throw `SinkError.rejected` when the data itself is at fault (a value the store
+    /// refuses): the worker splits the batch to find the bad entries and parks them
+    /// as dead letters. Throw anything else for a failure of the store (full disk,
+    /// connection lost): the worker retries the whole batch with backoff.
+    func write(_ entries: [JournalEntry], cursor: Int64) throws
+
+    /// Releases connections and files.
+    func close()
+}
+
+/// Errors a sink reports to its worker.
+public enum SinkError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The store refused the data: retrying the same entries cannot succeed.
+    case rejected(String)
+    /// The store failed; the same entries may succeed later.
+    case unavailable(String)
+
+    public var description: String {
+        switch self {
+        case .rejected(let reason): "rejected: \(reason)"
+        case .unavailable(let reason): "unavailable: \(reason)"
+        }
+    }
+}

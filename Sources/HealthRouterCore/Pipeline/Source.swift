@@ -1,0 +1,51 @@
+/// Where a source sends what it reads, and reports what it could not use.
+///
+/// Contract: `emit` returns only after the items are durable in the journal
+/// (or throws, and then the source must stop). Sources batch their items
+/// (a few thousand at a time); `emit` may be called from the source's own thread.
+public protocol SourceOutput: AnyObject {
+    /// Appends `items` to the journal durably.
+    func emit(_ items: [HealthItem]) throws
+    /// Counts an element the source could not turn into an item, with the reason
+    /// (`"Record without startDate"`); the import summary lists each reason with its count.
+    func skipped(_ reason: String, location: String?)
+    /// Reports progress of a finite source: bytes consumed of `total` (nil: unknown).
+    func progress(bytes: Int64, total: Int64?)
+}
+
+/// A finite source (a file): it reads everything, emits it, and returns.
+///
+/// Contract: `read(into:)` is called once. It returns when the input has been read to
+/// its end and every item was emitted; it throws `SourceError` naming the file and
+/// what to do when the input is unusable. Items emitted before a throw stay in the
+/// journal.
+public protocol FiniteSource {
+    func read(into output: SourceOutput) throws
+}
+
+/// A source failure a person can act on: it names the input and says what to do.
+public struct SourceError: Error, Sendable, CustomStringConvertible {
+    /// The file or endpoint concerned.
+    public var input: String
+    /// Where in it, when known (`line 41`, `entry apple_health_export/export.xml`).
+    public var location: String?
+    /// What is wrong.
+    public var problem: String
+    /// What the user can do about it.
+    public var hint: String?
+
+    public init(input: String, location: String? = nil, problem: String, hint: String? = nil) {
+        self.input = input
+        self.location = location
+        self.problem = problem
+        self.hint = hint
+    }
+
+    public var description: String {
+        var text = input
+        if let location { text += ", \(location)" }
+        text += ": \(problem)"
+        if let hint { text += "\n  hint: \(hint)" }
+        return text
+    }
+}

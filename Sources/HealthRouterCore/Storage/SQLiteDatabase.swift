@@ -1,0 +1,187 @@
+import CSQLite3
+
+/// A failure reported by SQLite, with the database file and the statement concerned.
+public struct SQLiteError: Error, Sendable, CustomStringConvertible {
+    public var path: String
+    public var code: Int32
+    public var message: String
+    public var statement: String?
+
+    public var description: String {
+        var text = "\(path): \(message) (SQLite code \(code))"
+        if let statement { text += " in: \(statement.prefix(120))" }
+        return text
+    }
+
+    /// True when the data was at fault (a constraint, a type mismatch, too big)
+    /// rather than the database (full disk, I/O error, busy).
+    public var isDataError: Bool {
+        let primary = code & 0xFF
+        return primary == SQLITE_CONSTRAINT || primary == SQLITE_MISMATCH || primary == SQLITE_TOOBIG
+            || primary == SQLITE_RANGE
+    }
+}
+
+/// One SQLite connection. Not thread-safe: one owner, one thread at a time
+/// (SQLite itself is built serialized, but statements are not to be shared).
+public final class SQLiteDatabase {
+    public let path: String
+    /// The raw handle, for plugins that call the C API directly.
+    public let handle: OpaquePointer
+
+    /// Opens (creating if missing) the database at `path` in WAL mode.
+    public init(path: String, readOnly: Bool = false) throws {
+        self.path = path
+        var db: OpaquePointer?
+        let flags = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        let rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            if let db { sqlite3_close_v2(db) }
+            throw SQLiteError(path: path, code: rc, message: message)
+        }
+        handle = db
+        sqlite3_extended_result_codes(db, 1)
+        sqlite3_busy_timeout(db, 10_000)
+        if !readOnly {
+            try execute("PRAGMA journal_mode=WAL")
+            try execute("PRAGMA synchronous=NORMAL")
+        }
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    /// Runs one or more statements that return no rows.
+    public func execute(_ sql: String) throws {
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
+        if rc != SQLITE_OK {
+            let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            sqlite3_free(errorMessage)
+            throw SQLiteError(path: path, code: rc, message: message, statement: sql)
+        }
+    }
+
+    /// Compiles `sql` for repeated use.
+    public func prepare(_ sql: String) throws -> SQLiteStatement {
+        var statement: OpaquePointer?
+        let rc = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard rc == SQLITE_OK, let statement else { throw error(rc, sql) }
+        return SQLiteStatement(database: self, statement: statement, sql: sql)
+    }
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// The first column of the first row of `sql`, as an integer (nil: no row or NULL).
+    public func scalarInt(_ sql: String) throws -> Int64? {
+        let statement = try prepare(sql)
+        guard try statement.step() else { return nil }
+        return statement.isNull(0) ? nil : statement.int64(0)
+    }
+
+    /// Rows changed by the last statement.
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+
+    func error(_ rc: Int32, _ sql: String?) -> SQLiteError {
+        SQLiteError(path: path, code: rc, message: String(cString: sqlite3_errmsg(handle)), statement: sql)
+    }
+}
+
+/// A prepared statement. Bind indexes start at 1, column indexes at 0.
+public final class SQLiteStatement {
+    private let database: SQLiteDatabase
+    public let handle: OpaquePointer
+    public let sql: String
+
+    init(database: SQLiteDatabase, statement: OpaquePointer, sql: String) {
+        self.database = database
+        self.handle = statement
+        self.sql = sql
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    public func bind(_ index: Int32, _ value: Int64?) {
+        if let value { sqlite3_bind_int64(handle, index, value) } else { sqlite3_bind_null(handle, index) }
+    }
+
+    public func bind(_ index: Int32, _ value: Double?) {
+        if let value, value.isFinite { sqlite3_bind_double(handle, index, value) } else { sqlite3_bind_null(handle, index) }
+    }
+
+    public func bind(_ index: Int32, _ value: String?) {
+        guard var value else { sqlite3_bind_null(handle, index); return }
+        value.withUTF8 { bytes in
+            _ = bytes.withMemoryRebound(to: CChar.self) {
+                sqlite3_bind_text(handle, index, $0.baseAddress ?? "", Int32($0.count), swsqlite_transient())
+            }
+        }
+    }
+
+    public func bind(_ index: Int32, blob: UnsafeRawBufferPointer?) {
+        guard let blob else { sqlite3_bind_null(handle, index); return }
+        sqlite3_bind_blob(handle, index, blob.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(blob.count),
+                          swsqlite_transient())
+    }
+
+    public func bind(_ index: Int32, blob: [UInt8]?) {
+        guard let blob else { sqlite3_bind_null(handle, index); return }
+        blob.withUnsafeBytes { bind(index, blob: $0) }
+    }
+
+    /// Steps once: true when a row is available, false when done.
+    @discardableResult
+    public func step() throws -> Bool {
+        let rc = sqlite3_step(handle)
+        if rc == SQLITE_ROW { return true }
+        if rc == SQLITE_DONE { return false }
+        let failure = database.error(rc, sql)
+        sqlite3_reset(handle)
+        throw failure
+    }
+
+    /// Resets for the next execution and clears bindings.
+    public func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    /// Binds nothing further, runs to completion and resets.
+    public func run() throws {
+        defer { reset() }
+        while try step() {}
+    }
+
+    public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    public func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    public func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
+
+    public func string(_ column: Int32) -> String? {
+        guard let text = sqlite3_column_text(handle, column) else { return nil }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    public func blob(_ column: Int32) -> [UInt8]? {
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard let pointer = sqlite3_column_blob(handle, column) else { return isNull(column) ? nil : [] }
+        return Array(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+
+    /// Calls `body` with the blob's bytes, valid only inside `body`.
+    public func withBlob<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return try body(UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, column), count: count))
+    }
+}

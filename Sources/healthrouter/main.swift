@@ -1,0 +1,4 @@
+import Foundation
+import HealthRouterCLI
+
+exit(HealthRouterCommand.main(Array(CommandLine.arguments.dropFirst())))
