@@ -123,8 +123,12 @@ public final class SQLiteStatement {
     public func bind(_ index: Int32, _ value: String?) {
         guard var value else { sqlite3_bind_null(handle, index); return }
         value.withUTF8 { bytes in
-            _ = bytes.withMemoryRebound(to: CChar.self) {
-                sqlite3_bind_text(handle, index, $0.baseAddress ?? "", Int32($0.count), swsqlite_transient())
+            bytes.withMemoryRebound(to: CChar.self) { chars in
+                if let base = chars.baseAddress {
+                    sqlite3_bind_text(handle, index, base, Int32(chars.count), swsqlite_transient())
+                } else {
+                    sqlite3_bind_text(handle, index, "", 0, swsqlite_transient())
+                }
             }
         }
     }
