@@ -122,7 +122,7 @@ public final class SQLiteStatement {
 
     public func bind(_ index: Int32, _ value: String?) {
         guard var value else { sqlite3_bind_null(handle, index); return }
-        value.withUTF8 { bytes in
+        _ = value.withUTF8 { bytes in
             bytes.withMemoryRebound(to: CChar.self) { chars in
                 if let base = chars.baseAddress {
                     sqlite3_bind_text(handle, index, base, Int32(chars.count), swsqlite_transient())
