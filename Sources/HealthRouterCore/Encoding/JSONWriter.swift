@@ -1,0 +1,96 @@
+/// A fast, byte-level JSON writer for compact output (no spaces, no slash escaping,
+/// UTF-8 unescaped), as Pulso writes its NDJSON. The caller keeps the structure
+/// well formed; the writer places the commas.
+public struct JSONWriter: Sendable {
+    public private(set) var bytes: [UInt8] = []
+    /// True right after `{`, `[` or a key: the next value needs no comma.
+    private var atStart = true
+
+    public init(capacity: Int = 256) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// The output as a String.
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    /// Empties the buffer, keeping its capacity.
+    public mutating func reset() {
+        bytes.removeAll(keepingCapacity: true)
+        atStart = true
+    }
+
+    private mutating func separate() {
+        if !atStart { bytes.append(UInt8(ascii: ",")) }
+        atStart = false
+    }
+
+    public mutating func beginObject() { separate(); bytes.append(UInt8(ascii: "{")); atStart = true }
+    public mutating func endObject() { bytes.append(UInt8(ascii: "}")); atStart = false }
+    public mutating func beginArray() { separate(); bytes.append(UInt8(ascii: "[")); atStart = true }
+    public mutating func endArray() { bytes.append(UInt8(ascii: "]")); atStart = false }
+
+    /// Writes an object key; the next call writes its value.
+    public mutating func key(_ name: String) {
+        separate()
+        appendQuoted(name)
+        bytes.append(UInt8(ascii: ":"))
+        atStart = true
+    }
+
+    public mutating func string(_ value: String) { separate(); appendQuoted(value) }
+    public mutating func bool(_ value: Bool) { separate(); bytes.append(contentsOf: value ? Self.trueBytes : Self.falseBytes) }
+    public mutating func null() { separate(); bytes.append(contentsOf: Self.nullBytes) }
+    public mutating func int(_ value: Int64) { separate(); bytes.append(contentsOf: String(value).utf8) }
+
+    /// Writes a number the way Pulso's app does: integral values without a fraction
+    /// (`171`, not `171.0`), others in Swift's shortest round-tripping form.
+    /// Non-finite numbers, which JSON cannot hold, are written as null.
+    public mutating func number(_ value: Double) {
+        separate()
+        guard value.isFinite else { bytes.append(contentsOf: Self.nullBytes); return }
+        if value == value.rounded(), abs(value) < 1e15 {
+            bytes.append(contentsOf: String(Int64(value)).utf8)
+        } else {
+            bytes.append(contentsOf: String(value).utf8)
+        }
+    }
+
+    /// Appends already-encoded JSON (a value) as is.
+    public mutating func raw(_ json: [UInt8]) { separate(); bytes.append(contentsOf: json) }
+
+    /// Writes `key` and a string value, or nothing when the value is nil.
+    public mutating func field(_ name: String, _ value: String?) {
+        guard let value else { return }
+        key(name); string(value)
+    }
+
+    /// Writes `key` and a number value, or nothing when the value is nil.
+    public mutating func field(_ name: String, _ value: Double?) {
+        guard let value else { return }
+        key(name); number(value)
+    }
+
+    private static let trueBytes = Array("true".utf8)
+    private static let falseBytes = Array("false".utf8)
+    private static let nullBytes = Array("null".utf8)
+    private static let hex = Array("0123456789abcdef".utf8)
+
+    private mutating func appendQuoted(_ value: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
+            case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
+            case 0x0A: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "n"))
+            case 0x0D: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "r"))
+            case 0x09: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "t"))
+            case 0..<0x20:
+                bytes.append(contentsOf: Array("\\u00".utf8))
+                bytes.append(Self.hex[Int(byte >> 4)])
+                bytes.append(Self.hex[Int(byte & 0x0F)])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}

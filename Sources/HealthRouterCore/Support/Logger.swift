@@ -1,0 +1,75 @@
+import Foundation
+import Synchronization
+
+/// Structured logging to standard error: `text` for people, `json` (one object a
+/// line) for log shippers. Passed in, never made globally.
+public struct Logger: Sendable {
+    public enum Level: Int, Sendable, Comparable {
+        case debug, info, warning, error
+        public static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
+        var name: String { ["debug", "info", "warning", "error"][rawValue] }
+    }
+
+    public enum Format: String, Sendable { case text, json }
+
+    public var minimumLevel: Level
+    public var format: Format
+    /// Extra fields every line carries (`sink=local`).
+    public var fields: [(String, String)] = []
+
+    public init(minimumLevel: Level = .info, format: Format = .text) {
+        self.minimumLevel = minimumLevel
+        self.format = format
+    }
+
+    /// A logger whose lines also carry `key=value`.
+    public func with(_ key: String, _ value: String) -> Logger {
+        var copy = self
+        copy.fields.append((key, value))
+        return copy
+    }
+
+    public func debug(_ message: @autoclosure () -> String, _ extra: [(String, String)] = []) { log(.debug, message(), extra) }
+    public func info(_ message: @autoclosure () -> String, _ extra: [(String, String)] = []) { log(.info, message(), extra) }
+    public func warning(_ message: @autoclosure () -> String, _ extra: [(String, String)] = []) { log(.warning, message(), extra) }
+    public func error(_ message: @autoclosure () -> String, _ extra: [(String, String)] = []) { log(.error, message(), extra) }
+
+    public func log(_ level: Level, _ message: String, _ extra: [(String, String)] = []) {
+        guard level >= minimumLevel else { return }
+        let all = fields + extra
+        var line: String
+        switch format {
+        case .text:
+            line = "\(level.name): \(message)"
+            for (key, value) in all { line += " \(key)=\(value)" }
+        case .json:
+            var writer = JSONWriter()
+            writer.beginObject()
+            writer.key("time"); writer.string(Date().formatted(.iso8601))
+            writer.key("level"); writer.string(level.name)
+            writer.key("message"); writer.string(message)
+            for (key, value) in all { writer.key(key); writer.string(value) }
+            writer.endObject()
+            line = writer.text
+        }
+        StandardError.write(line + "\n")
+    }
+}
+
+/// Writes to file descriptor 2 (Swift 6 forbids touching the C `stderr` global).
+public enum StandardError {
+    private static let lock = Mutex(())
+    public static func write(_ text: String) {
+        lock.withLock { _ in
+            var copy = text
+            copy.withUTF8 { bytes in
+                var offset = 0
+                while offset < bytes.count {
+                    let n = Foundation.write(2, bytes.baseAddress! + offset, bytes.count - offset)
+                    if n <= 0 { break }
+                    offset += n
+                }
+            }
+        }
+    }
+}
