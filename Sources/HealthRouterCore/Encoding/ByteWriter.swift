@@ -1,0 +1,41 @@
+/// Appends primitive values to a byte buffer in healthrouter's binary journal format:
+/// LEB128 varints, zig-zag for signed integers, IEEE doubles little-endian,
+/// strings as a varint length and UTF-8 bytes.
+public struct ByteWriter {
+    public private(set) var bytes: [UInt8] = []
+
+    public init(capacity: Int = 256) { bytes.reserveCapacity(capacity) }
+
+    public mutating func reset() { bytes.removeAll(keepingCapacity: true) }
+
+    public mutating func byte(_ value: UInt8) { bytes.append(value) }
+
+    public mutating func varint(_ value: UInt64) {
+        var v = value
+        while v >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
+            v >>= 7
+        }
+        bytes.append(UInt8(v))
+    }
+
+    public mutating func signed(_ value: Int64) {
+        varint(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
+    }
+
+    public mutating func double(_ value: Double) {
+        var bits = value.bitPattern
+        for _ in 0..<8 {
+            bytes.append(UInt8(truncatingIfNeeded: bits))
+            bits >>= 8
+        }
+    }
+
+    public mutating func string(_ value: String) {
+        var copy = value
+        copy.withUTF8 { utf8 in
+            varint(UInt64(utf8.count))
+            bytes.append(contentsOf: utf8)
+        }
+    }
+}

@@ -1,0 +1,35 @@
+/// What one `Journal.append` did with the items it was given.
+public struct AppendResult: Sendable, Equatable {
+    /// Samples never seen before, by kind.
+    public var new: [SampleKind: Int] = [:]
+    /// Samples seen before with the same content: nothing written.
+    public var duplicates: [SampleKind: Int] = [:]
+    /// Samples seen before under the same id with different content: a new entry, re-delivered.
+    public var changed = 0
+    /// Samples whose fingerprint matched a sample stored under another id: recorded as an alias.
+    public var aliased = 0
+    /// Tombstoned ids not recorded before.
+    public var deletedIds = 0
+    /// The sequence numbers of the entries written, when any.
+    public var firstSequence: Int64?
+    public var lastSequence: Int64?
+
+    public init() {}
+
+    public var newCount: Int { new.values.reduce(0, +) }
+    public var duplicateCount: Int { duplicates.values.reduce(0, +) }
+    public var entriesWritten: Int {
+        guard let first = firstSequence, let last = lastSequence else { return 0 }
+        return Int(last - first + 1)
+    }
+
+    public mutating func merge(_ other: AppendResult) {
+        new.merge(other.new, uniquingKeysWith: +)
+        duplicates.merge(other.duplicates, uniquingKeysWith: +)
+        changed += other.changed
+        aliased += other.aliased
+        deletedIds += other.deletedIds
+        if firstSequence == nil { firstSequence = other.firstSequence }
+        if other.lastSequence != nil { lastSequence = other.lastSequence }
+    }
+}

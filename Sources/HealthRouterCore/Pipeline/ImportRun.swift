@@ -1,0 +1,70 @@
+import Foundation
+
+/// A one-shot import (`healthrouter import`): runs the sink workers while finite
+/// sources feed the journal, then lets every worker catch up and reports.
+public final class ImportRun {
+    public struct Summary: Sendable {
+        public var counters: [String: ImportCounters] = [:]
+        public var sinks: [String: SinkWorker.Progress] = [:]
+        /// Sources that failed, with the error to show.
+        public var failures: [String: String] = [:]
+        public var seconds: Double = 0
+
+        /// True when every source was read to its end and every sink caught up.
+        public var succeeded: Bool {
+            failures.isEmpty && sinks.values.allSatisfy { $0.gaveUp == nil }
+        }
+    }
+
+    private let stateDirectory: String
+    private let sinks: [SinkSpec]
+    private let settings: SinkWorker.Settings
+    private let logger: Logger
+
+    public init(stateDirectory: String, sinks: [SinkSpec], settings: SinkWorker.Settings, logger: Logger) {
+        self.stateDirectory = stateDirectory
+        self.sinks = sinks
+        self.settings = settings
+        self.logger = logger
+    }
+
+    /// Reads every source in turn into the journal while the workers drain it.
+    /// `onStart` receives the outputs and workers so a caller can show progress.
+    public func run(sources: [(name: String, source: any FiniteSource)],
+                    onStart: ([JournalSourceOutput], [SinkWorker]) -> Void = { _, _ in }) throws -> Summary {
+        let started = Date()
+        let journal = try Journal(stateDirectory: stateDirectory)
+        let control = WorkerControl()
+        let workers = sinks.map {
+            SinkWorker(name: $0.name, stateDirectory: stateDirectory, settings: settings, logger: logger,
+                       makeSink: $0.makeSink, selects: $0.selects)
+        }
+        let group = DispatchGroup()
+        for worker in workers {
+            group.enter()
+            let thread = Thread {
+                worker.run(control: control)
+                group.leave()
+            }
+            thread.name = "sink-\(worker.name)"
+            thread.start()
+        }
+        let outputs = sources.map { JournalSourceOutput(journal: journal, sourceName: $0.name, control: control) }
+        onStart(outputs, workers)
+
+        var summary = Summary()
+        for (index, entry) in sources.enumerated() {
+            do {
+                try entry.source.read(into: outputs[index])
+            } catch {
+                summary.failures[entry.name] = "\(error)"
+            }
+            summary.counters[entry.name] = outputs[index].snapshot
+        }
+        control.finishInput()
+        group.wait()
+        for worker in workers { summary.sinks[worker.name] = worker.progress }
+        summary.seconds = Date().timeIntervalSince(started)
+        return summary
+    }
+}

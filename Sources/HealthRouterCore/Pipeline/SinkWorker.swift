@@ -1,0 +1,155 @@
+import Foundation
+import Synchronization
+
+/// Drains the journal into one sink (DESIGN.md §2): reads the entries after the
+/// sink's cursor that its routes select, writes them in batches, and moves the
+/// cursor only after the sink acknowledged the batch. A rejected batch is split
+/// until the bad entries are isolated as dead letters; a failing store is retried
+/// with exponential backoff. The worker owns its sink instance and its own journal
+/// connection; `run()` blocks its calling thread until the worker stops.
+public final class SinkWorker: Sendable {
+    public struct Settings: Sendable {
+        /// Journal entries read per batch.
+        public var batchSize = 5_000
+        /// First retry delay after a store failure; doubled each time up to `retryCap`.
+        public var retryInitial = 1.0
+        public var retryCap = 3_600.0
+        /// Give up after this many consecutive failed attempts (nil: never, as a daemon does).
+        public var maxAttempts: Int?
+        public init() {}
+    }
+
+    /// What a worker did, readable while it runs.
+    public struct Progress: Sendable {
+        public var cursor: Int64 = 0
+        public var written = 0
+        public var deadLetters = 0
+        public var lastError: String?
+        /// Set when the worker stopped without catching up.
+        public var gaveUp: String?
+        public var finished = false
+    }
+
+    public let name: String
+    private let stateDirectory: String
+    private let makeSink: @Sendable () throws -> any Sink
+    private let selects: @Sendable (_ type: String?, _ source: String) -> Bool
+    private let settings: Settings
+    private let logger: Logger
+    private let progressState = Mutex(Progress())
+
+    /// - Parameters:
+    ///   - makeSink: builds the sink; called on the worker's thread, again after a failure.
+    ///   - selects: whether this sink's routes select an entry of `type` (nil: a tombstone) from `source`.
+    public init(name: String, stateDirectory: String, settings: Settings = Settings(), logger: Logger,
+                makeSink: @escaping @Sendable () throws -> any Sink,
+                selects: @escaping @Sendable (_ type: String?, _ source: String) -> Bool) {
+        self.name = name
+        self.stateDirectory = stateDirectory
+        self.makeSink = makeSink
+        self.selects = selects
+        self.settings = settings
+        self.logger = logger.with("sink", name)
+    }
+
+    public var progress: Progress { progressState.withLock { $0 } }
+
+    /// Runs until `control` says the input finished and the sink caught up with the
+    /// journal, or until a stop is requested, or until `maxAttempts` failures in a row.
+    public func run(control: WorkerControl) {
+        defer { progressState.withLock { $0.finished = true } }
+        let journal: Journal
+        do {
+            journal = try Journal(stateDirectory: stateDirectory)
+        } catch {
+            giveUp("cannot open the journal: \(error)")
+            return
+        }
+        var attempts = 0
+        var sink: (any Sink)?
+        var cursor: Int64 = 0
+        defer { sink?.close() }
+
+        while !control.isStopRequested {
+            do {
+                if sink == nil {
+                    let fresh = try makeSink()
+                    let own = try fresh.prepare()
+                    cursor = try own ?? journal.cursor(sink: name) ?? 0
+                    sink = fresh
+                    progressState.withLock { $0.cursor = cursor }
+                }
+                let inputFinished = control.isInputFinished
+                let stored = try journal.entries(after: cursor, limit: settings.batchSize)
+                guard let last = stored.last else {
+                    if inputFinished { return }
+                    control.wait(seconds: 0.05)
+                    continue
+                }
+                var selected: [JournalEntry] = []
+                selected.reserveCapacity(stored.count)
+                for entry in stored where selects(entry.type, entry.source) {
+                    selected.append(try entry.decoded())
+                }
+                let outcome = try deliver(selected, cursor: last.sequence, sink: sink!, journal: journal)
+                try journal.setCursor(sink: name, to: last.sequence, written: outcome.written)
+                cursor = last.sequence
+                attempts = 0
+                progressState.withLock {
+                    $0.cursor = cursor
+                    $0.written += outcome.written
+                    $0.deadLetters += outcome.dead
+                    $0.lastError = nil
+                }
+            } catch {
+                attempts += 1
+                let message = "\(error)"
+                progressState.withLock { $0.lastError = message }
+                try? journal.setLastError(sink: name, message)
+                if let max = settings.maxAttempts, attempts >= max {
+                    giveUp(message)
+                    return
+                }
+                let delay = min(settings.retryCap, settings.retryInitial * pow(2, Double(attempts - 1)))
+                logger.warning("write failed, retrying in \(Self.format(delay))", [("error", message)])
+                // A fresh sink after a failure: reconnects, and re-reads its own cursor.
+                sink?.close()
+                sink = nil
+                control.wait(seconds: delay)
+            }
+        }
+    }
+
+    /// Writes `entries` and sets the sink's cursor to `cursor`; isolates rejected entries.
+    private func deliver(_ entries: [JournalEntry], cursor: Int64, sink: any Sink,
+                         journal: Journal) throws -> (written: Int, dead: Int) {
+        do {
+            try sink.write(entries, cursor: cursor)
+            return (entries.count, 0)
+        } catch SinkError.rejected(let reason) {
+            guard entries.count > 1 else {
+                if let entry = entries.first {
+                    try journal.addDeadLetter(sink: name, sequence: entry.sequence, reason: reason)
+                    logger.warning("entry parked as a dead letter", [("seq", String(entry.sequence)), ("reason", reason)])
+                }
+                try sink.write([], cursor: cursor)
+                return (0, entries.isEmpty ? 0 : 1)
+            }
+            let middle = entries.count / 2
+            let first = Array(entries[..<middle])
+            let second = Array(entries[middle...])
+            let a = try deliver(first, cursor: first.last!.sequence, sink: sink, journal: journal)
+            let b = try deliver(second, cursor: cursor, sink: sink, journal: journal)
+            return (a.written + b.written, a.dead + b.dead)
+        }
+    }
+
+    private func giveUp(_ reason: String) {
+        progressState.withLock { $0.gaveUp = reason }
+        logger.error("gave up: \(reason)")
+    }
+
+    static func format(_ seconds: Double) -> String {
+        seconds < 60 ? "\(Int(seconds))s" : "\(Int(seconds / 60))m"
+    }
+}

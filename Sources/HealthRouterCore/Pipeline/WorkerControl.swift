@@ -1,0 +1,49 @@
+import Foundation
+import Synchronization
+
+/// Shared signals between the code that feeds the journal and the sink workers
+/// that drain it: new entries, end of input, stop.
+public final class WorkerControl: Sendable {
+    private struct State {
+        var inputFinished = false
+        var stopRequested = false
+        var generation: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+    private let condition = NSCondition()
+
+    public init() {}
+
+    /// Wakes workers: entries were appended.
+    public func notifyAppended() {
+        state.withLock { $0.generation &+= 1 }
+        condition.lock(); condition.broadcast(); condition.unlock()
+    }
+
+    /// No more entries will come (a finite import ended): workers stop once caught up.
+    public func finishInput() {
+        state.withLock { $0.inputFinished = true }
+        condition.lock(); condition.broadcast(); condition.unlock()
+    }
+
+    /// Workers stop as soon as their current write returns.
+    public func requestStop() {
+        state.withLock { $0.stopRequested = true }
+        condition.lock(); condition.broadcast(); condition.unlock()
+    }
+
+    public var isInputFinished: Bool { state.withLock { $0.inputFinished } }
+    public var isStopRequested: Bool { state.withLock { $0.stopRequested } }
+
+    /// Sleeps until something is signalled or `seconds` pass.
+    public func wait(seconds: Double) {
+        let generation = state.withLock { $0.generation }
+        condition.lock()
+        defer { condition.unlock() }
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        while state.withLock({ $0.generation == generation && !$0.inputFinished && !$0.stopRequested }) {
+            if !condition.wait(until: deadline) { break }
+        }
+    }
+}

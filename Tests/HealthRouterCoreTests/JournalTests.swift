@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+@testable import HealthRouterCore
+
+@Suite struct JournalTests {
+    @Test func duplicatesAreNotAppendedAgain() throws {
+        let journal = try Journal(stateDirectory: makeTemporaryDirectory())
+        let items = (0..<100).map { HealthItem.sample(heartRate(60 + Double($0 % 7), at: Int64($0))) }
+        let first = try journal.append(items, source: "history")
+        #expect(first.newCount == 100)
+        #expect(first.entriesWritten == 100)
+        let second = try journal.append(items, source: "history")
+        #expect(second.newCount == 0)
+        #expect(second.duplicateCount == 100)
+        #expect(second.entriesWritten == 0)
+        #expect(try journal.head() == 100)
+    }
+
+    @Test func changedSampleUnderSameIdIsANewEntry() throws {
+        let journal = try Journal(stateDirectory: makeTemporaryDirectory())
+        var sample = heartRate(60, at: 0)
+        sample.id = "HK-UUID-1"
+        try journal.append([.sample(sample)], source: "phone")
+        sample.metadata = [MetadataEntry("timeZone", .string("Europe/Lisbon"))]
+        let result = try journal.append([.sample(sample)], source: "phone")
+        #expect(result.changed == 1)
+        #expect(result.entriesWritten == 1)
+        let entries = try journal.entries(after: 0, limit: 10)
+        #expect(entries.map(\.sequence) == [1, 2])
+        #expect(try entries[1].decoded().item == .sample(sample))
+    }
+
+    @Test func sameReadingUnderTwoIdsIsAnAliasAndTombstonesReachBoth() throws {
+        let journal = try Journal(stateDirectory: makeTemporaryDirectory())
+        let exported = heartRate(72, at: 10)
+        var pushed = exported
+        pushed.id = "1E9B4C1A-3F2D-4C8E-9B7A-2D5E8F1A6C3B"
+        try journal.append([.sample(exported)], source: "history")
+        let result = try journal.append([.sample(pushed)], source: "phone")
+        #expect(result.aliased == 1)
+        #expect(result.entriesWritten == 0)
+
+        // The phone deletes the sample by its HealthKit UUID: the tombstone names the exported id too.
+        let deletion = try journal.append([.tombstone(Tombstone(ids: [pushed.id]))], source: "phone")
+        #expect(deletion.deletedIds == 1)
+        let stored = try journal.entries(after: 1, limit: 10)
+        guard case .tombstone(let tombstone) = try stored[0].decoded().item else {
+            Issue.record("expected a tombstone"); return
+        }
+        #expect(Set(tombstone.ids) == [pushed.id, exported.id])
+
+        // The same tombstone again records nothing new.
+        #expect(try journal.append([.tombstone(Tombstone(ids: [pushed.id]))], source: "phone").entriesWritten == 0)
+    }
+
+    @Test func pushedFirstThenExportedIsAnAliasToo() throws {
+        let journal = try Journal(stateDirectory: makeTemporaryDirectory())
+        let exported = heartRate(72, at: 10)
+        var pushed = exported
+        pushed.id = "PUSHED-1"
+        try journal.append([.sample(pushed)], source: "phone")
+        let result = try journal.append([.sample(exported)], source: "history")
+        #expect(result.aliased == 1)
+        #expect(try journal.head() == 1)
+    }
+
+    @Test func pruneKeepsWhatASinkHasNotPassedAndWhatRetainKeeps() throws {
+        let directory = makeTemporaryDirectory()
+        let journal = try Journal(stateDirectory: directory)
+        let old = Date(timeIntervalSinceNow: -40 * 86_400)
+        try journal.append((0..<10).map { .sample(heartRate(60, at: Int64($0))) }, source: "s", receivedAt: old)
+        try journal.append((10..<20).map { .sample(heartRate(60, at: Int64($0))) }, source: "s")
+        try journal.setCursor(sink: "a", to: 20, written: 20)
+        try journal.setCursor(sink: "b", to: 5, written: 5)
+        // b has passed 5 entries only.
+        #expect(try journal.prune(sinks: ["a", "b"], retainSeconds: 30 * 86_400) == 5)
+        try journal.setCursor(sink: "b", to: 20, written: 15)
+        // The 10 recent entries stay for 30 days although every sink passed them.
+        #expect(try journal.prune(sinks: ["a", "b"], retainSeconds: 30 * 86_400) == 5)
+        #expect(try journal.oldestRetained() == 11)
+        #expect(try journal.prune(sinks: ["a", "b"], retainSeconds: nil) == 0)
+        // Sequences are never reused after pruning, and pruned samples are still known.
+        #expect(try journal.append([.sample(heartRate(60, at: 0))], source: "s").duplicateCount == 1)
+        try journal.append([.sample(heartRate(61, at: 0))], source: "s")
+        #expect(try journal.head() == 21)
+    }
+}

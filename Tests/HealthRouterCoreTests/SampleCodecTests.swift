@@ -1,0 +1,45 @@
+import Testing
+@testable import HealthRouterCore
+
+@Suite struct SampleCodecTests {
+    @Test func everyDetailRoundTrips() throws {
+        let t = Timestamp(epochMilliseconds: 1_700_000_000_250, utcOffsetSeconds: -18_000)
+        let workout = Workout(
+            activityType: "HKWorkoutActivityTypeRunning", durationSeconds: 1800, totalDistanceMeters: 5000,
+            totalEnergyBurnedKilocalories: 400, averageHeartRate: 150,
+            events: [WorkoutEvent(type: "HKWorkoutEventTypePause", date: t, durationSeconds: 3,
+                                  metadata: [MetadataEntry("k", .bool(true))])],
+            statistics: [WorkoutStatistic(type: "HKQuantityTypeIdentifierHeartRate", start: t, end: t, average: 150, unit: "count/min")],
+            activities: [WorkoutActivity(id: "A", activityType: nil, start: t, end: nil, durationSeconds: 60)],
+            routes: [WorkoutRoute(sourceName: "Watch", start: t, filePath: "/workout-routes/r.gpx",
+                                  points: [RoutePoint(time: t, latitude: 52.1, longitude: 4.3, altitude: nil, speed: 3.2)])])
+        let samples: [HealthItem] = [
+            .sample(Sample(id: "W", type: "HKWorkoutTypeIdentifier", kind: .workout, start: t, end: t,
+                           timeZone: "Europe/Amsterdam", sourceName: "Watch ’ 🏃", sourceVersion: "10.1",
+                           device: "<<HKDevice>, name:Apple Watch>", createdAt: t,
+                           metadata: [MetadataEntry("HKIndoorWorkout", .bool(false)), MetadataEntry("n", .number(3.5)),
+                                      MetadataEntry("s", .string("x"))], userId: "alice", detail: .workout(workout))),
+            .sample(Sample(id: "C", type: "HKCorrelationTypeIdentifierBloodPressure", kind: .correlation, start: t, end: t,
+                           sourceName: "Cuff", detail: .correlation(memberIds: ["a", "b"]))),
+            .sample(Sample(id: "H", type: "HKQuantityTypeIdentifierHeartRateVariabilitySDNN", kind: .quantity, start: t, end: t,
+                           value: 42, unit: "ms", sourceName: "Watch", detail: .heartbeats([Heartbeat(time: t, beatsPerMinute: 61)]))),
+            .sample(Sample(id: "M", type: "Me", kind: .profile, start: t, end: t, sourceName: "",
+                           detail: .record(GenericRecord(element: "Me", attributes: [.init("a", "b")],
+                                                         children: [GenericRecord(element: "c")])))),
+            .sample(Sample(id: "S", type: "HKCategoryTypeIdentifierSleepAnalysis", kind: .category,
+                           start: Timestamp(epochMilliseconds: -5, utcOffsetSeconds: nil), end: t,
+                           categoryValue: "HKCategoryValueSleepAnalysisAsleepCore", sourceName: "Watch")),
+            .tombstone(Tombstone(ids: ["X", "Y"], userId: nil)),
+            .tombstone(Tombstone(ids: [], userId: "bob")),
+        ]
+        for item in samples {
+            #expect(try SampleCodec.decode(SampleCodec.encode(item)) == item)
+        }
+    }
+
+    @Test func damagedPayloadThrows() {
+        let bytes = SampleCodec.encode(.sample(heartRate(60, at: 0)))
+        #expect(throws: ByteReader.Truncated.self) { try SampleCodec.decode(Array(bytes.dropLast(3))) }
+        #expect(throws: ByteReader.Truncated.self) { try SampleCodec.decode([9, 1, 2]) }
+    }
+}

@@ -1,0 +1,19 @@
+import Foundation
+@testable import HealthRouterCore
+
+/// A fresh empty directory under the system temp folder.
+func makeTemporaryDirectory(_ label: String = "hr") -> String {
+    let path = NSTemporaryDirectory() + "\(label)-\(UUID().uuidString)"
+    try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+/// A heart-rate sample with a fingerprint id, as an export would give.
+func heartRate(_ bpm: Double, at second: Int64, source: String = "Watch") -> Sample {
+    var s = Sample(id: "", type: "HKQuantityTypeIdentifierHeartRate", kind: .quantity,
+                   start: Timestamp(epochSeconds: 1_700_000_000 + second, utcOffsetSeconds: 3600),
+                   end: Timestamp(epochSeconds: 1_700_000_000 + second, utcOffsetSeconds: 3600),
+                   value: bpm, unit: "count/min", sourceName: source)
+    s.id = Fingerprint.id(of: s)
+    return s
+}
