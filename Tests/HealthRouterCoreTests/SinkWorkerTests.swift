@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+import Synchronization
+@testable import HealthRouterCore
+
+/// A minimal real sink for testing the worker: a SQLite table whose CHECK refuses
+/// negative values, and a switch that makes the store fail.
+final class CheckedTableSink: Sink {
+    let database: SQLiteDatabase
+    let failures: FailureBudget
+
+    init(path: String, failures: FailureBudget) throws {
+        database = try SQLiteDatabase(path: path)
+        self.failures = failures
+    }
+
+    func prepare() throws -> Int64? {
+        try database.execute("""
+            CREATE TABLE IF NOT EXISTS rows(id TEXT PRIMARY KEY, value REAL CHECK (value >= 0));
+            CREATE TABLE IF NOT EXISTS cursor(seq INTEGER NOT NULL);
+            INSERT INTO cursor SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM cursor);
+            """)
+        return try database.scalarInt("SELECT seq FROM cursor")
+    }
+
+    func write(_ entries: [JournalEntry], cursor: Int64) throws {
+        let failNow = failures.remaining.withLock { n -> Bool in
+            if n > 0 { n -= 1; return true }
+            return false
+        }
+        if failNow { throw SinkError.unavailable("store is down") }
+        do {
+            try database.transaction {
+                let insert = try database.prepare("INSERT OR REPLACE INTO rows(id, value) VALUES (?1, ?2)")
+                for entry in entries {
+                    guard case .sample(let s) = entry.item else { continue }
+                    insert.bind(1, s.id)
+                    insert.bind(2, s.value)
+                    try insert.run()
+                }
+                try database.execute("UPDATE cursor SET seq = \(cursor)")
+            }
+        } catch let error as SQLiteError where error.isDataError {
+            throw SinkError.rejected(error.message)
+        }
+    }
+
+    func close() {}
+}
+
+/// How many more writes fail, shared by every sink instance a worker makes.
+final class FailureBudget: Sendable {
+    let remaining: Mutex<Int>
+    init(_ count: Int) { remaining = Mutex(count) }
+}
+
+@Suite struct SinkWorkerTests {
+    func feed(_ directory: String, _ values: [Double]) throws {
+        let journal = try Journal(stateDirectory: directory)
+        try journal.append(values.enumerated().map { .sample(heartRate($0.element, at: Int64($0.offset))) }, source: "src")
+    }
+
+    func runWorker(_ directory: String, sinkPath: String, failures: Int = 0, maxAttempts: Int? = nil,
+                   batchSize: Int = 64, selects: @escaping @Sendable (String?, String) -> Bool = { _, _ in true }) -> SinkWorker.Progress {
+        var settings = SinkWorker.Settings()
+        settings.batchSize = batchSize
+        settings.retryInitial = 0.01
+        settings.maxAttempts = maxAttempts
+        let budget = FailureBudget(failures)
+        let worker = SinkWorker(name: "table", stateDirectory: directory, settings: settings,
+                                logger: Logger(minimumLevel: .error), makeSink: {
+            try CheckedTableSink(path: sinkPath, failures: budget)
+        }, selects: selects)
+        let control = WorkerControl()
+        control.finishInput()
+        worker.run(control: control)
+        return worker.progress
+    }
+
+    @Test func badEntriesBecomeDeadLettersAndTheRestLands() throws {
+        let directory = makeTemporaryDirectory()
+        var values = (0..<200).map { Double($0) }
+        values[17] = -1
+        values[150] = -2
+        try feed(directory, values)
+        let sinkPath = directory + "/sink.sqlite"
+        let progress = runWorker(directory, sinkPath: sinkPath)
+        #expect(progress.written == 198)
+        #expect(progress.deadLetters == 2)
+        #expect(progress.cursor == 200)
+        let journal = try Journal(stateDirectory: directory)
+        #expect(try journal.deadLetters(sink: "table").map(\.sequence) == [18, 151])
+        #expect(try journal.cursor(sink: "table") == 200)
+        let sink = try SQLiteDatabase(path: sinkPath)
+        #expect(try sink.scalarInt("SELECT count(*) FROM rows") == 198)
+        #expect(try sink.scalarInt("SELECT seq FROM cursor") == 200)
+    }
+
+    @Test func aFailingStoreIsRetriedAndNothingIsLost() throws {
+        let directory = makeTemporaryDirectory()
+        try feed(directory, (0..<100).map { Double($0) })
+        let progress = runWorker(directory, sinkPath: directory + "/sink.sqlite", failures: 3)
+        #expect(progress.written == 100)
+        #expect(progress.gaveUp == nil)
+        #expect(try SQLiteDatabase(path: directory + "/sink.sqlite").scalarInt("SELECT count(*) FROM rows") == 100)
+    }
+
+    @Test func aStoreThatStaysDownIsReportedNotSkipped() throws {
+        let directory = makeTemporaryDirectory()
+        try feed(directory, [1, 2, 3])
+        let progress = runWorker(directory, sinkPath: directory + "/sink.sqlite", failures: 100, maxAttempts: 3)
+        #expect(progress.gaveUp?.contains("store is down") == true)
+        #expect(progress.cursor == 0)
+        #expect(try Journal(stateDirectory: directory).sinkStates().first?.lastError?.contains("store is down") == true)
+    }
+
+    @Test func routesSelectWhatTheSinkReceivesAndTheCursorPassesTheRest() throws {
+        let directory = makeTemporaryDirectory()
+        try feed(directory, (0..<50).map { Double($0) })
+        let progress = runWorker(directory, sinkPath: directory + "/sink.sqlite", selects: { _, source in source == "other" })
+        #expect(progress.written == 0)
+        #expect(progress.cursor == 50)
+    }
+
+    @Test func theSinksOwnCursorIsBelievedSoARecreatedStoreIsRefilled() throws {
+        let directory = makeTemporaryDirectory()
+        try feed(directory, (0..<30).map { Double($0) })
+        let sinkPath = directory + "/sink.sqlite"
+        _ = runWorker(directory, sinkPath: sinkPath)
+        try FileManager.default.removeItem(atPath: sinkPath)
+        let progress = runWorker(directory, sinkPath: sinkPath)
+        #expect(progress.written == 30)
+        #expect(try SQLiteDatabase(path: sinkPath).scalarInt("SELECT count(*) FROM rows") == 30)
+    }
+}
