@@ -53,6 +53,8 @@ public struct ImportCounters: Sendable {
     public var bytes: Int64 = 0
     public var totalBytes: Int64?
 
+    public init() {}
+
     /// Items read: new, duplicates, changed and tombstones.
     public var records: Int { appended.newCount + appended.duplicateCount + appended.changed }
 }

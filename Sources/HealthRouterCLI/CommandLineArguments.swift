@@ -1,0 +1,93 @@
+/// The words of one command line: the command, its positional arguments, and its
+/// `--options`, which may stand anywhere on the line (`import x.zip --config f.yaml`).
+struct CommandLineArguments {
+    var command: String?
+    var positional: [String] = []
+    var values: [String: String] = [:]
+    var flags: Set<String> = []
+
+    /// Options that take a value, and flags, accepted by any command.
+    static let globalValues: Set<String> = ["--config", "--log-format", "--log-level"]
+    static let globalFlags: Set<String> = ["--help", "--quiet"]
+
+    /// Parses `words` for a command that accepts `values` and `flags` besides the global ones.
+    static func parse(_ words: [String], command: String?, values: Set<String> = [],
+                      flags: Set<String> = []) throws -> CommandLineArguments {
+        var result = CommandLineArguments(command: command)
+        let allValues = values.union(globalValues)
+        let allFlags = flags.union(globalFlags)
+        var index = 0
+        while index < words.count {
+            var word = words[index]
+            index += 1
+            if word == "-h" { word = "--help" }
+            if word == "-q" { word = "--quiet" }
+            if word == "--" {
+                result.positional.append(contentsOf: words[index...])
+                break
+            }
+            guard word.hasPrefix("--") else {
+                result.positional.append(word)
+                continue
+            }
+            var name = word
+            var inlineValue: String?
+            if let equals = word.firstIndex(of: "=") {
+                name = String(word[..<equals])
+                inlineValue = String(word[word.index(after: equals)...])
+            }
+            if allFlags.contains(name) {
+                result.flags.insert(name)
+            } else if allValues.contains(name) {
+                if let inlineValue {
+                    result.values[name] = inlineValue
+                } else if index < words.count {
+                    result.values[name] = words[index]
+                    index += 1
+                } else {
+                    throw UsageError("\(name) needs a value", command: command)
+                }
+            } else {
+                let known = allFlags.union(allValues).sorted()
+                var message = "unknown option \(name)"
+                if let suggestion = closest(to: name, in: known) { message += " (did you mean \(suggestion)?)" }
+                throw UsageError(message, command: command)
+            }
+        }
+        return result
+    }
+
+    /// The known word nearest to `word`, when it is near enough to be a typo.
+    static func closest(to word: String, in candidates: [String]) -> String? {
+        let scored = candidates.map { ($0, editDistance(word, $0)) }.min { $0.1 < $1.1 }
+        guard let (best, distance) = scored, distance <= max(2, word.count / 3) else { return nil }
+        return best
+    }
+
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        if a.isEmpty { return b.count }
+        var previous = Array(0...b.count)
+        for i in 1...a.count {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...max(b.count, 1) where j <= b.count {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+}
+
+/// A mistake on the command line: exit code 64 with the command's usage hint.
+struct UsageError: Error, CustomStringConvertible {
+    var message: String
+    var command: String?
+    init(_ message: String, command: String?) {
+        self.message = message
+        self.command = command
+    }
+    var description: String {
+        "\(message)\n  see: healthrouter \(command.map { "\($0) " } ?? "")--help"
+    }
+}

@@ -1,0 +1,78 @@
+import HealthRouterCore
+
+/// The summary printed at the end of an import: what was read by kind, what was
+/// new, what was skipped and why, and what each sink wrote.
+struct ImportReport {
+    var summary: ImportRun.Summary
+    var inputs: [String: String]
+    var sinkTypes: [String: String]
+
+    func render() -> String {
+        var lines: [String] = []
+        var merged = ImportCounters()
+        var skipped: [String: Int] = [:]
+        var examples: [String: String] = [:]
+        for counters in summary.counters.values {
+            merged.appended.merge(counters.appended)
+            merged.bytes += counters.bytes
+            skipped.merge(counters.skipped, uniquingKeysWith: +)
+            examples.merge(counters.skippedExamples) { a, _ in a }
+        }
+        let appended = merged.appended
+        let inputList = summary.counters.keys.sorted().map { inputs[$0] ?? $0 }.joined(separator: ", ")
+        var rate = ""
+        if summary.seconds > 0 && merged.bytes > 0 {
+            rate = ", \(NumberText.bytes(Int64(Double(merged.bytes) / summary.seconds)))/s"
+        }
+        lines.append("imported \(inputList) in \(NumberText.duration(summary.seconds)) (\(NumberText.bytes(merged.bytes))\(rate))")
+
+        var byKind: [SampleKind: Int] = appended.new
+        byKind.merge(appended.duplicates, uniquingKeysWith: +)
+        let kinds = SampleKind.allCases.compactMap { kind in byKind[kind].map { "\(NumberText.grouped($0)) \(kind.name)" } }
+        let records = merged.records
+        lines.append("  read        \(NumberText.grouped(records)) records" + (kinds.isEmpty ? "" : ": " + kinds.joined(separator: ", ")))
+        if appended.newCount == 0 && appended.changed == 0 && appended.deletedIds == 0 && records > 0 {
+            lines.append("  nothing new: every record was already imported")
+        } else {
+            lines.append("  new         \(NumberText.grouped(appended.newCount))")
+        }
+        if appended.duplicateCount > 0 {
+            lines.append("  duplicates  \(NumberText.grouped(appended.duplicateCount)) (already in the journal\(appended.aliased > 0 ? ", \(appended.aliased) of them under another id" : ""))")
+        }
+        if appended.changed > 0 { lines.append("  changed     \(NumberText.grouped(appended.changed)) (same id, new content: re-delivered)") }
+        if appended.deletedIds > 0 { lines.append("  deleted     \(NumberText.grouped(appended.deletedIds))") }
+        let skippedTotal = skipped.values.reduce(0, +)
+        if skippedTotal > 0 {
+            lines.append("  skipped     \(NumberText.grouped(skippedTotal))")
+            for (reason, count) in skipped.sorted(by: { $0.value > $1.value }) {
+                let at = examples[reason].map { ", first at \($0)" } ?? ""
+                lines.append("    \(NumberText.grouped(count)) × \(reason)\(at)")
+            }
+        }
+        if !summary.sinks.isEmpty {
+            lines.append("  sinks")
+            let width = summary.sinks.keys.map(\.count).max() ?? 0
+            for name in summary.sinks.keys.sorted() {
+                let progress = summary.sinks[name]!
+                let padded = name.padding(toLength: width, withPad: " ", startingAt: 0)
+                var line = "    \(padded)  \(sinkTypes[name] ?? "")  \(NumberText.grouped(progress.written)) rows written"
+                if progress.deadLetters > 0 {
+                    line += ", \(NumberText.grouped(progress.deadLetters)) dead letters (see: healthrouter status)"
+                }
+                if let reason = progress.gaveUp {
+                    line += "\n      NOT caught up: \(reason)\n      the entries stay in the journal; run the import again or `healthrouter run` once the sink is back"
+                } else {
+                    line += ", caught up"
+                }
+                lines.append(line)
+            }
+        }
+        for (source, failure) in summary.failures.sorted(by: { $0.key < $1.key }) {
+            lines.append("error: \(inputs[source] ?? source): \(failure)")
+            if records > 0 {
+                lines.append("  the \(NumberText.grouped(records)) records read before the error were kept")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,48 @@
+/// Numbers, sizes and durations written for people.
+enum NumberText {
+    /// `1234567` → `1,234,567`.
+    static func grouped(_ value: Int) -> String {
+        let digits = String(abs(value))
+        var out = ""
+        for (i, c) in digits.enumerated() {
+            if i > 0 && (digits.count - i) % 3 == 0 { out.append(",") }
+            out.append(c)
+        }
+        return value < 0 ? "-" + out : out
+    }
+
+    static func grouped(_ value: Int64) -> String { grouped(Int(value)) }
+
+    /// Bytes as `512 B`, `12.3 MB`, `1.40 GB`.
+    static func bytes(_ value: Int64) -> String {
+        let v = Double(value)
+        if v < 1_000 { return "\(value) B" }
+        if v < 1_000_000 { return decimal(v / 1_000, 1) + " kB" }
+        if v < 1_000_000_000 { return decimal(v / 1_000_000, 1) + " MB" }
+        return decimal(v / 1_000_000_000, 2) + " GB"
+    }
+
+    /// Seconds as `0.8s`, `42s`, `3m05s`, `1h02m`.
+    static func duration(_ seconds: Double) -> String {
+        if seconds < 10 { return decimal(seconds, 1) + "s" }
+        let s = Int(seconds.rounded())
+        if s < 60 { return "\(s)s" }
+        if s < 3600 { return "\(s / 60)m" + pad(s % 60) + "s" }
+        return "\(s / 3600)h" + pad((s % 3600) / 60) + "m"
+    }
+
+    /// `value` with `places` decimals, without Foundation's formatters.
+    static func decimal(_ value: Double, _ places: Int) -> String {
+        var scale = 1.0
+        for _ in 0..<places { scale *= 10 }
+        let scaled = Int((value * scale).rounded())
+        let whole = scaled / Int(scale)
+        let fraction = abs(scaled % Int(scale))
+        guard places > 0 else { return String(whole) }
+        var fractionText = String(fraction)
+        while fractionText.count < places { fractionText = "0" + fractionText }
+        return "\(whole).\(fractionText)"
+    }
+
+    private static func pad(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+}
