@@ -1,10 +1,114 @@
+import Foundation
 import HealthRouterCore
 
 /// The `healthrouter` command line: parses the arguments and runs one command.
 public enum HealthRouterCommand {
+    static let overview = """
+        healthrouter — moves your health data from where it is produced to stores you control.
+
+        usage: healthrouter <command> [options]
+
+        commands:
+          import PATH…   read Apple Health exports (export.zip / export.xml) into the journal
+                         and deliver them to every sink
+          status         per sink: cursor, lag, rows written, dead letters, last error
+          check          validate the config without touching anything (--connect: probe each sink)
+          types          the type registry: HealthKit identifiers, short keys, groups, units
+
+        options for every command:
+          --config FILE        the config (default: ./healthrouter.yaml when it exists, else the
+                               embedded default: SQLite + NDJSON under ./healthrouter-data/)
+          --log-format text|json   log lines for people (text) or one JSON object a line
+          --log-level debug|info|warning|error
+          -q, --quiet          no progress line
+          -h, --help           help for a command: healthrouter import --help
+
+        first steps:
+          healthrouter import ~/Downloads/export.zip
+          sqlite3 healthrouter-data/health.sqlite 'SELECT type, count(*) FROM samples GROUP BY type'
+        """
+
     /// Runs the command line `arguments` (without the program name) and returns the exit code.
-    public static func main(_ arguments: [String]) -> Int32 {
-        print("healthrouter: nothing yet")
-        return 0
+    public static func main(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) -> Int32 {
+        let commandIndex = commandWordIndex(arguments)
+        guard let commandIndex else {
+            if arguments.contains("--version") {
+                print("healthrouter \(version)")
+                return ExitCode.success.rawValue
+            }
+            print(overview)
+            return arguments.isEmpty || arguments.contains("--help") || arguments.contains("-h")
+                ? ExitCode.success.rawValue : ExitCode.usage.rawValue
+        }
+        var rest = arguments
+        let command = rest.remove(at: commandIndex)
+        do {
+            let code: ExitCode
+            switch command {
+            case "import": code = try ImportCommand.run(rest, environment: environment)
+            case "status": code = try StatusCommand.run(rest, environment: environment)
+            case "check": code = try CheckCommand.run(rest, environment: environment)
+            case "types": code = try TypesCommand.run(rest, environment: environment)
+            case "help":
+                if let topic = rest.first { return main([topic, "--help"], environment: environment) }
+                print(overview)
+                code = .success
+            default:
+                var message = "unknown command '\(command)'"
+                if let guess = CommandLineArguments.closest(to: command, in: ["import", "status", "check", "types", "help"]) {
+                    message += " (did you mean '\(guess)'?)"
+                }
+                throw UsageError(message, command: nil)
+            }
+            return code.rawValue
+        } catch {
+            return report(error).rawValue
+        }
     }
+
+    static let version = "0.1.0"
+
+    /// The index of the first word that is not an option or an option's value.
+    private static func commandWordIndex(_ arguments: [String]) -> Int? {
+        var index = 0
+        while index < arguments.count {
+            let word = arguments[index]
+            if CommandLineArguments.globalValues.contains(word) {
+                index += 2
+                continue
+            }
+            if word.hasPrefix("-") {
+                index += 1
+                continue
+            }
+            return index
+        }
+        return nil
+    }
+
+    /// Prints `error` on standard error as one or two lines a person can act on, and picks the exit code.
+    static func report(_ error: any Error) -> ExitCode {
+        switch error {
+        case let error as UsageError:
+            StandardError.write("healthrouter: \(error)\n")
+            return .usage
+        case let error as ConfigError:
+            StandardError.write("healthrouter: config error: \(error)\n")
+            return .config
+        case let error as CommandFailure:
+            StandardError.write("healthrouter: \(error.message)\n")
+            if let hint = error.hint { StandardError.write("  hint: \(hint)\n") }
+            return error.code
+        default:
+            StandardError.write("healthrouter: \(error)\n")
+            return .incomplete
+        }
+    }
+}
+
+/// A failure a command reports with its own exit code and hint.
+struct CommandFailure: Error {
+    var message: String
+    var hint: String?
+    var code: ExitCode
 }

@@ -319,6 +319,15 @@ public final class Journal {
         return database.changes
     }
 
+    /// Stored sample entries grouped by type and source, for finding what no route selects.
+    public func entryCountsByTypeAndSource() throws -> [(type: String, source: String, count: Int64)] {
+        let statement = try database.prepare(
+            "SELECT type, source, count(*) FROM entries WHERE type IS NOT NULL GROUP BY type, source")
+        var out: [(String, String, Int64)] = []
+        while try statement.step() { out.append((statement.string(0) ?? "", statement.string(1) ?? "", statement.int64(2))) }
+        return out
+    }
+
     /// Aggregate counts for `status`.
     public func counts() throws -> (entries: Int64, samples: Int64, deleted: Int64) {
         (try database.scalarInt("SELECT count(*) FROM entries") ?? 0,

@@ -1,0 +1,23 @@
+# The two commands of the README, and a few more.
+#   make demo   installs what is missing, builds, imports the bundled sample export into SQLite + NDJSON
+#   make test   installs what is missing, starts a throwaway PostgreSQL on loopback, runs every test
+.PHONY: deps build demo test bench clean
+
+deps:
+	@bash scripts/install-deps.sh
+
+build: deps
+	swift build -c release --product healthrouter
+
+demo: build
+	@bash scripts/demo.sh
+
+test: deps
+	swift build --build-tests
+	bash scripts/with-postgres.sh swift test --skip-build
+
+bench: build
+	bash scripts/bench-import.sh
+
+clean:
+	rm -rf .build healthrouter-data

@@ -1,0 +1,63 @@
+import Foundation
+import HealthRouterCore
+
+/// `healthrouter check`: validates the config without I/O (with `--connect`, probes each sink).
+enum CheckCommand {
+    static let help = """
+        usage: healthrouter check [--config FILE] [--connect]
+
+        Validates the config file without reading or writing anything: YAML syntax,
+        every key of every source and sink (a misspelt key is named with its path and
+        the key you probably meant), ${ENV} variables, durations, and routes (every sink
+        and source they name exists, every type selector is valid).
+
+          --connect   also open each sink and create its schema if missing, as a run would
+
+        exit codes: 0 valid, 78 the config is wrong, 1 a sink could not be reached (--connect)
+
+        examples:
+          healthrouter check --config healthrouter.yaml
+          TIMESCALE_URL=postgres://… healthrouter check --connect
+        """
+
+    static func run(_ words: [String], environment: [String: String]) throws -> ExitCode {
+        let arguments = try CommandLineArguments.parse(words, command: "check", flags: ["--connect"])
+        if arguments.flags.contains("--help") {
+            print(help)
+            return .success
+        }
+        let loaded = try LoadedConfig.load(arguments, environment: environment)
+        let config = loaded.config
+        let sinks = try loaded.sinkSpecs()
+        for plugin in config.sources {
+            guard let kind = PluginList.source(type: plugin.type) else {
+                throw ConfigError(at: plugin.location, path: plugin.path + ".type",
+                                  message: "unknown source type '\(plugin.type)'",
+                                  suggestion: CommandLineArguments.closest(to: plugin.type, in: PluginList.sources.map(\.type)))
+            }
+            _ = try kind.make(plugin, loaded.context(for: plugin.name))
+        }
+        for warning in config.warnings { print("warning: \(warning)") }
+        print("\(loaded.origin): valid — \(config.sources.count) source(s), \(sinks.count) sink(s), \(config.routes.count) route(s)")
+        for sink in sinks {
+            let types = TypeRegistry.groups
+            let reached = types.filter { group in config.routeTable.selectsGroup(sink: sink.name, group: group) }
+            print("  sink \(sink.name) (\(sink.type)) receives: \(reached.isEmpty ? "nothing (no route names it)" : reached.joined(separator: ", "))")
+        }
+        guard arguments.flags.contains("--connect") else { return .success }
+        try loaded.ensureStateDirectory()
+        var failed = false
+        for sink in sinks {
+            do {
+                let instance = try sink.makeSink()
+                _ = try instance.prepare()
+                instance.close()
+                print("  \(sink.name): connected, schema ready")
+            } catch {
+                failed = true
+                print("  \(sink.name): FAILED: \(error)")
+            }
+        }
+        return failed ? .incomplete : .success
+    }
+}

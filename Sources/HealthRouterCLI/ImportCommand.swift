@@ -1,0 +1,110 @@
+import Foundation
+import HealthRouterCore
+
+/// `healthrouter import PATH…`: reads files into the journal and delivers them to every sink.
+enum ImportCommand {
+    static let help = """
+        usage: healthrouter import [PATH…] [--config FILE] [-q]
+
+        Reads each PATH into the journal, then delivers every new sample to the sinks
+        its routes select, and waits until every sink has caught up.
+
+          PATH   an Apple Health export.zip or export.xml (found by content, any size, any
+                 language's file name); without PATH, every file source in the config is read
+
+        Without a config file, the embedded default is used: the journal and a SQLite store
+        at ./healthrouter-data/health.sqlite, plus NDJSON files under ./healthrouter-data/ndjson/.
+        Running the same import again writes nothing new and says so; an import stopped
+        half-way (Ctrl-C, kill -9) resumes where it left off when run again.
+
+        A file given as PATH takes the name and options of the config's only source of
+        that type (so its routes' `from:` apply), else the source name `import`.
+
+        exit codes: 0 done, 1 a sink has not caught up (it will on the next run),
+                    65 the file is not a usable export, 66 the file is missing,
+                    73 the state directory is not writable, 78 the config is wrong
+
+        examples:
+          healthrouter import ~/Downloads/export.zip
+          healthrouter import export.xml --config healthrouter.yaml
+        """
+
+    static func run(_ words: [String], environment: [String: String]) throws -> ExitCode {
+        let arguments = try CommandLineArguments.parse(words, command: "import")
+        if arguments.flags.contains("--help") {
+            print(help)
+            return .success
+        }
+        let loaded = try LoadedConfig.load(arguments, environment: environment)
+        let plan = try sources(arguments.positional, loaded: loaded)
+        let sinks = try loaded.sinkSpecs()
+        try loaded.ensureStateDirectory()
+
+        var settings = SinkWorker.Settings()
+        // An import is finite: a store that stays down is reported, not waited for.
+        settings.retryInitial = 0.5
+        settings.retryCap = 4
+        settings.maxAttempts = 5
+        let run = ImportRun(stateDirectory: loaded.config.stateDirectory, sinks: sinks, settings: settings,
+                            logger: loaded.logger)
+        var progress: ProgressLine?
+        let label = plan.count == 1 ? "importing \((plan[0].input as NSString).lastPathComponent)" : "importing"
+        let summary: ImportRun.Summary
+        do {
+            summary = try run.run(sources: plan.map { ($0.name, $0.source) }) { outputs, workers in
+                let line = ProgressLine(label: label, outputs: outputs, workers: workers,
+                                        enabled: !arguments.flags.contains("--quiet") && ProgressLine.standardErrorIsTerminal)
+                line.start()
+                progress = line
+            }
+        } catch {
+            progress?.stop()
+            throw CommandFailure(message: "cannot open the journal in \(loaded.config.stateDirectory): \(error)",
+                                 hint: "check that the state directory is writable and not used by another healthrouter",
+                                 code: .cannotCreate)
+        }
+        progress?.stop()
+        let report = ImportReport(summary: summary,
+                                  inputs: Dictionary(plan.map { ($0.name, $0.input) }) { a, _ in a },
+                                  sinkTypes: Dictionary(sinks.map { ($0.name, $0.type) }) { a, _ in a })
+        print(report.render())
+        if let failure = summary.failures.values.first {
+            return failure.contains("does not exist") || failure.contains("cannot be read") ? .noInput : .dataError
+        }
+        return summary.succeeded ? .success : .incomplete
+    }
+
+    struct PlannedSource {
+        var name: String
+        var input: String
+        var source: any FiniteSource
+    }
+
+    /// The sources to read: the files on the command line, or the config's file sources.
+    static func sources(_ paths: [String], loaded: LoadedConfig) throws -> [PlannedSource] {
+        let config = loaded.config
+        if paths.isEmpty {
+            let configured = config.sources.filter { PluginList.source(type: $0.type) != nil }
+            guard !configured.isEmpty else {
+                throw UsageError("give the file to import, e.g. healthrouter import ~/Downloads/export.zip", command: "import")
+            }
+            return try configured.map { plugin in
+                let kind = PluginList.source(type: plugin.type)!
+                let input = plugin.options["path"]?.scalar ?? plugin.name
+                return PlannedSource(name: plugin.name, input: input, source: try kind.make(plugin, loaded.context(for: plugin.name)))
+            }
+        }
+        return try paths.map { path in
+            let kind = PluginList.sources.first { $0.recognizes(path) } ?? PluginList.sources[0]
+            let matching = config.sources.filter { $0.type == kind.type }
+            var plugin: PluginConfig
+            if matching.count == 1 {
+                plugin = matching[0]
+                plugin.options = try plugin.options.replacing(key: "path", with: path)
+            } else {
+                plugin = try PluginConfig.adHoc(name: "import", type: kind.type, yaml: kind.options(path))
+            }
+            return PlannedSource(name: plugin.name, input: path, source: try kind.make(plugin, loaded.context(for: plugin.name)))
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import HealthRouterCore
+
+/// The config a command runs with, and where it came from.
+struct LoadedConfig {
+    var config: HealthRouterConfig
+    /// `--config FILE`, `./healthrouter.yaml`, or nil for the embedded default.
+    var file: String?
+    var logger: Logger
+
+    var origin: String { file ?? "embedded default (no ./healthrouter.yaml)" }
+
+    /// `--config`, else `./healthrouter.yaml` when it exists, else the embedded default.
+    static func load(_ arguments: CommandLineArguments, environment: [String: String]) throws -> LoadedConfig {
+        let logger = try makeLogger(arguments)
+        if let file = arguments.values["--config"] {
+            guard FileManager.default.fileExists(atPath: file) else {
+                throw CommandFailure(message: "config file \(file) does not exist",
+                                     hint: "check the path, or leave --config out to use ./healthrouter.yaml or the embedded default",
+                                     code: .config)
+            }
+            return LoadedConfig(config: try HealthRouterConfig.load(path: file, environment: environment), file: file, logger: logger)
+        }
+        let local = "healthrouter.yaml"
+        if FileManager.default.fileExists(atPath: local) {
+            return LoadedConfig(config: try HealthRouterConfig.load(path: local, environment: environment), file: local, logger: logger)
+        }
+        return LoadedConfig(config: try HealthRouterConfig.embeddedDefault(), file: nil, logger: logger)
+    }
+
+    static func makeLogger(_ arguments: CommandLineArguments) throws -> Logger {
+        var logger = Logger()
+        if let format = arguments.values["--log-format"] {
+            guard let parsed = Logger.Format(rawValue: format) else {
+                throw UsageError("--log-format takes text or json, not '\(format)'", command: arguments.command)
+            }
+            logger.format = parsed
+        }
+        if let level = arguments.values["--log-level"] {
+            let levels: [String: Logger.Level] = ["debug": .debug, "info": .info, "warning": .warning, "error": .error]
+            guard let parsed = levels[level] else {
+                throw UsageError("--log-level takes debug, info, warning or error, not '\(level)'", command: arguments.command)
+            }
+            logger.minimumLevel = parsed
+        }
+        return logger
+    }
+
+    func context(for name: String) -> PluginContext {
+        PluginContext(name: name, stateDirectory: config.stateDirectory, logger: logger.with("plugin", name))
+    }
+
+    /// Every sink, decoded and routed; throws the first config error (no I/O).
+    func sinkSpecs() throws -> [SinkSpec] {
+        let routes = config.routeTable
+        return try config.sinks.map { plugin in
+            guard let kind = PluginList.sink(type: plugin.type) else {
+                throw ConfigError(at: plugin.location, path: plugin.path + ".type",
+                                  message: "unknown sink type '\(plugin.type)'",
+                                  suggestion: CommandLineArguments.closest(to: plugin.type, in: PluginList.sinks.map(\.type)))
+            }
+            let make = try kind.prepare(plugin, context(for: plugin.name))
+            let name = plugin.name
+            return SinkSpec(name: name, type: plugin.type, makeSink: make) { type, source in
+                guard let type else { return true }
+                return routes.selects(sink: name, type: type, source: source)
+            }
+        }
+    }
+
+    /// Creates the state directory, or says why it cannot.
+    func ensureStateDirectory() throws {
+        let path = config.stateDirectory
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw CommandFailure(message: "cannot create the state directory \(path): \(Self.reason(error))",
+                                 hint: "set state_directory in the config to a writable folder, or fix the folder's permissions",
+                                 code: .cannotCreate)
+        }
+        guard FileManager.default.isWritableFile(atPath: path) else {
+            throw CommandFailure(message: "the state directory \(path) is not writable",
+                                 hint: "set state_directory in the config to a writable folder, or fix the folder's permissions",
+                                 code: .cannotCreate)
+        }
+    }
+
+    static func reason(_ error: any Error) -> String {
+        let ns = error as NSError
+        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return ns.localizedDescription
+    }
+}

@@ -1,0 +1,54 @@
+import AppleHealthExportSource
+import HealthRouterCore
+import NDJSONSink
+import SQLiteSink
+
+/// A sink type the executable knows: its config key and how to build it.
+struct SinkPlugin {
+    var type: String
+    var summary: String
+    /// Decodes and checks the plugin's options without I/O, and returns what builds the sink.
+    var prepare: (PluginConfig, PluginContext) throws -> @Sendable () throws -> any Sink
+}
+
+/// A finite source type the executable knows.
+struct SourcePlugin {
+    var type: String
+    var summary: String
+    /// Decodes and checks the plugin's options without I/O, and returns the source.
+    var make: (PluginConfig, PluginContext) throws -> any FiniteSource
+    /// The options for reading the file at `path` when it is given on the command line.
+    var options: (_ path: String) -> String
+    /// Whether the file at `path` is this source's input, judged by its content.
+    var recognizes: (_ path: String) -> Bool
+}
+
+/// The one explicit list of every plugin (DESIGN.md §4): no global registry.
+enum PluginList {
+    static let sinks: [SinkPlugin] = [
+        SinkPlugin(type: "sqlite", summary: "the embedded default store: tables you can query with sqlite3") { plugin, context in
+            let configuration = try ConfigDecoder.decode(SQLiteSink.Configuration.self, from: plugin.options, path: plugin.path)
+            return { SQLiteSink(configuration: configuration, context: context) }
+        },
+        SinkPlugin(type: "ndjson", summary: "a folder of NDJSON files in Pulso's reference layout") { plugin, context in
+            let configuration = try ConfigDecoder.decode(NDJSONSink.Configuration.self, from: plugin.options, path: plugin.path)
+            return { NDJSONSink(configuration: configuration, context: context) }
+        },
+    ]
+
+    static let sources: [SourcePlugin] = [
+        SourcePlugin(
+            type: "apple_health_export",
+            summary: "Apple Health export.zip or export.xml (any size, streamed)",
+            make: { plugin, context in
+                let configuration = try ConfigDecoder.decode(AppleHealthExportSource.Configuration.self,
+                                                             from: plugin.options, path: plugin.path)
+                return AppleHealthExportSource(configuration: configuration, context: context)
+            },
+            options: { path in "path: \(YAMLText.quoted(path))" },
+            recognizes: { _ in true }),
+    ]
+
+    static func sink(type: String) -> SinkPlugin? { sinks.first { $0.type == type } }
+    static func source(type: String) -> SourcePlugin? { sources.first { $0.type == type } }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import HealthRouterCore
+
+/// `healthrouter status`: where every sink stands.
+enum StatusCommand {
+    static let help = """
+        usage: healthrouter status [--config FILE]
+
+        Shows the journal and, per sink: its cursor (the last journal entry it wrote),
+        its lag (entries after the cursor), rows written, dead letters with their
+        reasons, and the last error. Also lists entries that no route selects: they stay
+        in the journal, and a route added later delivers them.
+
+        exit codes: 0 every sink caught up, 1 a sink lags, has dead letters or an error,
+                    78 the config is wrong
+        """
+
+    static func run(_ words: [String], environment: [String: String]) throws -> ExitCode {
+        let arguments = try CommandLineArguments.parse(words, command: "status")
+        if arguments.flags.contains("--help") {
+            print(help)
+            return .success
+        }
+        let loaded = try LoadedConfig.load(arguments, environment: environment)
+        let config = loaded.config
+        let journalPath = (config.stateDirectory as NSString).appendingPathComponent("journal.sqlite")
+        print("config           \(loaded.origin)")
+        print("state directory  \(config.stateDirectory)")
+        guard FileManager.default.fileExists(atPath: journalPath) else {
+            print("journal          empty: nothing imported yet (try: healthrouter import ~/Downloads/export.zip)")
+            return .success
+        }
+        let journal = try Journal(stateDirectory: config.stateDirectory)
+        let head = try journal.head()
+        let counts = try journal.counts()
+        let oldest = try journal.oldestRetained()
+        var journalLine = "journal          \(NumberText.grouped(counts.entries)) entries"
+        if let oldest { journalLine += " (seq \(NumberText.grouped(oldest))–\(NumberText.grouped(head)))" }
+        journalLine += ", \(NumberText.grouped(counts.samples)) distinct samples, \(NumberText.grouped(counts.deleted)) deleted ids"
+        print(journalLine)
+
+        let states = Dictionary(try journal.sinkStates().map { ($0.sink, $0) }) { a, _ in a }
+        var healthy = true
+        var rows: [[String]] = [["sink", "type", "cursor", "lag", "rows written", "dead letters", "last error"]]
+        for sink in config.sinks {
+            let state = states[sink.name]
+            let cursor = state?.cursor ?? 0
+            let lag = try journal.countEntries(after: cursor)
+            if lag > 0 || (state?.deadLetters ?? 0) > 0 || state?.lastError != nil { healthy = false }
+            rows.append([sink.name, sink.type, NumberText.grouped(cursor), NumberText.grouped(lag),
+                         NumberText.grouped(state?.written ?? 0), NumberText.grouped(state?.deadLetters ?? 0),
+                         state?.lastError.map { String($0.prefix(80)) } ?? "-"])
+        }
+        print("")
+        print(Table.render(rows))
+        for sink in config.sinks {
+            let letters = try journal.deadLetters(sink: sink.name)
+            guard !letters.isEmpty else { continue }
+            print("\ndead letters of \(sink.name) (journal seq: reason):")
+            for letter in letters.prefix(10) { print("  \(letter.sequence): \(letter.reason)") }
+            if letters.count > 10 { print("  … and \(letters.count - 10) more") }
+        }
+        let routes = config.routeTable
+        var unrouted: [String: Int64] = [:]
+        for (type, source, count) in try journal.entryCountsByTypeAndSource() {
+            if !config.sinks.contains(where: { routes.selects(sink: $0.name, type: type, source: source) }) {
+                unrouted[type, default: 0] += count
+            }
+        }
+        if !unrouted.isEmpty {
+            print("\nentries no route selects (kept in the journal; add a route to deliver them):")
+            for (type, count) in unrouted.sorted(by: { $0.value > $1.value }) {
+                print("  \(NumberText.grouped(count)) × \(type)")
+            }
+        }
+        return healthy ? .success : .incomplete
+    }
+}

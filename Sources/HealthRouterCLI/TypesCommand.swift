@@ -1,0 +1,42 @@
+import HealthRouterCore
+
+/// `healthrouter types`: prints the type registry.
+enum TypesCommand {
+    static let help = """
+        usage: healthrouter types [--group NAME]
+
+        Prints every type healthrouter knows: the HealthKit identifier (as export.xml and
+        Postgres stores write it), Pulso's short key, Health Auto Export's names, the
+        group routes can select, the kind and the canonical unit values are stored in.
+        Types not listed still pass through untouched, in the group `other`.
+
+        examples:
+          healthrouter types --group sleep
+          healthrouter types | grep -i heart
+        """
+
+    static func run(_ words: [String], environment: [String: String]) throws -> ExitCode {
+        let arguments = try CommandLineArguments.parse(words, command: "types", values: ["--group"])
+        if arguments.flags.contains("--help") {
+            print(help)
+            return .success
+        }
+        var types = TypeRegistry.all
+        if let group = arguments.values["--group"] {
+            guard TypeRegistry.groups.contains(group) else {
+                var message = "no group '\(group)'; groups: \(TypeRegistry.groups.joined(separator: ", "))"
+                if let guess = CommandLineArguments.closest(to: group, in: TypeRegistry.groups) { message = "no group '\(group)' (did you mean '\(guess)'?)" }
+                throw UsageError(message, command: "types")
+            }
+            types = types.filter { $0.group == group }
+        }
+        var rows: [[String]] = [["group", "identifier", "key", "health auto export", "kind", "unit"]]
+        for type in types {
+            rows.append([type.group, type.identifier, type.key ?? "-", type.haeNames.isEmpty ? "-" : type.haeNames.joined(separator: ","),
+                         type.kind.name, type.canonicalUnit ?? "-"])
+        }
+        print(Table.render(rows))
+        print("\n\(types.count) types; groups: \(TypeRegistry.groups.joined(separator: ", "))")
+        return .success
+    }
+}
