@@ -62,12 +62,14 @@ import Testing
         #expect(error?.line == 4)
         #expect(error?.column == 5)
         #expect(error?.message == "duplicate key 'path' (first written on line 3)")
+        #expect(error?.path == "sinks.local.path")
     }
 
     @Test func aliasesAreRejected() {
         let error = #expect(throws: ConfigError.self) { try parse("a: &x 1\nb: *x\n") }
         #expect(error?.line == 2)
         #expect(error?.message.contains("aliases (*x)") == true)
+        #expect(error?.path == "b")
     }
 
     @Test func secondDocumentIsRejected() {

@@ -74,7 +74,7 @@ private struct TreeBuilder {
             }
         case YAML_ALIAS_EVENT:
             let name = String(cString: event.data.alias.anchor)
-            throw ConfigError(at: here, path: nil, message: "YAML aliases (*\(name)) are not supported",
+            throw ConfigError(at: here, path: path().isEmpty ? nil : path(), message: "YAML aliases (*\(name)) are not supported",
                               suggestion: "write the value out where it is used")
         case YAML_SCALAR_EVENT:
             let scalar = event.data.scalar
@@ -118,13 +118,27 @@ private struct TreeBuilder {
                 throw ConfigError(at: node.location, path: nil, message: "a mapping key must be plain text, not \(node.kindDescription)")
             }
             if let first = seen[key] {
-                throw ConfigError(at: node.location, path: nil,
+                throw ConfigError(at: node.location, path: ConfigKeyPath.appending(key, to: path()),
                                   message: "duplicate key '\(key)' (first written on line \(first))",
                                   suggestion: "keep one of the two; YAML mappings cannot repeat a key")
             }
             seen[key] = node.location.line
             stack.append(.mapping(entries: entries, seen: seen, pendingKey: (key, node.location), location: location))
         }
+    }
+
+    /// The key path of the collection being built (`sinks.local`).
+    private func path() -> String {
+        var path = ""
+        for frame in stack {
+            switch frame {
+            case .mapping(_, _, let pendingKey, _):
+                if let (key, _) = pendingKey { path = ConfigKeyPath.appending(key, to: path) }
+            case .sequence(let items, _):
+                path = ConfigKeyPath.appending(index: items.count, to: path)
+            }
+        }
+        return path
     }
 
     /// The error libyaml reported, with its place and context.
@@ -143,6 +157,8 @@ private struct TreeBuilder {
             suggestion = "YAML indents with spaces; replace the tabs on this line"
         } else if problem.contains("mapping values are not allowed") {
             suggestion = "a value containing ': ' must be quoted, or a key is indented wrongly"
+        } else if problem.contains("did not find expected key") || problem.contains("did not find expected '-'") {
+            suggestion = "check the indentation of this line against the lines above"
         }
         return ConfigError(at: mark, path: nil, message: message, suggestion: suggestion)
     }
