@@ -30,6 +30,10 @@ import Testing
         #expect(error?.line == 1)
         #expect(error?.message == "expected a duration (500ms, 2s, 10m, 1h, 30d, 1w), found \"30\"")
         #expect(error?.suggestion == "add a unit, e.g. '30s' or '30d'")
+
+        let mapping = try YAMLParser.parse(Array("flush: { seconds: 3 }\n".utf8), file: "x.yaml")
+        let shape = #expect(throws: ConfigError.self) { try ConfigDecoder.decode(Options.self, from: mapping, path: "") }
+        #expect(shape?.message == "expected a duration (500ms, 2s, 10m, 1h, 30d, 1w), found a mapping")
     }
 
     @Test func retainPolicy() throws {

@@ -15,7 +15,7 @@
 /// - Scalars decode to `String`, `Bool` (`true`/`false`/`yes`/`no`, any case), integers
 ///   (`_` separators allowed), `Double`/`Float`, `ConfigDuration`, `RetainPolicy`,
 ///   `ConfigNode` (the raw subtree, unchecked), and `String`-backed `CaseIterable`
-///   enums (errors list the cases). A key whose value is empty (`journal:`) decodes as
+///   enums (the text must equal a case's raw value; errors list the cases). A key whose value is empty (`journal:`) decodes as
 ///   `nil` for optionals and as an empty mapping or list for structs and arrays.
 /// - A type may throw `DecodingError` (e.g. `DecodingError.dataCorruptedError(forKey:in:debugDescription:)`)
 ///   from its `init(from:)`: it is reported as a `ConfigError` at that key's place,

@@ -47,7 +47,8 @@ public struct ConfigDuration: Sendable, Hashable, Comparable, Decodable, CustomS
     }
 
     public init(from decoder: any Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
+        // A mapping or list is reported as "expected a duration", not "expected a string".
+        let text = (try? decoder.singleValueContainer().decode(String.self)) ?? ""
         guard let parsed = ConfigDuration(parsing: text) else {
             let found = decoder.configNode?.kindDescription ?? "\"\(text)\""
             let isBareNumber = Double(text) != nil

@@ -20,7 +20,7 @@ public enum RetainPolicy: Sendable, Hashable, Decodable, CustomStringConvertible
     }
 
     public init(from decoder: any Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
+        let text = (try? decoder.singleValueContainer().decode(String.self)) ?? ""
         guard let parsed = RetainPolicy(parsing: text) else {
             let found = decoder.configNode?.kindDescription ?? "\"\(text)\""
             throw ConfigError(at: decoder.configNode?.location, path: decoder.configPath ?? "",
