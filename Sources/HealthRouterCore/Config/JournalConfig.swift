@@ -1,0 +1,18 @@
+/// The `journal:` section.
+public struct JournalConfig: Sendable, Hashable, Decodable {
+    /// How long entries stay after every routed sink has passed them. Default 30 days.
+    public var retain: RetainPolicy
+
+    public init(retain: RetainPolicy = .default) {
+        self.retain = retain
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case retain
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        retain = try container.decodeIfPresent(RetainPolicy.self, forKey: .retain) ?? .default
+    }
+}
