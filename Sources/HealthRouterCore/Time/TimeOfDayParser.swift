@@ -10,6 +10,9 @@ public enum TimeOfDayParser {
     /// The instant `text` names on the local day (in the reference's offset) of
     /// `reference`, moved a day forward when that lies more than 12 hours before
     /// `reference` (a beat list that crosses midnight). Nil when `text` is not a time of day.
+    /// Symmetrically, it is moved a day back when it lies more than 12 hours after
+    /// `reference` (a reference taken just after midnight, beats just before), so the
+    /// result is always within (−12 h, +12 h] of `reference`.
     ///
     /// The result carries the reference's `utcOffsetSeconds`; a reference without an
     /// offset is taken as UTC.
@@ -28,7 +31,11 @@ public enum TimeOfDayParser {
         let localReference = reference.epochMilliseconds + offsetMilliseconds
         let localMidnight = floorDivide(localReference, by: dayMilliseconds) * dayMilliseconds
         var instant = localMidnight + Int64(milliseconds) - offsetMilliseconds
-        if reference.epochMilliseconds - instant > halfDayMilliseconds { instant += dayMilliseconds }
+        if reference.epochMilliseconds - instant > halfDayMilliseconds {
+            instant += dayMilliseconds
+        } else if instant - reference.epochMilliseconds > halfDayMilliseconds {
+            instant -= dayMilliseconds
+        }
         return Timestamp(epochMilliseconds: instant, utcOffsetSeconds: reference.utcOffsetSeconds)
     }
 
