@@ -31,21 +31,32 @@ struct ByteWriter {
     /// A decimal integer (at most 20 bytes).
     mutating func appendDecimal(_ value: Int64) {
         if value < 0 { append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        // Write the digits backwards into their final place.
-        var length = 1
-        var probe = magnitude / 10
-        while probe > 0 {
-            length += 1
-            probe /= 10
+        appendDigits(value.magnitude, count: Self.digitCount(value.magnitude))
+    }
+
+    /// The number of decimal digits of `value` (1 for 0).
+    @inline(__always)
+    static func digitCount(_ value: UInt64) -> Int {
+        var count = 1
+        var threshold: UInt64 = 10
+        while count < 20 && value >= threshold {
+            count += 1
+            threshold = threshold &* 10
         }
-        var position = count + length - 1
-        repeat {
-            buffer[position] = UInt8(truncatingIfNeeded: magnitude % 10) &+ 0x30
-            magnitude /= 10
+        return count
+    }
+
+    /// The `count` lowest decimal digits of `value`, zero-padded, written in place.
+    @inline(__always)
+    private mutating func appendDigits(_ value: UInt64, count digits: Int) {
+        var rest = value
+        var position = count + digits - 1
+        while position >= count {
+            buffer[position] = UInt8(truncatingIfNeeded: rest % 10) &+ 0x30
+            rest /= 10
             position -= 1
-        } while magnitude > 0
-        count += length
+        }
+        count += digits
     }
 
     /// `value` rounded to 1e-6 and written with as few digits as that needs (`96`,
@@ -74,12 +85,6 @@ struct ByteWriter {
             fraction /= 10
             digits -= 1
         }
-        var position = count + digits - 1
-        for _ in 0..<digits {
-            buffer[position] = UInt8(truncatingIfNeeded: fraction % 10) &+ 0x30
-            fraction /= 10
-            position -= 1
-        }
-        count += digits
+        appendDigits(fraction, count: digits)
     }
 }

@@ -55,19 +55,23 @@ public enum Fingerprint {
     private static func withFingerprintBytes<Result>(
         of sample: Sample, type: HealthType?, _ body: (UnsafeBufferPointer<UInt8>) -> Result
     ) -> Result {
+        // Only what the text needs is captured below, not the whole sample.
         let identifier = type?.identifier ?? sample.type
+        let sourceName = sample.sourceName
+        let start = floorSeconds(sample.start.epochMilliseconds)
+        let end = floorSeconds(sample.end.epochMilliseconds)
         let value = ValuePart(sample, type: type)
-        let capacity = 16 + identifier.utf8.count + sample.sourceName.utf8.count + 2 * 21 + 4 + value.capacity
+        let capacity = 16 + identifier.utf8.count + sourceName.utf8.count + 2 * 21 + 4 + value.capacity
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
             var writer = ByteWriter(buffer)
             UUIDv5.sampleNamespace.withUnsafeBufferPointer { writer.append($0) }
             writer.append(identifier)
             writer.append(separator)
-            writer.append(sample.sourceName)
+            writer.append(sourceName)
             writer.append(separator)
-            writer.appendDecimal(floorSeconds(sample.start.epochMilliseconds))
+            writer.appendDecimal(start)
             writer.append(separator)
-            writer.appendDecimal(floorSeconds(sample.end.epochMilliseconds))
+            writer.appendDecimal(end)
             writer.append(separator)
             value.write(to: &writer)
             return body(UnsafeBufferPointer(rebasing: buffer[..<writer.count]))

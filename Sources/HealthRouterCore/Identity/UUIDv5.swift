@@ -1,4 +1,5 @@
 import CCrypto
+import Synchronization
 
 /// Name-based UUIDs (RFC 4122 version 5: SHA-1) through libcrypto.
 public enum UUIDv5 {
@@ -54,8 +55,7 @@ public enum UUIDv5 {
             let digest = scratch.baseAddress!
             let uuid = digest + Int(EVP_MAX_MD_SIZE)
             let text = uuid + 16
-            var length: UInt32 = 0
-            EVP_Digest(namespacedName.baseAddress, namespacedName.count, digest, &length, sha1, nil)
+            sha1Digest(namespacedName, into: digest)
             setVersion(from: digest, to: uuid)
             writeText(UnsafeBufferPointer(start: uuid, count: 16), to: text)
             return String(decoding: UnsafeBufferPointer(start: text, count: 36), as: UTF8.self)
@@ -76,6 +76,28 @@ public enum UUIDv5 {
     /// SHA-1, fetched once: OpenSSL 3 otherwise looks the implementation up on every digest.
     /// An `EVP_MD` is immutable and safe to share between threads once fetched.
     nonisolated(unsafe) private static let sha1: OpaquePointer? = EVP_MD_fetch(nil, "SHA1", nil) ?? EVP_sha1()
+
+    /// SHA-1 of `bytes` into `digest` (at least `EVP_MAX_MD_SIZE` bytes), with a pooled
+    /// context: creating and initialising a context costs several times the hash itself.
+    private static func sha1Digest(_ bytes: UnsafeRawBufferPointer, into digest: UnsafeMutablePointer<UInt8>) {
+        let pooled = contextPool.withLock { $0.popLast() }
+        let context = pooled.flatMap { OpaquePointer(bitPattern: $0) } ?? EVP_MD_CTX_new()
+        var length: UInt32 = 0
+        EVP_DigestInit_ex2(context, sha1, nil)
+        EVP_DigestUpdate(context, bytes.baseAddress, bytes.count)
+        EVP_DigestFinal_ex(context, digest, &length)
+        let address = UInt(bitPattern: context)
+        let kept = contextPool.withLock { pool -> Bool in
+            guard pool.count < maximumPooledContexts else { return false }
+            pool.append(address)
+            return true
+        }
+        if !kept { EVP_MD_CTX_free(context) }
+    }
+
+    /// Idle digest contexts (as addresses), reused across calls and threads.
+    private static let contextPool = Mutex<[UInt]>([])
+    private static let maximumPooledContexts = 64
 
     /// The first 16 digest bytes with the version (5) and RFC 4122 variant bits set.
     @inline(__always)
