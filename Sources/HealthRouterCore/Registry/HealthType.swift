@@ -2,7 +2,10 @@
 public struct HealthType: Sendable, Hashable {
     /// The HealthKit identifier, as export.xml and health4ai write it (`HKQuantityTypeIdentifierHeartRate`).
     public var identifier: String
-    /// Pulso's short key (`heartRate`), when Pulso has the type.
+    /// The short key: HealthKit's Swift case name (`heartRate`), which is what Pulso
+    /// sends on the wire. Pulso's protocol itself has only the types marked
+    /// `isInPulsoProtocol`; the others carry the key Pulso would use for them.
+    /// Nil for types HealthKit gives no case name (`HKDataTypeSleepDurationGoal`).
     public var key: String?
     /// Health Auto Export's metric names (`heart_rate`), when HAE has the type.
     public var haeNames: [String]
@@ -11,14 +14,18 @@ public struct HealthType: Sendable, Hashable {
     public var kind: SampleKind
     /// The unit values are stored in (Pulso's units), for quantities.
     public var canonicalUnit: String?
+    /// Whether the type is one of the Pulso protocol's 59 type keys (PROTOCOL.md v1.2 and
+    /// the app's registry).
+    public var isInPulsoProtocol: Bool
 
     public init(identifier: String, key: String? = nil, haeNames: [String] = [], group: String,
-                kind: SampleKind, canonicalUnit: String? = nil) {
+                kind: SampleKind, canonicalUnit: String? = nil, isInPulsoProtocol: Bool = false) {
         self.identifier = identifier
         self.key = key
         self.haeNames = haeNames
         self.group = group
         self.kind = kind
         self.canonicalUnit = canonicalUnit
+        self.isInPulsoProtocol = isInPulsoProtocol
     }
 }

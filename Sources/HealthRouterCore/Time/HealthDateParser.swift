@@ -1,46 +1,109 @@
 /// Parses the date strings health data arrives with, straight from bytes, without
 /// Foundation's DateFormatter (which manages about 20 k dates/s on Linux).
 ///
-/// Accepted: export.xml's `yyyy-MM-dd HH:mm:ss ±hhmm`.
-/// (Further variants: see the tests.)
+/// Accepted (leading and trailing ASCII whitespace is ignored):
+/// - export.xml and Health Auto Export: `2023-01-01 08:00:00 -0800` (a fast path);
+/// - ISO 8601 / RFC 3339 (Pulso): `2026-07-06T01:12:00+01:00`, `…Z`, with `T`, `t` or
+///   a space between date and time;
+/// - offsets `Z`, `±HH:MM`, `±HHMM`, `±HH` (also `UTC`, `GMT`, `UTC+01:00`, U+2212 as
+///   minus), with or without spaces before them;
+/// - fractional seconds after `.` or `,`, any number of digits, truncated to
+///   milliseconds (`.5` → 500 ms, `.123456` → 123 ms); seconds may be left out (`10:00Z`);
+/// - 12-hour times, as Health Auto Export writes them on 12-hour phones:
+///   `2024-01-05 9:07:03 PM -0500`, with an ASCII space, U+00A0 or U+202F before the
+///   marker, `AM`/`am`/`a.m.` (12 AM is midnight, 12 PM noon);
+/// - date only, `2024-01-05` (Health Auto Export's aggregated sleep): midnight UTC
+///   with `utcOffsetSeconds == nil` — the calendar day, not an instant anyone observed,
+///   so `TimestampFormatter.date(_:)` gives back the same day;
+/// - a date and time without an offset (`2024-01-05T10:00:00`): read as UTC with
+///   `utcOffsetSeconds == nil` (the offset is unknown, so none is claimed).
+///
+/// `utcOffsetSeconds` is the offset written (0 for `Z`). Nil for anything else:
+/// wrong lengths, month 13, 30 February, hour 24, `13:00 PM`, letters, trailing text.
 public enum HealthDateParser {
     /// Parses `bytes`; nil when they are not a date this parser knows.
     public static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Timestamp? {
-        // yyyy-MM-dd HH:mm:ss ±hhmm
-        guard bytes.count >= 25 else { return nil }
-        func digits(_ at: Int, _ count: Int) -> Int? {
-            var value = 0
-            for i in at..<(at + count) {
-                let c = bytes[i]
-                guard c >= 48 && c <= 57 else { return nil }
-                value = value * 10 + Int(c - 48)
-            }
-            return value
-        }
-        guard let year = digits(0, 4), let month = digits(5, 2), let day = digits(8, 2),
-              let hour = digits(11, 2), let minute = digits(14, 2), let second = digits(17, 2),
-              let offsetHours = digits(21, 2), let offsetMinutes = digits(23, 2) else { return nil }
-        let sign: Int = bytes[20] == UInt8(ascii: "-") ? -1 : 1
-        let offset = sign * (offsetHours * 3600 + offsetMinutes * 60)
-        let days = daysFromCivil(year: year, month: month, day: day)
-        let local = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
-        return Timestamp(epochSeconds: local - Int64(offset), utcOffsetSeconds: Int32(offset))
+        if bytes.count == 25, let timestamp = parseExportStyle(bytes) { return timestamp }
+        return parseAnyStyle(bytes)
     }
 
     /// Parses `text`; nil when it is not a date this parser knows.
     public static func parse(_ text: String) -> Timestamp? {
+        if let timestamp = text.utf8.withContiguousStorageIfAvailable({ parse($0) }) { return timestamp }
         var copy = text
         return copy.withUTF8 { parse($0) }
     }
 
-    /// Days from 1970-01-01 to the given proleptic Gregorian date (Howard Hinnant's algorithm).
+    /// Parses UTF-8 `bytes`; nil when they are not a date this parser knows.
+    public static func parse(_ bytes: [UInt8]) -> Timestamp? {
+        bytes.withUnsafeBufferPointer { parse($0) }
+    }
+
+    /// Days from 1970-01-01 to the given proleptic Gregorian date.
     public static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = (month + 9) % 12
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
+        CivilDate(year: year, month: month, day: day).daysSinceEpoch
+    }
+
+    /// `yyyy-MM-dd HH:mm:ss ±hhmm`, exactly 25 bytes; nil sends the text to the general parser.
+    @inline(__always)
+    private static func parseExportStyle(_ bytes: UnsafeBufferPointer<UInt8>) -> Timestamp? {
+        guard bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: " "),
+              bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"), bytes[19] == UInt8(ascii: " ")
+        else { return nil }
+        let signByte = bytes[20]
+        guard signByte == UInt8(ascii: "+") || signByte == UInt8(ascii: "-") else { return nil }
+        var scanner = ByteScanner(bytes)
+        scanner.index = 0
+        guard let year = scanner.digits(4) else { return nil }
+        scanner.index = 5
+        guard let month = scanner.digits(2) else { return nil }
+        scanner.index = 8
+        guard let day = scanner.digits(2) else { return nil }
+        scanner.index = 11
+        guard let hour = scanner.digits(2) else { return nil }
+        scanner.index = 14
+        guard let minute = scanner.digits(2) else { return nil }
+        scanner.index = 17
+        guard let second = scanner.digits(2) else { return nil }
+        scanner.index = 21
+        guard let offsetHours = scanner.digits(2), let offsetMinutes = scanner.digits(2) else { return nil }
+        guard month >= 1, month <= 12, day >= 1, day <= CivilDate.daysInMonth(year: year, month: month),
+              hour < 24, minute < 60, second < 60, offsetHours < 24, offsetMinutes < 60 else { return nil }
+        let magnitude = offsetHours * 3600 + offsetMinutes * 60
+        let offset = signByte == UInt8(ascii: "-") ? -magnitude : magnitude
+        return makeTimestamp(year: year, month: month, day: day,
+                             millisecondsOfDay: (hour * 3600 + minute * 60 + second) * 1000, offset: offset)
+    }
+
+    private static func parseAnyStyle(_ bytes: UnsafeBufferPointer<UInt8>) -> Timestamp? {
+        var scanner = ByteScanner(bytes)
+        guard let year = scanner.digits(4), scanner.consume(UInt8(ascii: "-")),
+              let month = scanner.digits(2), scanner.consume(UInt8(ascii: "-")),
+              let day = scanner.digits(2),
+              month >= 1, month <= 12, day >= 1, day <= CivilDate.daysInMonth(year: year, month: month)
+        else { return nil }
+        if scanner.isAtEnd {
+            return makeTimestamp(year: year, month: month, day: day, millisecondsOfDay: 0, offset: nil)
+        }
+        let separator = scanner.current
+        guard separator == UInt8(ascii: " ") || separator == UInt8(ascii: "T") || separator == UInt8(ascii: "t")
+        else { return nil }
+        scanner.index += 1
+        guard ByteScanner.isASCIIDigit(scanner.current),
+              let millisecondsOfDay = scanner.timeOfDayMilliseconds() else { return nil }
+        scanner.skipSpaces()
+        if scanner.isAtEnd {
+            return makeTimestamp(year: year, month: month, day: day, millisecondsOfDay: millisecondsOfDay, offset: nil)
+        }
+        guard let offset = scanner.utcOffsetSeconds(), scanner.isAtEnd else { return nil }
+        return makeTimestamp(year: year, month: month, day: day, millisecondsOfDay: millisecondsOfDay, offset: offset)
+    }
+
+    @inline(__always)
+    private static func makeTimestamp(year: Int, month: Int, day: Int, millisecondsOfDay: Int, offset: Int?) -> Timestamp {
+        let days = CivilDate(year: year, month: month, day: day).daysSinceEpoch
+        let local = Int64(days) * 86_400_000 + Int64(millisecondsOfDay)
+        guard let offset else { return Timestamp(epochMilliseconds: local, utcOffsetSeconds: nil) }
+        return Timestamp(epochMilliseconds: local - Int64(offset) * 1000, utcOffsetSeconds: Int32(offset))
     }
 }

@@ -1,0 +1,76 @@
+/// Canonical device descriptions. HealthKit describes a sample's device as
+/// `<<HKDevice: 0x282a45810>, name:Apple Watch, manufacturer:Apple Inc., model:Watch, hardware:Watch6,2, software:7.2>`,
+/// where `0x282a45810` is a memory address that differs on every record (so one
+/// watch would look like thousands of devices).
+///
+/// The canonical form drops the address together with the `: ` before it:
+/// `<<HKDevice>, name:Apple Watch, manufacturer:Apple Inc., model:Watch, hardware:Watch6,2, software:7.2>`.
+/// Everything else is kept byte for byte (including a trailing `creation date:…`).
+/// Precisely: every `: 0x` followed by one or more hex digits and then `>` loses the
+/// `: 0x…` part. Canonicalising is idempotent, and a description without an address
+/// is returned as it is (without copying).
+public enum DeviceName {
+    /// `description` with its per-record addresses removed.
+    public static func canonical(_ description: String) -> String {
+        if let stripped = description.utf8.withContiguousStorageIfAvailable({ strip($0) }) {
+            return stripped ?? description
+        }
+        var copy = description
+        return copy.withUTF8 { strip($0) } ?? description
+    }
+
+    /// `canonical(_:)` for an optional description.
+    public static func canonical(_ description: String?) -> String? {
+        description.map { canonical($0) }
+    }
+
+    /// Whether `description` carries an address `canonical(_:)` would remove.
+    public static func hasAddress(_ description: String) -> Bool {
+        var copy = description
+        return copy.withUTF8 { nextAddress(in: $0, from: 0) != nil }
+    }
+
+    /// The description without addresses, or nil when there is none to remove.
+    private static func strip(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        guard var address = nextAddress(in: bytes, from: 0) else { return nil }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count) { output in
+            var written = 0
+            var copiedUpTo = 0
+            while true {
+                let segment = UnsafeBufferPointer(rebasing: bytes[copiedUpTo..<address.lowerBound])
+                _ = UnsafeMutableBufferPointer(rebasing: output[written...]).initialize(from: segment)
+                written += segment.count
+                copiedUpTo = address.upperBound
+                guard let next = nextAddress(in: bytes, from: copiedUpTo) else { break }
+                address = next
+            }
+            let rest = UnsafeBufferPointer(rebasing: bytes[copiedUpTo...])
+            _ = UnsafeMutableBufferPointer(rebasing: output[written...]).initialize(from: rest)
+            written += rest.count
+            return String(decoding: UnsafeBufferPointer(rebasing: output[..<written]), as: UTF8.self)
+        }
+    }
+
+    /// The range of the next `: 0x<hex digits>` that is followed by `>`, from `start` on.
+    private static func nextAddress(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Range<Int>? {
+        let count = bytes.count
+        var index = start
+        while index + 4 < count {
+            guard bytes[index] == UInt8(ascii: ":"), bytes[index + 1] == UInt8(ascii: " "),
+                  bytes[index + 2] == UInt8(ascii: "0"), bytes[index + 3] | 0x20 == UInt8(ascii: "x") else {
+                index += 1
+                continue
+            }
+            var end = index + 4
+            while end < count, isHexDigit(bytes[end]) { end += 1 }
+            if end > index + 4, end < count, bytes[end] == UInt8(ascii: ">") { return index..<end }
+            index += 1
+        }
+        return nil
+    }
+
+    @inline(__always)
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        byte &- 0x30 < 10 || (byte | 0x20) &- 0x61 < 6
+    }
+}
