@@ -31,7 +31,7 @@ enum CheckCommand {
         let sinks = try loaded.sinkSpecs()
         for plugin in config.sources {
             guard let kind = PluginList.source(type: plugin.type) else {
-                throw ConfigError(at: plugin.location, path: plugin.path + ".type",
+                throw ConfigError(at: plugin.typeLocation, path: plugin.path + ".type",
                                   message: "unknown source type '\(plugin.type)'",
                                   suggestion: CommandLineArguments.closest(to: plugin.type, in: PluginList.sources.map(\.type)))
             }
@@ -40,9 +40,11 @@ enum CheckCommand {
         for warning in config.warnings { print("warning: \(warning)") }
         print("\(loaded.origin): valid — \(config.sources.count) source(s), \(sinks.count) sink(s), \(config.routes.count) route(s)")
         for sink in sinks {
-            let types = TypeRegistry.groups
-            let reached = types.filter { group in config.routeTable.selectsGroup(sink: sink.name, group: group) }
-            print("  sink \(sink.name) (\(sink.type)) receives: \(reached.isEmpty ? "nothing (no route names it)" : reached.joined(separator: ", "))")
+            let routes = config.routes.filter { $0.to.contains(sink.name) }
+            let described = routes.map { route in
+                route.types.joined(separator: ", ") + (route.from.map { " from \($0.joined(separator: ", "))" } ?? "")
+            }
+            print("  sink \(sink.name) (\(sink.type)) receives: \(described.isEmpty ? "nothing (no route names it)" : described.joined(separator: "; "))")
         }
         guard arguments.flags.contains("--connect") else { return .success }
         try loaded.ensureStateDirectory()

@@ -100,9 +100,9 @@ enum ImportCommand {
             var plugin: PluginConfig
             if matching.count == 1 {
                 plugin = matching[0]
-                plugin.options = try plugin.options.replacing(key: "path", with: path)
+                plugin.options = plugin.options.setting(key: "path", to: path)
             } else {
-                plugin = try PluginConfig.adHoc(name: "import", type: kind.type, yaml: kind.options(path))
+                plugin = PluginConfig.commandLine(name: "import", type: kind.type, path: path)
             }
             return PlannedSource(name: plugin.name, input: path, source: try kind.make(plugin, loaded.context(for: plugin.name)))
         }

@@ -3,7 +3,9 @@ import HealthRouterCore
 
 /// The config a command runs with, and where it came from.
 struct LoadedConfig {
+    /// The config, its state directory resolved to an absolute path.
     var config: HealthRouterConfig
+    let routes: RouteTable
     /// `--config FILE`, `./healthrouter.yaml`, or nil for the embedded default.
     var file: String?
     var logger: Logger
@@ -19,13 +21,22 @@ struct LoadedConfig {
                                      hint: "check the path, or leave --config out to use ./healthrouter.yaml or the embedded default",
                                      code: .config)
             }
-            return LoadedConfig(config: try HealthRouterConfig.load(path: file, environment: environment), file: file, logger: logger)
+            return LoadedConfig(try HealthRouterConfig.load(path: file, environment: environment), file: file, logger: logger)
         }
         let local = "healthrouter.yaml"
         if FileManager.default.fileExists(atPath: local) {
-            return LoadedConfig(config: try HealthRouterConfig.load(path: local, environment: environment), file: local, logger: logger)
+            return LoadedConfig(try HealthRouterConfig.load(path: local, environment: environment), file: local, logger: logger)
         }
-        return LoadedConfig(config: try HealthRouterConfig.embeddedDefault(), file: nil, logger: logger)
+        return LoadedConfig(HealthRouterConfig.embeddedDefault(), file: nil, logger: logger)
+    }
+
+    init(_ config: HealthRouterConfig, file: String?, logger: Logger) {
+        var resolved = config
+        resolved.stateDirectory = ConfigPath.resolve(config.stateDirectory)
+        self.config = resolved
+        self.routes = RouteTable(config: resolved)
+        self.file = file
+        self.logger = logger
     }
 
     static func makeLogger(_ arguments: CommandLineArguments) throws -> Logger {
@@ -52,10 +63,10 @@ struct LoadedConfig {
 
     /// Every sink, decoded and routed; throws the first config error (no I/O).
     func sinkSpecs() throws -> [SinkSpec] {
-        let routes = config.routeTable
+        let routes = self.routes
         return try config.sinks.map { plugin in
             guard let kind = PluginList.sink(type: plugin.type) else {
-                throw ConfigError(at: plugin.location, path: plugin.path + ".type",
+                throw ConfigError(at: plugin.typeLocation, path: plugin.path + ".type",
                                   message: "unknown sink type '\(plugin.type)'",
                                   suggestion: CommandLineArguments.closest(to: plugin.type, in: PluginList.sinks.map(\.type)))
             }

@@ -4,23 +4,21 @@ import NDJSONSink
 import SQLiteSink
 
 /// A sink type the executable knows: its config key and how to build it.
-struct SinkPlugin {
+struct SinkPlugin: Sendable {
     var type: String
     var summary: String
     /// Decodes and checks the plugin's options without I/O, and returns what builds the sink.
-    var prepare: (PluginConfig, PluginContext) throws -> @Sendable () throws -> any Sink
+    var prepare: @Sendable (PluginConfig, PluginContext) throws -> @Sendable () throws -> any Sink
 }
 
 /// A finite source type the executable knows.
-struct SourcePlugin {
+struct SourcePlugin: Sendable {
     var type: String
     var summary: String
     /// Decodes and checks the plugin's options without I/O, and returns the source.
-    var make: (PluginConfig, PluginContext) throws -> any FiniteSource
-    /// The options for reading the file at `path` when it is given on the command line.
-    var options: (_ path: String) -> String
+    var make: @Sendable (PluginConfig, PluginContext) throws -> any FiniteSource
     /// Whether the file at `path` is this source's input, judged by its content.
-    var recognizes: (_ path: String) -> Bool
+    var recognizes: @Sendable (_ path: String) -> Bool
 }
 
 /// The one explicit list of every plugin (DESIGN.md §4): no global registry.
@@ -45,7 +43,6 @@ enum PluginList {
                                                              from: plugin.options, path: plugin.path)
                 return AppleHealthExportSource(configuration: configuration, context: context)
             },
-            options: { path in "path: \(YAMLText.quoted(path))" },
             recognizes: { _ in true }),
     ]
 

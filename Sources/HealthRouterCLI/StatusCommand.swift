@@ -60,7 +60,7 @@ enum StatusCommand {
             for letter in letters.prefix(10) { print("  \(letter.sequence): \(letter.reason)") }
             if letters.count > 10 { print("  … and \(letters.count - 10) more") }
         }
-        let routes = config.routeTable
+        let routes = loaded.routes
         var unrouted: [String: Int64] = [:]
         for (type, source, count) in try journal.entryCountsByTypeAndSource() {
             if !config.sinks.contains(where: { routes.selects(sink: $0.name, type: type, source: source) }) {

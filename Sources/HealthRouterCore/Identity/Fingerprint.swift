@@ -63,7 +63,7 @@ public enum Fingerprint {
         let value = ValuePart(sample, type: type)
         let capacity = 16 + identifier.utf8.count + sourceName.utf8.count + 2 * 21 + 4 + value.capacity
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
-            var writer = ByteWriter(buffer)
+            var writer = FixedByteBuffer(buffer)
             UUIDv5.sampleNamespace.withUnsafeBufferPointer { writer.append($0) }
             writer.append(identifier)
             writer.append(separator)
@@ -155,7 +155,7 @@ public enum Fingerprint {
                 + record.children.reduce(0) { $0 + capacity(of: $1) + 2 }
         }
 
-        func write(to writer: inout ByteWriter) {
+        func write(to writer: inout FixedByteBuffer) {
             switch self {
             case .workout(let activity, let duration):
                 writer.append(activity)
@@ -181,7 +181,7 @@ public enum Fingerprint {
             }
         }
 
-        private static func write(_ record: GenericRecord, to writer: inout ByteWriter) {
+        private static func write(_ record: GenericRecord, to writer: inout FixedByteBuffer) {
             writer.append(record.element)
             for attribute in record.attributes {
                 writer.append(Fingerprint.separator)

@@ -1,6 +1,6 @@
 /// Appends bytes to a caller-provided buffer that is known to be large enough
 /// (the caller computes an upper bound first), so building a fingerprint allocates nothing.
-struct ByteWriter {
+struct FixedByteBuffer {
     private let buffer: UnsafeMutableBufferPointer<UInt8>
     private(set) var count = 0
 
