@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+@testable import HealthRouterCLI
+
+/// `check`, `types` and config errors through the command line.
+@Suite struct ConfigCommandTests {
+    @Test func everyExampleConfigChecks() throws {
+        let folder = CommandRunner.repository + "/config"
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".yaml") }
+        #expect(!files.isEmpty)
+        for file in files {
+            let code = HealthRouterCommand.main(["check", "--config", folder + "/" + file], environment: [:])
+            #expect(code == 0, "\(file) does not check")
+        }
+        // Every plugin's example config checks too.
+        let plugins = CommandRunner.repository + "/Plugins"
+        for plugin in try FileManager.default.contentsOfDirectory(atPath: plugins) {
+            let example = plugins + "/" + plugin + "/example.yaml"
+            guard FileManager.default.fileExists(atPath: example) else { continue }
+            #expect(HealthRouterCommand.main(["check", "--config", example], environment: [:]) == 0, "\(example) does not check")
+        }
+    }
+
+    @Test func aMisspeltKeyIsNamedWithItsPathAndTheRightKey() throws {
+        let directory = makeTemporaryDirectory()
+        let config = directory + "/hr.yaml"
+        try """
+        sinks:
+          local:
+            type: sqlite
+            pth: x.sqlite
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let result = try CommandRunner.run(["check", "--config", config], in: directory)
+        #expect(result.status == 78)
+        #expect(result.stderr.contains("sinks.local.pth"))
+        #expect(result.stderr.contains("path"))
+        #expect(result.stderr.contains("hr.yaml:4"))
+    }
+
+    @Test func anUnknownSinkTypeSuggestsTheRightOne() throws {
+        let directory = makeTemporaryDirectory()
+        let config = directory + "/hr.yaml"
+        try "sinks:\n  local:\n    type: sqlit\n    path: x\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let result = try CommandRunner.run(["check", "--config", config], in: directory)
+        #expect(result.status == 78)
+        #expect(result.stderr.contains("sqlite"))
+    }
+
+    @Test func typesListsTheRegistry() throws {
+        let result = try CommandRunner.run(["types", "--group", "sleep"], in: NSTemporaryDirectory())
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("HKCategoryTypeIdentifierSleepAnalysis"))
+        #expect(!result.stdout.contains("HKQuantityTypeIdentifierHeartRate "))
+        let bad = try CommandRunner.run(["types", "--group", "slep"], in: NSTemporaryDirectory())
+        #expect(bad.status == 64)
+        #expect(bad.stderr.contains("sleep"))
+    }
+
+    @Test func everyCommandHasHelp() throws {
+        for command in ["import", "status", "check", "types"] {
+            let result = try CommandRunner.run([command, "--help"], in: NSTemporaryDirectory())
+            #expect(result.status == 0)
+            #expect(result.stdout.contains("usage: healthrouter \(command)"))
+        }
+        let unknown = try CommandRunner.run(["imprt"], in: NSTemporaryDirectory())
+        #expect(unknown.status == 64)
+        #expect(unknown.stderr.contains("import"))
+    }
+}

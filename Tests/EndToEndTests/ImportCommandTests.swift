@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+import HealthRouterCore
+
+/// `healthrouter import` end to end: the real executable, real zip and XML files, real
+/// SQLite and NDJSON stores in temporary directories.
+@Suite(.serialized) struct ImportCommandTests {
+    /// A config for an isolated state directory.
+    static func writeConfig(in directory: String) throws -> String {
+        let path = directory + "/healthrouter.yaml"
+        try """
+        state_directory: \(directory)/state
+        sinks:
+          local: { type: sqlite, path: \(directory)/state/health.sqlite }
+          lake: { type: ndjson, directory: \(directory)/state/ndjson }
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func importThenReimportWritesNothingNew() throws {
+        let directory = makeTemporaryDirectory()
+        let export = directory + "/export.zip"
+        try CommandRunner.generateExport(records: 3_000, to: export, zip: true, quirks: true)
+        let config = try Self.writeConfig(in: directory)
+
+        let first = try CommandRunner.run(["import", export, "--config", config], in: directory)
+        #expect(first.status == 0, "stderr: \(first.stderr)")
+        #expect(first.stdout.contains("new"))
+        #expect(first.stdout.contains("local"))
+        #expect(first.stdout.contains("caught up"))
+        let database = try SQLiteDatabase(path: directory + "/state/health.sqlite", readOnly: true)
+        let samples = try database.scalarInt("SELECT count(*) FROM samples") ?? 0
+        #expect(samples > 1_000)
+        #expect(try database.scalarInt("SELECT count(*) FROM sleep_stages") ?? 0 > 0)
+        #expect(try database.scalarInt("SELECT count(*) FROM workouts") ?? 0 > 0)
+        #expect(try StoreChecksum.duplicatedIds(directory + "/state/ndjson").isEmpty)
+        let before = (try StoreChecksum.sqlite(directory + "/state/health.sqlite"), try StoreChecksum.ndjson(directory + "/state/ndjson"))
+
+        let second = try CommandRunner.run(["import", export, "--config", config], in: directory)
+        #expect(second.status == 0, "stderr: \(second.stderr)")
+        #expect(second.stdout.contains("nothing new"))
+        #expect(second.stdout.contains("0 rows written"))
+        #expect(try StoreChecksum.sqlite(directory + "/state/health.sqlite") == before.0)
+        #expect(try StoreChecksum.ndjson(directory + "/state/ndjson") == before.1)
+    }
+
+    @Test func killedImportsResumeToTheSameContent() throws {
+        let directory = makeTemporaryDirectory()
+        let export = directory + "/export.xml"
+        try CommandRunner.generateExport(records: 60_000, to: export, zip: false, quirks: true, seed: 11)
+
+        // The reference: one uninterrupted import.
+        let reference = directory + "/reference"
+        try FileManager.default.createDirectory(atPath: reference, withIntermediateDirectories: true)
+        let referenceConfig = try Self.writeConfig(in: reference)
+        let clean = try CommandRunner.run(["import", export, "--config", referenceConfig], in: reference)
+        #expect(clean.status == 0, "stderr: \(clean.stderr)")
+
+        // kill -9 at several points, then let it finish.
+        let killed = directory + "/killed"
+        try FileManager.default.createDirectory(atPath: killed, withIntermediateDirectories: true)
+        let killedConfig = try Self.writeConfig(in: killed)
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<4 {
+            let process = try CommandRunner.start(["import", export, "--config", killedConfig], in: killed)
+            Thread.sleep(forTimeInterval: Double.random(in: 0.2...1.5, using: &generator))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        let resumed = try CommandRunner.run(["import", export, "--config", killedConfig], in: killed)
+        #expect(resumed.status == 0, "stderr: \(resumed.stderr)")
+
+        #expect(try StoreChecksum.sqlite(killed + "/state/health.sqlite") == StoreChecksum.sqlite(reference + "/state/health.sqlite"))
+        #expect(try StoreChecksum.ndjson(killed + "/state/ndjson") == StoreChecksum.ndjson(reference + "/state/ndjson"))
+        #expect(try StoreChecksum.duplicatedIds(killed + "/state/ndjson").isEmpty)
+    }
+
+    @Test func badInputsSayWhatIsWrongAndKeepWhatWasImported() throws {
+        let directory = makeTemporaryDirectory()
+        let config = try Self.writeConfig(in: directory)
+        let good = directory + "/good.xml"
+        try CommandRunner.generateExport(records: 500, to: good, zip: false, quirks: false)
+        #expect(try CommandRunner.run(["import", good, "--config", config], in: directory).status == 0)
+        let kept = try StoreChecksum.sqlite(directory + "/state/health.sqlite")
+
+        let empty = directory + "/empty.zip"
+        FileManager.default.createFile(atPath: empty, contents: Data())
+        let truncatedZip = directory + "/truncated.zip"
+        try CommandRunner.generateExport(records: 2_000, to: directory + "/full.zip", zip: true, quirks: false)
+        let zipData = try Data(contentsOf: URL(fileURLWithPath: directory + "/full.zip"))
+        try zipData.prefix(zipData.count / 2).write(to: URL(fileURLWithPath: truncatedZip))
+        let truncatedXML = directory + "/truncated.xml"
+        let xmlData = try Data(contentsOf: URL(fileURLWithPath: good))
+        try xmlData.prefix(xmlData.count / 2).write(to: URL(fileURLWithPath: truncatedXML))
+        let notHealth = directory + "/other.xml"
+        try "<?xml version=\"1.0\"?><rss><channel/></rss>".write(toFile: notHealth, atomically: true, encoding: .utf8)
+
+        let cases: [(path: String, status: Int32, mentions: String)] = [
+            (empty, 65, "empty.zip"),
+            (truncatedZip, 65, "truncated.zip"),
+            (truncatedXML, 65, "truncated.xml"),
+            (notHealth, 65, "other.xml"),
+            (directory + "/missing.zip", 66, "missing.zip"),
+        ]
+        for bad in cases {
+            let result = try CommandRunner.run(["import", bad.path, "--config", config, "--quiet"], in: directory)
+            #expect(result.status == bad.status, "\(bad.path): \(result.stdout) \(result.stderr)")
+            #expect((result.stdout + result.stderr).contains(bad.mentions), "\(bad.path): \(result.stdout) \(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count <= 3, "\(bad.path): \(result.stderr)")
+        }
+        // Nothing imported before the errors was lost or changed.
+        #expect(try StoreChecksum.sqlite(directory + "/state/health.sqlite") == kept)
+    }
+
+    @Test func anUnwritableStateDirectoryIsNamed() throws {
+        let directory = makeTemporaryDirectory()
+        let export = directory + "/export.xml"
+        try CommandRunner.generateExport(records: 100, to: export, zip: false, quirks: false)
+        let blocked = directory + "/blocked"
+        // A file where the state directory should be: unwritable even for root.
+        FileManager.default.createFile(atPath: blocked, contents: Data("x".utf8))
+        let config = directory + "/hr.yaml"
+        try "state_directory: \(blocked)/state\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let result = try CommandRunner.run(["import", export, "--config", config], in: directory)
+        #expect(result.status == 73)
+        #expect(result.stderr.contains("\(blocked)/state"))
+        #expect(result.stderr.contains("hint:"))
+    }
+
+    @Test func withoutAConfigTheEmbeddedDefaultIsUsed() throws {
+        let directory = makeTemporaryDirectory()
+        let export = directory + "/export.zip"
+        try CommandRunner.generateExport(records: 300, to: export, zip: true, quirks: false)
+        let result = try CommandRunner.run(["import", "export.zip"], in: directory)
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(FileManager.default.fileExists(atPath: directory + "/healthrouter-data/health.sqlite"))
+        #expect(FileManager.default.fileExists(atPath: directory + "/healthrouter-data/journal.sqlite"))
+        let ndjson = try FileManager.default.contentsOfDirectory(atPath: directory + "/healthrouter-data/ndjson")
+        #expect(ndjson.contains("heartRate.ndjson"))
+
+        let status = try CommandRunner.run(["status"], in: directory)
+        #expect(status.status == 0, "\(status.stdout)\(status.stderr)")
+        #expect(status.stdout.contains("local"))
+        #expect(status.stdout.contains("lake"))
+    }
+}
