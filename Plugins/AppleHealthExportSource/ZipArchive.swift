@@ -1,0 +1,83 @@
+import CArchive
+import HealthRouterCore
+
+/// A zip file read with libarchive, entry by entry, streaming (ZIP64 included).
+/// libarchive uses the central directory when the file can seek, so skipping an entry
+/// costs a seek, not a decompression.
+final class ZipArchive {
+    struct Entry {
+        /// The path inside the archive (`apple_health_export/export.xml`).
+        var path: String
+        /// The entry's position in the archive, from 0.
+        var index: Int
+        var isDirectory: Bool
+    }
+
+    private let archive: OpaquePointer
+    private let path: String
+    private var nextIndex = 0
+    private var currentPath = ""
+
+    init(path: String) throws {
+        self.path = path
+        guard let archive = archive_read_new() else {
+            throw SourceError(input: path, problem: "libarchive could not allocate a reader")
+        }
+        self.archive = archive
+        archive_read_support_format_zip(archive)
+        if archive_read_open_filename(archive, path, ExportFile.chunkSize) != ARCHIVE_OK {
+            let error = failure("cannot open the zip file")
+            archive_read_free(archive)
+            throw error
+        }
+    }
+
+    deinit {
+        archive_read_free(archive)
+    }
+
+    /// The next entry, or nil after the last one.
+    func nextEntry() throws -> Entry? {
+        var entry: OpaquePointer?
+        let status = archive_read_next_header(archive, &entry)
+        if status == ARCHIVE_EOF { return nil }
+        // ARCHIVE_WARN: e.g. a name that does not convert to the C locale; the UTF-8 name is still there.
+        guard status >= ARCHIVE_WARN, let entry else { throw failure("cannot read the zip file's next entry") }
+        let name = archive_entry_pathname_utf8(entry) ?? archive_entry_pathname(entry)
+        currentPath = name.map { String(cString: $0) } ?? ""
+        let isDirectory = archive_entry_filetype(entry) == 0o040000 /* AE_IFDIR, a cast macro Swift does not import */ || currentPath.hasSuffix("/")
+        defer { nextIndex += 1 }
+        return Entry(path: currentPath, index: nextIndex, isDirectory: isDirectory)
+    }
+
+    /// Reads the current entry's next bytes into `buffer`; 0 at the entry's end.
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        while true {
+            let count = archive_read_data(archive, buffer.baseAddress, buffer.count)
+            if count >= 0 { return count }
+            if count == Int(ARCHIVE_RETRY) { continue }
+            if count == Int(ARCHIVE_WARN) { return 0 }
+            throw failure("cannot read \(currentPath) from the zip file", entry: currentPath)
+        }
+    }
+
+    /// Fills `buffer` from the current entry as far as it goes; returns the count.
+    func readFully(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        var filled = 0
+        while filled < buffer.count {
+            let count = try read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
+            if count == 0 { break }
+            filled += count
+        }
+        return filled
+    }
+
+    /// Bytes of the zip file consumed so far.
+    var compressedBytesConsumed: Int64 { archive_filter_bytes(archive, -1) }
+
+    private func failure(_ what: String, entry: String? = nil) -> SourceError {
+        let detail = archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
+        return SourceError(input: path, location: entry.map { "entry \($0)" }, problem: "\(what): \(detail)",
+                           hint: "The zip file is damaged or incomplete (truncated by a copy or a download?): copy it again in full, or export again from the Health app (Profile → Export All Health Data).")
+    }
+}
