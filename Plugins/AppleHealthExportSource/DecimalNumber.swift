@@ -108,6 +108,9 @@ extension DecimalNumber {
     static func parsePlainMetadataNumber(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
         let count = bytes.count
         guard count > 0, count <= 17 else { return nil }
+        var digits = 0
+        for byte in bytes where byte &- 48 < 10 { digits += 1 }
+        guard digits <= 15 else { return nil }
         var index = bytes[0] == UInt8(ascii: "-") ? 1 : 0
         let integerStart = index
         while index < count, bytes[index] &- 48 < 10 { index += 1 }

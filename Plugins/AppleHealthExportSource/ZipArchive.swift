@@ -1,4 +1,5 @@
 import CArchive
+import Foundation
 import HealthRouterCore
 
 /// A zip file read with libarchive, entry by entry, streaming (ZIP64 included).
@@ -25,7 +26,8 @@ final class ZipArchive {
         }
         self.archive = archive
         archive_read_support_format_zip(archive)
-        if archive_read_open_filename(archive, path, ExportFile.chunkSize) != ARCHIVE_OK {
+        let status = Self.withUTF8Locale { archive_read_open_filename(archive, path, ExportFile.chunkSize) }
+        if status != ARCHIVE_OK {
             let error = failure("cannot open the zip file")
             archive_read_free(archive)
             throw error
@@ -39,12 +41,17 @@ final class ZipArchive {
     /// The next entry, or nil after the last one.
     func nextEntry() throws -> Entry? {
         var entry: OpaquePointer?
-        let status = archive_read_next_header(archive, &entry)
+        let (status, name) = Self.withUTF8Locale { () -> (Int32, String?) in
+            let status = archive_read_next_header(archive, &entry)
+            guard status >= ARCHIVE_WARN, let entry else { return (status, nil) }
+            let name = archive_entry_pathname_utf8(entry) ?? archive_entry_pathname(entry)
+            return (status, name.map { String(cString: $0) })
+        }
         if status == ARCHIVE_EOF { return nil }
-        // ARCHIVE_WARN: e.g. a name that does not convert to the C locale; the UTF-8 name is still there.
+        // ARCHIVE_WARN: e.g. a name in a charset libarchive cannot convert; the entry is still readable.
         guard status >= ARCHIVE_WARN, let entry else { throw failure("cannot read the zip file's next entry") }
-        let name = archive_entry_pathname_utf8(entry) ?? archive_entry_pathname(entry)
-        currentPath = name.map { String(cString: $0) } ?? ""
+        // Without a readable name the entry still counts: the data file is found by content.
+        currentPath = name ?? "(entry \(nextIndex) with an unreadable name)"
         let isDirectory = archive_entry_filetype(entry) == 0o040000 /* AE_IFDIR, a cast macro Swift does not import */ || currentPath.hasSuffix("/")
         defer { nextIndex += 1 }
         return Entry(path: currentPath, index: nextIndex, isDirectory: isDirectory)
@@ -53,7 +60,7 @@ final class ZipArchive {
     /// Reads the current entry's next bytes into `buffer`; 0 at the entry's end.
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         while true {
-            let count = archive_read_data(archive, buffer.baseAddress, buffer.count)
+            let count = Self.withUTF8Locale { archive_read_data(archive, buffer.baseAddress, buffer.count) }
             if count >= 0 { return count }
             if count == Int(ARCHIVE_RETRY) { continue }
             if count == Int(ARCHIVE_WARN) { return 0 }
@@ -70,6 +77,16 @@ final class ZipArchive {
             filled += count
         }
         return filled
+    }
+
+    nonisolated(unsafe) private static let utf8Locale: locale_t? =
+        newlocale(LC_CTYPE_MASK, "C.UTF-8", nil) ?? newlocale(LC_CTYPE_MASK, "en_US.UTF-8", nil)
+
+    private static func withUTF8Locale<T>(_ body: () throws -> T) rethrows -> T {
+        guard let utf8Locale else { return try body() }
+        let previous = uselocale(utf8Locale)
+        defer { uselocale(previous) }
+        return try body()
     }
 
     /// Bytes of the zip file consumed so far.
