@@ -9,11 +9,17 @@ import Foundation
 /// unique per record, such as a device description with its per-record address), the
 /// interner forgets everything and starts over, so memory stays bounded; `generation`
 /// counts those restarts so callers holding entry numbers can notice.
-final class ByteStringInterner {
+///
+/// A struct, so that its arrays are reached without a dynamic exclusivity check each.
+struct ByteStringInterner {
+    private struct Entry {
+        var hash: UInt64
+        var start: Int
+        var length: Int
+    }
+
     private var slots: [Int32]            // entry number + 1; 0 is empty
-    private var hashes: [UInt64] = []
-    private var starts: [Int] = []
-    private var lengths: [Int] = []
+    private var entries: [Entry] = []
     private var arena: [UInt8] = []
     private var strings: [String] = []
     private let maximumEntries: Int
@@ -29,20 +35,20 @@ final class ByteStringInterner {
     func string(at entry: Int) -> String { strings[entry] }
 
     /// The shared string for `bytes` (attribute text, `&#38;` decoded: see `AttributeText`).
-    func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+    mutating func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
         strings[intern(bytes)]
     }
 
     /// The entry number of `bytes`, adding it when new.
-    func intern(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+    mutating func intern(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
         let hash = Self.hash(bytes)
         var mask = slots.count - 1
         var index = Int(truncatingIfNeeded: hash) & mask
         while true {
             let slot = Int(slots[index])
             if slot == 0 { break }
-            let entry = slot - 1
-            if hashes[entry] == hash && lengths[entry] == bytes.count && equals(entry, bytes) { return entry }
+            let entry = entries[slot - 1]
+            if entry.hash == hash && entry.length == bytes.count && equals(entry, bytes) { return slot - 1 }
             index = (index + 1) & mask
         }
         if strings.count >= maximumEntries {
@@ -56,38 +62,34 @@ final class ByteStringInterner {
             while slots[index] != 0 { index = (index + 1) & mask }
         }
         let entry = strings.count
-        hashes.append(hash)
-        starts.append(arena.count)
-        lengths.append(bytes.count)
+        entries.append(Entry(hash: hash, start: arena.count, length: bytes.count))
         arena.append(contentsOf: bytes)
         strings.append(AttributeText.string(bytes))
         slots[index] = Int32(entry + 1)
         return entry
     }
 
-    private func equals(_ entry: Int, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    private func equals(_ entry: Entry, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return true }
         return arena.withUnsafeBufferPointer { stored in
-            memcmp(stored.baseAddress! + starts[entry], base, bytes.count) == 0
+            memcmp(stored.baseAddress! + entry.start, base, bytes.count) == 0
         }
     }
 
-    private func grow() {
+    private mutating func grow() {
         var bigger = [Int32](repeating: 0, count: slots.count * 2)
         let mask = bigger.count - 1
-        for entry in 0..<strings.count {
-            var index = Int(truncatingIfNeeded: hashes[entry]) & mask
+        for entry in 0..<entries.count {
+            var index = Int(truncatingIfNeeded: entries[entry].hash) & mask
             while bigger[index] != 0 { index = (index + 1) & mask }
             bigger[index] = Int32(entry + 1)
         }
         slots = bigger
     }
 
-    private func reset() {
+    private mutating func reset() {
         slots = [Int32](repeating: 0, count: 256)
-        hashes.removeAll(keepingCapacity: true)
-        starts.removeAll(keepingCapacity: true)
-        lengths.removeAll(keepingCapacity: true)
+        entries.removeAll(keepingCapacity: true)
         arena.removeAll(keepingCapacity: true)
         strings.removeAll(keepingCapacity: true)
         generation += 1

@@ -283,8 +283,7 @@ final class ExportElementHandler: SAXHandler {
     }
 
     private func finishRecord() {
-        guard var draft = record else { return }
-        record = nil
+        guard var draft = record.take() else { return }
         if !draft.beats.isEmpty { draft.sample.detail = .heartbeats(draft.beats) }
         SampleNormalizer.normalize(&draft.sample, convention: .healthKit)
         if correlation != nil {
@@ -340,8 +339,7 @@ final class ExportElementHandler: SAXHandler {
     }
 
     private func finishCorrelation() {
-        guard var draft = correlation else { return }
-        correlation = nil
+        guard var draft = correlation.take() else { return }
         draft.sample.detail = .correlation(memberIds: draft.memberIds)
         SampleNormalizer.normalize(&draft.sample, convention: .healthKit)
         append(draft.sample)
@@ -370,9 +368,9 @@ final class ExportElementHandler: SAXHandler {
 
     // MARK: Helpers
 
-    private func append(_ sample: Sample) {
+    private func append(_ sample: consuming Sample) {
         countsByKind[Int(sample.kind.rawValue)] += 1
-        pending.append(.sample(sample))
+        pending.append(.sample(consume sample))
     }
 
     private func skip(_ reason: String) {

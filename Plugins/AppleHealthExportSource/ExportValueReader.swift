@@ -4,16 +4,16 @@ import HealthRouterCore
 /// the name table and the interners of one parse live here.
 final class ExportValueReader {
     let names = XMLNameTable()
-    let types = ByteStringInterner()
-    let units = ByteStringInterner()
+    var types = ByteStringInterner()
+    var units = ByteStringInterner()
     /// Source names and versions.
-    let sources = ByteStringInterner()
+    var sources = ByteStringInterner()
     /// Device descriptions differ per record by their `0x…` address, so this one is kept small.
-    let devices = ByteStringInterner(maximumEntries: 4096)
-    let categoryValues = ByteStringInterner()
-    let metadataKeys = ByteStringInterner()
+    var devices = ByteStringInterner(maximumEntries: 4096)
+    var categoryValues = ByteStringInterner()
+    var metadataKeys = ByteStringInterner()
     /// Metadata values repeat (`0`, `America/Los_Angeles`) but sync identifiers do not: kept small.
-    let metadataValues = ByteStringInterner(maximumEntries: 16_384)
+    var metadataValues = ByteStringInterner(maximumEntries: 16_384)
 
     /// The UTC offset of the last date read: export.xml writes every date with the
     /// exporting phone's offset, so this is "the export's offset".

@@ -38,7 +38,7 @@ import Testing
     }
 
     @Test func internerSharesAndBounds() {
-        let interner = ByteStringInterner(maximumEntries: 3)
+        var interner = ByteStringInterner(maximumEntries: 3)
         func intern(_ text: String) -> Int {
             var copy = text
             return copy.withUTF8 { interner.intern($0) }
@@ -52,13 +52,15 @@ import Testing
         #expect(intern("d") == 0)
         #expect(interner.generation == 1)
         #expect(interner.string(at: 0) == "d")
-        let big = ByteStringInterner()
+        var big = ByteStringInterner()
         for index in 0..<5000 {
             var text = "value \(index)"
             _ = text.withUTF8 { big.intern($0) }
         }
         var probe = "value 4321"
-        #expect(probe.withUTF8 { big.intern($0) } == 4321)
+        let entry = probe.withUTF8 { big.intern($0) }
+        #expect(entry == 4321)
+        #expect(big.count == 5000)
     }
 
     @Test func attributeTextDecodesTheAmpersandReference() {
