@@ -41,13 +41,29 @@ struct ExportByteFilter {
 
     /// Replaces the C0 control characters XML forbids with spaces.
     static func replaceControlCharacters(_ bytes: UnsafeMutableRawBufferPointer) {
-        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
-        for index in 0..<bytes.count {
-            let byte = base[index]
-            if byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D {
-                base[index] = 0x20
+        guard let raw = bytes.baseAddress else { return }
+        let base = raw.assumingMemoryBound(to: UInt8.self)
+        let count = bytes.count
+        var index = 0
+        // Eight bytes at a time: only words holding a byte below 0x20 (mostly line breaks
+        // and indentation tabs) are looked at byte by byte.
+        while index + 8 <= count {
+            let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            if (word &- 0x2020_2020_2020_2020) & ~word & 0x8080_8080_8080_8080 != 0 {
+                for offset in index..<(index + 8) { replaceIfForbidden(base + offset) }
             }
+            index += 8
         }
+        while index < count {
+            replaceIfForbidden(base + index)
+            index += 1
+        }
+    }
+
+    @inline(__always)
+    private static func replaceIfForbidden(_ pointer: UnsafeMutablePointer<UInt8>) {
+        let byte = pointer.pointee
+        if byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D { pointer.pointee = 0x20 }
     }
 
     enum PrologState { case incomplete, removed, noDoctype }

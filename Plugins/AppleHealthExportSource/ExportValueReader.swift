@@ -8,8 +8,6 @@ final class ExportValueReader {
     var units = ByteStringInterner()
     /// Source names and versions.
     var sources = ByteStringInterner()
-    /// Device descriptions differ per record by their `0x…` address, so this one is kept small.
-    var devices = ByteStringInterner(maximumEntries: 4096)
     var categoryValues = ByteStringInterner()
     var metadataKeys = ByteStringInterner()
     /// Metadata values repeat (`0`, `America/Los_Angeles`) but sync identifiers do not: kept small.

@@ -115,3 +115,20 @@ import Testing
         #expect(!filter.removedDoctype)
     }
 }
+
+@Suite struct ControlCharacterTests {
+    @Test func everyForbiddenControlByteBecomesASpaceAtAnyOffset() {
+        for length in 0..<40 {
+            for position in 0..<max(length, 1) where length > 0 {
+                for byte: UInt8 in [0x00, 0x01, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x1F, 0x20, 0x7F, 0x80, 0xE2] {
+                    var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+                    bytes[position] = byte
+                    bytes.withUnsafeMutableBytes { ExportByteFilter.replaceControlCharacters($0) }
+                    let allowed = byte >= 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+                    #expect(bytes[position] == (allowed ? byte : 0x20))
+                    #expect(bytes.enumerated().allSatisfy { $0.offset == position || $0.element == UInt8(ascii: "a") })
+                }
+            }
+        }
+    }
+}
