@@ -19,6 +19,13 @@ final class ZipArchive {
     private var nextIndex = 0
     private var currentPath = ""
 
+    /// A warning libarchive gave while reading the current entry (`ZIP bad CRC`), if any.
+    private(set) var entryWarning: String?
+    /// The part of libarchive's current data block not yet handed out.
+    private var block: UnsafeRawPointer?
+    private var blockRemaining = 0
+    private var entryEnded = false
+
     init(path: String) throws {
         self.path = path
         guard let archive = archive_read_new() else {
@@ -52,20 +59,49 @@ final class ZipArchive {
         guard status >= ARCHIVE_WARN, let entry else { throw failure("cannot read the zip file's next entry") }
         // Without a readable name the entry still counts: the data file is found by content.
         currentPath = name ?? "(entry \(nextIndex) with an unreadable name)"
+        entryWarning = nil
+        block = nil
+        blockRemaining = 0
+        entryEnded = false
         let isDirectory = archive_entry_filetype(entry) == 0o040000 /* AE_IFDIR, a cast macro Swift does not import */ || currentPath.hasSuffix("/")
         defer { nextIndex += 1 }
         return Entry(path: currentPath, index: nextIndex, isDirectory: isDirectory)
     }
 
     /// Reads the current entry's next bytes into `buffer`; 0 at the entry's end.
+    ///
+    /// Uses `archive_read_data_block`: on a checksum mismatch libarchive returns the
+    /// entry's last block together with ARCHIVE_WARN, which `archive_read_data` would drop.
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        while true {
-            let count = Self.withUTF8Locale { archive_read_data(archive, buffer.baseAddress, buffer.count) }
-            if count >= 0 { return count }
-            if count == Int(ARCHIVE_RETRY) { continue }
-            if count == Int(ARCHIVE_WARN) { return 0 }
-            throw failure("cannot read \(currentPath) from the zip file", entry: currentPath)
+        while blockRemaining == 0 {
+            if entryEnded { return 0 }
+            var pointer: UnsafeRawPointer?
+            var size = 0
+            var offset: Int64 = 0
+            let status = Self.withUTF8Locale { archive_read_data_block(archive, &pointer, &size, &offset) }
+            switch status {
+            case ARCHIVE_EOF:
+                entryEnded = true
+                return 0
+            case ARCHIVE_RETRY:
+                continue
+            case ARCHIVE_OK:
+                break
+            case ARCHIVE_WARN:
+                // A checksum that did not match: the data is delivered, the damage reported.
+                entryWarning = archive_error_string(archive).map { String(cString: $0) } ?? "warning"
+                entryEnded = true
+            default:
+                throw failure("cannot read \(currentPath) from the zip file", entry: currentPath)
+            }
+            block = pointer
+            blockRemaining = pointer == nil ? 0 : size
         }
+        let count = min(blockRemaining, buffer.count)
+        buffer.baseAddress!.copyMemory(from: block!, byteCount: count)
+        block = block! + count
+        blockRemaining -= count
+        return count
     }
 
     /// Fills `buffer` from the current entry as far as it goes; returns the count.

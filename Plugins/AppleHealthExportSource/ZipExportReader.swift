@@ -76,6 +76,9 @@ struct ZipExportReader {
             count = try archive.read(into: buffer)
         }
         try routes.endRoute()
+        if let warning = archive.entryWarning {
+            output.skipped("Zip entry may be damaged (\(warning)); its points were kept", location: "entry \(entry.path)")
+        }
     }
 
     /// Pass 2: streams the data entry into the parser.
@@ -101,6 +104,9 @@ struct ZipExportReader {
             reported = max(reported, min(archive.compressedBytesConsumed, file.size))
             output.progress(bytes: count == 0 ? file.size : reported, total: file.size)
             if count == 0 { break }
+        }
+        if let warning = archive.entryWarning {
+            output.skipped("Zip entry may be damaged (\(warning)); it was read to its end", location: "entry \(dataEntry.path)")
         }
         logger.info("read \(file.path)", [("entry", dataEntry.path)] + document.summary)
     }

@@ -96,4 +96,19 @@ import AppleHealthExportSource
         #expect(failure.problem.contains("not well-formed"))
         #expect(output.samples.count == 1)
     }
+
+    @Test func zipEntryWithABadChecksumIsReadAndReported() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("export.zip")
+        try Fixtures.zip([("apple_health_export/export.xml", Fixtures.export("""
+         <Record type="HKQuantityTypeIdentifierStepCount" sourceName="P" unit="count" startDate="2023-01-01 01:00:00 +0100" endDate="2023-01-01 01:00:00 +0100" value="5"/>
+        """))], to: path, stored: true)
+        var data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let value = try #require(data.range(of: Data("value=\"5\"".utf8)))
+        data[value.upperBound - 2] = UInt8(ascii: "7")
+        try data.write(to: URL(fileURLWithPath: path))
+        let output = try Fixtures.read(path, stateDirectory: directory.path)
+        #expect(output.samples.map(\.value) == [7])
+        #expect(output.skipCount(containing: "may be damaged") == 1)
+    }
 }

@@ -133,11 +133,11 @@ enum Fixtures {
     }
 
     /// Writes a real zip file at `path` with `entries` (name, content) in order, with Python's zipfile.
-    static func zip(_ entries: [(String, String)], to path: String) throws {
+    static func zip(_ entries: [(String, String)], to path: String, stored: Bool = false) throws {
         let script = """
         import json, sys, zipfile
         entries = json.loads(sys.argv[2])
-        with zipfile.ZipFile(sys.argv[1], "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        with zipfile.ZipFile(sys.argv[1], "w", compression=zipfile.\(stored ? "ZIP_STORED" : "ZIP_DEFLATED")) as archive:
             for name, text in entries:
                 archive.writestr(name, text.encode("utf-8"))
         """
