@@ -42,7 +42,7 @@ public final class AppleHealthExportSource: FiniteSource {
 
     public func read(into output: SourceOutput) throws {
         let file = try ExportFile(path: resolvedPath)
-        let logger = context.logger.with("source", context.name)
+        let logger = context.logger
         switch file.format {
         case .zip:
             try ZipExportReader(file: file, userId: configuration.userId, stateDirectory: context.stateDirectory,
