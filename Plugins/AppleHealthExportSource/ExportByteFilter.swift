@@ -1,0 +1,159 @@
+/// Repairs the byte stream of an export.xml before libxml2 sees it, without changing
+/// its length (so line numbers and byte offsets stay those of the file):
+///
+/// - Control characters XML 1.0 forbids (`\x0b` and friends; tab, LF and CR are fine)
+///   become spaces: real exports contain them and libxml2 stops at the first one.
+/// - The `<!DOCTYPE … [ … ]>` declaration, internal subset included, becomes spaces
+///   (newlines kept). iOS 16's export version 12 ships an internal subset that is not
+///   well-formed (an unclosed `<!ATTLIST VisionPrescription`), and healthrouter never
+///   validates, so the DTD is dropped rather than parsed.
+///
+/// The prolog is held back until the DOCTYPE (or the first element) is complete, at
+/// most `prologLimit` bytes; after that bytes pass straight through.
+struct ExportByteFilter {
+    /// Bytes of prolog held back at most before giving up on finding the DOCTYPE's end.
+    static let prologLimit = 8 << 20
+
+    private var prolog: [UInt8]? = []
+
+    /// Whether the DOCTYPE was found and blanked (for the log).
+    private(set) var removedDoctype = false
+
+    /// Filters `chunk` in place and hands the bytes that are ready to `deliver`
+    /// (possibly nothing, while the prolog is incomplete; everything when `isLast`).
+    mutating func filter(_ chunk: UnsafeMutableRawBufferPointer, isLast: Bool,
+                         deliver: (UnsafeRawBufferPointer) throws -> Void) rethrows {
+        Self.replaceControlCharacters(chunk)
+        guard var held = prolog else {
+            try deliver(UnsafeRawBufferPointer(chunk))
+            return
+        }
+        held.append(contentsOf: chunk)
+        let state = Self.blankDoctype(&held)
+        if state == .incomplete && !isLast && held.count < Self.prologLimit {
+            prolog = held
+            return
+        }
+        removedDoctype = state == .removed
+        prolog = nil
+        try held.withUnsafeBytes { try deliver($0) }
+    }
+
+    /// Replaces the C0 control characters XML forbids with spaces.
+    static func replaceControlCharacters(_ bytes: UnsafeMutableRawBufferPointer) {
+        guard let raw = bytes.baseAddress else { return }
+        let base = raw.assumingMemoryBound(to: UInt8.self)
+        let count = bytes.count
+        var index = 0
+        // Eight bytes at a time: only words holding a byte below 0x20 (mostly line breaks
+        // and indentation tabs) are looked at byte by byte.
+        while index + 8 <= count {
+            let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            if (word &- 0x2020_2020_2020_2020) & ~word & 0x8080_8080_8080_8080 != 0 {
+                for offset in index..<(index + 8) { replaceIfForbidden(base + offset) }
+            }
+            index += 8
+        }
+        while index < count {
+            replaceIfForbidden(base + index)
+            index += 1
+        }
+    }
+
+    @inline(__always)
+    private static func replaceIfForbidden(_ pointer: UnsafeMutablePointer<UInt8>) {
+        let byte = pointer.pointee
+        if byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D { pointer.pointee = 0x20 }
+    }
+
+    enum PrologState { case incomplete, removed, noDoctype }
+
+    /// Finds the DOCTYPE declaration in the prolog `bytes` and blanks it.
+    static func blankDoctype(_ bytes: inout [UInt8]) -> PrologState {
+        let count = bytes.count
+        var index = 0
+        func starts(with text: StaticString, at position: Int) -> Bool? {
+            let length = text.utf8CodeUnitCount
+            let pointer = text.utf8Start
+            for offset in 0..<length {
+                if position + offset >= count { return nil }
+                if bytes[position + offset] != pointer[offset] { return false }
+            }
+            return true
+        }
+        func find(_ text: StaticString, from position: Int) -> Int? {
+            var cursor = position
+            while cursor < count {
+                guard let match = starts(with: text, at: cursor) else { return nil }
+                if match { return cursor }
+                cursor += 1
+            }
+            return nil
+        }
+        while index < count {
+            guard bytes[index] == UInt8(ascii: "<") else { index += 1; continue }
+            if let declaration = starts(with: "<?", at: index) {
+                if declaration {
+                    guard let end = find("?>", from: index + 2) else { return .incomplete }
+                    index = end + 2
+                    continue
+                }
+            } else { return .incomplete }
+            if let comment = starts(with: "<!--", at: index) {
+                if comment {
+                    guard let end = find("-->", from: index + 4) else { return .incomplete }
+                    index = end + 3
+                    continue
+                }
+            } else { return .incomplete }
+            guard let doctype = starts(with: "<!DOCTYPE", at: index) else { return .incomplete }
+            guard doctype else { return .noDoctype }   // the first element: no DOCTYPE
+            guard let end = doctypeEnd(bytes, from: index + 9) else { return .incomplete }
+            for position in index..<end where bytes[position] != 0x0A && bytes[position] != 0x0D {
+                bytes[position] = 0x20
+            }
+            return .removed
+        }
+        return .incomplete
+    }
+
+    /// The index just past the `>` that closes a DOCTYPE whose name starts at `start`:
+    /// the first `>` when there is no internal subset, else the `>` after the subset's `]`.
+    /// Comments inside the subset are skipped; nothing else is trusted to be well-formed.
+    private static func doctypeEnd(_ bytes: [UInt8], from start: Int) -> Int? {
+        var index = start
+        var inSubset = false
+        let count = bytes.count
+        while index < count {
+            let byte = bytes[index]
+            if !inSubset {
+                if byte == UInt8(ascii: ">") { return index + 1 }
+                if byte == UInt8(ascii: "[") { inSubset = true }
+                index += 1
+                continue
+            }
+            if byte == UInt8(ascii: "<"), index + 3 < count, bytes[index + 1] == UInt8(ascii: "!"),
+               bytes[index + 2] == UInt8(ascii: "-"), bytes[index + 3] == UInt8(ascii: "-") {
+                var cursor = index + 4
+                while cursor + 2 < count, !(bytes[cursor] == UInt8(ascii: "-") && bytes[cursor + 1] == UInt8(ascii: "-")
+                                            && bytes[cursor + 2] == UInt8(ascii: ">")) {
+                    cursor += 1
+                }
+                guard cursor + 2 < count else { return nil }
+                index = cursor + 3
+                continue
+            }
+            if byte == UInt8(ascii: "]") {
+                var cursor = index + 1
+                while cursor < count, bytes[cursor] == 0x20 || bytes[cursor] == 0x0A || bytes[cursor] == 0x0D
+                    || bytes[cursor] == 0x09 {
+                    cursor += 1
+                }
+                guard cursor < count else { return nil }
+                if bytes[cursor] == UInt8(ascii: ">") { return cursor + 1 }
+            }
+            index += 1
+        }
+        return nil
+    }
+}

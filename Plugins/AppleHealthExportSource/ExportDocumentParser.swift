@@ -1,0 +1,85 @@
+import HealthRouterCore
+
+/// Parses one export.xml byte stream fed in chunks: repairs the bytes
+/// (`ExportByteFilter`), runs libxml2 (`SAXPushParser`) into an `ExportElementHandler`,
+/// and emits the items in batches of about `batchSize`.
+///
+/// Errors become `SourceError`s that name `input` and `entry` (for a zip) and the line.
+/// Items parsed before an error are emitted before it is thrown.
+final class ExportDocumentParser {
+    static let batchSize = 5000
+
+    private let input: String
+    private let entry: String?
+    private let output: SourceOutput
+    private let handler: ExportElementHandler
+    private let parser: SAXPushParser
+    private var filter = ExportByteFilter()
+    private var emittedItems = 0
+
+    init(input: String, entry: String?, userId: String?, routes: RouteFileResolver, output: SourceOutput,
+         logger: Logger) {
+        self.input = input
+        self.entry = entry
+        self.output = output
+        handler = ExportElementHandler(userId: userId, routes: routes, output: output, logger: logger)
+        parser = SAXPushParser(handler: handler, documentName: entry ?? input)
+    }
+
+    /// Parses `chunk` (modified in place by the filter); `isLast` ends the document.
+    func feed(_ chunk: UnsafeMutableRawBufferPointer, isLast: Bool) throws {
+        var failure: SAXParseFailure?
+        filter.filter(chunk, isLast: isLast) { bytes in
+            if failure == nil { failure = parser.parse(bytes) }
+        }
+        if isLast && failure == nil {
+            failure = parser.parse(UnsafeRawBufferPointer(start: nil, count: 0), final: true)
+            if failure == nil && !handler.sawRoot {
+                failure = SAXParseFailure(line: parser.lineNumber, message: "the document has no <HealthData> element",
+                                          raisedByHandler: true, atEnd: true)
+            }
+        }
+        if let failure {
+            try emitPending()
+            throw sourceError(failure)
+        }
+        if isLast || handler.pending.count >= Self.batchSize { try emitPending() }
+    }
+
+    /// Items emitted so far, by kind name, and other facts for the import log.
+    var summary: [(String, String)] {
+        var fields: [(String, String)] = []
+        for kind in SampleKind.allCases where handler.countsByKind[Int(kind.rawValue)] > 0 {
+            fields.append((kind.name, String(handler.countsByKind[Int(kind.rawValue)])))
+        }
+        if handler.duplicateMembersDropped > 0 {
+            fields.append(("duplicate_correlation_members", String(handler.duplicateMembersDropped)))
+        }
+        if let locale = handler.locale { fields.append(("locale", locale)) }
+        fields.append(("dtd_removed", String(filter.removedDoctype)))
+        return fields
+    }
+
+    private func emitPending() throws {
+        guard !handler.pending.isEmpty else { return }
+        try output.emit(handler.pending)
+        emittedItems += handler.pending.count
+        handler.pending.removeAll(keepingCapacity: true)
+    }
+
+    private func sourceError(_ failure: SAXParseFailure) -> SourceError {
+        let location = (entry.map { "entry \($0), " } ?? "") + "line \(failure.line)"
+        let kept = emittedItems > 0 ? " The \(emittedItems) items read before this point were kept." : ""
+        if failure.raisedByHandler {
+            return SourceError(input: input, location: location, problem: failure.message,
+                               hint: "Point `path` at the export.zip the Health app wrote, or at the export.xml inside it.")
+        }
+        if failure.atEnd {
+            return SourceError(input: input, location: location,
+                               problem: "the export ends in the middle of the document (\(failure.message)); it is truncated",
+                               hint: "Copy the file again in full, or export again from the Health app (Profile → Export All Health Data).\(kept)")
+        }
+        return SourceError(input: input, location: location, problem: "the XML is not well-formed: \(failure.message)",
+                           hint: "The export is damaged: export again from the Health app (Profile → Export All Health Data); if it happens again, report the line.\(kept)")
+    }
+}

@@ -1,0 +1,389 @@
+import HealthRouterCore
+
+/// Turns the SAX events of an export.xml into `HealthItem`s (see README.md for where
+/// each element lands). Items collect in `pending`; the caller takes them in batches
+/// between chunks. Anything that cannot become an item is reported to
+/// `SourceOutput.skipped` with its line, never dropped silently.
+final class ExportElementHandler: SAXHandler {
+    private let reader = ExportValueReader()
+    private let userId: String?
+    private let routes: RouteFileResolver
+    private let output: SourceOutput
+    private let logger: Logger
+
+    /// Items parsed and not yet taken by the caller.
+    var pending: [HealthItem] = []
+    /// Items produced so far, by `SampleKind.rawValue`.
+    private(set) var countsByKind = [Int](repeating: 0, count: 8)
+    private(set) var sawRoot = false
+    private(set) var exportDate: Timestamp?
+    private(set) var locale: String?
+
+    /// Names of the open elements, outermost first.
+    private var open: [XMLName] = []
+    /// While set, elements nested at or below this depth are ignored (a reported subtree).
+    private var ignoredDepth: Int?
+
+    private var record: RecordDraft?
+    private var correlation: CorrelationDraft?
+    private var workout: WorkoutBuilder?
+    private var generic = GenericRecordBuilder()
+    private var deduplicator = CorrelationMemberDeduplicator()
+
+    /// Per interned type: its kind and whether it can be a correlation member.
+    private var typeTraits: [TypeTraits?] = []
+    private var typeTraitsGeneration = 0
+
+    private struct TypeTraits {
+        /// nil: decided by the value (a number is a quantity, a name a category).
+        var kind: SampleKind?
+        var canBeMember: Bool
+    }
+
+    private struct RecordDraft {
+        var sample: Sample
+        var typeEntry: Int
+        var canBeMember: Bool
+        var beats: [Heartbeat] = []
+    }
+
+    private struct CorrelationDraft {
+        var sample: Sample
+        var memberIds: [String] = []
+    }
+
+    init(userId: String?, routes: RouteFileResolver, output: SourceOutput, logger: Logger) {
+        self.userId = userId
+        self.routes = routes
+        self.output = output
+        self.logger = logger
+        pending.reserveCapacity(6000)
+    }
+
+    /// Second copies of correlation members not emitted (see `CorrelationMemberDeduplicator`).
+    var duplicateMembersDropped: Int { deduplicator.duplicatesDropped }
+
+    // MARK: SAX events
+
+    override func startElement(_ name: UnsafePointer<UInt8>, _ attributes: SAXAttributes) {
+        let element = reader.names.name(name)
+        let parent = open.last
+        open.append(element)
+        if ignoredDepth != nil { return }
+        switch open.count {
+        case 1:
+            guard element == .healthData else {
+                stop("this is not an Apple Health export: the document element is <\(reader.names.text(name))>, not <HealthData>")
+                return
+            }
+            sawRoot = true
+            for index in 0..<attributes.count where reader.names.name(attributes.name(index)) == .locale {
+                locale = AttributeText.string(attributes.value(index))
+            }
+        case 2:
+            startTopLevel(element, name, attributes)
+        default:
+            startNested(element, name, parent: parent ?? .other, attributes)
+        }
+    }
+
+    override func endElement(_ name: UnsafePointer<UInt8>) {
+        let depth = open.count
+        let element = open.removeLast()
+        if let ignored = ignoredDepth {
+            if depth == ignored { ignoredDepth = nil }
+            return
+        }
+        if generic.isOpen {
+            if let finished = generic.end() { finishGeneric(finished) }
+            return
+        }
+        switch element {
+        case .record where record != nil && (depth == 2 || (depth == 3 && correlation != nil)):
+            finishRecord()
+        case .correlation where depth == 2:
+            finishCorrelation()
+        case .workout where depth == 2:
+            finishWorkout()
+        default:
+            workout?.end(element)
+        }
+    }
+
+    // MARK: Top level
+
+    private func startTopLevel(_ element: XMLName, _ name: UnsafePointer<UInt8>, _ attributes: SAXAttributes) {
+        switch element {
+        case .record:
+            beginRecord(attributes)
+        case .correlation:
+            beginCorrelation(attributes)
+        case .workout:
+            workout = WorkoutBuilder(attributes, reader: reader, userId: userId, line: lineNumber) { [output] reason, line in
+                output.skipped(reason, location: "line \(line)")
+            }
+            if workout == nil { ignoreSubtree() }
+        case .exportDate:
+            for index in 0..<attributes.count where reader.names.name(attributes.name(index)) == .value {
+                exportDate = reader.date(attributes.value(index))
+            }
+            if let exportDate {
+                logger.info("export date \(TimestampFormatter.iso8601(exportDate))")
+            } else {
+                skip("ExportDate without a valid value")
+            }
+            ignoreSubtree()
+        default:
+            generic.start(element: reader.names.text(name), attributes: reader.genericAttributes(attributes),
+                          line: lineNumber)
+        }
+    }
+
+    private func startNested(_ element: XMLName, _ name: UnsafePointer<UInt8>, parent: XMLName,
+                             _ attributes: SAXAttributes) {
+        if generic.isOpen {
+            generic.start(element: reader.names.text(name), attributes: reader.genericAttributes(attributes),
+                          line: lineNumber)
+            return
+        }
+        if record != nil {
+            switch (parent, element) {
+            case (.record, .metadataEntry):
+                guard let entry = reader.metadataEntry(attributes) else { return skip("MetadataEntry without a key") }
+                record!.sample.metadata.append(entry)
+                if entry.key == "HKTimeZone", case .string(let zone) = entry.value { record!.sample.timeZone = zone }
+            case (.record, .heartRateVariabilityMetadataList):
+                break
+            case (.heartRateVariabilityMetadataList, .instantaneousBeatsPerMinute):
+                addHeartbeat(attributes)
+            default:
+                ignoreUnknown(name, inside: "Record")
+            }
+            return
+        }
+        if correlation != nil {
+            switch element {
+            case .metadataEntry where parent == .correlation:
+                guard let entry = reader.metadataEntry(attributes) else { return skip("MetadataEntry without a key") }
+                correlation!.sample.metadata.append(entry)
+                if entry.key == "HKTimeZone", case .string(let zone) = entry.value { correlation!.sample.timeZone = zone }
+            case .record where parent == .correlation:
+                beginRecord(attributes)
+            default:
+                ignoreUnknown(name, inside: "Correlation")
+            }
+            return
+        }
+        if let workout {
+            if !workout.start(element, parent: parent, attributes, reader: reader, routes: routes, line: lineNumber) {
+                ignoreUnknown(name, inside: "Workout")
+            }
+            return
+        }
+        ignoreUnknown(name, inside: "HealthData")
+    }
+
+    // MARK: Records
+
+    private func beginRecord(_ attributes: SAXAttributes) {
+        var typeEntry = -1
+        var unit: String?
+        var value: UnsafeBufferPointer<UInt8>?
+        var sourceName = ""
+        var sourceVersion: String?
+        var device: String?
+        var created: Timestamp?
+        var start: Timestamp?
+        var hasStart = false
+        var end: Timestamp?
+        var extras: [MetadataEntry] = []
+        for index in 0..<attributes.count {
+            let bytes = attributes.value(index)
+            switch reader.names.name(attributes.name(index)) {
+            case .type: typeEntry = reader.types.intern(bytes)
+            case .unit: unit = reader.units.string(bytes)
+            case .value: value = bytes
+            case .sourceName: sourceName = reader.sources.string(bytes)
+            case .sourceVersion: sourceVersion = reader.sources.string(bytes)
+            case .device: device = AttributeText.string(bytes)
+            case .creationDate: created = reader.date(bytes)
+            case .startDate: hasStart = true; start = reader.date(bytes)
+            case .endDate: end = reader.date(bytes)
+            default: extras.append(reader.extraAttribute(attributes, index))
+            }
+        }
+        guard typeEntry >= 0 else { return skipRecord("Record without a type") }
+        guard let start else {
+            return skipRecord(hasStart ? "Record with an unreadable startDate" : "Record without a startDate")
+        }
+        let type = reader.types.string(at: typeEntry)
+        let traits = self.traits(typeEntry, type)
+        var sample = Sample(id: "", type: type, kind: .quantity, start: start, end: end ?? start, unit: unit,
+                            sourceName: sourceName, sourceVersion: sourceVersion, device: device, createdAt: created,
+                            metadata: extras, userId: userId)
+        let number = value.flatMap { DecimalNumber.parse($0) }
+        switch traits.kind {
+        case .quantity?:
+            guard let number else {
+                return skipRecord(value == nil ? "Quantity Record without a value" : "Quantity Record with a non-numeric value")
+            }
+            sample.value = number
+        case .category?:
+            sample.kind = .category
+            sample.categoryValue = value.map { reader.categoryValues.string($0) }
+        default:
+            if let number {
+                sample.value = number
+            } else {
+                sample.kind = .category
+                sample.categoryValue = value.map { reader.categoryValues.string($0) }
+            }
+        }
+        record = RecordDraft(sample: sample, typeEntry: typeEntry, canBeMember: traits.canBeMember)
+    }
+
+    private func traits(_ entry: Int, _ type: String) -> TypeTraits {
+        if typeTraitsGeneration != reader.types.generation {
+            typeTraits.removeAll()
+            typeTraitsGeneration = reader.types.generation
+        }
+        if entry < typeTraits.count, let known = typeTraits[entry] { return known }
+        let kind: SampleKind?
+        switch TypeRegistry.type(identifier: type)?.kind {
+        case .quantity?: kind = .quantity
+        case .category?: kind = .category
+        default:
+            if type.hasPrefix("HKQuantityTypeIdentifier") {
+                kind = .quantity
+            } else if type.hasPrefix("HKCategoryTypeIdentifier") {
+                kind = .category
+            } else {
+                kind = nil
+            }
+        }
+        let traits = TypeTraits(kind: kind, canBeMember: deduplicator.canBeMember(type: type))
+        while typeTraits.count <= entry { typeTraits.append(nil) }
+        typeTraits[entry] = traits
+        return traits
+    }
+
+    private func addHeartbeat(_ attributes: SAXAttributes) {
+        guard let start = record?.sample.start else { return }
+        var bpm: Double?
+        var time: Timestamp?
+        for index in 0..<attributes.count {
+            switch reader.names.name(attributes.name(index)) {
+            case .bpm: bpm = DecimalNumber.parse(attributes.value(index), decimalComma: true)
+            case .time: time = TimeOfDayParser.resolve(AttributeText.string(attributes.value(index)), relativeTo: start)
+            default: break
+            }
+        }
+        guard let bpm, let time else { return skip("InstantaneousBeatsPerMinute with an unreadable bpm or time") }
+        record!.beats.append(Heartbeat(time: time, beatsPerMinute: bpm))
+    }
+
+    private func finishRecord() {
+        guard var draft = record.take() else { return }
+        if !draft.beats.isEmpty { draft.sample.detail = .heartbeats(draft.beats) }
+        SampleNormalizer.normalize(&draft.sample, convention: .healthKit)
+        if correlation != nil {
+            correlation!.memberIds.append(draft.sample.id)
+            if deduplicator.shouldEmitMember(id: draft.sample.id, type: draft.sample.type) {
+                append(draft.sample)
+            }
+            if draft.typeEntry < typeTraits.count { typeTraits[draft.typeEntry]?.canBeMember = true }
+            return
+        }
+        if draft.canBeMember, !deduplicator.shouldEmitTopLevel(id: draft.sample.id) {
+            return
+        }
+        append(draft.sample)
+    }
+
+    private func skipRecord(_ reason: String) {
+        skip(reason)
+        ignoreSubtree()
+    }
+
+    // MARK: Correlations
+
+    private func beginCorrelation(_ attributes: SAXAttributes) {
+        var type = ""
+        var sourceName = ""
+        var sourceVersion: String?
+        var device: String?
+        var created: Timestamp?
+        var start: Timestamp?
+        var hasStart = false
+        var end: Timestamp?
+        var extras: [MetadataEntry] = []
+        for index in 0..<attributes.count {
+            let bytes = attributes.value(index)
+            switch reader.names.name(attributes.name(index)) {
+            case .type: type = reader.types.string(bytes)
+            case .sourceName: sourceName = reader.sources.string(bytes)
+            case .sourceVersion: sourceVersion = reader.sources.string(bytes)
+            case .device: device = AttributeText.string(bytes)
+            case .creationDate: created = reader.date(bytes)
+            case .startDate: hasStart = true; start = reader.date(bytes)
+            case .endDate: end = reader.date(bytes)
+            default: extras.append(reader.extraAttribute(attributes, index))
+            }
+        }
+        guard let start else {
+            return skipRecord(hasStart ? "Correlation with an unreadable startDate" : "Correlation without a startDate")
+        }
+        correlation = CorrelationDraft(sample: Sample(
+            id: "", type: type, kind: .correlation, start: start, end: end ?? start, sourceName: sourceName,
+            sourceVersion: sourceVersion, device: device, createdAt: created, metadata: extras, userId: userId))
+    }
+
+    private func finishCorrelation() {
+        guard var draft = correlation.take() else { return }
+        draft.sample.detail = .correlation(memberIds: draft.memberIds)
+        SampleNormalizer.normalize(&draft.sample, convention: .healthKit)
+        append(draft.sample)
+    }
+
+    // MARK: Workouts and records kept whole
+
+    private func finishWorkout() {
+        guard let builder = workout else { return }
+        workout = nil
+        var sample = builder.finish(line: lineNumber)
+        SampleNormalizer.normalize(&sample, convention: .healthKit)
+        append(sample)
+    }
+
+    private func finishGeneric(_ finished: GenericRecord) {
+        let offset = exportDate?.utcOffsetSeconds ?? reader.lastUTCOffset
+        switch GenericRecordSample.sample(for: finished, exportDate: exportDate, exportOffset: offset, userId: userId) {
+        case .success(var sample):
+            SampleNormalizer.normalize(&sample, convention: .healthKit)
+            append(sample)
+        case .failure(let reason):
+            output.skipped(reason.text, location: "line \(generic.line)")
+        }
+    }
+
+    // MARK: Helpers
+
+    private func append(_ sample: consuming Sample) {
+        countsByKind[Int(sample.kind.rawValue)] += 1
+        pending.append(.sample(consume sample))
+    }
+
+    private func skip(_ reason: String) {
+        output.skipped(reason, location: "line \(lineNumber)")
+    }
+
+    /// Ignores the element just opened and everything inside it.
+    private func ignoreSubtree() {
+        ignoredDepth = open.count
+    }
+
+    private func ignoreUnknown(_ name: UnsafePointer<UInt8>, inside parent: String) {
+        skip("Unknown element <\(reader.names.text(name))> inside <\(parent)> not imported")
+        ignoreSubtree()
+    }
+}

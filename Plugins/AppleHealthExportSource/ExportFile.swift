@@ -1,0 +1,47 @@
+import Foundation
+import HealthRouterCore
+
+/// The input file: opened, sized, and classified by its first bytes (not its name).
+struct ExportFile {
+    enum Format { case zip, xml }
+
+    let path: String
+    let size: Int64
+    let format: Format
+
+    /// Chunk size for reads from disk and from the archive.
+    static let chunkSize = 256 << 10
+
+    /// Opens `path` and looks at its first bytes: `PK\x03\x04` / `PK\x05\x06` is a zip,
+    /// anything else is read as XML. Throws a `SourceError` for a missing, unreadable or empty file.
+    init(path: String) throws {
+        self.path = path
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            let reason = String(cString: strerror(errno))
+            throw SourceError(input: path, problem: "cannot open the export: \(reason)",
+                              hint: "Check `path` in the config: it should name the export.zip (or export.xml) the Health app wrote.")
+        }
+        guard info.st_mode & S_IFMT != S_IFDIR else {
+            throw SourceError(input: path, problem: "this is a folder, not an export file",
+                              hint: "Point `path` at the export.zip, or at the export.xml inside the unpacked folder.")
+        }
+        size = Int64(info.st_size)
+        guard size > 0 else {
+            throw SourceError(input: path, problem: "the file is empty (0 bytes)",
+                              hint: "The Health app sometimes writes an empty export: export again (Profile → Export All Health Data) and copy the whole file.")
+        }
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else {
+            let reason = String(cString: strerror(errno))
+            throw SourceError(input: path, problem: "cannot read the export: \(reason)",
+                              hint: "Check the file's permissions.")
+        }
+        defer { close(descriptor) }
+        var magic = [UInt8](repeating: 0, count: 4)
+        let count = magic.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, 4) }
+        let isZip = count == 4 && magic[0] == 0x50 && magic[1] == 0x4B
+            && ((magic[2] == 3 && magic[3] == 4) || (magic[2] == 5 && magic[3] == 6))
+        format = isZip ? .zip : .xml
+    }
+}

@@ -1,0 +1,66 @@
+import HealthRouterCore
+
+/// Reads export.xml attribute values into model values, sharing repeated strings:
+/// the name table and the interners of one parse live here.
+final class ExportValueReader {
+    let names = XMLNameTable()
+    var types = ByteStringInterner()
+    var units = ByteStringInterner()
+    /// Source names and versions.
+    var sources = ByteStringInterner()
+    var categoryValues = ByteStringInterner()
+    var metadataKeys = ByteStringInterner()
+    /// Metadata values repeat (`0`, `America/Los_Angeles`) but sync identifiers do not: kept small.
+    var metadataValues = ByteStringInterner(maximumEntries: 16_384)
+
+    /// The UTC offset of the last date read: export.xml writes every date with the
+    /// exporting phone's offset, so this is "the export's offset".
+    private(set) var lastUTCOffset: Int32?
+
+    /// A date attribute (`2023-01-01 08:00:00 -0800`, or ISO 8601 when the parser knows it).
+    func date(_ bytes: UnsafeBufferPointer<UInt8>) -> Timestamp? {
+        let timestamp = HealthDateParser.parse(bytes)
+        if let offset = timestamp?.utcOffsetSeconds { lastUTCOffset = offset }
+        return timestamp
+    }
+
+    /// A `MetadataEntry`'s key and value; nil without a key. A value that is a plain
+    /// number becomes `.number`; anything else (`"56 degF"`, `"96 %"`) stays a string.
+    func metadataEntry(_ attributes: SAXAttributes) -> MetadataEntry? {
+        var key: String?
+        var value: MetadataValue = .string("")
+        for index in 0..<attributes.count {
+            switch names.name(attributes.name(index)) {
+            case .key:
+                key = metadataKeys.string(attributes.value(index))
+            case .value:
+                let bytes = attributes.value(index)
+                if let number = DecimalNumber.parsePlainMetadataNumber(bytes) {
+                    value = .number(number)
+                } else {
+                    value = .string(metadataValues.string(bytes))
+                }
+            default:
+                break
+            }
+        }
+        guard let key else { return nil }
+        return MetadataEntry(key, value)
+    }
+
+    /// An attribute the handler has no field for, kept as a string metadata entry.
+    func extraAttribute(_ attributes: SAXAttributes, _ index: Int) -> MetadataEntry {
+        MetadataEntry(names.text(attributes.name(index)), .string(AttributeText.string(attributes.value(index))))
+    }
+
+    /// Every attribute as text, in document order (for records kept whole).
+    func genericAttributes(_ attributes: SAXAttributes) -> [GenericRecord.Attribute] {
+        var result: [GenericRecord.Attribute] = []
+        result.reserveCapacity(attributes.count)
+        for index in 0..<attributes.count {
+            result.append(GenericRecord.Attribute(names.text(attributes.name(index)),
+                                                  AttributeText.string(attributes.value(index))))
+        }
+        return result
+    }
+}

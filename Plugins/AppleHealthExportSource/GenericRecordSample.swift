@@ -1,0 +1,94 @@
+import HealthRouterCore
+
+/// Turns a top-level element kept whole into a sample:
+///
+/// - `ActivitySummary` → kind `.activitySummary`, type `ActivitySummary`, from 00:00 of
+///   its `dateComponents` day in the export's UTC offset to 00:00 the next day; its id is
+///   the fingerprint (one per day, so a re-export updates the day).
+/// - `Me` → kind `.profile`, type `Me`, at the export date.
+/// - anything else → kind `.other`, type = its `type` attribute or element name, at its
+///   first date attribute (`startDate`, `date`, `receivedDate`, `dateIssued`,
+///   `creationDate`) or the export date.
+///
+/// `Me` and `.other` records get a content id: the UUIDv5 of the whole element, since
+/// the fingerprint (type, source, times) does not tell them apart (many ClinicalRecords
+/// share one `receivedDate`). Every one has `detail = .record(element)`.
+enum GenericRecordSample {
+    /// The source name of items the export does not attribute to an app or device.
+    static let exportSourceName = "Health"
+
+    /// The sample for `record`, or the reason it cannot be one.
+    static func sample(for record: GenericRecord, exportDate: Timestamp?, exportOffset: Int32?,
+                       userId: String?) -> Result<Sample, SkipReason> {
+        let fallbackTime = exportDate ?? Timestamp(epochMilliseconds: 0, utcOffsetSeconds: exportOffset)
+        switch record.element {
+        case "ActivitySummary":
+            guard let day = record[attribute: "dateComponents"], let start = startOfDay(day, offset: exportOffset ?? 0) else {
+                return .failure(SkipReason("ActivitySummary without a valid dateComponents"))
+            }
+            let end = Timestamp(epochMilliseconds: start.epochMilliseconds + 86_400_000,
+                                utcOffsetSeconds: start.utcOffsetSeconds)
+            return .success(Sample(id: "", type: "ActivitySummary", kind: .activitySummary, start: start, end: end,
+                                   sourceName: exportSourceName, userId: userId, detail: .record(record)))
+        case "Me":
+            return .success(Sample(id: contentId(of: record), type: "Me", kind: .profile, start: fallbackTime,
+                                   end: fallbackTime, sourceName: exportSourceName, userId: userId,
+                                   detail: .record(record)))
+        default:
+            let start = firstDate(of: record, among: ["startDate", "date", "receivedDate", "dateIssued", "creationDate"])
+                ?? fallbackTime
+            let end = firstDate(of: record, among: ["endDate", "expirationDate"]) ?? start
+            let type = record[attribute: "type"] ?? record.element
+            return .success(Sample(id: contentId(of: record), type: type, kind: .other, start: start, end: end,
+                                   sourceName: record[attribute: "sourceName"] ?? exportSourceName,
+                                   sourceVersion: record[attribute: "sourceVersion"],
+                                   device: record[attribute: "device"],
+                                   createdAt: record[attribute: "creationDate"].flatMap { HealthDateParser.parse($0) },
+                                   userId: userId, detail: .record(record)))
+        }
+    }
+
+    struct SkipReason: Error {
+        var text: String
+        init(_ text: String) { self.text = text }
+    }
+
+    /// 00:00 of `day` (`2023-01-31`) at UTC offset `offset` seconds.
+    static func startOfDay(_ day: String, offset: Int32) -> Timestamp? {
+        let parts = day.split(separator: "-")
+        guard parts.count == 3, let year = Int(parts[0]), let month = Int(parts[1]), let dayOfMonth = Int(parts[2]),
+              (1...12).contains(month), (1...31).contains(dayOfMonth) else { return nil }
+        let days = HealthDateParser.daysFromCivil(year: year, month: month, day: dayOfMonth)
+        let seconds = Int64(days) * 86_400 - Int64(offset)
+        return Timestamp(epochSeconds: seconds, utcOffsetSeconds: offset)
+    }
+
+    private static func firstDate(of record: GenericRecord, among names: [String]) -> Timestamp? {
+        for name in names {
+            if let text = record[attribute: name], let date = HealthDateParser.parse(text) { return date }
+        }
+        return nil
+    }
+
+    /// The UUIDv5 of the element's whole content (names, attributes, children, in order).
+    static func contentId(of record: GenericRecord) -> String {
+        var text = ""
+        append(record, to: &text)
+        return UUIDv5.string(name: text)
+    }
+
+    private static func append(_ record: GenericRecord, to text: inout String) {
+        text += "<"
+        text += record.element
+        for attribute in record.attributes {
+            text += "\u{1F}"
+            text += attribute.name
+            text += "="
+            text += attribute.value
+        }
+        for child in record.children {
+            append(child, to: &text)
+        }
+        text += ">"
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import HealthRouterCore
+
+/// The GPX routes of a zip, parsed in a first pass over the archive and kept on disk
+/// until export.xml asks for them: libarchive reads entries in archive order, and the
+/// routes may come before or after export.xml.
+///
+/// Memory: one index entry per GPX file (its path and where its points are), plus a
+/// write buffer of `flushThreshold` points; the points themselves (72 bytes each) are
+/// in an unlinked temporary file, read back one route at a time.
+final class RoutePointStore: RouteFileResolver {
+    /// A point as stored: fixed size, NaN for an absent optional.
+    private struct StoredPoint {
+        var epochMilliseconds: Int64
+        var utcOffsetSeconds: Int32
+        var hasOffset: Int32
+        var latitude: Double
+        var longitude: Double
+        var altitude: Double
+        var horizontalAccuracy: Double
+        var verticalAccuracy: Double
+        var course: Double
+        var speed: Double
+    }
+
+    private static let flushThreshold = 8192
+    private let descriptor: Int32
+    private var buffer: [StoredPoint] = []
+    private var storedCount = 0
+    private var routes: [String: Range<Int>] = [:]
+    private var pathsByFileName: [String: [String]] = [:]
+    private var currentPath: String?
+    private var currentStart = 0
+    /// A failed write during `append`, thrown by the next `endRoute`.
+    private var writeError: Error?
+
+    /// The folder inside the archive export.xml is in (`apple_health_export/`), which
+    /// `FileReference` paths are relative to.
+    var dataFolder = ""
+
+    /// Creates the temporary file in `directory` (the state directory, else the system's).
+    init(directory: String) throws {
+        var candidates = [directory, NSTemporaryDirectory(), "/tmp"].filter { !$0.isEmpty }
+        var opened: Int32 = -1
+        while opened < 0, !candidates.isEmpty {
+            let folder = candidates.removeFirst()
+            var template = Array((folder.hasSuffix("/") ? folder : folder + "/").utf8CString.dropLast())
+                + Array("healthrouter-routes-XXXXXX".utf8CString)
+            opened = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+            if opened >= 0 { template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) } }
+        }
+        guard opened >= 0 else {
+            throw SourceError(input: directory, problem: "cannot create a temporary file for the workout routes: \(String(cString: strerror(errno)))",
+                              hint: "Make the state directory writable.")
+        }
+        descriptor = opened
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    var routeCount: Int { routes.count }
+
+    /// Starts the points of the GPX file at `path` in the archive.
+    func beginRoute(path: String) {
+        currentPath = path
+        currentStart = storedCount + buffer.count
+    }
+
+    func append(_ point: RoutePoint) {
+        buffer.append(StoredPoint(
+            epochMilliseconds: point.time.epochMilliseconds, utcOffsetSeconds: point.time.utcOffsetSeconds ?? 0,
+            hasOffset: point.time.utcOffsetSeconds == nil ? 0 : 1, latitude: point.latitude, longitude: point.longitude,
+            altitude: point.altitude ?? .nan, horizontalAccuracy: point.horizontalAccuracy ?? .nan,
+            verticalAccuracy: point.verticalAccuracy ?? .nan, course: point.course ?? .nan, speed: point.speed ?? .nan))
+        if buffer.count >= Self.flushThreshold {
+            do { try flush() } catch { writeError = writeError ?? error }
+        }
+    }
+
+    func endRoute() throws {
+        if let writeError { throw writeError }
+        guard let path = currentPath else { return }
+        currentPath = nil
+        routes[path] = currentStart..<(storedCount + buffer.count)
+        let fileName = (path as NSString).lastPathComponent
+        pathsByFileName[fileName, default: []].append(path)
+        try flush()
+    }
+
+    func points(forReference reference: String) -> RouteLookup {
+        let relative = reference.hasPrefix("/") ? String(reference.dropFirst()) : reference
+        var range = routes[dataFolder + relative]
+        if range == nil, let candidates = pathsByFileName[(relative as NSString).lastPathComponent], candidates.count == 1 {
+            range = routes[candidates[0]]
+        }
+        guard let range else { return .missing }
+        guard !range.isEmpty else { return .found([]) }
+        var stored = [StoredPoint](repeating: StoredPoint(epochMilliseconds: 0, utcOffsetSeconds: 0, hasOffset: 0,
+                                                          latitude: 0, longitude: 0, altitude: 0, horizontalAccuracy: 0,
+                                                          verticalAccuracy: 0, course: 0, speed: 0),
+                                   count: range.count)
+        let stride = MemoryLayout<StoredPoint>.stride
+        let complete = stored.withUnsafeMutableBytes { bytes in
+            var done = 0
+            while done < bytes.count {
+                let count = pread(descriptor, bytes.baseAddress! + done, bytes.count - done,
+                                  off_t(range.lowerBound * stride + done))
+                if count <= 0 { return false }
+                done += count
+            }
+            return true
+        }
+        guard complete else { return .missing }
+        return .found(stored.map { point in
+            func optional(_ value: Double) -> Double? { value.isNaN ? nil : value }
+            return RoutePoint(
+                time: Timestamp(epochMilliseconds: point.epochMilliseconds,
+                                utcOffsetSeconds: point.hasOffset == 0 ? nil : point.utcOffsetSeconds),
+                latitude: point.latitude, longitude: point.longitude, altitude: optional(point.altitude),
+                horizontalAccuracy: optional(point.horizontalAccuracy), verticalAccuracy: optional(point.verticalAccuracy),
+                course: optional(point.course), speed: optional(point.speed))
+        })
+    }
+
+    private func flush() throws {
+        guard !buffer.isEmpty else { return }
+        let stride = MemoryLayout<StoredPoint>.stride
+        let ok = buffer.withUnsafeBytes { bytes in
+            var done = 0
+            while done < bytes.count {
+                let count = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done,
+                                   off_t(storedCount * stride + done))
+                if count <= 0 { return false }
+                done += count
+            }
+            return true
+        }
+        guard ok else {
+            throw SourceError(input: "temporary route file", problem: "writing workout route points failed: \(String(cString: strerror(errno)))",
+                              hint: "Free some disk space in the state directory.")
+        }
+        storedCount += buffer.count
+        buffer.removeAll(keepingCapacity: true)
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import CLibXML2
+
+/// A libxml2 SAX2 push parser: bytes go in with `parse(_:)` in chunks of any size,
+/// element events come out at the `SAXHandler`.
+///
+/// Options: XML_PARSE_HUGE (no size limits), XML_PARSE_NONET; never NOENT or DTDLOAD,
+/// so no external entity is ever loaded. Errors are not printed: a fatal one ends the
+/// parse and is returned as `SAXParseFailure` with its line.
+final class SAXPushParser {
+    private let context: xmlParserCtxtPtr
+    private let handler: SAXHandler
+
+    init(handler: SAXHandler, documentName: String) {
+        _ = Self.initializeLibrary
+        var sax = xmlSAXHandler()
+        sax.initialized = UInt32(XML_SAX2_MAGIC)
+        sax.startElementNs = { context, localName, _, _, _, _, attributeCount, _, attributes in
+            Unmanaged<SAXHandler>.fromOpaque(context!).takeUnretainedValue()
+                .startElement(localName!, SAXAttributes(base: attributes, count: Int(attributeCount)))
+        }
+        sax.endElementNs = { context, localName, _, _ in
+            Unmanaged<SAXHandler>.fromOpaque(context!).takeUnretainedValue().endElement(localName!)
+        }
+        if handler.wantsCharacters {
+            sax.characters = { context, text, length in
+                Unmanaged<SAXHandler>.fromOpaque(context!).takeUnretainedValue()
+                    .characters(UnsafeBufferPointer(start: text, count: Int(length)))
+            }
+        }
+        // A structured error callback keeps libxml2 from printing to standard error;
+        // the error itself is read back with xmlCtxtGetLastError.
+        sax.serror = { _, _ in }
+        self.handler = handler
+        context = documentName.withCString { name in
+            xmlCreatePushParserCtxt(&sax, Unmanaged.passUnretained(handler).toOpaque(), nil, 0, name)
+        }
+        let options = XML_PARSE_HUGE.rawValue | XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue
+            | XML_PARSE_NOWARNING.rawValue
+        xmlCtxtUseOptions(context, Int32(options))
+        handler.parserContext = context
+    }
+
+    deinit {
+        handler.parserContext = nil
+        xmlFreeParserCtxt(context)
+    }
+
+    /// libxml2's global state must be set up once before parsers run on several threads.
+    private static let initializeLibrary: Void = xmlInitParser()
+
+    /// Parses `bytes`; with `final`, also checks the document is complete.
+    /// Returns the failure that ended the parse, if any; after one, further calls do nothing.
+    func parse(_ bytes: UnsafeRawBufferPointer, final: Bool = false) -> SAXParseFailure? {
+        let chunk = bytes.baseAddress?.assumingMemoryBound(to: CChar.self)
+        _ = xmlParseChunk(context, chunk, Int32(bytes.count), final ? 1 : 0)
+        return failure(atEnd: final)
+    }
+
+    /// The current line (1-based).
+    var lineNumber: Int { Int(xmlSAX2GetLineNumber(context)) }
+
+    private func failure(atEnd: Bool) -> SAXParseFailure? {
+        if let stopped = handler.failure {
+            return SAXParseFailure(line: stopped.line, message: stopped.message, raisedByHandler: true, atEnd: false)
+        }
+        guard context.pointee.wellFormed == 0 else { return nil }
+        var line = lineNumber
+        var message = "the XML is not well-formed"
+        if let error = xmlCtxtGetLastError(context) {
+            if error.pointee.line > 0 { line = Int(error.pointee.line) }
+            if let text = error.pointee.message {
+                message = String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+        }
+        return SAXParseFailure(line: line, message: message, raisedByHandler: false, atEnd: atEnd)
+    }
+}
+
+/// Why a `SAXPushParser` stopped.
+struct SAXParseFailure: Error {
+    var line: Int
+    /// libxml2's message, or the handler's.
+    var message: String
+    /// The handler stopped the parse (the document is well-formed but not what it expects).
+    var raisedByHandler: Bool
+    /// The failure came when the input ended (a truncated document).
+    var atEnd: Bool
+}

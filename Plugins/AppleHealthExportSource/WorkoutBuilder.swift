@@ -1,0 +1,300 @@
+import HealthRouterCore
+
+/// Builds one `Workout` sample from a `<Workout>` element and its children: metadata,
+/// `WorkoutEvent`, `WorkoutStatistics`, `WorkoutActivity` (iOS 16+) and `WorkoutRoute`
+/// (a `FileReference` to a GPX file, or inline `Location`s in old exports).
+///
+/// Totals come from the `total*` attributes when present, else from the workout's
+/// statistics (iOS 16+ exports, also for old workouts re-exported today), converted to
+/// metres and kilocalories.
+final class WorkoutBuilder {
+    private(set) var sample: Sample
+    private var workout: Workout
+    private var attributeDistance: (value: Double, unit: String?)?
+    private var attributeEnergy: (value: Double, unit: String?)?
+
+    private var event: WorkoutEvent?
+    private var activity: WorkoutActivity?
+    private var route: WorkoutRoute?
+
+    /// Reports what could not be used: a reason and the line.
+    private let report: (_ reason: String, _ line: Int) -> Void
+
+    /// Starts a workout from its attributes; nil (after reporting) without a valid start.
+    init?(_ attributes: SAXAttributes, reader: ExportValueReader, userId: String?, line: Int,
+          report: @escaping (_ reason: String, _ line: Int) -> Void) {
+        self.report = report
+        var activityType = ""
+        var sourceName = ""
+        var sourceVersion: String?
+        var device: String?
+        var created: Timestamp?
+        var start: Timestamp?
+        var end: Timestamp?
+        var hasStart = false
+        var duration: Double?
+        var durationUnit: String?
+        var distance: Double?
+        var distanceUnit: String?
+        var energy: Double?
+        var energyUnit: String?
+        var extras: [MetadataEntry] = []
+        for index in 0..<attributes.count {
+            let value = attributes.value(index)
+            switch reader.names.name(attributes.name(index)) {
+            case .workoutActivityType: activityType = reader.types.string(value)
+            case .sourceName: sourceName = reader.sources.string(value)
+            case .sourceVersion: sourceVersion = reader.sources.string(value)
+            case .device: device = AttributeText.string(value)
+            case .creationDate: created = reader.date(value)
+            case .startDate: hasStart = true; start = reader.date(value)
+            case .endDate: end = reader.date(value)
+            case .duration: duration = DecimalNumber.parse(value)
+            case .durationUnit: durationUnit = reader.units.string(value)
+            case .totalDistance: distance = DecimalNumber.parse(value)
+            case .totalDistanceUnit: distanceUnit = reader.units.string(value)
+            case .totalEnergyBurned: energy = DecimalNumber.parse(value)
+            case .totalEnergyBurnedUnit: energyUnit = reader.units.string(value)
+            default: extras.append(reader.extraAttribute(attributes, index))
+            }
+        }
+        guard let start else {
+            report(hasStart ? "Workout with an unreadable startDate" : "Workout without a startDate", line)
+            return nil
+        }
+        workout = Workout(activityType: activityType)
+        if let duration {
+            workout.durationSeconds = WorkoutUnits.seconds(duration, unit: durationUnit)
+            if workout.durationSeconds == nil { report("Workout duration in an unknown unit left out", line) }
+        }
+        if let distance { attributeDistance = (distance, distanceUnit) }
+        if let energy { attributeEnergy = (energy, energyUnit) }
+        sample = Sample(id: "", type: "HKWorkoutTypeIdentifier", kind: .workout, start: start, end: end ?? start,
+                        sourceName: sourceName, sourceVersion: sourceVersion, device: device, createdAt: created,
+                        metadata: extras, userId: userId)
+    }
+
+    /// Takes a child element opened under `parent`; false when a workout has no place
+    /// for it (the caller skips and reports it).
+    func start(_ element: XMLName, parent: XMLName, _ attributes: SAXAttributes, reader: ExportValueReader,
+               routes: RouteFileResolver, line: Int) -> Bool {
+        switch (parent, element) {
+        case (.workout, .metadataEntry):
+            addMetadata(attributes, reader: reader, line: line) { entry in
+                sample.metadata.append(entry)
+                if entry.key == "HKTimeZone", case .string(let zone) = entry.value { sample.timeZone = zone }
+            }
+        case (.workoutEvent, .metadataEntry):
+            addMetadata(attributes, reader: reader, line: line) { event?.metadata.append($0) }
+        case (.workoutActivity, .metadataEntry):
+            addMetadata(attributes, reader: reader, line: line) { activity?.metadata.append($0) }
+        case (.workoutRoute, .metadataEntry):
+            addMetadata(attributes, reader: reader, line: line) { route?.metadata.append($0) }
+        case (.workout, .workoutEvent), (.workoutActivity, .workoutEvent):
+            event = workoutEvent(attributes, reader: reader, line: line)
+        case (.workout, .workoutStatistics):
+            if let statistic = statistic(attributes, reader: reader, line: line) { workout.statistics.append(statistic) }
+        case (.workoutActivity, .workoutStatistics):
+            if let statistic = statistic(attributes, reader: reader, line: line) { activity?.statistics.append(statistic) }
+        case (.workout, .workoutActivity):
+            activity = workoutActivity(attributes, reader: reader, line: line)
+        case (.workout, .workoutRoute):
+            route = workoutRoute(attributes, reader: reader)
+        case (.workoutRoute, .fileReference):
+            for index in 0..<attributes.count where reader.names.name(attributes.name(index)) == .path {
+                let path = AttributeText.string(attributes.value(index))
+                route?.filePath = path
+                switch routes.points(forReference: path) {
+                case .found(let points): route?.points.append(contentsOf: points)
+                case .missing: report("WorkoutRoute file not found in the export (route kept without points)", line)
+                }
+            }
+        case (.workoutRoute, .location):
+            if let point = location(attributes, reader: reader) {
+                route?.points.append(point)
+            } else {
+                report("Location without a valid date, latitude or longitude", line)
+            }
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// Closes a child element.
+    func end(_ element: XMLName) {
+        switch element {
+        case .workoutEvent:
+            guard let finished = event else { return }
+            event = nil
+            if activity != nil { activity?.events.append(finished) } else { workout.events.append(finished) }
+        case .workoutActivity:
+            if let finished = activity { workout.activities.append(finished) }
+            activity = nil
+        case .workoutRoute:
+            if let finished = route { workout.routes.append(finished) }
+            route = nil
+        default:
+            break
+        }
+    }
+
+    /// The finished sample (not yet normalised).
+    func finish(line: Int) -> Sample {
+        if let (value, unit) = attributeDistance {
+            workout.totalDistanceMeters = WorkoutUnits.meters(value, unit: unit)
+            if workout.totalDistanceMeters == nil { report("Workout totalDistance in an unknown unit left out", line) }
+        }
+        if let (value, unit) = attributeEnergy {
+            workout.totalEnergyBurnedKilocalories = WorkoutUnits.kilocalories(value, unit: unit)
+            if workout.totalEnergyBurnedKilocalories == nil {
+                report("Workout totalEnergyBurned in an unknown unit left out", line)
+            }
+        }
+        applyStatistics(workout.statistics.isEmpty ? workout.activities.flatMap(\.statistics) : workout.statistics)
+        sample.detail = .workout(workout)
+        return sample
+    }
+
+    /// Fills the totals the attributes did not give from statistics (sums add up across
+    /// activities; heart-rate figures only come from a single statistic).
+    private func applyStatistics(_ statistics: [WorkoutStatistic]) {
+        var distance: Double?
+        var energy: Double?
+        var basal: Double?
+        var heartRates: [WorkoutStatistic] = []
+        for statistic in statistics {
+            let type = statistic.type
+            if type.hasPrefix("HKQuantityTypeIdentifierDistance"), let sum = statistic.sum,
+               let meters = WorkoutUnits.meters(sum, unit: statistic.unit) {
+                distance = (distance ?? 0) + meters
+            } else if type == "HKQuantityTypeIdentifierActiveEnergyBurned", let sum = statistic.sum,
+                      let kilocalories = WorkoutUnits.kilocalories(sum, unit: statistic.unit) {
+                energy = (energy ?? 0) + kilocalories
+            } else if type == "HKQuantityTypeIdentifierBasalEnergyBurned", let sum = statistic.sum,
+                      let kilocalories = WorkoutUnits.kilocalories(sum, unit: statistic.unit) {
+                basal = (basal ?? 0) + kilocalories
+            } else if type == "HKQuantityTypeIdentifierHeartRate" {
+                heartRates.append(statistic)
+            }
+        }
+        if workout.totalDistanceMeters == nil { workout.totalDistanceMeters = distance }
+        if workout.totalEnergyBurnedKilocalories == nil { workout.totalEnergyBurnedKilocalories = energy }
+        if workout.totalBasalEnergyBurnedKilocalories == nil { workout.totalBasalEnergyBurnedKilocalories = basal }
+        if heartRates.count == 1, let heartRate = heartRates.first {
+            workout.averageHeartRate = heartRate.average.flatMap { WorkoutUnits.beatsPerMinute($0, unit: heartRate.unit) }
+            workout.minimumHeartRate = heartRate.minimum.flatMap { WorkoutUnits.beatsPerMinute($0, unit: heartRate.unit) }
+            workout.maximumHeartRate = heartRate.maximum.flatMap { WorkoutUnits.beatsPerMinute($0, unit: heartRate.unit) }
+        }
+    }
+
+    private func addMetadata(_ attributes: SAXAttributes, reader: ExportValueReader, line: Int,
+                             _ add: (MetadataEntry) -> Void) {
+        if let entry = reader.metadataEntry(attributes) { add(entry) } else { report("MetadataEntry without a key", line) }
+    }
+
+    private func workoutEvent(_ attributes: SAXAttributes, reader: ExportValueReader, line: Int) -> WorkoutEvent? {
+        var type = ""
+        var date: Timestamp?
+        var duration: Double?
+        var durationUnit: String?
+        for index in 0..<attributes.count {
+            let value = attributes.value(index)
+            switch reader.names.name(attributes.name(index)) {
+            case .type: type = reader.types.string(value)
+            case .date: date = reader.date(value)
+            case .duration: duration = DecimalNumber.parse(value)
+            case .durationUnit: durationUnit = reader.units.string(value)
+            default: break
+            }
+        }
+        guard let date else {
+            report("WorkoutEvent without a valid date", line)
+            return nil
+        }
+        return WorkoutEvent(type: type, date: date, durationSeconds: duration.flatMap { WorkoutUnits.seconds($0, unit: durationUnit) })
+    }
+
+    private func statistic(_ attributes: SAXAttributes, reader: ExportValueReader, line: Int) -> WorkoutStatistic? {
+        var statistic = WorkoutStatistic(type: "", start: sample.start, end: sample.end)
+        for index in 0..<attributes.count {
+            let value = attributes.value(index)
+            switch reader.names.name(attributes.name(index)) {
+            case .type: statistic.type = reader.types.string(value)
+            case .startDate: if let date = reader.date(value) { statistic.start = date }
+            case .endDate: if let date = reader.date(value) { statistic.end = date }
+            case .average: statistic.average = DecimalNumber.parse(value)
+            case .minimum: statistic.minimum = DecimalNumber.parse(value)
+            case .maximum: statistic.maximum = DecimalNumber.parse(value)
+            case .sum: statistic.sum = DecimalNumber.parse(value)
+            case .unit: statistic.unit = reader.units.string(value)
+            default: break
+            }
+        }
+        guard !statistic.type.isEmpty else {
+            report("WorkoutStatistics without a type", line)
+            return nil
+        }
+        return statistic
+    }
+
+    private func workoutActivity(_ attributes: SAXAttributes, reader: ExportValueReader, line: Int) -> WorkoutActivity {
+        var activity = WorkoutActivity(id: "", start: sample.start)
+        var duration: Double?
+        var durationUnit: String?
+        for index in 0..<attributes.count {
+            let value = attributes.value(index)
+            switch reader.names.name(attributes.name(index)) {
+            case .uuid: activity.id = AttributeText.string(value)
+            case .workoutActivityType: activity.activityType = reader.types.string(value)
+            case .startDate: if let date = reader.date(value) { activity.start = date }
+            case .endDate: activity.end = reader.date(value)
+            case .duration: duration = DecimalNumber.parse(value)
+            case .durationUnit: durationUnit = reader.units.string(value)
+            default: activity.metadata.append(reader.extraAttribute(attributes, index))
+            }
+        }
+        activity.durationSeconds = duration.flatMap { WorkoutUnits.seconds($0, unit: durationUnit) }
+        return activity
+    }
+
+    private func workoutRoute(_ attributes: SAXAttributes, reader: ExportValueReader) -> WorkoutRoute {
+        var route = WorkoutRoute()
+        for index in 0..<attributes.count {
+            let value = attributes.value(index)
+            switch reader.names.name(attributes.name(index)) {
+            case .sourceName: route.sourceName = reader.sources.string(value)
+            case .startDate: route.start = reader.date(value)
+            case .endDate: route.end = reader.date(value)
+            default: route.metadata.append(reader.extraAttribute(attributes, index))
+            }
+        }
+        return route
+    }
+
+    private func location(_ attributes: SAXAttributes, reader: ExportValueReader) -> RoutePoint? {
+        var date: Timestamp?
+        var latitude: Double?
+        var longitude: Double?
+        var point = RoutePoint(time: Timestamp(epochMilliseconds: 0), latitude: 0, longitude: 0)
+        for index in 0..<attributes.count {
+            let value = attributes.value(index)
+            switch reader.names.name(attributes.name(index)) {
+            case .date: date = reader.date(value)
+            case .latitude: latitude = DecimalNumber.parseLeading(value)
+            case .longitude: longitude = DecimalNumber.parseLeading(value)
+            case .altitude: point.altitude = DecimalNumber.parseLeading(value)
+            case .horizontalAccuracy: point.horizontalAccuracy = DecimalNumber.parseLeading(value)
+            case .verticalAccuracy: point.verticalAccuracy = DecimalNumber.parseLeading(value)
+            case .course: point.course = DecimalNumber.parseLeading(value)
+            case .speed: point.speed = DecimalNumber.parseLeading(value)
+            default: break
+            }
+        }
+        guard let date, let latitude, let longitude else { return nil }
+        point.time = date
+        point.latitude = latitude
+        point.longitude = longitude
+        return point
+    }
+}

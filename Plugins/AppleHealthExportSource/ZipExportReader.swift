@@ -1,0 +1,144 @@
+import Foundation
+import HealthRouterCore
+
+/// Reads an export.zip in two passes over the archive:
+///
+/// 1. Every entry's header and first bytes: the Health data file is the entry whose
+///    first bytes contain `<!DOCTYPE HealthData` or `<HealthData` (its name is
+///    localized: `Exportar.xml`, `导出.xml`); GPX files (`.gpx` or `<gpx`) are parsed into
+///    a `RoutePointStore` on disk. `__MACOSX/`, `.DS_Store`, `._*` and `*_cda.xml` are
+///    ignored; any other file (ECG CSVs, clinical-record JSON) is reported as not imported.
+/// 2. The data entry, streamed in `ExportFile.chunkSize` pieces into the parser.
+///
+/// Pass 1 decompresses only the GPX entries and a few KiB of the others; libarchive
+/// seeks past the rest. Progress counts the zip's bytes consumed during pass 2.
+struct ZipExportReader {
+    let file: ExportFile
+    let userId: String?
+    let stateDirectory: String
+    let logger: Logger
+
+    /// How many leading bytes of an entry are searched for the HealthData markers.
+    static let sniffLength = 16 << 10
+
+    func read(into output: SourceOutput) throws {
+        let routes = try RoutePointStore(directory: stateDirectory)
+        guard let dataEntry = try scan(routes: routes, output: output) else {
+            throw SourceError(input: file.path, problem: "the zip file contains no Apple Health data file (an XML file starting with <HealthData>)",
+                              hint: "Export again from the Health app (Profile → Export All Health Data); it sometimes writes an empty or incomplete zip.")
+        }
+        let folderEnd = dataEntry.path.lastIndex(of: "/").map { dataEntry.path.index(after: $0) } ?? dataEntry.path.startIndex
+        routes.dataFolder = String(dataEntry.path[..<folderEnd])
+        logger.info("reading \(dataEntry.path) from \(file.path)", [("routes", String(routes.routeCount))])
+        try stream(dataEntry, routes: routes, output: output)
+    }
+
+    /// Pass 1: finds the data entry and indexes the GPX routes.
+    private func scan(routes: RoutePointStore, output: SourceOutput) throws -> ZipArchive.Entry? {
+        let archive = try ZipArchive(path: file.path)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ExportFile.chunkSize, alignment: 16)
+        defer { buffer.deallocate() }
+        var dataEntry: ZipArchive.Entry?
+        while let entry = try archive.nextEntry() {
+            guard !entry.isDirectory, !Self.isIgnored(entry.path) else { continue }
+            let head = try archive.readFully(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<Self.sniffLength]))
+            let headBytes = UnsafeRawBufferPointer(rebasing: buffer[0..<head])
+            if Self.contains(headBytes, "<!DOCTYPE HealthData") || Self.contains(headBytes, "<HealthData") {
+                if dataEntry == nil {
+                    dataEntry = entry
+                } else {
+                    output.skipped("A second Health data file in the zip was not imported", location: "entry \(entry.path)")
+                }
+            } else if entry.path.lowercased().hasSuffix(".gpx") || Self.contains(headBytes, "<gpx") {
+                try indexRoute(entry, head: head, buffer: buffer, archive: archive, routes: routes, output: output)
+            } else if head > 0 {
+                output.skipped(Self.notImportedReason(entry.path), location: "entry \(entry.path)")
+            }
+        }
+        return dataEntry
+    }
+
+    private func indexRoute(_ entry: ZipArchive.Entry, head: Int, buffer: UnsafeMutableRawBufferPointer,
+                            archive: ZipArchive, routes: RoutePointStore, output: SourceOutput) throws {
+        routes.beginRoute(path: entry.path)
+        let parser = GPXRouteParser(onPoint: { routes.append($0) }, onSkip: { reason, line in
+            output.skipped(reason, location: "entry \(entry.path), line \(line)")
+        })
+        let sax = SAXPushParser(handler: parser, documentName: entry.path)
+        var count = head
+        while true {
+            if let failure = sax.parse(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), final: count == 0) {
+                output.skipped("GPX file is not well-formed (points after the error not imported): \(failure.message)",
+                               location: "entry \(entry.path), line \(failure.line)")
+                break
+            }
+            if count == 0 { break }
+            count = try archive.read(into: buffer)
+        }
+        try routes.endRoute()
+        if let warning = archive.entryWarning {
+            output.skipped("Zip entry may be damaged (\(warning)); its points were kept", location: "entry \(entry.path)")
+        }
+    }
+
+    /// Pass 2: streams the data entry into the parser.
+    private func stream(_ dataEntry: ZipArchive.Entry, routes: RoutePointStore, output: SourceOutput) throws {
+        let archive = try ZipArchive(path: file.path)
+        var found = false
+        while let entry = try archive.nextEntry() {
+            if entry.index == dataEntry.index { found = true; break }
+        }
+        guard found else {
+            throw SourceError(input: file.path, location: "entry \(dataEntry.path)",
+                              problem: "the data file disappeared from the zip while it was read",
+                              hint: "Do not change the file during an import; run it again.")
+        }
+        let document = ExportDocumentParser(input: file.path, entry: dataEntry.path, userId: userId, routes: routes,
+                                            output: output, logger: logger)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ExportFile.chunkSize, alignment: 16)
+        defer { buffer.deallocate() }
+        var reported: Int64 = 0
+        while true {
+            let count = try archive.read(into: buffer)
+            try document.feed(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]), isLast: count == 0)
+            reported = max(reported, min(archive.compressedBytesConsumed, file.size))
+            output.progress(bytes: count == 0 ? file.size : reported, total: file.size)
+            if count == 0 { break }
+        }
+        if let warning = archive.entryWarning {
+            output.skipped("Zip entry may be damaged (\(warning)); it was read to its end", location: "entry \(dataEntry.path)")
+        }
+        logger.info("read \(file.path)", [("entry", dataEntry.path)] + document.summary)
+    }
+
+    /// macOS junk and the HL7 CDA twin of export.xml (`export_cda.xml`, localized too).
+    static func isIgnored(_ path: String) -> Bool {
+        let components = path.split(separator: "/")
+        if components.contains("__MACOSX") { return true }
+        guard let name = components.last else { return true }
+        return name == ".DS_Store" || name.hasPrefix("._") || name.lowercased().hasSuffix("_cda.xml")
+    }
+
+    static func notImportedReason(_ path: String) -> String {
+        let lowered = path.lowercased()
+        if lowered.hasSuffix(".csv") { return "Electrocardiogram CSV in the zip not imported (not supported yet)" }
+        if lowered.hasSuffix(".json") { return "Clinical record FHIR file in the zip not imported (not supported yet)" }
+        return "File in the zip not imported (not part of the Health data)"
+    }
+
+    private static func contains(_ haystack: UnsafeRawBufferPointer, _ needle: StaticString) -> Bool {
+        let length = needle.utf8CodeUnitCount
+        guard haystack.count >= length, let base = haystack.baseAddress else { return false }
+        // memmem needs _GNU_SOURCE, which Glibc's module map does not set.
+        var offset = 0
+        while offset + length <= haystack.count {
+            guard let first = memchr(base + offset, Int32(needle.utf8Start[0]), haystack.count - length + 1 - offset) else {
+                return false
+            }
+            let position = base.distance(to: UnsafeRawPointer(first))
+            if memcmp(base + position, needle.utf8Start, length) == 0 { return true }
+            offset = position + 1
+        }
+        return false
+    }
+}

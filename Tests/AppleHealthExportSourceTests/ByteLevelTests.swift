@@ -1,0 +1,134 @@
+import Foundation
+import Testing
+@testable import AppleHealthExportSource
+
+/// The byte-level helpers of the parser.
+@Suite struct ByteLevelTests {
+    private func number(_ text: String, comma: Bool = false) -> Double? {
+        var copy = text
+        return copy.withUTF8 { DecimalNumber.parse($0, decimalComma: comma) }
+    }
+
+    private func metadataNumber(_ text: String) -> Double? {
+        var copy = text
+        return copy.withUTF8 { DecimalNumber.parsePlainMetadataNumber($0) }
+    }
+
+    @Test func decimalNumbers() {
+        #expect(number("72") == 72)
+        #expect(number("-0.5") == -0.5)
+        #expect(number("0.96") == 0.96)
+        #expect(number("1.2e3") == 1200)
+        #expect(number(" 12 ") == 12)
+        #expect(number("3.141592653589793238") == 3.141592653589793)
+        #expect(number("12345678901234567890") == 12345678901234567890.0)
+        #expect(number("62,5") == nil)
+        #expect(number("62,5", comma: true) == 62.5)
+        #expect(number("56 degF") == nil)
+        #expect(number("") == nil)
+        #expect(number("-") == nil)
+        #expect(number("nan") == nil)
+        #expect(metadataNumber("0") == 0)
+        #expect(metadataNumber("-3.5") == -3.5)
+        #expect(metadataNumber("007") == nil)
+        #expect(metadataNumber("12E3") == nil)
+        #expect(metadataNumber("1.") == nil)
+        #expect(metadataNumber("12345678901234567") == nil)
+        #expect(metadataNumber("96 %") == nil)
+    }
+
+    @Test func internerSharesAndBounds() {
+        var interner = ByteStringInterner(maximumEntries: 3)
+        func intern(_ text: String) -> Int {
+            var copy = text
+            return copy.withUTF8 { interner.intern($0) }
+        }
+        #expect(intern("a") == 0)
+        #expect(intern("b&#38;c") == 1)
+        #expect(intern("a") == 0)
+        #expect(interner.string(at: 1) == "b&c")
+        #expect(intern("c") == 2)
+        #expect(interner.generation == 0)
+        #expect(intern("d") == 0)
+        #expect(interner.generation == 1)
+        #expect(interner.string(at: 0) == "d")
+        var big = ByteStringInterner()
+        for index in 0..<5000 {
+            var text = "value \(index)"
+            _ = text.withUTF8 { big.intern($0) }
+        }
+        var probe = "value 4321"
+        let entry = probe.withUTF8 { big.intern($0) }
+        #expect(entry == 4321)
+        #expect(big.count == 5000)
+    }
+
+    @Test func attributeTextDecodesTheAmpersandReference() {
+        func decode(_ text: String) -> String {
+            var copy = text
+            return copy.withUTF8 { AttributeText.string($0) }
+        }
+        #expect(decode("A &#38; B") == "A & B")
+        #expect(decode("&#38;#38;") == "&#38;")
+        #expect(decode("&#3") == "&#3")
+        #expect(decode("plain") == "plain")
+    }
+
+    @Test func filterBlanksTheDoctypeWhateverTheChunking() throws {
+        let text = "<?xml version=\"1.0\"?>\n<!-- c -->\n<!DOCTYPE HealthData [\n<!ATTLIST A\n x CDATA #IMPLIED\n<!-- ]> -->\n>\n]>\n<HealthData a=\"x\u{0B}y\"/>\n"
+        let expected = Array(text.utf8).map { $0 == 0x0B ? 0x20 : $0 }
+        for chunkSize in [1, 2, 3, 7, 64, 4096] {
+            var filter = ExportByteFilter()
+            var delivered: [UInt8] = []
+            var bytes = Array(text.utf8)
+            let total = bytes.count
+            var offset = 0
+            while offset <= total {
+                let end = min(offset + chunkSize, total)
+                bytes.withUnsafeMutableBytes { buffer in
+                    let chunk = UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<end])
+                    filter.filter(chunk, isLast: end == total) { delivered.append(contentsOf: $0) }
+                }
+                if end == total { break }
+                offset = end
+            }
+            #expect(filter.removedDoctype)
+            #expect(delivered.count == expected.count)
+            let output = String(decoding: delivered, as: UTF8.self)
+            #expect(!output.contains("DOCTYPE"))
+            #expect(!output.contains("ATTLIST"))
+            #expect(output.split(separator: "\n", omittingEmptySubsequences: false).count
+                    == text.split(separator: "\n", omittingEmptySubsequences: false).count)
+            #expect(output.hasSuffix("<HealthData a=\"x y\"/>\n"))
+            #expect(output.hasPrefix("<?xml version=\"1.0\"?>\n<!-- c -->\n"))
+        }
+    }
+
+    @Test func filterPassesDocumentsWithoutDoctype() {
+        var filter = ExportByteFilter()
+        var bytes = Array("<HealthData/>".utf8)
+        var delivered: [UInt8] = []
+        bytes.withUnsafeMutableBytes { buffer in
+            filter.filter(buffer, isLast: false) { delivered.append(contentsOf: $0) }
+        }
+        #expect(delivered == Array("<HealthData/>".utf8))
+        #expect(!filter.removedDoctype)
+    }
+}
+
+@Suite struct ControlCharacterTests {
+    @Test func everyForbiddenControlByteBecomesASpaceAtAnyOffset() {
+        for length in 0..<40 {
+            for position in 0..<max(length, 1) where length > 0 {
+                for byte: UInt8 in [0x00, 0x01, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x1F, 0x20, 0x7F, 0x80, 0xE2] {
+                    var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+                    bytes[position] = byte
+                    bytes.withUnsafeMutableBytes { ExportByteFilter.replaceControlCharacters($0) }
+                    let allowed = byte >= 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+                    #expect(bytes[position] == (allowed ? byte : 0x20))
+                    #expect(bytes.enumerated().allSatisfy { $0.offset == position || $0.element == UInt8(ascii: "a") })
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,227 @@
+import Foundation
+import Testing
+import HealthRouterCore
+import AppleHealthExportSource
+
+/// Small hand-written export.xml documents: where each element lands.
+@Suite struct ExportElementTests {
+    private func read(_ body: String, exportDate: String = "2023-01-02 10:00:00 -0800") throws -> CollectingOutput {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("export.xml", Fixtures.export(body, exportDate: exportDate))
+        return try Fixtures.read(path)
+    }
+
+    @Test func quantityRecordWithMetadataAndDevice() throws {
+        let output = try read("""
+         <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="Jane&#x2019;s Watch &amp; Co" sourceVersion="10.1" device="&lt;&lt;HKDevice: 0x2835e6d50&gt;, name:Apple Watch, manufacturer:Apple Inc., model:Watch, hardware:Watch6,2, software:10.1&gt;" unit="count/min" creationDate="2023-01-01 08:00:05 -0800" startDate="2023-01-01 08:00:00 -0800" endDate="2023-01-01 08:00:00 -0800" value="72" futureAttribute="kept">
+          <MetadataEntry key="HKMetadataKeyHeartRateMotionContext" value="0"/>
+          <MetadataEntry key="HKWeatherTemperature" value="56 degF"/>
+          <MetadataEntry key="HKMetadataKeySyncIdentifier" value="007"/>
+          <MetadataEntry key="HKAverageMETs" value="3.5"/>
+          <MetadataEntry key="HKTimeZone" value="America/Los_Angeles"/>
+         </Record>
+        """)
+        let sample = try #require(output.samples.first)
+        #expect(output.samples.count == 1 && output.skips.isEmpty)
+        #expect(sample.kind == .quantity)
+        #expect(sample.type == "HKQuantityTypeIdentifierHeartRate")
+        #expect(sample.value == 72)
+        #expect(sample.unit == "count/min")
+        #expect(sample.sourceName == "Jane\u{2019}s Watch & Co")
+        #expect(sample.sourceVersion == "10.1")
+        #expect(sample.start == Timestamp(epochSeconds: 1_672_588_800, utcOffsetSeconds: -28_800))
+        #expect(sample.start.utcOffsetSeconds == -28_800)
+        #expect(sample.createdAt?.epochMilliseconds == 1_672_588_805_000)
+        #expect(sample.device?.contains("name:Apple Watch") == true)
+        #expect(sample.device?.contains("0x2835e6d50") == false)
+        #expect(sample.timeZone == "America/Los_Angeles")
+        #expect(sample.userId == "u1")
+        #expect(!sample.id.isEmpty)
+        #expect(sample.metadata[key: "HKMetadataKeyHeartRateMotionContext"] == .number(0))
+        #expect(sample.metadata[key: "HKWeatherTemperature"] == .string("56 degF"))
+        #expect(sample.metadata[key: "HKMetadataKeySyncIdentifier"] == .string("007"))
+        #expect(sample.metadata[key: "HKAverageMETs"] == .number(3.5))
+        #expect(sample.metadata[key: "futureAttribute"] == .string("kept"))
+    }
+
+    @Test func categoryRecordsAndKindByPrefix() throws {
+        let output = try read("""
+         <Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="Watch" startDate="2023-01-01 01:00:00 -0800" endDate="2023-01-01 02:00:00 -0800" value="HKCategoryValueSleepAnalysisAsleepCore"/>
+         <Record type="HKCategoryTypeIdentifierMadeUpNewThing" sourceName="Watch" startDate="2023-01-01 01:00:00 -0800" endDate="2023-01-01 02:00:00 -0800" value="1"/>
+         <Record type="HKQuantityTypeIdentifierMadeUpNewQuantity" sourceName="Watch" unit="furlong" startDate="2023-01-01 01:00:00 -0800" endDate="2023-01-01 02:00:00 -0800" value="3.25"/>
+         <Record type="HKDataTypeSleepDurationGoal" sourceName="Health" unit="hr" startDate="2023-01-01 01:00:00 -0800" endDate="2023-01-01 01:00:00 -0800" value="8"/>
+         <Record type="HKQuantityTypeIdentifierStepCount" sourceName="Phone" unit="count" startDate="2023-01-01 01:00:00 -0800" endDate="2023-01-01 01:00:00 -0800" value="many"/>
+        """)
+        let byType = Dictionary(uniqueKeysWithValues: output.samples.map { ($0.type, $0) })
+        #expect(byType["HKCategoryTypeIdentifierSleepAnalysis"]?.kind == .category)
+        #expect(byType["HKCategoryTypeIdentifierSleepAnalysis"]?.categoryValue == "HKCategoryValueSleepAnalysisAsleepCore")
+        #expect(byType["HKCategoryTypeIdentifierSleepAnalysis"]?.value == nil)
+        #expect(byType["HKCategoryTypeIdentifierMadeUpNewThing"]?.kind == .category)
+        #expect(byType["HKCategoryTypeIdentifierMadeUpNewThing"]?.categoryValue == "1")
+        #expect(byType["HKQuantityTypeIdentifierMadeUpNewQuantity"]?.value == 3.25)
+        #expect(byType["HKQuantityTypeIdentifierMadeUpNewQuantity"]?.unit == "furlong")
+        #expect(byType["HKDataTypeSleepDurationGoal"]?.kind == .quantity)
+        #expect(output.skips.map(\.reason) == ["Quantity Record with a non-numeric value"])
+        #expect(output.skips.first?.location == "line 8")
+    }
+
+    @Test func recordsWithoutUsableStartAreReportedWithTheirLine() throws {
+        let output = try read("""
+         <Record type="HKQuantityTypeIdentifierStepCount" sourceName="Phone" unit="count" endDate="2023-01-01 01:00:00 -0800" value="3"/>
+         <Record type="HKQuantityTypeIdentifierStepCount" sourceName="Phone" unit="count" startDate="yesterday" endDate="2023-01-01 01:00:00 -0800" value="3">
+          <MetadataEntry key="a" value="b"/>
+         </Record>
+         <Record sourceName="Phone" startDate="2023-01-01 01:00:00 -0800" endDate="2023-01-01 01:00:00 -0800" value="3"/>
+         <Record type="HKQuantityTypeIdentifierStepCount" sourceName="Phone" unit="count" startDate="2023-01-01 01:00:00 -0800" endDate="2023-01-01 01:00:00 -0800" value="3">
+          <Surprise/>
+         </Record>
+        """)
+        #expect(output.samples.count == 1)
+        #expect(output.skips.map(\.reason) == [
+            "Record without a startDate", "Record with an unreadable startDate", "Record without a type",
+            "Unknown element <Surprise> inside <Record> not imported",
+        ])
+        #expect(output.skips.map(\.location) == ["line 4", "line 5", "line 8", "line 10"])
+    }
+
+    @Test func heartRateVariabilityBeatsResolveOnTheRecordsDay() throws {
+        let output = try read("""
+         <Record type="HKQuantityTypeIdentifierHeartRateVariabilitySDNN" sourceName="Watch" unit="ms" startDate="2023-01-01 20:05:00 -0800" endDate="2023-01-01 20:06:00 -0800" value="48.5">
+          <HeartRateVariabilityMetadataList>
+           <InstantaneousBeatsPerMinute bpm="62" time="8:05:01.23 PM"/>
+           <InstantaneousBeatsPerMinute bpm="64" time="8:05:02.10\u{202F}PM"/>
+           <InstantaneousBeatsPerMinute bpm="63" time="20:05:03,50"/>
+          </HeartRateVariabilityMetadataList>
+         </Record>
+        """)
+        let sample = try #require(output.samples.first)
+        guard case .heartbeats(let beats) = sample.detail else {
+            Issue.record("no heartbeats: \(sample.detail), skipped \(output.skips)")
+            return
+        }
+        let start = sample.start.epochMilliseconds
+        #expect(beats.map(\.beatsPerMinute) == [62, 64, 63])
+        #expect(beats.map { $0.time.epochMilliseconds - start } == [1230, 2100, 3500])
+        #expect(sample.value == 48.5)
+    }
+
+    @Test func correlationMembersComeOutOnceInEitherOrder() throws {
+        let member = { (type: String, value: Int) in
+            """
+              <Record type="HKQuantityTypeIdentifierBloodPressure\(type)" sourceName="Omron" unit="mmHg" startDate="2023-01-01 08:00:00 -0800" endDate="2023-01-01 08:00:00 -0800" value="\(value)"/>
+            """
+        }
+        let correlation = """
+         <Correlation type="HKCorrelationTypeIdentifierBloodPressure" sourceName="Omron" startDate="2023-01-01 08:00:00 -0800" endDate="2023-01-01 08:00:00 -0800">
+          <MetadataEntry key="HKWasUserEntered" value="0"/>
+        \(member("Systolic", 120))
+        \(member("Diastolic", 80))
+         </Correlation>
+        """
+        for body in [member("Systolic", 120) + "\n" + member("Diastolic", 80) + "\n" + correlation,
+                     correlation + "\n" + member("Systolic", 120) + "\n" + member("Diastolic", 80)] {
+            let output = try read(body)
+            let quantities = output.samples(.quantity)
+            #expect(quantities.count == 2)
+            let correlationSample = try #require(output.samples(.correlation).first)
+            guard case .correlation(let memberIds) = correlationSample.detail else {
+                Issue.record("no members")
+                continue
+            }
+            #expect(Set(memberIds) == Set(quantities.map(\.id)))
+            #expect(correlationSample.metadata[key: "HKWasUserEntered"] == .number(0))
+            #expect(output.skips.isEmpty)
+        }
+    }
+
+    @Test func activitySummaryStartsAtLocalMidnightOfTheExportsOffset() throws {
+        let output = try read("""
+         <Me HKCharacteristicTypeIdentifierDateOfBirth="1990-02-02" HKCharacteristicTypeIdentifierBiologicalSex="HKBiologicalSexFemale"/>
+         <ActivitySummary dateComponents="2023-01-01" activeEnergyBurned="512.5" activeEnergyBurnedGoal="500" activeEnergyBurnedUnit="kcal" appleStandHours="10"/>
+         <ActivitySummary activeEnergyBurned="1"/>
+        """, exportDate: "2023-01-02 10:00:00 +0100")
+        let summary = try #require(output.samples(.activitySummary).first)
+        #expect(summary.type == "ActivitySummary")
+        #expect(summary.start == Timestamp(epochSeconds: 1_672_527_600, utcOffsetSeconds: 3600))   // 2023-01-01 00:00 +0100
+        #expect(summary.start.utcOffsetSeconds == 3600)
+        #expect(summary.end.epochMilliseconds - summary.start.epochMilliseconds == 86_400_000)
+        guard case .record(let record) = summary.detail else { Issue.record("no record"); return }
+        #expect(record.element == "ActivitySummary")
+        #expect(record[attribute: "activeEnergyBurned"] == "512.5")
+        #expect(record.attributes.count == 5)
+        #expect(output.skipCount(containing: "ActivitySummary without a valid dateComponents") == 1)
+
+        let profile = try #require(output.samples(.profile).first)
+        #expect(profile.type == "Me")
+        #expect(profile.start == Timestamp(epochSeconds: 1_672_650_000, utcOffsetSeconds: 3600))
+        guard case .record(let me) = profile.detail else { Issue.record("no record"); return }
+        #expect(me[attribute: "HKCharacteristicTypeIdentifierBiologicalSex"] == "HKBiologicalSexFemale")
+    }
+
+    @Test func otherRecordsAreKeptWhole() throws {
+        let output = try read("""
+         <ClinicalRecord type="HKClinicalTypeIdentifierImmunizationRecord" identifier="a" sourceName="Clinic" sourceURL="https://x" fhirVersion="4.0.1" receivedDate="2022-05-01 09:00:00 -0700" resourceFilePath="/clinical-records/Immunization-1.json"/>
+         <ClinicalRecord type="HKClinicalTypeIdentifierImmunizationRecord" identifier="b" sourceName="Clinic" sourceURL="https://x" fhirVersion="4.0.1" receivedDate="2022-05-01 09:00:00 -0700" resourceFilePath="/clinical-records/Immunization-2.json"/>
+         <Audiogram type="HKDataTypeIdentifierAudiogram" sourceName="Mimi" startDate="2022-06-01 09:00:00 -0700" endDate="2022-06-01 09:10:00 -0700">
+          <MetadataEntry key="k" value="v"/>
+          <SensitivityPoint frequencyValue="500" frequencyUnit="Hz" leftEarValue="10" leftEarUnit="dBHL"/>
+          <SensitivityPoint frequencyValue="1000" frequencyUnit="Hz" leftEarValue="15" leftEarUnit="dBHL"/>
+         </Audiogram>
+         <VisionPrescription type="HKGlassesPrescription" dateIssued="2022-07-01 09:00:00 -0700" expirationDate="2024-07-01 09:00:00 -0700">
+          <RightEye sphere="-1.25" sphereUnit="D"/>
+          <LeftEye sphere="-1.5" sphereUnit="D"/>
+          <Attachment identifier="X"/>
+         </VisionPrescription>
+         <SomethingNew color="blue"><Inner depth="2"><Innermost/></Inner></SomethingNew>
+        """)
+        let others = output.samples(.other)
+        #expect(others.map(\.type) == ["HKClinicalTypeIdentifierImmunizationRecord", "HKClinicalTypeIdentifierImmunizationRecord",
+                                       "HKDataTypeIdentifierAudiogram", "HKGlassesPrescription", "SomethingNew"])
+        // Two clinical records with the same type, source and date stay two samples.
+        #expect(Set(others.map(\.id)).count == 5)
+        #expect(others[0].start == Timestamp(epochSeconds: 1_651_420_800, utcOffsetSeconds: -25_200))
+        #expect(others[3].end == Timestamp(epochSeconds: 1_719_849_600, utcOffsetSeconds: -25_200))
+        guard case .record(let audiogram) = others[2].detail, case .record(let unknown) = others[4].detail else {
+            Issue.record("records not kept")
+            return
+        }
+        #expect(audiogram.children.map(\.element) == ["MetadataEntry", "SensitivityPoint", "SensitivityPoint"])
+        #expect(audiogram.children[2][attribute: "leftEarValue"] == "15")
+        #expect(unknown.children.first?.children.first?.element == "Innermost")
+        #expect(others[4].start == Timestamp(epochSeconds: 1_672_682_400, utcOffsetSeconds: -28_800))   // the export date
+        #expect(output.skips.isEmpty)
+    }
+
+    @Test func documentWithoutDeclarationOrDoctype() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("trimmed.xml", """
+        <HealthData locale="de_AT"><Record type="HKQuantityTypeIdentifierStepCount" sourceName="P" unit="count" startDate="2023-01-01 01:00:00 +0100" endDate="2023-01-01 01:00:00 +0100" value="5"/></HealthData>
+        """)
+        let output = try Fixtures.read(path)
+        #expect(output.samples.count == 1)
+    }
+
+    @Test func brokenDoctypeAndControlCharactersSpanningChunks() throws {
+        // A DOCTYPE longer than one read (256 KiB), not well-formed, and \u{0B} in values.
+        let filler = String(repeating: "<!-- padding ] > -->\n", count: 20_000)
+        let text = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE HealthData [
+        <!ATTLIST VisionPrescription
+          type CDATA #REQUIRED
+        <!ELEMENT RightEye EMPTY>
+        >
+        \(filler)]>
+        <HealthData locale="en_US">
+         <Record type="HKQuantityTypeIdentifierStepCount" sourceName="P\u{0B}Q" unit="count" startDate="2023-01-01 01:00:00 +0100" endDate="2023-01-01 01:00:00 +0100" value="5"/>
+         <Record type="HKQuantityTypeIdentifierStepCount" sourceName="P" unit="count" endDate="2023-01-01 01:00:00 +0100" value="5"/>
+        </HealthData>
+        """
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("export.xml", text)
+        let output = try Fixtures.read(path)
+        #expect(output.samples.map(\.sourceName) == ["P Q"])
+        // Line numbers still count the blanked DOCTYPE's lines.
+        #expect(output.skips.first?.location == "line \(20_000 + 10)")
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+import HealthRouterCore
+import AppleHealthExportSource
+
+/// Unusable inputs end the read with a `SourceError` that names the file and says what to do.
+@Suite struct ExportErrorTests {
+    @Test func missingFile() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("nope.zip")
+        let (error, _) = Fixtures.readFailing(path)
+        let failure = try #require(error)
+        #expect(failure.input == path)
+        #expect(failure.problem.contains("No such file"))
+        #expect(failure.hint != nil)
+    }
+
+    @Test func emptyFile() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("export.zip", "")
+        let failure = try #require(Fixtures.readFailing(path).0)
+        #expect(failure.input == path)
+        #expect(failure.problem.contains("empty"))
+    }
+
+    @Test func truncatedXMLKeepsWhatCameBefore() throws {
+        let directory = try TemporaryDirectory()
+        let full = directory.file("full.xml")
+        _ = try Fixtures.generate(records: 3000, to: full)
+        let data = try Data(contentsOf: URL(fileURLWithPath: full))
+        let path = try directory.write("export.xml", data.prefix(data.count * 2 / 3))
+        let (error, output) = Fixtures.readFailing(path)
+        let failure = try #require(error)
+        #expect(failure.input == path)
+        #expect(failure.location?.hasPrefix("line ") == true)
+        #expect(failure.problem.contains("truncated"))
+        #expect(failure.hint?.contains("Export") == true)
+        #expect(output.samples.count > 1000)
+    }
+
+    @Test func truncatedZip() throws {
+        let directory = try TemporaryDirectory()
+        let full = directory.file("full.zip")
+        _ = try Fixtures.generate(records: 2000, to: full, zip: true)
+        let data = try Data(contentsOf: URL(fileURLWithPath: full))
+        let path = try directory.write("export.zip", data.prefix(data.count / 2))
+        let (error, _) = Fixtures.readFailing(path)
+        let failure = try #require(error)
+        #expect(failure.input == path)
+        #expect(failure.hint != nil)
+    }
+
+    @Test func zipWithoutHealthData() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("export.zip")
+        try Fixtures.zip([
+            ("__MACOSX/apple_health_export/._export.xml", "<HealthData>"),
+            ("apple_health_export/export_cda.xml", "<?xml version=\"1.0\"?><ClinicalDocument/>"),
+            ("notes.txt", "hello"),
+        ], to: path)
+        let (error, output) = Fixtures.readFailing(path)
+        let failure = try #require(error)
+        #expect(failure.input == path)
+        #expect(failure.problem.contains("no Apple Health data file"))
+        #expect(output.skips.map(\.location) == ["entry notes.txt"])
+    }
+
+    @Test func nonHealthXML() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("export.xml", "<?xml version=\"1.0\"?>\n<gpx version=\"1.1\"><trk/></gpx>\n")
+        let failure = try #require(Fixtures.readFailing(path).0)
+        #expect(failure.input == path)
+        #expect(failure.location == "line 2")
+        #expect(failure.problem.contains("not an Apple Health export"))
+    }
+
+    @Test func notXMLAtAll() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("export.xml", "just some text\n")
+        let failure = try #require(Fixtures.readFailing(path).0)
+        #expect(failure.input == path)
+        #expect(failure.location == "line 1")
+    }
+
+    @Test func malformedXMLInsideAZipNamesTheEntryAndLine() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("export.zip")
+        try Fixtures.zip([("apple_health_export/export.xml", Fixtures.export("""
+         <Record type="HKQuantityTypeIdentifierStepCount" sourceName="P" unit="count" startDate="2023-01-01 01:00:00 +0100" endDate="2023-01-01 01:00:00 +0100" value="5"/>
+         <Record type="oops" sourceName="P" <broken/>
+        """))], to: path)
+        let (error, output) = Fixtures.readFailing(path)
+        let failure = try #require(error)
+        #expect(failure.input == path)
+        #expect(failure.location == "entry apple_health_export/export.xml, line 5")
+        #expect(failure.problem.contains("not well-formed"))
+        #expect(output.samples.count == 1)
+    }
+
+    @Test func zipEntryWithABadChecksumIsReadAndReported() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("export.zip")
+        try Fixtures.zip([("apple_health_export/export.xml", Fixtures.export("""
+         <Record type="HKQuantityTypeIdentifierStepCount" sourceName="P" unit="count" startDate="2023-01-01 01:00:00 +0100" endDate="2023-01-01 01:00:00 +0100" value="5"/>
+        """))], to: path, stored: true)
+        var data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let value = try #require(data.range(of: Data("value=\"5\"".utf8)))
+        data[value.upperBound - 2] = UInt8(ascii: "7")
+        try data.write(to: URL(fileURLWithPath: path))
+        let output = try Fixtures.read(path, stateDirectory: directory.path)
+        #expect(output.samples.map(\.value) == [7])
+        #expect(output.skipCount(containing: "may be damaged") == 1)
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+import HealthRouterCore
+import AppleHealthExportSource
+
+/// Workouts: old-style totals, iOS 16 statistics and activities, routes from GPX files and inline Locations.
+@Suite struct WorkoutTests {
+    static let gpx = """
+    <?xml version="1.0" encoding="UTF-8"?>
+    <gpx version="1.1" creator="Apple Health Export" xmlns="http://www.topografix.com/GPX/1/1">
+     <metadata><time>2023-03-01T10:00:00Z</time></metadata>
+     <trk><name>Route 2023-01-01 8:00am</name><trkseg>
+      <trkpt lon="-122.030000" lat="37.330000"><ele>11.50</ele><time>2023-01-01T16:00:00Z</time><extensions><speed>2.50</speed><course>90.0</course><hAcc>3.5</hAcc><vAcc>2.1</vAcc></extensions></trkpt>
+      <trkpt lon="-122.030100" lat="37.330100"><ele>11.70</ele><time>2023-01-01T16:00:01Z</time><extensions><speed>2.60</speed><course>91.0</course><hAcc>3.4</hAcc><vAcc>2.0</vAcc></extensions></trkpt>
+      <trkpt lon="-122.030200" lat="37.330200"><ele>11.90</ele><time>not a time</time></trkpt>
+     </trkseg></trk>
+    </gpx>
+    """
+
+    static let modernWorkout = """
+     <Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="30" durationUnit="min" sourceName="Watch" sourceVersion="10.1" creationDate="2023-01-01 08:31:00 -0800" startDate="2023-01-01 08:00:00 -0800" endDate="2023-01-01 08:30:00 -0800">
+      <MetadataEntry key="HKIndoorWorkout" value="0"/>
+      <MetadataEntry key="HKTimeZone" value="America/Los_Angeles"/>
+      <WorkoutEvent type="HKWorkoutEventTypePause" date="2023-01-01 08:10:00 -0800"/>
+      <WorkoutEvent type="HKWorkoutEventTypeResume" date="2023-01-01 08:11:00 -0800">
+       <MetadataEntry key="why" value="traffic light"/>
+      </WorkoutEvent>
+      <WorkoutStatistics type="HKQuantityTypeIdentifierActiveEnergyBurned" startDate="2023-01-01 08:00:00 -0800" endDate="2023-01-01 08:30:00 -0800" sum="300" unit="kcal"/>
+      <WorkoutStatistics type="HKQuantityTypeIdentifierBasalEnergyBurned" startDate="2023-01-01 08:00:00 -0800" endDate="2023-01-01 08:30:00 -0800" sum="41.84" unit="kJ"/>
+      <WorkoutStatistics type="HKQuantityTypeIdentifierDistanceWalkingRunning" startDate="2023-01-01 08:00:00 -0800" endDate="2023-01-01 08:30:00 -0800" sum="5.2" unit="km"/>
+      <WorkoutStatistics type="HKQuantityTypeIdentifierHeartRate" startDate="2023-01-01 08:00:00 -0800" endDate="2023-01-01 08:30:00 -0800" average="142" minimum="98" maximum="171" unit="count/min"/>
+      <WorkoutActivity uuid="6B1C9E2A-0000-4000-8000-000000000001" startDate="2023-01-01 08:00:00 -0800" endDate="2023-01-01 08:30:00 -0800" duration="30" durationUnit="min">
+       <WorkoutEvent type="HKWorkoutEventTypeSegment" date="2023-01-01 08:00:00 -0800" duration="300" durationUnit="s"/>
+       <WorkoutStatistics type="HKQuantityTypeIdentifierDistanceWalkingRunning" startDate="2023-01-01 08:00:00 -0800" endDate="2023-01-01 08:30:00 -0800" sum="5.2" unit="km"/>
+       <MetadataEntry key="WOIntervalStepKeyPath" value="0.0.0"/>
+      </WorkoutActivity>
+      <WorkoutRoute sourceName="Watch" sourceVersion="10.1" creationDate="2023-01-01 08:31:00 -0800" startDate="2023-01-01 08:00:00 -0800" endDate="2023-01-01 08:30:00 -0800">
+       <MetadataEntry key="HKMetadataKeySyncVersion" value="2"/>
+       <FileReference path="/workout-routes/route_2023-01-01_8.00am.gpx"/>
+      </WorkoutRoute>
+     </Workout>
+    """
+
+    private func workouts(_ output: CollectingOutput) -> [Workout] {
+        output.samples(.workout).compactMap { if case .workout(let workout) = $0.detail { workout } else { nil } }
+    }
+
+    @Test func oldStyleTotalsAndInlineLocations() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("export.xml", Fixtures.export("""
+         <Workout workoutActivityType="HKWorkoutActivityTypeCycling" duration="1.5" durationUnit="hr" totalDistance="10" totalDistanceUnit="mi" totalEnergyBurned="418.4" totalEnergyBurnedUnit="kJ" sourceName="Watch" startDate="2016-11-14 07:00:00 -0700" endDate="2016-11-14 08:30:00 -0700">
+          <WorkoutEvent type="HKWorkoutEventTypeLap" date="2016-11-14 07:30:00 -0700"/>
+          <WorkoutRoute sourceName="Watch" startDate="2016-11-14 07:00:00 -0700" endDate="2016-11-14 08:30:00 -0700">
+           <Location date="2016-11-14 07:00:00 -0700" latitude="37.33" longitude="-122.03" altitude="11.9435" horizontalAccuracy="5" verticalAccuracy="3" course="-1" speed="2.4"/>
+           <Location date="2016-11-14 07:00:01 -0700" latitude="37.3301" longitude="-122.0301" altitude="12 m" horizontalAccuracy="5" verticalAccuracy="3" course="10" speed="2.5"/>
+           <Location latitude="37.3302" longitude="-122.0302"/>
+          </WorkoutRoute>
+         </Workout>
+        """))
+        let output = try Fixtures.read(path)
+        let sample = try #require(output.samples(.workout).first)
+        let workout = try #require(workouts(output).first)
+        #expect(sample.type == "HKWorkoutTypeIdentifier")
+        #expect(workout.activityType == "HKWorkoutActivityTypeCycling")
+        #expect(workout.durationSeconds == 5400)
+        #expect(abs((workout.totalDistanceMeters ?? 0) - 16_093.44) < 0.001)
+        #expect(abs((workout.totalEnergyBurnedKilocalories ?? 0) - 100) < 0.000_001)
+        #expect(workout.events.map(\.type) == ["HKWorkoutEventTypeLap"])
+        let route = try #require(workout.routes.first)
+        #expect(route.filePath == nil)
+        #expect(route.points.count == 2)
+        #expect(route.points[1].altitude == 12)
+        #expect(route.points[0].course == -1)
+        #expect(route.points[1].time.epochMilliseconds - route.points[0].time.epochMilliseconds == 1000)
+        #expect(output.skips.map(\.reason) == ["Location without a valid date, latitude or longitude"])
+    }
+
+    @Test func iOS16WorkoutTakesTotalsFromStatistics() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("export.xml", Fixtures.export(Self.modernWorkout))
+        try directory.write("workout-routes/route_2023-01-01_8.00am.gpx", Self.gpx)
+        let output = try Fixtures.read(path)
+        let sample = try #require(output.samples(.workout).first)
+        let workout = try #require(workouts(output).first)
+        #expect(sample.timeZone == "America/Los_Angeles")
+        #expect(sample.metadata[key: "HKIndoorWorkout"] == .number(0))
+        #expect(workout.durationSeconds == 1800)
+        #expect(workout.totalDistanceMeters == 5200)
+        #expect(workout.totalEnergyBurnedKilocalories == 300)
+        #expect(abs((workout.totalBasalEnergyBurnedKilocalories ?? 0) - 10) < 0.000_001)
+        #expect(workout.averageHeartRate == 142)
+        #expect(workout.minimumHeartRate == 98)
+        #expect(workout.maximumHeartRate == 171)
+        #expect(workout.statistics.count == 4)
+        #expect(workout.events.map(\.type) == ["HKWorkoutEventTypePause", "HKWorkoutEventTypeResume"])
+        #expect(workout.events[1].metadata[key: "why"] == .string("traffic light"))
+        let activity = try #require(workout.activities.first)
+        #expect(activity.id == "6B1C9E2A-0000-4000-8000-000000000001")
+        #expect(activity.durationSeconds == 1800)
+        #expect(activity.events.first?.durationSeconds == 300)
+        #expect(activity.statistics.count == 1)
+        #expect(activity.metadata[key: "WOIntervalStepKeyPath"] == .string("0.0.0"))
+        // The GPX file next to export.xml fills the route.
+        let route = try #require(workout.routes.first)
+        #expect(route.filePath == "/workout-routes/route_2023-01-01_8.00am.gpx")
+        #expect(route.metadata[key: "HKMetadataKeySyncVersion"] == .number(2))
+        #expect(route.points.count == 2)
+        #expect(route.points.first == RoutePoint(time: Timestamp(epochSeconds: 1_672_588_800, utcOffsetSeconds: 0),
+                                                 latitude: 37.33, longitude: -122.03, altitude: 11.5,
+                                                 horizontalAccuracy: 3.5, verticalAccuracy: 2.1, course: 90, speed: 2.5))
+        #expect(output.skips.map(\.reason) == ["GPX track point without a valid time, latitude or longitude"])
+    }
+
+    @Test func zipRoutesBeforeAndAfterTheDataFile() throws {
+        let directory = try TemporaryDirectory()
+        let second = Self.modernWorkout
+            .replacingOccurrences(of: "2023-01-01 08", with: "2023-01-02 08")
+            .replacingOccurrences(of: "route_2023-01-01_8.00am", with: "route_2023-01-02_8.00am")
+        let path = directory.file("export.zip")
+        try Fixtures.zip([
+            ("apple_health_export/workout-routes/route_2023-01-01_8.00am.gpx", Self.gpx),
+            ("apple_health_export/Exportar.xml", Fixtures.export(Self.modernWorkout + "\n" + second)),
+            ("apple_health_export/workout-routes/route_2023-01-02_8.00am.gpx", Self.gpx),
+        ], to: path)
+        let output = try Fixtures.read(path, stateDirectory: directory.path)
+        let routes = workouts(output).flatMap(\.routes)
+        #expect(routes.map(\.points.count) == [2, 2])
+        #expect(output.skipCount(containing: "GPX track point") == 2)
+        #expect(output.skips.first?.location?.hasPrefix("entry apple_health_export/workout-routes/") == true)
+    }
+
+    @Test func missingRouteFileIsReportedAndTheRouteKept() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("export.xml", Fixtures.export(Self.modernWorkout))
+        let output = try Fixtures.read(path)
+        let route = try #require(workouts(output).first?.routes.first)
+        #expect(route.points.isEmpty)
+        #expect(route.filePath != nil)
+        #expect(output.skipCount(containing: "WorkoutRoute file not found") == 1)
+    }
+}
