@@ -1,1 +1,225 @@
-// placeholder
+import Foundation
+import HealthRouterCore
+
+/// The `ndjson` sink: a folder in Pulso's reference-server layout (pulso-protocol.md §1.9),
+/// `<directory>/<stem>.ndjson` per type and `_deleted.ndjson` for tombstones, one compact
+/// JSON object a line (`PulsoJSONEncoder`'s fields plus `receivedAt`).
+///
+/// - A re-delivery never writes a second line for an id: `.healthrouter-index.sqlite` keeps,
+///   per id, the content hash and journal sequence of its last line. A sample is appended
+///   when its id is new, was deleted before, or its content changed (readers take the last
+///   line of an id); not when the index holds the same content or a later sequence.
+///   A tombstone line lists only the ids not already recorded as deleted.
+/// - `write` returns after the lines are fsynced and the index committed, with the cursor,
+///   in one transaction; `prepare` returns that cursor.
+/// - After a crash between the append and the index commit, `prepare` cuts the
+///   unacknowledged lines off again (`NDJSONIndexRecovery`); their entries come again.
+/// - Every sample can be written, so this sink never throws `SinkError.rejected`.
+public final class NDJSONSink: Sink {
+    public struct Configuration: Decodable, Sendable {
+        /// The folder of `.ndjson` files; created when missing.
+        public var directory: String
+
+        public init(directory: String) {
+            self.directory = directory
+        }
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case directory
+        }
+    }
+
+    public let configuration: Configuration
+    private let logger: Logger
+    private var index: NDJSONIndex?
+    private var files: [String: NDJSONFile] = [:]
+    private var stems: [String: String] = [:]
+    private var line = JSONWriter(capacity: 4096)
+    /// Set when a failed batch may have left bytes the index does not cover.
+    private var needsRecovery = false
+
+    public init(configuration: Configuration, context: PluginContext) {
+        self.configuration = configuration
+        self.logger = context.logger.with("sink", context.name)
+    }
+
+    public func prepare() throws -> Int64? {
+        do {
+            try FileManager.default.createDirectory(atPath: configuration.directory, withIntermediateDirectories: true)
+            let index = try NDJSONIndex(path: configuration.directory + "/" + NDJSONIndex.fileName)
+            self.index = index
+            try recover(index)
+            return try index.cursor()
+        } catch let error as SinkError {
+            throw error
+        } catch {
+            throw SinkError.unavailable("\(error)")
+        }
+    }
+
+    public func write(_ entries: [JournalEntry], cursor: Int64) throws {
+        guard let index else { throw SinkError.unavailable("\(configuration.directory): write before prepare") }
+        do {
+            if needsRecovery { try recover(index) }
+            try append(entries, cursor: cursor, index: index)
+        } catch let error as SinkError {
+            throw error
+        } catch {
+            throw SinkError.unavailable("\(error)")
+        }
+    }
+
+    public func close() {
+        for file in files.values { file.close() }
+        files = [:]
+        index = nil
+    }
+
+    // MARK: - Writing
+
+    private func append(_ entries: [JournalEntry], cursor: Int64, index: NDJSONIndex) throws {
+        let receivedAtSuffix = Self.receivedAtSuffix()
+        // What the index will hold once the batch is committed; also the state later
+        // entries of the batch are judged against.
+        var updates: [String: NDJSONIndex.Entry] = [:]
+        var touched: [NDJSONFile] = []
+
+        func entry(for id: String) throws -> NDJSONIndex.Entry? {
+            if let pending = updates[id] { return pending }
+            return try index.lookup(id)
+        }
+        func buffer(_ stem: String) -> NDJSONFile {
+            let file = self.file(for: stem)
+            if file.buffer.isEmpty { touched.append(file) }
+            return file
+        }
+
+        try index.database.execute("BEGIN")
+        do {
+            for journalEntry in entries {
+                let sequence = journalEntry.sequence
+                switch journalEntry.item {
+                case .sample(let sample):
+                    line.reset()
+                    line.beginObject()
+                    PulsoJSONEncoder.writeSampleFields(sample, into: &line, extensions: true)
+                    let contentHash = NDJSONLineHash.hash(line.bytes)
+                    if let known = try entry(for: sample.id),
+                       known.sequence >= sequence || known.contentHash == contentHash {
+                        continue
+                    }
+                    let file = buffer(stem(forType: sample.type))
+                    file.buffer.append(contentsOf: line.bytes)
+                    file.buffer.append(contentsOf: receivedAtSuffix)
+                    updates[sample.id] = NDJSONIndex.Entry(contentHash: contentHash, sequence: sequence)
+                case .tombstone(let tombstone):
+                    var fresh: [String] = []
+                    for id in tombstone.ids {
+                        if let known = try entry(for: id), known.sequence >= sequence || known.contentHash == nil {
+                            continue
+                        }
+                        fresh.append(id)
+                        updates[id] = NDJSONIndex.Entry(contentHash: nil, sequence: sequence)
+                    }
+                    guard !fresh.isEmpty else { continue }
+                    line.reset()
+                    line.beginObject()
+                    line.key("deleted")
+                    line.beginArray()
+                    for id in fresh { line.string(id) }
+                    line.endArray()
+                    line.field("userId", tombstone.userId)
+                    let file = buffer(NDJSONFileStem.deleted)
+                    file.buffer.append(contentsOf: line.bytes)
+                    file.buffer.append(contentsOf: receivedAtSuffix)
+                }
+            }
+            try index.database.execute("COMMIT")
+        } catch {
+            try? index.database.execute("ROLLBACK")
+            for file in touched { file.buffer.removeAll(keepingCapacity: true) }
+            throw error
+        }
+
+        guard !touched.isEmpty else {
+            try index.database.transaction { try index.store(cursor: cursor) }
+            return
+        }
+        do {
+            try index.setInFlight(true)
+            needsRecovery = true
+            for file in touched { try file.flush() }
+            if touched.contains(where: \.created) {
+                try Self.syncDirectory(configuration.directory)
+                for file in touched { file.directoryEntrySynced() }
+            }
+            try index.database.transaction {
+                for (id, entry) in updates { try index.store(id, entry) }
+                for (stem, file) in files where !file.buffer.isEmpty {
+                    try index.store(stem: stem, covered: file.pendingLength)
+                }
+                try index.store(cursor: cursor)
+            }
+        } catch {
+            // Take the batch back out of the files, so the retry writes it once.
+            for file in touched { try? file.discardUncommitted() }
+            throw error
+        }
+        for file in touched { file.commit() }
+        needsRecovery = false
+    }
+
+    private func recover(_ index: NDJSONIndex) throws {
+        for file in files.values { file.close() }
+        files = [:]
+        let summary = try NDJSONIndexRecovery.reconcile(directory: configuration.directory, index: index)
+        if summary.rebuilt {
+            logger.warning("a file in \(configuration.directory) is shorter than the index says: index rebuilt from"
+                           + " the files; run a backfill of this sink if samples are missing")
+        }
+        if summary.truncatedBytes > 0 {
+            logger.info("removed \(summary.truncatedBytes) bytes of an unacknowledged batch; it will be written again")
+        }
+        if summary.indexedLines > 0 { logger.info("indexed \(summary.indexedLines) lines found in the files") }
+        if summary.unreadableLines > 0 {
+            logger.warning("\(summary.unreadableLines) lines in \(configuration.directory) are not sample or tombstone objects")
+        }
+        let covered = try index.coveredLengths()
+        for (stem, length) in covered {
+            files[stem] = NDJSONFile(path: NDJSONIndexRecovery.path(configuration.directory, stem), committedLength: length)
+        }
+        needsRecovery = false
+    }
+
+    private func file(for stem: String) -> NDJSONFile {
+        if let file = files[stem] { return file }
+        let file = NDJSONFile(path: NDJSONIndexRecovery.path(configuration.directory, stem), committedLength: 0)
+        files[stem] = file
+        return file
+    }
+
+    private func stem(forType type: String) -> String {
+        if let stem = stems[type] { return stem }
+        let stem = NDJSONFileStem.stem(forType: type)
+        stems[type] = stem
+        return stem
+    }
+
+    /// `,"receivedAt":"<now, local time with offset, seconds>"}` and the newline.
+    private static func receivedAtSuffix() -> [UInt8] {
+        let now = Date()
+        let offset = Int32(TimeZone.current.secondsFromGMT(for: now))
+        let seconds = Int64(now.timeIntervalSince1970.rounded(.down))
+        var writer = JSONWriter(capacity: 48)
+        writer.key("receivedAt")
+        writer.string(TimestampFormatter.iso8601(Timestamp(epochSeconds: seconds, utcOffsetSeconds: offset)))
+        return [UInt8(ascii: ",")] + writer.bytes + [UInt8(ascii: "}"), 0x0A]
+    }
+
+    private static func syncDirectory(_ path: String) throws {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw NDJSONFileError(path: path, operation: "open", code: errno) }
+        defer { _ = Foundation.close(fd) }
+        guard fsync(fd) == 0 else { throw NDJSONFileError(path: path, operation: "fsync", code: errno) }
+    }
+}

@@ -133,6 +133,21 @@ public final class SQLiteStatement {
         }
     }
 
+    /// Binds UTF-8 bytes as TEXT (copied), without building a String first.
+    public func bind(_ index: Int32, text bytes: UnsafeRawBufferPointer) {
+        if let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self) {
+            sqlite3_bind_text(handle, index, base, Int32(bytes.count), swsqlite_transient())
+        } else {
+            sqlite3_bind_text(handle, index, "", 0, swsqlite_transient())
+        }
+    }
+
+    /// Binds UTF-8 bytes as TEXT (copied), or NULL when nil.
+    public func bind(_ index: Int32, text bytes: [UInt8]?) {
+        guard let bytes else { sqlite3_bind_null(handle, index); return }
+        bytes.withUnsafeBytes { bind(index, text: $0) }
+    }
+
     public func bind(_ index: Int32, blob: UnsafeRawBufferPointer?) {
         guard let blob else { sqlite3_bind_null(handle, index); return }
         sqlite3_bind_blob(handle, index, blob.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(blob.count),

@@ -1,0 +1,329 @@
+import CSQLite3
+import Foundation
+import HealthRouterCore
+import Testing
+@testable import SQLiteSink
+
+@Suite struct SQLiteSinkTests {
+    // MARK: - Helpers
+
+    /// A prepared sink on a fresh file; `body` gets it and the file's path.
+    func withSink(_ body: (SQLiteSink, String) throws -> Void) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path + "/nested/health.sqlite"
+        let sink = SQLiteSink(configuration: .init(path: path), context: SinkFixtures.context(directory.path))
+        #expect(try sink.prepare() == nil)
+        defer { sink.close() }
+        try body(sink, path)
+    }
+
+    /// Every row of `sql` as text, one line a row, columns separated by `|`.
+    func rows(_ path: String, _ sql: String) throws -> [String] {
+        let database = try SQLiteDatabase(path: path, readOnly: true)
+        let statement = try database.prepare(sql)
+        var lines: [String] = []
+        while try statement.step() {
+            let count = sqlite3_column_count(statement.handle)
+            lines.append((0..<count).map { column in
+                switch sqlite3_column_type(statement.handle, column) {
+                case SQLITE_NULL: "NULL"
+                case SQLITE_INTEGER: String(statement.int64(column))
+                case SQLITE_FLOAT: String(statement.double(column))
+                default: statement.string(column) ?? ""
+                }
+            }.joined(separator: "|"))
+        }
+        return lines
+    }
+
+    func scalar(_ path: String, _ sql: String) throws -> String? {
+        try rows(path, sql).first
+    }
+
+    /// Every table's rows, in a stable order: what `sqlite3` would show.
+    func dump(_ path: String) throws -> String {
+        try SQLiteSinkSchema.allTables.map { table in
+            let order = (1...table.columns.count).map(String.init).joined(separator: ", ")
+            return "## \(table.name)\n" + (try rows(path, "SELECT * FROM \(table.name) ORDER BY \(order)").joined(separator: "\n"))
+        }.joined(separator: "\n")
+    }
+
+    /// SQLite's counter of commits by other connections: unchanged when a write wrote nothing.
+    func dataVersion(_ observer: SQLiteDatabase) throws -> Int64? {
+        try observer.scalarInt("PRAGMA data_version")
+    }
+
+    // MARK: - Tables
+
+    @Test func writesEveryKindToItsTable() throws {
+        try withSink { sink, path in
+            try sink.write(SinkFixtures.entries(SinkFixtures.all), cursor: 12)
+            #expect(try scalar(path, "SELECT count(*) FROM samples") == "6")
+            #expect(try scalar(path, "SELECT group_concat(kind) FROM (SELECT kind FROM samples ORDER BY id)")
+                        == "quantity,quantity,quantity,quantity,category,quantity")
+            #expect(try scalar(path, "SELECT count(*) FROM sleep_stages") == "1")
+            #expect(try scalar(path, "SELECT count(*) FROM workouts") == "1")
+            #expect(try scalar(path, "SELECT count(*) FROM correlations") == "1")
+            #expect(try scalar(path, "SELECT count(*) FROM activity_summaries") == "1")
+            #expect(try scalar(path, "SELECT count(*) FROM profile") == "1")
+            #expect(try scalar(path, "SELECT count(*) FROM other_records") == "1")
+
+            // Times: UTC text at fixed width, the producer's offset beside it.
+            #expect(try scalar(path, "SELECT start_at, end_at, start_utc_offset, created_at FROM samples WHERE id LIKE '%0001'")
+                        == "2024-01-05T20:07:03.000Z|2024-01-05T20:07:03.000Z|3600|2024-01-05T20:08:00.000Z")
+            #expect(try scalar(path, "SELECT start_at, start_utc_offset FROM samples WHERE id LIKE '%0002'")
+                        == "2024-01-05T20:07:03.250Z|-18000")
+            #expect(try scalar(path, "SELECT datetime(start_at, start_utc_offset || ' seconds') FROM samples WHERE id LIKE '%0001'")
+                        == "2024-01-05 21:07:03")
+
+            // Awkward strings come back byte for byte.
+            #expect(try scalar(path, "SELECT source_name FROM samples WHERE id LIKE '%0001'") == SinkFixtures.awkwardSource)
+            #expect(try scalar(path, "SELECT source_name FROM samples WHERE id LIKE '%0002'") == SinkFixtures.injection)
+            #expect(try scalar(path, "SELECT source_name FROM samples WHERE id = 'U-1'") == "Lab\n\"quoted\"\tapp")
+            #expect(try scalar(path, "SELECT type, value, unit FROM samples WHERE id = 'U-1'")
+                        == "com.example/Future Thing ü|3.0|zorks")
+
+            // Metadata is JSON that SQLite can query, with its types kept.
+            #expect(try scalar(path, """
+                SELECT json_extract(metadata, '$.HKMetadataKeyHeartRateMotionContext'), json_extract(metadata, '$.note'),
+                       json_type(metadata, '$.HKWasUserEntered') FROM samples WHERE id LIKE '%0001'
+                """) == "1|\(SinkFixtures.injection)|false")
+            #expect(try scalar(path, "SELECT metadata FROM samples WHERE id = 'STAND-1'") == "NULL")
+
+            // Sleep: the stage name beside the value as produced.
+            #expect(try scalar(path, "SELECT stage, category_value, time_zone FROM sleep_stages")
+                        == "\(CategoryValueNames.pulsoName("HKCategoryValueSleepAnalysisAsleepREM", type: "HKCategoryTypeIdentifierSleepAnalysis"))|HKCategoryValueSleepAnalysisAsleepREM|Europe/Lisbon")
+
+            // Workouts with their parts.
+            #expect(try scalar(path, """
+                SELECT activity_type, duration_s, total_energy_burned_kcal, maximum_heart_rate, source_activity_type,
+                       json_extract(metadata, '$.HKWorkoutBrandName') FROM workouts
+                """) == "traditionalStrengthTraining|3612.4|412.0|171.0|HKWorkoutActivityTypeTraditionalStrengthTraining|Push Day A")
+            #expect(try rows(path, "SELECT activity_id, ordinal, type FROM workout_events ORDER BY activity_id, ordinal") == [
+                "NULL|0|HKWorkoutEventTypePause", "NULL|1|HKWorkoutEventTypeResume", "A-1|0|HKWorkoutEventTypeSegment",
+            ])
+            #expect(try rows(path, "SELECT activity_id, type, sum FROM workout_statistics ORDER BY activity_id") == [
+                "NULL|HKQuantityTypeIdentifierHeartRate|NULL", "A-1|HKQuantityTypeIdentifierActiveEnergyBurned|412.0",
+            ])
+            #expect(try scalar(path, "SELECT id, ordinal, duration_s FROM workout_activities") == "A-1|0|3612.4")
+            #expect(try scalar(path, "SELECT file_path FROM workout_routes") == "/workout-routes/route_2026-07-05_6.30pm.gpx")
+            #expect(try rows(path, "SELECT ordinal, time_at, latitude, speed, time_utc_offset FROM workout_route_points") == [
+                "0|2026-07-05T17:30:00.000Z|38.7223|2.75|0", "1|2026-07-05T17:30:01.000Z|38.72231|NULL|NULL",
+            ])
+
+            #expect(try rows(path, "SELECT ordinal, member_id FROM correlation_members WHERE correlation_id = 'BP-1'")
+                        == ["0|BP-S", "1|BP-D"])
+            #expect(try rows(path, "SELECT ordinal, time_at, bpm FROM heartbeats WHERE sample_id = 'HRV-1'")
+                        == ["0|2024-01-05T22:58:01.230Z|61.0", "1|2024-01-05T22:58:02.190Z|63.5"])
+
+            #expect(try scalar(path, """
+                SELECT date, active_energy_burned, active_energy_burned_unit, apple_exercise_time_goal, apple_stand_hours,
+                       json_extract(attributes, '$.appleMoveTime') FROM activity_summaries
+                """) == "2024-01-05|512.25|Cal|30.0|11.0|0")
+            #expect(try scalar(path, "SELECT date_of_birth, biological_sex, cardio_fitness_medications_use FROM profile")
+                        == "1990-02-02|HKBiologicalSexFemale|NULL")
+            #expect(try scalar(path, """
+                SELECT type, element, kind, json_extract(children, '$[0].attributes.frequencyValue') FROM other_records
+                """) == "HKDataTypeIdentifierAudiogram|Audiogram|other|1000")
+
+            #expect(try scalar(path, "SELECT journal_seq FROM sink_cursor") == "12")
+            #expect(try scalar(path, "SELECT version FROM healthrouter_schema") == "1")
+        }
+    }
+
+    @Test func sameBatchTwiceLeavesIdenticalTablesAndWritesNothing() throws {
+        try withSink { sink, path in
+            let entries = SinkFixtures.entries(SinkFixtures.all)
+            try sink.write(entries, cursor: 12)
+            let first = try dump(path)
+            let observer = try SQLiteDatabase(path: path, readOnly: true)
+            let before = try dataVersion(observer)
+
+            try sink.write(entries, cursor: 12)
+            #expect(try dataVersion(observer) == before)
+            // The same data again from later journal entries changes nothing but the cursor.
+            try sink.write(SinkFixtures.entries(SinkFixtures.all, from: 100), cursor: 12)
+            #expect(try dataVersion(observer) == before)
+            #expect(try dump(path) == first)
+
+            // A fresh instance on the same file (a restart) re-delivering the batch, too.
+            let again = SQLiteSink(configuration: .init(path: path), context: SinkFixtures.context(NSTemporaryDirectory()))
+            #expect(try again.prepare() == 12)
+            try again.write(entries, cursor: 12)
+            again.close()
+            #expect(try dump(path) == first)
+        }
+    }
+
+    @Test func cursorIsStoredWithTheRowsAndReturnedByPrepare() throws {
+        try withSink { sink, path in
+            try sink.write(SinkFixtures.entries([SinkFixtures.heartRate]), cursor: 41)
+            try sink.write([], cursor: 42)
+            sink.close()
+            let reopened = SQLiteSink(configuration: .init(path: path), context: SinkFixtures.context(NSTemporaryDirectory()))
+            #expect(try reopened.prepare() == 42)
+            reopened.close()
+        }
+    }
+
+    @Test func tombstonesDeleteFromEveryTableAndAreRecorded() throws {
+        try withSink { sink, path in
+            try sink.write(SinkFixtures.entries(SinkFixtures.all), cursor: 12)
+            let deleted = ["W-1", "BP-1", "HRV-1", "ABC-123", "AS-2024-01-05", "ME-1", "AUD-1", "never-seen"]
+            try sink.write([SinkFixtures.tombstone(deleted, sequence: 13, userId: "alice")], cursor: 13)
+
+            for table in ["workouts", "correlations", "samples", "sleep_stages", "activity_summaries", "profile",
+                          "other_records"] {
+                #expect(try scalar(path, "SELECT count(*) FROM \(table) WHERE id IN ('\(deleted.joined(separator: "','"))')") == "0")
+            }
+            for child in ["workout_events", "workout_statistics", "workout_activities", "workout_routes",
+                          "workout_route_points", "correlation_members", "heartbeats"] {
+                #expect(try scalar(path, "SELECT count(*) FROM \(child)") == "0")
+            }
+            #expect(try scalar(path, "SELECT count(*) FROM samples") == "5")
+            #expect(try rows(path, "SELECT id, user_id, journal_seq, length(deleted_at) FROM deleted_samples ORDER BY id")
+                        == deleted.sorted().map { "\($0)|alice|13|24" })
+
+            // Re-delivered: nothing to write.
+            let observer = try SQLiteDatabase(path: path, readOnly: true)
+            let before = try dataVersion(observer)
+            try sink.write([SinkFixtures.tombstone(deleted, sequence: 13, userId: "alice")], cursor: 13)
+            #expect(try dataVersion(observer) == before)
+
+            // A sample sent again after its deletion is stored again.
+            try sink.write(SinkFixtures.entries([SinkFixtures.workout], from: 14), cursor: 14)
+            #expect(try scalar(path, "SELECT count(*) FROM workout_events WHERE workout_id = 'W-1'") == "3")
+        }
+    }
+
+    @Test func changedSampleUpdatesItsRowAndReplacesItsChildren() throws {
+        try withSink { sink, path in
+            try sink.write(SinkFixtures.entries(SinkFixtures.all), cursor: 12)
+
+            var heartRate = SinkFixtures.heartRate
+            heartRate.value = 75
+            var workout = SinkFixtures.workout
+            guard case .workout(var parts) = workout.detail else { Issue.record("fixture"); return }
+            parts.routes[0].points.removeLast()
+            parts.events = [parts.events[0]]
+            workout.detail = .workout(parts)
+            var hrv = SinkFixtures.hrv
+            hrv.detail = .none
+            var pressure = SinkFixtures.bloodPressure
+            pressure.detail = .correlation(memberIds: ["BP-S"])
+            try sink.write(SinkFixtures.entries([heartRate, workout, hrv, pressure], from: 20), cursor: 23)
+
+            #expect(try scalar(path, "SELECT value, journal_seq FROM samples WHERE id LIKE '%0001'") == "75.0|20")
+            #expect(try scalar(path, "SELECT count(*) FROM workout_route_points") == "1")
+            #expect(try scalar(path, "SELECT count(*) FROM workout_events") == "2")
+            #expect(try scalar(path, "SELECT count(*) FROM workout_statistics") == "2")
+            #expect(try scalar(path, "SELECT journal_seq FROM workouts") == "21")
+            #expect(try scalar(path, "SELECT count(*) FROM heartbeats") == "0")
+            #expect(try rows(path, "SELECT member_id FROM correlation_members") == ["BP-S"])
+            // Unchanged rows keep the entry that wrote them.
+            #expect(try scalar(path, "SELECT journal_seq FROM samples WHERE id = 'STAND-1'") == "4")
+        }
+    }
+
+    // MARK: - Rejections
+
+    @Test func sampleEndingBeforeItStartsIsRejectedWithItsBatch() throws {
+        try withSink { sink, path in
+            var backwards = SinkFixtures.steps
+            backwards.id = "BACKWARDS"
+            backwards.end = Timestamp(epochMilliseconds: backwards.start.epochMilliseconds - 1000)
+            #expect {
+                try sink.write(SinkFixtures.entries([SinkFixtures.heartRate, backwards]), cursor: 2)
+            } throws: { error in
+                guard case .rejected(let reason) = error as? SinkError else { return false }
+                return reason.contains("CHECK")
+            }
+            #expect(try scalar(path, "SELECT count(*) FROM samples") == "0")
+            #expect(try scalar(path, "SELECT count(*) FROM sink_cursor") == "0")
+            // The good entry alone goes through (as the worker does when it splits the batch).
+            try sink.write(SinkFixtures.entries([SinkFixtures.heartRate]), cursor: 1)
+            #expect(try scalar(path, "SELECT count(*) FROM samples") == "1")
+        }
+    }
+
+    @Test func instantOutsideFourDigitYearsIsRejected() throws {
+        try withSink { sink, _ in
+            var far = SinkFixtures.heartRate
+            far.start = Timestamp(epochMilliseconds: 253_402_300_800_000)  // 10000-01-01
+            far.end = far.start
+            #expect {
+                try sink.write(SinkFixtures.entries([far]), cursor: 1)
+            } throws: { error in
+                guard case .rejected = error as? SinkError else { return false }
+                return true
+            }
+        }
+    }
+
+    @Test func emptyIdIsRejected() throws {
+        try withSink { sink, _ in
+            var anonymous = SinkFixtures.heartRate
+            anonymous.id = ""
+            #expect(throws: SinkError.self) { try sink.write(SinkFixtures.entries([anonymous]), cursor: 1) }
+        }
+    }
+
+    @Test func unwritableFileIsUnavailable() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try Data("not a database, just text that is long enough to look like a header....".utf8)
+            .write(to: URL(fileURLWithPath: directory.path + "/health.sqlite"))
+        let sink = SQLiteSink(configuration: .init(path: directory.path + "/health.sqlite"),
+                              context: SinkFixtures.context(directory.path))
+        #expect {
+            _ = try sink.prepare()
+        } throws: { error in
+            guard case .unavailable = error as? SinkError else { return false }
+            return true
+        }
+    }
+
+    @Test func prepareIsIdempotent() throws {
+        try withSink { sink, path in
+            try sink.write(SinkFixtures.entries(SinkFixtures.all), cursor: 12)
+            let first = try dump(path)
+            let second = SQLiteSink(configuration: .init(path: path), context: SinkFixtures.context(NSTemporaryDirectory()))
+            #expect(try second.prepare() == 12)
+            #expect(try second.prepare() == 12)
+            second.close()
+            #expect(try dump(path) == first)
+        }
+    }
+
+    // MARK: - Time text
+
+    @Test func timeTextIsFixedWidthUTC() {
+        #expect(UTCTimeText.string(0) == "1970-01-01T00:00:00.000Z")
+        #expect(UTCTimeText.string(1_704_485_223_250) == "2024-01-05T20:07:03.250Z")
+        #expect(UTCTimeText.string(-1) == "1969-12-31T23:59:59.999Z")
+        #expect(UTCTimeText.string(951_782_400_000) == "2000-02-29T00:00:00.000Z")
+        #expect(UTCTimeText.string(-62_167_219_200_000) == "0000-01-01T00:00:00.000Z")
+        #expect(UTCTimeText.string(253_402_300_799_999) == "9999-12-31T23:59:59.999Z")
+        #expect(UTCTimeText.string(253_402_300_800_000) == nil)
+        #expect(UTCTimeText.string(-62_167_219_200_001) == nil)
+    }
+
+    @Test func timeTextAgreesWithTheDateParserAcrossCenturies() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2000 {
+            let year = Int.random(in: 1..<9999, using: &generator)
+            let month = Int.random(in: 1...12, using: &generator)
+            let day = Int.random(in: 1...28, using: &generator)
+            let days = HealthDateParser.daysFromCivil(year: year, month: month, day: day)
+            let millisecond = Int64.random(in: 0..<86_400_000, using: &generator)
+            let text = UTCTimeText.string(Int64(days) * 86_400_000 + millisecond)
+            let expected = String(year).leftPadded(4) + "-" + String(month).leftPadded(2) + "-" + String(day).leftPadded(2)
+            #expect(text?.hasPrefix(expected + "T") == true, "\(year)-\(month)-\(day): \(text ?? "nil")")
+        }
+    }
+}
+
+extension String {
+    func leftPadded(_ width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
+}
