@@ -67,7 +67,8 @@ enum ImportCommand {
         let report = ImportReport(summary: summary,
                                   inputs: Dictionary(plan.map { ($0.name, $0.input) }) { a, _ in a },
                                   sinkTypes: Dictionary(sinks.map { ($0.name, $0.type) }) { a, _ in a })
-        print(report.render())
+        if report.readAnything || summary.failures.isEmpty { print(report.render()) }
+        for line in report.errors() { StandardError.write("healthrouter: \(line)\n") }
         if let failure = summary.failures.values.first {
             return failure.contains("does not exist") || failure.contains("cannot be read") ? .noInput : .dataError
         }
@@ -95,6 +96,15 @@ enum ImportCommand {
             }
         }
         return try paths.map { path in
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                throw CommandFailure(message: "\(path) does not exist",
+                                     hint: "give the path of an Apple Health export.zip or export.xml", code: .noInput)
+            }
+            guard FileManager.default.isReadableFile(atPath: path) else {
+                throw CommandFailure(message: "\(path) cannot be read (permission denied)",
+                                     hint: "check the file's permissions", code: .noInput)
+            }
             let kind = PluginList.sources.first { $0.recognizes(path) } ?? PluginList.sources[0]
             let matching = config.sources.filter { $0.type == kind.type }
             var plugin: PluginConfig

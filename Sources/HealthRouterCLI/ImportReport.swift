@@ -7,6 +7,24 @@ struct ImportReport {
     var inputs: [String: String]
     var sinkTypes: [String: String]
 
+    /// Whether anything was read: a failed import that read nothing shows only its error.
+    var readAnything: Bool { summary.counters.values.contains { $0.records > 0 || !$0.skipped.isEmpty } }
+
+    /// One or two lines per failed source, for standard error.
+    func errors() -> [String] {
+        var lines: [String] = []
+        let records = summary.counters.values.reduce(0) { $0 + $1.records }
+        for (source, failure) in summary.failures.sorted(by: { $0.key < $1.key }) {
+            let input = inputs[source] ?? source
+            var text = failure.hasPrefix(input) ? failure : "\(input): \(failure)"
+            if records > 0 {
+                text += " (the \(NumberText.grouped(records)) records read before the error were kept)"
+            }
+            lines.append(text)
+        }
+        return lines
+    }
+
     func render() -> String {
         var lines: [String] = []
         var merged = ImportCounters()
@@ -65,12 +83,6 @@ struct ImportReport {
                     line += ", caught up"
                 }
                 lines.append(line)
-            }
-        }
-        for (source, failure) in summary.failures.sorted(by: { $0.key < $1.key }) {
-            lines.append("error: \(inputs[source] ?? source): \(failure)")
-            if records > 0 {
-                lines.append("  the \(NumberText.grouped(records)) records read before the error were kept")
             }
         }
         return lines.joined(separator: "\n")

@@ -84,7 +84,7 @@ import HealthRouterCore
         let kept = try StoreChecksum.sqlite(directory + "/state/health.sqlite")
 
         let empty = directory + "/empty.zip"
-        FileManager.default.createFile(atPath: empty, contents: Data())
+        _ = FileManager.default.createFile(atPath: empty, contents: Data())
         let truncatedZip = directory + "/truncated.zip"
         try CommandRunner.generateExport(records: 2_000, to: directory + "/full.zip", zip: true, quirks: false)
         let zipData = try Data(contentsOf: URL(fileURLWithPath: directory + "/full.zip"))
@@ -118,7 +118,7 @@ import HealthRouterCore
         try CommandRunner.generateExport(records: 100, to: export, zip: false, quirks: false)
         let blocked = directory + "/blocked"
         // A file where the state directory should be: unwritable even for root.
-        FileManager.default.createFile(atPath: blocked, contents: Data("x".utf8))
+        _ = FileManager.default.createFile(atPath: blocked, contents: Data("x".utf8))
         let config = directory + "/hr.yaml"
         try "state_directory: \(blocked)/state\n".write(toFile: config, atomically: true, encoding: .utf8)
         let result = try CommandRunner.run(["import", export, "--config", config], in: directory)
