@@ -183,6 +183,7 @@ public final class SQLiteStatement {
     }
 
     public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    public func columnIsText(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_TEXT }
     public func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
     public func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
 
