@@ -104,22 +104,19 @@ public final class NDJSONSink: Sink {
                     line.beginObject()
                     PulsoJSONEncoder.writeSampleFields(sample, into: &line, extensions: true)
                     let contentHash = NDJSONLineHash.hash(line.bytes)
-                    if let known = try entry(for: sample.id),
-                       known.sequence >= sequence || known.contentHash == contentHash {
-                        continue
-                    }
+                    let known = try entry(for: sample.id)
+                    if let known, known.sequence >= sequence || known.contentHash == contentHash { continue }
                     let file = buffer(stem(forType: sample.type))
                     file.buffer.append(contentsOf: line.bytes)
                     file.buffer.append(contentsOf: receivedAtSuffix)
-                    updates[sample.id] = NDJSONIndex.Entry(contentHash: contentHash, sequence: sequence)
+                    updates[sample.id] = NDJSONIndex.Entry(contentHash: contentHash, sequence: sequence, row: known?.row)
                 case .tombstone(let tombstone):
                     var fresh: [String] = []
                     for id in tombstone.ids {
-                        if let known = try entry(for: id), known.sequence >= sequence || known.contentHash == nil {
-                            continue
-                        }
+                        let known = try entry(for: id)
+                        if let known, known.sequence >= sequence || known.contentHash == nil { continue }
                         fresh.append(id)
-                        updates[id] = NDJSONIndex.Entry(contentHash: nil, sequence: sequence)
+                        updates[id] = NDJSONIndex.Entry(contentHash: nil, sequence: sequence, row: known?.row)
                     }
                     guard !fresh.isEmpty else { continue }
                     line.reset()
