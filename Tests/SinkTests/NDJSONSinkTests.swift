@@ -171,6 +171,7 @@ import Testing
             #expect(try contents(directory) == first)
 
             // A restarted sink re-delivering the batch.
+            sink.close()
             let again = makeSink(directory)
             #expect(try again.prepare() == 61)
             try again.write(entries, cursor: 13)
@@ -362,6 +363,18 @@ import Testing
             try restarted.write(SinkFixtures.entries([SinkFixtures.heartRate, SinkFixtures.steps]), cursor: 2)
             restarted.close()
             #expect(try sampleIds(directory).sorted() == [SinkFixtures.heartRate.id, SinkFixtures.steps.id].sorted())
+        }
+    }
+
+    @Test func secondWriterOnTheSameFolderIsRefused() throws {
+        try withSink { _, directory in
+            let second = makeSink(directory)
+            #expect {
+                _ = try second.prepare()
+            } throws: { error in
+                guard case .unavailable(let reason) = error as? SinkError else { return false }
+                return reason.contains("in use")
+            }
         }
     }
 
