@@ -18,7 +18,7 @@ public final class ImportRun {
 
     /// Items appended to the journal per transaction. Larger transactions write each page
     /// of the id index fewer times; a crash loses nothing, since the file is read again.
-    static let transactionSize = 20_000
+    static let transactionSize = 10_000
 
     private let stateDirectory: String
     private let sinks: [SinkSpec]
@@ -43,18 +43,20 @@ public final class ImportRun {
             SinkWorker(name: $0.name, stateDirectory: stateDirectory, settings: settings, logger: logger,
                        makeSink: $0.makeSink, selects: $0.selects)
         }
+        let feed = LiveFeed()
         let group = DispatchGroup()
         for worker in workers {
             group.enter()
             let thread = Thread {
-                worker.run(control: control)
+                worker.run(control: control, feed: feed)
                 group.leave()
             }
             thread.name = "sink-\(worker.name)"
             thread.start()
         }
         let outputs = sources.map {
-            JournalSourceOutput(journal: journal, sourceName: $0.name, control: control, bufferLimit: Self.transactionSize)
+            JournalSourceOutput(journal: journal, sourceName: $0.name, control: control, bufferLimit: Self.transactionSize,
+                                feed: feed)
         }
         onStart(outputs, workers)
 
