@@ -21,7 +21,7 @@ echo "== sleep per night"
 sqlite3 -column -header "$db" "SELECT date(start_at) AS night, stage, round(sum(julianday(end_at) - julianday(start_at)) * 24, 2) AS hours FROM sleep_stages GROUP BY night, stage ORDER BY night, stage LIMIT 12"
 echo
 echo "== workouts"
-sqlite3 -column -header "$db" "SELECT start_at, activity_type, round(duration_seconds/60) AS minutes, round(total_distance_meters) AS meters, round(total_energy_burned_kcal) AS kcal FROM workouts ORDER BY start_at LIMIT 5"
+sqlite3 -column -header "$db" "SELECT start_at, activity_type, round(duration_s / 60) AS minutes, round(total_distance_m) AS metres, round(total_energy_burned_kcal) AS kcal FROM workouts ORDER BY start_at LIMIT 5"
 echo
 echo "== NDJSON files (Pulso's layout) in healthrouter-data/ndjson/"
 ls healthrouter-data/ndjson | head -12
