@@ -47,7 +47,7 @@ enum ImportCommand {
         settings.maxAttempts = 5
         settings.batchSize = 10_000
         let run = ImportRun(stateDirectory: loaded.config.stateDirectory, sinks: sinks, settings: settings,
-                            logger: loaded.logger)
+                            retainSeconds: loaded.config.journal.retain.seconds, logger: loaded.logger)
         var progress: ProgressLine?
         let label = plan.count == 1 ? "importing \((plan[0].input as NSString).lastPathComponent)" : "importing"
         let summary: ImportRun.Summary

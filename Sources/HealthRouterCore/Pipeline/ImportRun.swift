@@ -8,6 +8,8 @@ public final class ImportRun {
         public var sinks: [String: SinkWorker.Progress] = [:]
         /// Sources that failed, with the error to show.
         public var failures: [String: String] = [:]
+        /// Journal entries pruned at the end (every sink passed them and `retain` ran out).
+        public var pruned = 0
         public var seconds: Double = 0
 
         /// True when every source was read to its end and every sink caught up.
@@ -23,12 +25,17 @@ public final class ImportRun {
     private let stateDirectory: String
     private let sinks: [SinkSpec]
     private let settings: SinkWorker.Settings
+    private let retainSeconds: Double?
     private let logger: Logger
 
-    public init(stateDirectory: String, sinks: [SinkSpec], settings: SinkWorker.Settings, logger: Logger) {
+    /// - Parameter retainSeconds: how long entries stay in the journal after every sink
+    ///   passed them (`journal.retain`; nil: forever). Pruned at the end of the run.
+    public init(stateDirectory: String, sinks: [SinkSpec], settings: SinkWorker.Settings,
+                retainSeconds: Double?, logger: Logger) {
         self.stateDirectory = stateDirectory
         self.sinks = sinks
         self.settings = settings
+        self.retainSeconds = retainSeconds
         self.logger = logger
     }
 
@@ -74,6 +81,11 @@ public final class ImportRun {
         control.finishInput()
         group.wait()
         for worker in workers { summary.sinks[worker.name] = worker.progress }
+        do {
+            summary.pruned = try journal.prune(sinks: sinks.map(\.name), retainSeconds: retainSeconds)
+        } catch {
+            logger.warning("could not prune the journal: \(error)")
+        }
         summary.seconds = Date().timeIntervalSince(started)
         return summary
     }
