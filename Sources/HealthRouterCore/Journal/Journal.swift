@@ -42,7 +42,7 @@ public final class Journal {
     public init(stateDirectory: String, role: Role = .writer) throws {
         path = (stateDirectory as NSString).appendingPathComponent("journal.sqlite")
         database = try SQLiteDatabase(path: path)
-        try database.execute(role == .writer ? "PRAGMA cache_size=-16384" : "PRAGMA cache_size=-2048")
+        try database.execute(role == .writer ? "PRAGMA cache_size=-8192" : "PRAGMA cache_size=-2048")
         try database.execute("""
             CREATE TABLE IF NOT EXISTS entries(
                 seq INTEGER PRIMARY KEY,
