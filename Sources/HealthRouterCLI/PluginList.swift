@@ -1,5 +1,6 @@
 import AppleHealthExportSource
 import HealthRouterCore
+import HTTPPushSource
 import NDJSONSink
 import SQLiteSink
 
@@ -19,6 +20,14 @@ struct SourcePlugin: Sendable {
     var make: @Sendable (PluginConfig, PluginContext) throws -> any FiniteSource
     /// Whether the file at `path` is this source's input, judged by its content.
     var recognizes: @Sendable (_ path: String) -> Bool
+}
+
+/// A long-running source type (a listener) the daemon runs.
+struct ServicePlugin: Sendable {
+    var type: String
+    var summary: String
+    /// Decodes and checks the plugin's options without I/O, and returns the source.
+    var make: @Sendable (PluginConfig, PluginContext) throws -> any ServiceSource
 }
 
 /// The one explicit list of every plugin (DESIGN.md §4): no global registry.
@@ -46,6 +55,16 @@ enum PluginList {
             recognizes: { _ in true }),
     ]
 
+    static let services: [ServicePlugin] = [
+        ServicePlugin(type: "http_push", summary: "an HTTP server phones push to: Pulso protocol v1.2, Health Auto Export") { plugin, context in
+            let configuration = try ConfigDecoder.decode(HTTPPushSource.Configuration.self, from: plugin.options, path: plugin.path)
+            return try HTTPPushSource(configuration: configuration, context: context, path: plugin.path)
+        },
+    ]
+
     static func sink(type: String) -> SinkPlugin? { sinks.first { $0.type == type } }
     static func source(type: String) -> SourcePlugin? { sources.first { $0.type == type } }
+    static func service(type: String) -> ServicePlugin? { services.first { $0.type == type } }
+    /// Every source type, finite or long-running, for messages.
+    static var sourceTypes: [String] { sources.map(\.type) + services.map(\.type) }
 }
