@@ -4,7 +4,7 @@ import Foundation
 
 /// A blocking HTTP client on libcurl for the tests, plus a raw-socket sender for requests
 /// libcurl would not send (a lying Content-Length, chunked bodies).
-struct HTTPTestClient {
+struct HTTPTestClient: Sendable {
     struct Response {
         var status: Int
         var body: String
