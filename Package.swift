@@ -33,11 +33,13 @@ let package = Package(
                 path: "Plugins/NDJSONSink", exclude: pluginDocs),
         .target(name: "HTTPPushSource", dependencies: ["HealthRouterCore", "CMHD", "CZlib", "CCrypto", "CSQLite3"],
                 path: "Plugins/HTTPPushSource", exclude: pluginDocs),
+        .target(name: "HTTPSink", dependencies: ["HealthRouterCore", "CCurl", "CZlib"],
+                path: "Plugins/HTTPSink", exclude: pluginDocs),
 
         // The command line: commands and the one explicit list of plugins.
         .target(name: "HealthRouterCLI", dependencies: [
             "HealthRouterCore", "AppleHealthExportSource", "SQLiteSink", "NDJSONSink",
-            "HTTPPushSource",
+            "HTTPPushSource", "HTTPSink",
         ]),
         .executableTarget(name: "healthrouter", dependencies: ["HealthRouterCLI"]),
 
@@ -45,6 +47,6 @@ let package = Package(
         .testTarget(name: "AppleHealthExportSourceTests", dependencies: ["AppleHealthExportSource", "HealthRouterCore"]),
         .testTarget(name: "SinkTests", dependencies: ["SQLiteSink", "NDJSONSink", "HealthRouterCore", "CSQLite3"]),
         .testTarget(name: "EndToEndTests", dependencies: ["HealthRouterCLI", "HealthRouterCore", "CSQLite3"]),
-        .testTarget(name: "HTTPTests", dependencies: ["HTTPPushSource", "HealthRouterCore", "CCurl", "CZlib", "CSQLite3"]),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTPPushSource", "HTTPSink", "HealthRouterCore", "CCurl", "CZlib", "CSQLite3"]),
     ]
 )

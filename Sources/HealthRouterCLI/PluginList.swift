@@ -1,6 +1,7 @@
 import AppleHealthExportSource
 import HealthRouterCore
 import HTTPPushSource
+import HTTPSink
 import NDJSONSink
 import SQLiteSink
 
@@ -40,6 +41,11 @@ enum PluginList {
         SinkPlugin(type: "ndjson", summary: "a folder of NDJSON files in Pulso's reference layout") { plugin, context in
             let configuration = try ConfigDecoder.decode(NDJSONSink.Configuration.self, from: plugin.options, path: plugin.path)
             return { NDJSONSink(configuration: configuration, context: context) }
+        },
+        SinkPlugin(type: "http", summary: "a Pulso protocol server, or another healthrouter") { plugin, context in
+            let configuration = try ConfigDecoder.decode(HTTPSink.Configuration.self, from: plugin.options, path: plugin.path)
+            _ = try HTTPSink(configuration: configuration, context: context, path: plugin.path)
+            return { try HTTPSink(configuration: configuration, context: context, path: plugin.path) }
         },
     ]
 
