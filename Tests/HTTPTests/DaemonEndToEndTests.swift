@@ -71,3 +71,47 @@ struct DaemonEndToEndTests {
         #expect(first.stop() == 0)
     }
 }
+
+/// client → router A (`http` sink) → router B (sqlite) ends with the same rows as the same
+/// pushes straight into a router with a sqlite sink.
+@Suite("chained routers", .serialized)
+struct ChainedRoutersTests {
+    @Test func forwardedRowsEqualDirectRows() throws {
+        let b = try DaemonProcess()
+        try b.start()
+        let a = try DaemonProcess(sinks: """
+            sinks:
+              mirror:
+                type: http
+                url: http://127.0.0.1:\(b.port)
+                token: "${TEST_TOKEN}"
+            routes:
+              - types: ["*"]
+                to: [mirror]
+            """)
+        try a.start()
+        let direct = try DaemonProcess()
+        try direct.start()
+        let bodies = [PulsoProtocolTests.goldenSleep, PulsoProtocolTests.goldenWorkout, PulsoProtocolTests.protocolExample,
+                      String(decoding: DaemonProcess.batch(prefix: "C", count: 300).body, as: UTF8.self),
+                      #"[{"deleted":["C-1","C-2"]}]"#]
+        for body in bodies {
+            #expect(a.client.post("/ingest", body, token: DaemonProcess.token, gzip: true).status == 200)
+            #expect(direct.client.post("/ingest", body, token: DaemonProcess.token, gzip: true).status == 200)
+        }
+        let tables = ["samples", "sleep_stages", "workouts", "deleted_samples"]
+        let deadline = Date(timeIntervalSinceNow: 10)
+        func settled() throws -> Bool {
+            try tables.allSatisfy { try b.sinkRows($0).count == direct.sinkRows($0).count }
+        }
+        while Date() < deadline, try !settled() { usleep(50_000) }
+        #expect(a.stop() == 0)
+        #expect(b.stop() == 0)
+        #expect(direct.stop() == 0)
+        #expect(try direct.sinkRows("samples").count == 298)
+        for table in tables where table != "deleted_samples" {
+            #expect(try b.sinkRows(table) == direct.sinkRows(table), "\(table)")
+        }
+        #expect(try b.sinkIds() == direct.sinkIds())
+    }
+}

@@ -23,7 +23,8 @@ final class DaemonProcess {
 
     static let token = "daemon-token-42"
 
-    init(directory: String? = nil, port: UInt16? = nil) throws {
+    /// `sinks`: the config's `sinks:` and `routes:` sections (default: one sqlite sink, `local`).
+    init(directory: String? = nil, port: UInt16? = nil, sinks: String? = nil) throws {
         let directory = directory ?? NSTemporaryDirectory() + "daemon-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         self.directory = directory
@@ -36,6 +37,8 @@ final class DaemonProcess {
                 listen: 127.0.0.1:\(self.port)
                 users:
                   alice: { token: "${TEST_TOKEN}" }
+
+            """ + (sinks ?? """
             sinks:
               local:
                 type: sqlite
@@ -43,7 +46,7 @@ final class DaemonProcess {
             routes:
               - types: ["*"]
                 to: [local]
-            """
+            """)
         try config.write(toFile: directory + "/config.yaml", atomically: true, encoding: .utf8)
     }
 
@@ -93,6 +96,18 @@ final class DaemonProcess {
     }
 
     var log: String { (try? String(contentsOfFile: directory + "/daemon.log", encoding: .utf8)) ?? "" }
+
+    /// Every row of `table` in the sqlite sink, as text, sorted (for comparing two stores).
+    func sinkRows(_ table: String) throws -> [String] {
+        let database = try SQLiteDatabase(path: directory + "/health.sqlite", readOnly: true)
+        let info = try database.prepare("SELECT name FROM pragma_table_info('\(table)')")
+        var columns: [String] = []
+        while try info.step() { columns.append("quote(\(info.string(0) ?? "NULL"))") }
+        let statement = try database.prepare("SELECT \(columns.joined(separator: " || '|' || ")) FROM \(table)")
+        var rows: [String] = []
+        while try statement.step() { rows.append(statement.string(0) ?? "") }
+        return rows.sorted()
+    }
 
     /// The ids in the sqlite sink's `samples` table.
     func sinkIds() throws -> Set<String> {
