@@ -115,3 +115,41 @@ struct ChainedRoutersTests {
         #expect(try b.sinkIds() == direct.sinkIds())
     }
 }
+
+/// SIGHUP reloads the config without losing accepted data; a broken config is not applied.
+@Suite("healthrouter run reload", .serialized)
+struct DaemonReloadTests {
+    @Test func sighupAppliesANewUserAndKeepsServing() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let first = DaemonProcess.batch(prefix: "H1", count: 100)
+        #expect(daemon.client.post("/ingest", first.body, token: DaemonProcess.token).status == 200)
+        #expect(daemon.client.post("/ingest", "[]", token: "bob-token-1").status == 401)
+        let path = daemon.directory + "/config.yaml"
+        let original = try String(contentsOfFile: path, encoding: .utf8)
+        try original.replacingOccurrences(of: #"alice: { token: "${TEST_TOKEN}" }"#,
+                                          with: "alice: { token: \"${TEST_TOKEN}\" }\n      bob: { token: \"bob-token-1\" }")
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        kill(daemon.process!.processIdentifier, SIGHUP)
+        var status = 0
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while Date() < deadline {
+            status = daemon.client.post("/ingest", DaemonProcess.batch(prefix: "H2", count: 10).body, token: "bob-token-1").status
+            if status == 200 { break }
+            usleep(50_000)
+        }
+        #expect(status == 200)
+        // A broken config is logged and not applied.
+        try "sinks: [".write(toFile: path, atomically: true, encoding: .utf8)
+        kill(daemon.process!.processIdentifier, SIGHUP)
+        usleep(300_000)
+        #expect(daemon.client.get("/health").status == 200)
+        #expect(daemon.client.post("/ingest", "[]", token: "bob-token-1").status == 200)
+        #expect(daemon.stop() == 0)
+        #expect(daemon.log.contains("config reloaded"))
+        #expect(daemon.log.contains("config not reloaded"))
+        let ids = try daemon.sinkIds()
+        #expect(ids.isSuperset(of: first.ids))
+        #expect(ids.count == 110)
+    }
+}
