@@ -29,6 +29,14 @@ enum PulsoBatchParser {
     }
 
     static func parse(_ body: [UInt8], userId: String?) throws(Failure) -> Batch {
+        if let batch = body.withUnsafeBufferPointer({ scan($0, userId: userId) }) { return batch }
+        // Anything the byte-level reader does not take (errors included) goes through
+        // JSONSerialization, which tells bad JSON from JSON that is not an array.
+        return try parseWithFoundation(body, userId: userId)
+    }
+
+    /// The fallback path, through `JSONSerialization`.
+    static func parseWithFoundation(_ body: [UInt8], userId: String?) throws(Failure) -> Batch {
         guard let root = JSONValues.parse(body) else { throw .badJSON }
         guard let elements = root as? [Any] else { throw .notArray }
         var batch = Batch()
@@ -39,79 +47,105 @@ enum PulsoBatchParser {
                 batch.skipped += 1
                 continue
             }
-            if let deleted = object["deleted"] {
-                let ids = (deleted as? [Any])?.compactMap { $0 as? String } ?? []
-                if !ids.isEmpty { batch.items.append(.tombstone(Tombstone(ids: ids, userId: userId))) }
-                continue
-            }
-            guard let sample = sample(from: object, userId: userId) else {
-                batch.skipped += 1
-                continue
-            }
-            batch.items.append(.sample(sample.sample))
-            batch.ends.append((sample.key, sample.endText, sample.sample.end))
+            add(PulsoElement(dictionary: object), userId: userId, to: &batch)
         }
         return batch
     }
 
-    /// One sample object as a canonical sample, with its wire type key and `end` string.
-    static func sample(from object: [String: Any], userId: String?) -> (sample: Sample, key: String, endText: String)? {
-        guard let id = object["uuid"] as? String, !id.isEmpty,
-              let startText = object["start"] as? String, let endText = object["end"] as? String,
+    /// The byte-level path: nil when the body is not a well-formed array this reader takes.
+    static func scan(_ bytes: UnsafeBufferPointer<UInt8>, userId: String?) -> Batch? {
+        var scanner = JSONScanner(bytes)
+        var batch = Batch()
+        do {
+            try scanner.consume(UInt8(ascii: "["))
+            if try !scanner.consumeIf(UInt8(ascii: "]")) {
+                repeat {
+                    batch.received += 1
+                    if try scanner.peek() == UInt8(ascii: "{") {
+                        add(try PulsoElement(scanning: &scanner), userId: userId, to: &batch)
+                    } else {
+                        try scanner.skipValue()
+                        batch.skipped += 1
+                    }
+                } while try scanner.next(close: UInt8(ascii: "]"))
+            }
+            scanner.skipWhitespace()
+            guard scanner.atEnd else { return nil }
+            return batch
+        } catch {
+            return nil
+        }
+    }
+
+    private static func add(_ element: PulsoElement, userId: String?, to batch: inout Batch) {
+        if let ids = element.deleted {
+            if !ids.isEmpty { batch.items.append(.tombstone(Tombstone(ids: ids, userId: userId))) }
+            return
+        }
+        guard let sample = sample(from: element, userId: userId) else {
+            batch.skipped += 1
+            return
+        }
+        batch.items.append(.sample(sample.sample))
+        batch.ends.append((sample.key, sample.endText, sample.sample.end))
+    }
+
+    /// One sample element as a canonical sample, with its wire type key and `end` string.
+    static func sample(from element: PulsoElement, userId: String?) -> (sample: Sample, key: String, endText: String)? {
+        guard let id = element.uuid, !id.isEmpty, let startText = element.start, let endText = element.end,
               let start = HealthDateParser.parse(startText), let end = HealthDateParser.parse(endText) else { return nil }
-        let key = object["type"] as? String ?? "unknown"
+        let key = element.type ?? "unknown"
         let known = TypeRegistry.type(key: key) ?? TypeRegistry.resolve(key)
-        let identifier = object["identifier"] as? String ?? known?.identifier ?? key
+        let identifier = element.identifier ?? known?.identifier ?? key
 
         var kind: SampleKind
-        if let name = object["kind"] as? String, let named = SampleKind.allCases.first(where: { $0.name == name }) {
+        if let name = element.kind, let named = SampleKind.allCases.first(where: { $0.name == name }) {
             kind = named
         } else if let known {
             kind = known.kind
-        } else if key == "workout" || object["workoutActivityType"] != nil {
+        } else if key == "workout" || element.workoutActivityTypePresent {
             kind = .workout
+        } else if case .string = element.value {
+            kind = .category
         } else {
-            kind = object["value"] is String ? .category : .quantity
+            kind = .quantity
         }
 
         var sample = Sample(id: id, type: identifier, kind: kind, start: start, end: end,
-                            sourceName: object["source"] as? String ?? "", userId: userId)
-        if let text = object["value"] as? String {
-            sample.categoryValue = object["categoryValue"] as? String
-                ?? CategoryValueNames.healthKitName(text, type: identifier)
-            sample.value = JSONValues.number(object["numericValue"])
-        } else {
-            sample.value = JSONValues.number(object["value"])
+                            sourceName: element.source ?? "", userId: userId)
+        switch element.value {
+        case .string(let text):
+            sample.categoryValue = element.categoryValue ?? CategoryValueNames.healthKitName(text, type: identifier)
+            sample.value = element.numericValue
+        case .number(let number):
+            sample.value = number
+        case .none, .other:
+            break
         }
-        sample.unit = object["unit"] as? String
-        sample.sourceBundleId = object["sourceBundleId"] as? String
-        sample.sourceVersion = object["sourceVersion"] as? String
-        sample.device = object["device"] as? String
-        if let created = object["creationDate"] as? String { sample.createdAt = HealthDateParser.parse(created) }
+        sample.unit = element.unit
+        sample.sourceBundleId = element.sourceBundleId
+        sample.sourceVersion = element.sourceVersion
+        sample.device = element.device
+        if let created = element.creationDate { sample.createdAt = HealthDateParser.parse(created) }
 
-        let explicitZone = object["timeZone"] as? String
-        sample.timeZone = explicitZone
-        if let metadata = object["metadata"] as? [String: Any] {
-            // Key order is not significant on the wire; sorted keeps the stored content stable.
-            for (metaKey, value) in metadata.sorted(by: { $0.key < $1.key }) {
-                if metaKey == "timeZone", explicitZone == nil, let zone = value as? String {
-                    sample.timeZone = zone
-                    continue
-                }
-                if let converted = JSONValues.metadataValue(value) { sample.metadata.append(MetadataEntry(metaKey, converted)) }
-            }
+        sample.timeZone = element.timeZone
+        sample.metadata = element.metadata
+        if element.timeZone == nil, let index = sample.metadata.firstIndex(where: { $0.key == "timeZone" }),
+           case .string(let zone) = sample.metadata[index].value {
+            sample.timeZone = zone
+            sample.metadata.remove(at: index)
         }
 
         if kind == .workout {
-            let wire = object["workoutActivityType"] as? String ?? "other"
-            var workout = Workout(activityType: object["activityType"] as? String ?? WorkoutActivityName.healthKitName(wire))
-            workout.durationSeconds = JSONValues.number(object["duration"])
-            workout.totalEnergyBurnedKilocalories = JSONValues.number(object["totalEnergyBurned"])
-            workout.totalBasalEnergyBurnedKilocalories = JSONValues.number(object["totalBasalEnergyBurned"])
-            workout.totalDistanceMeters = JSONValues.number(object["totalDistance"])
-            workout.averageHeartRate = JSONValues.number(object["averageHeartRate"])
-            workout.minimumHeartRate = JSONValues.number(object["minimumHeartRate"])
-            workout.maximumHeartRate = JSONValues.number(object["maximumHeartRate"])
+            let wire = element.workoutActivityType ?? "other"
+            var workout = Workout(activityType: element.activityType ?? WorkoutActivityName.healthKitName(wire))
+            workout.durationSeconds = element.duration
+            workout.totalEnergyBurnedKilocalories = element.totalEnergyBurned
+            workout.totalBasalEnergyBurnedKilocalories = element.totalBasalEnergyBurned
+            workout.totalDistanceMeters = element.totalDistance
+            workout.averageHeartRate = element.averageHeartRate
+            workout.minimumHeartRate = element.minimumHeartRate
+            workout.maximumHeartRate = element.maximumHeartRate
             sample.detail = .workout(workout)
         }
         SampleNormalizer.normalize(&sample, convention: .canonical)
@@ -122,6 +156,9 @@ enum PulsoBatchParser {
     /// `[A-Za-z0-9_-]` replaced by `_`; empty becomes `unknown`.
     static func sanitizedKey(_ key: String) -> String {
         guard !key.isEmpty else { return "unknown" }
+        if key.utf8.allSatisfy({ b in
+            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x5F || b == 0x2D
+        }) { return key }
         return String(String.UnicodeScalarView(key.unicodeScalars.map { scalar in
             let v = scalar.value
             let ok = (v >= 0x30 && v <= 0x39) || (v >= 0x41 && v <= 0x5A) || (v >= 0x61 && v <= 0x7A) || v == 0x5F || v == 0x2D
