@@ -66,6 +66,10 @@ enum PluginList {
             let configuration = try ConfigDecoder.decode(HTTPPushSource.Configuration.self, from: plugin.options, path: plugin.path)
             return try HTTPPushSource(configuration: configuration, context: context, path: plugin.path)
         },
+        ServicePlugin(type: "admin", summary: "operations endpoints: /metrics (Prometheus) and /status (JSON)") { plugin, context in
+            let configuration = try ConfigDecoder.decode(AdminSource.Configuration.self, from: plugin.options, path: plugin.path)
+            return try AdminSource(configuration: configuration, context: context, path: plugin.path)
+        },
     ]
 
     static func sink(type: String) -> SinkPlugin? { sinks.first { $0.type == type } }
