@@ -32,6 +32,8 @@ def main():
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--batches", type=int, default=20, help="batches per client")
     parser.add_argument("--size", type=int, default=5000)
+    parser.add_argument("--interval", type=float, default=0,
+                        help="seconds between a client's batches (0: back to back, saturating the daemon)")
     args = parser.parse_args()
 
     print(f"preparing {args.clients} x {args.batches} batches of {args.size} samples ...", flush=True)
@@ -46,7 +48,11 @@ def main():
         connection = http.client.HTTPConnection("127.0.0.1", args.port, timeout=60)
         headers = {"Content-Type": "application/json", "Content-Encoding": "gzip",
                    "Authorization": f"Bearer {args.token}"}
+        next_at = time.perf_counter()
         for body, last_id in batches[c]:
+            if args.interval:
+                time.sleep(max(0, next_at - time.perf_counter()))
+                next_at += args.interval
             started = time.perf_counter()
             connection.request("POST", "/ingest", body=body, headers=headers)
             response = connection.getresponse()
@@ -91,7 +97,7 @@ def main():
     watcher.join()
 
     accepted = len(latencies) * args.size
-    print(f"clients {args.clients}, batches {len(latencies)} x {args.size} samples, errors {len(errors)} {errors[:3]}")
+    print(f"clients {args.clients}, interval {args.interval or 'none'}, batches {len(latencies)} x {args.size} samples, errors {len(errors)} {errors[:3]}")
     print(f"accepted durably: {accepted / elapsed:,.0f} samples/s ({accepted} samples in {elapsed:.2f} s)")
     print(f"time to 200 per batch: p50 {percentile(latencies, 50) * 1000:.0f} ms, p99 {percentile(latencies, 99) * 1000:.0f} ms, max {max(latencies) * 1000:.0f} ms")
     if visible:

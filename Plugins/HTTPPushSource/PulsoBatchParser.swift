@@ -35,6 +35,41 @@ enum PulsoBatchParser {
         return try parseWithFoundation(body, userId: userId)
     }
 
+    /// A native body (`POST /v1/samples`): NDJSON, one sample object or tombstone a line, in
+    /// the encoding of `PulsoJSONEncoder` with its additive fields. Blank lines are ignored;
+    /// a line that is not a JSON object fails the whole body (nothing is written).
+    static func parseNDJSON(_ body: [UInt8], userId: String?) throws(Failure) -> Batch {
+        var batch = Batch()
+        var failed = false
+        body.withUnsafeBufferPointer { buffer in
+            var lineStart = 0
+            while lineStart < buffer.count && !failed {
+                var lineEnd = lineStart
+                while lineEnd < buffer.count && buffer[lineEnd] != 0x0A { lineEnd += 1 }
+                let line = UnsafeBufferPointer(rebasing: buffer[lineStart..<lineEnd])
+                lineStart = lineEnd + 1
+                guard line.contains(where: { $0 != 0x20 && $0 != 0x0D && $0 != 0x09 }) else { continue }
+                batch.received += 1
+                var scanner = JSONScanner(line)
+                var element: PulsoElement?
+                if let scanned = try? PulsoElement(scanning: &scanner) {
+                    scanner.skipWhitespace()
+                    if scanner.atEnd { element = scanned }
+                }
+                if element == nil, let object = JSONValues.parse(Array(line)) as? [String: Any] {
+                    element = PulsoElement(dictionary: object)
+                }
+                guard let element else {
+                    failed = true
+                    continue
+                }
+                add(element, userId: userId, to: &batch)
+            }
+        }
+        if failed { throw .badJSON }
+        return batch
+    }
+
     /// The fallback path, through `JSONSerialization`.
     static func parseWithFoundation(_ body: [UInt8], userId: String?) throws(Failure) -> Batch {
         guard let root = JSONValues.parse(body) else { throw .badJSON }

@@ -24,7 +24,7 @@ final class PushRequestHandler: Sendable {
     }
 
     enum Route {
-        case ingest, hae, health, latest
+        case ingest, native, hae, health, latest
     }
 
     /// Who pushes: the user's name (the `/latest` key) and the id samples get.
@@ -38,6 +38,7 @@ final class PushRequestHandler: Sendable {
         switch (request.method, request.path) {
         case ("POST", "/ingest"): return .ingest
         case ("POST", "/hae"): return .hae
+        case ("POST", "/v1/samples"): return .native
         case ("GET", "/health"): return .health
         case ("GET", "/latest"): return .latest
         default: return nil
@@ -61,7 +62,7 @@ final class PushRequestHandler: Sendable {
         case .latest:
             guard let caller = caller(request, route: route) else { return .unauthorized }
             return HTTPReply(status: 200, json: latest.json(user: caller.name))
-        case .ingest, .hae:
+        case .ingest, .native, .hae:
             guard caller(request, route: route) != nil else { return .unauthorized }
             guard let text = request.header("content-length"), let length = Int(text), length > 0 else {
                 return .badContentLength
@@ -86,16 +87,18 @@ final class PushRequestHandler: Sendable {
             }
         }
         switch route {
-        case .ingest: return ingestPulso(body, caller: caller)
+        case .ingest: return ingestPulso(body, caller: caller, native: false)
+        case .native: return ingestPulso(body, caller: caller, native: true)
         case .hae: return ingestHealthAutoExport(body, caller: caller)
         case .health, .latest: return .notFound
         }
     }
 
-    private func ingestPulso(_ body: [UInt8], caller: Caller) -> HTTPReply {
+    private func ingestPulso(_ body: [UInt8], caller: Caller, native: Bool) -> HTTPReply {
         let batch: PulsoBatchParser.Batch
         do {
-            batch = try PulsoBatchParser.parse(body, userId: caller.userId)
+            batch = native ? try PulsoBatchParser.parseNDJSON(body, userId: caller.userId)
+                : try PulsoBatchParser.parse(body, userId: caller.userId)
         } catch .notArray {
             return .notArray
         } catch {

@@ -24,6 +24,9 @@ public final class HTTPSink: Sink {
         public var gzip: Bool?
         /// Send healthrouter's additive fields (default true; Pulso servers ignore them).
         public var extensions: Bool?
+        /// `pulso` (default: `POST /ingest`, JSON arrays) or `native` (`POST /v1/samples`,
+        /// NDJSON, towards another healthrouter).
+        public var format: String?
 
         public init(url: String, token: String? = nil) {
             self.url = url
@@ -31,7 +34,7 @@ public final class HTTPSink: Sink {
         }
 
         enum CodingKeys: String, CodingKey {
-            case url, token, timeout, gzip, extensions
+            case url, token, timeout, gzip, extensions, format
             case batchSize = "batch_size"
         }
     }
@@ -41,6 +44,7 @@ public final class HTTPSink: Sink {
     private let logger: Logger
     private var session: CurlSession?
     private let encoder: PulsoBatchEncoder
+    private let ingestPath: String
 
     /// Checks the configuration without I/O; throws a `ConfigError` naming the key.
     public init(configuration: Configuration, context: PluginContext, path: String = "") throws {
@@ -65,11 +69,21 @@ public final class HTTPSink: Sink {
             encoder.maxElements = size
         }
         encoder.extensions = configuration.extensions ?? true
+        switch configuration.format ?? "pulso" {
+        case "pulso":
+            ingestPath = "/ingest"
+        case "native":
+            ingestPath = "/v1/samples"
+            encoder.ndjson = true
+            encoder.extensions = true
+        default:
+            throw ConfigError(path: path + ".format", message: "format must be pulso or native, not '\(configuration.format ?? "")'")
+        }
         self.encoder = encoder
     }
 
     private var headers: [String] {
-        var headers = ["Content-Type: application/json"]
+        var headers = [encoder.ndjson ? "Content-Type: application/x-ndjson" : "Content-Type: application/json"]
         if let token = configuration.token, !token.isEmpty { headers.append("Authorization: Bearer \(token)") }
         return headers
     }
@@ -95,7 +109,7 @@ public final class HTTPSink: Sink {
     }
 
     public func write(_ entries: [JournalEntry], cursor: Int64) throws {
-        let url = baseURL + "/ingest"
+        let url = baseURL + ingestPath
         let gzip = configuration.gzip ?? true
         var headers = self.headers
         if gzip { headers.append("Content-Encoding: gzip") }

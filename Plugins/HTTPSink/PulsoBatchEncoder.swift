@@ -10,10 +10,15 @@ struct PulsoBatchEncoder {
     /// Writes healthrouter's additive fields too (another healthrouter reads them back;
     /// Pulso servers ignore them).
     var extensions = true
+    /// NDJSON (one element a line, no brackets) for healthrouter's native `POST /v1/samples`.
+    var ndjson = false
 
     func bodies(_ entries: [JournalEntry]) -> [[UInt8]] {
+        let open: [UInt8] = ndjson ? [] : [UInt8(ascii: "[")]
+        let close = ndjson ? UInt8(ascii: "\n") : UInt8(ascii: "]")
+        let separator = ndjson ? UInt8(ascii: "\n") : UInt8(ascii: ",")
         var bodies: [[UInt8]] = []
-        var current: [UInt8] = [UInt8(ascii: "[")]
+        var current: [UInt8] = open
         var count = 0
         var element = JSONWriter(capacity: 1024)
         for entry in entries {
@@ -33,17 +38,17 @@ struct PulsoBatchEncoder {
             }
             let size = element.bytes.count + 1
             if count > 0 && (count >= maxElements || current.count + size + 1 > maxBytes) {
-                current.append(UInt8(ascii: "]"))
+                current.append(close)
                 bodies.append(current)
-                current = [UInt8(ascii: "[")]
+                current = open
                 count = 0
             }
-            if count > 0 { current.append(UInt8(ascii: ",")) }
+            if count > 0 { current.append(separator) }
             current.append(contentsOf: element.bytes)
             count += 1
         }
         if count > 0 {
-            current.append(UInt8(ascii: "]"))
+            current.append(close)
             bodies.append(current)
         }
         return bodies

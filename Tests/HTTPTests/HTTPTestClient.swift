@@ -70,7 +70,7 @@ struct HTTPTestClient: Sendable {
     }
 
     /// Sends `head` (and `body`) on a raw socket and returns the status line's code and the body.
-    func raw(_ head: String, body: [UInt8] = []) -> Response {
+    func raw(_ head: String, body: [UInt8] = [], timeoutMicroseconds: Int = 10_000_000) -> Response {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()
@@ -81,7 +81,7 @@ struct HTTPTestClient: Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else { return Response(status: -1, body: "") }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        var timeout = timeval(tv_sec: timeoutMicroseconds / 1_000_000, tv_usec: timeoutMicroseconds % 1_000_000)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let bytes = Array(head.utf8) + body
         _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
