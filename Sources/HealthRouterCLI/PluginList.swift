@@ -44,7 +44,7 @@ enum PluginList {
         },
         SinkPlugin(type: "http", summary: "a Pulso protocol server, or another healthrouter") { plugin, context in
             let configuration = try ConfigDecoder.decode(HTTPSink.Configuration.self, from: plugin.options, path: plugin.path)
-            _ = try HTTPSink(configuration: configuration, context: context, path: plugin.path)
+            _ = try located(plugin) { try HTTPSink(configuration: configuration, context: context, path: plugin.path) }
             return { try HTTPSink(configuration: configuration, context: context, path: plugin.path) }
         },
     ]
@@ -64,13 +64,25 @@ enum PluginList {
     static let services: [ServicePlugin] = [
         ServicePlugin(type: "http_push", summary: "an HTTP server phones push to: Pulso protocol v1.2, Health Auto Export") { plugin, context in
             let configuration = try ConfigDecoder.decode(HTTPPushSource.Configuration.self, from: plugin.options, path: plugin.path)
-            return try HTTPPushSource(configuration: configuration, context: context, path: plugin.path)
+            return try located(plugin) { try HTTPPushSource(configuration: configuration, context: context, path: plugin.path) }
         },
         ServicePlugin(type: "admin", summary: "operations endpoints: /metrics (Prometheus) and /status (JSON)") { plugin, context in
             let configuration = try ConfigDecoder.decode(AdminSource.Configuration.self, from: plugin.options, path: plugin.path)
-            return try AdminSource(configuration: configuration, context: context, path: plugin.path)
+            return try located(plugin) { try AdminSource(configuration: configuration, context: context, path: plugin.path) }
         },
     ]
+
+    /// Runs a plugin's own checks; a `ConfigError` they throw without a place gets the plugin entry's.
+    static func located<T>(_ plugin: PluginConfig, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch var error as ConfigError where error.line == nil {
+            error.file = plugin.location.file
+            error.line = plugin.location.line
+            error.column = plugin.location.column
+            throw error
+        }
+    }
 
     static func sink(type: String) -> SinkPlugin? { sinks.first { $0.type == type } }
     static func source(type: String) -> SourcePlugin? { sources.first { $0.type == type } }
