@@ -99,6 +99,15 @@ public final class HTTPPushSource: ServiceSource {
     public var listeningPort: UInt16 { boundPort.withLock { $0 } }
 
     public func start(ingest: PushIngest) throws {
+        var tls: (key: String, certificate: String)?
+        if let keyPath = configuration.tlsKey, let certificatePath = configuration.tlsCertificate {
+            guard let key = try? String(contentsOfFile: keyPath, encoding: .utf8),
+                  let certificate = try? String(contentsOfFile: certificatePath, encoding: .utf8) else {
+                throw SourceError(input: keyPath, problem: "cannot read the TLS key or certificate",
+                                  hint: "check tls_key and tls_certificate point to readable PEM files")
+            }
+            tls = (key, certificate)
+        }
         let latest = try LatestIndex(path: (context.stateDirectory as NSString)
             .appendingPathComponent("http_push-\(context.name).sqlite"))
         let handler = PushRequestHandler(sourceName: context.name, tokens: tokens, openUserId: configuration.userId,
@@ -109,15 +118,6 @@ public final class HTTPPushSource: ServiceSource {
         if let timeout = configuration.requestTimeout { limits.timeoutSeconds = UInt32(max(1, timeout.seconds.rounded(.up))) }
         limits.bodyLimit = Self.bodyLimit
         let server = MHDServer(limits: limits, examineHead: { handler.examineHead($0) }, handle: { handler.handle($0) })
-        var tls: (key: String, certificate: String)?
-        if let keyPath = configuration.tlsKey, let certificatePath = configuration.tlsCertificate {
-            guard let key = try? String(contentsOfFile: keyPath, encoding: .utf8),
-                  let certificate = try? String(contentsOfFile: certificatePath, encoding: .utf8) else {
-                throw SourceError(input: keyPath, problem: "cannot read the TLS key or certificate",
-                                  hint: "check tls_key and tls_certificate point to readable PEM files")
-            }
-            tls = (key, certificate)
-        }
         let bound = try server.start(host: host, port: port, tls: tls)
         boundPort.withLock { $0 = bound }
         self.server.withLock { $0 = server }

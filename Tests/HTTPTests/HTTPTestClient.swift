@@ -15,6 +15,8 @@ struct HTTPTestClient: Sendable {
     }
 
     let port: UInt16
+    /// HTTPS without certificate checks (the tests' certificates are self-signed).
+    var tls = false
 
     func get(_ path: String, token: String? = nil) -> Response {
         request("GET", path, body: nil, headers: token.map { ["Authorization: Bearer \($0)"] } ?? [])
@@ -34,7 +36,11 @@ struct HTTPTestClient: Sendable {
     func request(_ method: String, _ path: String, body: [UInt8]?, headers: [String]) -> Response {
         guard let handle = curl_easy_init() else { return Response(status: -1, body: "") }
         defer { curl_easy_cleanup(handle) }
-        _ = swcurl_setopt_str(handle, CURLOPT_URL, "http://127.0.0.1:\(port)\(path)")
+        _ = swcurl_setopt_str(handle, CURLOPT_URL, "\(tls ? "https" : "http")://127.0.0.1:\(port)\(path)")
+        if tls {
+            _ = swcurl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 0)
+            _ = swcurl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 0)
+        }
         _ = swcurl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
         _ = swcurl_setopt_long(handle, CURLOPT_TIMEOUT, 20)
         var list: UnsafeMutablePointer<curl_slist>?

@@ -12,7 +12,8 @@ final class PushServerFixture {
 
     static let tokens = ["alice": "token-alice-1234", "bob": "token-bob-5678"]
 
-    init(users: [String: String] = PushServerFixture.tokens, extra: String = "") throws {
+    /// `tls`: PEM certificate and key files to serve HTTPS with.
+    init(users: [String: String] = PushServerFixture.tokens, tls: (certificate: String, key: String)? = nil) throws {
         directory = NSTemporaryDirectory() + "http-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         ingest = try PushIngest(stateDirectory: directory, control: control)
@@ -20,6 +21,8 @@ final class PushServerFixture {
         for _ in 0..<20 {
             let port = Int.random(in: 20000...60000)
             var configuration = HTTPPushSource.Configuration(listen: "127.0.0.1:\(port)")
+            configuration.tlsCertificate = tls?.certificate
+            configuration.tlsKey = tls?.key
             if !users.isEmpty {
                 configuration.users = users.mapValues { HTTPPushSource.Configuration.User(token: $0) }
             }
