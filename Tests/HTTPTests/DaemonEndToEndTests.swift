@@ -60,6 +60,37 @@ struct DaemonEndToEndTests {
         #expect(missing.isEmpty, "\(missing.count) acknowledged samples missing")
     }
 
+    @Test func sigtermFinishesTheRequestInFlight() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let batch = DaemonProcess.batch(prefix: "F", count: 20_000)
+        let client = daemon.client
+        let reply = Mutex<HTTPTestClient.Response?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            let response = client.post("/ingest", batch.body, token: DaemonProcess.token, gzip: true)
+            reply.withLock { $0 = response }
+            done.signal()
+        }.start()
+        usleep(100_000)
+        kill(daemon.process!.processIdentifier, SIGTERM)
+        done.wait()
+        #expect(daemon.stop() == 0)
+        let response = try #require(reply.withLock { $0 })
+        // Either it was in flight and finished (200, and durable), or it came after the stop.
+        if response.status == 200 {
+            #expect(response.body == #"{"received": 20000, "new": 20000, "deleted": 0}"#)
+            try daemon.start()
+            let deadline = Date(timeIntervalSinceNow: 10)
+            while Date() < deadline, try daemon.sinkIds().count < 20_000 { usleep(50_000) }
+            #expect(daemon.stop() == 0)
+            #expect(try daemon.sinkIds() == Set(batch.ids))
+        } else {
+            #expect(response.status == -1)
+        }
+        #expect(daemon.log.contains("finishing those in flight"))
+    }
+
     @Test func addressInUseExits69() throws {
         let first = try DaemonProcess()
         try first.start()

@@ -5,7 +5,7 @@ import Foundation
 /// A blocking HTTP client on libcurl for the tests, plus a raw-socket sender for requests
 /// libcurl would not send (a lying Content-Length, chunked bodies).
 struct HTTPTestClient: Sendable {
-    struct Response {
+    struct Response: Sendable {
         var status: Int
         var body: String
     }
