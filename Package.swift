@@ -18,6 +18,8 @@ let package = Package(
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CMHD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // The core: canonical sample, type registry, config, journal, routing, sink workers.
         .target(name: "HealthRouterCore", dependencies: ["CSQLite3", "CYAML", "CCrypto", "CZlib"]),
@@ -29,10 +31,15 @@ let package = Package(
                 path: "Plugins/SQLiteSink", exclude: pluginDocs),
         .target(name: "NDJSONSink", dependencies: ["HealthRouterCore"],
                 path: "Plugins/NDJSONSink", exclude: pluginDocs),
+        .target(name: "HTTPPushSource", dependencies: ["HealthRouterCore", "CMHD", "CZlib", "CCrypto", "CSQLite3"],
+                path: "Plugins/HTTPPushSource", exclude: pluginDocs),
+        .target(name: "HTTPSink", dependencies: ["HealthRouterCore", "CCurl", "CZlib"],
+                path: "Plugins/HTTPSink", exclude: pluginDocs),
 
         // The command line: commands and the one explicit list of plugins.
         .target(name: "HealthRouterCLI", dependencies: [
             "HealthRouterCore", "AppleHealthExportSource", "SQLiteSink", "NDJSONSink",
+            "HTTPPushSource", "HTTPSink",
         ]),
         .executableTarget(name: "healthrouter", dependencies: ["HealthRouterCLI"]),
 
@@ -40,5 +47,6 @@ let package = Package(
         .testTarget(name: "AppleHealthExportSourceTests", dependencies: ["AppleHealthExportSource", "HealthRouterCore"]),
         .testTarget(name: "SinkTests", dependencies: ["SQLiteSink", "NDJSONSink", "HealthRouterCore", "CSQLite3"]),
         .testTarget(name: "EndToEndTests", dependencies: ["HealthRouterCLI", "HealthRouterCore", "CSQLite3"]),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTPPushSource", "HTTPSink", "HealthRouterCore", "CCurl", "CZlib", "CSQLite3"]),
     ]
 )
