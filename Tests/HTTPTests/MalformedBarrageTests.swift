@@ -7,8 +7,10 @@ import Testing
 /// A barrage of malformed requests leaves the daemon serving, with steady memory.
 @Suite("malformed barrage")
 struct MalformedBarrageTests {
-    static func residentKiB() -> Int {
-        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    /// The resident memory of process `pid`: measured on the real daemon, since the test
+    /// process runs other suites in parallel.
+    static func residentKiB(_ pid: Int32) -> Int {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
         for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
             return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
         }
@@ -16,9 +18,12 @@ struct MalformedBarrageTests {
     }
 
     @Test func daemonKeepsServing() throws {
-        let server = try PushServerFixture()
-        let client = server.client
-        let alice = PushServerFixture.tokens["alice"]!
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        defer { _ = daemon.stop(signal: SIGTERM) }
+        let pid = try #require(daemon.process?.processIdentifier)
+        let client = daemon.client
+        let alice = DaemonProcess.token
         let good = HTTPTestClient.gzip(Array(PulsoProtocolTests.goldenSleep.utf8))
         let bodies: [([UInt8], [String])] = [
             (Array(good.prefix(good.count - 9)), ["Content-Encoding: gzip"]),
@@ -39,9 +44,9 @@ struct MalformedBarrageTests {
             _ = client.raw("GARBAGE\r\n\r\n", timeoutMicroseconds: 200_000)
         }
         for _ in 0..<5 { round() }
-        let before = Self.residentKiB()
+        let before = Self.residentKiB(pid)
         for _ in 0..<20 { round() }
-        let after = Self.residentKiB()
+        let after = Self.residentKiB(pid)
         #expect(after - before < 20_000, "RSS grew from \(before) KiB to \(after) KiB")
         #expect(client.get("/health").status == 200)
         #expect(client.post("/ingest", PulsoProtocolTests.goldenSleep, token: alice).status == 200)
