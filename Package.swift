@@ -43,6 +43,8 @@ let package = Package(
             "TimescaleDBSink", "PostgresSink",
         ]),
         .executableTarget(name: "healthrouter", dependencies: ["HealthRouterCLI"]),
+        // scripts/bench-postgres.sh: rows/s through the Postgres sinks.
+        .executableTarget(name: "postgres-bench", dependencies: ["TimescaleDBSink", "PostgresSink", "PostgresClient", "HealthRouterCore"]),
 
         .testTarget(name: "HealthRouterCoreTests", dependencies: ["HealthRouterCore"]),
         .testTarget(name: "AppleHealthExportSourceTests", dependencies: ["AppleHealthExportSource", "HealthRouterCore"]),

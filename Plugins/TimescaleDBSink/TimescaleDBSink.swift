@@ -117,6 +117,8 @@ public final class TimescaleDBSink: Sink {
             if let pending = probe.pendingUpdate { logger.warning(pending) }
             usesHypertables = probe.isUsable
             try migrate(connection, probe: probe)
+            // The staged batch is small and has no statistics: joins with it should probe indexes.
+            try connection.execute("SET enable_hashjoin = off; SET enable_mergejoin = off")
             self.connection = connection
             let cursor = try connection.query("SELECT journal_seq FROM \(schema.name("sink_cursor")) WHERE id = 1").int(0, 0)
             logger.debug("connected to \(database)", [("cursor", cursor.map(String.init) ?? "none"),
@@ -220,28 +222,26 @@ public final class TimescaleDBSink: Sink {
         guard !rows.isEmpty else { return }
         for (table, data) in [(schema.samples, rows.samples), (schema.sleepStages, rows.sleepStages),
                               (schema.workouts, rows.workouts)] where !data.isEmpty {
-            try table.write(data, on: connection)
-            try connection.execute(relocateSQL(table))
+            try table.write(data, on: connection, returning: ["id", "start_at"]) { self.relocate(table, upsert: $0) }
         }
         rows.reset()
     }
 
-    /// Removes rows of staged ids that now live elsewhere (another table or start), then points
-    /// `sample_index` at the staged rows.
-    private func relocateSQL(_ table: PostgresUpsertTable) -> String {
+    /// One statement around `upsert` (which returns the ids and starts it inserted or changed):
+    /// rows of those ids that lived elsewhere (another table or start) are deleted, and
+    /// `sample_index` points at the new rows. An unchanged re-delivery returns nothing, so
+    /// touches nothing.
+    private func relocate(_ table: PostgresUpsertTable, upsert: String) -> String {
         let here = SQL.literal(table.name)
-        let start = "to_timestamp(s.start_at::float8 / 1000)"
-        let latest = "SELECT DISTINCT ON (s.id) s.id, \(start) AS start_at FROM \(table.stagingName) s "
-            + "ORDER BY s.id, s.journal_seq DESC"
         let deletes = schema.timeTables.enumerated().map { index, other in
             "d\(index) AS (DELETE FROM \(other.qualifiedName) t USING moved m WHERE m.table_name = "
                 + "\(SQL.literal(other.name)) AND t.id = m.id AND t.start_at = m.start_at)"
         }.joined(separator: ", ")
-        return "WITH latest AS (\(latest)), moved AS (SELECT k.id, k.table_name, k.start_at FROM "
-            + "\(schema.name("sample_index")) k JOIN latest l ON l.id = k.id WHERE k.table_name <> \(here) "
-            + "OR k.start_at <> l.start_at), \(deletes) "
+        return "WITH up AS (\(upsert)), moved AS (SELECT k.id, k.table_name, k.start_at FROM "
+            + "\(schema.name("sample_index")) k JOIN up u ON u.id = k.id WHERE k.table_name <> \(here) "
+            + "OR k.start_at <> u.start_at), \(deletes) "
             + "INSERT INTO \(schema.name("sample_index")) AS k (id, table_name, start_at) "
-            + "SELECT id, \(here), start_at FROM latest ON CONFLICT (id) DO UPDATE SET table_name = EXCLUDED.table_name, "
+            + "SELECT id, \(here), start_at FROM up ON CONFLICT (id) DO UPDATE SET table_name = EXCLUDED.table_name, "
             + "start_at = EXCLUDED.start_at WHERE (k.table_name, k.start_at) IS DISTINCT FROM "
             + "(EXCLUDED.table_name, EXCLUDED.start_at)"
     }

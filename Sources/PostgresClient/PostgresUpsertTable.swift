@@ -67,11 +67,12 @@ public struct PostgresUpsertTable: Sendable {
         return "CREATE TABLE IF NOT EXISTS \(qualifiedName) (\n  " + body.joined(separator: ",\n  ") + "\n)"
     }
 
-    /// The staging table, emptied, and dropped at the end of the transaction.
+    /// The staging table: created once per session, emptied at every commit (cheaper than creating
+    /// and dropping it per batch), and emptied here in case a transaction stages twice.
     public var createStagingSQL: String {
         "CREATE TEMP TABLE IF NOT EXISTS \(stagingName) ("
             + columns.map { "\(SQL.identifier($0.name)) \($0.stagingType)" }.joined(separator: ", ")
-            + ") ON COMMIT DROP; TRUNCATE \(stagingName)"
+            + ") ON COMMIT DELETE ROWS; DELETE FROM \(stagingName)"
     }
 
     /// `COPY` into the staging table; rows carry the columns in order.
@@ -102,12 +103,17 @@ public struct PostgresUpsertTable: Sendable {
     }
 
     /// Stages `rows` (COPY text, columns in order) and upserts them; returns the rows written.
+    /// `statement`, when given, turns the upsert into the statement run: it receives the upsert
+    /// with `RETURNING t.<returning>` (only rows inserted or changed come back), to use in a CTE.
     /// The caller owns the transaction.
     @discardableResult
-    public func write(_ rows: CopyTextWriter, on connection: PostgresConnection) throws -> Int {
+    public func write(_ rows: CopyTextWriter, on connection: PostgresConnection, returning: [String] = [],
+                      statement: ((String) -> String)? = nil) throws -> Int {
         guard !rows.isEmpty else { return 0 }
         try connection.execute(createStagingSQL)
         try connection.copy(copySQL, data: rows.bytes)
-        return try connection.execute(upsertSQL).affectedRows
+        guard let statement else { return try connection.execute(upsertSQL).affectedRows }
+        let upsert = upsertSQL + " RETURNING " + returning.map { "t." + SQL.identifier($0) }.joined(separator: ", ")
+        return try connection.execute(statement(upsert)).affectedRows
     }
 }
