@@ -73,7 +73,7 @@ struct TimescaleDBSchema {
                 + "deleted_at timestamptz NOT NULL DEFAULT now(), journal_seq bigint NOT NULL)",
             "CREATE TABLE IF NOT EXISTS \(name("sink_cursor")) (id integer PRIMARY KEY CHECK (id = 1), "
                 + "journal_seq bigint NOT NULL)",
-        ]
+        ] + TimescaleDBWorkoutChildren(schema: schema).ddl
     }
 
     /// Turns the three tables into hypertables (TimescaleDB 2.13+ `by_range`; `if_not_exists` makes

@@ -222,7 +222,8 @@ public final class TimescaleDBSink: Sink {
         guard !rows.isEmpty else { return }
         for (table, data) in [(schema.samples, rows.samples), (schema.sleepStages, rows.sleepStages),
                               (schema.workouts, rows.workouts)] where !data.isEmpty {
-            try table.write(data, on: connection, returning: ["id", "start_at"]) { self.relocate(table, upsert: $0) }
+            let returning = table.name == "workouts" ? ["id", "start_at", "detail"] : ["id", "start_at"]
+            try table.write(data, on: connection, returning: returning) { self.relocate(table, upsert: $0) }
         }
         rows.reset()
     }
@@ -237,9 +238,15 @@ public final class TimescaleDBSink: Sink {
             "d\(index) AS (DELETE FROM \(other.qualifiedName) t USING moved m WHERE m.table_name = "
                 + "\(SQL.literal(other.name)) AND t.id = m.id AND t.start_at = m.start_at)"
         }.joined(separator: ", ")
+        // Children of workouts that moved away, or that this upsert rewrote, go; a rewritten workout's come anew.
+        let children = TimescaleDBWorkoutChildren(schema: configuration.schema)
+        var childWork = children.deletions(
+            "SELECT id FROM moved WHERE table_name = 'workouts'" + (table.name == "workouts" ? " UNION SELECT id FROM up" : ""),
+            prefix: "cd")
+        if table.name == "workouts" { childWork += children.insertions(from: "up") }
         return "WITH up AS (\(upsert)), moved AS (SELECT k.id, k.table_name, k.start_at FROM "
             + "\(schema.name("sample_index")) k JOIN up u ON u.id = k.id WHERE k.table_name <> \(here) "
-            + "OR k.start_at <> u.start_at), \(deletes) "
+            + "OR k.start_at <> u.start_at), \(deletes), \(childWork.joined(separator: ", ")) "
             + "INSERT INTO \(schema.name("sample_index")) AS k (id, table_name, start_at) "
             + "SELECT id, \(here), start_at FROM up ON CONFLICT (id) DO UPDATE SET table_name = EXCLUDED.table_name, "
             + "start_at = EXCLUDED.start_at WHERE (k.table_name, k.start_at) IS DISTINCT FROM "
@@ -253,8 +260,10 @@ public final class TimescaleDBSink: Sink {
             "d\(index) AS (DELETE FROM \(table.qualifiedName) t USING gone g WHERE g.table_name = "
                 + "\(SQL.literal(table.name)) AND t.id = g.id AND t.start_at = g.start_at)"
         }.joined(separator: ", ")
+        let children = TimescaleDBWorkoutChildren(schema: configuration.schema)
+            .deletions("SELECT id FROM gone WHERE table_name = 'workouts'", prefix: "cd").joined(separator: ", ")
         let sql = "WITH gone AS (DELETE FROM \(schema.name("sample_index")) WHERE id = ANY($1::text[]) "
-            + "RETURNING id, table_name, start_at), \(deletes) "
+            + "RETURNING id, table_name, start_at), \(deletes), \(children) "
             + "INSERT INTO \(schema.name("deleted_samples")) AS d (id, user_id, journal_seq) "
             + "SELECT DISTINCT unnest($1::text[]), $2, $3::bigint "
             + "ON CONFLICT (id) DO UPDATE SET user_id = EXCLUDED.user_id, journal_seq = EXCLUDED.journal_seq "
