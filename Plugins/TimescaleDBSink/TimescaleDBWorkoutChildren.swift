@@ -15,18 +15,18 @@ struct TimescaleDBWorkoutChildren {
 
     var ddl: [String] {
         [
-            "CREATE TABLE IF NOT EXISTS \(name("workout_events")) (workout_id text NOT NULL, activity_id text, "
+            "CREATE TABLE IF NOT EXISTS \(name("workout_events")) (workout_id text COLLATE \"C\" NOT NULL, activity_id text, "
                 + "ordinal integer NOT NULL, type text NOT NULL, date_at timestamptz NOT NULL, duration_s double precision, "
                 + "metadata jsonb)",
-            "CREATE TABLE IF NOT EXISTS \(name("workout_statistics")) (workout_id text NOT NULL, activity_id text, "
+            "CREATE TABLE IF NOT EXISTS \(name("workout_statistics")) (workout_id text COLLATE \"C\" NOT NULL, activity_id text, "
                 + "ordinal integer NOT NULL, type text NOT NULL, start_at timestamptz NOT NULL, end_at timestamptz NOT NULL, "
                 + "average double precision, minimum double precision, maximum double precision, sum double precision, unit text)",
-            "CREATE TABLE IF NOT EXISTS \(name("workout_activities")) (workout_id text NOT NULL, ordinal integer NOT NULL, "
+            "CREATE TABLE IF NOT EXISTS \(name("workout_activities")) (workout_id text COLLATE \"C\" NOT NULL, ordinal integer NOT NULL, "
                 + "activity_id text NOT NULL, activity_type text, start_at timestamptz NOT NULL, end_at timestamptz, "
                 + "duration_s double precision, metadata jsonb)",
-            "CREATE TABLE IF NOT EXISTS \(name("workout_routes")) (workout_id text NOT NULL, ordinal integer NOT NULL, "
+            "CREATE TABLE IF NOT EXISTS \(name("workout_routes")) (workout_id text COLLATE \"C\" NOT NULL, ordinal integer NOT NULL, "
                 + "source_name text, start_at timestamptz, end_at timestamptz, file_path text, metadata jsonb)",
-            "CREATE TABLE IF NOT EXISTS \(name("workout_route_points")) (workout_id text NOT NULL, route_ordinal integer NOT NULL, "
+            "CREATE TABLE IF NOT EXISTS \(name("workout_route_points")) (workout_id text COLLATE \"C\" NOT NULL, route_ordinal integer NOT NULL, "
                 + "ordinal integer NOT NULL, time_at timestamptz NOT NULL, latitude double precision NOT NULL, "
                 + "longitude double precision NOT NULL, altitude double precision, horizontal_accuracy double precision, "
                 + "vertical_accuracy double precision, course double precision, speed double precision)",
