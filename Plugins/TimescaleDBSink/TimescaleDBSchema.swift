@@ -73,8 +73,7 @@ struct TimescaleDBSchema {
                 + "table_name text NOT NULL, start_at timestamptz NOT NULL)",
             "CREATE TABLE IF NOT EXISTS \(name("deleted_samples")) (id text COLLATE \"C\" PRIMARY KEY, user_id text, "
                 + "deleted_at timestamptz NOT NULL DEFAULT now(), journal_seq bigint NOT NULL)",
-            "CREATE TABLE IF NOT EXISTS \(name("sink_cursor")) (id integer PRIMARY KEY CHECK (id = 1), "
-                + "journal_seq bigint NOT NULL)",
+            "CREATE TABLE IF NOT EXISTS \(name("sink_cursor")) (sink text PRIMARY KEY, journal_seq bigint NOT NULL)",
         ] + TimescaleDBWorkoutChildren(schema: schema).ddl
     }
 

@@ -91,6 +91,8 @@ public final class TimescaleDBSink: Sink {
 
     public let configuration: Configuration
     private let logger: Logger
+    /// The sink's name in the config: its row in `sink_cursor`.
+    private let sinkName: String
     private let schema: TimescaleDBSchema
     private var connection: PostgresConnection?
     private var rows: TimescaleDBRowEncoder
@@ -100,6 +102,7 @@ public final class TimescaleDBSink: Sink {
     public init(configuration: Configuration, context: PluginContext) {
         self.configuration = configuration
         self.logger = context.logger.with("sink", context.name)
+        self.sinkName = context.name
         self.schema = TimescaleDBSchema(schema: configuration.schema)
         self.rows = TimescaleDBRowEncoder(defaultUserId: configuration.userId)
     }
@@ -120,7 +123,8 @@ public final class TimescaleDBSink: Sink {
             // The staged batch is small and has no statistics: joins with it should probe indexes.
             try connection.execute("SET enable_hashjoin = off; SET enable_mergejoin = off")
             self.connection = connection
-            let cursor = try connection.query("SELECT journal_seq FROM \(schema.name("sink_cursor")) WHERE id = 1").int(0, 0)
+            let cursor = try connection.query("SELECT journal_seq FROM \(schema.name("sink_cursor")) WHERE sink = $1",
+                                              [sinkName]).int(0, 0)
             logger.debug("connected to \(database)", [("cursor", cursor.map(String.init) ?? "none"),
                                                      ("hypertables", String(usesHypertables))])
             return cursor
@@ -208,9 +212,9 @@ public final class TimescaleDBSink: Sink {
                     }
                 }
                 try flush(connection)
-                try connection.query("INSERT INTO \(schema.name("sink_cursor")) (id, journal_seq) VALUES (1, $1) "
-                                         + "ON CONFLICT (id) DO UPDATE SET journal_seq = EXCLUDED.journal_seq",
-                                     [String(cursor)])
+                try connection.query("INSERT INTO \(schema.name("sink_cursor")) (sink, journal_seq) VALUES ($1, $2) "
+                                         + "ON CONFLICT (sink) DO UPDATE SET journal_seq = EXCLUDED.journal_seq",
+                                     [sinkName, String(cursor)])
             }
         } catch let error as PostgresError {
             throw error.isDataError ? SinkError.rejected(error.description) : SinkError.unavailable(error.description)
