@@ -4,7 +4,9 @@ import HealthRouterCore
 ///
 /// - `ids`: per id, the content hash of its last sample line (NULL once a tombstone line
 ///   recorded it) and the journal sequence of that line (0 for lines found in the files
-///   rather than written from the journal);
+///   rather than written from the journal). Looked up through `id_key`, a 64-bit hash of the
+///   id: an index of integers is a third the size of one of UUID strings, which keeps
+///   inserting random ids fast; rows whose `id` differs (a hash collision) are skipped;
 /// - `files`: per file stem, the bytes the index covers;
 /// - `state`: the journal cursor of the last committed batch, and `in_flight`, set while a
 ///   batch is being appended (so that `prepare` knows the bytes beyond `covered` are that
@@ -17,6 +19,8 @@ final class NDJSONIndex {
         /// The hash of the id's last sample line; nil when its last line is a tombstone.
         var contentHash: Int64?
         var sequence: Int64
+        /// The entry's row in `ids`; nil until it is stored.
+        var row: Int64? = nil
     }
 
     static let fileName = ".healthrouter-index.sqlite"
@@ -24,7 +28,8 @@ final class NDJSONIndex {
 
     let database: SQLiteDatabase
     private let lookupStatement: SQLiteStatement
-    private let storeIdStatement: SQLiteStatement
+    private let insertIdStatement: SQLiteStatement
+    private let updateIdStatement: SQLiteStatement
     private let storeFileStatement: SQLiteStatement
     private let storeCursorStatement: SQLiteStatement
     private let inFlightStatement: SQLiteStatement
@@ -33,11 +38,16 @@ final class NDJSONIndex {
         let database = try SQLiteDatabase(path: path)
         self.database = database
         try database.execute("PRAGMA synchronous=FULL")
-        try database.execute("PRAGMA cache_size = -32768")
+        // The key index takes random inserts: keep it cached, and checkpoint it rarely.
+        try database.execute("PRAGMA cache_size = -4096")
+        try database.execute("PRAGMA wal_autocheckpoint = 16384")
+        try database.execute("PRAGMA journal_size_limit = 67108864")
         try database.transaction {
             try database.execute("""
                 CREATE TABLE IF NOT EXISTS index_schema (version INTEGER NOT NULL);
-                CREATE TABLE IF NOT EXISTS ids (id TEXT PRIMARY KEY, content_hash INTEGER, journal_seq INTEGER NOT NULL);
+                CREATE TABLE IF NOT EXISTS ids (id_key INTEGER NOT NULL, id TEXT NOT NULL, content_hash INTEGER,
+                                                journal_seq INTEGER NOT NULL);
+                CREATE INDEX IF NOT EXISTS ids_key ON ids (id_key);
                 CREATE TABLE IF NOT EXISTS files (stem TEXT PRIMARY KEY, covered INTEGER NOT NULL);
                 CREATE TABLE IF NOT EXISTS state (id INTEGER PRIMARY KEY CHECK (id = 1), cursor INTEGER,
                                                   in_flight INTEGER NOT NULL DEFAULT 0);
@@ -52,10 +62,10 @@ final class NDJSONIndex {
                 try database.execute("INSERT INTO index_schema (version) VALUES (\(Self.version))")
             }
         }
-        lookupStatement = try database.prepare("SELECT content_hash, journal_seq FROM ids WHERE id = ?")
-        storeIdStatement = try database.prepare(
-            "INSERT INTO ids (id, content_hash, journal_seq) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET"
-                + " content_hash = excluded.content_hash, journal_seq = excluded.journal_seq")
+        lookupStatement = try database.prepare("SELECT rowid, id, content_hash, journal_seq FROM ids WHERE id_key = ?")
+        insertIdStatement = try database.prepare(
+            "INSERT INTO ids (id_key, id, content_hash, journal_seq) VALUES (?, ?, ?, ?)")
+        updateIdStatement = try database.prepare("UPDATE ids SET content_hash = ?, journal_seq = ? WHERE rowid = ?")
         storeFileStatement = try database.prepare(
             "INSERT INTO files (stem, covered) VALUES (?, ?) ON CONFLICT(stem) DO UPDATE SET covered = excluded.covered")
         storeCursorStatement = try database.prepare("UPDATE state SET cursor = ?, in_flight = 0 WHERE id = 1")
@@ -81,11 +91,14 @@ final class NDJSONIndex {
     }
 
     func lookup(_ id: String) throws -> Entry? {
-        lookupStatement.bind(1, id)
+        lookupStatement.bind(1, Self.key(id))
         defer { lookupStatement.reset() }
-        guard try lookupStatement.step() else { return nil }
-        let hash: Int64? = lookupStatement.isNull(0) ? nil : lookupStatement.int64(0)
-        return Entry(contentHash: hash, sequence: lookupStatement.int64(1))
+        while try lookupStatement.step() {
+            guard lookupStatement.string(1) == id else { continue }
+            let hash: Int64? = lookupStatement.isNull(2) ? nil : lookupStatement.int64(2)
+            return Entry(contentHash: hash, sequence: lookupStatement.int64(3), row: lookupStatement.int64(0))
+        }
+        return nil
     }
 
     /// Records, durably, whether a batch is being appended.
@@ -94,12 +107,27 @@ final class NDJSONIndex {
         try inFlightStatement.run()
     }
 
-    /// Stores one id's entry (inside a transaction the caller owns).
+    /// Stores one id's entry (inside a transaction the caller owns): updates its row when
+    /// `entry.row` is set (it came from `lookup`), inserts one otherwise.
     func store(_ id: String, _ entry: Entry) throws {
-        storeIdStatement.bind(1, id)
-        storeIdStatement.bind(2, entry.contentHash)
-        storeIdStatement.bind(3, entry.sequence)
-        try storeIdStatement.run()
+        if let row = entry.row {
+            updateIdStatement.bind(1, entry.contentHash)
+            updateIdStatement.bind(2, entry.sequence)
+            updateIdStatement.bind(3, row)
+            try updateIdStatement.run()
+        } else {
+            insertIdStatement.bind(1, Self.key(id))
+            insertIdStatement.bind(2, id)
+            insertIdStatement.bind(3, entry.contentHash)
+            insertIdStatement.bind(4, entry.sequence)
+            try insertIdStatement.run()
+        }
+    }
+
+    /// The 64-bit hash `ids` is looked up by.
+    static func key(_ id: String) -> Int64 {
+        var copy = id
+        return copy.withUTF8 { NDJSONLineHash.hash(UnsafeRawBufferPointer($0)) }
     }
 
     /// Stores the covered length of a file (inside a transaction the caller owns).

@@ -108,10 +108,12 @@ enum NDJSONIndexRecovery {
         guard !line.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) else { return }
         switch NDJSONLineParser.parse(line) {
         case .sample(let id, let contentHash):
-            try index.store(id, NDJSONIndex.Entry(contentHash: contentHash, sequence: 0))
+            try index.store(id, NDJSONIndex.Entry(contentHash: contentHash, sequence: 0, row: try index.lookup(id)?.row))
             summary.indexedLines += 1
         case .tombstone(let ids):
-            for id in ids { try index.store(id, NDJSONIndex.Entry(contentHash: nil, sequence: 0)) }
+            for id in ids {
+                try index.store(id, NDJSONIndex.Entry(contentHash: nil, sequence: 0, row: try index.lookup(id)?.row))
+            }
             summary.indexedLines += 1
         case nil:
             summary.unreadableLines += 1

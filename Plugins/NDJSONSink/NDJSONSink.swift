@@ -14,6 +14,7 @@ import HealthRouterCore
 ///   in one transaction; `prepare` returns that cursor.
 /// - After a crash between the append and the index commit, `prepare` cuts the
 ///   unacknowledged lines off again (`NDJSONIndexRecovery`); their entries come again.
+/// - One process at a time: `prepare` takes an exclusive lock on `.healthrouter-index.lock`.
 /// - Every sample can be written, so this sink never throws `SinkError.rejected`.
 public final class NDJSONSink: Sink {
     public struct Configuration: Decodable, Sendable {
@@ -37,6 +38,8 @@ public final class NDJSONSink: Sink {
     private var line = JSONWriter(capacity: 4096)
     /// Set when a failed batch may have left bytes the index does not cover.
     private var needsRecovery = false
+    /// The descriptor holding the folder's lock, -1 when not held.
+    private var lockDescriptor: Int32 = -1
 
     public init(configuration: Configuration, context: PluginContext) {
         self.configuration = configuration
@@ -46,6 +49,7 @@ public final class NDJSONSink: Sink {
     public func prepare() throws -> Int64? {
         do {
             try FileManager.default.createDirectory(atPath: configuration.directory, withIntermediateDirectories: true)
+            try lockDirectory()
             let index = try NDJSONIndex(path: configuration.directory + "/" + NDJSONIndex.fileName)
             self.index = index
             try recover(index)
@@ -73,6 +77,22 @@ public final class NDJSONSink: Sink {
         for file in files.values { file.close() }
         files = [:]
         index = nil
+        if lockDescriptor >= 0 { _ = Foundation.close(lockDescriptor) }
+        lockDescriptor = -1
+    }
+
+    /// Two writers appending to one folder would interleave lines and corrupt the index.
+    private func lockDirectory() throws {
+        guard lockDescriptor < 0 else { return }
+        let path = configuration.directory + "/.healthrouter-index.lock"
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw NDJSONFileError(path: path, operation: "open", code: errno) }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            _ = Foundation.close(fd)
+            throw SinkError.unavailable("\(configuration.directory) is in use by another healthrouter process"
+                                            + " (\(path) is locked); give each sink its own directory")
+        }
+        lockDescriptor = fd
     }
 
     // MARK: - Writing
@@ -104,22 +124,19 @@ public final class NDJSONSink: Sink {
                     line.beginObject()
                     PulsoJSONEncoder.writeSampleFields(sample, into: &line, extensions: true)
                     let contentHash = NDJSONLineHash.hash(line.bytes)
-                    if let known = try entry(for: sample.id),
-                       known.sequence >= sequence || known.contentHash == contentHash {
-                        continue
-                    }
+                    let known = try entry(for: sample.id)
+                    if let known, known.sequence >= sequence || known.contentHash == contentHash { continue }
                     let file = buffer(stem(forType: sample.type))
                     file.buffer.append(contentsOf: line.bytes)
                     file.buffer.append(contentsOf: receivedAtSuffix)
-                    updates[sample.id] = NDJSONIndex.Entry(contentHash: contentHash, sequence: sequence)
+                    updates[sample.id] = NDJSONIndex.Entry(contentHash: contentHash, sequence: sequence, row: known?.row)
                 case .tombstone(let tombstone):
                     var fresh: [String] = []
                     for id in tombstone.ids {
-                        if let known = try entry(for: id), known.sequence >= sequence || known.contentHash == nil {
-                            continue
-                        }
+                        let known = try entry(for: id)
+                        if let known, known.sequence >= sequence || known.contentHash == nil { continue }
                         fresh.append(id)
-                        updates[id] = NDJSONIndex.Entry(contentHash: nil, sequence: sequence)
+                        updates[id] = NDJSONIndex.Entry(contentHash: nil, sequence: sequence, row: known?.row)
                     }
                     guard !fresh.isEmpty else { continue }
                     line.reset()

@@ -8,14 +8,18 @@ final class SQLiteSinkRowWriter {
     private let upserts: [String: SQLiteStatement]
     private let childInserts: [String: SQLiteStatement]
     private let deleteById: [SQLiteStatement]
+    /// Per parent table, the statements deleting its child rows by parent id.
+    private let deleteChildren: [String: [SQLiteStatement]]
     private let recordDeletion: SQLiteStatement
     private let storeCursorStatement: SQLiteStatement
     private let headers: [String: HeaderPositions]
     private let samplePositions: SamplePositions
+    private let samplesUpsert: SQLiteStatement
 
     /// Scratch space for time text and JSON, reused across rows.
     private var timeText = [UInt8](repeating: 0, count: UTCTimeText.length)
     private var json = JSONWriter(capacity: 1024)
+    private let sampleHeader: HeaderPositions
 
     private typealias Schema = SQLiteSinkSchema
 
@@ -28,12 +32,21 @@ final class SQLiteSinkRowWriter {
             headers[table.name] = HeaderPositions(table)
         }
         self.upserts = upserts
+        samplesUpsert = upserts[Schema.samples.name]!
         self.headers = headers
         var childInserts: [String: SQLiteStatement] = [:]
         for table in Schema.childTables { childInserts[table.name] = try database.prepare(table.insertSQL) }
         self.childInserts = childInserts
         deleteById = try Schema.sampleTables.map { try database.prepare("DELETE FROM \($0.name) WHERE id = ?") }
         samplePositions = SamplePositions(Schema.samples)
+        sampleHeader = HeaderPositions(Schema.samples)
+        var deleteChildren: [String: [SQLiteStatement]] = [:]
+        for (parent, children) in Schema.childrenByParent {
+            deleteChildren[parent] = try children.map {
+                try database.prepare("DELETE FROM \($0.table) WHERE \($0.column) = ?")
+            }
+        }
+        self.deleteChildren = deleteChildren
         recordDeletion = try database.prepare(
             Schema.deletedSamples.insertSQL
                 + " ON CONFLICT(id) DO UPDATE SET deleted_at = excluded.deleted_at, user_id = excluded.user_id,"
@@ -45,8 +58,8 @@ final class SQLiteSinkRowWriter {
 
     // MARK: - Samples
 
-    /// Upserts `sample` into the table of its kind. When the row changed, its child rows are
-    /// written anew (the schema's triggers removed the old ones on the update).
+    /// Upserts `sample` into the table of its kind. When the row is new or changed, its child
+    /// rows are replaced.
     func write(_ sample: Sample, sequence: Int64) throws {
         switch sample.kind {
         case .quantity, .category:
@@ -69,8 +82,8 @@ final class SQLiteSinkRowWriter {
 
     private func writePlainSample(_ sample: Sample, sequence: Int64) throws {
         let at = samplePositions
-        let statement = upserts[Schema.samples.name]!
-        try bindHeader(sample, sequence: sequence, table: Schema.samples.name, statement)
+        let statement = samplesUpsert
+        try bindHeader(sample, sequence: sequence, at: sampleHeader, statement)
         statement.bind(at.kind, sample.kind.name)
         statement.bind(at.value, sample.value)
         statement.bind(at.unit, sample.unit)
@@ -78,7 +91,11 @@ final class SQLiteSinkRowWriter {
         var beats: [Heartbeat] = []
         if case .heartbeats(let list) = sample.detail { beats = list }
         statement.bind(at.detailHash, beats.isEmpty ? nil : Self.digest(beats))
-        guard try execute(statement), !beats.isEmpty else { return }
+        // Only HRV records carry beat lists: other new or changed rows have no beats to replace.
+        // Every column is bound for every row, so the bindings need no clearing.
+        guard try execute(statement, clearBindings: false),
+              !beats.isEmpty || sample.type == Self.heartRateVariability else { return }
+        try removeChildren(of: Schema.samples.name, id: sample.id)
         let insert = childInserts[Schema.heartbeats.name]!
         for (ordinal, beat) in beats.enumerated() {
             insert.bind(1, sample.id)
@@ -122,7 +139,9 @@ final class SQLiteSinkRowWriter {
                            pulsoName == workout.activityType ? nil : workout.activityType)
             statement.bind(table.position("detail_hash"), Self.digest(workout))
         }
-        guard try execute(statement), let workout else { return }
+        guard try execute(statement) else { return }
+        try removeChildren(of: table.name, id: sample.id)
+        guard let workout else { return }
         try insertEvents(workout.events, workoutId: sample.id, activityId: nil, of: sample)
         try insertStatistics(workout.statistics, workoutId: sample.id, activityId: nil, of: sample)
         let activities = childInserts[Schema.workoutActivities.name]!
@@ -219,6 +238,7 @@ final class SQLiteSinkRowWriter {
         for id in members { hasher.combine(id) }
         statement.bind(table.position("detail_hash"), hasher.signed)
         guard try execute(statement) else { return }
+        try removeChildren(of: table.name, id: sample.id)
         let insert = childInserts[Schema.correlationMembers.name]!
         for (ordinal, member) in members.enumerated() {
             insert.bind(1, sample.id)
@@ -257,6 +277,15 @@ final class SQLiteSinkRowWriter {
         }
         if table.name == Schema.otherRecords.name { statement.bind(table.position("kind"), sample.kind.name) }
         _ = try execute(statement)
+    }
+
+    private static let heartRateVariability = "HKQuantityTypeIdentifierHeartRateVariabilitySDNN"
+
+    private func removeChildren(of parent: String, id: String) throws {
+        for statement in deleteChildren[parent] ?? [] {
+            statement.bind(1, id)
+            _ = try execute(statement)
+        }
     }
 
     // MARK: - Tombstones and cursor
@@ -314,7 +343,10 @@ final class SQLiteSinkRowWriter {
     /// Binds the columns every sample table has; the table's own columns are left NULL
     /// (bindings are cleared after each row).
     private func bindHeader(_ sample: Sample, sequence: Int64, table: String, _ statement: SQLiteStatement) throws {
-        let at = headers[table]!
+        try bindHeader(sample, sequence: sequence, at: headers[table]!, statement)
+    }
+
+    private func bindHeader(_ sample: Sample, sequence: Int64, at: HeaderPositions, _ statement: SQLiteStatement) throws {
         statement.bind(at.id, sample.id)
         statement.bind(at.type, sample.type)
         try bindTime(statement, at.startAt, sample.start.epochMilliseconds, field: "start", of: sample)
@@ -355,10 +387,10 @@ final class SQLiteSinkRowWriter {
 
     /// Runs a statement that returns no rows, then resets it and clears its bindings.
     /// Returns true when it changed a row.
-    private func execute(_ statement: SQLiteStatement) throws -> Bool {
+    private func execute(_ statement: SQLiteStatement, clearBindings: Bool = true) throws -> Bool {
         defer {
             sqlite3_reset(statement.handle)
-            sqlite3_clear_bindings(statement.handle)
+            if clearBindings { sqlite3_clear_bindings(statement.handle) }
         }
         try statement.step()
         return database.changes > 0

@@ -193,15 +193,13 @@ enum SQLiteSinkSchema {
         ("correlations", [("correlation_members", "correlation_id")]),
     ]
 
-    /// A parent row that is updated or deleted loses its child rows: the sink writes them anew
-    /// after an update, and a `DELETE` in `sqlite3` leaves no orphans.
+    /// A deleted parent row takes its child rows with it (a tombstone, or a `DELETE` in `sqlite3`).
+    /// Updates are handled by the writer, which replaces the children of a changed row itself:
+    /// an update trigger would make every upsert into `samples` pay for a statement journal.
     static var triggers: [String] {
-        childrenByParent.flatMap { parent, children in
+        childrenByParent.map { parent, children in
             let body = children.map { "DELETE FROM \($0.table) WHERE \($0.column) = old.id;" }.joined(separator: " ")
-            return ["UPDATE", "DELETE"].map { event in
-                "CREATE TRIGGER IF NOT EXISTS \(parent)_\(event.lowercased())_children AFTER \(event) ON \(parent)"
-                    + " BEGIN \(body) END"
-            }
+            return "CREATE TRIGGER IF NOT EXISTS \(parent)_delete_children AFTER DELETE ON \(parent) BEGIN \(body) END"
         }
     }
 

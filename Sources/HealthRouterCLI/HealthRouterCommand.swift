@@ -11,6 +11,8 @@ public enum HealthRouterCommand {
         commands:
           import PATH…   read Apple Health exports (export.zip / export.xml) into the journal
                          and deliver them to every sink
+          run            the daemon: serve the push sources (http_push) and keep every sink
+                         caught up until SIGTERM/SIGINT
           status         per sink: cursor, lag, rows written, dead letters, last error
           check          validate the config without touching anything (--connect: probe each sink)
           types          the type registry: HealthKit identifiers, short keys, groups, units
@@ -46,6 +48,7 @@ public enum HealthRouterCommand {
             let code: ExitCode
             switch command {
             case "import": code = try ImportCommand.run(rest, environment: environment)
+            case "run": code = try RunCommand.run(rest, environment: environment)
             case "status": code = try StatusCommand.run(rest, environment: environment)
             case "check": code = try CheckCommand.run(rest, environment: environment)
             case "types": code = try TypesCommand.run(rest, environment: environment)
@@ -55,7 +58,7 @@ public enum HealthRouterCommand {
                 code = .success
             default:
                 var message = "unknown command '\(command)'"
-                if let guess = CommandLineArguments.closest(to: command, in: ["import", "status", "check", "types", "help"]) {
+                if let guess = CommandLineArguments.closest(to: command, in: ["import", "run", "status", "check", "types", "help"]) {
                     message += " (did you mean '\(guess)'?)"
                 }
                 throw UsageError(message, command: nil)

@@ -45,9 +45,9 @@ enum ImportCommand {
         settings.retryInitial = 0.5
         settings.retryCap = 4
         settings.maxAttempts = 5
-        settings.batchSize = 20_000
+        settings.batchSize = 5_000
         let run = ImportRun(stateDirectory: loaded.config.stateDirectory, sinks: sinks, settings: settings,
-                            logger: loaded.logger)
+                            retainSeconds: loaded.config.journal.retain.seconds, logger: loaded.logger)
         var progress: ProgressLine?
         let label = plan.count == 1 ? "importing \((plan[0].input as NSString).lastPathComponent)" : "importing"
         let summary: ImportRun.Summary

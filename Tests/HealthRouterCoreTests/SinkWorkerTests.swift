@@ -133,3 +133,19 @@ final class FailureBudget: Sendable {
         #expect(try SQLiteDatabase(path: sinkPath).scalarInt("SELECT count(*) FROM rows") == 30)
     }
 }
+
+@Suite struct SinkWorkerJournalResetTests {
+    @Test func aRecreatedJournalIsDeliveredAgainNotSkipped() throws {
+        let directory = makeTemporaryDirectory()
+        let sinkPath = directory + "/sink.sqlite"
+        let tests = SinkWorkerTests()
+        try tests.feed(directory, (0..<40).map { Double($0) })
+        _ = tests.runWorker(directory, sinkPath: sinkPath)
+        // The journal is deleted; the store (cursor 40) is kept; 5 new samples arrive.
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: directory + "/journal.sqlite" + suffix) }
+        try tests.feed(directory, (100..<105).map { Double($0) })
+        let progress = tests.runWorker(directory, sinkPath: sinkPath)
+        #expect(progress.written == 5)
+        #expect(try SQLiteDatabase(path: sinkPath).scalarInt("SELECT count(*) FROM rows") == 45)
+    }
+}

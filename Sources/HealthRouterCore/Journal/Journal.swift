@@ -30,11 +30,19 @@ public final class Journal {
     private lazy var readEntries = try! database.prepare(
         "SELECT seq, source, type, payload FROM entries WHERE seq > ?1 ORDER BY seq LIMIT ?2")
 
+    /// How a connection will be used: its page cache is sized for that.
+    public enum Role: Sendable {
+        /// Appends (the id indexes want cache).
+        case writer
+        /// Reads entries in order (a sink worker): a small cache is enough.
+        case reader
+    }
+
     /// Opens (creating if needed) `<stateDirectory>/journal.sqlite`.
-    public init(stateDirectory: String) throws {
+    public init(stateDirectory: String, role: Role = .writer) throws {
         path = (stateDirectory as NSString).appendingPathComponent("journal.sqlite")
         database = try SQLiteDatabase(path: path)
-        try database.execute("PRAGMA cache_size=-32768")
+        try database.execute(role == .writer ? "PRAGMA cache_size=-8192" : "PRAGMA cache_size=-2048")
         try database.execute("""
             CREATE TABLE IF NOT EXISTS entries(
                 seq INTEGER PRIMARY KEY,
@@ -75,20 +83,37 @@ public final class Journal {
     /// what was new. Samples must be normalised (non-empty ids).
     @discardableResult
     public func append(_ items: [HealthItem], source: String, receivedAt: Date = Date()) throws -> AppendResult {
+        try append(items, source: source, receivedAt: receivedAt, collect: false).result
+    }
+
+    /// Appends like `append(_:source:receivedAt:)` and also returns the entries written
+    /// (for a `LiveFeed`).
+    public func appendCollecting(_ items: [HealthItem], source: String,
+                                 receivedAt: Date = Date()) throws -> (result: AppendResult, entries: [JournalEntry]) {
+        try append(items, source: source, receivedAt: receivedAt, collect: true)
+    }
+
+    private func append(_ items: [HealthItem], source: String, receivedAt: Date,
+                        collect: Bool) throws -> (result: AppendResult, entries: [JournalEntry]) {
         let received = Int64(receivedAt.timeIntervalSince1970 * 1000)
         return try database.transaction {
             var result = AppendResult()
+            var appended: [JournalEntry] = []
+            if collect { appended.reserveCapacity(items.count) }
             var next = try head() + 1
             hasNativeIds = try database.scalarInt("SELECT EXISTS(SELECT 1 FROM fingerprints)") == 1
             for item in items {
+                var stored = item
                 switch item {
                 case .sample(let sample):
                     guard try admit(sample, sequence: next, result: &result) else { continue }
                 case .tombstone(let tombstone):
                     guard let expanded = try admit(tombstone, sequence: next, result: &result) else { continue }
+                    stored = .tombstone(expanded)
                     writer.reset()
-                    SampleCodec.encode(.tombstone(expanded), into: &writer)
+                    SampleCodec.encode(stored, into: &writer)
                 }
+                if collect { appended.append(JournalEntry(sequence: next, source: source, item: stored)) }
                 try writeEntry(sequence: next, source: source, type: item.sampleType, received: received)
                 if result.firstSequence == nil { result.firstSequence = next }
                 result.lastSequence = next
@@ -97,7 +122,7 @@ public final class Journal {
             if let last = result.lastSequence {
                 try database.execute("INSERT INTO meta(key, value) VALUES ('last_seq', \(last)) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
             }
-            return result
+            return (result, appended)
         }
     }
 

@@ -8,6 +8,8 @@ public final class ImportRun {
         public var sinks: [String: SinkWorker.Progress] = [:]
         /// Sources that failed, with the error to show.
         public var failures: [String: String] = [:]
+        /// Journal entries pruned at the end (every sink passed them and `retain` ran out).
+        public var pruned = 0
         public var seconds: Double = 0
 
         /// True when every source was read to its end and every sink caught up.
@@ -18,17 +20,22 @@ public final class ImportRun {
 
     /// Items appended to the journal per transaction. Larger transactions write each page
     /// of the id index fewer times; a crash loses nothing, since the file is read again.
-    static let transactionSize = 20_000
+    static let transactionSize = 5_000
 
     private let stateDirectory: String
     private let sinks: [SinkSpec]
     private let settings: SinkWorker.Settings
+    private let retainSeconds: Double?
     private let logger: Logger
 
-    public init(stateDirectory: String, sinks: [SinkSpec], settings: SinkWorker.Settings, logger: Logger) {
+    /// - Parameter retainSeconds: how long entries stay in the journal after every sink
+    ///   passed them (`journal.retain`; nil: forever). Pruned at the end of the run.
+    public init(stateDirectory: String, sinks: [SinkSpec], settings: SinkWorker.Settings,
+                retainSeconds: Double?, logger: Logger) {
         self.stateDirectory = stateDirectory
         self.sinks = sinks
         self.settings = settings
+        self.retainSeconds = retainSeconds
         self.logger = logger
     }
 
@@ -43,18 +50,20 @@ public final class ImportRun {
             SinkWorker(name: $0.name, stateDirectory: stateDirectory, settings: settings, logger: logger,
                        makeSink: $0.makeSink, selects: $0.selects)
         }
+        let feed = LiveFeed()
         let group = DispatchGroup()
         for worker in workers {
             group.enter()
             let thread = Thread {
-                worker.run(control: control)
+                worker.run(control: control, feed: feed)
                 group.leave()
             }
             thread.name = "sink-\(worker.name)"
             thread.start()
         }
         let outputs = sources.map {
-            JournalSourceOutput(journal: journal, sourceName: $0.name, control: control, bufferLimit: Self.transactionSize)
+            JournalSourceOutput(journal: journal, sourceName: $0.name, control: control, bufferLimit: Self.transactionSize,
+                                feed: feed)
         }
         onStart(outputs, workers)
 
@@ -72,6 +81,11 @@ public final class ImportRun {
         control.finishInput()
         group.wait()
         for worker in workers { summary.sinks[worker.name] = worker.progress }
+        do {
+            summary.pruned = try journal.prune(sinks: sinks.map(\.name), retainSeconds: retainSeconds)
+        } catch {
+            logger.warning("could not prune the journal: \(error)")
+        }
         summary.seconds = Date().timeIntervalSince(started)
         return summary
     }

@@ -26,11 +26,14 @@ public final class JournalSourceOutput: SourceOutput, @unchecked Sendable {
     private let slots = DispatchSemaphore(value: 2)
     private let failure = Mutex<String?>(nil)
 
-    public init(journal: Journal, sourceName: String, control: WorkerControl, bufferLimit: Int = 0) {
+    private let feed: LiveFeed?
+
+    public init(journal: Journal, sourceName: String, control: WorkerControl, bufferLimit: Int = 0, feed: LiveFeed? = nil) {
         self.journal = journal
         self.sourceName = sourceName
         self.control = control
         self.bufferLimit = bufferLimit
+        self.feed = feed
     }
 
     public func emit(_ items: [HealthItem]) throws {
@@ -74,7 +77,14 @@ public final class JournalSourceOutput: SourceOutput, @unchecked Sendable {
     }
 
     private func append(_ items: [HealthItem]) throws {
-        let result = try journal.append(items, source: sourceName)
+        let result: AppendResult
+        if let feed {
+            let appended = try journal.appendCollecting(items, source: sourceName)
+            feed.publish(appended.entries)
+            result = appended.result
+        } else {
+            result = try journal.append(items, source: sourceName)
+        }
         counters.withLock { $0.appended.merge(result) }
         if result.lastSequence != nil { control.notifyAppended() }
     }

@@ -56,11 +56,11 @@ public final class SinkWorker: Sendable {
 
     /// Runs until `control` says the input finished and the sink caught up with the
     /// journal, or until a stop is requested, or until `maxAttempts` failures in a row.
-    public func run(control: WorkerControl) {
+    public func run(control: WorkerControl, feed: LiveFeed? = nil) {
         defer { progressState.withLock { $0.finished = true } }
         let journal: Journal
         do {
-            journal = try Journal(stateDirectory: stateDirectory)
+            journal = try Journal(stateDirectory: stateDirectory, role: .reader)
         } catch {
             giveUp("cannot open the journal: \(error)")
             return
@@ -76,24 +76,40 @@ public final class SinkWorker: Sendable {
                     let fresh = try makeSink()
                     let own = try fresh.prepare()
                     cursor = try own ?? journal.cursor(sink: name) ?? 0
+                    let head = try journal.head()
+                    if cursor > head {
+                        // The sink has written past the end of this journal: the journal was
+                        // recreated. Deliver everything again (writes are idempotent) rather
+                        // than skip what the new journal holds.
+                        logger.warning("the sink's cursor \(cursor) is past the journal's end \(head): the journal was recreated; delivering everything again")
+                        cursor = 0
+                    }
                     sink = fresh
                     progressState.withLock { $0.cursor = cursor }
                 }
                 let inputFinished = control.isInputFinished
-                let stored = try journal.entries(after: cursor, limit: settings.batchSize)
-                guard let last = stored.last else {
-                    if inputFinished { return }
-                    control.wait(seconds: 0.05)
-                    continue
-                }
                 var selected: [JournalEntry] = []
-                selected.reserveCapacity(stored.count)
-                for entry in stored where selects(entry.type, entry.source) {
-                    selected.append(try entry.decoded())
+                let last: Int64
+                if let live = feed?.entries(after: cursor, limit: settings.batchSize), let end = live.last {
+                    // Just appended: take the entries as they are, no read, no decode.
+                    selected = live.filter { selects($0.item.sampleType, $0.source) }
+                    last = end.sequence
+                } else {
+                    let stored = try journal.entries(after: cursor, limit: settings.batchSize)
+                    guard let end = stored.last else {
+                        if inputFinished { return }
+                        control.wait(seconds: 0.05)
+                        continue
+                    }
+                    selected.reserveCapacity(stored.count)
+                    for entry in stored where selects(entry.type, entry.source) {
+                        selected.append(try entry.decoded())
+                    }
+                    last = end.sequence
                 }
-                let outcome = try deliver(selected, cursor: last.sequence, sink: sink!, journal: journal)
-                try journal.setCursor(sink: name, to: last.sequence, written: outcome.written)
-                cursor = last.sequence
+                let outcome = try deliver(selected, cursor: last, sink: sink!, journal: journal)
+                try journal.setCursor(sink: name, to: last, written: outcome.written)
+                cursor = last
                 attempts = 0
                 progressState.withLock {
                     $0.cursor = cursor

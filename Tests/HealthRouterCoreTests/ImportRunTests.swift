@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+@testable import HealthRouterCore
+
+/// A finite source over a fixed list of items (the real file sources have their own tests).
+struct ListSource: FiniteSource {
+    var items: [HealthItem]
+    var failAfter: Int?
+
+    struct Broken: Error, CustomStringConvertible { var description: String { "list.ndjson, line 7: broken" } }
+
+    func read(into output: SourceOutput) throws {
+        for (index, chunk) in stride(from: 0, to: items.count, by: 100).enumerated() {
+            if let failAfter, index >= failAfter { throw Broken() }
+            try output.emit(Array(items[chunk..<min(items.count, chunk + 100)]))
+        }
+    }
+}
+
+@Suite struct ImportRunTests {
+    func spec(_ directory: String, selects: @escaping @Sendable (String?, String) -> Bool = { _, _ in true }) -> SinkSpec {
+        let budget = FailureBudget(0)
+        return SinkSpec(name: "table", type: "test", makeSink: {
+            try CheckedTableSink(path: directory + "/sink.sqlite", failures: budget)
+        }, selects: selects)
+    }
+
+    func run(_ directory: String, _ source: ListSource, retain: Double?) throws -> ImportRun.Summary {
+        let run = ImportRun(stateDirectory: directory, sinks: [spec(directory)], settings: SinkWorker.Settings(),
+                            retainSeconds: retain, logger: Logger(minimumLevel: .error))
+        return try run.run(sources: [("list", source)])
+    }
+
+    @Test func everythingReachesTheSinkAndRetainDecidesWhatStays() throws {
+        let items = (0..<1_000).map { HealthItem.sample(heartRate(Double($0 % 90), at: Int64($0))) }
+        let kept = makeTemporaryDirectory()
+        let summary = try run(kept, ListSource(items: items), retain: nil)
+        #expect(summary.succeeded)
+        #expect(summary.sinks["table"]?.written == 1_000)
+        #expect(summary.counters["list"]?.appended.newCount == 1_000)
+        #expect(summary.pruned == 0)
+        #expect(try Journal(stateDirectory: kept).counts().entries == 1_000)
+
+        let pruned = makeTemporaryDirectory()
+        let second = try run(pruned, ListSource(items: items), retain: 0)
+        #expect(second.pruned == 1_000)
+        #expect(try Journal(stateDirectory: pruned).counts().entries == 0)
+        // Pruned entries are still known: importing them again adds nothing.
+        let again = try run(pruned, ListSource(items: items), retain: 0)
+        #expect(again.counters["list"]?.appended.newCount == 0)
+        #expect(again.sinks["table"]?.written == 0)
+    }
+
+    @Test func aFailingSourceKeepsWhatItReadBeforeTheError() throws {
+        let directory = makeTemporaryDirectory()
+        let items = (0..<1_000).map { HealthItem.sample(heartRate(60, at: Int64($0))) }
+        let summary = try run(directory, ListSource(items: items, failAfter: 3), retain: nil)
+        #expect(summary.failures["list"]?.contains("line 7") == true)
+        #expect(summary.sinks["table"]?.written == 300)
+        #expect(try SQLiteDatabase(path: directory + "/sink.sqlite").scalarInt("SELECT count(*) FROM rows") == 300)
+    }
+}

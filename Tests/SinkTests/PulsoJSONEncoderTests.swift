@@ -1,0 +1,100 @@
+import Foundation
+import HealthRouterCore
+import Testing
+
+@Suite struct PulsoJSONEncoderTests {
+    /// The encoder relies on `TimestampFormatter`; these checks run once it writes dates.
+    static let formatterWorks = !TimestampFormatter.iso8601(Timestamp(epochSeconds: 0)).isEmpty
+
+    func encode(_ sample: Sample, extensions: Bool = true) -> String {
+        var writer = JSONWriter()
+        writer.beginObject()
+        PulsoJSONEncoder.writeSampleFields(sample, into: &writer, extensions: extensions)
+        writer.endObject()
+        return writer.text
+    }
+
+    func object(_ json: String) throws -> NSDictionary {
+        try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? NSDictionary)
+    }
+
+    @Test(.enabled(if: formatterWorks, "TimestampFormatter.iso8601 is not implemented yet"))
+    func goldenSleepEncoding() throws {
+        var sleep = SinkFixtures.sleep
+        sleep.categoryValue = "asleepREM"
+        let golden = #"{"end":"2026-07-06T02:40:00+01:00","metadata":{"timeZone":"Europe/Lisbon"},"source":"Apple Watch","sourceBundleId":"com.apple.health","start":"2026-07-06T01:12:00+01:00","type":"sleepAnalysis","uuid":"ABC-123","value":"asleepREM"}"#
+        #expect(try object(encode(sleep, extensions: false)) == object(golden))
+    }
+
+    @Test(.enabled(if: formatterWorks, "TimestampFormatter.iso8601 is not implemented yet"))
+    func goldenWorkoutEncoding() throws {
+        var workout = SinkFixtures.workout
+        guard case .workout(var parts) = workout.detail else { Issue.record("fixture"); return }
+        parts.activityType = "traditionalStrengthTraining"
+        workout.detail = .workout(parts)
+        let golden = #"{"averageHeartRate":132.5,"duration":3612.4,"end":"2026-07-05T19:30:12+01:00","maximumHeartRate":171,"metadata":{"HKIndoorWorkout":true,"HKWorkoutBrandName":"Push Day A","customRounds":3},"minimumHeartRate":88,"source":"SmartGym","start":"2026-07-05T18:30:00+01:00","totalBasalEnergyBurned":96.5,"totalEnergyBurned":412,"type":"workout","uuid":"W-1","workoutActivityType":"traditionalStrengthTraining"}"#
+        #expect(try object(encode(workout, extensions: false)) == object(golden))
+        // Integral numbers without a fraction, as the app writes them.
+        #expect(encode(workout, extensions: false).contains(#""maximumHeartRate":171"#))
+        #expect(!encode(workout, extensions: false).contains("171.0"))
+    }
+
+    @Test(.enabled(if: formatterWorks, "TimestampFormatter.iso8601 is not implemented yet"))
+    func unknownOffsetIsWrittenAsMinusZero() {
+        #expect(PulsoJSONEncoder.timestampText(Timestamp(epochSeconds: 1_783_272_601)) == "2026-07-05T17:30:01-00:00")
+        #expect(PulsoJSONEncoder.timestampText(Timestamp(epochSeconds: 1_783_272_601, utcOffsetSeconds: 0))
+                    == "2026-07-05T17:30:01Z")
+    }
+
+    @Test func pulsoOnlyEncodingOmitsEveryExtension() throws {
+        let pulsoKeys: Set<String> = [
+            "uuid", "type", "start", "end", "value", "unit", "source", "sourceBundleId", "metadata",
+            "workoutActivityType", "duration", "totalEnergyBurned", "totalBasalEnergyBurned", "totalDistance",
+            "averageHeartRate", "minimumHeartRate", "maximumHeartRate",
+        ]
+        for sample in SinkFixtures.all {
+            let keys = Set(try object(encode(sample, extensions: false)).allKeys.compactMap { $0 as? String })
+            #expect(keys.isSubset(of: pulsoKeys), "\(sample.id): \(keys.subtracting(pulsoKeys))")
+        }
+    }
+
+    @Test func extensionsCarryWhatPulsoLacks() throws {
+        let workout = try object(encode(SinkFixtures.workout))
+        #expect(workout["kind"] as? String == "workout")
+        #expect(workout["activityType"] as? String == "HKWorkoutActivityTypeTraditionalStrengthTraining")
+        #expect(workout["identifier"] as? String == "HKWorkoutTypeIdentifier")
+
+        var both = SinkFixtures.standHour
+        both.value = 1
+        let standHour = try object(encode(both))
+        #expect(standHour["numericValue"] as? Double == 1)
+        #expect(standHour["value"] as? String
+                    == CategoryValueNames.pulsoName("HKCategoryValueAppleStandHourStood", type: both.type))
+    }
+
+    @Test func sampleZoneMovesOutOfTheWayOfAMetadataTimeZone() throws {
+        var sample = SinkFixtures.sleep
+        sample.metadata = [MetadataEntry("timeZone", .string("producer's own"))]
+        let encoded = try object(encode(sample))
+        #expect((encoded["metadata"] as? NSDictionary)?["timeZone"] as? String == "producer's own")
+        #expect(encoded["timeZone"] as? String == "Europe/Lisbon")
+
+        let plain = try object(encode(SinkFixtures.sleep))
+        #expect((plain["metadata"] as? NSDictionary)?["timeZone"] as? String == "Europe/Lisbon")
+        #expect(plain["timeZone"] == nil)
+    }
+
+    @Test func workoutActivityTypesUsePulsoCaseNames() {
+        #expect(PulsoJSONEncoder.pulsoWorkoutActivityType("HKWorkoutActivityTypeRunning") == "running")
+        #expect(PulsoJSONEncoder.pulsoWorkoutActivityType("HKWorkoutActivityTypeHighIntensityIntervalTraining")
+                    == "highIntensityIntervalTraining")
+        #expect(PulsoJSONEncoder.pulsoWorkoutActivityType("running") == "running")
+        #expect(PulsoJSONEncoder.pulsoWorkoutActivityType("activity_3000") == "activity_3000")
+        #expect(PulsoJSONEncoder.pulsoWorkoutActivityType("HKWorkoutActivityType") == "HKWorkoutActivityType")
+    }
+
+    @Test func typeKeysComeFromTheRegistry() {
+        #expect(PulsoJSONEncoder.typeKey("HKQuantityTypeIdentifierHeartRate") == "heartRate")
+        #expect(PulsoJSONEncoder.typeKey("HKQuantityTypeIdentifierNotARealThing") == "HKQuantityTypeIdentifierNotARealThing")
+    }
+}
