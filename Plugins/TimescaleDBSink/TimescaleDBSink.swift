@@ -172,9 +172,15 @@ public final class TimescaleDBSink: Sink {
             let regclass = schema.regclass(table)
             if let compression = configuration.compression {
                 let segments = (compression.segmentBy ?? ["type"]).joined(separator: ", ")
-                try connection.execute("ALTER TABLE \(schema.name(table)) SET (timescaledb.compress, "
-                                           + "timescaledb.compress_segmentby = \(SQL.literal(segments)), "
-                                           + "timescaledb.compress_orderby = 'start_at DESC')")
+                // Only once: changing the settings of a hypertable with compressed chunks is an error.
+                let enabled = try connection.query(
+                    "SELECT compression_enabled FROM timescaledb_information.hypertables "
+                        + "WHERE hypertable_schema = $1 AND hypertable_name = $2", [configuration.schema, table]).bool(0, 0)
+                if enabled != true {
+                    try connection.execute("ALTER TABLE \(schema.name(table)) SET (timescaledb.compress, "
+                                               + "timescaledb.compress_segmentby = \(SQL.literal(segments)), "
+                                               + "timescaledb.compress_orderby = 'start_at DESC')")
+                }
                 try connection.execute("SELECT add_compression_policy(\(regclass), compress_after => INTERVAL "
                                            + "'\(Int64(compression.after.seconds)) seconds', if_not_exists => true)")
             }
