@@ -1,0 +1,225 @@
+import Foundation
+import HealthRouterCore
+import PostgresClient
+
+/// The `postgres` sink: health4ai's Supabase-style schema (`healthkit_metrics`, one row per
+/// sample keyed by `(user_id, metric_type, source_device, started_at)`), so its MCP server and
+/// SQL users read the data. Mapping in the README; quantity, category and workout samples are
+/// written, other kinds (correlations, whose members are samples of their own, activity
+/// summaries, the profile, records) are skipped.
+///
+/// - `prepare()` connects, creates the schema if missing (versioned in `healthrouter_schema`),
+///   enables row-level security when asked and an `auth` schema exists, and returns the cursor
+///   stored in `healthrouter_cursor` under the sink's name.
+/// - `write(_:cursor:)`: one transaction per batch; COPY into a staging table and an upsert that
+///   writes only new or changed rows; tombstones delete by id; the cursor in the same transaction.
+public final class PostgresSink: Sink {
+    public struct Configuration: Decodable, Sendable {
+        /// A libpq URL or conninfo (`postgres://postgres:${SUPABASE_DB_PASSWORD}@db.x.supabase.co:5432/postgres`).
+        public var url: String
+        /// The schema of the tables (health4ai reads them unqualified: keep `public`).
+        public var schema: String = "public"
+        /// The user the rows belong to when a sample names none: a UUID (stored lower-case), or any
+        /// name, stored as its UUIDv5 (printed at start, for the reader's `HEALTHKIT_USER_ID`).
+        public var userId: String
+        /// Enable RLS with `auth.uid()` policies (when the database has an `auth` schema).
+        public var rowLevelSecurity: Bool = false
+        /// Tiering: raw quantity rows older than this are folded into `healthkit_daily_summaries`
+        /// and deleted (nil: keep every raw row).
+        public var summarizeAfter: ConfigDuration?
+        /// The IANA zone whose days the summaries use (health4ai's reader: UTC by default).
+        public var timeZone: String = "UTC"
+        public var statementTimeout: ConfigDuration = .minutes(5)
+
+        public init(url: String, userId: String, schema: String = "public", rowLevelSecurity: Bool = false) {
+            self.url = url
+            self.userId = userId
+            self.schema = schema
+            self.rowLevelSecurity = rowLevelSecurity
+        }
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case url, schema, userId = "user_id", rowLevelSecurity = "row_level_security"
+            case summarizeAfter = "summarize_after", timeZone = "time_zone"
+            case statementTimeout = "statement_timeout"
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            url = try c.decode(String.self, forKey: .url)
+            userId = try c.decode(String.self, forKey: .userId)
+            schema = try c.decodeIfPresent(String.self, forKey: .schema) ?? "public"
+            rowLevelSecurity = try c.decodeIfPresent(Bool.self, forKey: .rowLevelSecurity) ?? false
+            summarizeAfter = try c.decodeIfPresent(ConfigDuration.self, forKey: .summarizeAfter)
+            timeZone = try c.decodeIfPresent(String.self, forKey: .timeZone) ?? "UTC"
+            statementTimeout = try c.decodeIfPresent(ConfigDuration.self, forKey: .statementTimeout) ?? .minutes(5)
+            if userId.isEmpty {
+                throw DecodingError.dataCorruptedError(forKey: .userId, in: c, debugDescription: "must not be empty")
+            }
+            if schema.isEmpty {
+                throw DecodingError.dataCorruptedError(forKey: .schema, in: c, debugDescription: "must not be empty")
+            }
+        }
+    }
+
+    public let configuration: Configuration
+    private let logger: Logger
+    private let sinkName: String
+    private let schema: PostgresSinkSchema
+    private var connection: PostgresConnection?
+    private var rows = CopyTextWriter()
+    private var json = JSONWriter(capacity: 1024)
+    /// Samples of kinds this schema has no place for, skipped so far.
+    public private(set) var skipped = 0
+    /// Rows tiering folds: everything but category and workout rows (health4ai reads those raw).
+    static let foldable = "metric_type NOT LIKE 'HKCategoryType%' AND metric_type NOT LIKE 'HKWorkoutType%'"
+
+    public init(configuration: Configuration, context: PluginContext) {
+        self.configuration = configuration
+        self.logger = context.logger.with("sink", context.name)
+        self.sinkName = context.name
+        self.schema = PostgresSinkSchema(schema: configuration.schema)
+    }
+
+    public func prepare() throws -> Int64? {
+        do {
+            let connection = try PostgresConnection(url: configuration.url,
+                                                    statementTimeoutSeconds: Int(configuration.statementTimeout.seconds))
+            try connection.transaction {
+                try connection.query("SELECT pg_advisory_xact_lock(hashtext($1))", ["healthrouter:" + configuration.schema])
+                for statement in schema.ddl { try connection.execute(statement) }
+                let stored = try connection.query("SELECT max(version) FROM \(schema.name("healthrouter_schema"))").int(0, 0)
+                if let stored, stored > PostgresSinkSchema.version {
+                    throw SinkError.unavailable("schema \(configuration.schema) has healthrouter schema version \(stored), "
+                                                    + "written by a newer healthrouter: upgrade healthrouter")
+                }
+                if stored == nil {
+                    try connection.execute("INSERT INTO \(schema.name("healthrouter_schema")) (version) VALUES "
+                                               + "(\(PostgresSinkSchema.version)) ON CONFLICT DO NOTHING")
+                }
+                if configuration.rowLevelSecurity { try enableRowLevelSecurity(connection) }
+            }
+            if configuration.summarizeAfter != nil {
+                do {
+                    try connection.query("SELECT now() AT TIME ZONE $1", [configuration.timeZone])
+                } catch {
+                    throw SinkError.unavailable("time_zone \(configuration.timeZone) is not a zone PostgreSQL knows: use an "
+                                                    + "IANA name such as Europe/Lisbon")
+                }
+                // A partial index on exactly the rows a fold takes, so folding after every batch
+                // reads only the rows it folds.
+                try connection.execute("CREATE INDEX IF NOT EXISTS idx_healthkit_metrics_unsummarized ON "
+                                           + "\(schema.name("healthkit_metrics")) (started_at) WHERE \(Self.foldable)")
+                try connection.transaction { try summarize(connection) }
+            }
+            self.connection = connection
+            let user = PostgresUserId.normalized(configuration.userId)
+            if user != configuration.userId {
+                logger.info("user_id \(configuration.userId) is stored as \(user) (set HEALTHKIT_USER_ID=\(user) for health4ai)")
+            }
+            return try connection.query("SELECT journal_seq FROM \(schema.name("healthrouter_cursor")) WHERE sink = $1",
+                                        [sinkName]).int(0, 0)
+        } catch let error as SinkError {
+            throw error
+        } catch {
+            throw SinkError.unavailable("\(error)")
+        }
+    }
+
+    /// RLS on both tables with policies on `auth.uid()`, created once.
+    private func enableRowLevelSecurity(_ connection: PostgresConnection) throws {
+        let hasAuth = try connection.query(
+            "SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'auth' AND p.proname = 'uid'")
+        guard hasAuth.rowCount > 0 else {
+            throw SinkError.unavailable("row_level_security: true needs Supabase's auth.uid() function, which this "
+                                            + "database lacks: remove the option or use a Supabase database")
+        }
+        for table in ["healthkit_metrics", "healthkit_daily_summaries"] {
+            try connection.execute("ALTER TABLE \(schema.name(table)) ENABLE ROW LEVEL SECURITY")
+            let policy = table + "_owner"
+            let exists = try connection.query("SELECT 1 FROM pg_policies WHERE schemaname = $1 AND tablename = $2 "
+                                                  + "AND policyname = $3", [configuration.schema, table, policy])
+            if exists.rowCount == 0 {
+                try connection.execute("CREATE POLICY \(SQL.identifier(policy)) ON \(schema.name(table)) "
+                                           + "USING ((SELECT auth.uid())::text = user_id) "
+                                           + "WITH CHECK ((SELECT auth.uid())::text = user_id)")
+            }
+        }
+    }
+
+    public func write(_ entries: [JournalEntry], cursor: Int64) throws {
+        guard let connection else { throw SinkError.unavailable("postgres: write before prepare") }
+        do {
+            try connection.transaction {
+                rows.reset()
+                for entry in entries {
+                    switch entry.item {
+                    case .sample(let sample):
+                        if !PostgresMetricRow.append(sample, sequence: entry.sequence, defaultUserId: configuration.userId,
+                                                     json: &json, into: &rows) {
+                            skipped += 1
+                        }
+                    case .tombstone(let tombstone):
+                        try flush(connection)
+                        try connection.query("DELETE FROM \(schema.name("healthkit_metrics")) WHERE id = ANY($1::uuid[])",
+                                             [SQL.textArray(tombstone.ids.map(PostgresUserId.uuid))])
+                    }
+                }
+                try flush(connection)
+                try summarize(connection)
+                try connection.query("INSERT INTO \(schema.name("healthrouter_cursor")) (sink, journal_seq) VALUES ($1, $2) "
+                                         + "ON CONFLICT (sink) DO UPDATE SET journal_seq = EXCLUDED.journal_seq",
+                                     [sinkName, String(cursor)])
+            }
+        } catch let error as PostgresError {
+            throw error.isDataError ? SinkError.rejected(error.description) : SinkError.unavailable(error.description)
+        }
+    }
+
+    /// Folds raw quantity rows of days (in `time_zone`) that ended more than `summarize_after` ago
+    /// into `healthkit_daily_summaries` and deletes them, in one statement: the summary of a day
+    /// that already has one is merged with the late rows (counts and sums added, extremes kept,
+    /// the average recomputed), so late data re-summarizes its day instead of being lost. Category
+    /// and workout rows stay raw (health4ai reads them raw).
+    func summarize(_ connection: PostgresConnection) throws {
+        guard let after = configuration.summarizeAfter else { return }
+        let metrics = schema.name("healthkit_metrics")
+        let summaries = schema.name("healthkit_daily_summaries")
+        let sql = """
+            WITH cutoff AS (
+              SELECT (date_trunc('day', (now() - make_interval(secs => $2::float8)) AT TIME ZONE $1) AT TIME ZONE $1) AS at),
+            gone AS (
+              DELETE FROM \(metrics) m USING cutoff c
+              WHERE m.started_at < c.at AND \(Self.foldable)
+              RETURNING m.user_id, m.metric_type, (m.started_at AT TIME ZONE $1)::date AS day, m.value, coalesce(m.unit, '') AS unit),
+            days AS (
+              SELECT user_id, metric_type, day, unit, avg(value) AS avg_value, min(value) AS min_value, max(value) AS max_value,
+                     sum(value) AS sum_value, count(*)::integer AS sample_count
+              FROM gone GROUP BY user_id, metric_type, day, unit)
+            INSERT INTO \(summaries) AS s (user_id, metric_type, summary_date, unit, avg_value, min_value, max_value,
+                                          sum_value, sample_count)
+            SELECT user_id, metric_type, day, unit, avg_value, min_value, max_value, sum_value, sample_count FROM days
+            ON CONFLICT (user_id, metric_type, summary_date, unit) DO UPDATE SET
+              sum_value = coalesce(s.sum_value, 0) + coalesce(EXCLUDED.sum_value, 0),
+              sample_count = coalesce(s.sample_count, 0) + EXCLUDED.sample_count,
+              min_value = least(s.min_value, EXCLUDED.min_value),
+              max_value = greatest(s.max_value, EXCLUDED.max_value),
+              avg_value = (coalesce(s.sum_value, 0) + coalesce(EXCLUDED.sum_value, 0))
+                          / nullif(coalesce(s.sample_count, 0) + EXCLUDED.sample_count, 0)
+            """
+        try connection.query(sql, [configuration.timeZone, String(after.seconds)])
+    }
+
+    private func flush(_ connection: PostgresConnection) throws {
+        try schema.metrics.write(rows, on: connection)
+        rows.reset()
+    }
+
+    /// The open connection, for read-back.
+    var liveConnection: PostgresConnection? { connection }
+
+    public func close() {
+        connection?.close()
+        connection = nil
+    }
+}
