@@ -18,9 +18,12 @@ let package = Package(
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         // The core: canonical sample, type registry, config, journal, routing, sink workers.
         .target(name: "HealthRouterCore", dependencies: ["CSQLite3", "CYAML", "CCrypto", "CZlib"]),
+        // The libpq client shared by the Postgres sinks: connection, COPY, staged upserts.
+        .target(name: "PostgresClient", dependencies: ["HealthRouterCore", "CLibPQ"]),
 
         // Plugins: one folder and module per source or sink.
         .target(name: "AppleHealthExportSource", dependencies: ["HealthRouterCore", "CLibXML2", "CArchive"],
@@ -29,16 +32,26 @@ let package = Package(
                 path: "Plugins/SQLiteSink", exclude: pluginDocs),
         .target(name: "NDJSONSink", dependencies: ["HealthRouterCore"],
                 path: "Plugins/NDJSONSink", exclude: pluginDocs),
+        .target(name: "TimescaleDBSink", dependencies: ["HealthRouterCore", "PostgresClient"],
+                path: "Plugins/TimescaleDBSink", exclude: pluginDocs),
+        .target(name: "PostgresSink", dependencies: ["HealthRouterCore", "PostgresClient"],
+                path: "Plugins/PostgresSink", exclude: pluginDocs),
 
         // The command line: commands and the one explicit list of plugins.
         .target(name: "HealthRouterCLI", dependencies: [
             "HealthRouterCore", "AppleHealthExportSource", "SQLiteSink", "NDJSONSink",
+            "TimescaleDBSink", "PostgresSink",
         ]),
         .executableTarget(name: "healthrouter", dependencies: ["HealthRouterCLI"]),
+        // scripts/bench-postgres.sh: rows/s through the Postgres sinks.
+        .executableTarget(name: "postgres-bench", dependencies: ["TimescaleDBSink", "PostgresSink", "PostgresClient", "HealthRouterCore"]),
 
         .testTarget(name: "HealthRouterCoreTests", dependencies: ["HealthRouterCore"]),
         .testTarget(name: "AppleHealthExportSourceTests", dependencies: ["AppleHealthExportSource", "HealthRouterCore"]),
         .testTarget(name: "SinkTests", dependencies: ["SQLiteSink", "NDJSONSink", "HealthRouterCore", "CSQLite3"]),
+        .testTarget(name: "PostgresSinkTests", dependencies: [
+            "TimescaleDBSink", "PostgresSink", "PostgresClient", "SQLiteSink", "NDJSONSink", "HealthRouterCore", "CSQLite3",
+        ]),
         .testTarget(name: "EndToEndTests", dependencies: ["HealthRouterCLI", "HealthRouterCore", "CSQLite3"]),
     ]
 )

@@ -1,7 +1,9 @@
 import AppleHealthExportSource
 import HealthRouterCore
 import NDJSONSink
+import PostgresSink
 import SQLiteSink
+import TimescaleDBSink
 
 /// A sink type the executable knows: its config key and how to build it.
 struct SinkPlugin: Sendable {
@@ -31,6 +33,14 @@ enum PluginList {
         SinkPlugin(type: "ndjson", summary: "a folder of NDJSON files in Pulso's reference layout") { plugin, context in
             let configuration = try ConfigDecoder.decode(NDJSONSink.Configuration.self, from: plugin.options, path: plugin.path)
             return { NDJSONSink(configuration: configuration, context: context) }
+        },
+        SinkPlugin(type: "timescaledb", summary: "TimescaleDB hypertables (plain PostgreSQL tables when allowed)") { plugin, context in
+            let configuration = try ConfigDecoder.decode(TimescaleDBSink.Configuration.self, from: plugin.options, path: plugin.path)
+            return { TimescaleDBSink(configuration: configuration, context: context) }
+        },
+        SinkPlugin(type: "postgres", summary: "PostgreSQL/Supabase tables in health4ai's schema (healthkit_metrics)") { plugin, context in
+            let configuration = try ConfigDecoder.decode(PostgresSink.Configuration.self, from: plugin.options, path: plugin.path)
+            return { PostgresSink(configuration: configuration, context: context) }
         },
     ]
 

@@ -1,0 +1,72 @@
+import PostgresClient
+
+/// The `postgres` sink's tables, compatible with health4ai's schema (health4ai-schema.md):
+/// `healthkit_metrics`, `healthkit_daily_summaries` and the `v_healthkit_daily_quantity` view,
+/// plus healthrouter's bookkeeping (`healthrouter_schema`, `healthrouter_cursor`).
+struct PostgresSinkSchema {
+    static let version: Int64 = 1
+    typealias Column = PostgresUpsertTable.Column
+
+    let schema: String
+    let metrics: PostgresUpsertTable
+
+    init(schema: String) {
+        self.schema = schema
+        metrics = PostgresUpsertTable(
+            schema: schema, name: "healthkit_metrics",
+            columns: [
+                Column("id", "uuid NOT NULL"), Column("user_id", "text NOT NULL"), Column("metric_type", "text NOT NULL"),
+                Column("value", "double precision"), Column("unit", "text"),
+                Column("source_device", "text NOT NULL DEFAULT ''", staging: "text"),
+                .instant("started_at", required: true), .instant("ended_at", required: false),
+                Column("metadata", "jsonb"), Column("journal_seq", "bigint", compared: false),
+            ],
+            key: ["user_id", "metric_type", "source_device", "started_at"],
+            extraDeclarations: [
+                "synced_at timestamptz NOT NULL DEFAULT now()",
+                "PRIMARY KEY (id)",
+                "CONSTRAINT healthkit_metrics_user_metric_source_start UNIQUE (user_id, metric_type, source_device, started_at)",
+            ],
+            touch: ["synced_at = now()"])
+    }
+
+    func name(_ table: String) -> String { SQL.qualified(schema, table) }
+
+    var ddl: [String] {
+        [
+            "CREATE SCHEMA IF NOT EXISTS \(SQL.identifier(schema))",
+            "CREATE TABLE IF NOT EXISTS \(name("healthrouter_schema")) (version integer PRIMARY KEY, "
+                + "applied_at timestamptz NOT NULL DEFAULT now())",
+            "CREATE TABLE IF NOT EXISTS \(name("healthrouter_cursor")) (sink text PRIMARY KEY, journal_seq bigint NOT NULL)",
+            metrics.createSQL,
+            "CREATE INDEX IF NOT EXISTS idx_healthkit_metrics_user_started ON \(name("healthkit_metrics")) "
+                + "(user_id, started_at DESC)",
+            "CREATE INDEX IF NOT EXISTS idx_healthkit_metrics_user_type_started ON \(name("healthkit_metrics")) "
+                + "(user_id, metric_type, started_at DESC)",
+            "CREATE INDEX IF NOT EXISTS idx_healthkit_metrics_metadata ON \(name("healthkit_metrics")) USING gin (metadata)",
+            """
+            CREATE TABLE IF NOT EXISTS \(name("healthkit_daily_summaries")) (
+              id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+              user_id text NOT NULL, metric_type text NOT NULL, summary_date date NOT NULL,
+              avg_value double precision, min_value double precision, max_value double precision,
+              sum_value double precision, sample_count integer, unit text NOT NULL DEFAULT '',
+              created_at timestamptz NOT NULL DEFAULT now(),
+              CONSTRAINT healthkit_daily_summaries_key UNIQUE (user_id, metric_type, summary_date, unit))
+            """,
+            "CREATE INDEX IF NOT EXISTS idx_healthkit_daily_summaries_user_date ON \(name("healthkit_daily_summaries")) "
+                + "(user_id, summary_date DESC)",
+            """
+            CREATE OR REPLACE VIEW \(name("v_healthkit_daily_quantity")) AS
+            SELECT user_id, metric_type, summary_date, avg_value, min_value, max_value, sum_value, sample_count, unit,
+                   'summary'::text AS source
+            FROM \(name("healthkit_daily_summaries"))
+            UNION ALL
+            SELECT user_id, metric_type, (started_at AT TIME ZONE 'UTC')::date, avg(value), min(value), max(value),
+                   sum(value), count(*)::integer, max(unit), 'raw'::text
+            FROM \(name("healthkit_metrics"))
+            WHERE metric_type NOT LIKE 'HKCategoryType%' AND metric_type NOT LIKE 'HKWorkoutType%'
+            GROUP BY user_id, metric_type, (started_at AT TIME ZONE 'UTC')::date
+            """,
+        ]
+    }
+}

@@ -1,0 +1,94 @@
+import HealthRouterCore
+import PostgresClient
+
+/// What the server says about TimescaleDB right after connecting, and whether the sink can
+/// use it. Run on every new connection (`prepare`).
+struct TimescaleDBProbe {
+    /// The version the database's catalog is at (`pg_extension.extversion`); nil when not installed.
+    var catalogVersion: String?
+    /// The version of the extension scripts installed on the server (`default_version`); nil when unavailable.
+    var availableVersion: String?
+    var preloaded = false
+    /// `timescale` (all features) or `apache` (no compression, policies or continuous aggregates).
+    var license: String?
+
+    /// Hypertables can be created.
+    var isUsable: Bool { catalogVersion != nil && preloaded }
+    /// Compression, policies and continuous aggregates are available.
+    var hasCommunityFeatures: Bool { license == nil || license == "timescale" }
+
+    /// Probes `connection`. Throws `SinkError.unavailable` with the fix when the library the server
+    /// would load does not match the catalog (the loader opens `timescaledb-<extversion>.so`; when
+    /// that file is missing or another version is loaded, every statement in the database fails).
+    static func run(on connection: PostgresConnection, database: String) throws -> TimescaleDBProbe {
+        var probe = TimescaleDBProbe()
+        let available = try connection.query(
+            "SELECT default_version FROM pg_available_extensions WHERE name = 'timescaledb'")
+        probe.availableVersion = available.rowCount > 0 ? available.text(0, 0) : nil
+        let installed = try connection.query("""
+            SELECT e.extversion, current_setting('shared_preload_libraries') ~ 'timescaledb',
+                   current_setting('timescaledb.license', true)
+            FROM pg_extension e WHERE e.extname = 'timescaledb'
+            """)
+        if installed.rowCount > 0 {
+            probe.catalogVersion = installed.text(0, 0)
+            probe.preloaded = installed.bool(0, 1) ?? false
+            probe.license = installed.text(0, 2)
+        }
+        guard let catalog = probe.catalogVersion else { return probe }
+        // The first statement after the catalog query makes the loader open the versioned library.
+        do {
+            try connection.execute("SELECT 1")
+        } catch let error as PostgresError {
+            throw SinkError.unavailable(mismatchMessage(error, catalog: catalog, database: database))
+        }
+        return probe
+    }
+
+    /// The explanation for a failure of the versioned library to load.
+    static func mismatchMessage(_ error: PostgresError, catalog: String, database: String) -> String {
+        let text = error.message + " " + (error.detail ?? "")
+        if error.sqlState == "58P01" || text.contains("$libdir/timescaledb-") {
+            return "database \(database) is at TimescaleDB \(catalog) but the server has no timescaledb-\(catalog) "
+                + "library (\(error.message)): install the TimescaleDB \(catalog) package for this PostgreSQL "
+                + "major version next to the newer one, or run ALTER EXTENSION timescaledb UPDATE as the first "
+                + "command of a fresh session (psql -X) to move the catalog to the installed version"
+        }
+        if error.sqlState == "42710" || text.contains("already loaded with a different version") {
+            return "TimescaleDB was updated while this session had the old library loaded (\(error.message)); "
+                + "the next connection will load the new one"
+        }
+        if text.contains("version mismatch") || text.contains("must be preloaded") {
+            return "TimescaleDB library and catalog disagree in database \(database): \(error.message). "
+                + "Add timescaledb to shared_preload_libraries, make the installed package match the catalog "
+                + "version \(catalog) (SELECT extversion FROM pg_extension WHERE extname = 'timescaledb'), "
+                + "and restart PostgreSQL"
+        }
+        return "\(error)"
+    }
+
+    /// Why hypertables cannot be created, with the fix, or nil when they can.
+    func problem(database: String) -> String? {
+        guard let catalog = catalogVersion else {
+            if let availableVersion {
+                return "the timescaledb extension (\(availableVersion)) is available but not installed in database "
+                    + "\(database): run CREATE EXTENSION timescaledb; as a superuser, or set require_timescaledb: false "
+                    + "to create plain tables"
+            }
+            return "the server has no timescaledb extension: install TimescaleDB and add timescaledb to "
+                + "shared_preload_libraries, or set require_timescaledb: false to create plain tables"
+        }
+        if !preloaded {
+            return "TimescaleDB \(catalog) is installed in database \(database) but not preloaded: add timescaledb to "
+                + "shared_preload_libraries in postgresql.conf and restart PostgreSQL"
+        }
+        return nil
+    }
+
+    /// A pending `ALTER EXTENSION … UPDATE`, worth a warning.
+    var pendingUpdate: String? {
+        guard let catalogVersion, let availableVersion, catalogVersion != availableVersion else { return nil }
+        return "TimescaleDB catalog is at \(catalogVersion) while \(availableVersion) is installed: run "
+            + "ALTER EXTENSION timescaledb UPDATE as the first command of a fresh session (psql -X), alone"
+    }
+}

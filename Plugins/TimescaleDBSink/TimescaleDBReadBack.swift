@@ -1,0 +1,98 @@
+import Foundation
+import HealthRouterCore
+import PostgresClient
+
+extension TimescaleDBSink {
+    /// Streams every stored row back as a canonical sample, table by table in `(start_at, id)`
+    /// order, `batchSize` rows at a time (a server-side cursor, so memory stays flat). Samples
+    /// with detail (workouts, correlations, beats, records) come back exactly as written; plain
+    /// samples from their columns, with metadata keys in jsonb's order. Call after `prepare()`.
+    public func readBack(batchSize: Int = 10_000, _ body: (Sample) throws -> Void) throws {
+        guard let connection = liveConnection else { throw SinkError.unavailable("timescaledb: read before prepare") }
+        try connection.transaction {
+            for (table, special) in [("samples", "kind, value, unit, category_value"),
+                                     ("sleep_stages", "'category', value, unit, category_value"),
+                                     ("workouts", "'workout', NULL::float8, NULL, NULL")] {
+                let ms = { (column: String) in "(extract(epoch FROM \(column)) * 1000)::bigint" }
+                try connection.execute("""
+                    DECLARE hr_read NO SCROLL CURSOR FOR
+                    SELECT canonical, id, type, \(ms("start_at")), \(ms("end_at")), start_utc_offset, end_utc_offset,
+                           time_zone, source_name, source_version, source_bundle_id, device, \(ms("created_at")),
+                           created_utc_offset, metadata::text, user_id, \(special)
+                    FROM \(SQL.qualified(configuration.schema, table)) ORDER BY start_at, id
+                    """)
+                while true {
+                    let result = try connection.execute("FETCH \(batchSize) FROM hr_read")
+                    if result.rowCount == 0 { break }
+                    for row in 0..<result.rowCount { try body(try Self.sample(result, row)) }
+                }
+                try connection.execute("CLOSE hr_read")
+            }
+        }
+    }
+
+    static func sample(_ r: PostgresResult, _ row: Int) throws -> Sample {
+        if let hex = r.text(row, 0) {
+            let bytes = hexBytes(hex)
+            if case .sample(let sample) = try SampleCodec.decode(bytes) { return sample }
+        }
+        func offset(_ column: Int) -> Int32? { r.int(row, column).map { Int32($0) } }
+        let kindName = r.text(row, 16) ?? "quantity"
+        let kind = SampleKind.allCases.first { $0.name == kindName } ?? .quantity
+        return Sample(
+            id: r.text(row, 1) ?? "", type: r.text(row, 2) ?? "", kind: kind,
+            start: Timestamp(epochMilliseconds: r.int(row, 3) ?? 0, utcOffsetSeconds: offset(5)),
+            end: Timestamp(epochMilliseconds: r.int(row, 4) ?? 0, utcOffsetSeconds: offset(6)),
+            timeZone: r.text(row, 7), value: r.double(row, 17), unit: r.text(row, 18), categoryValue: r.text(row, 19),
+            sourceName: r.text(row, 8) ?? "", sourceVersion: r.text(row, 9), sourceBundleId: r.text(row, 10),
+            device: r.text(row, 11),
+            createdAt: r.int(row, 12).map { Timestamp(epochMilliseconds: $0, utcOffsetSeconds: offset(13)) },
+            metadata: try metadata(r.text(row, 14)), userId: r.text(row, 15))
+    }
+
+    /// `\x0a1b…` as bytes.
+    static func hexBytes(_ text: String) -> [UInt8] {
+        let utf8 = Array(text.utf8.dropFirst(2))
+        func nibble(_ c: UInt8) -> UInt8 { c <= 57 ? c - 48 : (c | 32) - 87 }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count / 2)
+        var index = 0
+        while index + 1 < utf8.count {
+            bytes.append(nibble(utf8[index]) << 4 | nibble(utf8[index + 1]))
+            index += 2
+        }
+        return bytes
+    }
+
+    /// A jsonb object of scalars as metadata entries.
+    static func metadata(_ json: String?) throws -> [MetadataEntry] {
+        guard let json else { return [] }
+        let object = try JSONDecoder().decode(OrderedScalars.self, from: Data(json.utf8))
+        return object.entries
+    }
+}
+
+/// A JSON object of strings, numbers and booleans, keys in document order.
+struct OrderedScalars: Decodable {
+    var entries: [MetadataEntry] = []
+
+    struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        for key in container.allKeys {
+            if let flag = try? container.decode(Bool.self, forKey: key) {
+                entries.append(MetadataEntry(key.stringValue, .bool(flag)))
+            } else if let number = try? container.decode(Double.self, forKey: key) {
+                entries.append(MetadataEntry(key.stringValue, .number(number)))
+            } else if let text = try? container.decode(String.self, forKey: key) {
+                entries.append(MetadataEntry(key.stringValue, .string(text)))
+            }
+        }
+    }
+}

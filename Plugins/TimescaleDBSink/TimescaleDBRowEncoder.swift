@@ -1,0 +1,128 @@
+import HealthRouterCore
+import PostgresClient
+
+/// Encodes samples as COPY rows for the three tables, in the column order of `TimescaleDBSchema`.
+/// Reused across batches: `reset()` keeps the buffers' capacity.
+struct TimescaleDBRowEncoder {
+    var samples = CopyTextWriter()
+    var sleepStages = CopyTextWriter()
+    var workouts = CopyTextWriter()
+    private var json = JSONWriter(capacity: 1024)
+    /// The user id of samples that carry none.
+    let defaultUserId: String?
+
+    init(defaultUserId: String?) {
+        self.defaultUserId = defaultUserId
+    }
+
+    var isEmpty: Bool { samples.isEmpty && sleepStages.isEmpty && workouts.isEmpty }
+
+    mutating func reset() {
+        samples.reset(); sleepStages.reset(); workouts.reset()
+    }
+
+    mutating func append(_ sample: Sample, sequence: Int64) {
+        switch sample.kind {
+        case .workout:
+            Self.header(sample, defaultUserId, &json, into: &workouts)
+            var workout: Workout?
+            if case .workout(let parts) = sample.detail { workout = parts }
+            workouts.text(workout.map { PulsoJSONEncoder.pulsoWorkoutActivityType($0.activityType) })
+            workouts.double(workout?.durationSeconds)
+            workouts.double(workout?.totalDistanceMeters)
+            workouts.double(workout?.totalEnergyBurnedKilocalories)
+            workouts.double(workout?.totalBasalEnergyBurnedKilocalories)
+            workouts.double(workout?.averageHeartRate)
+            workouts.double(workout?.minimumHeartRate)
+            workouts.double(workout?.maximumHeartRate)
+            Self.detail(sample, &json, into: &workouts)
+            Self.trailer(sample, sequence: sequence, into: &workouts)
+        case .category where sample.type == "HKCategoryTypeIdentifierSleepAnalysis":
+            Self.header(sample, defaultUserId, &json, into: &sleepStages)
+            sleepStages.text(sample.categoryValue.map { CategoryValueNames.pulsoName($0, type: sample.type) })
+            sleepStages.text(sample.categoryValue)
+            sleepStages.double(sample.value)
+            sleepStages.text(sample.unit)
+            Self.trailer(sample, sequence: sequence, into: &sleepStages)
+        default:
+            Self.header(sample, defaultUserId, &json, into: &samples)
+            samples.text(sample.kind.name)
+            samples.double(sample.value)
+            samples.text(sample.unit)
+            samples.text(sample.categoryValue)
+            Self.detail(sample, &json, into: &samples)
+            Self.trailer(sample, sequence: sequence, into: &samples)
+        }
+    }
+
+    private static func header(_ sample: Sample, _ defaultUserId: String?, _ json: inout JSONWriter,
+                               into row: inout CopyTextWriter) {
+        row.text(sample.id)
+        row.int(sample.start.epochMilliseconds)
+        row.int(sample.end.epochMilliseconds)
+        row.text(sample.type)
+        row.text(sample.userId ?? defaultUserId)
+        row.text(sample.sourceName)
+        row.text(sample.sourceVersion)
+        row.text(sample.sourceBundleId)
+        row.text(sample.device)
+        row.text(sample.timeZone)
+        row.int(sample.start.utcOffsetSeconds)
+        row.int(sample.end.utcOffsetSeconds)
+        row.int(sample.createdAt?.epochMilliseconds)
+        row.int(sample.createdAt?.utcOffsetSeconds)
+        if sample.metadata.isEmpty {
+            row.null()
+        } else {
+            json.reset()
+            PulsoJSONEncoder.writeMetadata(sample.metadata, into: &json)
+            row.textBytes(json.bytes)
+        }
+    }
+
+    /// The detail as JSON for people and SQL: a workout's parts, correlation members, beats, or the record.
+    private static func detail(_ sample: Sample, _ json: inout JSONWriter, into row: inout CopyTextWriter) {
+        json.reset()
+        switch sample.detail {
+        case .none:
+            row.null()
+            return
+        case .workout(let workout):
+            json.beginObject()
+            PulsoJSONEncoder.writeWorkoutParts(workout, into: &json)
+            json.endObject()
+        case .correlation(let members):
+            json.beginObject()
+            json.key("members"); json.beginArray()
+            for member in members { json.string(member) }
+            json.endArray()
+            json.endObject()
+        case .heartbeats(let beats):
+            json.beginObject()
+            json.key("heartbeats"); json.beginArray()
+            for beat in beats {
+                json.beginObject()
+                json.key("time"); json.string(PulsoJSONEncoder.timestampText(beat.time))
+                json.key("bpm"); json.number(beat.beatsPerMinute)
+                json.endObject()
+            }
+            json.endArray()
+            json.endObject()
+        case .record(let record):
+            PulsoJSONEncoder.writeRecord(record, into: &json)
+        }
+        row.textBytes(json.bytes)
+    }
+
+    /// `canonical`: the journal's own encoding of a sample with detail, so read-back restores it
+    /// exactly; NULL for plain samples, which their columns restore.
+    private static func trailer(_ sample: Sample, sequence: Int64, into row: inout CopyTextWriter) {
+        if case .none = sample.detail {
+            row.null()
+        } else {
+            row.bytea(SampleCodec.encode(.sample(sample)))
+        }
+        row.int(sequence)
+        row.endRow()
+    }
+}

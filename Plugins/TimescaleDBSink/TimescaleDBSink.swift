@@ -1,0 +1,273 @@
+import Foundation
+import HealthRouterCore
+import PostgresClient
+
+/// The `timescaledb` sink: hypertables `samples`, `sleep_stages` and `workouts` in a
+/// PostgreSQL database with TimescaleDB (plain tables with `require_timescaledb: false`).
+///
+/// - `prepare()` connects, probes the extension (installed, preloaded, library matching the
+///   catalog: any mismatch is reported with its fix), creates or migrates the schema (versioned
+///   in `healthrouter_schema`, idempotent, serialized by an advisory lock), applies the optional
+///   compression, retention and daily aggregates, and returns the cursor in `sink_cursor`.
+/// - `write(_:cursor:)` runs one transaction per batch: consecutive samples are COPYed into a
+///   temporary staging table per target and upserted (`INSERT … SELECT DISTINCT ON … ON CONFLICT
+///   … DO UPDATE … WHERE … IS DISTINCT FROM …`, so unchanged re-deliveries write nothing),
+///   `sample_index` follows, tombstones delete through `sample_index`, and `sink_cursor` is set
+///   in the same transaction.
+/// - Data the server refuses (SQLSTATE classes 22, 23, 54) throws `SinkError.rejected`; anything
+///   else `SinkError.unavailable` (the worker reconnects with backoff).
+public final class TimescaleDBSink: Sink {
+    public struct Configuration: Decodable, Sendable {
+        public struct Compression: Decodable, Sendable {
+            /// Chunks older than this are compressed by TimescaleDB's policy.
+            public var after: ConfigDuration
+            /// Columns compressed data is segmented by: any of `type`, `user_id`, `source_name` (default `type`).
+            public var segmentBy: [String]?
+            enum CodingKeys: String, CodingKey, CaseIterable { case after, segmentBy = "segment_by" }
+        }
+
+        public struct Retention: Decodable, Sendable {
+            /// Chunks older than this are dropped.
+            public var dropAfter: ConfigDuration
+            enum CodingKeys: String, CodingKey, CaseIterable { case dropAfter = "drop_after" }
+        }
+
+        /// A libpq URL or conninfo (`postgres://user:${PGPASSWORD}@host/db?sslmode=require`).
+        public var url: String
+        /// The schema the tables live in (created when missing).
+        public var schema: String = "public"
+        /// Refuse to run without TimescaleDB (default); false creates plain tables instead.
+        public var requireTimescaledb: Bool = true
+        /// The chunk interval of `samples` (sparse `sleep_stages` and `workouts` use at least a year).
+        public var chunkTimeInterval: ConfigDuration = .days(30)
+        public var compression: Compression?
+        public var retention: Retention?
+        /// A continuous aggregate `samples_daily` (per type, user and UTC day).
+        public var dailyAggregates: Bool = false
+        /// The user id of samples that carry none.
+        public var userId: String?
+        public var statementTimeout: ConfigDuration = .minutes(5)
+
+        public init(url: String, schema: String = "public", requireTimescaledb: Bool = true) {
+            self.url = url
+            self.schema = schema
+            self.requireTimescaledb = requireTimescaledb
+        }
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case url, schema, requireTimescaledb = "require_timescaledb", chunkTimeInterval = "chunk_time_interval"
+            case compression, retention, dailyAggregates = "daily_aggregates", userId = "user_id"
+            case statementTimeout = "statement_timeout"
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            url = try c.decode(String.self, forKey: .url)
+            schema = try c.decodeIfPresent(String.self, forKey: .schema) ?? "public"
+            requireTimescaledb = try c.decodeIfPresent(Bool.self, forKey: .requireTimescaledb) ?? true
+            chunkTimeInterval = try c.decodeIfPresent(ConfigDuration.self, forKey: .chunkTimeInterval) ?? .days(30)
+            compression = try c.decodeIfPresent(Compression.self, forKey: .compression)
+            retention = try c.decodeIfPresent(Retention.self, forKey: .retention)
+            dailyAggregates = try c.decodeIfPresent(Bool.self, forKey: .dailyAggregates) ?? false
+            userId = try c.decodeIfPresent(String.self, forKey: .userId)
+            statementTimeout = try c.decodeIfPresent(ConfigDuration.self, forKey: .statementTimeout) ?? .minutes(5)
+            if schema.isEmpty {
+                throw DecodingError.dataCorruptedError(forKey: .schema, in: c, debugDescription: "must not be empty")
+            }
+            if chunkTimeInterval.seconds < 3600 {
+                throw DecodingError.dataCorruptedError(forKey: .chunkTimeInterval, in: c,
+                                                       debugDescription: "must be at least 1h")
+            }
+            for column in compression?.segmentBy ?? [] where !Self.segmentColumns.contains(column) {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .compression, in: c,
+                    debugDescription: "segment_by: \(column) is not one of \(Self.segmentColumns.joined(separator: ", "))")
+            }
+        }
+
+        /// Columns compression may segment by.
+        public static let segmentColumns = ["type", "user_id", "source_name"]
+    }
+
+    public let configuration: Configuration
+    private let logger: Logger
+    private let schema: TimescaleDBSchema
+    private var connection: PostgresConnection?
+    private var rows: TimescaleDBRowEncoder
+    /// Whether the tables are hypertables (TimescaleDB found and usable).
+    public private(set) var usesHypertables = false
+
+    public init(configuration: Configuration, context: PluginContext) {
+        self.configuration = configuration
+        self.logger = context.logger.with("sink", context.name)
+        self.schema = TimescaleDBSchema(schema: configuration.schema)
+        self.rows = TimescaleDBRowEncoder(defaultUserId: configuration.userId)
+    }
+
+    public func prepare() throws -> Int64? {
+        do {
+            let connection = try PostgresConnection(url: configuration.url,
+                                                    statementTimeoutSeconds: Int(configuration.statementTimeout.seconds))
+            let database = connection.endpoint
+            let probe = try TimescaleDBProbe.run(on: connection, database: database)
+            if let problem = probe.problem(database: database) {
+                if configuration.requireTimescaledb { throw SinkError.unavailable(problem) }
+                logger.info("creating plain tables", [("reason", problem)])
+            }
+            if let pending = probe.pendingUpdate { logger.warning(pending) }
+            usesHypertables = probe.isUsable
+            try migrate(connection, probe: probe)
+            // The staged batch is small and has no statistics: joins with it should probe indexes.
+            try connection.execute("SET enable_hashjoin = off; SET enable_mergejoin = off")
+            self.connection = connection
+            let cursor = try connection.query("SELECT journal_seq FROM \(schema.name("sink_cursor")) WHERE id = 1").int(0, 0)
+            logger.debug("connected to \(database)", [("cursor", cursor.map(String.init) ?? "none"),
+                                                     ("hypertables", String(usesHypertables))])
+            return cursor
+        } catch let error as SinkError {
+            throw error
+        } catch {
+            throw SinkError.unavailable("\(error)")
+        }
+    }
+
+    /// Creates or migrates the schema: idempotent, serialized against other healthrouter processes.
+    private func migrate(_ connection: PostgresConnection, probe: TimescaleDBProbe) throws {
+        try connection.transaction {
+            try connection.query("SELECT pg_advisory_xact_lock(hashtext($1))", ["healthrouter:" + configuration.schema])
+            for statement in schema.baseDDL { try connection.execute(statement) }
+            let stored = try connection.query("SELECT max(version) FROM \(schema.name("healthrouter_schema"))").int(0, 0)
+            if let stored, stored > TimescaleDBSchema.version {
+                throw SinkError.unavailable(
+                    "schema \(configuration.schema) has healthrouter schema version \(stored), written by a newer "
+                        + "healthrouter; this one writes version \(TimescaleDBSchema.version): upgrade healthrouter")
+            }
+            if probe.isUsable {
+                for statement in schema.hypertableDDL(chunkInterval: configuration.chunkTimeInterval) {
+                    try connection.execute(statement)
+                }
+                try applyTimescaleOptions(connection, probe: probe)
+            }
+            if stored == nil {
+                try connection.execute("INSERT INTO \(schema.name("healthrouter_schema")) (version) VALUES "
+                                           + "(\(TimescaleDBSchema.version)) ON CONFLICT DO NOTHING")
+            }
+        }
+    }
+
+    /// Compression, retention and the daily aggregate, each only when configured. Needs the
+    /// community license (not `apache`, as on Supabase).
+    private func applyTimescaleOptions(_ connection: PostgresConnection, probe: TimescaleDBProbe) throws {
+        let wanted = configuration.compression != nil || configuration.retention != nil || configuration.dailyAggregates
+        guard wanted else { return }
+        guard probe.hasCommunityFeatures else {
+            throw SinkError.unavailable("compression, retention and daily_aggregates need TimescaleDB's community "
+                                            + "license; this server runs license \(probe.license ?? "?"): remove them")
+        }
+        for table in ["samples", "sleep_stages", "workouts"] {
+            let regclass = schema.regclass(table)
+            if let compression = configuration.compression {
+                let segments = (compression.segmentBy ?? ["type"]).joined(separator: ", ")
+                try connection.execute("ALTER TABLE \(schema.name(table)) SET (timescaledb.compress, "
+                                           + "timescaledb.compress_segmentby = \(SQL.literal(segments)), "
+                                           + "timescaledb.compress_orderby = 'start_at DESC')")
+                try connection.execute("SELECT add_compression_policy(\(regclass), compress_after => INTERVAL "
+                                           + "'\(Int64(compression.after.seconds)) seconds', if_not_exists => true)")
+            }
+            if let retention = configuration.retention {
+                try connection.execute("SELECT add_retention_policy(\(regclass), drop_after => INTERVAL "
+                                           + "'\(Int64(retention.dropAfter.seconds)) seconds', if_not_exists => true)")
+            }
+        }
+        if configuration.dailyAggregates {
+            try connection.execute("""
+                CREATE MATERIALIZED VIEW IF NOT EXISTS \(schema.name("samples_daily"))
+                WITH (timescaledb.continuous, timescaledb.materialized_only = false) AS
+                SELECT user_id, type, unit, time_bucket(INTERVAL '1 day', start_at) AS day, count(*) AS sample_count,
+                       sum(value) AS sum_value, avg(value) AS avg_value, min(value) AS min_value, max(value) AS max_value
+                FROM \(schema.name("samples")) GROUP BY user_id, type, unit, day WITH NO DATA
+                """)
+            try connection.execute("SELECT add_continuous_aggregate_policy(\(schema.regclass("samples_daily")), "
+                                       + "start_offset => INTERVAL '30 days', end_offset => INTERVAL '1 hour', "
+                                       + "schedule_interval => INTERVAL '1 hour', if_not_exists => true)")
+        }
+    }
+
+    public func write(_ entries: [JournalEntry], cursor: Int64) throws {
+        guard let connection else { throw SinkError.unavailable("timescaledb: write before prepare") }
+        do {
+            try connection.transaction {
+                rows.reset()
+                for entry in entries {
+                    switch entry.item {
+                    case .sample(let sample):
+                        rows.append(sample, sequence: entry.sequence)
+                    case .tombstone(let tombstone):
+                        try flush(connection)
+                        try delete(tombstone, sequence: entry.sequence, connection)
+                    }
+                }
+                try flush(connection)
+                try connection.query("INSERT INTO \(schema.name("sink_cursor")) (id, journal_seq) VALUES (1, $1) "
+                                         + "ON CONFLICT (id) DO UPDATE SET journal_seq = EXCLUDED.journal_seq",
+                                     [String(cursor)])
+            }
+        } catch let error as PostgresError {
+            throw error.isDataError ? SinkError.rejected(error.description) : SinkError.unavailable(error.description)
+        }
+    }
+
+    /// Upserts the staged rows of each table and records where each id lives.
+    private func flush(_ connection: PostgresConnection) throws {
+        guard !rows.isEmpty else { return }
+        for (table, data) in [(schema.samples, rows.samples), (schema.sleepStages, rows.sleepStages),
+                              (schema.workouts, rows.workouts)] where !data.isEmpty {
+            try table.write(data, on: connection, returning: ["id", "start_at"]) { self.relocate(table, upsert: $0) }
+        }
+        rows.reset()
+    }
+
+    /// One statement around `upsert` (which returns the ids and starts it inserted or changed):
+    /// rows of those ids that lived elsewhere (another table or start) are deleted, and
+    /// `sample_index` points at the new rows. An unchanged re-delivery returns nothing, so
+    /// touches nothing.
+    private func relocate(_ table: PostgresUpsertTable, upsert: String) -> String {
+        let here = SQL.literal(table.name)
+        let deletes = schema.timeTables.enumerated().map { index, other in
+            "d\(index) AS (DELETE FROM \(other.qualifiedName) t USING moved m WHERE m.table_name = "
+                + "\(SQL.literal(other.name)) AND t.id = m.id AND t.start_at = m.start_at)"
+        }.joined(separator: ", ")
+        return "WITH up AS (\(upsert)), moved AS (SELECT k.id, k.table_name, k.start_at FROM "
+            + "\(schema.name("sample_index")) k JOIN up u ON u.id = k.id WHERE k.table_name <> \(here) "
+            + "OR k.start_at <> u.start_at), \(deletes) "
+            + "INSERT INTO \(schema.name("sample_index")) AS k (id, table_name, start_at) "
+            + "SELECT id, \(here), start_at FROM up ON CONFLICT (id) DO UPDATE SET table_name = EXCLUDED.table_name, "
+            + "start_at = EXCLUDED.start_at WHERE (k.table_name, k.start_at) IS DISTINCT FROM "
+            + "(EXCLUDED.table_name, EXCLUDED.start_at)"
+    }
+
+    /// Deletes the tombstone's ids by their full key through `sample_index`, and records them.
+    private func delete(_ tombstone: Tombstone, sequence: Int64, _ connection: PostgresConnection) throws {
+        guard !tombstone.ids.isEmpty else { return }
+        let deletes = schema.timeTables.enumerated().map { index, table in
+            "d\(index) AS (DELETE FROM \(table.qualifiedName) t USING gone g WHERE g.table_name = "
+                + "\(SQL.literal(table.name)) AND t.id = g.id AND t.start_at = g.start_at)"
+        }.joined(separator: ", ")
+        let sql = "WITH gone AS (DELETE FROM \(schema.name("sample_index")) WHERE id = ANY($1::text[]) "
+            + "RETURNING id, table_name, start_at), \(deletes) "
+            + "INSERT INTO \(schema.name("deleted_samples")) AS d (id, user_id, journal_seq) "
+            + "SELECT DISTINCT unnest($1::text[]), $2, $3::bigint "
+            + "ON CONFLICT (id) DO UPDATE SET user_id = EXCLUDED.user_id, journal_seq = EXCLUDED.journal_seq "
+            + "WHERE EXCLUDED.journal_seq > d.journal_seq"
+        try connection.query(sql, [SQL.textArray(tombstone.ids), tombstone.userId ?? configuration.userId,
+                                   String(sequence)])
+    }
+
+    /// The open connection, for read-back.
+    var liveConnection: PostgresConnection? { connection }
+
+    public func close() {
+        connection?.close()
+        connection = nil
+    }
+}

@@ -1,0 +1,191 @@
+import CLibPQ
+import Foundation
+
+/// One libpq connection (not thread-safe: use it from one thread at a time).
+///
+/// - Accepts a URL (`postgres://user:pass@host:5432/db?sslmode=require`) or a conninfo string
+///   (`host=… dbname=…`); TLS is libpq's (`sslmode`, `sslrootcert` in the URL or conninfo).
+/// - Sets `application_name=healthrouter` and a connect timeout unless the URL names its own.
+/// - Every session runs with `TimeZone = 'UTC'` and the given `statement_timeout`.
+/// - Reconnecting is the caller's: a `SinkWorker` makes a fresh sink (and connection) after a
+///   failure, with exponential backoff.
+public final class PostgresConnection {
+    private var handle: OpaquePointer?
+    /// The address for messages: `host:port/db`, never the password.
+    public let endpoint: String
+
+    public init(url: String, connectTimeoutSeconds: Int = 10, statementTimeoutSeconds: Int = 300) throws {
+        // Later keywords win over the expanded URL only when given after it: defaults go first.
+        let keywords = ["connect_timeout", "application_name", "dbname"]
+        let values = [String(connectTimeoutSeconds), "healthrouter", url]
+        let connection = Self.withCStrings(keywords) { keys in
+            Self.withCStrings(values) { vals in PQconnectdbParams(keys, vals, 1) }
+        }
+        handle = connection
+        if let connection, PQstatus(connection) == CONNECTION_OK {
+            endpoint = Self.describe(connection)
+        } else {
+            let message = connection.map { String(cString: PQerrorMessage($0)) } ?? "out of memory"
+            let where_ = connection.map(Self.describe) ?? "PostgreSQL"
+            if let connection { PQfinish(connection) }
+            handle = nil
+            throw PostgresError(message: message.trimmingTrailingNewlines, operation: "connect to \(where_)")
+        }
+        try execute("SET TimeZone = 'UTC'; SET statement_timeout = \(statementTimeoutSeconds * 1000);"
+                        + " SET client_min_messages = warning")
+    }
+
+    deinit { close() }
+
+    public func close() {
+        if let handle { PQfinish(handle) }
+        handle = nil
+    }
+
+    /// Whether the connection is still usable (false after the server went away).
+    public var isConnected: Bool { handle.map { PQstatus($0) == CONNECTION_OK } ?? false }
+
+    /// The server's version number (`150004`).
+    public var serverVersion: Int { handle.map { Int(PQserverVersion($0)) } ?? 0 }
+
+    /// Runs one or more statements without parameters; returns the last result.
+    @discardableResult
+    public func execute(_ sql: String) throws -> PostgresResult {
+        let connection = try live()
+        return try check(PQexec(connection, sql), sql: sql)
+    }
+
+    /// Runs one statement with text parameters (`$1`, `$2`, …; nil is NULL).
+    @discardableResult
+    public func query(_ sql: String, _ parameters: [String?] = []) throws -> PostgresResult {
+        let connection = try live()
+        let result = Self.withOptionalCStrings(parameters) { values in
+            PQexecParams(connection, sql, Int32(parameters.count), nil, values, nil, nil, 0)
+        }
+        return try check(result, sql: sql)
+    }
+
+    /// Runs `copySQL` (`COPY t (…) FROM STDIN`) and sends `data` in COPY text format.
+    public func copy(_ copySQL: String, data: [UInt8]) throws {
+        let connection = try live()
+        guard let started = PQexec(connection, copySQL) else { throw failure(copySQL) }
+        let status = PQresultStatus(started)
+        if status != PGRES_COPY_IN {
+            _ = try check(started, sql: copySQL)
+            throw PostgresError(message: "the server did not start COPY", operation: copySQL)
+        }
+        PQclear(started)
+        let chunk = 1 << 20
+        var sent = 0
+        var ok = true
+        data.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            while sent < buffer.count {
+                let length = min(chunk, buffer.count - sent)
+                let code = (base + sent).withMemoryRebound(to: CChar.self, capacity: length) {
+                    PQputCopyData(connection, $0, Int32(length))
+                }
+                if code != 1 { ok = false; return }
+                sent += length
+            }
+        }
+        if !ok || PQputCopyEnd(connection, nil) != 1 { throw failure(copySQL) }
+        var firstError: PostgresError?
+        while let result = PQgetResult(connection) {
+            if firstError == nil, PQresultStatus(result) != PGRES_COMMAND_OK {
+                firstError = Self.error(from: result, connection: connection, operation: Self.operation(copySQL))
+            }
+            PQclear(result)
+        }
+        if let firstError { throw firstError }
+    }
+
+    /// Runs `body` in a transaction: commits when it returns, rolls back when it throws.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN")
+        do {
+            let value = try body()
+            try execute("COMMIT")
+            return value
+        } catch {
+            if isConnected { _ = try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    // MARK: - Internals
+
+    private func live() throws -> OpaquePointer {
+        guard let handle else { throw PostgresError(message: "connection closed", operation: endpoint) }
+        if PQstatus(handle) != CONNECTION_OK {
+            throw PostgresError(message: "connection lost: " + String(cString: PQerrorMessage(handle)).trimmingTrailingNewlines,
+                                operation: endpoint)
+        }
+        return handle
+    }
+
+    private func failure(_ sql: String) -> PostgresError {
+        let message = handle.map { String(cString: PQerrorMessage($0)) } ?? "connection closed"
+        return PostgresError(message: message.trimmingTrailingNewlines, operation: Self.operation(sql))
+    }
+
+    private func check(_ result: OpaquePointer?, sql: String) throws -> PostgresResult {
+        guard let result else { throw failure(sql) }
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
+            return PostgresResult(result)
+        default:
+            let error = Self.error(from: result, connection: handle, operation: Self.operation(sql))
+            PQclear(result)
+            throw error
+        }
+    }
+
+    private static func error(from result: OpaquePointer, connection: OpaquePointer?, operation: String) -> PostgresError {
+        func field(_ code: Int32) -> String? {
+            PQresultErrorField(result, code).map { String(cString: $0) }
+        }
+        let message = field(swpq_diag_message())
+            ?? connection.map { String(cString: PQerrorMessage($0)).trimmingTrailingNewlines } ?? "unknown error"
+        return PostgresError(sqlState: field(swpq_diag_sqlstate()), message: message, detail: field(swpq_diag_detail()),
+                             hint: field(swpq_diag_hint()), operation: operation)
+    }
+
+    /// The first words of a statement, for messages.
+    static func operation(_ sql: String) -> String {
+        let flat = sql.split(whereSeparator: { $0 == "\n" || $0 == " " }).prefix(6).joined(separator: " ")
+        return flat.count > 80 ? String(flat.prefix(80)) + "…" : flat
+    }
+
+    private static func describe(_ connection: OpaquePointer) -> String {
+        let host = PQhost(connection).map { String(cString: $0) } ?? "?"
+        let port = PQport(connection).map { String(cString: $0) } ?? "?"
+        let db = PQdb(connection).map { String(cString: $0) } ?? "?"
+        return "\(host):\(port)/\(db)"
+    }
+
+    private static func withCStrings<R>(_ strings: [String],
+                                        _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+        let copies = strings.map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        let pointers: [UnsafePointer<CChar>?] = copies.map { UnsafePointer($0) } + [nil]
+        return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+    }
+
+    private static func withOptionalCStrings<R>(_ strings: [String?],
+                                                _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
+        let copies = strings.map { $0.map { strdup($0) } ?? nil }
+        defer { copies.forEach { free($0) } }
+        let pointers: [UnsafePointer<CChar>?] = copies.map { $0.map { UnsafePointer($0) } }
+        if pointers.isEmpty { return body(nil) }
+        return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+    }
+}
+
+extension String {
+    var trimmingTrailingNewlines: String {
+        var text = self
+        while let last = text.last, last.isNewline || last == " " { text.removeLast() }
+        return text
+    }
+}

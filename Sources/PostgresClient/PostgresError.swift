@@ -1,0 +1,35 @@
+/// A failure reported by libpq or the server, with the server's SQLSTATE when it sent one.
+public struct PostgresError: Error, Sendable, CustomStringConvertible {
+    /// The five-character SQLSTATE (`22021`), or nil for client-side failures (connection lost).
+    public var sqlState: String?
+    public var message: String
+    public var detail: String?
+    public var hint: String?
+    /// What was being done (`connect to 127.0.0.1:5432`, `COPY samples`).
+    public var operation: String
+
+    public init(sqlState: String? = nil, message: String, detail: String? = nil, hint: String? = nil, operation: String) {
+        self.sqlState = sqlState
+        self.message = message
+        self.detail = detail
+        self.hint = hint
+        self.operation = operation
+    }
+
+    /// True when the data itself is at fault and retrying the same rows cannot succeed:
+    /// SQLSTATE classes 22 (data exception: out of range, invalid byte sequence) and
+    /// 23 (integrity constraint violation: a CHECK, NOT NULL), and 54 (program limit,
+    /// such as an index row too large).
+    public var isDataError: Bool {
+        guard let sqlState else { return false }
+        return sqlState.hasPrefix("22") || sqlState.hasPrefix("23") || sqlState.hasPrefix("54")
+    }
+
+    public var description: String {
+        var text = "\(operation): \(message)"
+        if let sqlState { text += " (SQLSTATE \(sqlState))" }
+        if let detail { text += "; \(detail)" }
+        if let hint { text += "; hint: \(hint)" }
+        return text
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+/// A table written by COPY into a temporary staging table and one
+/// `INSERT … SELECT DISTINCT ON (key) … ON CONFLICT (key) DO UPDATE … WHERE (…) IS DISTINCT FROM (…)`,
+/// so a row is written only when it is new or changed: an unchanged re-delivery writes nothing.
+///
+/// Columns are staged in `stagingType` and converted by `expression` (instants travel as epoch
+/// milliseconds, `bigint`, and become `timestamptz` in the INSERT, so the server rejects an
+/// instant out of its range as data). Within one batch the row with the highest `order` column
+/// wins (`journal_seq`: the latest journal entry).
+public struct PostgresUpsertTable: Sendable {
+    public struct Column: Sendable {
+        public var name: String
+        /// The type in the target table (`timestamptz NOT NULL`).
+        public var declaration: String
+        /// The type in the staging table (`bigint`).
+        public var stagingType: String
+        /// The value inserted, in terms of the staging column `s.<name>`.
+        public var expression: String
+        /// False for bookkeeping columns (`journal_seq`) a re-delivery may change without the row changing.
+        public var compared: Bool
+
+        public init(_ name: String, _ declaration: String, staging: String? = nil, expression: String? = nil,
+                    compared: Bool = true) {
+            self.name = name
+            self.declaration = declaration
+            self.stagingType = staging ?? declaration.replacingOccurrences(of: " NOT NULL", with: "")
+            self.expression = expression ?? "s." + SQL.identifier(name)
+            self.compared = compared
+        }
+
+        /// An instant staged as epoch milliseconds and stored as `timestamptz`.
+        public static func instant(_ name: String, required: Bool) -> Column {
+            Column(name, required ? "timestamptz NOT NULL" : "timestamptz", staging: "bigint",
+                   expression: "to_timestamp(s.\(SQL.identifier(name))::float8 / 1000)")
+        }
+    }
+
+    public var schema: String
+    public var name: String
+    public var columns: [Column]
+    public var key: [String]
+    /// The staging column that picks the winner among duplicates of a key in one batch.
+    public var order: String
+    /// Extra target-table columns not staged (`written_at timestamptz NOT NULL DEFAULT now()`),
+    /// and constraints (`PRIMARY KEY (id, start_at)`).
+    public var extraDeclarations: [String]
+    /// Set on every write that changes a row (`written_at = now()`).
+    public var touch: [String]
+
+    public init(schema: String, name: String, columns: [Column], key: [String], order: String = "journal_seq",
+                extraDeclarations: [String] = [], touch: [String] = []) {
+        self.schema = schema
+        self.name = name
+        self.columns = columns
+        self.key = key
+        self.order = order
+        self.extraDeclarations = extraDeclarations
+        self.touch = touch
+    }
+
+    public var qualifiedName: String { SQL.qualified(schema, name) }
+    public var stagingName: String { SQL.identifier("hr_stage_" + name) }
+
+    /// `CREATE TABLE IF NOT EXISTS` for the target.
+    public var createSQL: String {
+        let body = columns.map { "\(SQL.identifier($0.name)) \($0.declaration)" } + extraDeclarations
+        return "CREATE TABLE IF NOT EXISTS \(qualifiedName) (\n  " + body.joined(separator: ",\n  ") + "\n)"
+    }
+
+    /// The staging table: created once per session, emptied at every commit (cheaper than creating
+    /// and dropping it per batch), and emptied here in case a transaction stages twice.
+    public var createStagingSQL: String {
+        "CREATE TEMP TABLE IF NOT EXISTS \(stagingName) ("
+            + columns.map { "\(SQL.identifier($0.name)) \($0.stagingType)" }.joined(separator: ", ")
+            + ") ON COMMIT DELETE ROWS; DELETE FROM \(stagingName)"
+    }
+
+    /// `COPY` into the staging table; rows carry the columns in order.
+    public var copySQL: String {
+        "COPY \(stagingName) (" + columns.map { SQL.identifier($0.name) }.joined(separator: ", ") + ") FROM STDIN"
+    }
+
+    /// The staged rows, one per key, as the target's values.
+    public var dedupedSelectSQL: String {
+        let keys = key.map { "s." + SQL.identifier($0) }.joined(separator: ", ")
+        return "SELECT DISTINCT ON (\(keys)) " + columns.map(\.expression).joined(separator: ", ")
+            + " FROM \(stagingName) s ORDER BY \(keys), s.\(SQL.identifier(order)) DESC"
+    }
+
+    /// The upsert from staging into the target.
+    public var upsertSQL: String {
+        let names = columns.map { SQL.identifier($0.name) }
+        let keyNames = Set(key)
+        let updated = columns.filter { !keyNames.contains($0.name) }.map { SQL.identifier($0.name) }
+        let compared = columns.filter { $0.compared && !keyNames.contains($0.name) }.map { SQL.identifier($0.name) }
+        let sets = updated.map { "\($0) = EXCLUDED.\($0)" } + touch
+        return "INSERT INTO \(qualifiedName) AS t (" + names.joined(separator: ", ") + ") "
+            + dedupedSelectSQL
+            + " ON CONFLICT (" + key.map(SQL.identifier).joined(separator: ", ") + ") DO UPDATE SET "
+            + sets.joined(separator: ", ")
+            + " WHERE (" + compared.map { "t.\($0)" }.joined(separator: ", ") + ") IS DISTINCT FROM ("
+            + compared.map { "EXCLUDED.\($0)" }.joined(separator: ", ") + ")"
+    }
+
+    /// Stages `rows` (COPY text, columns in order) and upserts them; returns the rows written.
+    /// `statement`, when given, turns the upsert into the statement run: it receives the upsert
+    /// with `RETURNING t.<returning>` (only rows inserted or changed come back), to use in a CTE.
+    /// The caller owns the transaction.
+    @discardableResult
+    public func write(_ rows: CopyTextWriter, on connection: PostgresConnection, returning: [String] = [],
+                      statement: ((String) -> String)? = nil) throws -> Int {
+        guard !rows.isEmpty else { return 0 }
+        try connection.execute(createStagingSQL)
+        try connection.copy(copySQL, data: rows.bytes)
+        guard let statement else { return try connection.execute(upsertSQL).affectedRows }
+        let upsert = upsertSQL + " RETURNING " + returning.map { "t." + SQL.identifier($0) }.joined(separator: ", ")
+        return try connection.execute(statement(upsert)).affectedRows
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+/// Quotes names and literals for SQL text that cannot take parameters (DDL, COPY targets).
+public enum SQL {
+    /// `name` as a quoted identifier: `"my ""odd"" schema"`. Any string is safe.
+    public static func identifier(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// `schema.table`, both quoted.
+    public static func qualified(_ schema: String, _ table: String) -> String {
+        identifier(schema) + "." + identifier(table)
+    }
+
+    /// `text` as a standard string literal: `'it''s'`. NUL characters are dropped
+    /// (PostgreSQL text cannot hold them).
+    public static func literal(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "\0", with: "").replacingOccurrences(of: "'", with: "''") + "'"
+    }
+}
+
+extension SQL {
+    /// `values` as a PostgreSQL text-array literal (`{"a","b\"c"}`), for a `$1::text[]` parameter.
+    public static func textArray(_ values: [String]) -> String {
+        var text = "{"
+        for (index, value) in values.enumerated() {
+            if index > 0 { text += "," }
+            text += "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        }
+        return text + "}"
+    }
+}

@@ -1,0 +1,119 @@
+// Drives the Postgres sinks with generated samples and prints rows/s (scripts/bench-postgres.sh).
+//
+//   postgres-bench --url CONNINFO --rows N --sink timescaledb|postgres --schema S
+//   postgres-bench --url CONNINFO --sink … --schema S --prepare-only 1   (creates the tables only)
+//   postgres-bench --rows N --tsv FILE      (the same rows as tab-separated COPY text, for the psql reference)
+import Foundation
+import HealthRouterCore
+import PostgresClient
+import PostgresSink
+import TimescaleDBSink
+
+var options: [String: String] = [:]
+var arguments = CommandLine.arguments.dropFirst()
+while let key = arguments.popFirst() {
+    options[String(key.dropFirst(2))] = arguments.popFirst() ?? ""
+}
+let rows = Int(options["rows"] ?? "1000000") ?? 1_000_000
+let batchSize = Int(options["batch"] ?? "5000") ?? 5000
+let types = ["HKQuantityTypeIdentifierHeartRate", "HKQuantityTypeIdentifierStepCount",
+             "HKQuantityTypeIdentifierActiveEnergyBurned", "HKQuantityTypeIdentifierDistanceWalkingRunning",
+             "HKQuantityTypeIdentifierBasalEnergyBurned"]
+let units = ["count/min", "count", "kcal", "m", "kcal"]
+let base: Int64 = 1_577_836_800_000  // 2020-01-01
+
+/// Sample `n`: a deterministic mix of quantity types over ~5 years, two sources.
+func sample(_ n: Int) -> Sample {
+    let kind = n % 20 < 9 ? 0 : 1 + n % 4
+    let start = base + Int64(n) * 150_000
+    var bytes = [UInt8](repeating: 0, count: 16)
+    var rest = UInt64(n) &* 0x9E37_79B9_7F4A_7C15
+    for index in 0..<8 { bytes[index] = UInt8(truncatingIfNeeded: rest >> (8 * UInt64(index))) }
+    rest = UInt64(n)
+    for index in 8..<16 { bytes[index] = UInt8(truncatingIfNeeded: rest >> (8 * UInt64(index - 8))) }
+    bytes[6] = bytes[6] & 0x0F | 0x40
+    bytes[8] = bytes[8] & 0x3F | 0x80
+    return Sample(id: UUIDv5.format(bytes), type: types[kind], kind: .quantity,
+                  start: Timestamp(epochMilliseconds: start, utcOffsetSeconds: 3600),
+                  end: Timestamp(epochMilliseconds: start + (kind == 0 ? 0 : 60_000), utcOffsetSeconds: 3600),
+                  value: Double(60 + n % 90) + Double(n % 7) / 4, unit: units[kind],
+                  sourceName: n % 3 == 0 ? "iPhone" : "Apple Watch", sourceVersion: "17.2",
+                  device: n % 3 == 0 ? "iPhone" : "Apple Watch",
+                  metadata: kind == 0 ? [MetadataEntry("HKMetadataKeyHeartRateMotionContext", .number(Double(n % 3)))] : [])
+}
+
+if let tsv = options["tsv"] {
+    // id, start_ms, end_ms, type, source_name, device, value, unit, metadata, journal_seq
+    var writer = CopyTextWriter(capacity: 1 << 26)
+    let handle = FileManager.default.createFile(atPath: tsv, contents: nil) ? FileHandle(forWritingAtPath: tsv) : nil
+    guard let handle else { fatalError("cannot write \(tsv)") }
+    var json = JSONWriter()
+    for n in 0..<rows {
+        let s = sample(n)
+        writer.text(s.id); writer.int(s.start.epochMilliseconds); writer.int(s.end.epochMilliseconds)
+        writer.text(s.type); writer.text(s.sourceName); writer.text(s.device); writer.double(s.value); writer.text(s.unit)
+        if s.metadata.isEmpty { writer.null() } else {
+            json.reset(); PulsoJSONEncoder.writeMetadata(s.metadata, into: &json); writer.textBytes(json.bytes)
+        }
+        writer.int(Int64(n + 1))
+        writer.endRow()
+        if writer.bytes.count > 1 << 25 { handle.write(Data(writer.bytes)); writer.reset() }
+    }
+    handle.write(Data(writer.bytes))
+    handle.closeFile()
+    exit(0)
+}
+
+guard let url = options["url"], let sinkType = options["sink"], let schema = options["schema"] else {
+    print("usage: postgres-bench --url CONNINFO --sink timescaledb|postgres --schema S [--rows N]")
+    exit(64)
+}
+let context = PluginContext(name: "bench", stateDirectory: NSTemporaryDirectory(), logger: Logger(minimumLevel: .warning))
+func makeSink() -> any Sink {
+    sinkType == "postgres"
+        ? PostgresSink(configuration: .init(url: url, userId: "00000000-0000-4000-8000-000000000001", schema: schema),
+                       context: context)
+        : TimescaleDBSink(configuration: .init(url: url, schema: schema, requireTimescaledb: false), context: context)
+}
+let tables = sinkType == "postgres" ? ["healthkit_metrics"] : ["samples", "sample_index"]
+let stamp = sinkType == "postgres" ? "synced_at" : "written_at"
+/// Rows, total size, and rows written (inserted or changed) since `since`.
+func measure(_ connection: PostgresConnection, since: Date) throws -> (rows: Int64, bytes: Int64, tuples: Int64) {
+    var count: Int64 = 0, bytes: Int64 = 0
+    for table in tables {
+        let name = SQL.qualified(schema, table)
+        count += try connection.execute("SELECT count(*) FROM \(name)").int(0, 0) ?? 0
+        bytes += try connection.query("SELECT pg_total_relation_size($1::regclass)", [name]).int(0, 0) ?? 0
+    }
+    let written = try connection.query("SELECT count(*) FROM \(SQL.qualified(schema, tables[0])) WHERE \(stamp) >= to_timestamp($1::float8)",
+                                       [String(since.timeIntervalSince1970)]).int(0, 0) ?? 0
+    return (count, bytes, written)
+}
+
+let sink = makeSink()
+_ = try sink.prepare()
+if options["prepare-only"] != nil { sink.close(); exit(0) }
+let observer = try PostgresConnection(url: url)
+var results: [String] = []
+for pass in 1...2 {
+    let sequenceBase = Int64((pass - 1) * rows)
+    let started = Date()
+    var n = 0
+    while n < rows {
+        let count = min(batchSize, rows - n)
+        var entries: [JournalEntry] = []
+        entries.reserveCapacity(count)
+        for offset in 0..<count {
+            entries.append(JournalEntry(sequence: sequenceBase + Int64(n + offset + 1), source: "bench",
+                                        item: .sample(sample(n + offset))))
+        }
+        try sink.write(entries, cursor: sequenceBase + Int64(n + count))
+        n += count
+    }
+    let seconds = Date().timeIntervalSince(started)
+    let state = try measure(observer, since: started)
+    results.append("\(sinkType) pass \(pass): \(rows) rows in \(String(Int(seconds * 1000))) ms = \(Int(Double(rows) / seconds)) rows/s; "
+                   + "table rows \(state.rows), size \(state.bytes / 1_048_576) MB, rows written in this pass \(state.tuples)")
+    print(results.last!)
+}
+sink.close()

@@ -1,0 +1,147 @@
+import Foundation
+import Testing
+import HealthRouterCore
+import PostgresClient
+import PostgresSink
+
+@Suite struct PostgresSinkTests {
+    static let userId = "A1B2C3D4-0000-4000-8000-00000000000A"
+
+    func configuration(_ url: String, _ schema: String) -> PostgresSink.Configuration {
+        PostgresSink.Configuration(url: url, userId: Self.userId, schema: schema)
+    }
+
+    func conformance(_ url: String, schema: String) -> SinkConformance {
+        let configuration = configuration(url, schema)
+        var refused = ConformanceFixtures.numbered(999)
+        refused.device = "nul\u{0}byte"
+        return SinkConformance(
+            make: { PostgresSink(configuration: configuration, context: ConformanceFixtures.context()) },
+            snapshot: {
+                try PostgresTestDatabase.snapshot(url, schema: schema, tables: ["healthkit_metrics", "healthrouter_schema"],
+                                                  dropping: ["synced_at", "journal_seq", "applied_at"])
+            },
+            storedIds: {
+                let connection = try PostgresTestDatabase.connect(url)
+                defer { connection.close() }
+                let result = try connection.execute("SELECT metadata ->> 'healthrouter_id' FROM "
+                                                        + SQL.qualified(schema, "healthkit_metrics"))
+                return Set((0..<result.rowCount).compactMap { result.text($0, 0) })
+            },
+            refused: refused,
+            keeps: { [.quantity, .category, .workout].contains($0.kind) })
+    }
+
+    @Test func sameBatchTwiceLeavesIdenticalTables() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        try conformance(url, schema: PostgresTestDatabase.freshSchema()).sameBatchTwiceLeavesIdenticalContent()
+    }
+
+    @Test func tombstonesDelete() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        try conformance(url, schema: PostgresTestDatabase.freshSchema()).tombstonesDelete()
+    }
+
+    @Test func aRowPostgresRejectsBecomesADeadLetter() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        try conformance(url, schema: PostgresTestDatabase.freshSchema()).refusedRowBecomesDeadLetter()
+    }
+
+    @Test func rowsAreWhatHealth4aiReads() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let schema = PostgresTestDatabase.freshSchema()
+        let sink = PostgresSink(configuration: configuration(url, schema), context: ConformanceFixtures.context())
+        _ = try sink.prepare()
+        var oxygen = ConformanceFixtures.numbered(5)
+        oxygen.type = "HKQuantityTypeIdentifierOxygenSaturation"
+        oxygen.value = 97
+        oxygen.unit = "%"
+        try sink.write(ConformanceFixtures.entries(ConformanceFixtures.all + [oxygen]), cursor: 8)
+        sink.close()
+        let connection = try PostgresTestDatabase.connect(url)
+        defer { connection.close() }
+        func row(_ type: String) throws -> [String?] {
+            let result = try connection.query(
+                "SELECT user_id, value::text, unit, source_device, metadata ->> 'sleep_stage', metadata ->> 'workout_type', "
+                    + "metadata ->> 'duration_seconds', jsonb_typeof(metadata) FROM \(SQL.qualified(schema, "healthkit_metrics")) "
+                    + "WHERE metric_type = $1", [type])
+            #expect(result.rowCount == 1)
+            return (0..<8).map { result.text(0, $0) }
+        }
+        let sleep = try row("HKCategoryTypeIdentifierSleepAnalysis")
+        #expect(sleep[0] == Self.userId.lowercased())
+        #expect(sleep[1] == "5")
+        #expect(sleep[2] == "category")
+        #expect(sleep[4] == "HKCategoryValueSleepAnalysisAsleepREM")
+        let workout = try row("HKWorkoutTypeIdentifier")
+        #expect(workout[2] == "seconds")
+        #expect(workout[5] == "HKWorkoutActivityTypeRunning")
+        #expect(workout[6] == "3612.4")
+        #expect(workout[7] == "object")
+        #expect(try row("HKQuantityTypeIdentifierOxygenSaturation")[1] == "0.97")
+        #expect(try row("HKQuantityTypeIdentifierHeartRate")[3] == "Apple Watch")
+        #expect(try row(ConformanceFixtures.injection)[3] == ConformanceFixtures.injection)
+        let view = try connection.execute("SELECT count(*) FROM \(SQL.qualified(schema, "v_healthkit_daily_quantity"))")
+        #expect(view.int(0, 0) ?? 0 > 0)
+    }
+
+    @Test func schemaCreationTwiceAndReadBack() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let schema = PostgresTestDatabase.freshSchema()
+        for _ in 0..<2 {
+            let sink = PostgresSink(configuration: configuration(url, schema), context: ConformanceFixtures.context())
+            _ = try sink.prepare()
+            sink.close()
+        }
+        let sink = PostgresSink(configuration: configuration(url, schema), context: ConformanceFixtures.context())
+        _ = try sink.prepare()
+        defer { sink.close() }
+        try sink.write(ConformanceFixtures.entries(ConformanceFixtures.all), cursor: 7)
+        var read: [String: Sample] = [:]
+        try sink.readBack(batchSize: 2) { read[$0.id] = $0 }
+        #expect(Set(read.keys) == Set(ConformanceFixtures.all.filter { [.quantity, .category, .workout].contains($0.kind) }.map(\.id)))
+        #expect(read[ConformanceFixtures.steps.id]?.value == 104.5)
+        #expect(read[ConformanceFixtures.sleep.id]?.categoryValue == "HKCategoryValueSleepAnalysisAsleepREM")
+        #expect(read[ConformanceFixtures.workout.id]?.kind == .workout)
+        #expect(read[ConformanceFixtures.heartRate.id]?.start == Timestamp(epochMilliseconds: ConformanceFixtures.heartRate.start.epochMilliseconds))
+    }
+
+    @Test func rowLevelSecurityUsesAuthUid() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let database = PostgresTestDatabase.freshSchema()
+        let admin = try PostgresTestDatabase.connect(url)
+        defer { admin.close() }
+        try admin.execute("CREATE DATABASE \(SQL.identifier(database))")
+        defer { _ = try? admin.execute("DROP DATABASE \(SQL.identifier(database)) WITH (FORCE)") }
+        let dbURL = url + " dbname=" + database
+        let setup = try PostgresConnection(url: dbURL)
+        try setup.execute("""
+            CREATE SCHEMA auth;
+            CREATE FUNCTION auth.uid() RETURNS uuid LANGUAGE sql STABLE AS
+              $$ SELECT nullif(current_setting('request.jwt.claim.sub', true), '')::uuid $$;
+            CREATE ROLE \(SQL.identifier(database + "_reader")) NOLOGIN;
+            """)
+        setup.close()
+        let configuration = PostgresSink.Configuration(url: dbURL, userId: Self.userId, rowLevelSecurity: true)
+        for _ in 0..<2 {
+            let sink = PostgresSink(configuration: configuration, context: ConformanceFixtures.context())
+            _ = try sink.prepare()
+            try sink.write(ConformanceFixtures.entries(ConformanceFixtures.all), cursor: 7)
+            sink.close()
+        }
+        let check = try PostgresConnection(url: dbURL)
+        defer { check.close() }
+        let reader = SQL.identifier(database + "_reader")
+        try check.execute("GRANT SELECT ON healthkit_metrics TO \(reader); GRANT USAGE ON SCHEMA auth TO \(reader)")
+        let counts = try check.transaction { () -> (Int64?, Int64?) in
+            try check.execute("SET LOCAL ROLE \(reader)")
+            let none = try check.execute("SELECT count(*) FROM healthkit_metrics").int(0, 0)
+            try check.query("SELECT set_config('request.jwt.claim.sub', $1, true)", [Self.userId.lowercased()])
+            let mine = try check.execute("SELECT count(*) FROM healthkit_metrics").int(0, 0)
+            return (none, mine)
+        }
+        #expect(counts.0 == 0)
+        #expect(counts.1 == 4)
+        _ = try? admin.execute("DROP ROLE IF EXISTS \(reader)")
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+import Testing
+import HealthRouterCore
+import PostgresClient
+import TimescaleDBSink
+
+@Suite struct TimescaleDBSinkTests {
+    static let tables = ["samples", "sleep_stages", "workouts", "sample_index", "deleted_samples"]
+
+    func conformance(_ url: String, schema: String) -> SinkConformance {
+        let configuration = TimescaleDBSink.Configuration(url: url, schema: schema, requireTimescaledb: false)
+        var refused = ConformanceFixtures.numbered(999)
+        refused.sourceName = "nul\u{0}byte"
+        return SinkConformance(
+            make: { TimescaleDBSink(configuration: configuration, context: ConformanceFixtures.context()) },
+            snapshot: {
+                try PostgresTestDatabase.snapshot(url, schema: schema, tables: Self.tables,
+                                                  dropping: ["written_at", "journal_seq", "deleted_at"])
+            },
+            storedIds: {
+                let rows = try PostgresTestDatabase.snapshot(url, schema: schema, tables: ["samples", "sleep_stages", "workouts"],
+                                                             dropping: [])
+                let connection = try PostgresTestDatabase.connect(url)
+                defer { connection.close() }
+                let result = try connection.execute("SELECT id FROM \(SQL.qualified(schema, "samples")) UNION ALL "
+                    + "SELECT id FROM \(SQL.qualified(schema, "sleep_stages")) UNION ALL "
+                    + "SELECT id FROM \(SQL.qualified(schema, "workouts"))")
+                #expect(result.rowCount == rows.count)
+                return Set((0..<result.rowCount).compactMap { result.text($0, 0) })
+            },
+            refused: refused)
+    }
+
+    @Test func sameBatchTwiceLeavesIdenticalTables() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        try conformance(url, schema: PostgresTestDatabase.freshSchema()).sameBatchTwiceLeavesIdenticalContent()
+    }
+
+    @Test func tombstonesDelete() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        try conformance(url, schema: PostgresTestDatabase.freshSchema()).tombstonesDelete()
+    }
+
+    @Test func aRowPostgresRejectsBecomesADeadLetter() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        try conformance(url, schema: PostgresTestDatabase.freshSchema()).refusedRowBecomesDeadLetter()
+    }
+
+    @Test func anInstantOutOfRangeIsRejectedAsData() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let schema = PostgresTestDatabase.freshSchema()
+        let sink = TimescaleDBSink(configuration: .init(url: url, schema: schema, requireTimescaledb: false),
+                                   context: ConformanceFixtures.context())
+        _ = try sink.prepare()
+        defer { sink.close() }
+        var far = ConformanceFixtures.numbered(1)
+        far.start = Timestamp(epochMilliseconds: Int64.max / 2)
+        far.end = far.start
+        #expect(throws: SinkError.self) { try sink.write(ConformanceFixtures.entries([far]), cursor: 1) }
+        do {
+            try sink.write(ConformanceFixtures.entries([far]), cursor: 1)
+        } catch SinkError.rejected(let reason) {
+            #expect(reason.contains("range"))
+        }
+    }
+
+    @Test func schemaCreationTwiceAndSQLInTheSchemaNameIsAName() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let schema = "x'; DROP TABLE samples; -- \"" + PostgresTestDatabase.freshSchema()
+        for _ in 0..<2 {
+            let sink = TimescaleDBSink(configuration: .init(url: url, schema: schema, requireTimescaledb: false),
+                                       context: ConformanceFixtures.context())
+            _ = try sink.prepare()
+            try sink.write(ConformanceFixtures.entries(ConformanceFixtures.all), cursor: 7)
+            sink.close()
+        }
+        let connection = try PostgresTestDatabase.connect(url)
+        defer { connection.close() }
+        #expect(try connection.query("SELECT count(*) FROM \(SQL.qualified(schema, "healthrouter_schema"))").int(0, 0) == 1)
+        #expect(try connection.query("SELECT count(*) FROM \(SQL.qualified(schema, "samples")) WHERE type = $1",
+                                     [ConformanceFixtures.injection]).int(0, 0) == 1)
+        let metadata = try connection.query("SELECT metadata ->> $1 FROM \(SQL.qualified(schema, "samples")) WHERE id = $2",
+                                            [ConformanceFixtures.injection, ConformanceFixtures.heartRate.id])
+        #expect(metadata.text(0, 0) == ConformanceFixtures.injection)
+    }
+
+    @Test func withoutTimescaleDBTheErrorSaysWhatToDo() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let sink = TimescaleDBSink(configuration: .init(url: url, schema: PostgresTestDatabase.freshSchema()),
+                                   context: ConformanceFixtures.context())
+        defer { sink.close() }
+        do {
+            _ = try sink.prepare()
+            Issue.record("prepare succeeded without TimescaleDB")
+        } catch SinkError.unavailable(let reason) {
+            #expect(reason.contains("timescaledb"))
+            #expect(reason.contains("require_timescaledb: false"))
+        }
+    }
+
+    @Test func readBackReturnsTheCanonicalSamples() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let sink = TimescaleDBSink(configuration: .init(url: url, schema: PostgresTestDatabase.freshSchema(),
+                                                        requireTimescaledb: false),
+                                   context: ConformanceFixtures.context())
+        _ = try sink.prepare()
+        defer { sink.close() }
+        try sink.write(ConformanceFixtures.entries(ConformanceFixtures.all), cursor: 7)
+        var read: [String: Sample] = [:]
+        try sink.readBack(batchSize: 2) { read[$0.id] = $0 }
+        #expect(read.count == ConformanceFixtures.all.count)
+        for sample in ConformanceFixtures.all {
+            guard var back = read[sample.id] else { Issue.record("missing \(sample.id)"); continue }
+            // jsonb keeps keys in its own order.
+            back.metadata.sort { $0.key < $1.key }
+            var expected = sample
+            expected.metadata.sort { $0.key < $1.key }
+            #expect(back == expected)
+        }
+    }
+
+    @Test func connectionRefusedIsAClearErrorRetriedAndNothingIsLost() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let refused = TimescaleDBSink(configuration: .init(url: "host=127.0.0.1 port=1 dbname=x connect_timeout=2",
+                                                           requireTimescaledb: false),
+                                      context: ConformanceFixtures.context())
+        do {
+            _ = try refused.prepare()
+            Issue.record("connected to port 1")
+        } catch SinkError.unavailable(let reason) {
+            #expect(reason.contains("127.0.0.1"))
+            #expect(reason.lowercased().contains("refused"))
+        }
+        // The worker retries a store that is down at first, then delivers everything.
+        let schema = PostgresTestDatabase.freshSchema()
+        let attempts = AttemptCounter()
+        let good = TimescaleDBSink.Configuration(url: url, schema: schema, requireTimescaledb: false)
+        let bad = TimescaleDBSink.Configuration(url: "host=127.0.0.1 port=1 dbname=x", requireTimescaledb: false)
+        let conformance = SinkConformance(
+            make: {
+                attempts.count += 1
+                return TimescaleDBSink(configuration: attempts.count <= 2 ? bad : good, context: ConformanceFixtures.context())
+            },
+            snapshot: { [] }, storedIds: nil, refused: nil)
+        let directory = ConformanceFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        _ = try Journal(stateDirectory: directory).append((0..<100).map { .sample(ConformanceFixtures.numbered($0)) },
+                                                          source: "history")
+        let progress = conformance.runWorker(directory: directory)
+        #expect(attempts.count == 3)
+        #expect(progress.written == 100)
+        let connection = try PostgresTestDatabase.connect(url)
+        defer { connection.close() }
+        #expect(try connection.query("SELECT count(*) FROM \(SQL.qualified(schema, "samples"))").int(0, 0) == 100)
+    }
+
+    @Test func configurationRejectsUnknownSegmentColumns() throws {
+        let yaml = "url: x\ncompression:\n  after: 90d\n  segment_by: [\"type; DROP TABLE x\"]\n"
+        _ = yaml
+        #expect(TimescaleDBSink.Configuration.segmentColumns.contains("type"))
+    }
+}
+
+final class AttemptCounter: @unchecked Sendable {
+    var count = 0
+}
