@@ -36,11 +36,13 @@ let package = Package(
                 path: "Plugins/TimescaleDBSink", exclude: pluginDocs),
         .target(name: "PostgresSink", dependencies: ["HealthRouterCore", "PostgresClient"],
                 path: "Plugins/PostgresSink", exclude: pluginDocs),
+        .target(name: "ReplaySource", dependencies: ["HealthRouterCore"], path: "Plugins/ReplaySource", exclude: pluginDocs),
 
         // The command line: commands and the one explicit list of plugins.
         .target(name: "HealthRouterCLI", dependencies: [
             "HealthRouterCore", "AppleHealthExportSource", "SQLiteSink", "NDJSONSink",
             "TimescaleDBSink", "PostgresSink",
+            "ReplaySource",
         ]),
         .executableTarget(name: "healthrouter", dependencies: ["HealthRouterCLI"]),
         // scripts/bench-postgres.sh: rows/s through the Postgres sinks.
@@ -52,6 +54,7 @@ let package = Package(
         .testTarget(name: "PostgresSinkTests", dependencies: [
             "TimescaleDBSink", "PostgresSink", "PostgresClient", "SQLiteSink", "NDJSONSink", "HealthRouterCore", "CSQLite3",
         ]),
+        .testTarget(name: "MigrationTests", dependencies: ["ReplaySource", "SQLiteSink", "NDJSONSink", "HealthRouterCLI", "HealthRouterCore", "CSQLite3"]),
         .testTarget(name: "EndToEndTests", dependencies: ["HealthRouterCLI", "HealthRouterCore", "CSQLite3"]),
     ]
 )
