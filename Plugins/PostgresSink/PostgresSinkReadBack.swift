@@ -88,3 +88,10 @@ struct MetadataObject: Decodable {
         }
     }
 }
+
+extension PostgresSink: ReadableSink {
+    /// `readBack(batchSize:_:)`'s samples as items (this schema records no tombstones).
+    public func readBack(_ visit: (HealthItem) throws -> Void) throws {
+        try readBack(batchSize: 10_000) { try visit(.sample($0)) }
+    }
+}

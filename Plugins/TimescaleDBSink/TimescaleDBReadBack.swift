@@ -96,3 +96,10 @@ struct OrderedScalars: Decodable {
         }
     }
 }
+
+extension TimescaleDBSink: ReadableSink {
+    /// `readBack(batchSize:_:)`'s samples as items.
+    public func readBack(_ visit: (HealthItem) throws -> Void) throws {
+        try readBack(batchSize: 10_000) { try visit(.sample($0)) }
+    }
+}
