@@ -15,6 +15,8 @@ enum MigrateCommand {
           --to SINK       the store to write: any sink of the config
           --verify        afterwards, read both back and compare, per type, a count and a
                           content checksum; prints a table, exits 65 on any difference
+          --verify-only   compare only, without migrating (after a migration, or to check two
+                          stores that were filled separately)
           --batch-size N  samples per write (default 5000)
           --restart       start over instead of resuming an interrupted migration
         \(FilterOptions.help)
@@ -39,7 +41,7 @@ enum MigrateCommand {
     static func run(_ words: [String], environment: [String: String]) throws -> ExitCode {
         let arguments = try CommandLineArguments.parse(words, command: "migrate",
                                                        values: FilterOptions.values.union(["--from", "--to", "--batch-size"]),
-                                                       flags: ["--verify", "--restart"])
+                                                       flags: ["--verify", "--verify-only", "--restart"])
         if arguments.flags.contains("--help") {
             print(help)
             return .success
@@ -61,7 +63,9 @@ enum MigrateCommand {
         let reader = try source.readable(for: "migrated from")
         let target = try ConfiguredSink.open(to, loaded: loaded, command: "migrate")
         defer { target.sink.close() }
-        if arguments.flags.contains("--verify") { _ = try target.readable(for: "verified") }
+        let verifyOnly = arguments.flags.contains("--verify-only")
+        if arguments.flags.contains("--verify") || verifyOnly { _ = try target.readable(for: "verified") }
+        if verifyOnly { return try verify(reader, from: from, target, to: to, filter: filter, rejected: 0) }
 
         let cursor = ResumeCursor(stateDirectory: loaded.config.stateDirectory, name: "migrate-\(from)-to-\(to)")
         let run = FilterOptions.describe(filter)
@@ -107,7 +111,12 @@ enum MigrateCommand {
             StandardError.write("healthrouter: '\(to)' refused \(counts.rejected) samples: \(counts.rejectionReasons.joined(separator: "; "))\n")
         }
         guard arguments.flags.contains("--verify") else { return counts.rejected > 0 ? .dataError : .success }
+        return try verify(reader, from: from, target, to: to, filter: filter, rejected: counts.rejected)
+    }
 
+    /// Reads both sides back, prints the table, and returns the exit code.
+    static func verify(_ reader: any ReadableSink, from: String, _ target: ConfiguredSink, to: String,
+                       filter: SampleFilter, rejected: Int) throws -> ExitCode {
         let verifyStarted = Date()
         let sourceSums = try checksums(reader, filter: filter)
         let targetSums = try checksums(try target.readable(for: "verified"), filter: filter)
@@ -116,7 +125,7 @@ enum MigrateCommand {
         print(differences == 0
               ? "verified: every type has the same count and checksum on both sides (\(NumberText.duration(Date().timeIntervalSince(verifyStarted))))"
               : "verify: \(differences) type(s) differ between \(from) and \(to)")
-        return differences == 0 && counts.rejected == 0 ? .success : .dataError
+        return differences == 0 && rejected == 0 ? .success : .dataError
     }
 
     static func checksums(_ sink: any ReadableSink, filter: SampleFilter) throws -> SampleChecksum {
