@@ -118,14 +118,31 @@ enum MigrateCommand {
     static func verify(_ reader: any ReadableSink, from: String, _ target: ConfiguredSink, to: String,
                        filter: SampleFilter, rejected: Int) throws -> ExitCode {
         let verifyStarted = Date()
-        let sourceSums = try checksums(reader, filter: filter)
-        let targetSums = try checksums(try target.readable(for: "verified"), filter: filter)
+        // Both sides at once: each sink is read on one thread only, as the Sink contract asks.
+        let sourceSide = VerifySide(reader)
+        let done = DispatchSemaphore(value: 0)
+        let reading = Thread {
+            sourceSide.result = Result { try checksums(sourceSide.sink, filter: filter) }
+            done.signal()
+        }
+        reading.start()
+        let targetResult = Result { try checksums(try target.readable(for: "verified"), filter: filter) }
+        done.wait()
+        let sourceSums = try sourceSide.result!.get()
+        let targetSums = try targetResult.get()
         let (table, differences) = VerifyTable.render(from: (from, sourceSums), to: (to, targetSums))
         print(table)
         print(differences == 0
               ? "verified: every type has the same count and checksum on both sides (\(NumberText.duration(Date().timeIntervalSince(verifyStarted))))"
               : "verify: \(differences) type(s) differ between \(from) and \(to)")
         return differences == 0 && rejected == 0 ? .success : .dataError
+    }
+
+    /// One side of a verify, read on its own thread and handed back after it finished.
+    final class VerifySide: @unchecked Sendable {
+        let sink: any ReadableSink
+        var result: Result<SampleChecksum, any Error>?
+        init(_ sink: any ReadableSink) { self.sink = sink }
     }
 
     static func checksums(_ sink: any ReadableSink, filter: SampleFilter) throws -> SampleChecksum {
