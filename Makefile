@@ -21,3 +21,7 @@ bench: build
 
 clean:
 	rm -rf .build healthrouter-data
+
+# rows/s through the Postgres sinks vs a psql COPY + INSERT … ON CONFLICT reference (issue 3)
+bench-postgres: deps
+	bash scripts/bench-postgres.sh

@@ -19,6 +19,8 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CMHD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // The core: canonical sample, type registry, config, journal, routing, sink workers.
         .target(name: "HealthRouterCore", dependencies: ["CSQLite3", "CYAML", "CCrypto", "CZlib"]),
@@ -37,12 +39,17 @@ let package = Package(
         .target(name: "PostgresSink", dependencies: ["HealthRouterCore", "PostgresClient"],
                 path: "Plugins/PostgresSink", exclude: pluginDocs),
         .target(name: "ReplaySource", dependencies: ["HealthRouterCore"], path: "Plugins/ReplaySource", exclude: pluginDocs),
+        .target(name: "HTTPPushSource", dependencies: ["HealthRouterCore", "CMHD", "CZlib", "CCrypto", "CSQLite3"],
+                path: "Plugins/HTTPPushSource", exclude: pluginDocs),
+        .target(name: "HTTPSink", dependencies: ["HealthRouterCore", "CCurl", "CZlib"],
+                path: "Plugins/HTTPSink", exclude: pluginDocs),
 
         // The command line: commands and the one explicit list of plugins.
         .target(name: "HealthRouterCLI", dependencies: [
             "HealthRouterCore", "AppleHealthExportSource", "SQLiteSink", "NDJSONSink",
             "TimescaleDBSink", "PostgresSink",
             "ReplaySource",
+            "HTTPPushSource", "HTTPSink",
         ]),
         .executableTarget(name: "healthrouter", dependencies: ["HealthRouterCLI"]),
         // scripts/bench-postgres.sh: rows/s through the Postgres sinks.
@@ -56,5 +63,6 @@ let package = Package(
         ]),
         .testTarget(name: "MigrationTests", dependencies: ["ReplaySource", "SQLiteSink", "NDJSONSink", "HealthRouterCLI", "HealthRouterCore", "CSQLite3"]),
         .testTarget(name: "EndToEndTests", dependencies: ["HealthRouterCLI", "HealthRouterCore", "CSQLite3"]),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTPPushSource", "HTTPSink", "HealthRouterCore", "CCurl", "CZlib", "CSQLite3"]),
     ]
 )

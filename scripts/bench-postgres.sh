@@ -4,7 +4,8 @@
 # for each sink (timescaledb with plain tables, postgres):
 #   - the reference: psql COPY of the same rows into a staging table + INSERT … ON CONFLICT … DO UPDATE
 #     … WHERE … IS DISTINCT FROM, in one transaction, into a copy of the sink's main table (same
-#     columns, indexes and constraints: CREATE TABLE … (LIKE … INCLUDING ALL));
+#     columns, indexes and constraints: CREATE TABLE … (LIKE … INCLUDING ALL)), with the row content
+#     the sink writes (for postgres, metadata carries healthrouter_id as the sink's rows do);
 #   - the sink, 5,000 rows a batch (the worker's default), one transaction each, twice: the second
 #     pass re-delivers every row and must write none;
 # and prints rows/s, the ratios the issue asks for, rows written by the re-delivery and table sizes.
@@ -43,7 +44,8 @@ for sink in timescaledb postgres; do
   else
     table=healthkit_metrics
     insert="INSERT INTO bench_ref_$sink.$table AS t (id, user_id, metric_type, value, unit, source_device, started_at, ended_at, metadata, journal_seq)
-      SELECT DISTINCT ON (type, device, start_at) id::uuid, '$user', type, value, unit, device, $(ms start_at), $(ms end_at), metadata, journal_seq
+      SELECT DISTINCT ON (type, device, start_at) id::uuid, '$user', type, value, unit, device, $(ms start_at), $(ms end_at),
+        coalesce(metadata, '{}') || jsonb_build_object('healthrouter_id', id), journal_seq
       FROM stage ORDER BY type, device, start_at, journal_seq DESC
       ON CONFLICT (user_id, metric_type, source_device, started_at) DO UPDATE SET id = EXCLUDED.id, value = EXCLUDED.value,
         unit = EXCLUDED.unit, ended_at = EXCLUDED.ended_at, metadata = EXCLUDED.metadata, journal_seq = EXCLUDED.journal_seq, synced_at = now()

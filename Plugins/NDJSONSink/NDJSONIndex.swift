@@ -39,7 +39,7 @@ final class NDJSONIndex {
         self.database = database
         try database.execute("PRAGMA synchronous=FULL")
         // The key index takes random inserts: keep it cached, and checkpoint it rarely.
-        try database.execute("PRAGMA cache_size = -8192")
+        try database.execute("PRAGMA cache_size = -4096")
         try database.execute("PRAGMA wal_autocheckpoint = 16384")
         try database.execute("PRAGMA journal_size_limit = 67108864")
         try database.transaction {

@@ -24,6 +24,11 @@ public final class PostgresSink: Sink {
         public var userId: String
         /// Enable RLS with `auth.uid()` policies (when the database has an `auth` schema).
         public var rowLevelSecurity: Bool = false
+        /// Tiering: raw quantity rows older than this are folded into `healthkit_daily_summaries`
+        /// and deleted (nil: keep every raw row).
+        public var summarizeAfter: ConfigDuration?
+        /// The IANA zone whose days the summaries use (health4ai's reader: UTC by default).
+        public var timeZone: String = "UTC"
         public var statementTimeout: ConfigDuration = .minutes(5)
 
         public init(url: String, userId: String, schema: String = "public", rowLevelSecurity: Bool = false) {
@@ -35,6 +40,7 @@ public final class PostgresSink: Sink {
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case url, schema, userId = "user_id", rowLevelSecurity = "row_level_security"
+            case summarizeAfter = "summarize_after", timeZone = "time_zone"
             case statementTimeout = "statement_timeout"
         }
 
@@ -44,6 +50,8 @@ public final class PostgresSink: Sink {
             userId = try c.decode(String.self, forKey: .userId)
             schema = try c.decodeIfPresent(String.self, forKey: .schema) ?? "public"
             rowLevelSecurity = try c.decodeIfPresent(Bool.self, forKey: .rowLevelSecurity) ?? false
+            summarizeAfter = try c.decodeIfPresent(ConfigDuration.self, forKey: .summarizeAfter)
+            timeZone = try c.decodeIfPresent(String.self, forKey: .timeZone) ?? "UTC"
             statementTimeout = try c.decodeIfPresent(ConfigDuration.self, forKey: .statementTimeout) ?? .minutes(5)
             if userId.isEmpty {
                 throw DecodingError.dataCorruptedError(forKey: .userId, in: c, debugDescription: "must not be empty")
@@ -63,6 +71,8 @@ public final class PostgresSink: Sink {
     private var json = JSONWriter(capacity: 1024)
     /// Samples of kinds this schema has no place for, skipped so far.
     public private(set) var skipped = 0
+    /// Rows tiering folds: everything but category and workout rows (health4ai reads those raw).
+    static let foldable = "metric_type NOT LIKE 'HKCategoryType%' AND metric_type NOT LIKE 'HKWorkoutType%'"
 
     public init(configuration: Configuration, context: PluginContext) {
         self.configuration = configuration
@@ -88,6 +98,19 @@ public final class PostgresSink: Sink {
                                                + "(\(PostgresSinkSchema.version)) ON CONFLICT DO NOTHING")
                 }
                 if configuration.rowLevelSecurity { try enableRowLevelSecurity(connection) }
+            }
+            if configuration.summarizeAfter != nil {
+                do {
+                    try connection.query("SELECT now() AT TIME ZONE $1", [configuration.timeZone])
+                } catch {
+                    throw SinkError.unavailable("time_zone \(configuration.timeZone) is not a zone PostgreSQL knows: use an "
+                                                    + "IANA name such as Europe/Lisbon")
+                }
+                // A partial index on exactly the rows a fold takes, so folding after every batch
+                // reads only the rows it folds.
+                try connection.execute("CREATE INDEX IF NOT EXISTS idx_healthkit_metrics_unsummarized ON "
+                                           + "\(schema.name("healthkit_metrics")) (started_at) WHERE \(Self.foldable)")
+                try connection.transaction { try summarize(connection) }
             }
             self.connection = connection
             let user = PostgresUserId.normalized(configuration.userId)
@@ -143,6 +166,7 @@ public final class PostgresSink: Sink {
                     }
                 }
                 try flush(connection)
+                try summarize(connection)
                 try connection.query("INSERT INTO \(schema.name("healthrouter_cursor")) (sink, journal_seq) VALUES ($1, $2) "
                                          + "ON CONFLICT (sink) DO UPDATE SET journal_seq = EXCLUDED.journal_seq",
                                      [sinkName, String(cursor)])
@@ -150,6 +174,40 @@ public final class PostgresSink: Sink {
         } catch let error as PostgresError {
             throw error.isDataError ? SinkError.rejected(error.description) : SinkError.unavailable(error.description)
         }
+    }
+
+    /// Folds raw quantity rows of days (in `time_zone`) that ended more than `summarize_after` ago
+    /// into `healthkit_daily_summaries` and deletes them, in one statement: the summary of a day
+    /// that already has one is merged with the late rows (counts and sums added, extremes kept,
+    /// the average recomputed), so late data re-summarizes its day instead of being lost. Category
+    /// and workout rows stay raw (health4ai reads them raw).
+    func summarize(_ connection: PostgresConnection) throws {
+        guard let after = configuration.summarizeAfter else { return }
+        let metrics = schema.name("healthkit_metrics")
+        let summaries = schema.name("healthkit_daily_summaries")
+        let sql = """
+            WITH cutoff AS (
+              SELECT (date_trunc('day', (now() - make_interval(secs => $2::float8)) AT TIME ZONE $1) AT TIME ZONE $1) AS at),
+            gone AS (
+              DELETE FROM \(metrics) m USING cutoff c
+              WHERE m.started_at < c.at AND \(Self.foldable)
+              RETURNING m.user_id, m.metric_type, (m.started_at AT TIME ZONE $1)::date AS day, m.value, coalesce(m.unit, '') AS unit),
+            days AS (
+              SELECT user_id, metric_type, day, unit, avg(value) AS avg_value, min(value) AS min_value, max(value) AS max_value,
+                     sum(value) AS sum_value, count(*)::integer AS sample_count
+              FROM gone GROUP BY user_id, metric_type, day, unit)
+            INSERT INTO \(summaries) AS s (user_id, metric_type, summary_date, unit, avg_value, min_value, max_value,
+                                          sum_value, sample_count)
+            SELECT user_id, metric_type, day, unit, avg_value, min_value, max_value, sum_value, sample_count FROM days
+            ON CONFLICT (user_id, metric_type, summary_date, unit) DO UPDATE SET
+              sum_value = coalesce(s.sum_value, 0) + coalesce(EXCLUDED.sum_value, 0),
+              sample_count = coalesce(s.sample_count, 0) + EXCLUDED.sample_count,
+              min_value = least(s.min_value, EXCLUDED.min_value),
+              max_value = greatest(s.max_value, EXCLUDED.max_value),
+              avg_value = (coalesce(s.sum_value, 0) + coalesce(EXCLUDED.sum_value, 0))
+                          / nullif(coalesce(s.sample_count, 0) + EXCLUDED.sample_count, 0)
+            """
+        try connection.query(sql, [configuration.timeZone, String(after.seconds)])
     }
 
     private func flush(_ connection: PostgresConnection) throws {

@@ -15,9 +15,12 @@ struct PostgresSinkSchema {
         metrics = PostgresUpsertTable(
             schema: schema, name: "healthkit_metrics",
             columns: [
-                Column("id", "uuid NOT NULL"), Column("user_id", "text NOT NULL"), Column("metric_type", "text NOT NULL"),
+                // The key's text columns are staged in the C collation: the batch's dedup sort compares
+                // bytes instead of applying a locale's rules (equality is the same).
+                Column("id", "uuid NOT NULL"), Column("user_id", "text NOT NULL", staging: "text COLLATE \"C\""),
+                Column("metric_type", "text NOT NULL", staging: "text COLLATE \"C\""),
                 Column("value", "double precision"), Column("unit", "text"),
-                Column("source_device", "text NOT NULL DEFAULT ''", staging: "text"),
+                Column("source_device", "text NOT NULL DEFAULT ''", staging: "text COLLATE \"C\""),
                 .instant("started_at", required: true), .instant("ended_at", required: false),
                 Column("metadata", "jsonb"), Column("journal_seq", "bigint", compared: false),
             ],

@@ -45,7 +45,7 @@ public final class SQLiteSink: Sink {
             let database = try SQLiteDatabase(path: configuration.path)
             // A larger page cache keeps the id index of a big history in memory during imports;
             // rarer checkpoints write each page of that (randomly updated) index less often.
-            try database.execute("PRAGMA cache_size = -16384")
+            try database.execute("PRAGMA cache_size = -8192")
             try database.execute("PRAGMA wal_autocheckpoint = 16384")
             try database.execute("PRAGMA journal_size_limit = 67108864")
             try SQLiteSinkSchema.create(in: database)

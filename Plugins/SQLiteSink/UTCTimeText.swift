@@ -1,3 +1,5 @@
+import HealthRouterCore
+
 /// The SQLite sink's time text: ISO 8601 in UTC at fixed millisecond width,
 /// `2024-01-05T21:07:03.000Z` (what SQLite's `strftime('%Y-%m-%dT%H:%M:%fZ')` and
 /// JavaScript's `toISOString()` write), so that text order is time order.
@@ -12,7 +14,8 @@ enum UTCTimeText {
         var days = epochMilliseconds / 86_400_000
         var millisecondOfDay = epochMilliseconds % 86_400_000
         if millisecondOfDay < 0 { millisecondOfDay += 86_400_000; days -= 1 }
-        let (year, month, day) = civil(fromDays: days)
+        let date = CivilDate(daysSinceEpoch: Int(days))
+        let (year, month, day) = (date.year, date.month, date.day)
         guard year >= 0, year <= 9999 else { return false }
         let secondOfDay = Int(millisecondOfDay / 1000)
         let millisecond = Int(millisecondOfDay % 1000)
@@ -39,18 +42,5 @@ enum UTCTimeText {
         var bytes = [UInt8](repeating: 0, count: length)
         let ok = bytes.withUnsafeMutableBufferPointer { write(epochMilliseconds, into: $0) }
         return ok ? String(decoding: bytes, as: UTF8.self) : nil
-    }
-
-    /// The proleptic Gregorian date `days` after 1970-01-01 (Howard Hinnant's algorithm).
-    static func civil(fromDays days: Int64) -> (year: Int64, month: Int, day: Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = Int(dayOfYear - (153 * monthIndex + 2) / 5 + 1)
-        let month = Int(monthIndex < 10 ? monthIndex + 3 : monthIndex - 9)
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }

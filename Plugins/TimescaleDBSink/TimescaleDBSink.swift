@@ -91,6 +91,8 @@ public final class TimescaleDBSink: Sink {
 
     public let configuration: Configuration
     private let logger: Logger
+    /// The sink's name in the config: its row in `sink_cursor`.
+    private let sinkName: String
     private let schema: TimescaleDBSchema
     private var connection: PostgresConnection?
     private var rows: TimescaleDBRowEncoder
@@ -100,6 +102,7 @@ public final class TimescaleDBSink: Sink {
     public init(configuration: Configuration, context: PluginContext) {
         self.configuration = configuration
         self.logger = context.logger.with("sink", context.name)
+        self.sinkName = context.name
         self.schema = TimescaleDBSchema(schema: configuration.schema)
         self.rows = TimescaleDBRowEncoder(defaultUserId: configuration.userId)
     }
@@ -120,7 +123,8 @@ public final class TimescaleDBSink: Sink {
             // The staged batch is small and has no statistics: joins with it should probe indexes.
             try connection.execute("SET enable_hashjoin = off; SET enable_mergejoin = off")
             self.connection = connection
-            let cursor = try connection.query("SELECT journal_seq FROM \(schema.name("sink_cursor")) WHERE id = 1").int(0, 0)
+            let cursor = try connection.query("SELECT journal_seq FROM \(schema.name("sink_cursor")) WHERE sink = $1",
+                                              [sinkName]).int(0, 0)
             logger.debug("connected to \(database)", [("cursor", cursor.map(String.init) ?? "none"),
                                                      ("hypertables", String(usesHypertables))])
             return cursor
@@ -168,9 +172,15 @@ public final class TimescaleDBSink: Sink {
             let regclass = schema.regclass(table)
             if let compression = configuration.compression {
                 let segments = (compression.segmentBy ?? ["type"]).joined(separator: ", ")
-                try connection.execute("ALTER TABLE \(schema.name(table)) SET (timescaledb.compress, "
-                                           + "timescaledb.compress_segmentby = \(SQL.literal(segments)), "
-                                           + "timescaledb.compress_orderby = 'start_at DESC')")
+                // Only once: changing the settings of a hypertable with compressed chunks is an error.
+                let enabled = try connection.query(
+                    "SELECT compression_enabled FROM timescaledb_information.hypertables "
+                        + "WHERE hypertable_schema = $1 AND hypertable_name = $2", [configuration.schema, table]).bool(0, 0)
+                if enabled != true {
+                    try connection.execute("ALTER TABLE \(schema.name(table)) SET (timescaledb.compress, "
+                                               + "timescaledb.compress_segmentby = \(SQL.literal(segments)), "
+                                               + "timescaledb.compress_orderby = 'start_at DESC')")
+                }
                 try connection.execute("SELECT add_compression_policy(\(regclass), compress_after => INTERVAL "
                                            + "'\(Int64(compression.after.seconds)) seconds', if_not_exists => true)")
             }
@@ -208,9 +218,9 @@ public final class TimescaleDBSink: Sink {
                     }
                 }
                 try flush(connection)
-                try connection.query("INSERT INTO \(schema.name("sink_cursor")) (id, journal_seq) VALUES (1, $1) "
-                                         + "ON CONFLICT (id) DO UPDATE SET journal_seq = EXCLUDED.journal_seq",
-                                     [String(cursor)])
+                try connection.query("INSERT INTO \(schema.name("sink_cursor")) (sink, journal_seq) VALUES ($1, $2) "
+                                         + "ON CONFLICT (sink) DO UPDATE SET journal_seq = EXCLUDED.journal_seq",
+                                     [sinkName, String(cursor)])
             }
         } catch let error as PostgresError {
             throw error.isDataError ? SinkError.rejected(error.description) : SinkError.unavailable(error.description)
@@ -222,7 +232,8 @@ public final class TimescaleDBSink: Sink {
         guard !rows.isEmpty else { return }
         for (table, data) in [(schema.samples, rows.samples), (schema.sleepStages, rows.sleepStages),
                               (schema.workouts, rows.workouts)] where !data.isEmpty {
-            try table.write(data, on: connection, returning: ["id", "start_at"]) { self.relocate(table, upsert: $0) }
+            let returning = table.name == "workouts" ? ["id", "start_at", "detail"] : ["id", "start_at"]
+            try table.write(data, on: connection, returning: returning) { self.relocate(table, upsert: $0) }
         }
         rows.reset()
     }
@@ -237,9 +248,15 @@ public final class TimescaleDBSink: Sink {
             "d\(index) AS (DELETE FROM \(other.qualifiedName) t USING moved m WHERE m.table_name = "
                 + "\(SQL.literal(other.name)) AND t.id = m.id AND t.start_at = m.start_at)"
         }.joined(separator: ", ")
+        // Children of workouts that moved away, or that this upsert rewrote, go; a rewritten workout's come anew.
+        let children = TimescaleDBWorkoutChildren(schema: configuration.schema)
+        var childWork = children.deletions(
+            "SELECT id FROM moved WHERE table_name = 'workouts'" + (table.name == "workouts" ? " UNION SELECT id FROM up" : ""),
+            prefix: "cd")
+        if table.name == "workouts" { childWork += children.insertions(from: "up") }
         return "WITH up AS (\(upsert)), moved AS (SELECT k.id, k.table_name, k.start_at FROM "
             + "\(schema.name("sample_index")) k JOIN up u ON u.id = k.id WHERE k.table_name <> \(here) "
-            + "OR k.start_at <> u.start_at), \(deletes) "
+            + "OR k.start_at <> u.start_at), \(deletes), \(childWork.joined(separator: ", ")) "
             + "INSERT INTO \(schema.name("sample_index")) AS k (id, table_name, start_at) "
             + "SELECT id, \(here), start_at FROM up ON CONFLICT (id) DO UPDATE SET table_name = EXCLUDED.table_name, "
             + "start_at = EXCLUDED.start_at WHERE (k.table_name, k.start_at) IS DISTINCT FROM "
@@ -253,8 +270,10 @@ public final class TimescaleDBSink: Sink {
             "d\(index) AS (DELETE FROM \(table.qualifiedName) t USING gone g WHERE g.table_name = "
                 + "\(SQL.literal(table.name)) AND t.id = g.id AND t.start_at = g.start_at)"
         }.joined(separator: ", ")
+        let children = TimescaleDBWorkoutChildren(schema: configuration.schema)
+            .deletions("SELECT id FROM gone WHERE table_name = 'workouts'", prefix: "cd").joined(separator: ", ")
         let sql = "WITH gone AS (DELETE FROM \(schema.name("sample_index")) WHERE id = ANY($1::text[]) "
-            + "RETURNING id, table_name, start_at), \(deletes) "
+            + "RETURNING id, table_name, start_at), \(deletes), \(children) "
             + "INSERT INTO \(schema.name("deleted_samples")) AS d (id, user_id, journal_seq) "
             + "SELECT DISTINCT unnest($1::text[]), $2, $3::bigint "
             + "ON CONFLICT (id) DO UPDATE SET user_id = EXCLUDED.user_id, journal_seq = EXCLUDED.journal_seq "

@@ -84,7 +84,7 @@ enum BackfillCommand {
             }
         }
         let progress = DeliveryProgress(label: "backfilling \(name)", quiet: arguments.flags.contains("--quiet"))
-        let delivery = DirectDelivery(sink: opened.sink, sinkCursor: opened.ownCursor ?? 0, filter: filter,
+        let delivery = DirectDelivery(sink: opened.sink, sinkCursor: try opened.cursorToKeep(stateDirectory: state), filter: filter,
                                       resumeAfter: resumeAfter, batchSize: batchSize) { position, counts in
             try cursor.save(position, run: run)
             progress.update(counts)

@@ -30,10 +30,14 @@ enum CheckCommand {
         let config = loaded.config
         let sinks = try loaded.sinkSpecs()
         for plugin in config.sources {
+            if let service = PluginList.service(type: plugin.type) {
+                _ = try service.make(plugin, loaded.context(for: plugin.name))
+                continue
+            }
             guard let kind = PluginList.source(type: plugin.type) else {
                 throw ConfigError(at: plugin.typeLocation, path: plugin.path + ".type",
                                   message: "unknown source type '\(plugin.type)'",
-                                  suggestion: CommandLineArguments.closest(to: plugin.type, in: PluginList.sources.map(\.type)))
+                                  suggestion: CommandLineArguments.closest(to: plugin.type, in: PluginList.sourceTypes))
             }
             _ = try kind.make(plugin, loaded.context(for: plugin.name))
         }

@@ -1,3 +1,4 @@
+import Foundation
 import HealthRouterCore
 
 /// One sink of the config, opened by name for a command that works on it alone
@@ -31,6 +32,15 @@ struct ConfiguredSink {
                                  code: .cannotCreate)
         }
         return ConfiguredSink(name: name, type: spec.type, spec: spec, sink: sink, ownCursor: own)
+    }
+
+    /// The cursor to pass the sink's writes so that no cursor moves: its own, else the core's
+    /// cursor for it in the journal (when there is a journal), else 0.
+    func cursorToKeep(stateDirectory: String) throws -> Int64 {
+        if let ownCursor { return ownCursor }
+        let path = (stateDirectory as NSString).appendingPathComponent("journal.sqlite")
+        guard FileManager.default.fileExists(atPath: path) else { return 0 }
+        return try Journal(stateDirectory: stateDirectory, role: .reader).cursor(sink: name) ?? 0
     }
 
     /// The sink as a readable one, or an error saying that this type cannot be read back.

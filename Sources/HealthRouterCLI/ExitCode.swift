@@ -9,6 +9,8 @@ enum ExitCode: Int32 {
     case dataError = 65
     /// An input file does not exist or cannot be read.
     case noInput = 66
+    /// A service cannot start (a listener's address is in use or not available).
+    case unavailable = 69
     /// The state directory or a store cannot be written.
     case cannotCreate = 73
     /// The config file is wrong.

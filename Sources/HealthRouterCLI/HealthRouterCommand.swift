@@ -12,6 +12,8 @@ public enum HealthRouterCommand {
           import PATH…   read Apple Health exports (export.zip / export.xml) or NDJSON (a file
                          or folder: ndjson sink, Pulso's server, dump) into the journal
                          and deliver them to every sink
+          run            the daemon: serve the push sources (http_push) and keep every sink
+                         caught up until SIGTERM/SIGINT
           status         per sink: cursor, lag, rows written, dead letters, last error
           backfill SINK  write again to one sink only: from the journal, or a file (--from PATH)
           migrate --from SINK --to SINK [--verify]
@@ -51,6 +53,7 @@ public enum HealthRouterCommand {
             let code: ExitCode
             switch command {
             case "import": code = try ImportCommand.run(rest, environment: environment)
+            case "run": code = try RunCommand.run(rest, environment: environment)
             case "status": code = try StatusCommand.run(rest, environment: environment)
             case "check": code = try CheckCommand.run(rest, environment: environment)
             case "types": code = try TypesCommand.run(rest, environment: environment)
@@ -63,7 +66,7 @@ public enum HealthRouterCommand {
                 code = .success
             default:
                 var message = "unknown command '\(command)'"
-                if let guess = CommandLineArguments.closest(to: command, in: ["import", "status", "check", "types", "dump", "backfill", "migrate", "help"]) {
+                if let guess = CommandLineArguments.closest(to: command, in: ["import", "run", "status", "check", "types", "dump", "backfill", "migrate", "help"]) {
                     message += " (did you mean '\(guess)'?)"
                 }
                 throw UsageError(message, command: nil)

@@ -48,7 +48,7 @@ enum ImportCommand {
         settings.retryInitial = 0.5
         settings.retryCap = 4
         settings.maxAttempts = 5
-        settings.batchSize = 10_000
+        settings.batchSize = 5_000
         let run = ImportRun(stateDirectory: loaded.config.stateDirectory, sinks: sinks, settings: settings,
                             retainSeconds: loaded.config.journal.retain.seconds, logger: loaded.logger)
         var progress: ProgressLine?

@@ -41,8 +41,8 @@ struct LoadedConfig {
 
     static func makeLogger(_ arguments: CommandLineArguments) throws -> Logger {
         // A one-shot command prints its own summary: its log shows warnings and errors
-        // unless asked for more.
-        var logger = Logger(minimumLevel: .warning)
+        // unless asked for more. The daemon's log is its only output: info and up.
+        var logger = Logger(minimumLevel: arguments.command == "run" ? .info : .warning)
         if let format = arguments.values["--log-format"] {
             guard let parsed = Logger.Format(rawValue: format) else {
                 throw UsageError("--log-format takes text or json, not '\(format)'", command: arguments.command)

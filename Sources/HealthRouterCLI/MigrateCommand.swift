@@ -79,7 +79,7 @@ enum MigrateCommand {
             }
         }
         let progress = DeliveryProgress(label: "migrating \(from) → \(to)", quiet: arguments.flags.contains("--quiet"))
-        let delivery = DirectDelivery(sink: target.sink, sinkCursor: target.ownCursor ?? 0, filter: filter,
+        let delivery = DirectDelivery(sink: target.sink, sinkCursor: try target.cursorToKeep(stateDirectory: loaded.config.stateDirectory), filter: filter,
                                       resumeAfter: resumeAfter, batchSize: batchSize) { position, counts in
             try cursor.save(position, run: run)
             progress.update(counts)

@@ -1,5 +1,7 @@
 import AppleHealthExportSource
 import HealthRouterCore
+import HTTPPushSource
+import HTTPSink
 import NDJSONSink
 import PostgresSink
 import ReplaySource
@@ -24,6 +26,14 @@ struct SourcePlugin: Sendable {
     var recognizes: @Sendable (_ path: String) -> Bool
 }
 
+/// A long-running source type (a listener) the daemon runs.
+struct ServicePlugin: Sendable {
+    var type: String
+    var summary: String
+    /// Decodes and checks the plugin's options without I/O, and returns the source.
+    var make: @Sendable (PluginConfig, PluginContext) throws -> any ServiceSource
+}
+
 /// The one explicit list of every plugin (DESIGN.md §4): no global registry.
 enum PluginList {
     static let sinks: [SinkPlugin] = [
@@ -42,6 +52,11 @@ enum PluginList {
         SinkPlugin(type: "postgres", summary: "PostgreSQL/Supabase tables in health4ai's schema (healthkit_metrics)") { plugin, context in
             let configuration = try ConfigDecoder.decode(PostgresSink.Configuration.self, from: plugin.options, path: plugin.path)
             return { PostgresSink(configuration: configuration, context: context) }
+        },
+        SinkPlugin(type: "http", summary: "a Pulso protocol server, or another healthrouter") { plugin, context in
+            let configuration = try ConfigDecoder.decode(HTTPSink.Configuration.self, from: plugin.options, path: plugin.path)
+            _ = try located(plugin) { try HTTPSink(configuration: configuration, context: context, path: plugin.path) }
+            return { try HTTPSink(configuration: configuration, context: context, path: plugin.path) }
         },
     ]
 
@@ -68,6 +83,32 @@ enum PluginList {
             recognizes: { ReplaySource.recognizes($0) }),
     ]
 
+    static let services: [ServicePlugin] = [
+        ServicePlugin(type: "http_push", summary: "an HTTP server phones push to: Pulso protocol v1.2, Health Auto Export") { plugin, context in
+            let configuration = try ConfigDecoder.decode(HTTPPushSource.Configuration.self, from: plugin.options, path: plugin.path)
+            return try located(plugin) { try HTTPPushSource(configuration: configuration, context: context, path: plugin.path) }
+        },
+        ServicePlugin(type: "admin", summary: "operations endpoints: /metrics (Prometheus) and /status (JSON)") { plugin, context in
+            let configuration = try ConfigDecoder.decode(AdminSource.Configuration.self, from: plugin.options, path: plugin.path)
+            return try located(plugin) { try AdminSource(configuration: configuration, context: context, path: plugin.path) }
+        },
+    ]
+
+    /// Runs a plugin's own checks; a `ConfigError` they throw without a place gets the plugin entry's.
+    static func located<T>(_ plugin: PluginConfig, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch var error as ConfigError where error.line == nil {
+            error.file = plugin.location.file
+            error.line = plugin.location.line
+            error.column = plugin.location.column
+            throw error
+        }
+    }
+
     static func sink(type: String) -> SinkPlugin? { sinks.first { $0.type == type } }
     static func source(type: String) -> SourcePlugin? { sources.first { $0.type == type } }
+    static func service(type: String) -> ServicePlugin? { services.first { $0.type == type } }
+    /// Every source type, finite or long-running, for messages.
+    static var sourceTypes: [String] { sources.map(\.type) + services.map(\.type) }
 }

@@ -26,10 +26,10 @@ public final class PostgresConnection {
             endpoint = Self.describe(connection)
         } else {
             let message = connection.map { String(cString: PQerrorMessage($0)) } ?? "out of memory"
-            let where_ = connection.map(Self.describe) ?? "PostgreSQL"
+            let target = connection.map(Self.describe) ?? "PostgreSQL"
             if let connection { PQfinish(connection) }
             handle = nil
-            throw PostgresError(message: message.trimmingTrailingNewlines, operation: "connect to \(where_)")
+            throw PostgresError(message: message.trimmingTrailingNewlines, operation: "connect to \(target)")
         }
         try execute("SET TimeZone = 'UTC'; SET statement_timeout = \(statementTimeoutSeconds * 1000);"
                         + " SET client_min_messages = warning")

@@ -145,3 +145,45 @@ import PostgresSink
         _ = try? admin.execute("DROP ROLE IF EXISTS \(reader)")
     }
 }
+
+@Suite struct PostgresSinkTieringTests {
+    @Test func oldRawRowsFoldIntoDailySummariesAndLateRowsResummarize() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let schema = PostgresTestDatabase.freshSchema()
+        var configuration = PostgresSink.Configuration(url: url, userId: PostgresSinkTests.userId, schema: schema)
+        configuration.summarizeAfter = .days(30)
+        configuration.timeZone = "Europe/Lisbon"
+        let sink = PostgresSink(configuration: configuration, context: ConformanceFixtures.context())
+        _ = try sink.prepare()
+        let beats = (0..<4).map { n -> Sample in
+            var sample = ConformanceFixtures.numbered(n)
+            sample.value = Double(60 + n)
+            return sample
+        }
+        try sink.write(ConformanceFixtures.entries(beats + [ConformanceFixtures.sleep]), cursor: 5)
+        sink.close()
+        let connection = try PostgresTestDatabase.connect(url)
+        defer { connection.close() }
+        let metrics = SQL.qualified(schema, "healthkit_metrics")
+        let summaries = SQL.qualified(schema, "healthkit_daily_summaries")
+        #expect(try connection.execute("SELECT count(*) FROM \(metrics)").int(0, 0) == 1)  // the sleep row stays raw
+        func summary() throws -> [String?] {
+            let result = try connection.execute("SELECT summary_date::text, sample_count, sum_value, min_value, max_value, avg_value, unit "
+                                                    + "FROM \(summaries) WHERE metric_type = 'HKQuantityTypeIdentifierHeartRate'")
+            #expect(result.rowCount == 1)
+            return (0..<7).map { result.text(0, $0) }
+        }
+        #expect(try summary() == ["2024-01-05", "4", "246", "60", "63", "61.5", "count/min"])
+        // A late reading for the same day, after the day was summarized.
+        let late = PostgresSink(configuration: configuration, context: ConformanceFixtures.context())
+        _ = try late.prepare()
+        var reading = ConformanceFixtures.numbered(9)
+        reading.value = 90
+        try late.write(ConformanceFixtures.entries([reading], from: 6), cursor: 6)
+        late.close()
+        let again = PostgresSink(configuration: configuration, context: ConformanceFixtures.context())
+        _ = try again.prepare()
+        again.close()
+        #expect(try summary() == ["2024-01-05", "5", "336", "60", "90", "67.2", "count/min"])
+    }
+}

@@ -5,7 +5,8 @@ import PostgresClient
 import TimescaleDBSink
 
 @Suite struct TimescaleDBSinkTests {
-    static let tables = ["samples", "sleep_stages", "workouts", "sample_index", "deleted_samples"]
+    static let tables = ["samples", "sleep_stages", "workouts", "sample_index", "deleted_samples", "workout_events",
+                         "workout_statistics", "workout_activities", "workout_routes", "workout_route_points"]
 
     func conformance(_ url: String, schema: String) -> SinkConformance {
         let configuration = TimescaleDBSink.Configuration(url: url, schema: schema, requireTimescaledb: false)
@@ -154,10 +155,42 @@ import TimescaleDBSink
         #expect(try connection.query("SELECT count(*) FROM \(SQL.qualified(schema, "samples"))").int(0, 0) == 100)
     }
 
-    @Test func configurationRejectsUnknownSegmentColumns() throws {
-        let yaml = "url: x\ncompression:\n  after: 90d\n  segment_by: [\"type; DROP TABLE x\"]\n"
-        _ = yaml
-        #expect(TimescaleDBSink.Configuration.segmentColumns.contains("type"))
+    @Test func workoutChildrenAreRowsRewrittenOnChangeAndDeletedWithTheWorkout() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let schema = PostgresTestDatabase.freshSchema()
+        let sink = TimescaleDBSink(configuration: .init(url: url, schema: schema, requireTimescaledb: false),
+                                   context: ConformanceFixtures.context())
+        _ = try sink.prepare()
+        defer { sink.close() }
+        let connection = try PostgresTestDatabase.connect(url)
+        defer { connection.close() }
+        func counts() throws -> [Int64] {
+            try ["workout_events", "workout_statistics", "workout_activities", "workout_routes", "workout_route_points"].map {
+                try connection.execute("SELECT count(*) FROM \(SQL.qualified(schema, $0))").int(0, 0) ?? -1
+            }
+        }
+        let workout = ConformanceFixtures.workout
+        try sink.write(ConformanceFixtures.entries([workout]), cursor: 1)
+        #expect(try counts() == [1, 0, 0, 1, 1])
+        try sink.write(ConformanceFixtures.entries([workout], from: 2), cursor: 2)
+        #expect(try counts() == [1, 0, 0, 1, 1])
+        var changed = workout
+        guard case .workout(var parts) = changed.detail else { return }
+        parts.events.append(WorkoutEvent(type: "HKWorkoutEventTypeResume", date: ConformanceFixtures.at(260)))
+        parts.activities = [WorkoutActivity(id: "A-1", activityType: "HKWorkoutActivityTypeRunning",
+                                            start: ConformanceFixtures.at(100),
+                                            events: [WorkoutEvent(type: "HKWorkoutEventTypeSegment", date: ConformanceFixtures.at(100))],
+                                            statistics: [WorkoutStatistic(type: "HKQuantityTypeIdentifierHeartRate",
+                                                                          start: ConformanceFixtures.at(100),
+                                                                          end: ConformanceFixtures.at(3712), average: 150)])]
+        changed.detail = .workout(parts)
+        try sink.write(ConformanceFixtures.entries([changed], from: 3), cursor: 3)
+        #expect(try counts() == [3, 1, 1, 1, 1])
+        let date = try connection.execute("SELECT (extract(epoch FROM date_at) * 1000)::bigint FROM "
+                                              + "\(SQL.qualified(schema, "workout_events")) WHERE activity_id IS NULL ORDER BY ordinal")
+        #expect(date.int(0, 0) == ConformanceFixtures.at(200).epochMilliseconds)
+        try sink.write([ConformanceFixtures.tombstone([workout.id], sequence: 4)], cursor: 4)
+        #expect(try counts() == [0, 0, 0, 0, 0])
     }
 }
 

@@ -42,7 +42,7 @@ public final class Journal {
     public init(stateDirectory: String, role: Role = .writer) throws {
         path = (stateDirectory as NSString).appendingPathComponent("journal.sqlite")
         database = try SQLiteDatabase(path: path)
-        try database.execute(role == .writer ? "PRAGMA cache_size=-16384" : "PRAGMA cache_size=-2048")
+        try database.execute(role == .writer ? "PRAGMA cache_size=-8192" : "PRAGMA cache_size=-2048")
         try database.execute("""
             CREATE TABLE IF NOT EXISTS entries(
                 seq INTEGER PRIMARY KEY,
@@ -83,16 +83,23 @@ public final class Journal {
     /// what was new. Samples must be normalised (non-empty ids).
     @discardableResult
     public func append(_ items: [HealthItem], source: String, receivedAt: Date = Date()) throws -> AppendResult {
-        try append(items, source: source, receivedAt: receivedAt, appended: nil)
+        try append(items, source: source, receivedAt: receivedAt, collect: false).result
     }
 
-    /// Appends like `append(_:source:receivedAt:)` and collects the entries written into
-    /// `appended` (for a `LiveFeed`), valid once this returns.
-    public func append(_ items: [HealthItem], source: String, receivedAt: Date = Date(),
-                       appended: UnsafeMutablePointer<[JournalEntry]>?) throws -> AppendResult {
+    /// Appends like `append(_:source:receivedAt:)` and also returns the entries written
+    /// (for a `LiveFeed`).
+    public func appendCollecting(_ items: [HealthItem], source: String,
+                                 receivedAt: Date = Date()) throws -> (result: AppendResult, entries: [JournalEntry]) {
+        try append(items, source: source, receivedAt: receivedAt, collect: true)
+    }
+
+    private func append(_ items: [HealthItem], source: String, receivedAt: Date,
+                        collect: Bool) throws -> (result: AppendResult, entries: [JournalEntry]) {
         let received = Int64(receivedAt.timeIntervalSince1970 * 1000)
         return try database.transaction {
             var result = AppendResult()
+            var appended: [JournalEntry] = []
+            if collect { appended.reserveCapacity(items.count) }
             var next = try head() + 1
             hasNativeIds = try database.scalarInt("SELECT EXISTS(SELECT 1 FROM fingerprints)") == 1
             for item in items {
@@ -106,7 +113,7 @@ public final class Journal {
                     writer.reset()
                     SampleCodec.encode(stored, into: &writer)
                 }
-                appended?.pointee.append(JournalEntry(sequence: next, source: source, item: stored))
+                if collect { appended.append(JournalEntry(sequence: next, source: source, item: stored)) }
                 try writeEntry(sequence: next, source: source, type: item.sampleType, received: received)
                 if result.firstSequence == nil { result.firstSequence = next }
                 result.lastSequence = next
@@ -115,7 +122,7 @@ public final class Journal {
             if let last = result.lastSequence {
                 try database.execute("INSERT INTO meta(key, value) VALUES ('last_seq', \(last)) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
             }
-            return result
+            return (result, appended)
         }
     }
 

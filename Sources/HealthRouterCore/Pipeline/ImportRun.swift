@@ -20,7 +20,7 @@ public final class ImportRun {
 
     /// Items appended to the journal per transaction. Larger transactions write each page
     /// of the id index fewer times; a crash loses nothing, since the file is read again.
-    static let transactionSize = 10_000
+    static let transactionSize = 5_000
 
     private let stateDirectory: String
     private let sinks: [SinkSpec]

@@ -77,12 +77,11 @@ public final class JournalSourceOutput: SourceOutput, @unchecked Sendable {
     }
 
     private func append(_ items: [HealthItem]) throws {
-        var entries: [JournalEntry] = []
         let result: AppendResult
         if let feed {
-            entries.reserveCapacity(items.count)
-            result = try journal.append(items, source: sourceName, appended: &entries)
-            feed.publish(entries)
+            let appended = try journal.appendCollecting(items, source: sourceName)
+            feed.publish(appended.entries)
+            result = appended.result
         } else {
             result = try journal.append(items, source: sourceName)
         }

@@ -1,0 +1,154 @@
+import Foundation
+import HealthRouterCore
+import Synchronization
+
+/// The `admin` listener: operations endpoints for the daemon, on their own address.
+///
+/// - `GET /metrics`: Prometheus text format — journal head, samples accepted by the push
+///   sources of this process (new, duplicate, changed, tombstoned ids), and per sink its
+///   cursor, lag (journal entries after the cursor), rows written, dead letters and whether
+///   its last write failed.
+/// - `GET /status`: the same as JSON.
+///
+/// A long-running "source" that emits nothing: it is configured under `sources:` so it runs
+/// with the daemon. It reads the journal on its own connection.
+public final class AdminSource: ServiceSource {
+    public struct Configuration: Decodable, Sendable {
+        /// `host:port`, IPv4; a loopback address unless `allow_remote: true`.
+        public var listen: String
+        public var allowRemote: Bool?
+
+        enum CodingKeys: String, CodingKey {
+            case listen
+            case allowRemote = "allow_remote"
+        }
+    }
+
+    public let configuration: Configuration
+    let host: String
+    let port: UInt16
+    private let context: PluginContext
+    private let server = Mutex<MHDServer?>(nil)
+    private let boundPort = Mutex<UInt16>(0)
+
+    public init(configuration: Configuration, context: PluginContext, path: String = "") throws {
+        self.configuration = configuration
+        self.context = context
+        guard let (host, port) = HTTPPushSource.splitListen(configuration.listen) else {
+            throw ConfigError(path: path + ".listen", message: "listen must be host:port with an IPv4 address, not '\(configuration.listen)'",
+                              suggestion: "127.0.0.1:9187")
+        }
+        guard HTTPPushSource.isLoopback(host) || configuration.allowRemote == true else {
+            throw ConfigError(path: path + ".listen", message: "the admin listener has no authentication: keep it on 127.0.0.1",
+                              suggestion: "or set allow_remote: true")
+        }
+        self.host = host
+        self.port = port
+    }
+
+    public var listeningPort: UInt16 { boundPort.withLock { $0 } }
+
+    public func start(ingest: PushIngest) throws {
+        let journal = Mutex(try Journal(stateDirectory: context.stateDirectory))
+        let report: @Sendable () -> AdminReport? = {
+            journal.withLock { journal in try? AdminReport.read(journal: journal, pushed: ingest.appendedSoFar) }
+        }
+        let server = MHDServer(limits: MHDServer.Limits(connections: 16, timeoutSeconds: 10, bodyLimit: 0),
+                               examineHead: { request in
+            guard request.method == "GET", !request.hasQuery else { return .notFound }
+            switch request.path {
+            case "/metrics":
+                guard let report = report() else { return .storageError }
+                return HTTPReply(status: 200, body: Array(report.prometheus.utf8), contentType: "text/plain; version=0.0.4")
+            case "/status":
+                guard let report = report() else { return .storageError }
+                return HTTPReply(status: 200, body: Array(report.json.utf8))
+            default:
+                return .notFound
+            }
+        }, handle: { _ in .notFound })
+        let bound = try server.start(host: host, port: port, tls: nil)
+        boundPort.withLock { $0 = bound }
+        self.server.withLock { $0 = server }
+        context.logger.info("admin listening", [("address", "\(host):\(bound)")])
+    }
+
+    public func stop() {
+        let running = server.withLock { value -> MHDServer? in
+            let current = value
+            value = nil
+            return current
+        }
+        running?.stop(grace: 5)
+    }
+}
+
+/// What `/metrics` and `/status` show.
+struct AdminReport {
+    var head: Int64
+    var pushed: AppendResult
+    var sinks: [(state: SinkState, lag: Int64)]
+
+    static func read(journal: Journal, pushed: AppendResult) throws -> AdminReport {
+        let head = try journal.head()
+        let sinks = try journal.sinkStates().map { state in (state, try journal.countEntries(after: state.cursor)) }
+        return AdminReport(head: head, pushed: pushed, sinks: sinks)
+    }
+
+    var prometheus: String {
+        var text = ""
+        func metric(_ name: String, _ kind: String, _ help: String, _ rows: [(String, Int64)]) {
+            text += "# HELP \(name) \(help)\n# TYPE \(name) \(kind)\n"
+            for (labels, value) in rows { text += "\(name)\(labels) \(value)\n" }
+        }
+        func label(_ sink: String) -> String {
+            "{sink=\"" + sink.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"}"
+        }
+        metric("healthrouter_journal_head_sequence", "gauge", "Highest journal sequence written.", [("", head)])
+        metric("healthrouter_push_samples_accepted_total", "counter", "New samples pushed and journaled by this process.",
+               [("", Int64(pushed.newCount))])
+        metric("healthrouter_push_samples_duplicate_total", "counter", "Pushed samples already in the journal.",
+               [("", Int64(pushed.duplicateCount))])
+        metric("healthrouter_push_samples_changed_total", "counter", "Pushed samples that changed under a known id.",
+               [("", Int64(pushed.changed))])
+        metric("healthrouter_push_deleted_ids_total", "counter", "Tombstoned ids pushed and journaled.",
+               [("", Int64(pushed.deletedIds))])
+        metric("healthrouter_sink_cursor_sequence", "gauge", "Last journal sequence the sink acknowledged.",
+               sinks.map { (label($0.state.sink), $0.state.cursor) })
+        metric("healthrouter_sink_lag_entries", "gauge", "Journal entries after the sink's cursor.",
+               sinks.map { (label($0.state.sink), $0.lag) })
+        metric("healthrouter_sink_written_total", "counter", "Entries the sink wrote.",
+               sinks.map { (label($0.state.sink), $0.state.written) })
+        metric("healthrouter_sink_dead_letters", "gauge", "Entries the sink refused, parked as dead letters.",
+               sinks.map { (label($0.state.sink), $0.state.deadLetters) })
+        metric("healthrouter_sink_write_failing", "gauge", "1 when the sink's last write failed (it is being retried).",
+               sinks.map { (label($0.state.sink), $0.state.lastError == nil ? 0 : 1) })
+        return text
+    }
+
+    var json: String {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("journal"); writer.beginObject(); writer.key("head"); writer.int(head); writer.endObject()
+        writer.key("push"); writer.beginObject()
+        writer.key("accepted"); writer.int(Int64(pushed.newCount))
+        writer.key("duplicates"); writer.int(Int64(pushed.duplicateCount))
+        writer.key("changed"); writer.int(Int64(pushed.changed))
+        writer.key("deleted_ids"); writer.int(Int64(pushed.deletedIds))
+        writer.endObject()
+        writer.key("sinks"); writer.beginArray()
+        for (state, lag) in sinks {
+            writer.beginObject()
+            writer.key("name"); writer.string(state.sink)
+            writer.key("cursor"); writer.int(state.cursor)
+            writer.key("lag"); writer.int(lag)
+            writer.key("written"); writer.int(state.written)
+            writer.key("dead_letters"); writer.int(state.deadLetters)
+            if let error = state.lastError { writer.key("last_error"); writer.string(error) } else { writer.key("last_error"); writer.null() }
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.endObject()
+        return writer.text
+    }
+}

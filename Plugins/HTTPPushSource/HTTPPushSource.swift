@@ -1,0 +1,149 @@
+import Foundation
+import HealthRouterCore
+import Synchronization
+
+/// The `http_push` source: an HTTP server (libmicrohttpd) that phones push to.
+///
+/// Routes (pulso-protocol.md §1.2; statuses and bodies as Pulso's reference server answers):
+/// - `POST /ingest`: Pulso protocol v1.2 (gzip or plain JSON array of samples and tombstones);
+///   200 `{"received": n, "new": n, "deleted": n}` only after the journal commit.
+/// - `POST /hae`: Health Auto Export's REST JSON (`{"data":{"metrics":[…],"workouts":[…]}}`);
+///   200 `{"received": n, "new": n, "deleted": 0}`.
+/// - `GET /health`: `{"status": "ok"}`, no token needed.
+/// - `GET /latest`: the pushing user's newest `end` per type key.
+///
+/// Users: each token belongs to one user; every sample is stamped with that user's id and
+/// `/latest` answers per user. Without users the server is open, which only a loopback
+/// `listen` allows unless `allow_unauthenticated: true`.
+public final class HTTPPushSource: ServiceSource {
+    public struct Configuration: Decodable, Sendable {
+        public struct User: Decodable, Sendable {
+            /// The bearer token (or HAE `api-key`) this user pushes with.
+            public var token: String
+            /// The id samples are stamped with (default: the user's name).
+            public var userId: String?
+
+            enum CodingKeys: String, CodingKey {
+                case token
+                case userId = "user_id"
+            }
+        }
+
+        /// `host:port`, IPv4 (`127.0.0.1:8787`, `0.0.0.0:8787`).
+        public var listen: String
+        public var users: [String: User]?
+        /// Lets a non-loopback `listen` run without users (anyone reaching it can write).
+        public var allowUnauthenticated: Bool?
+        /// The user id of samples pushed without users configured.
+        public var userId: String?
+        /// At most this many connections at once (default 256).
+        public var maxConnections: Int?
+        /// A connection idle this long is closed (default 60s).
+        public var requestTimeout: ConfigDuration?
+        /// PEM files for HTTPS; both or neither.
+        public var tlsCertificate: String?
+        public var tlsKey: String?
+
+        enum CodingKeys: String, CodingKey {
+            case listen, users
+            case allowUnauthenticated = "allow_unauthenticated"
+            case userId = "user_id"
+            case maxConnections = "max_connections"
+            case requestTimeout = "request_timeout"
+            case tlsCertificate = "tls_certificate"
+            case tlsKey = "tls_key"
+        }
+    }
+
+    /// Bodies larger than this, compressed or inflated, get 413 (Pulso's 64 MiB).
+    public static let bodyLimit = 64 << 20
+
+    public let configuration: Configuration
+    let host: String
+    let port: UInt16
+    let tokens: TokenTable
+    private let context: PluginContext
+    private let server = Mutex<MHDServer?>(nil)
+    private let boundPort = Mutex<UInt16>(0)
+
+    /// Checks the configuration without I/O; throws a `ConfigError` naming the key.
+    public init(configuration: Configuration, context: PluginContext, path: String = "") throws {
+        self.configuration = configuration
+        self.context = context
+        guard let (host, port) = Self.splitListen(configuration.listen) else {
+            throw ConfigError(path: path + ".listen", message: "listen must be host:port with an IPv4 address, not '\(configuration.listen)'",
+                              suggestion: "127.0.0.1:8787")
+        }
+        self.host = host
+        self.port = port
+        var entries: [TokenTable.Entry] = []
+        for (name, user) in (configuration.users ?? [:]).sorted(by: { $0.key < $1.key }) {
+            guard !user.token.isEmpty else {
+                throw ConfigError(path: path + ".users.\(name).token", message: "the token of user '\(name)' is empty",
+                                  suggestion: "set it, e.g. token: \"${\(name.uppercased())_TOKEN}\"")
+            }
+            entries.append(TokenTable.Entry(user: name, userId: user.userId ?? name, token: Array(user.token.utf8)))
+        }
+        tokens = TokenTable(entries: entries)
+        if tokens.isEmpty && !Self.isLoopback(host) && configuration.allowUnauthenticated != true {
+            throw ConfigError(path: path + ".users",
+                              message: "listen \(configuration.listen) is reachable from other machines but no users are configured",
+                              suggestion: "add users: {alice: {token: \"${ALICE_TOKEN}\"}}, or set allow_unauthenticated: true")
+        }
+        if (configuration.tlsCertificate == nil) != (configuration.tlsKey == nil) {
+            throw ConfigError(path: path + ".tls_key", message: "tls_certificate and tls_key go together")
+        }
+    }
+
+    /// The port actually bound (after `start`).
+    public var listeningPort: UInt16 { boundPort.withLock { $0 } }
+
+    public func start(ingest: PushIngest) throws {
+        var tls: (key: String, certificate: String)?
+        if let keyPath = configuration.tlsKey, let certificatePath = configuration.tlsCertificate {
+            guard let key = try? String(contentsOfFile: keyPath, encoding: .utf8),
+                  let certificate = try? String(contentsOfFile: certificatePath, encoding: .utf8) else {
+                throw SourceError(input: keyPath, problem: "cannot read the TLS key or certificate",
+                                  hint: "check tls_key and tls_certificate point to readable PEM files")
+            }
+            tls = (key, certificate)
+        }
+        let latest = try LatestIndex(path: (context.stateDirectory as NSString)
+            .appendingPathComponent("http_push-\(context.name).sqlite"))
+        let handler = PushRequestHandler(sourceName: context.name, tokens: tokens, openUserId: configuration.userId,
+                                         ingest: ingest, latest: latest, logger: context.logger,
+                                         bodyLimit: Self.bodyLimit)
+        var limits = MHDServer.Limits()
+        if let connections = configuration.maxConnections { limits.connections = UInt32(max(1, connections)) }
+        if let timeout = configuration.requestTimeout { limits.timeoutSeconds = UInt32(max(1, timeout.seconds.rounded(.up))) }
+        limits.bodyLimit = Self.bodyLimit
+        let server = MHDServer(limits: limits, examineHead: { handler.examineHead($0) }, handle: { handler.handle($0) })
+        let bound = try server.start(host: host, port: port, tls: tls)
+        boundPort.withLock { $0 = bound }
+        self.server.withLock { $0 = server }
+        context.logger.info("listening", [("address", "\(host):\(bound)"), ("users", String(tokens.entries.count))])
+    }
+
+    public func stop() {
+        guard let server = server.withLock({ value -> MHDServer? in
+            let current = value
+            value = nil
+            return current
+        }) else { return }
+        server.stop()
+        context.logger.info("stopped listening", [("requests", String(server.requestsServed))])
+    }
+
+    static func splitListen(_ listen: String) -> (String, UInt16)? {
+        guard let colon = listen.lastIndex(of: ":") else { return nil }
+        var host = String(listen[..<colon])
+        if host.isEmpty || host == "*" { host = "0.0.0.0" }
+        if host == "localhost" { host = "127.0.0.1" }
+        guard let port = UInt16(listen[listen.index(after: colon)...]) else { return nil }
+        var probe = in_addr()
+        guard inet_pton(AF_INET, host, &probe) == 1 else { return nil }
+        return (host, port)
+    }
+
+    static func isLoopback(_ host: String) -> Bool { host.hasPrefix("127.") }
+}

@@ -1,0 +1,31 @@
+/// What the server answers: a status and a JSON body.
+public struct HTTPReply: Sendable, Equatable {
+    public var status: Int
+    public var body: [UInt8]
+    public var contentType: String
+
+    public init(status: Int, body: [UInt8], contentType: String = "application/json") {
+        self.status = status
+        self.body = body
+        self.contentType = contentType
+    }
+
+    public init(status: Int, json: String) {
+        self.init(status: status, body: Array(json.utf8))
+    }
+
+    /// `{"error": "<message>"}` with Python's `json.dumps` spacing, as Pulso's reference server writes it.
+    public static func error(_ status: Int, _ message: String) -> HTTPReply {
+        HTTPReply(status: status, json: "{\"error\": \"\(message)\"}")
+    }
+
+    public static let notFound = error(404, "not found")
+    public static let unauthorized = error(401, "unauthorized")
+    public static let badContentLength = error(400, "bad content length")
+    public static let contentTooLong = error(413, "bad content length")
+    public static let badGzip = error(400, "bad gzip body")
+    public static let bodyTooLarge = error(413, "body too large")
+    public static let badJSON = error(400, "bad json")
+    public static let notArray = error(400, "body must be a json array")
+    public static let storageError = error(500, "storage error")
+}

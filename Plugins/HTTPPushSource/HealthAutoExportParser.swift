@@ -1,0 +1,195 @@
+import Foundation
+import HealthRouterCore
+
+/// Turns a Health Auto Export REST API body (`{"data":{"metrics":[…],"workouts":[…]}}`,
+/// health-auto-export.md §3) into canonical items. HAE carries no per-sample ids: every
+/// sample gets a fingerprint id, so a re-sent export is recognised as duplicates.
+///
+/// - Metric data points with `qty` become quantity samples at `date` (or `startDate`…`endDate`),
+///   in the metric's `units` converted to canonical (`kJ`, `mi`, `degF`, `lb`, …).
+/// - `heart_rate` `Min`/`Avg`/`Max`: one sample valued `Avg`, with `Min` and `Max` in metadata.
+/// - `blood_pressure` `systolic`/`diastolic`: one sample of each HealthKit type.
+/// - `sleep_analysis`: unaggregated (`startDate`, `endDate`, `value`) becomes one sleep stage;
+///   aggregated (`sleepStart`/`sleepEnd`, `inBedStart`/`inBedEnd`, totals in hours, current and
+///   pre-6.6.2 shapes) becomes an `asleepUnspecified` interval and an `inBed` interval,
+///   with the totals in metadata.
+/// - Other fields of a data point (`mealTime`, `reason`, `value`) go to metadata.
+/// - Workouts v1 and v2: activity type from `name`, `duration` (or end − start), energy,
+///   distance and heart rate; a v2 `id` is the sample's id.
+enum HealthAutoExportParser {
+    struct Payload {
+        var items: [HealthItem] = []
+        var skipped = 0
+    }
+
+    enum Failure: Error, Equatable {
+        case badJSON
+        case notObject
+    }
+
+    static let defaultSource = "Health Auto Export"
+
+    static func parse(_ body: [UInt8], userId: String?) throws(Failure) -> Payload {
+        guard let root = JSONValues.parse(body) else { throw .badJSON }
+        guard let object = root as? [String: Any] else { throw .notObject }
+        let data = object["data"] as? [String: Any] ?? object
+        var payload = Payload()
+        for metric in data["metrics"] as? [Any] ?? [] {
+            guard let metric = metric as? [String: Any] else { payload.skipped += 1; continue }
+            readMetric(metric, userId: userId, into: &payload)
+        }
+        for workout in data["workouts"] as? [Any] ?? [] {
+            guard let workout = workout as? [String: Any], let sample = readWorkout(workout, userId: userId) else {
+                payload.skipped += 1
+                continue
+            }
+            payload.items.append(.sample(sample))
+        }
+        return payload
+    }
+
+    // MARK: - Metrics
+
+    private static let pointKeys: Set<String> = ["date", "startDate", "endDate", "qty", "source", "units",
+                                                 "Min", "Avg", "Max", "systolic", "diastolic"]
+
+    static func readMetric(_ metric: [String: Any], userId: String?, into payload: inout Payload) {
+        let name = metric["name"] as? String ?? "unknown"
+        let units = metric["units"] as? String
+        let type = TypeRegistry.type(haeName: name)
+        let identifier = type?.identifier ?? name
+        for point in metric["data"] as? [Any] ?? [] {
+            guard let point = point as? [String: Any] else { payload.skipped += 1; continue }
+            let source = point["source"] as? String ?? defaultSource
+            if name == "sleep_analysis" {
+                let before = payload.items.count
+                readSleep(point, source: source, userId: userId, into: &payload)
+                if payload.items.count == before { payload.skipped += 1 }
+                continue
+            }
+            guard let (start, end) = interval(point) else { payload.skipped += 1; continue }
+            func make(_ identifier: String, _ value: Double?, unit: String?) -> Sample {
+                Sample(id: "", type: identifier, kind: TypeRegistry.resolve(identifier)?.kind ?? .quantity,
+                       start: start, end: end, value: value, unit: unit, sourceName: source, userId: userId)
+            }
+            if name == "blood_pressure" {
+                let unit = units ?? "mmHg"
+                for (key, typeName) in [("systolic", "HKQuantityTypeIdentifierBloodPressureSystolic"),
+                                        ("diastolic", "HKQuantityTypeIdentifierBloodPressureDiastolic")] {
+                    if let value = JSONValues.number(point[key]) { payload.items.append(.sample(normalized(make(typeName, value, unit: unit)))) }
+                }
+                continue
+            }
+            var sample: Sample
+            if let average = JSONValues.number(point["Avg"]) {
+                sample = make(identifier, average, unit: units)
+                if let minimum = JSONValues.number(point["Min"]) { sample.metadata.append(MetadataEntry("Min", .number(minimum))) }
+                if let maximum = JSONValues.number(point["Max"]) { sample.metadata.append(MetadataEntry("Max", .number(maximum))) }
+            } else if let quantity = JSONValues.number(point["qty"]) {
+                sample = make(identifier, quantity, unit: units)
+            } else if point["value"] is String {
+                sample = make(identifier, nil, unit: nil)
+            } else {
+                // sexual_activity and other count-only shapes: keep every field as metadata.
+                sample = make(identifier, nil, unit: units)
+            }
+            if case .category = sample.kind, let text = point["value"] as? String {
+                sample.categoryValue = CategoryValueNames.healthKitName(text, type: identifier)
+            }
+            for (key, value) in point.sorted(by: { $0.key < $1.key }) where !pointKeys.contains(key) {
+                if case .category = sample.kind, key == "value" { continue }
+                if let converted = JSONValues.metadataValue(value) { sample.metadata.append(MetadataEntry(key, converted)) }
+            }
+            payload.items.append(.sample(normalized(sample)))
+        }
+    }
+
+    /// A data point's interval: `startDate`…`endDate`, else `date` as a point in time.
+    static func interval(_ point: [String: Any]) -> (Timestamp, Timestamp)? {
+        if let startText = point["startDate"] as? String, let start = HealthDateParser.parse(startText) {
+            let end = (point["endDate"] as? String).flatMap(HealthDateParser.parse) ?? start
+            return (start, end)
+        }
+        guard let text = point["date"] as? String, let date = HealthDateParser.parse(text) else { return nil }
+        return (date, date)
+    }
+
+    private static let sleepIdentifier = "HKCategoryTypeIdentifierSleepAnalysis"
+    private static let sleepTotals = ["totalSleep", "asleep", "core", "deep", "rem", "awake", "inBed"]
+
+    static func readSleep(_ point: [String: Any], source: String, userId: String?, into payload: inout Payload) {
+        func sleep(_ start: Timestamp, _ end: Timestamp, _ value: String, metadata: [MetadataEntry], source: String) -> HealthItem {
+            var sample = Sample(id: "", type: sleepIdentifier, kind: .category, start: start, end: end,
+                                categoryValue: CategoryValueNames.healthKitName(value, type: sleepIdentifier),
+                                sourceName: source, metadata: metadata, userId: userId)
+            SampleNormalizer.normalize(&sample, convention: .canonical)
+            return .sample(sample)
+        }
+        func date(_ key: String) -> Timestamp? { (point[key] as? String).flatMap(HealthDateParser.parse) }
+        // Unaggregated: one stage.
+        if let value = point["value"] as? String, let start = date("startDate") {
+            var metadata: [MetadataEntry] = []
+            if let hours = JSONValues.number(point["qty"]) { metadata.append(MetadataEntry("hours", .number(hours))) }
+            payload.items.append(sleep(start, date("endDate") ?? start, value, metadata: metadata, source: source))
+            return
+        }
+        // Aggregated: the night's asleep and in-bed intervals, totals in hours as metadata.
+        var totals: [MetadataEntry] = []
+        for key in sleepTotals {
+            if let hours = JSONValues.number(point[key]) { totals.append(MetadataEntry(key, .number(hours))) }
+        }
+        if let start = date("sleepStart"), let end = date("sleepEnd") {
+            let sleepSource = point["sleepSource"] as? String ?? source
+            payload.items.append(sleep(start, end, "Asleep", metadata: totals, source: sleepSource))
+        }
+        if let start = date("inBedStart"), let end = date("inBedEnd"), end > start {
+            let inBedSource = point["inBedSource"] as? String ?? source
+            payload.items.append(sleep(start, end, "In Bed", metadata: [], source: inBedSource))
+        }
+    }
+
+    // MARK: - Workouts
+
+    static func readWorkout(_ object: [String: Any], userId: String?) -> Sample? {
+        guard let startText = object["start"] as? String, let start = HealthDateParser.parse(startText) else { return nil }
+        let end = (object["end"] as? String).flatMap(HealthDateParser.parse) ?? start
+        let name = object["name"] as? String ?? "Other"
+        var workout = Workout(activityType: WorkoutActivityName.healthKitName(name))
+        workout.durationSeconds = JSONValues.number(object["duration"])
+            ?? Double(end.epochMilliseconds - start.epochMilliseconds) / 1000
+        workout.totalEnergyBurnedKilocalories = quantity(object["activeEnergyBurned"] ?? object["activeEnergy"], in: "kcal")
+        workout.totalDistanceMeters = quantity(object["distance"], in: "m")
+        if let heartRate = object["heartRate"] as? [String: Any] {
+            workout.minimumHeartRate = quantity(heartRate["min"], in: "count/min")
+            workout.averageHeartRate = quantity(heartRate["avg"], in: "count/min")
+            workout.maximumHeartRate = quantity(heartRate["max"], in: "count/min")
+        }
+        workout.averageHeartRate = workout.averageHeartRate ?? quantity(object["avgHeartRate"], in: "count/min")
+        workout.maximumHeartRate = workout.maximumHeartRate ?? quantity(object["maxHeartRate"], in: "count/min")
+        var metadata: [MetadataEntry] = []
+        if let location = object["location"] as? String { metadata.append(MetadataEntry("location", .string(location))) }
+        if let indoor = object["isIndoor"] as? NSNumber, JSONValues.isBool(indoor) {
+            metadata.append(MetadataEntry("HKIndoorWorkout", .bool(indoor.boolValue)))
+        }
+        if let intensity = quantity(object["intensity"], in: nil) { metadata.append(MetadataEntry("intensity", .number(intensity))) }
+        var sample = Sample(id: object["id"] as? String ?? "", type: "HKWorkoutTypeIdentifier", kind: .workout,
+                            start: start, end: end, sourceName: object["source"] as? String ?? defaultSource,
+                            metadata: metadata, userId: userId, detail: .workout(workout))
+        SampleNormalizer.normalize(&sample, convention: .canonical)
+        return sample
+    }
+
+    /// A `{qty, units}` object (or a bare number) in `unit` (nil: as sent).
+    static func quantity(_ value: Any?, in unit: String?) -> Double? {
+        if let number = JSONValues.number(value) { return number }
+        guard let object = value as? [String: Any], let amount = JSONValues.number(object["qty"]) else { return nil }
+        guard let unit, let sent = object["units"] as? String, sent != unit else { return amount }
+        return UnitConverter.convert(amount, from: sent, to: unit) ?? amount
+    }
+
+    private static func normalized(_ sample: Sample) -> Sample {
+        var copy = sample
+        SampleNormalizer.normalize(&copy, convention: .canonical)
+        return copy
+    }
+}

@@ -1,0 +1,155 @@
+import CMHD
+import Foundation
+import HealthRouterCore
+import Synchronization
+
+/// An HTTP/1.1 server on libmicrohttpd (a thread per connection). `examineHead` may answer
+/// a request from its headers alone (auth, length) before the body is read; otherwise the
+/// body is gathered (at most `bodyLimit` bytes) and `handle` answers it on the connection's
+/// thread. `stop()` stops accepting, waits for the requests in flight, then closes.
+final class MHDServer: Sendable {
+    struct Limits: Sendable {
+        var connections: UInt32 = 256
+        var timeoutSeconds: UInt32 = 60
+        var bodyLimit = 64 << 20
+    }
+
+    /// The header names handlers may read (lower-cased).
+    static let headerNames = ["authorization", "content-length", "content-encoding", "content-type",
+                              "api-key", "x-api-key", "transfer-encoding"]
+
+    let examineHead: @Sendable (HTTPRequest) -> HTTPReply?
+    let handle: @Sendable (HTTPRequest) -> HTTPReply
+    let limits: Limits
+    /// The `MHD_Daemon *` as an address (pointers are not Sendable); 0 when not running.
+    private let daemon = Mutex<UInt>(0)
+    private let inFlight = Mutex(0)
+    private let served = Mutex(0)
+
+    init(limits: Limits, examineHead: @escaping @Sendable (HTTPRequest) -> HTTPReply?,
+         handle: @escaping @Sendable (HTTPRequest) -> HTTPReply) {
+        self.limits = limits
+        self.examineHead = examineHead
+        self.handle = handle
+    }
+
+    /// The state of one request across the handler's calls; released when MHD completes it.
+    final class Exchange {
+        var request: HTTPRequest
+        var overLimit = false
+        init(request: HTTPRequest) { self.request = request }
+    }
+
+    /// Binds `host:port` (IPv4) and starts serving; returns the bound port.
+    func start(host: String, port: UInt16, tls: (key: String, certificate: String)?) throws -> UInt16 {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
+            throw SourceError(input: "\(host):\(port)", problem: "not an IPv4 address",
+                              hint: "write listen as 127.0.0.1:8787 or 0.0.0.0:8787")
+        }
+        let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_THREAD_PER_CONNECTION.rawValue
+            | MHD_USE_ITC.rawValue | MHD_USE_ERROR_LOG.rawValue
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        let started: OpaquePointer? = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                if let tls {
+                    return swmhd_start_tls(UInt32(flags), socketAddress, Self.accessHandler, context, Self.completedHandler,
+                                           context, limits.connections, limits.timeoutSeconds, 256 << 10,
+                                           tls.key, tls.certificate)
+                }
+                return swmhd_start(UInt32(flags), socketAddress, Self.accessHandler, context, Self.completedHandler,
+                                   context, limits.connections, limits.timeoutSeconds, 256 << 10)
+            }
+        }
+        guard let started else {
+            throw SourceError(input: "\(host):\(port)", problem: "cannot listen (address in use or not available)",
+                              hint: "pick another port in listen, or stop what uses this one")
+        }
+        daemon.withLock { $0 = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(started))) }
+        return swmhd_bound_port(started)
+    }
+
+    /// Stops accepting, waits up to `grace` seconds for the requests in flight, and closes.
+    func stop(grace: Double = 30) {
+        let address = daemon.withLock { value -> UInt in
+            let current = value
+            value = 0
+            return current
+        }
+        guard let pointer = OpaquePointer(bitPattern: address) else { return }
+        let listener = MHD_quiesce_daemon(pointer)
+        if listener >= 0 { close(listener) }
+        let deadline = Date(timeIntervalSinceNow: grace)
+        while inFlight.withLock({ $0 }) > 0 && Date() < deadline { usleep(5_000) }
+        MHD_stop_daemon(pointer)
+    }
+
+    var requestsInFlight: Int { inFlight.withLock { $0 } }
+    var requestsServed: Int { served.withLock { $0 } }
+
+    // MARK: - libmicrohttpd callbacks
+
+    private static let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, method, _, data, size, state in
+        let server = Unmanaged<MHDServer>.fromOpaque(context!).takeUnretainedValue()
+        return server.access(connection: connection!, url: url, method: method, data: data, size: size!, state: state!)
+    }
+
+    private static let completedHandler: MHD_RequestCompletedCallback = { context, _, state, _ in
+        guard let state, let pointer = state.pointee else { return }
+        Unmanaged<Exchange>.fromOpaque(pointer).release()
+        state.pointee = nil
+        let server = Unmanaged<MHDServer>.fromOpaque(context!).takeUnretainedValue()
+        server.inFlight.withLock { $0 -= 1 }
+    }
+
+    private func access(connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
+                        data: UnsafePointer<CChar>?, size: UnsafeMutablePointer<Int>,
+                        state: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
+        guard let pointer = state.pointee else {
+            // First call: the headers are in.
+            inFlight.withLock { $0 += 1 }
+            var headers: [String: String] = [:]
+            for name in Self.headerNames {
+                if let value = MHD_lookup_connection_value(connection, .HEADER_KIND, name) {
+                    headers[name] = String(cString: value)
+                }
+            }
+            let arguments = MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, nil, nil)
+            let request = HTTPRequest(method: method.map { String(cString: $0) } ?? "GET",
+                                      path: url.map { String(cString: $0) } ?? "/",
+                                      hasQuery: arguments > 0, headers: headers)
+            let exchange = Exchange(request: request)
+            state.pointee = Unmanaged.passRetained(exchange).toOpaque()
+            if let early = examineHead(request) { return queue(early, on: connection) }
+            return .YES
+        }
+        let exchange = Unmanaged<Exchange>.fromOpaque(pointer).takeUnretainedValue()
+        if size.pointee > 0 {
+            if exchange.request.body.count + size.pointee > limits.bodyLimit {
+                exchange.overLimit = true
+                exchange.request.body = []
+            } else if !exchange.overLimit, let data {
+                exchange.request.body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: size.pointee))
+            }
+            size.pointee = 0
+            return .YES
+        }
+        if exchange.overLimit { return queue(.contentTooLong, on: connection) }
+        let reply = handle(exchange.request)
+        served.withLock { $0 += 1 }
+        return queue(reply, on: connection)
+    }
+
+    private func queue(_ reply: HTTPReply, on connection: OpaquePointer) -> MHD_Result {
+        let response = reply.body.withUnsafeBytes { bytes in
+            MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
+                                            .RESPMEM_MUST_COPY)
+        }
+        guard let response else { return .NO }
+        defer { MHD_destroy_response(response) }
+        _ = MHD_add_response_header(response, "Content-Type", reply.contentType)
+        return MHD_queue_response(connection, UInt32(reply.status), response)
+    }
+}

@@ -1,0 +1,203 @@
+import Foundation
+import HealthRouterCore
+
+/// Turns a Pulso protocol v1.2 `POST /ingest` body (a JSON array of sample objects and
+/// `{"deleted":[…]}` tombstones, pulso-protocol.md §1.3–1.4) into canonical items.
+///
+/// - Every element counts in `received`, as Pulso's reference server counts it; elements
+///   that are not objects, and samples without a string `uuid` or with dates that cannot be
+///   read, are skipped (counted in `skipped`).
+/// - An element with `deleted` is a tombstone even if it has a `uuid`; a non-list `deleted`
+///   deletes nothing; non-string entries are skipped.
+/// - Samples: `type` short keys become HealthKit identifiers, category names HealthKit's,
+///   workout activity names HealthKit's; `metadata.timeZone` becomes the sample's zone;
+///   healthrouter's additive fields (`identifier`, `kind`, `categoryValue`, `numericValue`,
+///   `activityType`, `timeZone`, `sourceVersion`, `device`, `creationDate`) are read back.
+///   Every item carries `userId` (the pushing token's user), whatever the body says.
+enum PulsoBatchParser {
+    struct Batch {
+        var items: [HealthItem] = []
+        var received = 0
+        var skipped = 0
+        /// For `/latest`: each sample's wire `type` and `end`, in body order.
+        var ends: [(key: String, end: String, instant: Timestamp)] = []
+    }
+
+    enum Failure: Error, Equatable {
+        case badJSON
+        case notArray
+    }
+
+    static func parse(_ body: [UInt8], userId: String?) throws(Failure) -> Batch {
+        if let batch = body.withUnsafeBufferPointer({ scan($0, userId: userId) }) { return batch }
+        // Anything the byte-level reader does not take (errors included) goes through
+        // JSONSerialization, which tells bad JSON from JSON that is not an array.
+        return try parseWithFoundation(body, userId: userId)
+    }
+
+    /// A native body (`POST /v1/samples`): NDJSON, one sample object or tombstone a line, in
+    /// the encoding of `PulsoJSONEncoder` with its additive fields. Blank lines are ignored;
+    /// a line that is not a JSON object fails the whole body (nothing is written).
+    static func parseNDJSON(_ body: [UInt8], userId: String?) throws(Failure) -> Batch {
+        var batch = Batch()
+        var failed = false
+        body.withUnsafeBufferPointer { buffer in
+            var lineStart = 0
+            while lineStart < buffer.count && !failed {
+                var lineEnd = lineStart
+                while lineEnd < buffer.count && buffer[lineEnd] != 0x0A { lineEnd += 1 }
+                let line = UnsafeBufferPointer(rebasing: buffer[lineStart..<lineEnd])
+                lineStart = lineEnd + 1
+                guard line.contains(where: { $0 != 0x20 && $0 != 0x0D && $0 != 0x09 }) else { continue }
+                batch.received += 1
+                var scanner = JSONScanner(line)
+                var element: PulsoElement?
+                if let scanned = try? PulsoElement(scanning: &scanner) {
+                    scanner.skipWhitespace()
+                    if scanner.atEnd { element = scanned }
+                }
+                if element == nil, let object = JSONValues.parse(Array(line)) as? [String: Any] {
+                    element = PulsoElement(dictionary: object)
+                }
+                guard let element else {
+                    failed = true
+                    continue
+                }
+                add(element, userId: userId, to: &batch)
+            }
+        }
+        if failed { throw .badJSON }
+        return batch
+    }
+
+    /// The fallback path, through `JSONSerialization`.
+    static func parseWithFoundation(_ body: [UInt8], userId: String?) throws(Failure) -> Batch {
+        guard let root = JSONValues.parse(body) else { throw .badJSON }
+        guard let elements = root as? [Any] else { throw .notArray }
+        var batch = Batch()
+        batch.received = elements.count
+        batch.items.reserveCapacity(elements.count)
+        for element in elements {
+            guard let object = element as? [String: Any] else {
+                batch.skipped += 1
+                continue
+            }
+            add(PulsoElement(dictionary: object), userId: userId, to: &batch)
+        }
+        return batch
+    }
+
+    /// The byte-level path: nil when the body is not a well-formed array this reader takes.
+    static func scan(_ bytes: UnsafeBufferPointer<UInt8>, userId: String?) -> Batch? {
+        var scanner = JSONScanner(bytes)
+        var batch = Batch()
+        do {
+            try scanner.consume(UInt8(ascii: "["))
+            if try !scanner.consumeIf(UInt8(ascii: "]")) {
+                repeat {
+                    batch.received += 1
+                    if try scanner.peek() == UInt8(ascii: "{") {
+                        add(try PulsoElement(scanning: &scanner), userId: userId, to: &batch)
+                    } else {
+                        try scanner.skipValue()
+                        batch.skipped += 1
+                    }
+                } while try scanner.next(close: UInt8(ascii: "]"))
+            }
+            scanner.skipWhitespace()
+            guard scanner.atEnd else { return nil }
+            return batch
+        } catch {
+            return nil
+        }
+    }
+
+    private static func add(_ element: PulsoElement, userId: String?, to batch: inout Batch) {
+        if let ids = element.deleted {
+            if !ids.isEmpty { batch.items.append(.tombstone(Tombstone(ids: ids, userId: userId))) }
+            return
+        }
+        guard let sample = sample(from: element, userId: userId) else {
+            batch.skipped += 1
+            return
+        }
+        batch.items.append(.sample(sample.sample))
+        batch.ends.append((sample.key, sample.endText, sample.sample.end))
+    }
+
+    /// One sample element as a canonical sample, with its wire type key and `end` string.
+    static func sample(from element: PulsoElement, userId: String?) -> (sample: Sample, key: String, endText: String)? {
+        guard let id = element.uuid, !id.isEmpty, let startText = element.start, let endText = element.end,
+              let start = HealthDateParser.parse(startText), let end = HealthDateParser.parse(endText) else { return nil }
+        let key = element.type ?? "unknown"
+        let known = TypeRegistry.type(key: key) ?? TypeRegistry.resolve(key)
+        let identifier = element.identifier ?? known?.identifier ?? key
+
+        var kind: SampleKind
+        if let name = element.kind, let named = SampleKind.allCases.first(where: { $0.name == name }) {
+            kind = named
+        } else if let known {
+            kind = known.kind
+        } else if key == "workout" || element.workoutActivityTypePresent {
+            kind = .workout
+        } else if case .string = element.value {
+            kind = .category
+        } else {
+            kind = .quantity
+        }
+
+        var sample = Sample(id: id, type: identifier, kind: kind, start: start, end: end,
+                            sourceName: element.source ?? "", userId: userId)
+        switch element.value {
+        case .string(let text):
+            sample.categoryValue = element.categoryValue ?? CategoryValueNames.healthKitName(text, type: identifier)
+            sample.value = element.numericValue
+        case .number(let number):
+            sample.value = number
+        case .none, .other:
+            break
+        }
+        sample.unit = element.unit
+        sample.sourceBundleId = element.sourceBundleId
+        sample.sourceVersion = element.sourceVersion
+        sample.device = element.device
+        if let created = element.creationDate { sample.createdAt = HealthDateParser.parse(created) }
+
+        sample.timeZone = element.timeZone
+        sample.metadata = element.metadata
+        if element.timeZone == nil, let index = sample.metadata.firstIndex(where: { $0.key == "timeZone" }),
+           case .string(let zone) = sample.metadata[index].value {
+            sample.timeZone = zone
+            sample.metadata.remove(at: index)
+        }
+
+        if kind == .workout {
+            let wire = element.workoutActivityType ?? "other"
+            var workout = Workout(activityType: element.activityType ?? WorkoutActivityName.healthKitName(wire))
+            workout.durationSeconds = element.duration
+            workout.totalEnergyBurnedKilocalories = element.totalEnergyBurned
+            workout.totalBasalEnergyBurnedKilocalories = element.totalBasalEnergyBurned
+            workout.totalDistanceMeters = element.totalDistance
+            workout.averageHeartRate = element.averageHeartRate
+            workout.minimumHeartRate = element.minimumHeartRate
+            workout.maximumHeartRate = element.maximumHeartRate
+            sample.detail = .workout(workout)
+        }
+        SampleNormalizer.normalize(&sample, convention: .canonical)
+        return (sample, sanitizedKey(key), endText)
+    }
+
+    /// The type key as Pulso's server names its files: every character outside
+    /// `[A-Za-z0-9_-]` replaced by `_`; empty becomes `unknown`.
+    static func sanitizedKey(_ key: String) -> String {
+        guard !key.isEmpty else { return "unknown" }
+        if key.utf8.allSatisfy({ b in
+            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x5F || b == 0x2D
+        }) { return key }
+        return String(String.UnicodeScalarView(key.unicodeScalars.map { scalar in
+            let v = scalar.value
+            let ok = (v >= 0x30 && v <= 0x39) || (v >= 0x41 && v <= 0x5A) || (v >= 0x61 && v <= 0x7A) || v == 0x5F || v == 0x2D
+            return ok ? scalar : "_"
+        }))
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import HealthRouterCore
+
+/// Answers the push routes (see `HTTPPushSource`): authentication and length checks on the
+/// headers, then decoding, the journal append and the reply.
+final class PushRequestHandler: Sendable {
+    let sourceName: String
+    let tokens: TokenTable
+    let openUserId: String?
+    let ingest: PushIngest
+    let latest: LatestIndex
+    let logger: Logger
+    let bodyLimit: Int
+
+    init(sourceName: String, tokens: TokenTable, openUserId: String?, ingest: PushIngest, latest: LatestIndex,
+         logger: Logger, bodyLimit: Int) {
+        self.sourceName = sourceName
+        self.tokens = tokens
+        self.openUserId = openUserId
+        self.ingest = ingest
+        self.latest = latest
+        self.logger = logger
+        self.bodyLimit = bodyLimit
+    }
+
+    enum Route {
+        case ingest, native, hae, health, latest
+    }
+
+    /// Who pushes: the user's name (the `/latest` key) and the id samples get.
+    struct Caller {
+        var name: String
+        var userId: String?
+    }
+
+    static func route(_ request: HTTPRequest) -> Route? {
+        guard !request.hasQuery else { return nil }
+        switch (request.method, request.path) {
+        case ("POST", "/ingest"): return .ingest
+        case ("POST", "/hae"): return .hae
+        case ("POST", "/v1/samples"): return .native
+        case ("GET", "/health"): return .health
+        case ("GET", "/latest"): return .latest
+        default: return nil
+        }
+    }
+
+    /// The caller, or nil when a token is required and missing or wrong.
+    func caller(_ request: HTTPRequest, route: Route) -> Caller? {
+        if tokens.isEmpty { return Caller(name: "", userId: openUserId) }
+        guard let token = TokenTable.presentedToken(request, allowAPIKey: route == .hae),
+              let entry = tokens.user(presenting: token) else { return nil }
+        return Caller(name: entry.user, userId: entry.userId)
+    }
+
+    /// A reply from the headers alone, or nil to read the body and call `handle`.
+    func examineHead(_ request: HTTPRequest) -> HTTPReply? {
+        guard let route = Self.route(request) else { return .notFound }
+        switch route {
+        case .health:
+            return HTTPReply(status: 200, json: "{\"status\": \"ok\"}")
+        case .latest:
+            guard let caller = caller(request, route: route) else { return .unauthorized }
+            return HTTPReply(status: 200, json: latest.json(user: caller.name))
+        case .ingest, .native, .hae:
+            guard caller(request, route: route) != nil else { return .unauthorized }
+            guard let text = request.header("content-length"), let length = Int(text), length > 0 else {
+                return .badContentLength
+            }
+            if length > bodyLimit { return .contentTooLong }
+            return nil
+        }
+    }
+
+    func handle(_ request: HTTPRequest) -> HTTPReply {
+        if let early = examineHead(request) { return early }
+        guard let route = Self.route(request), let caller = caller(request, route: route) else { return .notFound }
+        var body = request.body
+        if let encoding = request.header("content-encoding"),
+           encoding.trimmingCharacters(in: .whitespaces).lowercased() == "gzip" {
+            do {
+                body = try GzipInflater.inflate(body, limit: bodyLimit)
+            } catch .tooLarge {
+                return .bodyTooLarge
+            } catch {
+                return .badGzip
+            }
+        }
+        switch route {
+        case .ingest: return ingestPulso(body, caller: caller, native: false)
+        case .native: return ingestPulso(body, caller: caller, native: true)
+        case .hae: return ingestHealthAutoExport(body, caller: caller)
+        case .health, .latest: return .notFound
+        }
+    }
+
+    private func ingestPulso(_ body: [UInt8], caller: Caller, native: Bool) -> HTTPReply {
+        let batch: PulsoBatchParser.Batch
+        do {
+            batch = native ? try PulsoBatchParser.parseNDJSON(body, userId: caller.userId)
+                : try PulsoBatchParser.parse(body, userId: caller.userId)
+        } catch .notArray {
+            return .notArray
+        } catch {
+            return .badJSON
+        }
+        guard let result = append(batch.items) else { return .storageError }
+        do {
+            try latest.record(batch.ends, user: caller.name)
+        } catch {
+            logger.warning("cannot update the /latest index", [("error", "\(error)")])
+        }
+        return Self.received(batch.received, result: result)
+    }
+
+    private func ingestHealthAutoExport(_ body: [UInt8], caller: Caller) -> HTTPReply {
+        let payload: HealthAutoExportParser.Payload
+        do {
+            payload = try HealthAutoExportParser.parse(body, userId: caller.userId)
+        } catch .notObject {
+            return .error(400, "body must be a json object")
+        } catch {
+            return .badJSON
+        }
+        guard let result = append(payload.items) else { return .storageError }
+        if payload.skipped > 0 { logger.debug("health auto export: skipped \(payload.skipped) data points") }
+        return Self.received(payload.items.count, result: result)
+    }
+
+    /// Appends durably; nil (and a logged error) when the journal refused.
+    private func append(_ items: [HealthItem]) -> AppendResult? {
+        do {
+            return try ingest.append(items, source: sourceName)
+        } catch {
+            logger.error("cannot write the journal", [("error", "\(error)")])
+            return nil
+        }
+    }
+
+    static func received(_ received: Int, result: AppendResult) -> HTTPReply {
+        HTTPReply(status: 200, json: "{\"received\": \(received), \"new\": \(result.newCount + result.changed), \"deleted\": \(result.deletedIds)}")
+    }
+}

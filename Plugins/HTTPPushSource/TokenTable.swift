@@ -1,0 +1,45 @@
+import CCrypto
+
+/// The configured users' tokens, compared in constant time (`CRYPTO_memcmp`): a wrong
+/// token takes as long to refuse whatever its prefix.
+struct TokenTable: Sendable {
+    struct Entry: Sendable {
+        var user: String
+        var userId: String
+        var token: [UInt8]
+    }
+
+    let entries: [Entry]
+
+    var isEmpty: Bool { entries.isEmpty }
+
+    /// The user whose token is `presented`, nil when none is.
+    func user(presenting presented: String) -> Entry? {
+        let bytes = Array(presented.utf8)
+        var found: Entry?
+        // Every entry is compared, so the time does not tell which user matched.
+        for entry in entries {
+            var equal = false
+            if bytes.count == entry.token.count {
+                equal = bytes.withUnsafeBytes { a in
+                    entry.token.withUnsafeBytes { b in CRYPTO_memcmp(a.baseAddress, b.baseAddress, a.count) == 0 }
+                }
+            }
+            if equal && found == nil { found = entry }
+        }
+        return found
+    }
+
+    /// The token a request presents: `Authorization: Bearer <token>`, else an `api-key` or
+    /// `x-api-key` header (Health Auto Export's custom header) when `allowAPIKey`.
+    static func presentedToken(_ request: HTTPRequest, allowAPIKey: Bool) -> String? {
+        if let authorization = request.header("authorization") {
+            let trimmed = authorization.drop { $0 == " " }
+            if trimmed.count > 7, trimmed.prefix(7).lowercased() == "bearer " {
+                return String(trimmed.dropFirst(7).drop { $0 == " " })
+            }
+        }
+        guard allowAPIKey else { return nil }
+        return request.header("api-key") ?? request.header("x-api-key")
+    }
+}

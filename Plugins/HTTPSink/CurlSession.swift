@@ -1,0 +1,77 @@
+import CCurl
+import Foundation
+
+/// A blocking HTTP client on one libcurl easy handle (connections are kept alive between
+/// requests). Used from one thread at a time: the sink worker's.
+final class CurlSession {
+    struct Response {
+        var status: Int
+        var body: [UInt8]
+        var text: String { String(decoding: body, as: UTF8.self) }
+    }
+
+    struct TransportError: Error, CustomStringConvertible {
+        var url: String
+        var message: String
+        var description: String { "\(url): \(message)" }
+    }
+
+    private final class Collector {
+        var bytes: [UInt8] = []
+        let limit = 1 << 20
+    }
+
+    private let handle: UnsafeMutableRawPointer
+    let timeoutSeconds: Int
+
+    init(timeoutSeconds: Int) {
+        Self.initializeOnce
+        handle = curl_easy_init()
+        self.timeoutSeconds = timeoutSeconds
+    }
+
+    deinit { curl_easy_cleanup(handle) }
+
+    private static let initializeOnce: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
+
+    /// Sends `method` to `url` with `headers` and `body` (POST when a body is given).
+    func send(_ url: String, headers: [String], body: [UInt8]?) throws -> Response {
+        curl_easy_reset(handle)
+        _ = swcurl_setopt_str(handle, CURLOPT_URL, url)
+        _ = swcurl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        _ = swcurl_setopt_long(handle, CURLOPT_TIMEOUT, timeoutSeconds)
+        _ = swcurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT, min(timeoutSeconds, 10))
+        var list: UnsafeMutablePointer<curl_slist>?
+        // No `Expect: 100-continue` round trip before large bodies.
+        for header in headers + ["Expect:"] { list = curl_slist_append(list, header) }
+        defer { curl_slist_free_all(list) }
+        _ = swcurl_setopt_slist(handle, CURLOPT_HTTPHEADER, list)
+        let collector = Collector()
+        _ = swcurl_setopt_datacb(handle, CURLOPT_WRITEFUNCTION) { pointer, size, count, context in
+            let collector = Unmanaged<Collector>.fromOpaque(context!).takeUnretainedValue()
+            if collector.bytes.count < collector.limit {
+                collector.bytes.append(contentsOf: UnsafeRawBufferPointer(start: pointer, count: size * count))
+            }
+            return size * count
+        }
+        _ = swcurl_setopt_ptr(handle, CURLOPT_WRITEDATA, Unmanaged.passUnretained(collector).toOpaque())
+        var code = CURLE_OK
+        if let body {
+            _ = swcurl_setopt_long(handle, CURLOPT_POST, 1)
+            body.withUnsafeBytes { bytes in
+                // Not copied by libcurl: the buffer lives until perform returns.
+                _ = swcurl_setopt_ptr(handle, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+                _ = swcurl_setopt_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bytes.count))
+                code = curl_easy_perform(handle)
+            }
+        } else {
+            code = curl_easy_perform(handle)
+        }
+        guard code == CURLE_OK else {
+            throw TransportError(url: url, message: String(cString: curl_easy_strerror(code)))
+        }
+        var status = 0
+        _ = swcurl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        return Response(status: status, body: collector.bytes)
+    }
+}

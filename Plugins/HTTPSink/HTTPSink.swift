@@ -1,0 +1,136 @@
+import Foundation
+import HealthRouterCore
+
+/// The `http` sink: a Pulso protocol client. Forwards samples and tombstones to any Pulso
+/// server (or another healthrouter's `http_push`) as gzip JSON batches with a bearer token.
+///
+/// - `prepare()` checks `GET <url>/health` answers 2xx (also what `check --connect` does);
+///   the core keeps the cursor (a Pulso server has none).
+/// - `write(_:cursor:)` posts the entries to `<url>/ingest` in bodies of at most 5,000
+///   elements and 8 MiB uncompressed; each must be answered 2xx. Anything else (another
+///   status, no answer) throws `SinkError.unavailable`, and the worker retries the batch with
+///   exponential backoff; the receiver dedupes by uuid, so a re-sent body is harmless.
+public final class HTTPSink: Sink {
+    public struct Configuration: Decodable, Sendable {
+        /// The server's base URL (`https://health.example.org`); `/ingest` and `/health` are appended.
+        public var url: String
+        /// The bearer token, when the server wants one.
+        public var token: String?
+        /// Elements per request (at most 5,000).
+        public var batchSize: Int?
+        /// Per-request timeout (default 120s).
+        public var timeout: ConfigDuration?
+        /// Gzip the bodies (default true).
+        public var gzip: Bool?
+        /// Send healthrouter's additive fields (default true; Pulso servers ignore them).
+        public var extensions: Bool?
+        /// `pulso` (default: `POST /ingest`, JSON arrays) or `native` (`POST /v1/samples`,
+        /// NDJSON, towards another healthrouter).
+        public var format: String?
+
+        public init(url: String, token: String? = nil) {
+            self.url = url
+            self.token = token
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case url, token, timeout, gzip, extensions, format
+            case batchSize = "batch_size"
+        }
+    }
+
+    public let configuration: Configuration
+    private let baseURL: String
+    private let logger: Logger
+    private var session: CurlSession?
+    private let encoder: PulsoBatchEncoder
+    private let ingestPath: String
+
+    /// Checks the configuration without I/O; throws a `ConfigError` naming the key.
+    public init(configuration: Configuration, context: PluginContext, path: String = "") throws {
+        self.configuration = configuration
+        logger = context.logger.with("sink", context.name)
+        var base = configuration.url.trimmingCharacters(in: .whitespaces)
+        guard !base.isEmpty else {
+            throw ConfigError(path: path + ".url", message: "url is empty", suggestion: "https://health.example.org")
+        }
+        if !base.contains("://") { base = "http://" + base }
+        guard base.hasPrefix("http://") || base.hasPrefix("https://") else {
+            throw ConfigError(path: path + ".url", message: "url must be http:// or https://, not '\(configuration.url)'")
+        }
+        while base.hasSuffix("/") { base.removeLast() }
+        if base.hasSuffix("/ingest") { base.removeLast("/ingest".count) }
+        baseURL = base
+        var encoder = PulsoBatchEncoder()
+        if let size = configuration.batchSize {
+            guard (1...5_000).contains(size) else {
+                throw ConfigError(path: path + ".batch_size", message: "batch_size must be 1…5000, not \(size)")
+            }
+            encoder.maxElements = size
+        }
+        encoder.extensions = configuration.extensions ?? true
+        switch configuration.format ?? "pulso" {
+        case "pulso":
+            ingestPath = "/ingest"
+        case "native":
+            ingestPath = "/v1/samples"
+            encoder.ndjson = true
+            encoder.extensions = true
+        default:
+            throw ConfigError(path: path + ".format", message: "format must be pulso or native, not '\(configuration.format ?? "")'")
+        }
+        self.encoder = encoder
+    }
+
+    private var headers: [String] {
+        var headers = [encoder.ndjson ? "Content-Type: application/x-ndjson" : "Content-Type: application/json"]
+        if let token = configuration.token, !token.isEmpty { headers.append("Authorization: Bearer \(token)") }
+        return headers
+    }
+
+    private func currentSession() -> CurlSession {
+        if let session { return session }
+        let fresh = CurlSession(timeoutSeconds: Int((configuration.timeout?.seconds ?? 120).rounded(.up)))
+        session = fresh
+        return fresh
+    }
+
+    public func prepare() throws -> Int64? {
+        let url = baseURL + "/health"
+        do {
+            let response = try currentSession().send(url, headers: [], body: nil)
+            guard (200..<300).contains(response.status) else {
+                throw SinkError.unavailable("\(url) answered \(response.status)")
+            }
+        } catch let error as CurlSession.TransportError {
+            throw SinkError.unavailable(error.description)
+        }
+        return nil
+    }
+
+    public func write(_ entries: [JournalEntry], cursor: Int64) throws {
+        let url = baseURL + ingestPath
+        let gzip = configuration.gzip ?? true
+        var headers = self.headers
+        if gzip { headers.append("Content-Encoding: gzip") }
+        for body in encoder.bodies(entries) {
+            let payload = gzip ? GzipDeflater.gzip(body, level: 1) : body
+            let response: CurlSession.Response
+            do {
+                response = try currentSession().send(url, headers: headers, body: payload)
+            } catch let error as CurlSession.TransportError {
+                session = nil
+                throw SinkError.unavailable(error.description)
+            }
+            guard (200..<300).contains(response.status) else {
+                var reason = "\(url) answered \(response.status) \(response.text.prefix(200))"
+                if response.status == 401 { reason += " (check the sink's token)" }
+                throw SinkError.unavailable(reason)
+            }
+        }
+    }
+
+    public func close() {
+        session = nil
+    }
+}

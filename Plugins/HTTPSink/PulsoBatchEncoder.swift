@@ -1,0 +1,56 @@
+import HealthRouterCore
+
+/// Encodes journal entries as Pulso `POST /ingest` bodies: JSON arrays of sample objects
+/// (`PulsoJSONEncoder`) and `{"deleted":[…]}` tombstones, split so that each body holds at
+/// most `maxElements` elements and `maxBytes` uncompressed bytes (Pulso's own client sends
+/// pages of 5,000 and slices of 8 MiB). A single element larger than `maxBytes` goes alone.
+struct PulsoBatchEncoder {
+    var maxElements = 5_000
+    var maxBytes = 8 << 20
+    /// Writes healthrouter's additive fields too (another healthrouter reads them back;
+    /// Pulso servers ignore them).
+    var extensions = true
+    /// NDJSON (one element a line, no brackets) for healthrouter's native `POST /v1/samples`.
+    var ndjson = false
+
+    func bodies(_ entries: [JournalEntry]) -> [[UInt8]] {
+        let open: [UInt8] = ndjson ? [] : [UInt8(ascii: "[")]
+        let close = ndjson ? UInt8(ascii: "\n") : UInt8(ascii: "]")
+        let separator = ndjson ? UInt8(ascii: "\n") : UInt8(ascii: ",")
+        var bodies: [[UInt8]] = []
+        var current: [UInt8] = open
+        var count = 0
+        var element = JSONWriter(capacity: 1024)
+        for entry in entries {
+            element.reset()
+            switch entry.item {
+            case .sample(let sample):
+                element.beginObject()
+                PulsoJSONEncoder.writeSampleFields(sample, into: &element, extensions: extensions)
+                element.endObject()
+            case .tombstone(let tombstone):
+                element.beginObject()
+                element.key("deleted")
+                element.beginArray()
+                for id in tombstone.ids { element.string(id) }
+                element.endArray()
+                element.endObject()
+            }
+            let size = element.bytes.count + 1
+            if count > 0 && (count >= maxElements || current.count + size + 1 > maxBytes) {
+                current.append(close)
+                bodies.append(current)
+                current = open
+                count = 0
+            }
+            if count > 0 { current.append(separator) }
+            current.append(contentsOf: element.bytes)
+            count += 1
+        }
+        if count > 0 {
+            current.append(close)
+            bodies.append(current)
+        }
+        return bodies
+    }
+}

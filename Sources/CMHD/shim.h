@@ -1,0 +1,42 @@
+#include <stdint.h>
+#include <stdarg.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <microhttpd.h>
+
+/* MHD_start_daemon and MHD_get_daemon_info are variadic: Swift cannot call them. */
+static inline struct MHD_Daemon *swmhd_start(unsigned int flags, const struct sockaddr *address,
+        MHD_AccessHandlerCallback handler, void *handler_context,
+        MHD_RequestCompletedCallback completed, void *completed_context,
+        unsigned int connection_limit, unsigned int timeout_seconds, size_t memory_limit) {
+    return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_context,
+                            MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
+                            MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+                            MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
+                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
+                            MHD_OPTION_SOCK_ADDR, address,
+                            MHD_OPTION_END);
+}
+
+static inline struct MHD_Daemon *swmhd_start_tls(unsigned int flags, const struct sockaddr *address,
+        MHD_AccessHandlerCallback handler, void *handler_context,
+        MHD_RequestCompletedCallback completed, void *completed_context,
+        unsigned int connection_limit, unsigned int timeout_seconds, size_t memory_limit,
+        const char *key_pem, const char *cert_pem) {
+    return MHD_start_daemon(flags | MHD_USE_TLS, 0, NULL, NULL, handler, handler_context,
+                            MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
+                            MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+                            MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
+                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
+                            MHD_OPTION_SOCK_ADDR, address,
+                            MHD_OPTION_HTTPS_MEM_KEY, key_pem,
+                            MHD_OPTION_HTTPS_MEM_CERT, cert_pem,
+                            MHD_OPTION_END);
+}
+
+/* The port the daemon is bound to (useful after binding port 0). */
+static inline uint16_t swmhd_bound_port(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info ? info->port : 0;
+}

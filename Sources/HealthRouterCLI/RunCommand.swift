@@ -1,0 +1,155 @@
+import Dispatch
+import Foundation
+import HealthRouterCore
+import Synchronization
+
+/// `healthrouter run`: the daemon. Serves the long-running sources and keeps every sink
+/// caught up with the journal until SIGTERM or SIGINT.
+enum RunCommand {
+    static let help = """
+        usage: healthrouter run [--config FILE] [--log-format text|json]
+
+        Runs every long-running source of the config (http_push: phones push to it) and a
+        worker per sink that delivers each accepted sample to the sinks its routes select,
+        retrying a sink that is down with backoff (1 s doubling up to 1 h), forever.
+        File sources are not read here: use `healthrouter import` for them.
+
+        A push is answered 200 only once it is durable in the journal, so a crash or kill -9
+        loses nothing that was acknowledged; on the next start every sink catches up.
+
+        SIGTERM or SIGINT (Ctrl-C) shut down gracefully: no new requests are accepted, those
+        in flight finish, the sinks get a few seconds to deliver what was accepted, and the
+        process exits 0. SIGHUP reloads the config the same way (nothing accepted is lost);
+        a config that does not check, or cannot start, is logged and the previous one kept.
+
+        exit codes: 0 stopped by a signal, 69 a source cannot listen (address in use),
+                    73 the state directory is not writable, 78 the config is wrong
+
+        examples:
+          ALICE_TOKEN=… healthrouter run --config healthrouter.yaml
+          healthrouter run --config healthrouter.yaml --log-format json
+        """
+
+    static func run(_ words: [String], environment: [String: String]) throws -> ExitCode {
+        let arguments = try CommandLineArguments.parse(words, command: "run")
+        if arguments.flags.contains("--help") {
+            print(help)
+            return .success
+        }
+        var plan = try Plan(arguments: arguments, environment: environment)
+        try plan.loaded.ensureStateDirectory()
+        let signals = SignalWaiter(signals: [SIGTERM, SIGINT, SIGHUP], logger: plan.loaded.logger)
+        var previous: Plan?
+        while true {
+            var received: Int32 = 0
+            do {
+                try plan.daemon().run(sources: plan.services) { received = signals.wait() }
+            } catch {
+                // A reloaded config that cannot start (address in use): go back to the one that ran.
+                if let working = previous {
+                    plan.loaded.logger.error("the reloaded config cannot start; keeping the previous one", [("error", "\(error)")])
+                    plan = working
+                    previous = nil
+                    continue
+                }
+                switch error {
+                case let error as SourceError:
+                    throw CommandFailure(message: error.description, hint: nil, code: .unavailable)
+                case let error as SQLiteError:
+                    throw CommandFailure(message: "cannot open the journal in \(plan.loaded.config.stateDirectory): \(error)",
+                                         hint: "check that the state directory is writable", code: .cannotCreate)
+                default:
+                    throw error
+                }
+            }
+            guard received == SIGHUP else { break }
+            do {
+                let next = try Plan(arguments: arguments, environment: ProcessInfo.processInfo.environment)
+                try next.loaded.ensureStateDirectory()
+                previous = plan
+                plan = next
+                plan.loaded.logger.info("config reloaded", [("config", plan.loaded.origin)])
+            } catch {
+                plan.loaded.logger.error("config not reloaded, running the previous one", [("error", "\(error)")])
+                previous = nil
+            }
+        }
+        plan.loaded.logger.info("stopped")
+        return .success
+    }
+
+    /// What one config runs: its sinks and long-running sources, checked without I/O.
+    struct Plan {
+        var loaded: LoadedConfig
+        var sinks: [SinkSpec]
+        var services: [(name: String, source: any ServiceSource)] = []
+
+        init(arguments: CommandLineArguments, environment: [String: String]) throws {
+            loaded = try LoadedConfig.load(arguments, environment: environment)
+            sinks = try loaded.sinkSpecs()
+            for plugin in loaded.config.sources {
+                if let kind = PluginList.service(type: plugin.type) {
+                    services.append((plugin.name, try kind.make(plugin, loaded.context(for: plugin.name))))
+                } else if PluginList.source(type: plugin.type) != nil {
+                    loaded.logger.info("file source not read by run (use healthrouter import)", [("source", plugin.name)])
+                } else {
+                    throw ConfigError(at: plugin.typeLocation, path: plugin.path + ".type",
+                                      message: "unknown source type '\(plugin.type)'",
+                                      suggestion: CommandLineArguments.closest(to: plugin.type, in: PluginList.sourceTypes))
+                }
+            }
+        }
+
+        func daemon() -> DaemonRun {
+            var settings = SinkWorker.Settings()
+            settings.maxAttempts = nil
+            return DaemonRun(stateDirectory: loaded.config.stateDirectory, sinks: sinks, settings: settings,
+                             logger: loaded.logger)
+        }
+    }
+}
+
+/// Blocks until one of `signals` arrives. The signals' default actions are turned off, and
+/// Dispatch sources watch them, so the handler runs as ordinary code, not in a signal handler.
+final class SignalWaiter {
+    private let semaphore = DispatchSemaphore(value: 0)
+    /// The last signal received (a Sendable box, so the handler can capture it).
+    private final class Last: Sendable { let number = Mutex<Int32>(0) }
+    private let last = Last()
+    private let sources: [any DispatchSourceSignal]
+
+    init(signals: [Int32], logger: Logger) {
+        var sources: [any DispatchSourceSignal] = []
+        for number in signals {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [semaphore, last] in
+                logger.info("signal received", [("signal", Self.name(number))])
+                last.number.withLock { $0 = number }
+                semaphore.signal()
+            }
+            source.resume()
+            sources.append(source)
+        }
+        self.sources = sources
+    }
+
+    deinit {
+        for source in sources { source.cancel() }
+    }
+
+    /// Blocks until a signal arrives and returns it.
+    func wait() -> Int32 {
+        semaphore.wait()
+        return last.number.withLock { $0 }
+    }
+
+    static func name(_ number: Int32) -> String {
+        switch number {
+        case SIGINT: "SIGINT"
+        case SIGTERM: "SIGTERM"
+        case SIGHUP: "SIGHUP"
+        default: String(number)
+        }
+    }
+}

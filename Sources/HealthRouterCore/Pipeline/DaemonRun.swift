@@ -1,0 +1,73 @@
+import Foundation
+
+/// The daemon (`healthrouter run`): sink workers that retry forever, plus the long-running
+/// sources, until `stop()`.
+///
+/// Shutdown order (graceful): the sources stop accepting and finish their requests in
+/// flight (every 200 already sent is durable in the journal); the workers get up to
+/// `drainSeconds` to deliver what was accepted, then stop after their current batch.
+public final class DaemonRun: Sendable {
+    private let stateDirectory: String
+    private let sinks: [SinkSpec]
+    private let settings: SinkWorker.Settings
+    private let logger: Logger
+    private let drainSeconds: Double
+    public let control = WorkerControl()
+
+    public init(stateDirectory: String, sinks: [SinkSpec], settings: SinkWorker.Settings, logger: Logger,
+                drainSeconds: Double = 5) {
+        self.stateDirectory = stateDirectory
+        self.sinks = sinks
+        self.settings = settings
+        self.logger = logger
+        self.drainSeconds = drainSeconds
+    }
+
+    /// Starts the workers and the sources, then blocks until `waitForStop` returns, then shuts
+    /// down. Throws when a source cannot start (after stopping what did start).
+    public func run(sources: [(name: String, source: any ServiceSource)], waitForStop: () -> Void) throws {
+        let ingest = try PushIngest(stateDirectory: stateDirectory, control: control)
+        let workers = sinks.map {
+            SinkWorker(name: $0.name, stateDirectory: stateDirectory, settings: settings, logger: logger,
+                       makeSink: $0.makeSink, selects: $0.selects)
+        }
+        let group = DispatchGroup()
+        for worker in workers {
+            group.enter()
+            let thread = Thread { [control] in
+                worker.run(control: control)
+                group.leave()
+            }
+            thread.name = "sink-\(worker.name)"
+            thread.start()
+        }
+        var started: [any ServiceSource] = []
+        do {
+            for entry in sources {
+                try entry.source.start(ingest: ingest)
+                started.append(entry.source)
+            }
+        } catch {
+            for source in started { source.stop() }
+            control.requestStop()
+            group.wait()
+            throw error
+        }
+        logger.info("running", [("sources", String(sources.count)), ("sinks", String(workers.count))])
+        waitForStop()
+        logger.info("stopping: no new requests; finishing those in flight")
+        for source in started { source.stop() }
+        let head = (try? ingest.head()) ?? 0
+        let deadline = Date(timeIntervalSinceNow: drainSeconds)
+        while Date() < deadline && !workers.allSatisfy({ $0.progress.cursor >= head || $0.progress.finished }) {
+            control.wait(seconds: 0.02)
+        }
+        control.requestStop()
+        group.wait()
+        for worker in workers {
+            let progress = worker.progress
+            logger.info("sink stopped", [("sink", worker.name), ("cursor", String(progress.cursor)),
+                                         ("behind", String(max(0, head - progress.cursor)))])
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import HealthRouterCore
+import Testing
+@testable import HTTPPushSource
+
+/// The `admin` listener: /metrics in Prometheus text, /status as JSON, 404 elsewhere.
+@Suite("admin endpoints")
+struct AdminSourceTests {
+    @Test func metricsAndStatusShowPushesAndSinks() throws {
+        let server = try PushServerFixture()
+        #expect(server.client.post("/ingest", PulsoProtocolTests.protocolExample, token: PushServerFixture.tokens["alice"]!).status == 200)
+        let journal = try Journal(stateDirectory: server.directory)
+        try journal.setCursor(sink: "local", to: 1, written: 1)
+        try journal.setLastError(sink: "local", "disk full")
+        var admin: AdminSource?
+        for _ in 0..<20 {
+            let context = PluginContext(name: "ops", stateDirectory: server.directory, logger: Logger(minimumLevel: .error))
+            let candidate = try AdminSource(configuration: .init(listen: "127.0.0.1:\(Int.random(in: 20000...60000))"), context: context)
+            if (try? candidate.start(ingest: server.ingest)) != nil { admin = candidate; break }
+        }
+        let running = try #require(admin)
+        defer { running.stop() }
+        let client = HTTPTestClient(port: running.listeningPort)
+        let metrics = client.get("/metrics")
+        #expect(metrics.status == 200)
+        #expect(metrics.body.contains("healthrouter_journal_head_sequence 2\n"))
+        #expect(metrics.body.contains("healthrouter_push_samples_accepted_total 1\n"))
+        #expect(metrics.body.contains("healthrouter_push_deleted_ids_total 2\n"))
+        #expect(metrics.body.contains("healthrouter_sink_lag_entries{sink=\"local\"} 1\n"))
+        #expect(metrics.body.contains("healthrouter_sink_write_failing{sink=\"local\"} 1\n"))
+        #expect(metrics.body.contains("# TYPE healthrouter_sink_written_total counter\n"))
+        let status = client.get("/status")
+        #expect(status.status == 200)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(status.body.utf8)) as? [String: Any])
+        let sinks = try #require(object["sinks"] as? [[String: Any]])
+        #expect(sinks.first?["name"] as? String == "local")
+        #expect(sinks.first?["last_error"] as? String == "disk full")
+        #expect(client.get("/nope").status == 404)
+    }
+
+    @Test func remoteListenNeedsOptIn() {
+        let context = PluginContext(name: "ops", stateDirectory: NSTemporaryDirectory(), logger: Logger())
+        #expect(throws: ConfigError.self) { _ = try AdminSource(configuration: .init(listen: "0.0.0.0:9187"), context: context) }
+    }
+}

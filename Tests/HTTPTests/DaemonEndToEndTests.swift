@@ -1,0 +1,226 @@
+import Foundation
+import HealthRouterCore
+import Synchronization
+import Testing
+
+/// The real `healthrouter run` binary: push, SIGTERM, rows in the sqlite sink; kill -9 while
+/// pushing, restart: every sample answered 200 reaches the sink.
+@Suite("healthrouter run end to end", .serialized)
+struct DaemonEndToEndTests {
+    @Test func pushThenSigtermDeliversEverything() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        var expected = Set<String>()
+        for round in 0..<3 {
+            let batch = DaemonProcess.batch(prefix: "R\(round)", count: 500)
+            let reply = daemon.client.post("/ingest", batch.body, token: DaemonProcess.token, gzip: true)
+            #expect(reply.body == #"{"received": 500, "new": 500, "deleted": 0}"#)
+            expected.formUnion(batch.ids)
+        }
+        #expect(daemon.client.post("/ingest", #"[{"deleted":["R0-0","R0-1"]}]"#, token: DaemonProcess.token).status == 200)
+        expected.subtract(["R0-0", "R0-1"])
+        #expect(daemon.stop(signal: SIGTERM) == 0, "\(daemon.log)")
+        #expect(daemon.log.contains("stopped"))
+        #expect(try daemon.sinkIds() == expected)
+    }
+
+    @Test func killNineWhilePushingLosesNothingAcknowledged() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let acknowledged = Mutex(Set<String>())
+        let stopPushing = Atomic<Bool>(false)
+        let group = DispatchGroup()
+        let client = daemon.client
+        for pusher in 0..<3 {
+            group.enter()
+            Thread {
+                var round = 0
+                while !stopPushing.load(ordering: .relaxed) {
+                    let batch = DaemonProcess.batch(prefix: "K\(pusher)-\(round)", count: 200)
+                    let reply = client.post("/ingest", batch.body, token: DaemonProcess.token, gzip: true)
+                    if reply.status == 200 { acknowledged.withLock { $0.formUnion(batch.ids) } }
+                    if reply.status != 200 { break }
+                    round += 1
+                }
+                group.leave()
+            }.start()
+        }
+        usleep(400_000)
+        daemon.stop(signal: SIGKILL)
+        stopPushing.store(true, ordering: .relaxed)
+        group.wait()
+        let acked = acknowledged.withLock { $0 }
+        #expect(acked.count > 0)
+
+        try daemon.start()
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while Date() < deadline, try !acked.isSubset(of: daemon.sinkIds()) { usleep(50_000) }
+        #expect(daemon.stop(signal: SIGINT) == 0)
+        let missing = acked.subtracting(try daemon.sinkIds())
+        #expect(missing.isEmpty, "\(missing.count) acknowledged samples missing")
+    }
+
+    @Test func sigtermFinishesTheRequestInFlight() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let batch = DaemonProcess.batch(prefix: "F", count: 20_000)
+        let client = daemon.client
+        let reply = Mutex<HTTPTestClient.Response?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            let response = client.post("/ingest", batch.body, token: DaemonProcess.token, gzip: true)
+            reply.withLock { $0 = response }
+            done.signal()
+        }.start()
+        usleep(100_000)
+        kill(daemon.process!.processIdentifier, SIGTERM)
+        done.wait()
+        #expect(daemon.stop() == 0)
+        let response = try #require(reply.withLock { $0 })
+        // Either it was in flight and finished (200, and durable), or it came after the stop.
+        if response.status == 200 {
+            #expect(response.body == #"{"received": 20000, "new": 20000, "deleted": 0}"#)
+            try daemon.start()
+            let deadline = Date(timeIntervalSinceNow: 10)
+            while Date() < deadline, try daemon.sinkIds().count < 20_000 { usleep(50_000) }
+            #expect(daemon.stop() == 0)
+            #expect(try daemon.sinkIds() == Set(batch.ids))
+        } else {
+            #expect(response.status == -1)
+        }
+        #expect(daemon.log.contains("finishing those in flight"))
+    }
+
+    @Test func addressInUseExits69() throws {
+        let first = try DaemonProcess()
+        try first.start()
+        let second = try DaemonProcess(port: first.port)
+        let process = try second.launch()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 69, "\(second.log)")
+        #expect(second.log.contains("cannot listen"))
+        #expect(first.stop() == 0)
+    }
+}
+
+/// client → router A (`http` sink) → router B (sqlite) ends with the same rows as the same
+/// pushes straight into a router with a sqlite sink.
+@Suite("chained routers", .serialized)
+struct ChainedRoutersTests {
+    @Test func forwardedRowsEqualDirectRows() throws {
+        let b = try DaemonProcess()
+        try b.start()
+        let a = try DaemonProcess(sinks: """
+            sinks:
+              mirror:
+                type: http
+                url: http://127.0.0.1:\(b.port)
+                token: "${TEST_TOKEN}"
+            routes:
+              - types: ["*"]
+                to: [mirror]
+            """)
+        try a.start()
+        let direct = try DaemonProcess()
+        try direct.start()
+        let bodies = [PulsoProtocolTests.goldenSleep, PulsoProtocolTests.goldenWorkout, PulsoProtocolTests.protocolExample,
+                      String(decoding: DaemonProcess.batch(prefix: "C", count: 300).body, as: UTF8.self),
+                      #"[{"deleted":["C-1","C-2"]}]"#]
+        for body in bodies {
+            #expect(a.client.post("/ingest", body, token: DaemonProcess.token, gzip: true).status == 200)
+            #expect(direct.client.post("/ingest", body, token: DaemonProcess.token, gzip: true).status == 200)
+        }
+        let tables = ["samples", "sleep_stages", "workouts", "deleted_samples"]
+        let deadline = Date(timeIntervalSinceNow: 10)
+        func settled() throws -> Bool {
+            try tables.allSatisfy { try b.sinkRows($0).count == direct.sinkRows($0).count }
+        }
+        while Date() < deadline, try !settled() { usleep(50_000) }
+        #expect(a.stop() == 0)
+        #expect(b.stop() == 0)
+        #expect(direct.stop() == 0)
+        #expect(try direct.sinkRows("samples").count == 298)
+        for table in tables where table != "deleted_samples" {
+            #expect(try b.sinkRows(table) == direct.sinkRows(table), "\(table)")
+        }
+        #expect(try b.sinkIds() == direct.sinkIds())
+    }
+}
+
+/// SIGHUP reloads the config without losing accepted data; a broken config is not applied.
+@Suite("healthrouter run reload", .serialized)
+struct DaemonReloadTests {
+    @Test func sighupAppliesANewUserAndKeepsServing() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let first = DaemonProcess.batch(prefix: "H1", count: 100)
+        #expect(daemon.client.post("/ingest", first.body, token: DaemonProcess.token).status == 200)
+        #expect(daemon.client.post("/ingest", "[]", token: "bob-token-1").status == 401)
+        let path = daemon.directory + "/config.yaml"
+        let original = try String(contentsOfFile: path, encoding: .utf8)
+        try original.replacingOccurrences(of: #"alice: { token: "${TEST_TOKEN}" }"#,
+                                          with: "alice: { token: \"${TEST_TOKEN}\" }\n      bob: { token: \"bob-token-1\" }")
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        kill(daemon.process!.processIdentifier, SIGHUP)
+        var status = 0
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while Date() < deadline {
+            status = daemon.client.post("/ingest", DaemonProcess.batch(prefix: "H2", count: 10).body, token: "bob-token-1").status
+            if status == 200 { break }
+            usleep(50_000)
+        }
+        #expect(status == 200)
+        // A broken config is logged and not applied.
+        try "sinks: [".write(toFile: path, atomically: true, encoding: .utf8)
+        kill(daemon.process!.processIdentifier, SIGHUP)
+        usleep(300_000)
+        #expect(daemon.client.get("/health").status == 200)
+        #expect(daemon.client.post("/ingest", "[]", token: "bob-token-1").status == 200)
+        #expect(daemon.stop() == 0)
+        #expect(daemon.log.contains("config reloaded"))
+        #expect(daemon.log.contains("config not reloaded"))
+        let ids = try daemon.sinkIds()
+        #expect(ids.isSuperset(of: first.ids))
+        #expect(ids.count == 110)
+    }
+}
+
+/// `healthrouter check --connect` probes an `http` sink with `GET /health`.
+@Suite("check --connect with an http sink", .serialized)
+struct CheckConnectTests {
+    @Test func probesHealth() throws {
+        let peer = try DaemonProcess()
+        try peer.start()
+        defer { peer.stop() }
+        let directory = NSTemporaryDirectory() + "check-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        func check(port: UInt16) throws -> (Int32, String) {
+            try """
+            state_directory: \(directory)/state
+            sinks:
+              mirror:
+                type: http
+                url: http://127.0.0.1:\(port)
+            routes:
+              - types: ["*"]
+                to: [mirror]
+            """.write(toFile: directory + "/config.yaml", atomically: true, encoding: .utf8)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: DaemonProcess.executable)
+            process.arguments = ["check", "--connect", "--config", directory + "/config.yaml"]
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = output
+            try process.run()
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (process.terminationStatus, text)
+        }
+        let reachable = try check(port: peer.port)
+        #expect(reachable.0 == 0, "\(reachable.1)")
+        #expect(reachable.1.contains("mirror: connected"))
+        let unreachable = try check(port: peer.port == 60000 ? 59999 : peer.port + 1)
+        #expect(unreachable.0 == 1, "\(unreachable.1)")
+        #expect(unreachable.1.contains("FAILED"))
+    }
+}

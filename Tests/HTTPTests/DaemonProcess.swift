@@ -1,0 +1,149 @@
+import Foundation
+import HealthRouterCore
+
+/// The real `healthrouter run` executable (built next to the test bundle) on a random
+/// loopback port, with an http_push source and a sqlite sink in a temp directory.
+final class DaemonProcess {
+    static let executable: String = {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("healthrouter").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        return repository.appendingPathComponent(".build/debug/healthrouter").path
+    }()
+
+    let directory: String
+    let port: UInt16
+    private(set) var process: Process?
+    private var logFile: FileHandle?
+
+    static let token = "daemon-token-42"
+
+    /// `sinks`: the config's `sinks:` and `routes:` sections (default: one sqlite sink, `local`).
+    init(directory: String? = nil, port: UInt16? = nil, sinks: String? = nil) throws {
+        let directory = directory ?? NSTemporaryDirectory() + "daemon-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        self.directory = directory
+        self.port = port ?? UInt16.random(in: 20000...60000)
+        let config = """
+            state_directory: \(directory)/state
+            sources:
+              phone:
+                type: http_push
+                listen: 127.0.0.1:\(self.port)
+                users:
+                  alice: { token: "${TEST_TOKEN}" }
+
+            """ + (sinks ?? """
+            sinks:
+              local:
+                type: sqlite
+                path: \(directory)/health.sqlite
+            routes:
+              - types: ["*"]
+                to: [local]
+            """)
+        try config.write(toFile: directory + "/config.yaml", atomically: true, encoding: .utf8)
+    }
+
+    var client: HTTPTestClient { HTTPTestClient(port: port) }
+
+    /// Starts the daemon and waits until `/health` answers.
+    func start() throws {
+        let process = try launch()
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while Date() < deadline {
+            if client.get("/health").status == 200 { return }
+            guard process.isRunning else { break }
+            usleep(20_000)
+        }
+        throw DaemonFailed(log: self.log)
+    }
+
+    /// Starts the daemon without waiting.
+    @discardableResult
+    func launch() throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.executable)
+        process.arguments = ["run", "--config", directory + "/config.yaml"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["TEST_TOKEN"] = Self.token
+        process.environment = environment
+        _ = FileManager.default.createFile(atPath: directory + "/daemon.log", contents: nil)
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: directory + "/daemon.log"))
+        log.seekToEndOfFile()
+        process.standardOutput = log
+        process.standardError = log
+        logFile = log
+        try process.run()
+        self.process = process
+        return process
+    }
+
+    /// Sends `signal` and waits for the exit; returns the exit status.
+    @discardableResult
+    func stop(signal: Int32 = SIGTERM) -> Int32 {
+        guard let process else { return -1 }
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        self.process = nil
+        try? logFile?.close()
+        return process.terminationStatus
+    }
+
+    var log: String { (try? String(contentsOfFile: directory + "/daemon.log", encoding: .utf8)) ?? "" }
+
+    /// Every row of `table` in the sqlite sink, as text, sorted (for comparing two stores).
+    func sinkRows(_ table: String) throws -> [String] {
+        let database = try SQLiteDatabase(path: directory + "/health.sqlite", readOnly: true)
+        let info = try database.prepare("SELECT name FROM pragma_table_info('\(table)')")
+        var columns: [String] = []
+        while try info.step() { columns.append("quote(\(info.string(0) ?? "NULL"))") }
+        let statement = try database.prepare("SELECT \(columns.joined(separator: " || '|' || ")) FROM \(table)")
+        var rows: [String] = []
+        while try statement.step() { rows.append(statement.string(0) ?? "") }
+        return rows.sorted()
+    }
+
+    /// The ids in the sqlite sink's `samples` table.
+    func sinkIds() throws -> Set<String> {
+        guard FileManager.default.fileExists(atPath: directory + "/health.sqlite") else { return [] }
+        let database = try SQLiteDatabase(path: directory + "/health.sqlite", readOnly: true)
+        let statement = try database.prepare("SELECT id FROM samples")
+        var ids = Set<String>()
+        while try statement.step() { ids.insert(statement.string(0) ?? "") }
+        return ids
+    }
+
+    deinit {
+        if process != nil { stop(signal: SIGKILL) }
+    }
+
+    struct DaemonFailed: Error, CustomStringConvertible {
+        var log: String
+        var description: String { "the daemon did not start:\n\(log)" }
+    }
+
+    /// A Pulso batch of `count` heart-rate samples with ids `<prefix>-<n>`; the source name
+    /// carries the prefix too, so batches of different prefixes are different readings.
+    static func batch(prefix: String, count: Int, offset: Int = 0) -> (body: [UInt8], ids: [String]) {
+        var text = "["
+        var ids: [String] = []
+        ids.reserveCapacity(count)
+        for index in 0..<count {
+            let id = "\(prefix)-\(index + offset)"
+            ids.append(id)
+            let second = (index + offset) % 60, minute = ((index + offset) / 60) % 60, hour = ((index + offset) / 3600) % 24
+            let time = "2026-07-06T\(pad(hour)):\(pad(minute)):\(pad(second))+01:00"
+            if index > 0 { text += "," }
+            text += #"{"uuid":"\#(id)","type":"heartRate","start":"\#(time)","end":"\#(time)","value":\#(50 + index % 90),"unit":"count/min","source":"Apple Watch \#(prefix)","sourceBundleId":"com.apple.health.X"}"#
+        }
+        return (Array((text + "]").utf8), ids)
+    }
+
+    private static func pad(_ value: Int) -> String { value < 10 ? "0\(value)" : String(value) }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import HealthRouterCore
+import Testing
+@testable import HTTPPushSource
+
+/// Every error status of the reference server's table, auth, limits, and that the server
+/// keeps serving after each.
+@Suite("http_push error statuses")
+struct ErrorStatusTests {
+    let alice = PushServerFixture.tokens["alice"]!
+
+    @Test func unauthorized() throws {
+        let server = try PushServerFixture()
+        let client = server.client
+        for token in [nil, "wrong", "token-alice-123", "token-alice-12345", ""] as [String?] {
+            let reply = client.post("/ingest", "[]", token: token)
+            #expect(reply.status == 401)
+            #expect(reply.body == #"{"error": "unauthorized"}"#)
+        }
+        #expect(client.get("/latest").status == 401)
+        #expect(client.get("/latest", token: "nope").status == 401)
+        // Auth is checked before the length.
+        #expect(client.raw("POST /ingest HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n").status == 401)
+    }
+
+    @Test func contentLength() throws {
+        let server = try PushServerFixture()
+        let client = server.client
+        let auth = "Authorization: Bearer \(alice)\r\n"
+        let empty = client.raw("POST /ingest HTTP/1.1\r\nHost: x\r\n\(auth)Content-Length: 0\r\n\r\n")
+        #expect(empty.status == 400)
+        #expect(empty.body == #"{"error": "bad content length"}"#)
+        let chunked = client.raw("POST /ingest HTTP/1.1\r\nHost: x\r\n\(auth)Transfer-Encoding: chunked\r\n\r\n2\r\n[]\r\n0\r\n\r\n")
+        #expect(chunked.status == 400)
+        #expect(chunked.body == #"{"error": "bad content length"}"#)
+        let huge = client.raw("POST /ingest HTTP/1.1\r\nHost: x\r\n\(auth)Content-Length: \((64 << 20) + 1)\r\n\r\n")
+        #expect(huge.status == 413)
+        #expect(huge.body == #"{"error": "bad content length"}"#)
+        #expect(client.get("/health").status == 200)
+    }
+
+    @Test func badBodies() throws {
+        let server = try PushServerFixture()
+        let client = server.client
+        let notGzip = client.post("/ingest", [1, 2, 3, 4], token: alice, headers: ["Content-Encoding: gzip"])
+        #expect(notGzip.status == 400)
+        #expect(notGzip.body == #"{"error": "bad gzip body"}"#)
+        let whole = HTTPTestClient.gzip(Array(PulsoProtocolTests.protocolExample.utf8))
+        let truncated = client.post("/ingest", Array(whole.prefix(whole.count / 2)), token: alice, headers: ["Content-Encoding: GZIP"])
+        #expect(truncated.status == 400)
+        #expect(truncated.body == #"{"error": "bad gzip body"}"#)
+        for text in ["{", "nope", "[1,", "\u{FEFF}[}"] {
+            let reply = client.post("/ingest", text, token: alice)
+            #expect(reply.status == 400)
+            #expect(reply.body == #"{"error": "bad json"}"#)
+        }
+        let invalidUTF8 = client.post("/ingest", [0x5B, 0x22, 0xFF, 0xFE, 0x22, 0x5D], token: alice)
+        #expect(invalidUTF8.status == 400)
+        for text in [#"{"a":1}"#, "42", #""x""#, "null"] {
+            let reply = client.post("/ingest", text, token: alice, gzip: true)
+            #expect(reply.status == 400)
+            #expect(reply.body == #"{"error": "body must be a json array"}"#)
+        }
+        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        #expect(client.post("/ingest", deep, token: alice).status == 400)
+        #expect(client.post("/ingest", #"[{"uuid":"A","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":1,"source":"W"}]"#, token: alice).status == 200)
+    }
+
+    @Test func gzipBombIsRefusedWithoutInflatingItAll() throws {
+        let server = try PushServerFixture()
+        // 70 MiB of spaces compress to about 70 KiB.
+        let zeros = [UInt8](repeating: 0x20, count: 70 << 20)
+        let bomb = HTTPTestClient.gzip(zeros)
+        #expect(bomb.count < 1 << 20)
+        let started = Date()
+        let reply = server.client.request("POST", "/ingest", body: bomb,
+                                          headers: ["Authorization: Bearer \(alice)", "Content-Encoding: gzip"])
+        #expect(reply.status == 413)
+        #expect(reply.body == #"{"error": "body too large"}"#)
+        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(server.client.get("/health").status == 200)
+    }
+
+    @Test func unauthenticatedListenerRules() throws {
+        let context = PluginContext(name: "phone", stateDirectory: NSTemporaryDirectory(), logger: Logger())
+        #expect(throws: ConfigError.self) {
+            _ = try HTTPPushSource(configuration: .init(listen: "0.0.0.0:8787"), context: context)
+        }
+        var open = HTTPPushSource.Configuration(listen: "0.0.0.0:8787")
+        open.allowUnauthenticated = true
+        _ = try HTTPPushSource(configuration: open, context: context)
+        _ = try HTTPPushSource(configuration: .init(listen: "127.0.0.1:8787"), context: context)
+        #expect(throws: ConfigError.self) {
+            _ = try HTTPPushSource(configuration: .init(listen: "nowhere"), context: context)
+        }
+    }
+
+    @Test func openServerAcceptsWithoutToken() throws {
+        let server = try PushServerFixture(users: [:])
+        #expect(server.client.post("/ingest", PulsoProtocolTests.goldenSleep).body == #"{"received": 1, "new": 1, "deleted": 0}"#)
+        #expect(server.client.get("/latest").body == #"{"sleepAnalysis": "2026-07-06T02:40:00+01:00"}"#)
+    }
+}

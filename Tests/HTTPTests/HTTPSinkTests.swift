@@ -1,0 +1,103 @@
+import Foundation
+import HealthRouterCore
+import Testing
+@testable import HTTPPushSource
+@testable import HTTPSink
+
+/// The `http` sink against a real `http_push` server on loopback: what it forwards is
+/// rebuilt exactly; failures are `unavailable` (retried); bodies are split by count and size.
+@Suite("http sink")
+struct HTTPSinkTests {
+    static func samples(_ count: Int, prefix: String = "S") -> [JournalEntry] {
+        (0..<count).map { index in
+            var sample = Sample(id: "\(prefix)-\(index)", type: "HKQuantityTypeIdentifierHeartRate", kind: .quantity,
+                                start: Timestamp(epochSeconds: 1_780_000_000 + Int64(index), utcOffsetSeconds: 3600),
+                                end: Timestamp(epochSeconds: 1_780_000_000 + Int64(index), utcOffsetSeconds: 3600),
+                                value: Double(50 + index % 100), unit: "count/min", sourceName: "Watch",
+                                sourceBundleId: "com.apple.health")
+            sample.timeZone = "Europe/Lisbon"
+            return JournalEntry(sequence: Int64(index + 1), source: "history", item: .sample(sample))
+        }
+    }
+
+    func sink(_ server: PushServerFixture, token: String? = PushServerFixture.tokens["alice"]) throws -> HTTPSink {
+        let context = PluginContext(name: "mirror", stateDirectory: server.directory, logger: Logger(minimumLevel: .error))
+        return try HTTPSink(configuration: .init(url: "127.0.0.1:\(server.source.listeningPort)/", token: token), context: context)
+    }
+
+    @Test func forwardsSamplesWorkoutsAndTombstonesExactly() throws {
+        let server = try PushServerFixture()
+        let sink = try sink(server)
+        #expect(try sink.prepare() == nil)
+        var entries = Self.samples(3)
+        let sleep = Sample(id: "SL-1", type: "HKCategoryTypeIdentifierSleepAnalysis", kind: .category,
+                           start: Timestamp(epochSeconds: 1_780_000_000, utcOffsetSeconds: -14400),
+                           end: Timestamp(epochSeconds: 1_780_003_600, utcOffsetSeconds: -14400),
+                           categoryValue: "HKCategoryValueSleepAnalysisAsleepCore", sourceName: "Watch")
+        let workout = Sample(id: "W-1", type: "HKWorkoutTypeIdentifier", kind: .workout,
+                             start: Timestamp(epochSeconds: 1_780_000_000, utcOffsetSeconds: 0),
+                             end: Timestamp(epochSeconds: 1_780_003_612, utcOffsetSeconds: 0),
+                             sourceName: "SmartGym", metadata: [MetadataEntry("HKIndoorWorkout", .bool(true))],
+                             detail: .workout(Workout(activityType: "HKWorkoutActivityTypeRunning", durationSeconds: 3612,
+                                                      totalDistanceMeters: 5000, totalEnergyBurnedKilocalories: 412)))
+        entries.append(JournalEntry(sequence: 4, source: "x", item: .sample(sleep)))
+        entries.append(JournalEntry(sequence: 5, source: "x", item: .sample(workout)))
+        entries.append(JournalEntry(sequence: 6, source: "x", item: .tombstone(Tombstone(ids: ["S-0", "GONE"]))))
+        try sink.write(entries, cursor: 6)
+        try sink.write(entries, cursor: 6)  // idempotent at the receiver
+        sink.close()
+        let received = try server.journalItems()
+        let expected = entries.map { entry -> HealthItem in
+            switch entry.item {
+            case .sample(var sample):
+                sample.userId = "alice"
+                return .sample(sample)
+            case .tombstone(var tombstone):
+                tombstone.userId = "alice"
+                return .tombstone(tombstone)
+            }
+        }
+        #expect(received == expected)
+    }
+
+    @Test func failuresAreUnavailable() throws {
+        let server = try PushServerFixture()
+        let wrong = try sink(server, token: "wrong")
+        #expect(throws: SinkError.self) { try wrong.write(Self.samples(1), cursor: 1) }
+        do {
+            try wrong.write(Self.samples(1), cursor: 1)
+        } catch let error as SinkError {
+            guard case .unavailable(let reason) = error else { Issue.record("not unavailable"); return }
+            #expect(reason.contains("401"))
+        }
+        let port = server.source.listeningPort
+        server.source.stop()
+        let context = PluginContext(name: "mirror", stateDirectory: server.directory, logger: Logger(minimumLevel: .error))
+        let down = try HTTPSink(configuration: .init(url: "http://127.0.0.1:\(port)"), context: context)
+        #expect(throws: SinkError.self) { _ = try down.prepare() }
+        #expect(throws: SinkError.self) { try down.write(Self.samples(1), cursor: 1) }
+    }
+
+    @Test func bodiesAreSplitByCountAndSize() throws {
+        let encoder = PulsoBatchEncoder()
+        let bodies = encoder.bodies(Self.samples(12_001))
+        #expect(bodies.count == 3)
+        let counts = bodies.map { (try? JSONSerialization.jsonObject(with: Data($0)) as? [Any])?.count ?? -1 }
+        #expect(counts == [5_000, 5_000, 2_001])
+        var small = PulsoBatchEncoder()
+        small.maxBytes = 10_000
+        let sliced = small.bodies(Self.samples(300))
+        #expect(sliced.count > 1)
+        #expect(sliced.allSatisfy { $0.count <= 10_000 })
+        #expect(sliced.map { (try? JSONSerialization.jsonObject(with: Data($0)) as? [Any])?.count ?? -1 }.reduce(0, +) == 300)
+    }
+
+    @Test func configurationIsChecked() throws {
+        let context = PluginContext(name: "mirror", stateDirectory: NSTemporaryDirectory(), logger: Logger())
+        #expect(throws: ConfigError.self) { _ = try HTTPSink(configuration: .init(url: ""), context: context) }
+        #expect(throws: ConfigError.self) { _ = try HTTPSink(configuration: .init(url: "ftp://x"), context: context) }
+        var big = HTTPSink.Configuration(url: "http://x")
+        big.batchSize = 6_000
+        #expect(throws: ConfigError.self) { _ = try HTTPSink(configuration: big, context: context) }
+    }
+}

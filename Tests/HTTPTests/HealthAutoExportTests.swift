@@ -1,0 +1,136 @@
+import Foundation
+import HealthRouterCore
+import Testing
+@testable import HTTPPushSource
+
+/// Health Auto Export REST JSON on `POST /hae`: every metric shape, workouts v1 and v2,
+/// date variants, units, auth by `api-key`, idempotent re-sends.
+@Suite("Health Auto Export over HTTP")
+struct HealthAutoExportTests {
+    let alice = PushServerFixture.tokens["alice"]!
+
+    static let metrics = """
+        {"data":{"metrics":[
+          {"name":"step_count","units":"count","data":[
+            {"qty":120,"date":"2024-01-05 09:00:00 -0500","source":"Irvin's iPhone|Irvin\u{2019}s Apple Watch"},
+            {"qty":80,"date":"2024-01-05 9:07:03 PM -0500","source":"iPhone"},
+            {"qty":30,"date":"2024-01-05 9:08:03\u{202F}PM -0500","source":"iPhone"}]},
+          {"name":"active_energy","units":"kJ","data":[{"qty":41.84,"date":"2024-01-05 10:00:00 +0000"}]},
+          {"name":"walking_running_distance","units":"mi","data":[{"qty":1,"date":"2024-01-05 10:00:00 +0000"}]},
+          {"name":"heart_rate","units":"count/min","data":[{"Min":55,"Avg":61.5,"Max":70,"date":"2024-01-05 10:00:00 +0000","source":"Watch"}]},
+          {"name":"blood_pressure","units":"mmHg","data":[{"systolic":120,"diastolic":80,"date":"2024-01-05 10:00:00 +0000"}]},
+          {"name":"weight_body_mass","units":"lb","data":[{"qty":154.3234,"date":"2024-01-05"}]},
+          {"name":"blood_glucose","units":"mg/dL","data":[{"qty":95,"date":"2024-01-05 10:00:00 +0000","mealTime":"Before Meal"}]},
+          {"name":"made_up_metric","units":"zorks","data":[{"qty":3,"date":"2024-01-05 10:00:00 +0000"}]},
+          {"name":"step_count","units":"count","data":[]}
+        ]}}
+        """
+
+    static let sleep = """
+        {"data":{"metrics":[{"name":"sleep_analysis","units":"hr","data":[
+          {"startDate":"2024-01-05 23:10:00 -0500","endDate":"2024-01-06 01:00:00 -0500","qty":1.83,"value":"Core","source":"Watch"},
+          {"startDate":"2024-01-06 01:00:00 -0500","endDate":"2024-01-06 01:40:00 -0500","qty":0.67,"value":"REM","source":"Watch"},
+          {"date":"2024-01-06","totalSleep":7.1,"asleep":0,"core":4,"deep":1.1,"rem":2,"awake":0.3,"sleepStart":"2024-01-05 23:10:00 -0500","sleepEnd":"2024-01-06 06:40:00 -0500","inBed":7.6,"inBedStart":"2024-01-05 23:00:00 -0500","inBedEnd":"2024-01-06 06:50:00 -0500","source":"Watch"},
+          {"date":"2024-01-07","asleep":6.5,"inBed":7,"sleepStart":"2024-01-06 23:10:00 -0500","sleepEnd":"2024-01-07 05:40:00 -0500","sleepSource":"AutoSleep","inBedStart":"2024-01-06 23:00:00 -0500","inBedEnd":"2024-01-07 06:00:00 -0500","inBedSource":"iPhone"}
+        ]}]}}
+        """
+
+    static let workouts = """
+        {"data":{"workouts":[
+          {"id":"6F1B7E0C-6B0A-4B35-9D1E-2B0E7C5A9F11","name":"Traditional Strength Training","start":"2024-01-05 18:30:00 +0100","end":"2024-01-05 19:30:12 +0100","duration":3612,
+           "activeEnergyBurned":{"qty":1724.9,"units":"kJ"},"distance":{"qty":0,"units":"km"},"isIndoor":true,"location":"Indoor",
+           "heartRate":{"min":{"qty":88,"units":"bpm"},"avg":{"qty":132.5,"units":"bpm"},"max":{"qty":171,"units":"bpm"}}},
+          {"name":"Running","start":"2024-01-06 7:00:00 AM +0100","end":"2024-01-06 7:30:00 AM +0100",
+           "activeEnergy":{"qty":300,"units":"kcal"},"distance":{"qty":3.1,"units":"mi"},
+           "heartRateData":[{"date":"2024-01-06 07:01:00 +0100","qty":120,"units":"bpm"}]}
+        ]}}
+        """
+
+    func samples(_ server: PushServerFixture) throws -> [Sample] {
+        try server.journalItems().compactMap { if case .sample(let s) = $0 { s } else { nil } }
+    }
+
+    @Test func metricsOfEveryShape() throws {
+        let server = try PushServerFixture()
+        let reply = server.client.post("/hae", Self.metrics, headers: ["api-key: \(alice)"])
+        #expect(reply.status == 200)
+        #expect(reply.body == #"{"received": 11, "new": 11, "deleted": 0}"#)
+        let all = try samples(server)
+        let steps = all.filter { $0.type == "HKQuantityTypeIdentifierStepCount" }
+        #expect(steps.map(\.value) == [120, 80, 30])
+        #expect(steps[1].start.epochMilliseconds == steps[2].start.epochMilliseconds - 60_000)
+        #expect(steps[0].sourceName == "Irvin's iPhone|Irvin\u{2019}s Apple Watch")
+        let energy = try #require(all.first { $0.type == "HKQuantityTypeIdentifierActiveEnergyBurned" })
+        #expect(abs(energy.value! - 10) < 0.001)
+        #expect(energy.unit == "kcal")
+        let distance = try #require(all.first { $0.type == "HKQuantityTypeIdentifierDistanceWalkingRunning" })
+        #expect(abs(distance.value! - 1609.344) < 0.01)
+        let heart = try #require(all.first { $0.type == "HKQuantityTypeIdentifierHeartRate" })
+        #expect(heart.value == 61.5)
+        #expect(heart.metadata[key: "Min"] == .number(55))
+        #expect(heart.metadata[key: "Max"] == .number(70))
+        #expect(all.contains { $0.type == "HKQuantityTypeIdentifierBloodPressureSystolic" && $0.value == 120 })
+        #expect(all.contains { $0.type == "HKQuantityTypeIdentifierBloodPressureDiastolic" && $0.value == 80 })
+        let mass = try #require(all.first { $0.type == "HKQuantityTypeIdentifierBodyMass" })
+        #expect(abs(mass.value! - 70) < 0.01)
+        #expect(mass.start.utcOffsetSeconds == nil)
+        let glucose = try #require(all.first { $0.type == "HKQuantityTypeIdentifierBloodGlucose" })
+        #expect(glucose.metadata[key: "mealTime"] == .string("Before Meal"))
+        #expect(all.contains { $0.type == "made_up_metric" && $0.unit == "zorks" })
+        #expect(all.allSatisfy { $0.userId == "alice" && !$0.id.isEmpty })
+
+        // Re-sent: fingerprints make it idempotent.
+        #expect(server.client.post("/hae", Self.metrics, token: alice).body == #"{"received": 11, "new": 0, "deleted": 0}"#)
+    }
+
+    @Test func sleepInItsThreeShapes() throws {
+        let server = try PushServerFixture()
+        let reply = server.client.post("/hae", Self.sleep, token: alice, gzip: true)
+        #expect(reply.body == #"{"received": 6, "new": 6, "deleted": 0}"#)
+        let stages = try samples(server)
+        #expect(stages.allSatisfy { $0.type == "HKCategoryTypeIdentifierSleepAnalysis" && $0.kind == .category })
+        #expect(stages.map(\.categoryValue) == [
+            "HKCategoryValueSleepAnalysisAsleepCore", "HKCategoryValueSleepAnalysisAsleepREM",
+            "HKCategoryValueSleepAnalysisAsleepUnspecified", "HKCategoryValueSleepAnalysisInBed",
+            "HKCategoryValueSleepAnalysisAsleepUnspecified", "HKCategoryValueSleepAnalysisInBed",
+        ])
+        #expect(stages[2].metadata[key: "deep"] == .number(1.1))
+        #expect(stages[4].sourceName == "AutoSleep")
+        #expect(stages[5].sourceName == "iPhone")
+        #expect(stages[0].end.epochMilliseconds - stages[0].start.epochMilliseconds == 110 * 60_000)
+    }
+
+    @Test func workoutsV1AndV2() throws {
+        let server = try PushServerFixture()
+        #expect(server.client.post("/hae", Self.workouts, token: alice).body == #"{"received": 2, "new": 2, "deleted": 0}"#)
+        let all = try samples(server)
+        guard case .workout(let strength) = all[0].detail, case .workout(let run) = all[1].detail else {
+            Issue.record("no workouts"); return
+        }
+        #expect(all[0].id == "6F1B7E0C-6B0A-4B35-9D1E-2B0E7C5A9F11")
+        #expect(strength.activityType == "HKWorkoutActivityTypeTraditionalStrengthTraining")
+        #expect(strength.durationSeconds == 3612)
+        #expect(abs(strength.totalEnergyBurnedKilocalories! - 412.26) < 0.01)
+        #expect(strength.averageHeartRate == 132.5)
+        #expect(strength.maximumHeartRate == 171)
+        #expect(all[0].metadata[key: "HKIndoorWorkout"] == .bool(true))
+        #expect(run.activityType == "HKWorkoutActivityTypeRunning")
+        #expect(run.durationSeconds == 1800)
+        #expect(abs(run.totalDistanceMeters! - 4988.97) < 0.1)
+        #expect(run.totalEnergyBurnedKilocalories == 300)
+        #expect(server.client.post("/hae", Self.workouts, token: alice).body == #"{"received": 2, "new": 0, "deleted": 0}"#)
+    }
+
+    @Test func authAndBadBodies() throws {
+        let server = try PushServerFixture()
+        let client = server.client
+        #expect(client.post("/hae", Self.metrics).status == 401)
+        #expect(client.post("/hae", Self.metrics, headers: ["api-key: wrong"]).status == 401)
+        #expect(client.post("/hae", Self.metrics, headers: ["X-API-Key: \(alice)"]).status == 200)
+        // The api-key header is not a Pulso credential.
+        #expect(client.post("/ingest", "[]", headers: ["api-key: \(alice)"]).status == 401)
+        #expect(client.post("/hae", "[1]", token: alice).body == #"{"error": "body must be a json object"}"#)
+        #expect(client.post("/hae", "{", token: alice).body == #"{"error": "bad json"}"#)
+        #expect(client.post("/hae", #"{"data":{}}"#, token: alice).body == #"{"received": 0, "new": 0, "deleted": 0}"#)
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import HealthRouterCore
+import Testing
+@testable import HTTPPushSource
+
+/// The byte-level reader of `/ingest` bodies gives exactly what the JSONSerialization path
+/// gives, and leaves to it everything it does not take.
+@Suite("Pulso batch parser")
+struct PulsoBatchParserTests {
+    static let bodies: [String] = [
+        PulsoProtocolTests.protocolExample, PulsoProtocolTests.goldenSleep, PulsoProtocolTests.goldenWorkout,
+        PulsoProtocolTests.goldenTombstone, "[]", " [ ] ",
+        #"[{"uuid":"X","deleted":["S-9"]},{"deleted":"S-1"},42,"x",null,{"deleted":[1,"A",null]}]"#,
+        #"[{"uuid":"e\u00e9\"\\\/\n\ud83d\ude00","type":"heart Rate!","start":"2026-07-06T08:00:00.5Z","end":"2026-07-06 09:00:00 +0100","value":-1.5e2,"unit":"count/min","source":"Lenilson\u2019s Watch \u00a0 😀","metadata":{"b":true,"a":0,"c":"x","n":null,"timeZone":"UTC"}}]"#,
+        #"[{"uuid":"Q","type":"stateOfMind","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":-0.25,"unit":"valence","source":"P","metadata":{"kind":"dailyMood","labels":"happy,grateful"}}]"#,
+        #"[{"uuid":"C","type":"sleepAnalysis","start":"2026-07-06T08:00:00Z","end":"2026-07-06T09:00:00Z","value":"value_9","source":"P","timeZone":"Europe/Paris","metadata":{"timeZone":"Europe/Lisbon"}}]"#,
+        #"[{"uuid":1,"type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":1,"source":"P"},{"uuid":"U","type":"heartRate","start":"bad","end":"x","source":"P"}]"#,
+        #"[{"uuid":"T","type":"mindfulSession","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:10:00Z","value":true,"source":"P","extra":{"deep":[1,{"a":[]}]}}]"#,
+        #"[{"uuid":"W","type":"workout","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:10:00Z","source":"P","workoutActivityType":"activity_3000","duration":600,"metadata":{"nested":{"x":1}}}]"#,
+        #"[{"uuid":"K","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":60,"unit":"count/min","source":"P","identifier":"HKQuantityTypeIdentifierHeartRate","kind":"quantity","userId":"bob","sourceVersion":"10.1","device":"<<HKDevice: 0x283>>, name:Apple Watch","creationDate":"2026-07-06T08:00:01Z"}]"#,
+    ]
+
+    @Test func fastPathEqualsFoundationPath() throws {
+        for body in Self.bodies {
+            let bytes = Array(body.utf8)
+            let slow = try PulsoBatchParser.parseWithFoundation(bytes, userId: "alice")
+            let fast = try PulsoBatchParser.parse(bytes, userId: "alice")
+            #expect(fast.items == slow.items, "\(body)")
+            #expect(fast.received == slow.received, "\(body)")
+            #expect(fast.skipped == slow.skipped, "\(body)")
+            #expect(fast.ends.map { "\($0.key)=\($0.end)" } == slow.ends.map { "\($0.key)=\($0.end)" }, "\(body)")
+        }
+        // The byte-level reader takes the common bodies itself.
+        for body in Self.bodies.prefix(10) {
+            #expect(Array(body.utf8).withUnsafeBufferPointer { PulsoBatchParser.scan($0, userId: nil) } != nil, "\(body)")
+        }
+    }
+
+    @Test func errorsAreClassifiedAsBefore() {
+        let cases: [(String, PulsoBatchParser.Failure)] = [
+            ("{", .badJSON), ("[01]", .badJSON), (#"["\x"]"#, .badJSON), ("[tru]", .badJSON),
+            (#"["\ud800"]"#, .badJSON), ("[1] x", .badJSON), ("", .badJSON),
+            (#"{"a":1}"#, .notArray), ("42", .notArray), (#""x""#, .notArray), ("null", .notArray),
+        ]
+        for (body, expected) in cases {
+            #expect(throws: expected, "\(body)") { _ = try PulsoBatchParser.parse(Array(body.utf8), userId: nil) }
+        }
+        #expect(throws: PulsoBatchParser.Failure.badJSON) { _ = try PulsoBatchParser.parse([0x5B, 0x22, 0xFF, 0x22, 0x5D], userId: nil) }
+    }
+
+    @Test func fiveThousandSamplesParseQuickly() throws {
+        let batch = DaemonProcess.batch(prefix: "P", count: 5_000)
+        let started = Date()
+        let parsed = try PulsoBatchParser.parse(batch.body, userId: nil)
+        #expect(parsed.items.count == 5_000)
+        #expect(Date().timeIntervalSince(started) < 1)
+    }
+}

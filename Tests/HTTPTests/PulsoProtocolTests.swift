@@ -1,0 +1,112 @@
+import Foundation
+import HealthRouterCore
+import Testing
+@testable import HTTPPushSource
+
+/// Pulso protocol v1.2 over real loopback HTTP: every example body of PROTOCOL.md with the
+/// reference server's reply, dedupe, tombstones, /latest, /health.
+@Suite("Pulso protocol over HTTP")
+struct PulsoProtocolTests {
+    let alice = PushServerFixture.tokens["alice"]!
+    let bob = PushServerFixture.tokens["bob"]!
+
+    static let protocolExample = """
+        [
+          {"uuid":"1E9B4C1A-3F2D-4C8E-9B7A-2D5E8F1A6C3B","type":"sleepAnalysis",
+           "start":"2026-07-06T01:12:00+01:00","end":"2026-07-06T09:03:00+01:00",
+           "value":"asleepREM","source":"Lenilson's Apple Watch",
+           "sourceBundleId":"com.apple.health.A1B2C3","metadata":{"timeZone":"Europe/Lisbon"}},
+          {"deleted":["A0B1C2D3-...","E4F5A6B7-..."]}
+        ]
+        """
+    static let goldenSleep = #"[{"end":"2026-07-06T02:40:00+01:00","metadata":{"timeZone":"Europe/Lisbon"},"source":"Apple Watch","sourceBundleId":"com.apple.health","start":"2026-07-06T01:12:00+01:00","type":"sleepAnalysis","uuid":"ABC-123","value":"asleepREM"}]"#
+    static let goldenWorkout = #"[{"averageHeartRate":132.5,"duration":3612.4,"end":"2026-07-05T19:30:12+01:00","maximumHeartRate":171,"metadata":{"HKIndoorWorkout":true,"HKWorkoutBrandName":"Push Day A","customRounds":3},"minimumHeartRate":88,"source":"SmartGym","start":"2026-07-05T18:30:00+01:00","totalBasalEnergyBurned":96.5,"totalEnergyBurned":412,"type":"workout","uuid":"W-1","workoutActivityType":"traditionalStrengthTraining"}]"#
+    static let goldenTombstone = #"[{"deleted":["U1","U2"]}]"#
+
+    @Test func protocolExampleGzipThenReplay() throws {
+        let server = try PushServerFixture()
+        let first = server.client.post("/ingest", Self.protocolExample, token: alice, gzip: true)
+        #expect(first.status == 200)
+        #expect(first.body == #"{"received": 2, "new": 1, "deleted": 2}"#)
+        let replay = server.client.post("/ingest", Self.protocolExample, token: alice)
+        #expect(replay.body == #"{"received": 2, "new": 0, "deleted": 0}"#)
+        let items = try server.journalItems()
+        guard case .sample(let sample) = items.first else { Issue.record("no sample"); return }
+        #expect(sample.type == "HKCategoryTypeIdentifierSleepAnalysis")
+        #expect(sample.categoryValue == "HKCategoryValueSleepAnalysisAsleepREM")
+        #expect(sample.timeZone == "Europe/Lisbon")
+        #expect(sample.userId == "alice")
+        #expect(sample.start.utcOffsetSeconds == 3600)
+        guard case .tombstone(let tombstone) = items.last else { Issue.record("no tombstone"); return }
+        #expect(tombstone.ids == ["A0B1C2D3-...", "E4F5A6B7-..."])
+    }
+
+    @Test func goldenEncodings() throws {
+        let server = try PushServerFixture()
+        #expect(server.client.post("/ingest", Self.goldenSleep, token: alice, gzip: true).body
+                == #"{"received": 1, "new": 1, "deleted": 0}"#)
+        #expect(server.client.post("/ingest", Self.goldenWorkout, token: alice, gzip: true).body
+                == #"{"received": 1, "new": 1, "deleted": 0}"#)
+        #expect(server.client.post("/ingest", Self.goldenTombstone, token: alice, gzip: true).body
+                == #"{"received": 1, "new": 0, "deleted": 2}"#)
+        let items = try server.journalItems()
+        guard case .sample(let workout) = items[1], case .workout(let parts) = workout.detail else {
+            Issue.record("no workout"); return
+        }
+        #expect(workout.kind == .workout)
+        #expect(parts.activityType == "HKWorkoutActivityTypeTraditionalStrengthTraining")
+        #expect(parts.durationSeconds == 3612.4)
+        #expect(parts.totalEnergyBurnedKilocalories == 412)
+        #expect(parts.maximumHeartRate == 171)
+        #expect(workout.metadata[key: "HKIndoorWorkout"] == .bool(true))
+        #expect(workout.metadata[key: "customRounds"] == .number(3))
+    }
+
+    @Test func dedupeAcrossTypesAndTombstoneSemantics() throws {
+        let server = try PushServerFixture()
+        let client = server.client
+        let sample = #"{"uuid":"S-1","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":61,"unit":"count/min","source":"Watch"}"#
+        #expect(client.post("/ingest", "[\(sample),\(sample)]", token: alice).body == #"{"received": 2, "new": 1, "deleted": 0}"#)
+        // Tombstone for a never-seen uuid, then repeated: counted once.
+        #expect(client.post("/ingest", #"[{"deleted":["NEVER"]}]"#, token: alice).body == #"{"received": 1, "new": 0, "deleted": 1}"#)
+        #expect(client.post("/ingest", #"[{"deleted":["NEVER"]}]"#, token: alice).body == #"{"received": 1, "new": 0, "deleted": 0}"#)
+        // A tombstone wins over a uuid; non-list deleted deletes nothing; non-objects count as received.
+        #expect(client.post("/ingest", #"[{"uuid":"X","deleted":["S-9"]},{"deleted":"S-1"},42,"x",null]"#, token: alice).body
+                == #"{"received": 5, "new": 0, "deleted": 1}"#)
+        #expect(client.post("/ingest", "[]", token: alice).body == #"{"received": 0, "new": 0, "deleted": 0}"#)
+    }
+
+    @Test func latestComparesAbsoluteTimeAndKeepsTheString() throws {
+        let server = try PushServerFixture()
+        let client = server.client
+        #expect(client.get("/latest", token: alice).body == "{}")
+        let body = """
+            [{"uuid":"A","type":"sleepAnalysis","start":"2026-07-06T01:00:00+01:00","end":"2026-07-06T09:03:00+01:00","value":"inBed","source":"W"},
+             {"uuid":"B","type":"sleepAnalysis","start":"2026-07-06T01:00:00-04:00","end":"2026-07-06T05:00:00-04:00","value":"inBed","source":"W"},
+             {"uuid":"C","type":"sleepAnalysis","start":"2026-07-06T01:00:00Z","end":"2026-07-06T08:03:00Z","value":"inBed","source":"W"},
+             {"uuid":"D","type":"heartRate","start":"2026-07-15T07:59:12Z","end":"2026-07-15T07:59:12Z","value":60,"unit":"count/min","source":"W"},
+             {"uuid":"E","type":"heartRate","start":"2026-07-15T08:59:12+01:00","end":"2026-07-15T08:59:12+01:00","value":60,"unit":"count/min","source":"W"}]
+            """
+        #expect(client.post("/ingest", body, token: alice).status == 200)
+        // 05:00-04:00 is 09:00Z, later than 09:03+01:00 (08:03Z); C ties with A and loses (first seen wins).
+        // E (07:59:12Z) ties with D: D stays.
+        #expect(client.get("/latest", token: alice).body
+                == #"{"sleepAnalysis": "2026-07-06T05:00:00-04:00", "heartRate": "2026-07-15T07:59:12Z"}"#)
+        #expect(client.get("/latest", token: bob).body == "{}")
+    }
+
+    @Test func healthNeedsNoTokenAndUnknownRoutesAre404() throws {
+        let server = try PushServerFixture()
+        let client = server.client
+        #expect(client.get("/health").status == 200)
+        #expect(client.get("/health").body == #"{"status": "ok"}"#)
+        for path in ["/", "/ingest/", "/health?x=1", "/nope"] {
+            let reply = client.get(path, token: alice)
+            #expect(reply.status == 404, "\(path)")
+            #expect(reply.body == #"{"error": "not found"}"#)
+        }
+        #expect(client.request("GET", "/ingest", body: nil, headers: ["Authorization: Bearer \(alice)"]).status == 404)
+        #expect(client.post("/latest", "[]", token: alice).status == 404)
+        #expect(client.request("DELETE", "/ingest", body: nil, headers: []).status == 404)
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import HealthRouterCore
+import Testing
+@testable import HTTPPushSource
+
+/// HTTPS through libmicrohttpd with a certificate and key (made with the openssl command).
+@Suite("http_push over TLS")
+struct TLSTests {
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"), "needs /usr/bin/openssl"))
+    func servesHTTPS() throws {
+        let directory = NSTemporaryDirectory() + "tls-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        process.arguments = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", directory + "/key.pem",
+                             "-out", directory + "/cert.pem", "-days", "1", "-subj", "/CN=127.0.0.1"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0)
+        let server = try PushServerFixture(tls: (directory + "/cert.pem", directory + "/key.pem"))
+        var client = server.client
+        client.tls = true
+        #expect(client.get("/health").body == #"{"status": "ok"}"#)
+        #expect(client.post("/ingest", PulsoProtocolTests.goldenSleep, token: PushServerFixture.tokens["alice"]!, gzip: true).body
+                == #"{"received": 1, "new": 1, "deleted": 0}"#)
+        #expect(server.client.get("/health").status != 200)  // plain HTTP is refused
+    }
+
+    @Test func unreadableKeyFailsToStart() throws {
+        var configuration = HTTPPushSource.Configuration(listen: "127.0.0.1:0")
+        configuration.tlsCertificate = "/nonexistent/cert.pem"
+        configuration.tlsKey = "/nonexistent/key.pem"
+        let directory = NSTemporaryDirectory()
+        let source = try HTTPPushSource(configuration: configuration,
+                                        context: PluginContext(name: "phone", stateDirectory: directory, logger: Logger(minimumLevel: .error)))
+        let control = WorkerControl()
+        let ingestDirectory = directory + "tls-ingest-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: ingestDirectory, withIntermediateDirectories: true)
+        #expect(throws: SourceError.self) { try source.start(ingest: try PushIngest(stateDirectory: ingestDirectory, control: control)) }
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+import Testing
+@testable import HealthRouterCore
+
+@Suite struct JSONWriterTests {
+    @Test func stringsRoundTripThroughAJSONParser() throws {
+        let values = ["", "plain", "Jane’s Apple Watch 🏃", "quote \" and backslash \\", "line\nbreak\ttab\r",
+                      "\u{0B}control\u{01}", "'; DROP TABLE samples; --", "ends with escape\""]
+        for value in values {
+            var writer = JSONWriter()
+            writer.beginArray()
+            writer.string(value)
+            writer.endArray()
+            let parsed = try JSONSerialization.jsonObject(with: Data(writer.bytes)) as? [String]
+            #expect(parsed == [value], "\(writer.text)")
+        }
+    }
+
+    @Test func objectsAndNumbers() throws {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.field("a", "x")
+        writer.field("n", 171.0)
+        writer.field("f", 0.5)
+        writer.field("absent", nil as String?)
+        writer.key("list"); writer.beginArray(); writer.bool(true); writer.null(); writer.int(-3); writer.endArray()
+        writer.endObject()
+        #expect(writer.text == #"{"a":"x","n":171,"f":0.5,"list":[true,null,-3]}"#)
+    }
+}
