@@ -103,7 +103,7 @@ enum ImportCommand {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
                 throw CommandFailure(message: "\(path) does not exist",
-                                     hint: "give the path of an Apple Health export.zip or export.xml", code: .noInput)
+                                     hint: "give the path of an Apple Health export.zip or export.xml, or an NDJSON file or folder", code: .noInput)
             }
             guard FileManager.default.isReadableFile(atPath: path) else {
                 throw CommandFailure(message: "\(path) cannot be read (permission denied)",
