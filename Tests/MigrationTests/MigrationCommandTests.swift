@@ -173,4 +173,29 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: directory + "/local.sqlite")) == local)
         #expect(try Self.cursors(directory) == cursors)
     }
+
+    @Test func killedBackfillResumes() throws {
+        let directory = try Self.imported(records: 6_000)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let before = try Self.samples(sqlite: directory + "/local.sqlite")
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: directory + "/local.sqlite" + suffix) }
+        #expect(try Self.samples(sqlite: directory + "/local.sqlite").isEmpty)
+        let process = try CommandRunner.start(["backfill", "local", "--batch-size", "50", "-q"], in: directory)
+        let cursorFile = directory + "/state/runs/backfill-local.cursor"
+        let deadline = Date().addingTimeInterval(20)
+        while !FileManager.default.fileExists(atPath: cursorFile), process.isRunning, Date() < deadline {
+            usleep(2_000)
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal, "the backfill finished before it could be killed")
+        let resumed = try CommandRunner.run(["backfill", "local", "-q"], in: directory)
+        #expect(resumed.status == 0, "\(resumed.stdout)\(resumed.stderr)")
+        #expect(resumed.stderr.contains("resuming"))
+        #expect(try Self.samples(sqlite: directory + "/local.sqlite") == before)
+        // `back` is routed nothing but tombstones: its backfill writes what its routes select.
+        let unrouted = try CommandRunner.run(["backfill", "back", "-q"], in: directory)
+        #expect(unrouted.status == 0)
+        #expect(try Self.samples(sqlite: directory + "/back.sqlite").isEmpty)
+    }
 }
