@@ -79,10 +79,10 @@ enum DumpCommand {
         }
         try output.write(line)
         try output.close()
-        let where_ = arguments.values["--output"] ?? "standard output"
+        let destination = arguments.values["--output"] ?? "standard output"
         let narrowed = FilterOptions.describe(filter)
         StandardError.write("dumped \(NumberText.grouped(samples)) samples and \(NumberText.grouped(tombstones)) tombstones"
-                            + " from \(origin)\(narrowed.isEmpty ? "" : " (\(narrowed))") to \(where_)"
+                            + " from \(origin)\(narrowed.isEmpty ? "" : " (\(narrowed))") to \(destination)"
                             + " in \(NumberText.duration(Date().timeIntervalSince(started)))\n")
         return .success
     }
