@@ -25,3 +25,7 @@ clean:
 # rows/s through the Postgres sinks vs a psql COPY + INSERT … ON CONFLICT reference (issue 3)
 bench-postgres: deps
 	bash scripts/bench-postgres.sh
+
+# migrate sqlite → postgres vs the postgres sink's own import rate, and --verify time (issue 5)
+bench-migrate: deps
+	bash scripts/bench-migrate.sh

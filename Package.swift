@@ -38,6 +38,7 @@ let package = Package(
                 path: "Plugins/TimescaleDBSink", exclude: pluginDocs),
         .target(name: "PostgresSink", dependencies: ["HealthRouterCore", "PostgresClient"],
                 path: "Plugins/PostgresSink", exclude: pluginDocs),
+        .target(name: "ReplaySource", dependencies: ["HealthRouterCore"], path: "Plugins/ReplaySource", exclude: pluginDocs),
         .target(name: "HTTPPushSource", dependencies: ["HealthRouterCore", "CMHD", "CZlib", "CCrypto", "CSQLite3"],
                 path: "Plugins/HTTPPushSource", exclude: pluginDocs),
         .target(name: "HTTPSink", dependencies: ["HealthRouterCore", "CCurl", "CZlib"],
@@ -47,6 +48,7 @@ let package = Package(
         .target(name: "HealthRouterCLI", dependencies: [
             "HealthRouterCore", "AppleHealthExportSource", "SQLiteSink", "NDJSONSink",
             "TimescaleDBSink", "PostgresSink",
+            "ReplaySource",
             "HTTPPushSource", "HTTPSink",
         ]),
         .executableTarget(name: "healthrouter", dependencies: ["HealthRouterCLI"]),
@@ -59,6 +61,7 @@ let package = Package(
         .testTarget(name: "PostgresSinkTests", dependencies: [
             "TimescaleDBSink", "PostgresSink", "PostgresClient", "SQLiteSink", "NDJSONSink", "HealthRouterCore", "CSQLite3",
         ]),
+        .testTarget(name: "MigrationTests", dependencies: ["ReplaySource", "SQLiteSink", "NDJSONSink", "HealthRouterCLI", "HealthRouterCore", "CSQLite3"]),
         .testTarget(name: "EndToEndTests", dependencies: ["HealthRouterCLI", "HealthRouterCore", "CSQLite3"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTPPushSource", "HTTPSink", "HealthRouterCore", "CCurl", "CZlib", "CSQLite3"]),
     ]

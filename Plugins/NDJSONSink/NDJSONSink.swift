@@ -31,8 +31,8 @@ public final class NDJSONSink: Sink {
     }
 
     public let configuration: Configuration
-    private let logger: Logger
-    private var index: NDJSONIndex?
+    let logger: Logger
+    private(set) var index: NDJSONIndex?
     private var files: [String: NDJSONFile] = [:]
     private var stems: [String: String] = [:]
     private var line = JSONWriter(capacity: 4096)

@@ -28,9 +28,8 @@ extension PostgresSink {
     }
 
     static func sample(_ r: PostgresResult, _ row: Int) throws -> Sample {
-        var metadata = try r.text(row, 8).map {
-            try JSONDecoder().decode(MetadataObject.self, from: Data($0.utf8)).entries
-        } ?? []
+        // JSONParser keeps the stored key order (JSONDecoder's allKeys order changes from run to run).
+        var metadata = try r.text(row, 8).map { PulsoJSONDecoder.metadata(try JSONParser.parse($0)) } ?? []
         func take(_ key: String) -> MetadataValue? {
             guard let index = metadata.firstIndex(where: { $0.key == key }) else { return nil }
             return metadata.remove(at: index).value
@@ -86,5 +85,12 @@ struct MetadataObject: Decodable {
                 entries.append(MetadataEntry(key.stringValue, .string(text)))
             }
         }
+    }
+}
+
+extension PostgresSink: ReadableSink {
+    /// `readBack(batchSize:_:)`'s samples as items (this schema records no tombstones).
+    public func readBack(_ visit: (HealthItem) throws -> Void) throws {
+        try readBack(batchSize: 10_000) { try visit(.sample($0)) }
     }
 }

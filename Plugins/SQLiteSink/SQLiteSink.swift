@@ -28,7 +28,7 @@ public final class SQLiteSink: Sink {
 
     public let configuration: Configuration
     private let logger: Logger
-    private var database: SQLiteDatabase?
+    private(set) var database: SQLiteDatabase?
     private var rows: SQLiteSinkRowWriter?
 
     public init(configuration: Configuration, context: PluginContext) {

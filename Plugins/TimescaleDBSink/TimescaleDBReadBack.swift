@@ -67,8 +67,8 @@ extension TimescaleDBSink {
     /// A jsonb object of scalars as metadata entries.
     static func metadata(_ json: String?) throws -> [MetadataEntry] {
         guard let json else { return [] }
-        let object = try JSONDecoder().decode(OrderedScalars.self, from: Data(json.utf8))
-        return object.entries
+        // JSONParser keeps jsonb's key order (JSONDecoder's allKeys order changes from run to run).
+        return PulsoJSONDecoder.metadata(try JSONParser.parse(json))
     }
 }
 
@@ -94,5 +94,12 @@ struct OrderedScalars: Decodable {
                 entries.append(MetadataEntry(key.stringValue, .string(text)))
             }
         }
+    }
+}
+
+extension TimescaleDBSink: ReadableSink {
+    /// `readBack(batchSize:_:)`'s samples as items.
+    public func readBack(_ visit: (HealthItem) throws -> Void) throws {
+        try readBack(batchSize: 10_000) { try visit(.sample($0)) }
     }
 }

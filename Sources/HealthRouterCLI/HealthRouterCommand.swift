@@ -9,11 +9,16 @@ public enum HealthRouterCommand {
         usage: healthrouter <command> [options]
 
         commands:
-          import PATH…   read Apple Health exports (export.zip / export.xml) into the journal
+          import PATH…   read Apple Health exports (export.zip / export.xml) or NDJSON (a file
+                         or folder: ndjson sink, Pulso's server, dump) into the journal
                          and deliver them to every sink
           run            the daemon: serve the push sources (http_push) and keep every sink
                          caught up until SIGTERM/SIGINT
           status         per sink: cursor, lag, rows written, dead letters, last error
+          backfill SINK  write again to one sink only: from the journal, or a file (--from PATH)
+          migrate --from SINK --to SINK [--verify]
+                         copy one store into another, resumably; --verify compares both sides
+          dump           the journal's entries (or a sink's rows, --from SINK) as NDJSON
           check          validate the config without touching anything (--connect: probe each sink)
           types          the type registry: HealthKit identifiers, short keys, groups, units
 
@@ -52,13 +57,16 @@ public enum HealthRouterCommand {
             case "status": code = try StatusCommand.run(rest, environment: environment)
             case "check": code = try CheckCommand.run(rest, environment: environment)
             case "types": code = try TypesCommand.run(rest, environment: environment)
+            case "dump": code = try DumpCommand.run(rest, environment: environment)
+            case "backfill": code = try BackfillCommand.run(rest, environment: environment)
+            case "migrate": code = try MigrateCommand.run(rest, environment: environment)
             case "help":
                 if let topic = rest.first { return main([topic, "--help"], environment: environment) }
                 print(overview)
                 code = .success
             default:
                 var message = "unknown command '\(command)'"
-                if let guess = CommandLineArguments.closest(to: command, in: ["import", "run", "status", "check", "types", "help"]) {
+                if let guess = CommandLineArguments.closest(to: command, in: ["import", "run", "status", "check", "types", "dump", "backfill", "migrate", "help"]) {
                     message += " (did you mean '\(guess)'?)"
                 }
                 throw UsageError(message, command: nil)

@@ -10,7 +10,9 @@ enum ImportCommand {
         its routes select, and waits until every sink has caught up.
 
           PATH   an Apple Health export.zip or export.xml (found by content, any size, any
-                 language's file name); without PATH, every file source in the config is read
+                 language's file name), or NDJSON: a file `healthrouter dump` wrote, or a folder
+                 an ndjson sink or Pulso's reference server wrote (the `replay` source);
+                 without PATH, every file source in the config is read
 
         Without a config file, the embedded default is used: the journal and a SQLite store
         at ./healthrouter-data/health.sqlite, plus NDJSON files under ./healthrouter-data/ndjson/.
@@ -27,6 +29,7 @@ enum ImportCommand {
         examples:
           healthrouter import ~/Downloads/export.zip
           healthrouter import export.xml --config healthrouter.yaml
+          healthrouter import ~/pulso-server/data
         """
 
     static func run(_ words: [String], environment: [String: String]) throws -> ExitCode {
@@ -100,7 +103,7 @@ enum ImportCommand {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
                 throw CommandFailure(message: "\(path) does not exist",
-                                     hint: "give the path of an Apple Health export.zip or export.xml", code: .noInput)
+                                     hint: "give the path of an Apple Health export.zip or export.xml, or an NDJSON file or folder", code: .noInput)
             }
             guard FileManager.default.isReadableFile(atPath: path) else {
                 throw CommandFailure(message: "\(path) cannot be read (permission denied)",

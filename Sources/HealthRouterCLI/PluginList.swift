@@ -4,6 +4,7 @@ import HTTPPushSource
 import HTTPSink
 import NDJSONSink
 import PostgresSink
+import ReplaySource
 import SQLiteSink
 import TimescaleDBSink
 
@@ -68,7 +69,18 @@ enum PluginList {
                                                              from: plugin.options, path: plugin.path)
                 return AppleHealthExportSource(configuration: configuration, context: context)
             },
-            recognizes: { _ in true }),
+            // First, and the fallback for anything unrecognised: a zip or XML file (and any file
+            // that is not replay input, so that its error names the export).
+            recognizes: { !ReplaySource.recognizes($0) }),
+        SourcePlugin(
+            type: "replay",
+            summary: "NDJSON from an ndjson sink, Pulso's reference server or healthrouter dump (a file or folder)",
+            make: { plugin, context in
+                let configuration = try ConfigDecoder.decode(ReplaySource.Configuration.self,
+                                                             from: plugin.options, path: plugin.path)
+                return ReplaySource(configuration: configuration, context: context)
+            },
+            recognizes: { ReplaySource.recognizes($0) }),
     ]
 
     static let services: [ServicePlugin] = [

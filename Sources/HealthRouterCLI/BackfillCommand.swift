@@ -1,0 +1,167 @@
+import Foundation
+import HealthRouterCore
+
+/// `healthrouter backfill SINK`: re-delivers to one sink only, from the journal or a file.
+enum BackfillCommand {
+    static let help = """
+        usage: healthrouter backfill SINK [--since DATE] [--until DATE] [--types T,…] [--from PATH]
+                                          [--batch-size N] [--restart]
+
+        Writes again, to the sink called SINK only, what it should hold: every retained journal
+        entry its routes select (or, with --from, every sample of a file). Use it after adding a
+        sink, after emptying or restoring a store, or to repair a range of days.
+
+          SINK            a sink of the config
+          --from PATH     read PATH instead of the journal: an Apple Health export.zip/export.xml
+                          or NDJSON (a file or folder, as `dump` and the ndjson sink write), found
+                          by content; every sample of it is written (narrow with --types), whatever
+                          the routes say, and nothing goes into the journal
+          --batch-size N  entries per write (default 5000)
+          --restart       start over instead of resuming an interrupted backfill
+        \(FilterOptions.help)
+
+        Nothing else moves: the other sinks' rows and cursors, and SINK's own cursor, stay as they
+        are (the sink's writes are idempotent, so rows it already has are written as they are).
+        Stopped half-way (Ctrl-C, kill -9), the same command resumes after the last batch the
+        sink acknowledged (kept in <state_directory>/runs/backfill-SINK.cursor).
+        The journal keeps entries for journal.retain: to backfill older history, use --from with
+        the export, or migrate from another sink (healthrouter migrate --help).
+
+        exit codes: 0 done, 1 the sink failed (run again to resume), 64 wrong options or unknown
+                    sink, 65 the file is not usable, 66 no journal or file, 73 the sink cannot be
+                    opened, 78 the config is wrong
+
+        examples:
+          healthrouter backfill lake
+          healthrouter backfill tsdb --types sleep,workouts --since 2024-01-01
+          healthrouter backfill supa --from ~/Downloads/export.zip
+        """
+
+    static func run(_ words: [String], environment: [String: String]) throws -> ExitCode {
+        let arguments = try CommandLineArguments.parse(words, command: "backfill",
+                                                       values: FilterOptions.values.union(["--from", "--batch-size"]),
+                                                       flags: ["--restart"])
+        if arguments.flags.contains("--help") {
+            print(help)
+            return .success
+        }
+        guard arguments.positional.count == 1 else {
+            throw UsageError(arguments.positional.isEmpty ? "name the sink to backfill, e.g. healthrouter backfill lake"
+                                                          : "backfill takes one sink, not \(arguments.positional.count)",
+                             command: "backfill")
+        }
+        let name = arguments.positional[0]
+        let filter = try FilterOptions.filter(arguments, command: "backfill")
+        let batchSize = try batchSizeOption(arguments, command: "backfill")
+        let loaded = try LoadedConfig.load(arguments, environment: environment)
+        try loaded.ensureStateDirectory()
+        let state = loaded.config.stateDirectory
+        let path = arguments.values["--from"]
+        if let path, !FileManager.default.fileExists(atPath: path) {
+            throw CommandFailure(message: "\(path) does not exist", hint: "give an export.zip, export.xml or NDJSON file or folder",
+                                 code: .noInput)
+        }
+        var journal: Journal?
+        if path == nil {
+            guard FileManager.default.fileExists(atPath: (state as NSString).appendingPathComponent("journal.sqlite")) else {
+                throw CommandFailure(message: "there is no journal in \(state) yet",
+                                     hint: "import something first, or backfill from a file with --from PATH", code: .noInput)
+            }
+            journal = try Journal(stateDirectory: state, role: .reader)
+        }
+        let opened = try ConfiguredSink.open(name, loaded: loaded, command: "backfill")
+        defer { opened.sink.close() }
+
+        let cursor = ResumeCursor(stateDirectory: state, name: "backfill-\(name)")
+        let run = "from=\(path ?? "journal") \(FilterOptions.describe(filter))"
+        var resumeAfter: Int64 = 0
+        if !arguments.flags.contains("--restart"), let saved = try cursor.load() {
+            if saved.run == run {
+                resumeAfter = saved.position
+                StandardError.write("resuming the backfill of '\(name)' after position \(NumberText.grouped(saved.position))\n")
+            } else {
+                StandardError.write("note: an earlier backfill of '\(name)' (\(saved.run)) did not finish; starting this one over\n")
+            }
+        }
+        let progress = DeliveryProgress(label: "backfilling \(name)", quiet: arguments.flags.contains("--quiet"))
+        let delivery = DirectDelivery(sink: opened.sink, sinkCursor: try opened.cursorToKeep(stateDirectory: state), filter: filter,
+                                      resumeAfter: resumeAfter, batchSize: batchSize) { position, counts in
+            try cursor.save(position, run: run)
+            progress.update(counts)
+        }
+        let started = Date()
+        var skippedLines: [String: Int] = [:]
+        var examples: [String: String] = [:]
+        do {
+            if let journal {
+                let retention = try journal.retention()
+                if retention.pruned, let oldest = retention.oldest {
+                    StandardError.write("note: journal entries before \(oldest) were pruned (journal.retain); "
+                                        + "backfill older history with --from PATH or healthrouter migrate\n")
+                }
+                let selects = opened.spec.selects
+                try journal.forEachEntry(after: resumeAfter, filter: filter, batchSize: batchSize) { entry in
+                    guard selects(entry.item.sampleTypeName, entry.source) else { return }
+                    try delivery.accept(entry)
+                }
+            } else if let path {
+                let kind = PluginList.sources.first { $0.recognizes(path) } ?? PluginList.sources[0]
+                let plugin = PluginConfig.commandLine(name: "backfill", type: kind.type, path: path)
+                let source = try kind.make(plugin, loaded.context(for: "backfill"))
+                let output = DirectDeliveryOutput(delivery: delivery, sourceName: "backfill")
+                do {
+                    try source.read(into: output)
+                } catch let error as SourceError {
+                    progress.stop()
+                    throw CommandFailure(message: "\(error)", hint: nil, code: .dataError)
+                }
+                skippedLines = output.skipped
+                examples = output.skippedExamples
+            }
+            try delivery.finish()
+        } catch let failure as CommandFailure {
+            throw failure
+        } catch {
+            progress.stop()
+            StandardError.write("healthrouter: the backfill of '\(name)' stopped: \(error)\n"
+                                + "  hint: run the same command again to resume after \(NumberText.grouped(delivery.counts.position))\n")
+            return .incomplete
+        }
+        progress.stop()
+        cursor.remove()
+        let counts = delivery.counts
+        let narrowed = FilterOptions.describe(filter)
+        print("backfill of '\(name)' (\(opened.type)) from \(path ?? "the journal")\(narrowed.isEmpty ? "" : " (\(narrowed))"):"
+              + " \(NumberText.grouped(counts.samples)) samples and \(NumberText.grouped(counts.tombstones)) tombstones written"
+              + " in \(NumberText.duration(Date().timeIntervalSince(started)))")
+        if counts.resumed > 0 { print("  \(NumberText.grouped(counts.resumed)) written by the interrupted run before") }
+        for (type, count) in counts.samplesByType.sorted(by: { $0.value > $1.value }).prefix(10) {
+            print("  \(PulsoJSONEncoder.typeKey(type)): \(NumberText.grouped(count))")
+        }
+        for (reason, count) in skippedLines.sorted(by: { $0.key < $1.key }) {
+            print("  skipped \(NumberText.grouped(count)): \(reason)\(examples[reason].map { " (first at \($0))" } ?? "")")
+        }
+        print("  other sinks and cursors untouched")
+        if counts.rejected > 0 {
+            StandardError.write("healthrouter: '\(name)' refused \(counts.rejected) entries: \(counts.rejectionReasons.joined(separator: "; "))\n")
+            return .dataError
+        }
+        return .success
+    }
+
+    static func batchSizeOption(_ arguments: CommandLineArguments, command: String) throws -> Int {
+        guard let text = arguments.values["--batch-size"] else { return 5_000 }
+        guard let size = Int(text), size > 0 else {
+            throw UsageError("--batch-size takes a positive number, not '\(text)'", command: command)
+        }
+        return size
+    }
+}
+
+extension HealthItem {
+    /// The type of a sample, nil for a tombstone.
+    var sampleTypeName: String? {
+        if case .sample(let s) = self { return s.type }
+        return nil
+    }
+}

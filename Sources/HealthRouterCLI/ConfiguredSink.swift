@@ -1,0 +1,54 @@
+import Foundation
+import HealthRouterCore
+
+/// One sink of the config, opened by name for a command that works on it alone
+/// (`dump --from`, `backfill`, `migrate`).
+struct ConfiguredSink {
+    var name: String
+    var type: String
+    var spec: SinkSpec
+    var sink: any Sink
+    /// What `prepare()` returned: the journal cursor the sink keeps itself, if any.
+    var ownCursor: Int64?
+
+    /// Builds and prepares the sink called `name`; a clear error when the config has none.
+    static func open(_ name: String, loaded: LoadedConfig, command: String) throws -> ConfiguredSink {
+        let specs = try loaded.sinkSpecs()
+        guard let spec = specs.first(where: { $0.name == name }) else {
+            var message = "the config has no sink called '\(name)'"
+            if let guess = CommandLineArguments.closest(to: name, in: specs.map(\.name)) { message += " (did you mean '\(guess)'?)" }
+            let known = specs.map(\.name).joined(separator: ", ")
+            throw CommandFailure(message: message, hint: "sinks in \(loaded.origin): \(known.isEmpty ? "none" : known)",
+                                 code: .usage)
+        }
+        let sink: any Sink
+        let own: Int64?
+        do {
+            sink = try spec.makeSink()
+            own = try sink.prepare()
+        } catch {
+            throw CommandFailure(message: "cannot open the sink '\(name)' (\(spec.type)): \(error)",
+                                 hint: "check that the store is reachable and not in use by a running healthrouter",
+                                 code: .cannotCreate)
+        }
+        return ConfiguredSink(name: name, type: spec.type, spec: spec, sink: sink, ownCursor: own)
+    }
+
+    /// The cursor to pass the sink's writes so that no cursor moves: its own, else the core's
+    /// cursor for it in the journal (when there is a journal), else 0.
+    func cursorToKeep(stateDirectory: String) throws -> Int64 {
+        if let ownCursor { return ownCursor }
+        let path = (stateDirectory as NSString).appendingPathComponent("journal.sqlite")
+        guard FileManager.default.fileExists(atPath: path) else { return 0 }
+        return try Journal(stateDirectory: stateDirectory, role: .reader).cursor(sink: name) ?? 0
+    }
+
+    /// The sink as a readable one, or an error saying that this type cannot be read back.
+    func readable(for purpose: String) throws -> any ReadableSink {
+        guard let readable = sink as? any ReadableSink else {
+            throw CommandFailure(message: "the sink '\(name)' (\(type)) cannot be read back, so it cannot be \(purpose)",
+                                 hint: "sinks that can be read back: sqlite, ndjson, postgres, timescaledb", code: .usage)
+        }
+        return readable
+    }
+}

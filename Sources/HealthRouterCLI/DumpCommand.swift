@@ -1,0 +1,126 @@
+import Foundation
+import HealthRouterCore
+
+/// `healthrouter dump`: writes the journal's entries, or a sink's rows, as NDJSON.
+enum DumpCommand {
+    static let help = """
+        usage: healthrouter dump [--since DATE] [--until DATE] [--types T,…] [--from SINK] [--output FILE]
+
+        Writes samples and tombstones as NDJSON, one JSON object a line, in the ndjson sink's
+        line format (Pulso's fields plus healthrouter's, see Plugins/NDJSONSink/README.md):
+        a `replay` source (healthrouter import FILE) reads it back into the very same samples.
+
+          --from SINK     read the rows of that configured sink (sqlite, ndjson, postgres,
+                          timescaledb) instead of the journal
+          --output FILE   write to FILE (replaced) instead of standard output
+        \(FilterOptions.help)
+
+        The journal holds what was imported within journal.retain (older entries are pruned once
+        every sink has them): to dump everything, dump a sink. Journal entries come in order, every
+        version of a changed sample included (a replay keeps the last); a sink's rows come
+        tombstones first, then one line per stored sample.
+
+        exit codes: 0 done, 64 wrong options or unknown sink, 73 the output or the sink cannot be
+                    opened, 78 the config is wrong
+
+        examples:
+          healthrouter dump --types sleep --since 2024-01-01 > sleep.ndjson
+          healthrouter dump --from local --output everything.ndjson
+          healthrouter import everything.ndjson --config other.yaml
+        """
+
+    static func run(_ words: [String], environment: [String: String]) throws -> ExitCode {
+        let arguments = try CommandLineArguments.parse(words, command: "dump",
+                                                       values: FilterOptions.values.union(["--from", "--output"]))
+        if arguments.flags.contains("--help") {
+            print(help)
+            return .success
+        }
+        guard arguments.positional.isEmpty else {
+            throw UsageError("dump takes no file (did you mean --output \(arguments.positional[0])?)", command: "dump")
+        }
+        let filter = try FilterOptions.filter(arguments, command: "dump")
+        let loaded = try LoadedConfig.load(arguments, environment: environment)
+        let output = try DumpOutput(path: arguments.values["--output"])
+        var samples = 0, tombstones = 0
+        var line: [UInt8] = []
+        line.reserveCapacity(1 << 20)
+        var scratch = JSONWriter(capacity: 4096)
+        let started = Date()
+        let write = { (item: HealthItem) throws in
+            guard filter.selects(item) else { return }
+            if case .sample = item { samples += 1 } else { tombstones += 1 }
+            PulsoJSONEncoder.appendLine(item, to: &line, scratch: &scratch)
+            if line.count >= 1 << 20 {
+                try output.write(line)
+                line.removeAll(keepingCapacity: true)
+            }
+        }
+        var origin: String
+        if let name = arguments.values["--from"] {
+            let opened = try ConfiguredSink.open(name, loaded: loaded, command: "dump")
+            defer { opened.sink.close() }
+            try opened.readable(for: "dumped").readBack(write)
+            origin = "sink '\(name)' (\(opened.type))"
+        } else {
+            let path = (loaded.config.stateDirectory as NSString).appendingPathComponent("journal.sqlite")
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw CommandFailure(message: "there is no journal in \(loaded.config.stateDirectory) yet",
+                                     hint: "import something first, or dump a sink with --from SINK", code: .noInput)
+            }
+            let journal = try Journal(stateDirectory: loaded.config.stateDirectory, role: .reader)
+            let retention = try journal.retention()
+            if retention.pruned, let oldest = retention.oldest {
+                StandardError.write("healthrouter: note: journal entries before \(oldest) were pruned (journal.retain); "
+                                    + "dump a sink with --from SINK for everything\n")
+            }
+            try journal.forEachEntry(filter: filter) { try write($0.item) }
+            origin = "the journal"
+        }
+        try output.write(line)
+        try output.close()
+        let destination = arguments.values["--output"] ?? "standard output"
+        let narrowed = FilterOptions.describe(filter)
+        StandardError.write("dumped \(NumberText.grouped(samples)) samples and \(NumberText.grouped(tombstones)) tombstones"
+                            + " from \(origin)\(narrowed.isEmpty ? "" : " (\(narrowed))") to \(destination)"
+                            + " in \(NumberText.duration(Date().timeIntervalSince(started)))\n")
+        return .success
+    }
+}
+
+/// Standard output, or a file written beside its final name and renamed into place on close.
+final class DumpOutput {
+    private let handle: FileHandle
+    private let path: String?
+    private let temporary: String?
+
+    init(path: String?) throws {
+        self.path = path
+        guard let path else {
+            handle = FileHandle.standardOutput
+            temporary = nil
+            return
+        }
+        let temporary = path + ".partial"
+        guard FileManager.default.createFile(atPath: temporary, contents: nil),
+              let handle = FileHandle(forWritingAtPath: temporary) else {
+            throw CommandFailure(message: "cannot create \(path)", hint: "check that its folder exists and is writable",
+                                 code: .cannotCreate)
+        }
+        self.handle = handle
+        self.temporary = temporary
+    }
+
+    func write(_ bytes: [UInt8]) throws {
+        guard !bytes.isEmpty else { return }
+        try handle.write(contentsOf: Data(bytes))
+    }
+
+    func close() throws {
+        guard let path, let temporary else { return }
+        try handle.synchronize()
+        try handle.close()
+        if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
+        try FileManager.default.moveItem(atPath: temporary, toPath: path)
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import HealthRouterCore
+
+/// `--since DATE`, `--until DATE` and `--types T,…` of `dump`, `backfill` and `migrate`.
+enum FilterOptions {
+    static let values: Set<String> = ["--since", "--until", "--types"]
+
+    static let help = """
+          --since DATE    only samples that start at or after DATE (2024-01-31, 2024-01-31T08:00:00+01:00)
+          --until DATE    only samples that start before DATE
+          --types T,…     only these types: short keys (heartRate), identifiers, groups (sleep), globs
+                          (HKQuantityTypeIdentifier*), as in routes; tombstones always pass
+        """
+
+    static func filter(_ arguments: CommandLineArguments, command: String) throws -> SampleFilter {
+        func date(_ option: String) throws -> Timestamp? {
+            guard let text = arguments.values[option] else { return nil }
+            guard let parsed = HealthDateParser.parse(text) else {
+                throw UsageError("\(option) takes a date such as 2024-01-31 or 2024-01-31T08:00:00+01:00, not '\(text)'",
+                                 command: command)
+            }
+            return parsed
+        }
+        let types = (arguments.values["--types"] ?? "").split(separator: ",")
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let filter = SampleFilter(since: try date("--since"), until: try date("--until"), types: types)
+        if let unknown = filter.unknownTypes.first {
+            var message = "--types: '\(unknown)' is no known type, short key or group"
+            if let guess = CommandLineArguments.closest(to: unknown, in: TypeRegistry.groups + TypeRegistry.all.compactMap(\.key)) {
+                message += " (did you mean '\(guess)'?)"
+            }
+            throw UsageError(message + "; see healthrouter types", command: command)
+        }
+        return filter
+    }
+
+    /// The filter in words, for summaries: "" when it takes everything.
+    static func describe(_ filter: SampleFilter) -> String {
+        var parts: [String] = []
+        if let since = filter.since { parts.append("since \(TimestampFormatter.iso8601(since))") }
+        if let until = filter.until { parts.append("until \(TimestampFormatter.iso8601(until))") }
+        if !filter.types.isEmpty { parts.append("types \(filter.types.joined(separator: ","))") }
+        return parts.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import HealthRouterCore
+
+/// `healthrouter migrate --from SINK --to SINK`: copies one store into another, resumably, and verifies.
+enum MigrateCommand {
+    static let help = """
+        usage: healthrouter migrate --from SINK --to SINK [--verify] [--since DATE] [--until DATE]
+                                    [--types T,…] [--batch-size N] [--restart]
+
+        Streams every row of one configured sink, as canonical samples, into another: ids,
+        instants with their original offsets, units, metadata, workouts with their events,
+        statistics, activities and routes. Tombstones the source recorded go first.
+
+          --from SINK     the store to read: sqlite, ndjson, postgres or timescaledb
+          --to SINK       the store to write: any sink of the config
+          --verify        afterwards, read both back and compare, per type, a count and a
+                          content checksum; prints a table, exits 65 on any difference
+          --verify-only   compare only, without migrating (after a migration, or to check two
+                          stores that were filled separately)
+          --batch-size N  samples per write (default 5000)
+          --restart       start over instead of resuming an interrupted migration
+        \(FilterOptions.help)
+
+        The journal is not involved: no sink's cursor moves (the target keeps its own), so a target
+        that is also routed from the journal goes on receiving new samples as before. Stopped
+        half-way (Ctrl-C, kill -9), the same command resumes after the last batch the target
+        acknowledged (<state_directory>/runs/migrate-FROM-to-TO.cursor); writes are idempotent, so
+        running a finished migration again changes nothing.
+        A store whose schema cannot hold every field (postgres' healthkit_metrics) gives back what
+        it holds: --verify shows which types differ.
+
+        exit codes: 0 done (and equal, with --verify), 1 the target failed (run again to resume),
+                    64 wrong options or a sink that cannot be read, 65 --verify found differences,
+                    73 a sink cannot be opened, 78 the config is wrong
+
+        examples:
+          healthrouter migrate --from local --to tsdb --verify
+          healthrouter migrate --from lake --to supa --types sleep,workouts
+        """
+
+    static func run(_ words: [String], environment: [String: String]) throws -> ExitCode {
+        let arguments = try CommandLineArguments.parse(words, command: "migrate",
+                                                       values: FilterOptions.values.union(["--from", "--to", "--batch-size"]),
+                                                       flags: ["--verify", "--verify-only", "--restart"])
+        if arguments.flags.contains("--help") {
+            print(help)
+            return .success
+        }
+        guard arguments.positional.isEmpty else {
+            throw UsageError("migrate names its sinks with --from and --to, not '\(arguments.positional[0])'", command: "migrate")
+        }
+        guard let from = arguments.values["--from"], let to = arguments.values["--to"] else {
+            throw UsageError("name both sinks: healthrouter migrate --from SINK --to SINK", command: "migrate")
+        }
+        guard from != to else { throw UsageError("--from and --to name the same sink '\(from)'", command: "migrate") }
+        let filter = try FilterOptions.filter(arguments, command: "migrate")
+        let batchSize = try BackfillCommand.batchSizeOption(arguments, command: "migrate")
+        let loaded = try LoadedConfig.load(arguments, environment: environment)
+        try loaded.ensureStateDirectory()
+
+        let source = try ConfiguredSink.open(from, loaded: loaded, command: "migrate")
+        defer { source.sink.close() }
+        let reader = try source.readable(for: "migrated from")
+        let target = try ConfiguredSink.open(to, loaded: loaded, command: "migrate")
+        defer { target.sink.close() }
+        let verifyOnly = arguments.flags.contains("--verify-only")
+        if arguments.flags.contains("--verify") || verifyOnly { _ = try target.readable(for: "verified") }
+        if verifyOnly { return try verify(reader, from: from, target, to: to, filter: filter, rejected: 0) }
+
+        let cursor = ResumeCursor(stateDirectory: loaded.config.stateDirectory, name: "migrate-\(from)-to-\(to)")
+        let run = FilterOptions.describe(filter)
+        var resumeAfter: Int64 = 0
+        if !arguments.flags.contains("--restart"), let saved = try cursor.load() {
+            if saved.run == run {
+                resumeAfter = saved.position
+                StandardError.write("resuming the migration \(from) → \(to) after \(NumberText.grouped(saved.position)) items\n")
+            } else {
+                StandardError.write("note: an earlier migration \(from) → \(to) (\(saved.run)) did not finish; starting over\n")
+            }
+        }
+        let progress = DeliveryProgress(label: "migrating \(from) → \(to)", quiet: arguments.flags.contains("--quiet"))
+        let delivery = DirectDelivery(sink: target.sink, sinkCursor: try target.cursorToKeep(stateDirectory: loaded.config.stateDirectory), filter: filter,
+                                      resumeAfter: resumeAfter, batchSize: batchSize) { position, counts in
+            try cursor.save(position, run: run)
+            progress.update(counts)
+        }
+        let started = Date()
+        var position: Int64 = 0
+        do {
+            try reader.readBack { item in
+                position += 1
+                try delivery.accept(JournalEntry(sequence: position, source: from, item: item))
+            }
+            try delivery.finish()
+        } catch {
+            progress.stop()
+            StandardError.write("healthrouter: the migration \(from) → \(to) stopped: \(error)\n"
+                                + "  hint: run the same command again to resume after \(NumberText.grouped(delivery.counts.position)) items\n")
+            return .incomplete
+        }
+        progress.stop()
+        cursor.remove()
+        let counts = delivery.counts
+        let seconds = Date().timeIntervalSince(started)
+        let rate = seconds > 0 ? Int(Double(counts.samples) / seconds) : 0
+        print("migrated \(from) (\(source.type)) → \(to) (\(target.type))\(run.isEmpty ? "" : " (\(run))"):"
+              + " \(NumberText.grouped(counts.samples)) samples and \(NumberText.grouped(counts.tombstones)) tombstones"
+              + " in \(NumberText.duration(seconds)) (\(NumberText.grouped(rate)) samples/s)")
+        if counts.resumed > 0 { print("  \(NumberText.grouped(counts.resumed)) items migrated by the interrupted run before") }
+        if counts.rejected > 0 {
+            StandardError.write("healthrouter: '\(to)' refused \(counts.rejected) samples: \(counts.rejectionReasons.joined(separator: "; "))\n")
+        }
+        guard arguments.flags.contains("--verify") else { return counts.rejected > 0 ? .dataError : .success }
+        return try verify(reader, from: from, target, to: to, filter: filter, rejected: counts.rejected)
+    }
+
+    /// Reads both sides back, prints the table, and returns the exit code.
+    static func verify(_ reader: any ReadableSink, from: String, _ target: ConfiguredSink, to: String,
+                       filter: SampleFilter, rejected: Int) throws -> ExitCode {
+        let verifyStarted = Date()
+        // Both sides at once: each sink is read on one thread only, as the Sink contract asks.
+        let sourceSide = VerifySide(reader)
+        let done = DispatchSemaphore(value: 0)
+        let reading = Thread {
+            sourceSide.result = Result { try checksums(sourceSide.sink, filter: filter) }
+            done.signal()
+        }
+        reading.start()
+        let targetResult = Result { try checksums(try target.readable(for: "verified"), filter: filter) }
+        done.wait()
+        let sourceSums = try sourceSide.result!.get()
+        let targetSums = try targetResult.get()
+        let (table, differences) = VerifyTable.render(from: (from, sourceSums), to: (to, targetSums))
+        print(table)
+        print(differences == 0
+              ? "verified: every type has the same count and checksum on both sides (\(NumberText.duration(Date().timeIntervalSince(verifyStarted))))"
+              : "verify: \(differences) type(s) differ between \(from) and \(to)")
+        return differences == 0 && rejected == 0 ? .success : .dataError
+    }
+
+    /// One side of a verify, read on its own thread and handed back after it finished.
+    final class VerifySide: @unchecked Sendable {
+        let sink: any ReadableSink
+        var result: Result<SampleChecksum, any Error>?
+        init(_ sink: any ReadableSink) { self.sink = sink }
+    }
+
+    static func checksums(_ sink: any ReadableSink, filter: SampleFilter) throws -> SampleChecksum {
+        var sums = SampleChecksum()
+        try sink.readBack { item in
+            if filter.selects(item) { sums.add(item) }
+        }
+        return sums
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+
+/// Reads a file of newline-delimited lines in 1 MiB chunks and hands each non-blank line
+/// (without its `\n` or `\r\n`) to a closure with its 1-based line number. A last line
+/// without a newline is handed over too.
+public enum NDJSONLineReader {
+    /// Calls `visit(line, lineNumber, bytesConsumed)` for each non-blank line of `path`.
+    public static func forEachLine(path: String,
+                                   _ visit: (_ line: ArraySlice<UInt8>, _ number: Int, _ consumed: Int64) throws -> Void) throws {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw SourceError(input: path, problem: "cannot be opened for reading",
+                              hint: "check that the file exists and is readable")
+        }
+        defer { try? handle.close() }
+        var pending: [UInt8] = []
+        var lineNumber = 0
+        var consumed: Int64 = 0
+        func emit(_ line: ArraySlice<UInt8>) throws {
+            lineNumber += 1
+            var end = line.endIndex
+            if end > line.startIndex, line[end - 1] == 0x0D { end -= 1 }
+            let trimmed = line[line.startIndex..<end]
+            guard trimmed.contains(where: { $0 != 0x20 && $0 != 0x09 }) else { return }
+            try visit(trimmed, lineNumber, consumed)
+        }
+        while true {
+            let chunk: Data
+            do {
+                chunk = try handle.read(upToCount: 1 << 20) ?? Data()
+            } catch {
+                throw SourceError(input: path, location: "line \(lineNumber + 1)", problem: "cannot be read: \(error)")
+            }
+            if chunk.isEmpty { break }
+            consumed += Int64(chunk.count)
+            pending.append(contentsOf: chunk)
+            var lineStart = 0
+            while let newline = pending[lineStart...].firstIndex(of: 0x0A) {
+                try emit(pending[lineStart..<newline])
+                lineStart = newline + 1
+            }
+            pending.removeFirst(lineStart)
+        }
+        if !pending.isEmpty { try emit(pending[...]) }
+    }
+}

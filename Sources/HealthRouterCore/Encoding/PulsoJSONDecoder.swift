@@ -1,0 +1,215 @@
+/// Reads the lines `PulsoJSONEncoder` writes back into canonical items: the counterpart that
+/// makes an NDJSON line (ndjson sink, `healthrouter dump`, Pulso's reference server) a
+/// `HealthItem` again. The field meanings are `PulsoJSONEncoder`'s.
+///
+/// - A line with `deleted` is a tombstone (even with a `uuid`, as Pulso's servers read it):
+///   its string ids, and `userId`.
+/// - `type` is `identifier` when present, else the registry's identifier for the key, else
+///   itself; `kind` names the kind, else the registry's kind, else `workout` when
+///   `workoutActivityType` is present, `category` for a string `value`, `quantity` otherwise.
+/// - `categoryValue` wins over a string `value`; `numericValue` is the number of a category.
+/// - `metadata.timeZone` becomes `Sample.timeZone` and leaves the metadata, unless a
+///   top-level `timeZone` is present (then the metadata stays whole).
+/// - A `-00:00` offset means "unknown" (`utcOffsetSeconds == nil`).
+/// - `receivedAt` and unknown fields are ignored.
+///
+/// `isPulsoLine` in the result tells a plain Pulso line (no `kind`: written by a Pulso
+/// server, not by healthrouter) — the caller normalises those as `.canonical`.
+public enum PulsoJSONDecoder {
+    /// A line that cannot become an item: what is wrong with it.
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public var problem: String
+        public init(_ problem: String) { self.problem = problem }
+        public var description: String { problem }
+    }
+
+    /// Decodes one line (a JSON object). Throws `Failure` naming what is wrong.
+    public static func decode(_ line: ArraySlice<UInt8>) throws -> (item: HealthItem, isPulsoLine: Bool) {
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(line)
+        } catch let error as JSONParser.Failure {
+            throw Failure("not JSON: \(error)")
+        }
+        return try decode(value)
+    }
+
+    /// Decodes one parsed line.
+    public static func decode(_ object: JSONValue) throws -> (item: HealthItem, isPulsoLine: Bool) {
+        guard case .object = object else { throw Failure("not a JSON object") }
+        if let deleted = object["deleted"] {
+            let ids = deleted.arrayValue?.compactMap(\.stringValue) ?? []
+            return (.tombstone(Tombstone(ids: ids, userId: object["userId"]?.stringValue)), object["kind"] == nil)
+        }
+        guard let id = object["uuid"]?.stringValue else { throw Failure("no string uuid") }
+        guard !id.isEmpty else { throw Failure("empty uuid") }
+        guard let key = object["type"]?.stringValue else { throw Failure("no string type") }
+        let type = object["identifier"]?.stringValue ?? TypeRegistry.identifier(of: key)
+        guard let startText = object["start"]?.stringValue else { throw Failure("no start") }
+        guard let start = timestamp(startText) else { throw Failure("start '\(startText)' is not a date") }
+        var end = start
+        if let endText = object["end"]?.stringValue {
+            guard let parsed = timestamp(endText) else { throw Failure("end '\(endText)' is not a date") }
+            end = parsed
+        }
+
+        let kindName = object["kind"]?.stringValue
+        let kind: SampleKind
+        if let kindName {
+            guard let named = SampleKind.allCases.first(where: { $0.name == kindName }) else {
+                throw Failure("unknown kind '\(kindName)'")
+            }
+            kind = named
+        } else if let known = TypeRegistry.type(identifier: type) {
+            kind = known.kind
+        } else if object["workoutActivityType"] != nil {
+            kind = .workout
+        } else if object["value"]?.stringValue != nil {
+            kind = .category
+        } else {
+            kind = .quantity
+        }
+
+        var sample = Sample(id: id, type: type, kind: kind, start: start, end: end,
+                            sourceName: object["source"]?.stringValue ?? "")
+        switch object["value"] {
+        case .number(let number): sample.value = number
+        case .string(let name): sample.categoryValue = name
+        default: break
+        }
+        if let category = object["categoryValue"]?.stringValue { sample.categoryValue = category }
+        if let number = object["numericValue"]?.numberValue { sample.value = number }
+        sample.unit = object["unit"]?.stringValue
+        sample.sourceBundleId = object["sourceBundleId"]?.stringValue
+        sample.sourceVersion = object["sourceVersion"]?.stringValue
+        sample.device = object["device"]?.stringValue
+        sample.userId = object["userId"]?.stringValue
+        if let created = object["creationDate"]?.stringValue { sample.createdAt = timestamp(created) }
+
+        var metadata = object["metadata"].map(self.metadata) ?? []
+        if let zone = object["timeZone"]?.stringValue {
+            sample.timeZone = zone
+        } else if let index = metadata.firstIndex(where: { $0.key == "timeZone" }),
+                  case .string(let zone) = metadata[index].value {
+            sample.timeZone = zone
+            metadata.remove(at: index)
+        }
+        sample.metadata = metadata
+
+        if let activity = object["activityType"]?.stringValue ?? object["workoutActivityType"]?.stringValue {
+            var workout = Workout(activityType: activity)
+            workout.durationSeconds = object["duration"]?.numberValue
+            workout.totalEnergyBurnedKilocalories = object["totalEnergyBurned"]?.numberValue
+            workout.totalBasalEnergyBurnedKilocalories = object["totalBasalEnergyBurned"]?.numberValue
+            workout.totalDistanceMeters = object["totalDistance"]?.numberValue
+            workout.averageHeartRate = object["averageHeartRate"]?.numberValue
+            workout.minimumHeartRate = object["minimumHeartRate"]?.numberValue
+            workout.maximumHeartRate = object["maximumHeartRate"]?.numberValue
+            workout.events = try events(object["events"])
+            workout.statistics = try statistics(object["statistics"])
+            workout.activities = try activities(object["activities"])
+            workout.routes = try routes(object["routes"])
+            sample.detail = .workout(workout)
+        } else if let members = object["members"]?.arrayValue {
+            sample.detail = .correlation(memberIds: members.compactMap(\.stringValue))
+        } else if let beats = object["beats"]?.arrayValue {
+            sample.detail = .heartbeats(try beats.map { beat in
+                Heartbeat(time: try requiredTime(beat["time"], "beat time"), beatsPerMinute: beat["bpm"]?.numberValue ?? 0)
+            })
+        } else if let record = object["record"] {
+            sample.detail = .record(try self.record(record))
+        }
+        return (.sample(sample), kindName == nil)
+    }
+
+    /// A timestamp as the encoder writes it: `-00:00` is an unknown offset.
+    public static func timestamp(_ text: String) -> Timestamp? {
+        guard var parsed = HealthDateParser.parse(text) else { return nil }
+        if text.hasSuffix("-00:00") { parsed.utcOffsetSeconds = nil }
+        return parsed
+    }
+
+    /// A metadata object as entries in document order; values other than strings, numbers
+    /// and booleans are dropped (Pulso allows no others).
+    public static func metadata(_ value: JSONValue) -> [MetadataEntry] {
+        guard let pairs = value.objectValue else { return [] }
+        var entries: [MetadataEntry] = []
+        entries.reserveCapacity(pairs.count)
+        for pair in pairs {
+            switch pair.value {
+            case .string(let text): entries.append(MetadataEntry(pair.key, .string(text)))
+            case .number(let number): entries.append(MetadataEntry(pair.key, .number(number)))
+            case .bool(let flag): entries.append(MetadataEntry(pair.key, .bool(flag)))
+            default: break
+            }
+        }
+        return entries
+    }
+
+    /// A record object, `{"element","attributes":{…},"children"?:[…]}`.
+    public static func record(_ value: JSONValue) throws -> GenericRecord {
+        guard let element = value["element"]?.stringValue else { throw Failure("record without element") }
+        let attributes = (value["attributes"]?.objectValue ?? []).map {
+            GenericRecord.Attribute($0.key, $0.value.stringValue ?? "")
+        }
+        return GenericRecord(element: element, attributes: attributes, children: try records(value["children"]))
+    }
+
+    /// An array of record objects (nil: none).
+    public static func records(_ value: JSONValue?) throws -> [GenericRecord] {
+        try (value?.arrayValue ?? []).map(record)
+    }
+
+    private static func requiredTime(_ value: JSONValue?, _ field: String) throws -> Timestamp {
+        guard let text = value?.stringValue, let time = timestamp(text) else { throw Failure("bad or missing \(field)") }
+        return time
+    }
+
+    private static func optionalTime(_ value: JSONValue?, _ field: String) throws -> Timestamp? {
+        guard let value else { return nil }
+        return try requiredTime(value, field)
+    }
+
+    private static func events(_ value: JSONValue?) throws -> [WorkoutEvent] {
+        try (value?.arrayValue ?? []).map { event in
+            WorkoutEvent(type: event["type"]?.stringValue ?? "", date: try requiredTime(event["date"], "event date"),
+                         durationSeconds: event["duration"]?.numberValue,
+                         metadata: event["metadata"].map(metadata) ?? [])
+        }
+    }
+
+    private static func statistics(_ value: JSONValue?) throws -> [WorkoutStatistic] {
+        try (value?.arrayValue ?? []).map { s in
+            WorkoutStatistic(type: s["type"]?.stringValue ?? "", start: try requiredTime(s["start"], "statistic start"),
+                             end: try requiredTime(s["end"], "statistic end"), average: s["average"]?.numberValue,
+                             minimum: s["minimum"]?.numberValue, maximum: s["maximum"]?.numberValue,
+                             sum: s["sum"]?.numberValue, unit: s["unit"]?.stringValue)
+        }
+    }
+
+    private static func activities(_ value: JSONValue?) throws -> [WorkoutActivity] {
+        try (value?.arrayValue ?? []).map { a in
+            WorkoutActivity(id: a["uuid"]?.stringValue ?? "", activityType: a["activityType"]?.stringValue,
+                            start: try requiredTime(a["start"], "activity start"),
+                            end: try optionalTime(a["end"], "activity end"),
+                            durationSeconds: a["duration"]?.numberValue, metadata: a["metadata"].map(metadata) ?? [],
+                            events: try events(a["events"]), statistics: try statistics(a["statistics"]))
+        }
+    }
+
+    private static func routes(_ value: JSONValue?) throws -> [WorkoutRoute] {
+        try (value?.arrayValue ?? []).map { r in
+            WorkoutRoute(sourceName: r["source"]?.stringValue, start: try optionalTime(r["start"], "route start"),
+                         end: try optionalTime(r["end"], "route end"), filePath: r["filePath"]?.stringValue,
+                         metadata: r["metadata"].map(metadata) ?? [],
+                         points: try (r["points"]?.arrayValue ?? []).map { p in
+                             RoutePoint(time: try requiredTime(p["time"], "route point time"),
+                                        latitude: p["latitude"]?.numberValue ?? 0, longitude: p["longitude"]?.numberValue ?? 0,
+                                        altitude: p["altitude"]?.numberValue,
+                                        horizontalAccuracy: p["horizontalAccuracy"]?.numberValue,
+                                        verticalAccuracy: p["verticalAccuracy"]?.numberValue,
+                                        course: p["course"]?.numberValue, speed: p["speed"]?.numberValue)
+                         })
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+
+/// Delivers entries straight to one sink, outside the journal's cursors: the engine of
+/// `backfill` and `migrate`. Entries come in increasing `sequence` (a position the caller
+/// can resume from: a journal sequence, or a count of items read); those at or before
+/// `resumeAfter` and those the filter refuses are passed over; the rest are written in
+/// batches of `batchSize`.
+///
+/// Every `write` passes the sink the cursor it returned from `prepare()` (`sinkCursor`),
+/// so a sink that keeps its own journal cursor keeps it unchanged: a backfill or migration
+/// moves no cursor of any sink. After each acknowledged batch `onBatch` receives the
+/// position reached (the caller saves it in a `ResumeCursor`).
+///
+/// A store failure is retried with backoff (`maxAttempts` tries); a rejected batch is
+/// split to find the entries the store refuses, which are counted and reported, not written.
+public final class DirectDelivery {
+    public struct Counts: Sendable {
+        /// Samples written, by type.
+        public var samplesByType: [String: Int] = [:]
+        public var tombstones = 0
+        /// Entries passed over because an earlier run already delivered them.
+        public var resumed = 0
+        /// Entries the filter refused.
+        public var filtered = 0
+        /// Entries the store refused, with the first reasons.
+        public var rejected = 0
+        public var rejectionReasons: [String] = []
+        /// The last position acknowledged.
+        public var position: Int64 = 0
+
+        public var samples: Int { samplesByType.values.reduce(0, +) }
+    }
+
+    private let sink: any Sink
+    private let sinkCursor: Int64
+    private let filter: SampleFilter
+    private let resumeAfter: Int64
+    private let batchSize: Int
+    private let maxAttempts: Int
+    private let onBatch: (Int64, Counts) throws -> Void
+    private var pending: [JournalEntry] = []
+    private var lastSeen: Int64
+    public private(set) var counts = Counts()
+
+    public init(sink: any Sink, sinkCursor: Int64, filter: SampleFilter, resumeAfter: Int64, batchSize: Int = 5_000,
+                maxAttempts: Int = 5, onBatch: @escaping (Int64, Counts) throws -> Void) {
+        self.sink = sink
+        self.sinkCursor = sinkCursor
+        self.filter = filter
+        self.resumeAfter = resumeAfter
+        self.batchSize = max(1, batchSize)
+        self.maxAttempts = max(1, maxAttempts)
+        self.onBatch = onBatch
+        lastSeen = resumeAfter
+        counts.position = resumeAfter
+        pending.reserveCapacity(self.batchSize)
+    }
+
+    /// Takes one entry; writes a batch when one is full.
+    public func accept(_ entry: JournalEntry) throws {
+        if entry.sequence <= resumeAfter {
+            counts.resumed += 1
+            return
+        }
+        lastSeen = entry.sequence
+        guard filter.selects(entry.item) else {
+            counts.filtered += 1
+            return
+        }
+        pending.append(entry)
+        if pending.count >= batchSize { try flush() }
+    }
+
+    /// Writes what is pending and reports the position reached (also past filtered entries).
+    public func finish() throws {
+        try flush()
+        if lastSeen > counts.position {
+            counts.position = lastSeen
+            try onBatch(lastSeen, counts)
+        }
+    }
+
+    private func flush() throws {
+        guard !pending.isEmpty else { return }
+        let batch = pending
+        pending.removeAll(keepingCapacity: true)
+        try deliver(batch)
+        for entry in batch {
+            switch entry.item {
+            case .sample(let s): counts.samplesByType[s.type, default: 0] += 1
+            case .tombstone: counts.tombstones += 1
+            }
+        }
+        counts.position = lastSeen
+        try onBatch(lastSeen, counts)
+    }
+
+    /// Writes `batch`, retrying store failures and isolating refused entries.
+    private func deliver(_ batch: [JournalEntry]) throws {
+        var attempt = 0
+        while true {
+            do {
+                try sink.write(batch, cursor: sinkCursor)
+                return
+            } catch SinkError.rejected(let reason) {
+                guard batch.count > 1 else {
+                    counts.rejected += 1
+                    if counts.rejectionReasons.count < 5 { counts.rejectionReasons.append(reason) }
+                    return
+                }
+                let middle = batch.count / 2
+                try deliver(Array(batch[..<middle]))
+                try deliver(Array(batch[middle...]))
+                return
+            } catch {
+                attempt += 1
+                guard attempt < maxAttempts else { throw error }
+                Thread.sleep(forTimeInterval: min(8, 0.5 * pow(2, Double(attempt - 1))))
+            }
+        }
+    }
+}

@@ -1,0 +1,34 @@
+/// The `SourceOutput` of a file read for one sink alone (`backfill --from PATH`): numbers the
+/// items it receives 1, 2, 3, … (the position a resumed run counts up to again) and hands them
+/// to a `DirectDelivery`, without the journal.
+public final class DirectDeliveryOutput: SourceOutput {
+    private let delivery: DirectDelivery
+    private let sourceName: String
+    private var position: Int64 = 0
+    public private(set) var skipped: [String: Int] = [:]
+    public private(set) var skippedExamples: [String: String] = [:]
+    public private(set) var bytes: Int64 = 0
+    public private(set) var totalBytes: Int64?
+
+    public init(delivery: DirectDelivery, sourceName: String) {
+        self.delivery = delivery
+        self.sourceName = sourceName
+    }
+
+    public func emit(_ items: [HealthItem]) throws {
+        for item in items {
+            position += 1
+            try delivery.accept(JournalEntry(sequence: position, source: sourceName, item: item))
+        }
+    }
+
+    public func skipped(_ reason: String, location: String?) {
+        skipped[reason, default: 0] += 1
+        if skippedExamples[reason] == nil, let location { skippedExamples[reason] = location }
+    }
+
+    public func progress(bytes: Int64, total: Int64?) {
+        self.bytes = bytes
+        totalBytes = total
+    }
+}

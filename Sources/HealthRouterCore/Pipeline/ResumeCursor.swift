@@ -1,0 +1,51 @@
+import Foundation
+
+/// The position a resumable one-sink run (`backfill`, `migrate`) reached, in a small file
+/// under the state directory (`<state>/runs/<name>.cursor`). Saved after each batch the sink
+/// acknowledged, atomically (write, fsync, rename), so that after a kill -9 the run resumes
+/// at most one batch back; the batch is then written again, which sinks take idempotently.
+public struct ResumeCursor: Sendable {
+    public let path: String
+
+    /// The cursor of the run called `name` (`migrate-local-to-lake`, `backfill-lake`).
+    public init(stateDirectory: String, name: String) {
+        let safe = String(name.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" })
+        path = (stateDirectory as NSString).appendingPathComponent("runs/\(safe).cursor")
+    }
+
+    /// The stored position and the run's description, or nil when no run is under way.
+    public func load() throws -> (position: Int64, run: String)? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        let text = String(decoding: data, as: UTF8.self)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        guard let first = lines.first, let position = Int64(first) else {
+            throw ResumeCursorDamaged(path: path)
+        }
+        return (position, lines.count > 1 ? String(lines[1]) : "")
+    }
+
+    /// Stores `position` with `run`, a description of the run (its options), durably.
+    public func save(_ position: Int64, run: String) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let temporary = path + ".tmp"
+        let bytes = Array("\(position)\n\(run)\n".utf8)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw ResumeCursorDamaged(path: temporary) }
+        let written = bytes.withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
+        let synced = fsync(fd) == 0
+        close(fd)
+        guard written == bytes.count, synced, rename(temporary, path) == 0 else { throw ResumeCursorDamaged(path: path) }
+    }
+
+    /// Forgets the run (it finished).
+    public func remove() {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}
+
+/// A resume cursor that cannot be read or written.
+public struct ResumeCursorDamaged: Error, CustomStringConvertible {
+    public var path: String
+    public var description: String { "\(path) cannot be read or written; delete it to start the run over" }
+}

@@ -1,0 +1,76 @@
+import Foundation
+
+/// Runs the real `healthrouter` executable built next to the test bundle.
+struct CommandRunner {
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// The built executable: next to the test bundle in `.build/<config>/`.
+    static let executable: String = {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("healthrouter").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return repo.appendingPathComponent(".build/debug/healthrouter").path
+    }()
+
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+
+    /// Runs `healthrouter arguments…` in `directory` and waits for it.
+    static func run(_ arguments: [String], in directory: String, environment: [String: String] = [:]) throws -> Result {
+        let process = try start(arguments, in: directory, environment: environment)
+        let out = process.standardOutput as! Pipe
+        let err = process.standardError as! Pipe
+        // Read before waiting so a full pipe cannot block the child.
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                      stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// Starts `healthrouter arguments…` without waiting.
+    static func start(_ arguments: [String], in directory: String, environment: [String: String] = [:]) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        var env = ProcessInfo.processInfo.environment
+        env.merge(environment) { _, new in new }
+        process.environment = env
+        process.standardOutput = Pipe()
+        process.standardError = Pipe()
+        try process.run()
+        return process
+    }
+
+    /// Runs the repository's export generator.
+    static func generateExport(records: Int, to path: String, zip: Bool, quirks: Bool, seed: Int = 3) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        var arguments = ["python3", repository + "/scripts/generate-export.py", "--records", String(records),
+                         "--out", path, "--seed", String(seed)]
+        if zip { arguments.append("--zip") }
+        if quirks { arguments.append("--quirks") }
+        process.arguments = arguments
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw GeneratorFailed() }
+    }
+
+    struct GeneratorFailed: Error {}
+}
+
+/// A fresh empty directory under the system temp folder.
+func makeTemporaryDirectory(_ label: String = "e2e") -> String {
+    let path = NSTemporaryDirectory() + "\(label)-\(UUID().uuidString)"
+    try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}

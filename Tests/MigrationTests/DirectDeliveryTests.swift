@@ -1,0 +1,61 @@
+import Foundation
+import HealthRouterCore
+import SQLiteSink
+import Testing
+
+@Suite struct DirectDeliveryTests {
+    @Test func writesInBatchesResumesFiltersAndIsolatesRefusedEntries() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let sink = SQLiteSink(configuration: .init(path: directory.path + "/s.sqlite"), context: SinkFixtures.context(directory.path))
+        _ = try sink.prepare()
+        defer { sink.close() }
+        var bad = SinkFixtures.steps
+        bad.id = "BAD"
+        bad.end = Timestamp(epochMilliseconds: bad.start.epochMilliseconds - 1)  // end before start: the store refuses it
+        let entries = SinkFixtures.entries(SinkFixtures.all + [bad])
+        var positions: [Int64] = []
+        // Resume after the first two entries; sleep samples filtered out.
+        let delivery = DirectDelivery(sink: sink, sinkCursor: 7, filter: SampleFilter(types: ["quantity*", "HK*"]),
+                                      resumeAfter: 2, batchSize: 4) { position, _ in positions.append(position) }
+        for entry in entries { try delivery.accept(entry) }
+        try delivery.finish()
+        let counts = delivery.counts
+        #expect(counts.resumed == 2)
+        #expect(counts.rejected == 1)
+        #expect(counts.rejectionReasons.first?.contains("CHECK") == true)
+        #expect(positions.last == Int64(entries.count))
+        var stored = Set<String>()
+        try sink.readBack { if case .sample(let s) = $0 { stored.insert(s.id) } }
+        #expect(!stored.contains(SinkFixtures.heartRate.id))  // before the resume point
+        #expect(!stored.contains("BAD"))
+        #expect(stored.contains(SinkFixtures.workout.id))
+        let database = try SQLiteDatabase(path: directory.path + "/s.sqlite", readOnly: true)
+        #expect(try database.scalarInt("SELECT journal_seq FROM sink_cursor") == 7)  // the sink's cursor did not move
+    }
+
+    @Test func filterByTimeAndType() {
+        let filter = SampleFilter(since: HealthDateParser.parse("2024-01-05"), until: HealthDateParser.parse("2024-01-06"),
+                                  types: ["heartRate", "sleep"])
+        #expect(filter.selects(.sample(SinkFixtures.heartRate)))
+        #expect(!filter.selects(.sample(SinkFixtures.steps)))
+        #expect(!filter.selects(.sample(SinkFixtures.sleep)))  // 2026: outside the range
+        #expect(filter.selects(.tombstone(Tombstone(ids: ["x"]))))
+        #expect(SampleFilter(types: ["hartRate"]).unknownTypes == ["hartRate"])
+    }
+}
+
+@Suite struct JSONParserTests {
+    @Test func readsEscapesSurrogatesNumbersAndKeepsKeyOrder() throws {
+        let value = try JSONParser.parse(#" {"b":"a\"\\\/\n\u00e9\ud83c\udfc3","a":[1,-2.5,1e3,true,false,null],"c":{}} "#)
+        #expect(value["b"]?.stringValue == "a\"\\/\né🏃")
+        #expect(value["a"] == .array([.number(1), .number(-2.5), .number(1000), .bool(true), .bool(false), .null]))
+        #expect(value.objectValue?.map(\.key) == ["b", "a", "c"])
+    }
+
+    @Test func refusesBrokenText() {
+        for text in ["{", #"{"a":}"#, #"{"a":1} x"#, #""\x""#, "[1,]", "tru", "\"a\u{01}\""] {
+            #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(text) }
+        }
+    }
+}

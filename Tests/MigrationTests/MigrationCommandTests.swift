@@ -1,0 +1,201 @@
+import Foundation
+import HealthRouterCore
+import NDJSONSink
+import SQLiteSink
+import Testing
+
+/// The real binary: dump, import of NDJSON, backfill and migrate, on a generated export.
+@Suite(.serialized) struct MigrationCommandTests {
+    static let config = """
+        state_directory: ./state
+        sinks:
+          local:
+            type: sqlite
+            path: ./local.sqlite
+          lake:
+            type: ndjson
+            directory: ./lake
+          copy:
+            type: ndjson
+            directory: ./copy
+          back:
+            type: sqlite
+            path: ./back.sqlite
+        routes:
+          - types: ["*"]
+            to: [local, lake]
+        """
+
+    /// A directory with the config and an imported export of `records` records.
+    static func imported(records: Int = 1_500) throws -> String {
+        let directory = makeTemporaryDirectory("migrate")
+        try config.write(toFile: directory + "/healthrouter.yaml", atomically: true, encoding: .utf8)
+        try CommandRunner.generateExport(records: records, to: directory + "/export.zip", zip: true, quirks: true)
+        let result = try CommandRunner.run(["import", "export.zip", "-q"], in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        return directory
+    }
+
+    static func samples(sqlite path: String) throws -> [String: Sample] {
+        let sink = SQLiteSink(configuration: .init(path: path), context: SinkFixtures.context(NSTemporaryDirectory()))
+        _ = try sink.prepare()
+        defer { sink.close() }
+        var out: [String: Sample] = [:]
+        try sink.readBack { if case .sample(let s) = $0 { out[s.id] = s } }
+        return out
+    }
+
+    static func cursors(_ directory: String) throws -> [String] {
+        let database = try SQLiteDatabase(path: directory + "/state/journal.sqlite", readOnly: true)
+        let statement = try database.prepare("SELECT sink, seq, written, updated_at, coalesce(last_error, '') FROM cursors ORDER BY sink")
+        var rows: [String] = []
+        while try statement.step() {
+            rows.append((0..<5).map { statement.string(Int32($0)) ?? "" }.joined(separator: "|"))
+        }
+        return rows
+    }
+
+    static func files(_ directory: String) throws -> [String: Data] {
+        var out: [String: Data] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory) {
+            out[name] = FileManager.default.contents(atPath: directory + "/" + name)
+        }
+        return out
+    }
+
+    @Test func roundTripSQLiteToNDJSONToSQLiteKeepsEveryCanonicalSample() throws {
+        let directory = try Self.imported()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let first = try CommandRunner.run(["migrate", "--from", "local", "--to", "copy", "--verify", "-q"], in: directory)
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        let second = try CommandRunner.run(["migrate", "--from", "copy", "--to", "back", "--verify", "-q"], in: directory)
+        #expect(second.status == 0, "\(second.stdout)\(second.stderr)")
+        #expect(second.stdout.contains("verified"))
+        let original = try Self.samples(sqlite: directory + "/local.sqlite")
+        #expect(original.count > 1_000)
+        #expect(try Self.samples(sqlite: directory + "/back.sqlite") == original)
+    }
+
+    @Test func dumpThenImportOfTheDumpReproducesTheStore() throws {
+        let directory = try Self.imported()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let dump = try CommandRunner.run(["dump", "--from", "local", "--output", "all.ndjson"], in: directory)
+        #expect(dump.status == 0, "\(dump.stderr)")
+        let other = directory + "/other"
+        try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)
+        try """
+            state_directory: ./state
+            sinks:
+              fresh:
+                type: sqlite
+                path: ./fresh.sqlite
+            """.write(toFile: other + "/healthrouter.yaml", atomically: true, encoding: .utf8)
+        let imported = try CommandRunner.run(["import", "../all.ndjson", "-q"], in: other)
+        #expect(imported.status == 0, "\(imported.stdout)\(imported.stderr)")
+        #expect(try Self.samples(sqlite: other + "/fresh.sqlite") == Self.samples(sqlite: directory + "/local.sqlite"))
+        // The journal dump has the same samples, filtered by type.
+        let sleep = try CommandRunner.run(["dump", "--types", "sleep"], in: directory)
+        let lines = sleep.stdout.split(separator: "\n")
+        #expect(!lines.isEmpty)
+        #expect(lines.allSatisfy { $0.contains("\"type\":\"sleepAnalysis\"") })
+    }
+
+    @Test func verifyCatchesARowAlteredByHand() throws {
+        let directory = try Self.imported()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let migrated = try CommandRunner.run(["migrate", "--from", "local", "--to", "back", "-q"], in: directory)
+        #expect(migrated.status == 0, "\(migrated.stderr)")
+        let clean = try CommandRunner.run(["migrate", "--from", "local", "--to", "back", "--verify-only"], in: directory)
+        #expect(clean.status == 0, "\(clean.stdout)")
+        let database = try SQLiteDatabase(path: directory + "/back.sqlite")
+        try database.execute("UPDATE samples SET value = value + 1 WHERE rowid = (SELECT min(rowid) FROM samples WHERE value IS NOT NULL)")
+        let altered = try CommandRunner.run(["migrate", "--from", "local", "--to", "back", "--verify-only"], in: directory)
+        #expect(altered.status == 65)
+        #expect(altered.stdout.contains("DIFFERENT"))
+        #expect(altered.stdout.contains("1 type(s) differ"))
+    }
+
+    @Test func killedMigrationResumesToTheIdenticalResult() throws {
+        let directory = try Self.imported(records: 6_000)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let process = try CommandRunner.start(["migrate", "--from", "local", "--to", "back", "--batch-size", "50", "-q"],
+                                              in: directory)
+        let cursorFile = directory + "/state/runs/migrate-local-to-back.cursor"
+        let deadline = Date().addingTimeInterval(20)
+        while !FileManager.default.fileExists(atPath: cursorFile), process.isRunning, Date() < deadline {
+            usleep(2_000)
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal, "the migration finished before it could be killed")
+        let resumed = try CommandRunner.run(["migrate", "--from", "local", "--to", "back", "--verify", "-q"], in: directory)
+        #expect(resumed.status == 0, "\(resumed.stdout)\(resumed.stderr)")
+        #expect(resumed.stderr.contains("resuming"))
+        #expect(!FileManager.default.fileExists(atPath: cursorFile))
+        #expect(try Self.samples(sqlite: directory + "/back.sqlite") == Self.samples(sqlite: directory + "/local.sqlite"))
+    }
+
+    @Test func backfillOfOneSinkLeavesTheOthersUntouched() throws {
+        let directory = try Self.imported()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let before = try Self.samples(sqlite: directory + "/local.sqlite")
+        let database = try SQLiteDatabase(path: directory + "/local.sqlite")
+        try database.execute("DELETE FROM samples WHERE rowid IN (SELECT rowid FROM samples LIMIT 25); DELETE FROM workouts")
+        #expect(try Self.samples(sqlite: directory + "/local.sqlite").count < before.count)
+        let lake = try Self.files(directory + "/lake")
+        let cursors = try Self.cursors(directory)
+
+        let result = try CommandRunner.run(["backfill", "local", "-q"], in: directory)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("other sinks and cursors untouched"))
+        #expect(try Self.samples(sqlite: directory + "/local.sqlite") == before)
+        #expect(try Self.files(directory + "/lake") == lake)
+        #expect(try Self.cursors(directory) == cursors)
+    }
+
+    @Test func backfillFromAFileWritesThatSinkAlone() throws {
+        let directory = try Self.imported()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let dump = try CommandRunner.run(["dump", "--from", "local", "--output", "all.ndjson"], in: directory)
+        #expect(dump.status == 0, "\(dump.stderr)")
+        let lake = try Self.files(directory + "/lake")
+        let local = try Data(contentsOf: URL(fileURLWithPath: directory + "/local.sqlite"))
+        let cursors = try Self.cursors(directory)
+        let result = try CommandRunner.run(["backfill", "back", "--from", "all.ndjson", "--types", "heartRate,sleep", "-q"],
+                                           in: directory)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let expected = try Self.samples(sqlite: directory + "/local.sqlite").filter {
+            ["HKQuantityTypeIdentifierHeartRate", "HKCategoryTypeIdentifierSleepAnalysis"].contains($0.value.type)
+        }
+        #expect(!expected.isEmpty)
+        #expect(try Self.samples(sqlite: directory + "/back.sqlite") == expected)
+        #expect(try Self.files(directory + "/lake") == lake)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: directory + "/local.sqlite")) == local)
+        #expect(try Self.cursors(directory) == cursors)
+    }
+
+    @Test func killedBackfillResumes() throws {
+        let directory = try Self.imported(records: 6_000)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let before = try Self.samples(sqlite: directory + "/local.sqlite")
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: directory + "/local.sqlite" + suffix) }
+        #expect(try Self.samples(sqlite: directory + "/local.sqlite").isEmpty)
+        let process = try CommandRunner.start(["backfill", "local", "--batch-size", "50", "-q"], in: directory)
+        let cursorFile = directory + "/state/runs/backfill-local.cursor"
+        let deadline = Date().addingTimeInterval(20)
+        while !FileManager.default.fileExists(atPath: cursorFile), process.isRunning, Date() < deadline {
+            usleep(2_000)
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal, "the backfill finished before it could be killed")
+        let resumed = try CommandRunner.run(["backfill", "local", "-q"], in: directory)
+        #expect(resumed.status == 0, "\(resumed.stdout)\(resumed.stderr)")
+        #expect(resumed.stderr.contains("resuming"))
+        #expect(try Self.samples(sqlite: directory + "/local.sqlite") == before)
+        // `back` is routed nothing but tombstones: its backfill writes what its routes select.
+        let unrouted = try CommandRunner.run(["backfill", "back", "-q"], in: directory)
+        #expect(unrouted.status == 0)
+        #expect(try Self.samples(sqlite: directory + "/back.sqlite").isEmpty)
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import HealthRouterCore
+import ReplaySource
+import Testing
+
+/// Collects what a source emits, without a journal.
+final class CollectingOutput: SourceOutput {
+    var items: [HealthItem] = []
+    var skips: [(reason: String, location: String?)] = []
+    func emit(_ items: [HealthItem]) throws { self.items.append(contentsOf: items) }
+    func skipped(_ reason: String, location: String?) { skips.append((reason, location)) }
+    func progress(bytes: Int64, total: Int64?) {}
+}
+
+@Suite struct ReplaySourceTests {
+    static func line(_ sample: Sample) -> String {
+        var writer = JSONWriter()
+        writer.beginObject()
+        PulsoJSONEncoder.writeSampleFields(sample, into: &writer)
+        writer.key("receivedAt"); writer.string("2026-07-06T09:00:00+01:00")
+        writer.endObject()
+        return writer.text
+    }
+
+    @Test func decoderReproducesEveryFixtureExactly() throws {
+        for sample in SinkFixtures.all {
+            let (item, isPulso) = try PulsoJSONDecoder.decode(Array(Self.line(sample).utf8)[...])
+            #expect(!isPulso)
+            #expect(item == .sample(sample), "\(sample.id)")
+        }
+    }
+
+    @Test func unknownOffsetAndZoneInMetadataSurvive() throws {
+        var sample = SinkFixtures.steps
+        sample.start = Timestamp(epochMilliseconds: 1_000, utcOffsetSeconds: nil)
+        sample.end = Timestamp(epochMilliseconds: 2_500, utcOffsetSeconds: 0)
+        sample.timeZone = "Europe/Lisbon"
+        sample.metadata = [MetadataEntry("timeZone", .string("own")), MetadataEntry("x", .number(0.1))]
+        let (item, _) = try PulsoJSONDecoder.decode(Array(Self.line(sample).utf8)[...])
+        #expect(item == .sample(sample))
+    }
+
+    @Test func readsAPulsoServerFolderAndSkipsBadLines() throws {
+        let directory = NSTemporaryDirectory() + "replay-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try """
+            {"end":"2026-07-06T02:40:00+01:00","metadata":{"timeZone":"Europe/Lisbon"},"source":"Apple Watch","sourceBundleId":"com.apple.health","start":"2026-07-06T01:12:00+01:00","type":"sleepAnalysis","uuid":"ABC-123","value":"asleepREM","receivedAt":"2026-07-06T09:00:00+01:00"}
+            not json
+
+            {"uuid":"X","type":"heartRate"}
+            """.write(toFile: directory + "/sleepAnalysis.ndjson", atomically: true, encoding: .utf8)
+        try """
+            {"averageHeartRate":132.5,"duration":3612.4,"end":"2026-07-05T19:30:12+01:00","metadata":{"HKIndoorWorkout":true},"source":"SmartGym","start":"2026-07-05T18:30:00+01:00","totalEnergyBurned":412,"type":"workout","uuid":"W-1","workoutActivityType":"traditionalStrengthTraining","receivedAt":"2026-07-06T09:00:00+01:00"}
+            """.write(toFile: directory + "/workout.ndjson", atomically: true, encoding: .utf8)
+        try #"{"deleted":["U1","U2"],"receivedAt":"2026-07-06T09:00:00+01:00"}"#
+            .write(toFile: directory + "/_deleted.ndjson", atomically: true, encoding: .utf8)
+        #expect(ReplaySource.recognizes(directory))
+        #expect(ReplaySource.recognizes(directory + "/workout.ndjson"))
+
+        let source = ReplaySource(configuration: .init(path: directory),
+                                  context: SinkFixtures.context(directory))
+        let output = CollectingOutput()
+        try source.read(into: output)
+        #expect(output.items.count == 3)
+        guard case .sample(let sleep) = output.items[0], case .sample(let workout) = output.items[1],
+              case .tombstone(let tombstone) = output.items[2] else {
+            Issue.record("unexpected order \(output.items)")
+            return
+        }
+        #expect(sleep.type == "HKCategoryTypeIdentifierSleepAnalysis")
+        #expect(sleep.kind == .category)
+        #expect(sleep.categoryValue == "asleepREM")
+        #expect(sleep.timeZone == "Europe/Lisbon")
+        #expect(sleep.metadata.isEmpty)
+        #expect(sleep.start.utcOffsetSeconds == 3600)
+        #expect(workout.kind == .workout)
+        #expect(workout.type == "HKWorkoutTypeIdentifier")
+        if case .workout(let parts) = workout.detail {
+            #expect(parts.activityType == "traditionalStrengthTraining")
+            #expect(parts.totalEnergyBurnedKilocalories == 412)
+        } else {
+            Issue.record("no workout detail")
+        }
+        #expect(tombstone.ids == ["U1", "U2"])
+        #expect(output.skips.map(\.location) == ["sleepAnalysis.ndjson:2", "sleepAnalysis.ndjson:4"])
+    }
+}
