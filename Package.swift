@@ -55,14 +55,16 @@ let package = Package(
         // scripts/bench-postgres.sh: rows/s through the Postgres sinks.
         .executableTarget(name: "postgres-bench", dependencies: ["TimescaleDBSink", "PostgresSink", "PostgresClient", "HealthRouterCore"]),
 
+        // Fixtures and helpers that several test targets share.
+        .target(name: "TestSupport", dependencies: ["HealthRouterCore"], path: "Tests/TestSupport"),
         .testTarget(name: "HealthRouterCoreTests", dependencies: ["HealthRouterCore"]),
         .testTarget(name: "AppleHealthExportSourceTests", dependencies: ["AppleHealthExportSource", "HealthRouterCore"]),
-        .testTarget(name: "SinkTests", dependencies: ["SQLiteSink", "NDJSONSink", "HealthRouterCore", "CSQLite3"]),
+        .testTarget(name: "SinkTests", dependencies: ["SQLiteSink", "NDJSONSink", "HealthRouterCore", "CSQLite3", "TestSupport"]),
         .testTarget(name: "PostgresSinkTests", dependencies: [
             "TimescaleDBSink", "PostgresSink", "PostgresClient", "SQLiteSink", "NDJSONSink", "HealthRouterCore", "CSQLite3",
         ]),
-        .testTarget(name: "MigrationTests", dependencies: ["ReplaySource", "SQLiteSink", "NDJSONSink", "HealthRouterCLI", "HealthRouterCore", "CSQLite3"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["HealthRouterCLI", "HealthRouterCore", "CSQLite3"]),
+        .testTarget(name: "MigrationTests", dependencies: ["ReplaySource", "SQLiteSink", "NDJSONSink", "HealthRouterCLI", "HealthRouterCore", "CSQLite3", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["HealthRouterCLI", "HealthRouterCore", "CSQLite3", "TestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTPPushSource", "HTTPSink", "HealthRouterCore", "CCurl", "CZlib", "CSQLite3"]),
     ]
 )

@@ -1,3 +1,4 @@
+import TestSupport
 import CSQLite3
 import Foundation
 import HealthRouterCore

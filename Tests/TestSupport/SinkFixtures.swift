@@ -1,17 +1,17 @@
 import Foundation
 import HealthRouterCore
 
-/// Samples of every kind, with the awkward strings real data carries, for the sink tests.
-enum SinkFixtures {
-    static let awkwardSource = "Jürgen’s Apple\u{00A0}Watch 🏃‍♀️"
-    static let injection = "'; DROP TABLE samples; --"
+/// Samples of every kind, with the awkward strings real data carries, for the sink and migration tests.
+public enum SinkFixtures {
+    public static let awkwardSource = "Jürgen’s Apple\u{00A0}Watch 🏃‍♀️"
+    public static let injection = "'; DROP TABLE samples; --"
 
-    static func time(_ text: String) -> Timestamp {
+    public static func time(_ text: String) -> Timestamp {
         guard let timestamp = HealthDateParser.parse(text) else { fatalError("bad fixture date \(text)") }
         return timestamp
     }
 
-    static let heartRate = Sample(
+    public static let heartRate = Sample(
         id: "9F1C5A52-1D2B-4A55-9E0B-2D7F6C1A0001", type: "HKQuantityTypeIdentifierHeartRate", kind: .quantity,
         start: time("2024-01-05 21:07:03 +0100"), end: time("2024-01-05 21:07:03 +0100"),
         value: 72, unit: "count/min", sourceName: awkwardSource, sourceVersion: "10.2",
@@ -22,24 +22,24 @@ enum SinkFixtures {
                    MetadataEntry("HKWasUserEntered", .bool(false))],
         userId: "alice")
 
-    static let steps = Sample(
+    public static let steps = Sample(
         id: "9F1C5A52-1D2B-4A55-9E0B-2D7F6C1A0002", type: "HKQuantityTypeIdentifierStepCount", kind: .quantity,
         start: Timestamp(epochMilliseconds: 1_704_485_223_250, utcOffsetSeconds: -18_000),
         end: Timestamp(epochMilliseconds: 1_704_485_283_250, utcOffsetSeconds: -18_000),
         value: 104.5, unit: "count", sourceName: injection, sourceBundleId: "com.apple.health.81D0")
 
-    static let sleep = Sample(
+    public static let sleep = Sample(
         id: "ABC-123", type: "HKCategoryTypeIdentifierSleepAnalysis", kind: .category,
         start: time("2026-07-06 01:12:00 +0100"), end: time("2026-07-06 02:40:00 +0100"),
         timeZone: "Europe/Lisbon", categoryValue: "HKCategoryValueSleepAnalysisAsleepREM",
         sourceName: "Apple Watch", sourceBundleId: "com.apple.health")
 
-    static let standHour = Sample(
+    public static let standHour = Sample(
         id: "STAND-1", type: "HKCategoryTypeIdentifierAppleStandHour", kind: .category,
         start: time("2024-01-05 09:00:00 +0100"), end: time("2024-01-05 10:00:00 +0100"),
         categoryValue: "HKCategoryValueAppleStandHourStood", sourceName: "Apple Watch")
 
-    static let workout = Sample(
+    public static let workout = Sample(
         id: "W-1", type: "HKWorkoutTypeIdentifier", kind: .workout,
         start: time("2026-07-05 18:30:00 +0100"), end: time("2026-07-05 19:30:12 +0100"),
         sourceName: "SmartGym",
@@ -76,17 +76,17 @@ enum SinkFixtures {
                                            RoutePoint(time: Timestamp(epochSeconds: 1_783_272_601),
                                                       latitude: 38.72231, longitude: -9.13931)])])))
 
-    static let systolic = Sample(
+    public static let systolic = Sample(
         id: "BP-S", type: "HKQuantityTypeIdentifierBloodPressureSystolic", kind: .quantity,
         start: time("2024-01-05 08:00:00 +0100"), end: time("2024-01-05 08:00:00 +0100"),
         value: 121, unit: "mmHg", sourceName: "Withings")
 
-    static let bloodPressure = Sample(
+    public static let bloodPressure = Sample(
         id: "BP-1", type: "HKCorrelationTypeIdentifierBloodPressure", kind: .correlation,
         start: time("2024-01-05 08:00:00 +0100"), end: time("2024-01-05 08:00:00 +0100"),
         sourceName: "Withings", detail: .correlation(memberIds: ["BP-S", "BP-D"]))
 
-    static let hrv = Sample(
+    public static let hrv = Sample(
         id: "HRV-1", type: "HKQuantityTypeIdentifierHeartRateVariabilitySDNN", kind: .quantity,
         start: time("2024-01-05 23:58:00 +0100"), end: time("2024-01-06 00:00:00 +0100"),
         value: 48.2, unit: "ms", sourceName: "Apple Watch",
@@ -95,7 +95,7 @@ enum SinkFixtures {
                              Heartbeat(time: Timestamp(epochMilliseconds: 1_704_495_482_190, utcOffsetSeconds: 3600),
                                        beatsPerMinute: 63.5)]))
 
-    static let activitySummary = Sample(
+    public static let activitySummary = Sample(
         id: "AS-2024-01-05", type: "ActivitySummary", kind: .activitySummary,
         start: time("2024-01-05 00:00:00 +0100"), end: time("2024-01-05 00:00:00 +0100"),
         sourceName: "Health",
@@ -107,7 +107,7 @@ enum SinkFixtures {
             .init("appleStandHours", "11"), .init("appleStandHoursGoal", "12"),
         ])))
 
-    static let profile = Sample(
+    public static let profile = Sample(
         id: "ME-1", type: "Me", kind: .profile,
         start: time("2024-01-06 10:00:00 +0100"), end: time("2024-01-06 10:00:00 +0100"),
         sourceName: "Health",
@@ -119,7 +119,7 @@ enum SinkFixtures {
             .init("HKCharacteristicTypeIdentifierCardioFitnessMedicationsUse", ""),
         ])))
 
-    static let audiogram = Sample(
+    public static let audiogram = Sample(
         id: "AUD-1", type: "HKDataTypeIdentifierAudiogram", kind: .other,
         start: time("2024-01-03 12:00:00 +0100"), end: time("2024-01-03 12:10:00 +0100"),
         sourceName: "Mimi",
@@ -130,38 +130,38 @@ enum SinkFixtures {
                                       ])])))
 
     /// A type no registry knows, with characters a file name cannot keep.
-    static let unknownType = Sample(
+    public static let unknownType = Sample(
         id: "U-1", type: "com.example/Future Thing ü", kind: .quantity,
         start: time("2024-01-05 12:00:00 +0000"), end: time("2024-01-05 12:30:00 +0000"),
         value: 3, unit: "zorks", sourceName: "Lab\n\"quoted\"\tapp")
 
-    static let all: [Sample] = [heartRate, steps, sleep, standHour, workout, systolic, bloodPressure, hrv,
+    public static let all: [Sample] = [heartRate, steps, sleep, standHour, workout, systolic, bloodPressure, hrv,
                                 activitySummary, profile, audiogram, unknownType]
 
     /// `samples` as journal entries with sequences from `first`.
-    static func entries(_ samples: [Sample], from first: Int64 = 1) -> [JournalEntry] {
+    public static func entries(_ samples: [Sample], from first: Int64 = 1) -> [JournalEntry] {
         samples.enumerated().map { JournalEntry(sequence: first + Int64($0.offset), source: "history", item: .sample($0.element)) }
     }
 
-    static func tombstone(_ ids: [String], sequence: Int64, userId: String? = nil) -> JournalEntry {
+    public static func tombstone(_ ids: [String], sequence: Int64, userId: String? = nil) -> JournalEntry {
         JournalEntry(sequence: sequence, source: "phone", item: .tombstone(Tombstone(ids: ids, userId: userId)))
     }
 
-    static func context(_ directory: String) -> PluginContext {
+    public static func context(_ directory: String) -> PluginContext {
         PluginContext(name: "test", stateDirectory: directory, logger: Logger(minimumLevel: .error))
     }
 }
 
 /// A fresh directory under the system's temporary directory, removed by `remove()`.
-struct TemporaryDirectory {
-    let path: String
+public struct TemporaryDirectory {
+    public let path: String
 
-    init() throws {
+    public init() throws {
         path = NSTemporaryDirectory() + "healthrouter-sinktests-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
 
-    func remove() {
+    public func remove() {
         try? FileManager.default.removeItem(atPath: path)
     }
 }

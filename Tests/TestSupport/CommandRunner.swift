@@ -1,15 +1,15 @@
 import Foundation
 
 /// Runs the real `healthrouter` executable built next to the test bundle.
-struct CommandRunner {
-    struct Result {
-        var status: Int32
-        var stdout: String
-        var stderr: String
+public struct CommandRunner {
+    public struct Result {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
     }
 
     /// The built executable: next to the test bundle in `.build/<config>/`.
-    static let executable: String = {
+    public static let executable: String = {
         var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for _ in 0..<4 {
             let candidate = directory.appendingPathComponent("healthrouter").path
@@ -20,11 +20,11 @@ struct CommandRunner {
         return repo.appendingPathComponent(".build/debug/healthrouter").path
     }()
 
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    public static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
 
     /// Runs `healthrouter arguments…` in `directory` and waits for it.
-    static func run(_ arguments: [String], in directory: String, environment: [String: String] = [:]) throws -> Result {
+    public static func run(_ arguments: [String], in directory: String, environment: [String: String] = [:]) throws -> Result {
         let process = try start(arguments, in: directory, environment: environment)
         let out = process.standardOutput as! Pipe
         let err = process.standardError as! Pipe
@@ -37,7 +37,7 @@ struct CommandRunner {
     }
 
     /// Starts `healthrouter arguments…` without waiting.
-    static func start(_ arguments: [String], in directory: String, environment: [String: String] = [:]) throws -> Process {
+    public static func start(_ arguments: [String], in directory: String, environment: [String: String] = [:]) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -52,7 +52,7 @@ struct CommandRunner {
     }
 
     /// Runs the repository's export generator.
-    static func generateExport(records: Int, to path: String, zip: Bool, quirks: Bool, seed: Int = 3) throws {
+    public static func generateExport(records: Int, to path: String, zip: Bool, quirks: Bool, seed: Int = 3) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         var arguments = ["python3", repository + "/scripts/generate-export.py", "--records", String(records),
@@ -65,11 +65,11 @@ struct CommandRunner {
         guard process.terminationStatus == 0 else { throw GeneratorFailed() }
     }
 
-    struct GeneratorFailed: Error {}
+    public struct GeneratorFailed: Error {}
 }
 
 /// A fresh empty directory under the system temp folder.
-func makeTemporaryDirectory(_ label: String = "e2e") -> String {
+public func makeTemporaryDirectory(_ label: String = "e2e") -> String {
     let path = NSTemporaryDirectory() + "\(label)-\(UUID().uuidString)"
     try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     return path
