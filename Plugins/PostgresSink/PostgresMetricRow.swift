@@ -53,7 +53,9 @@ enum PostgresMetricRow {
             return false
         }
         json.key("healthrouter_id"); json.string(sample.id)
-        if let timeZone = sample.timeZone { json.key("HKTimeZone"); json.string(timeZone) }
+        if let timeZone = sample.timeZone, !sample.metadata.contains(where: { $0.key == "HKTimeZone" }) {
+            json.key("HKTimeZone"); json.string(timeZone)
+        }
         let userId = PostgresUserId.normalized(sample.userId ?? defaultUserId)
         let sourceDevice = deviceName(sample.device) ?? sample.sourceName
         PostgresReservedKeys.write(sample, storedValue: value, storedUnit: unit, userId: userId,

@@ -16,7 +16,8 @@ import HealthRouterCore
 /// | `healthrouter:kind` | the kind, when `unit` would suggest another (a quantity in `seconds`/`category`) |
 /// | `healthrouter:value`, `healthrouter:unit` | value/unit (null: none), when the stored ones do not map back |
 /// | `healthrouter:category_value` | the category's value name as the producer wrote it (`asleepCore`) |
-/// | `healthrouter:metadata_order` | the metadata keys in the producer's order (jsonb sorts them), 2+ keys |
+/// | `healthrouter:time_zone` | the time zone (null: none), when the metadata's own `HKTimeZone` differs from it |
+/// | `healthrouter:metadata_order` | the metadata keys in the producer's order, when jsonb would reorder them or one is a mapping key (`HKTimeZone`, …) |
 /// | `healthrouter:canonical` | a sample whose detail the columns cannot hold (a workout's heart rates, events, activities, routes; HRV's beats): the whole sample, base64 of its journal encoding |
 enum PostgresReservedKeys {
     static let prefix = "healthrouter:"
@@ -53,12 +54,35 @@ enum PostgresReservedKeys {
         let restoredCategory = sample.kind == .category
             ? sample.categoryValue.map { CategoryValueNames.healthKitName($0, type: sample.type) } : nil
         if restoredCategory != sample.categoryValue { optional("category_value", sample.categoryValue) }
-        if sample.metadata.count > 1 {
+        if let metadataZone = sample.metadata.first(where: { $0.key == "HKTimeZone" }),
+           metadataZone.value != sample.timeZone.map(MetadataValue.string) {
+            optional("time_zone", sample.timeZone)
+        }
+        if !keepsOrderInJSONB(sample.metadata) || sample.metadata.contains(where: { mappingKeys.contains($0.key) }) {
             json.key(prefix + "metadata_order")
             json.beginArray()
             for entry in sample.metadata { json.string(entry.key) }
             json.endArray()
         }
+    }
+
+    /// The keys the mapping writes into `metadata` and read-back takes out of it.
+    static let mappingKeys: Set<String> = ["healthrouter_id", "HKTimeZone", "sleep_stage", "category_value", "workout_type",
+                                           "duration_seconds", "total_distance_meters", "total_energy_burned_cal"]
+
+    /// Whether jsonb keeps these keys in this order: it stores an object's keys shorter first, then
+    /// by bytes, without duplicates.
+    static func keepsOrderInJSONB(_ metadata: [MetadataEntry]) -> Bool {
+        guard metadata.count > 1 else { return true }
+        for index in 1..<metadata.count {
+            let a = metadata[index - 1].key.utf8, b = metadata[index].key.utf8
+            if a.count != b.count {
+                if a.count > b.count { return false }
+            } else if !a.lexicographicallyPrecedes(b) {
+                return false
+            }
+        }
+        return true
     }
 
     /// The kind read-back infers from a row's unit.
@@ -100,8 +124,9 @@ enum PostgresReservedKeys {
     }
 
     /// Applies the reserved keys of a row (key without prefix → value) to the sample read-back
-    /// built from its columns, and orders `metadata` as `metadata_order` says.
-    static func restore(_ reserved: [String: JSONValue], into sample: inout Sample) throws {
+    /// built from its columns; `metadata_order` picks the producer's keys, in its order, from
+    /// `metadata` (all the row's other keys).
+    static func restore(_ reserved: [String: JSONValue], metadata: [MetadataEntry], into sample: inout Sample) throws {
         if case .string(let base64) = reserved["canonical"], let bytes = Data(base64Encoded: base64),
            case .sample(let original) = try SampleCodec.decode(Array(bytes)) {
             sample = original
@@ -123,11 +148,11 @@ enum PostgresReservedKeys {
         if let value = reserved["value"] { if case .number(let n) = value { sample.value = n } else { sample.value = nil } }
         if let unit = reserved["unit"] { sample.unit = unit.stringValue }
         if let category = reserved["category_value"] { sample.categoryValue = category.stringValue }
+        if let zone = reserved["time_zone"] { sample.timeZone = zone.stringValue }
         if case .array(let keys) = reserved["metadata_order"] {
-            let entries = sample.metadata
             sample.metadata = keys.compactMap { key in
                 guard case .string(let name) = key else { return nil }
-                return entries.first { $0.key == name }
+                return metadata.first { $0.key == name }
             }
         }
     }

@@ -41,7 +41,8 @@ extension PostgresSink {
                 }
             }
         }
-        var metadata = PulsoJSONDecoder.metadata(.object(pairs))
+        let allMetadata = PulsoJSONDecoder.metadata(.object(pairs))
+        var metadata = allMetadata
         func take(_ key: String) -> MetadataValue? {
             guard let index = metadata.firstIndex(where: { $0.key == key }) else { return nil }
             return metadata.remove(at: index).value
@@ -75,7 +76,7 @@ extension PostgresSink {
         }
         sample.value = PostgresReservedKeys.value(stored: sample.value, unit: unit, kind: sample.kind, type: type)
         sample.metadata = metadata
-        try PostgresReservedKeys.restore(reserved, into: &sample)
+        try PostgresReservedKeys.restore(reserved, metadata: allMetadata, into: &sample)
         return sample
     }
 }

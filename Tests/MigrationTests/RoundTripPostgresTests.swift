@@ -9,8 +9,9 @@ import Testing
 /// the same canonical sample, and `migrate --verify` finds sqlite and postgres equal.
 @Suite(.serialized) struct RoundTripPostgresTests {
     /// Samples that exercise the `healthrouter:` keys: offsets, created-at, provenance, a user the
-    /// column cannot hold, `%` rounding, Pulso's category names, no value, a plain workout, and
-    /// metadata keys in an order jsonb would change.
+    /// column cannot hold, `%` rounding, Pulso's category names, no value, a plain workout,
+    /// `HKTimeZone` in the metadata (as Apple's export has it), and metadata keys in an order jsonb
+    /// would change.
     static let extras: [Sample] = [
         Sample(id: "0B7E4C10-3C2D-4F6A-9E8B-1A2B3C4D5E01", type: "HKQuantityTypeIdentifierOxygenSaturation", kind: .quantity,
                start: Timestamp(epochMilliseconds: 1_704_400_000_123, utcOffsetSeconds: 19_800),
@@ -22,10 +23,13 @@ import Testing
                           MetadataEntry("a", .bool(true)), MetadataEntry("HKExternalUUID", .string("x-1"))]),
         Sample(id: "pulso-sleep-1", type: "HKCategoryTypeIdentifierSleepAnalysis", kind: .category,
                start: SinkFixtures.time("2024-01-04 23:30:00 -0500"), end: SinkFixtures.time("2024-01-05 01:00:00 -0500"),
-               categoryValue: "asleepCore", sourceName: "Pulso", userId: "0B7E4C10-3C2D-4F6A-9E8B-1A2B3C4D5E0A"),
+               categoryValue: "asleepCore", sourceName: "Pulso",
+               metadata: [MetadataEntry("HKTimeZone", .string("America/New_York"))],
+               userId: "0B7E4C10-3C2D-4F6A-9E8B-1A2B3C4D5E0A"),
         Sample(id: "no-value-1", type: "HKQuantityTypeIdentifierBodyMass", kind: .quantity,
                start: Timestamp(epochMilliseconds: 1_704_300_000_000), end: Timestamp(epochMilliseconds: 1_704_300_000_000),
-               unit: "kg", sourceName: "Scale", userId: "00000000-0000-4000-8000-000000000001"),
+               timeZone: "Europe/Berlin", unit: "kg", sourceName: "Scale",
+               metadata: [MetadataEntry("HKTimeZone", .string("Europe/Berlin"))], userId: "00000000-0000-4000-8000-000000000001"),
         Sample(id: "W-PLAIN", type: "HKWorkoutTypeIdentifier", kind: .workout,
                start: SinkFixtures.time("2024-01-03 07:00:00 +0000"), end: SinkFixtures.time("2024-01-03 07:30:00 +0000"),
                sourceName: "Apple Watch", metadata: [MetadataEntry("HKIndoorWorkout", .bool(false))],
