@@ -10,7 +10,8 @@ import PostgresClient
 /// - workout: `value` = duration in seconds, `unit = 'seconds'`, `metadata.workout_type`
 ///   (`HKWorkoutActivityType…`), `duration_seconds`, `total_distance_meters`, `total_energy_burned_cal` (kcal);
 /// - `source_device` = the device's `name:` when the sample has a device, else the source name;
-/// - `metadata` = the sample's metadata plus the above, and `healthrouter_id` (the sample's own id).
+/// - `metadata` = the sample's metadata plus the above, `healthrouter_id` (the sample's own id), and
+///   the `healthrouter:` keys of `PostgresReservedKeys` for what the columns cannot hold.
 enum PostgresMetricRow {
     static let sleepCodes: [String: Double] = [
         "HKCategoryValueSleepAnalysisInBed": 0, "HKCategoryValueSleepAnalysisAsleepUnspecified": 1,
@@ -52,7 +53,13 @@ enum PostgresMetricRow {
             return false
         }
         json.key("healthrouter_id"); json.string(sample.id)
-        if let timeZone = sample.timeZone { json.key("HKTimeZone"); json.string(timeZone) }
+        if let timeZone = sample.timeZone, !sample.metadata.contains(where: { $0.key == "HKTimeZone" }) {
+            json.key("HKTimeZone"); json.string(timeZone)
+        }
+        let userId = PostgresUserId.normalized(sample.userId ?? defaultUserId)
+        let sourceDevice = deviceName(sample.device) ?? sample.sourceName
+        PostgresReservedKeys.write(sample, storedValue: value, storedUnit: unit, userId: userId,
+                                   sourceDevice: sourceDevice, into: &json)
         for entry in sample.metadata {
             json.key(entry.key)
             switch entry.value {
@@ -64,11 +71,11 @@ enum PostgresMetricRow {
         json.endObject()
 
         row.text(PostgresUserId.uuid(sample.id))
-        row.text(PostgresUserId.normalized(sample.userId ?? defaultUserId))
+        row.text(userId)
         row.text(sample.type)
         row.double(value.map { $0.isFinite ? $0 : nil } ?? nil)
         row.text(unit)
-        row.text(deviceName(sample.device) ?? sample.sourceName)
+        row.text(sourceDevice)
         row.int(sample.start.epochMilliseconds)
         row.int(sample.end.epochMilliseconds)
         row.textBytes(json.bytes)

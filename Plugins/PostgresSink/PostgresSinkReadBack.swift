@@ -7,7 +7,8 @@ extension PostgresSink {
     /// order, through a server-side cursor. The mapping is undone where it can be: the id is
     /// `metadata.healthrouter_id` when present, `%` values return to 0–100, a category's value name
     /// comes from `metadata.sleep_stage`/`category_value`, a workout's activity and totals from its
-    /// metadata; the source is `source_device`. Call after `prepare()`.
+    /// metadata; the source is `source_device`. The `healthrouter:` keys (`PostgresReservedKeys`)
+    /// then restore what the columns could not hold, and are removed. Call after `prepare()`.
     public func readBack(batchSize: Int = 10_000, _ body: (Sample) throws -> Void) throws {
         guard let connection = liveConnection else { throw SinkError.unavailable("postgres: read before prepare") }
         try connection.transaction {
@@ -29,7 +30,19 @@ extension PostgresSink {
 
     static func sample(_ r: PostgresResult, _ row: Int) throws -> Sample {
         // JSONParser keeps the stored key order (JSONDecoder's allKeys order changes from run to run).
-        var metadata = try r.text(row, 8).map { PulsoJSONDecoder.metadata(try JSONParser.parse($0)) } ?? []
+        var pairs: [(key: String, value: JSONValue)] = []
+        var reserved: [String: JSONValue] = [:]
+        if let text = r.text(row, 8), let object = try JSONParser.parse(text).objectValue {
+            for pair in object {
+                if pair.key.hasPrefix(PostgresReservedKeys.prefix) {
+                    reserved[String(pair.key.dropFirst(PostgresReservedKeys.prefix.count))] = pair.value
+                } else {
+                    pairs.append(pair)
+                }
+            }
+        }
+        let allMetadata = PulsoJSONDecoder.metadata(.object(pairs))
+        var metadata = allMetadata
         func take(_ key: String) -> MetadataValue? {
             guard let index = metadata.firstIndex(where: { $0.key == key }) else { return nil }
             return metadata.remove(at: index).value
@@ -38,27 +51,32 @@ extension PostgresSink {
         func number(_ value: MetadataValue?) -> Double? { if case .number(let n) = value { n } else { nil } }
         let type = r.text(row, 2) ?? ""
         let start = Timestamp(epochMilliseconds: r.int(row, 6) ?? 0)
+        let unit = r.text(row, 4)
         var sample = Sample(id: text(take("healthrouter_id")) ?? r.text(row, 0) ?? "", type: type, kind: .quantity,
                             start: start, end: r.int(row, 7).map { Timestamp(epochMilliseconds: $0) } ?? start,
-                            timeZone: text(take("HKTimeZone")), value: r.double(row, 3), unit: r.text(row, 4),
+                            timeZone: text(take("HKTimeZone")), value: r.double(row, 3), unit: unit,
                             sourceName: r.text(row, 5) ?? "", userId: r.text(row, 1))
-        if sample.unit == "seconds", let workoutType = text(take("workout_type")) {
-            sample.kind = .workout
+        if case .string(let name) = reserved["kind"], let kind = SampleKind.allCases.first(where: { $0.name == name }) {
+            sample.kind = kind
+        } else {
+            sample.kind = PostgresReservedKeys.kind(unit: unit, hasWorkoutType: metadata.contains { $0.key == "workout_type" })
+        }
+        switch sample.kind {
+        case .workout:
             let duration = number(take("duration_seconds"))
-            sample.detail = .workout(Workout(activityType: workoutType, durationSeconds: duration,
+            sample.detail = .workout(Workout(activityType: text(take("workout_type")) ?? "", durationSeconds: duration,
                                              totalDistanceMeters: number(take("total_distance_meters")),
                                              totalEnergyBurnedKilocalories: number(take("total_energy_burned_cal"))))
-            sample.value = nil
             sample.unit = nil
-        } else if sample.unit == "category" {
-            sample.kind = .category
+        case .category:
             sample.categoryValue = text(take("sleep_stage")) ?? text(take("category_value"))
             sample.unit = nil
-            if sample.type == "HKCategoryTypeIdentifierSleepAnalysis" { sample.value = nil }
-        } else if sample.unit == "%", let fraction = sample.value {
-            sample.value = fraction * 100
+        default:
+            break
         }
+        sample.value = PostgresReservedKeys.value(stored: sample.value, unit: unit, kind: sample.kind, type: type)
         sample.metadata = metadata
+        try PostgresReservedKeys.restore(reserved, metadata: allMetadata, into: &sample)
         return sample
     }
 }

@@ -5,8 +5,9 @@ import PostgresClient
 extension TimescaleDBSink {
     /// Streams every stored row back as a canonical sample, table by table in `(start_at, id)`
     /// order, `batchSize` rows at a time (a server-side cursor, so memory stays flat). Samples
-    /// with detail (workouts, correlations, beats, records) come back exactly as written; plain
-    /// samples from their columns, with metadata keys in jsonb's order. Call after `prepare()`.
+    /// with detail (workouts, correlations, beats, records) or with metadata keys jsonb would
+    /// reorder come back exactly as written (`canonical`); other plain samples from their columns.
+    /// Call after `prepare()`.
     public func readBack(batchSize: Int = 10_000, _ body: (Sample) throws -> Void) throws {
         guard let connection = liveConnection else { throw SinkError.unavailable("timescaledb: read before prepare") }
         try connection.transaction {

@@ -1,0 +1,164 @@
+import Foundation
+import HealthRouterCore
+
+/// The `healthrouter:` metadata keys that carry what `healthkit_metrics`' columns cannot hold, so
+/// read-back returns the canonical sample exactly. Each key is written only when the columns and
+/// the health4ai keys (`sleep_stage`, `workout_type`, …) would restore the field differently;
+/// read-back removes them all. health4ai's readers ignore unknown metadata keys.
+///
+/// | key | holds |
+/// |---|---|
+/// | `healthrouter:start_offset`, `healthrouter:end_offset` | UTC offsets of start and end, seconds |
+/// | `healthrouter:created_at`, `healthrouter:created_offset` | `createdAt` (epoch ms) and its offset |
+/// | `healthrouter:source_name` | the source name, when `source_device` holds the device's name |
+/// | `healthrouter:source_version`, `healthrouter:bundle_id`, `healthrouter:device` | as in the sample |
+/// | `healthrouter:user_id` | the sample's user as written (null: none), when `user_id` differs |
+/// | `healthrouter:kind` | the kind, when `unit` would suggest another (a quantity in `seconds`/`category`) |
+/// | `healthrouter:value`, `healthrouter:unit` | value/unit (null: none), when the stored ones do not map back |
+/// | `healthrouter:category_value` | the category's value name as the producer wrote it (`asleepCore`) |
+/// | `healthrouter:time_zone` | the time zone (null: none), when the metadata's own `HKTimeZone` differs from it |
+/// | `healthrouter:metadata_order` | the metadata keys in the producer's order, when jsonb would reorder them or one is a mapping key (`HKTimeZone`, …) |
+/// | `healthrouter:canonical` | a sample whose detail the columns cannot hold (a workout's heart rates, events, activities, routes; HRV's beats): the whole sample, base64 of its journal encoding |
+enum PostgresReservedKeys {
+    static let prefix = "healthrouter:"
+
+    /// Writes the reserved keys `sample` needs, given what its row stores.
+    static func write(_ sample: Sample, storedValue: Double?, storedUnit: String?, userId: String,
+                      sourceDevice: String, into json: inout JSONWriter) {
+        func optional(_ key: String, _ text: String?) {
+            json.key(prefix + key)
+            if let text { json.string(text) } else { json.null() }
+        }
+        if let offset = sample.start.utcOffsetSeconds { json.key(prefix + "start_offset"); json.int(Int64(offset)) }
+        if let offset = sample.end.utcOffsetSeconds { json.key(prefix + "end_offset"); json.int(Int64(offset)) }
+        if let created = sample.createdAt {
+            json.key(prefix + "created_at"); json.int(created.epochMilliseconds)
+            if let offset = created.utcOffsetSeconds { json.key(prefix + "created_offset"); json.int(Int64(offset)) }
+        }
+        if sourceDevice != sample.sourceName { json.field(prefix + "source_name", sample.sourceName) }
+        json.field(prefix + "source_version", sample.sourceVersion)
+        json.field(prefix + "bundle_id", sample.sourceBundleId)
+        json.field(prefix + "device", sample.device)
+        if sample.userId != userId { optional("user_id", sample.userId) }
+        let restoredKind = kind(unit: storedUnit, hasWorkoutType: sample.kind == .workout)
+        if restoredKind != sample.kind { json.field(prefix + "kind", sample.kind.name) }
+        if !columnsHoldDetail(sample, storedValue: storedValue) {
+            json.key(prefix + "canonical")
+            json.string(Data(SampleCodec.encode(.sample(sample))).base64EncodedString())
+        }
+        if !same(value(stored: storedValue, unit: storedUnit, kind: sample.kind, type: sample.type), sample.value) {
+            json.key(prefix + "value")
+            if let value = sample.value, value.isFinite { json.number(value) } else { json.null() }
+        }
+        if (sample.kind == .quantity ? storedUnit : nil) != sample.unit { optional("unit", sample.unit) }
+        let restoredCategory = sample.kind == .category
+            ? sample.categoryValue.map { CategoryValueNames.healthKitName($0, type: sample.type) } : nil
+        if restoredCategory != sample.categoryValue { optional("category_value", sample.categoryValue) }
+        if let metadataZone = sample.metadata.first(where: { $0.key == "HKTimeZone" }),
+           metadataZone.value != sample.timeZone.map(MetadataValue.string) {
+            optional("time_zone", sample.timeZone)
+        }
+        if !keepsOrderInJSONB(sample.metadata) || sample.metadata.contains(where: { mappingKeys.contains($0.key) }) {
+            json.key(prefix + "metadata_order")
+            json.beginArray()
+            for entry in sample.metadata { json.string(entry.key) }
+            json.endArray()
+        }
+    }
+
+    /// The keys the mapping writes into `metadata` and read-back takes out of it.
+    static let mappingKeys: Set<String> = ["healthrouter_id", "HKTimeZone", "sleep_stage", "category_value", "workout_type",
+                                           "duration_seconds", "total_distance_meters", "total_energy_burned_cal"]
+
+    /// Whether jsonb keeps these keys in this order: it stores an object's keys shorter first, then
+    /// by bytes, without duplicates.
+    static func keepsOrderInJSONB(_ metadata: [MetadataEntry]) -> Bool {
+        guard metadata.count > 1 else { return true }
+        for index in 1..<metadata.count {
+            let a = metadata[index - 1].key.utf8, b = metadata[index].key.utf8
+            if a.count != b.count {
+                if a.count > b.count { return false }
+            } else if !a.lexicographicallyPrecedes(b) {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// The kind read-back infers from a row's unit.
+    static func kind(unit: String?, hasWorkoutType: Bool) -> SampleKind {
+        if unit == "seconds" && hasWorkoutType { return .workout }
+        return unit == "category" ? .category : .quantity
+    }
+
+    /// The value read-back restores from a row's value without `healthrouter:value`.
+    static func value(stored: Double?, unit: String?, kind: SampleKind, type: String) -> Double? {
+        switch kind {
+        case .workout: nil
+        case .category: type == "HKCategoryTypeIdentifierSleepAnalysis" ? nil : stored
+        default: unit == "%" ? stored.map { $0 * 100 } : stored
+        }
+    }
+
+    /// Whether the columns and the health4ai keys restore the sample's detail (none, or a workout
+    /// with only the four mapped totals); otherwise `canonical` carries the whole sample.
+    static func columnsHoldDetail(_ sample: Sample, storedValue: Double?) -> Bool {
+        switch sample.detail {
+        case .none: sample.kind != .workout
+        case .workout(let workout): sample.kind == .workout && restoredWorkout(workout, duration: storedValue) == workout
+        default: false
+        }
+    }
+
+    /// The workout read-back restores from the columns and the health4ai keys.
+    static func restoredWorkout(_ workout: Workout, duration: Double?) -> Workout {
+        Workout(activityType: WorkoutActivityName.healthKitName(workout.activityType), durationSeconds: duration,
+                totalDistanceMeters: workout.totalDistanceMeters,
+                totalEnergyBurnedKilocalories: workout.totalEnergyBurnedKilocalories)
+    }
+
+    /// Equal values, nil and non-finite (stored as NULL) counting as the same.
+    static func same(_ a: Double?, _ b: Double?) -> Bool {
+        let a = a.flatMap { $0.isFinite ? $0 : nil }, b = b.flatMap { $0.isFinite ? $0 : nil }
+        return a == b
+    }
+
+    /// Applies the reserved keys of a row (key without prefix → value) to the sample read-back
+    /// built from its columns; `metadata_order` picks the producer's keys, in its order, from
+    /// `metadata` (all the row's other keys).
+    static func restore(_ reserved: [String: JSONValue], metadata: [MetadataEntry], into sample: inout Sample) throws {
+        if case .string(let base64) = reserved["canonical"], let bytes = Data(base64Encoded: base64),
+           case .sample(let original) = try SampleCodec.decode(Array(bytes)) {
+            sample = original
+            return
+        }
+        func offset(_ key: String) -> Int32? { if case .number(let n) = reserved[key] { Int32(n) } else { nil } }
+        func text(_ key: String) -> String? { if case .string(let s) = reserved[key] { s } else { nil } }
+        sample.start.utcOffsetSeconds = offset("start_offset")
+        sample.end.utcOffsetSeconds = offset("end_offset")
+        if case .number(let created) = reserved["created_at"] {
+            sample.createdAt = Timestamp(epochMilliseconds: Int64(created), utcOffsetSeconds: offset("created_offset"))
+        }
+        if let name = text("source_name") { sample.sourceName = name }
+        sample.sourceVersion = text("source_version")
+        sample.sourceBundleId = text("bundle_id")
+        sample.device = text("device")
+        if let user = reserved["user_id"] { sample.userId = user.stringValue }
+        if let name = text("kind"), let kind = SampleKind.allCases.first(where: { $0.name == name }) { sample.kind = kind }
+        if let value = reserved["value"] { if case .number(let n) = value { sample.value = n } else { sample.value = nil } }
+        if let unit = reserved["unit"] { sample.unit = unit.stringValue }
+        if let category = reserved["category_value"] { sample.categoryValue = category.stringValue }
+        if let zone = reserved["time_zone"] { sample.timeZone = zone.stringValue }
+        if case .array(let keys) = reserved["metadata_order"] {
+            sample.metadata = keys.compactMap { key in
+                guard case .string(let name) = key else { return nil }
+                return metadata.first { $0.key == name }
+            }
+        }
+    }
+}
+
+extension JSONValue {
+    /// The string, or nil for anything else (null).
+    fileprivate var stringValue: String? { if case .string(let s) = self { s } else { nil } }
+}
