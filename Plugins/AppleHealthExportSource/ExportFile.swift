@@ -13,7 +13,8 @@ struct ExportFile {
     static let chunkSize = 256 << 10
 
     /// Opens `path` and looks at its first bytes: `PK\x03\x04` / `PK\x05\x06` is a zip,
-    /// anything else is read as XML. Throws a `SourceError` for a missing, unreadable or empty file.
+    /// `<` (after a byte-order mark and white space) is XML. Throws a `SourceError` for a
+    /// missing, unreadable or empty file, and for one that is neither.
     init(path: String) throws {
         self.path = path
         var info = stat()
@@ -38,10 +39,22 @@ struct ExportFile {
                               hint: "Check the file's permissions.")
         }
         defer { close(descriptor) }
-        var magic = [UInt8](repeating: 0, count: 4)
-        let count = magic.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, 4) }
-        let isZip = count == 4 && magic[0] == 0x50 && magic[1] == 0x4B
+        var magic = [UInt8](repeating: 0, count: 512)
+        let count = magic.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, 512) }
+        let isZip = count >= 4 && magic[0] == 0x50 && magic[1] == 0x4B
             && ((magic[2] == 3 && magic[3] == 4) || (magic[2] == 5 && magic[3] == 6))
-        format = isZip ? .zip : .xml
+        if isZip {
+            format = .zip
+            return
+        }
+        // XML starts with `<`, after an optional UTF-8 byte-order mark and white space.
+        var first = 0
+        if count >= 3, magic[0] == 0xEF, magic[1] == 0xBB, magic[2] == 0xBF { first = 3 }
+        while first < max(count, 0), [0x20, 0x09, 0x0A, 0x0D].contains(magic[first]) { first += 1 }
+        guard first < count, magic[first] == UInt8(ascii: "<") else {
+            throw SourceError(input: path, problem: "this is not an Apple Health export (neither a zip file nor XML)",
+                              hint: "Give the export.zip the Health app wrote (Profile → Export All Health Data), or the export.xml inside it.")
+        }
+        format = .xml
     }
 }

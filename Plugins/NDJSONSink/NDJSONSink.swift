@@ -73,6 +73,8 @@ public final class NDJSONSink: Sink {
         }
     }
 
+    deinit { close() }
+
     public func close() {
         for file in files.values { file.close() }
         files = [:]

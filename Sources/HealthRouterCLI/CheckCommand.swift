@@ -56,7 +56,7 @@ enum CheckCommand {
         for sink in sinks {
             do {
                 let instance = try sink.makeSink()
-                _ = try instance.prepare()
+                _ = try instance.prepareOrClose()
                 instance.close()
                 print("  \(sink.name): connected, schema ready")
             } catch {

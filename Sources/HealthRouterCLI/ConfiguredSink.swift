@@ -25,7 +25,7 @@ struct ConfiguredSink {
         let own: Int64?
         do {
             sink = try spec.makeSink()
-            own = try sink.prepare()
+            own = try sink.prepareOrClose()
         } catch {
             throw CommandFailure(message: "cannot open the sink '\(name)' (\(spec.type)): \(error)",
                                  hint: "check that the store is reachable and not in use by a running healthrouter",

@@ -438,3 +438,25 @@ import Testing
         }
     }
 }
+
+@Suite struct NDJSONSinkLockTests {
+    /// A failed prepare must not leave the folder locked: the worker's retry with a fresh
+    /// instance has to be able to take it.
+    @Test func aFailedPrepareReleasesTheFolder() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let folder = directory.path + "/lake"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        // An index file that is not a SQLite database makes prepare fail after the lock is taken.
+        try Data("not a database, not at all: 0123456789abcdef".utf8).write(to: URL(fileURLWithPath: folder + "/.healthrouter-index.sqlite"))
+        let first = NDJSONSink(configuration: .init(directory: folder), context: SinkFixtures.context(directory.path))
+        #expect(throws: (any Error).self) { _ = try first.prepareOrClose() }
+        try FileManager.default.removeItem(atPath: folder + "/.healthrouter-index.sqlite")
+        let second = NDJSONSink(configuration: .init(directory: folder), context: SinkFixtures.context(directory.path))
+        // Throws "in use by another healthrouter process" if the first kept its lock.
+        let cursor = try second.prepareOrClose()
+        #expect((cursor ?? 0) == 0)
+        second.close()
+        withExtendedLifetime(first) {}
+    }
+}

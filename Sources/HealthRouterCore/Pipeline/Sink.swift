@@ -10,7 +10,8 @@
 /// - `write(_:cursor:)` is called with entries in increasing sequence order, at
 ///   least once each: after a crash or a retry the same entries may come again, and
 ///   writing them again must leave the store as one write would (idempotent).
-/// - `close()` is called once; nothing is called after it.
+/// - `close()` is called once; nothing is called after it. It is called after a failed
+///   `prepare()` too, so whatever `prepare()` acquired (a lock, a connection) is released.
 public protocol Sink: AnyObject {
     /// Connects and creates the schema if missing. Returns the cursor the sink keeps
     /// in its own store (the sequence of the last entry it durably wrote), or nil
@@ -31,6 +32,18 @@ public protocol Sink: AnyObject {
 
     /// Releases connections and files.
     func close()
+}
+
+extension Sink {
+    /// `prepare()`, closing the sink when it throws (the contract's "close after a failed prepare").
+    public func prepareOrClose() throws -> Int64? {
+        do {
+            return try prepare()
+        } catch {
+            close()
+            throw error
+        }
+    }
 }
 
 /// Errors a sink reports to its worker.

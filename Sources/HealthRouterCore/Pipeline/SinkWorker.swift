@@ -74,7 +74,7 @@ public final class SinkWorker: Sendable {
             do {
                 if sink == nil {
                     let fresh = try makeSink()
-                    let own = try fresh.prepare()
+                    let own = try fresh.prepareOrClose()
                     cursor = try own ?? journal.cursor(sink: name) ?? 0
                     let head = try journal.head()
                     if cursor > head {
