@@ -10,7 +10,11 @@ public final class PushIngest: Sendable {
     private let totals = Mutex(AppendResult())
 
     public init(stateDirectory: String, control: WorkerControl) throws {
-        journal = Mutex(try Journal(stateDirectory: stateDirectory))
+        let journal = try Journal(stateDirectory: stateDirectory)
+        // A 200 promises the samples are kept: every commit reaches the disk before the
+        // reply (WAL's NORMAL survives a killed process, not a power cut).
+        try journal.database.execute("PRAGMA synchronous=FULL")
+        self.journal = Mutex(journal)
         self.control = control
     }
 
