@@ -81,31 +81,6 @@ extension PostgresSink {
     }
 }
 
-/// A JSON object of strings, numbers and booleans.
-struct MetadataObject: Decodable {
-    var entries: [MetadataEntry] = []
-
-    struct Key: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: Key.self)
-        for key in container.allKeys {
-            if let flag = try? container.decode(Bool.self, forKey: key) {
-                entries.append(MetadataEntry(key.stringValue, .bool(flag)))
-            } else if let number = try? container.decode(Double.self, forKey: key) {
-                entries.append(MetadataEntry(key.stringValue, .number(number)))
-            } else if let text = try? container.decode(String.self, forKey: key) {
-                entries.append(MetadataEntry(key.stringValue, .string(text)))
-            }
-        }
-    }
-}
-
 extension PostgresSink: ReadableSink {
     /// `readBack(batchSize:_:)`'s samples as items (this schema records no tombstones).
     public func readBack(_ visit: (HealthItem) throws -> Void) throws {
