@@ -64,7 +64,8 @@ enum ImportCommand {
         } catch {
             progress?.stop()
             throw CommandFailure(message: "cannot open the journal in \(loaded.config.stateDirectory): \(error)",
-                                 hint: "check that the state directory is writable and not used by another healthrouter",
+                                 hint: error is JournalIncompatible ? nil
+                                     : "check that the state directory is writable and not used by another healthrouter",
                                  code: .cannotCreate)
         }
         progress?.stop()

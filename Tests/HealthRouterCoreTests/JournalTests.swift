@@ -106,3 +106,17 @@ import Testing
         #expect(feed.entries(after: 20, limit: 10) == stored)
     }
 }
+
+@Suite struct JournalSchemaTests {
+    @Test func aJournalOfAnotherLayoutIsRefusedWithWhatToDo() throws {
+        let directory = makeTemporaryDirectory()
+        let old = try SQLiteDatabase(path: directory + "/journal.sqlite")
+        try old.execute("CREATE TABLE sample_ids(id TEXT PRIMARY KEY, content_hash INTEGER NOT NULL, seq INTEGER NOT NULL)")
+        let error = #expect(throws: JournalIncompatible.self) { _ = try Journal(stateDirectory: directory) }
+        #expect(error?.description.contains("move the file away") == true)
+        // A current journal opens again and again.
+        let fresh = makeTemporaryDirectory()
+        _ = try Journal(stateDirectory: fresh)
+        _ = try Journal(stateDirectory: fresh, role: .reader)
+    }
+}

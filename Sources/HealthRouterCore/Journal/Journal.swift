@@ -75,6 +75,23 @@ public final class Journal {
                 PRIMARY KEY(sink, seq));
             CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value);
             """)
+        try checkSchemaVersion()
+    }
+
+    /// The layout of the tables above. A later version migrates older journals forward here.
+    static let schemaVersion: Int64 = 1
+
+    /// Refuses a journal whose tables another layout wrote, with what to do, rather than
+    /// failing later on a statement that does not fit it.
+    private func checkSchemaVersion() throws {
+        let stored = try database.scalarInt("SELECT value FROM meta WHERE key = 'schema_version'")
+        let keyedByStart = try database.scalarInt("SELECT count(*) FROM pragma_table_info('sample_ids') WHERE name = 'start'") == 1
+        guard (stored == nil || stored == Self.schemaVersion) && keyedByStart else {
+            throw JournalIncompatible(path: path, found: stored)
+        }
+        if stored == nil {
+            try database.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', \(Self.schemaVersion))")
+        }
     }
 
     // MARK: - Appending

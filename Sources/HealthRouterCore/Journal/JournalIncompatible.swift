@@ -1,0 +1,12 @@
+/// The journal file was written with a table layout this version cannot use.
+public struct JournalIncompatible: Error, CustomStringConvertible {
+    public var path: String
+    /// The layout version the file records (nil: from before layouts were versioned).
+    public var found: Int64?
+
+    public var description: String {
+        "\(path) was written by an incompatible healthrouter (journal layout \(found.map(String.init) ?? "unversioned"), "
+            + "this version uses \(Journal.schemaVersion)); move the file away to start a new journal: "
+            + "the sinks keep their rows, and every sink is delivered again from the new journal"
+    }
+}
