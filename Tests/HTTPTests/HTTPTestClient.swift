@@ -1,6 +1,6 @@
 import CCurl
-import CZlib
 import Foundation
+@testable import HTTPSink
 
 /// A blocking HTTP client on libcurl for the tests, plus a raw-socket sender for requests
 /// libcurl would not send (a lying Content-Length, chunked bodies).
@@ -115,22 +115,8 @@ struct HTTPTestClient: Sendable {
         return nil
     }
 
+    /// The http sink's own gzip writer, so the tests send what the sink sends.
     static func gzip(_ input: [UInt8]) -> [UInt8] {
-        var stream = z_stream()
-        _ = swz_deflateInit2(&stream, 6, 15 + 16)
-        defer { deflateEnd(&stream) }
-        var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, UInt(input.count))) + 64)
-        var input = input
-        let produced = input.withUnsafeMutableBufferPointer { source in
-            output.withUnsafeMutableBufferPointer { target in
-                stream.next_in = source.baseAddress
-                stream.avail_in = UInt32(source.count)
-                stream.next_out = target.baseAddress
-                stream.avail_out = UInt32(target.count)
-                _ = deflate(&stream, Z_FINISH)
-                return target.count - Int(stream.avail_out)
-            }
-        }
-        return Array(output[0..<produced])
+        GzipDeflater.gzip(input)
     }
 }
