@@ -9,6 +9,9 @@ import PostgresClient
 ///   `metadata.sleep_stage` = the HealthKit value name for sleep, `metadata.category_value` otherwise;
 /// - workout: `value` = duration in seconds, `unit = 'seconds'`, `metadata.workout_type`
 ///   (`HKWorkoutActivityType…`), `duration_seconds`, `total_distance_meters`, `total_energy_burned_cal` (kcal);
+/// - any other kind (correlation, activity summary, profile, other record): `value` NULL,
+///   `unit = 'record'`, the whole sample in `metadata."healthrouter:canonical"` and its kind in
+///   `healthrouter:kind` (tiering and the daily view leave these rows alone);
 /// - `source_device` = the device's `name:` when the sample has a device, else the source name;
 /// - `metadata` = the sample's metadata plus the above, `healthrouter_id` (the sample's own id), and
 ///   the `healthrouter:` keys of `PostgresReservedKeys` for what the columns cannot hold.
@@ -20,9 +23,12 @@ enum PostgresMetricRow {
     ]
     static let standCodes: [String: Double] = ["HKCategoryValueAppleStandHourStood": 0, "HKCategoryValueAppleStandHourIdle": 1]
 
-    /// Appends the row for `sample`; returns false (appending nothing) for kinds the schema has no place for.
+    /// The `unit` of a row that holds a sample of a kind health4ai has no column layout for.
+    static let recordUnit = "record"
+
+    /// Appends the row for `sample` (every kind has one).
     static func append(_ sample: Sample, sequence: Int64, defaultUserId: String, json: inout JSONWriter,
-                       into row: inout CopyTextWriter) -> Bool {
+                       into row: inout CopyTextWriter) {
         var value = sample.value
         var unit = sample.unit
         json.reset()
@@ -42,7 +48,8 @@ enum PostgresMetricRow {
                 }
             }
         case .workout:
-            guard case .workout(let workout) = sample.detail else { return false }
+            let workout: Workout
+            if case .workout(let detail) = sample.detail { workout = detail } else { workout = Workout(activityType: "") }
             value = workout.durationSeconds ?? Double(sample.end.epochMilliseconds - sample.start.epochMilliseconds) / 1000
             unit = "seconds"
             json.key("workout_type"); json.string(WorkoutActivityName.healthKitName(workout.activityType))
@@ -50,7 +57,8 @@ enum PostgresMetricRow {
             json.field("total_distance_meters", workout.totalDistanceMeters)
             json.field("total_energy_burned_cal", workout.totalEnergyBurnedKilocalories)
         case .correlation, .activitySummary, .profile, .other:
-            return false
+            value = nil
+            unit = recordUnit
         }
         json.key("healthrouter_id"); json.string(sample.id)
         if let timeZone = sample.timeZone, !sample.metadata.contains(where: { $0.key == "HKTimeZone" }) {
@@ -81,7 +89,6 @@ enum PostgresMetricRow {
         row.textBytes(json.bytes)
         row.int(sequence)
         row.endRow()
-        return true
     }
 
     /// The `name:` of an HKDevice description (`<<HKDevice: 0x…>, name:Apple Watch, …>`), or a plain name.

@@ -13,12 +13,12 @@ import HealthRouterCore
 /// | `healthrouter:source_name` | the source name, when `source_device` holds the device's name |
 /// | `healthrouter:source_version`, `healthrouter:bundle_id`, `healthrouter:device` | as in the sample |
 /// | `healthrouter:user_id` | the sample's user as written (null: none), when `user_id` differs |
-/// | `healthrouter:kind` | the kind, when `unit` would suggest another (a quantity in `seconds`/`category`) |
+/// | `healthrouter:kind` | the kind, when `unit` would suggest another (a quantity in `seconds`/`category`; every `record` row) |
 /// | `healthrouter:value`, `healthrouter:unit` | value/unit (null: none), when the stored ones do not map back |
 /// | `healthrouter:category_value` | the category's value name as the producer wrote it (`asleepCore`) |
 /// | `healthrouter:time_zone` | the time zone (null: none), when the metadata's own `HKTimeZone` differs from it |
 /// | `healthrouter:metadata_order` | the metadata keys in the producer's order, when jsonb would reorder them or one is a mapping key (`HKTimeZone`, …) |
-/// | `healthrouter:canonical` | a sample whose detail the columns cannot hold (a workout's heart rates, events, activities, routes; HRV's beats): the whole sample, base64 of its journal encoding |
+/// | `healthrouter:canonical` | a sample whose detail the columns cannot hold (a workout's heart rates, events, activities, routes; HRV's beats; every correlation, activity summary, profile and other record): the whole sample, base64 of its journal encoding |
 enum PostgresReservedKeys {
     static let prefix = "healthrouter:"
 
@@ -100,11 +100,13 @@ enum PostgresReservedKeys {
         }
     }
 
-    /// Whether the columns and the health4ai keys restore the sample's detail (none, or a workout
-    /// with only the four mapped totals); otherwise `canonical` carries the whole sample.
+    /// Whether the columns and the health4ai keys restore the sample's detail (a quantity or
+    /// category without detail, or a workout with only the four mapped totals); otherwise
+    /// `canonical` carries the whole sample (always for correlations, activity summaries, the
+    /// profile and other records).
     static func columnsHoldDetail(_ sample: Sample, storedValue: Double?) -> Bool {
         switch sample.detail {
-        case .none: sample.kind != .workout
+        case .none: sample.kind == .quantity || sample.kind == .category
         case .workout(let workout): sample.kind == .workout && restoredWorkout(workout, duration: storedValue) == workout
         default: false
         }
