@@ -70,6 +70,9 @@ public final class PostgresSink: Sink {
     private var connection: PostgresConnection?
     private var rows = CopyTextWriter()
     private var json = JSONWriter(capacity: 1024)
+    private var fields = JSONWriter(capacity: 256)
+    /// `configuration.userId` as stored.
+    private let defaultUserId: String
     /// Rows tiering folds: quantities, not category, workout (health4ai reads those raw) or
     /// `record` rows (correlations, activity summaries, …, which have no value to sum).
     static let foldable = PostgresSinkSchema.quantityRows
@@ -79,6 +82,7 @@ public final class PostgresSink: Sink {
         self.logger = context.logger.with("sink", context.name)
         self.sinkName = context.name
         self.schema = PostgresSinkSchema(schema: configuration.schema)
+        self.defaultUserId = PostgresUserId.normalized(configuration.userId)
     }
 
     public func prepare() throws -> Int64? {
@@ -157,8 +161,8 @@ public final class PostgresSink: Sink {
                 for entry in entries {
                     switch entry.item {
                     case .sample(let sample):
-                        PostgresMetricRow.append(sample, sequence: entry.sequence, defaultUserId: configuration.userId,
-                                                 json: &json, into: &rows)
+                        PostgresMetricRow.append(sample, sequence: entry.sequence, defaultUserId: defaultUserId,
+                                                 json: &json, fields: &fields, into: &rows)
                     case .tombstone(let tombstone):
                         try flush(connection)
                         try connection.query("DELETE FROM \(schema.name("healthkit_metrics")) WHERE id = ANY($1::uuid[])",

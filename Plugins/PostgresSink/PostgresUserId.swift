@@ -12,7 +12,7 @@ enum PostgresUserId {
     static func normalized(_ text: String) -> String { uuid(text) }
 
     static func isUUID(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
+        let bytes = text.utf8
         guard bytes.count == 36 else { return false }
         for (index, byte) in bytes.enumerated() {
             if index == 8 || index == 13 || index == 18 || index == 23 {

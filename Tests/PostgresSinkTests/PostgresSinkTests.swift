@@ -119,10 +119,35 @@ import PostgresSink
         }
         let connection = try PostgresTestDatabase.connect(url)
         defer { connection.close() }
-        let row = try connection.execute("SELECT metadata ->> 'healthrouter:start_offset', metadata ? 'healthrouter:source_version' FROM "
-            + "\(SQL.qualified(schema, "healthkit_metrics")) WHERE metadata ->> 'healthrouter_id' = '\(ConformanceFixtures.heartRate.id)'")
+        // The fields travel in one string key, so the GIN index on metadata indexes one key, not one per field.
+        let row = try connection.execute(
+            "SELECT (metadata ->> 'healthrouter:fields')::jsonb ->> 'start_offset', "
+                + "(metadata ->> 'healthrouter:fields')::jsonb ? 'source_version', "
+                + "(SELECT count(*) FROM jsonb_object_keys(metadata) k WHERE k LIKE 'healthrouter:%') FROM "
+                + "\(SQL.qualified(schema, "healthkit_metrics")) WHERE metadata ->> 'healthrouter_id' = '\(ConformanceFixtures.heartRate.id)'")
         #expect(row.text(0, 0) == "3600")
         #expect(row.text(0, 1) == "t")
+        #expect(row.text(0, 2) == "1")
+    }
+
+    /// Rows written before `healthrouter:fields` (a key per field) read back the same.
+    @Test func rowsWithAKeyPerFieldReadBack() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let schema = PostgresTestDatabase.freshSchema()
+        let sink = PostgresSink(configuration: configuration(url, schema), context: ConformanceFixtures.context())
+        _ = try sink.prepare()
+        defer { sink.close() }
+        try sink.write(ConformanceFixtures.entries(ConformanceFixtures.all), cursor: 7)
+        let connection = try PostgresTestDatabase.connect(url)
+        defer { connection.close() }
+        let rewritten = try connection.execute(
+            "UPDATE \(SQL.qualified(schema, "healthkit_metrics")) SET metadata = (metadata - 'healthrouter:fields') || "
+                + "(SELECT jsonb_object_agg('healthrouter:' || key, value) FROM jsonb_each((metadata ->> 'healthrouter:fields')::jsonb)) "
+                + "WHERE metadata ? 'healthrouter:fields'")
+        #expect(rewritten.affectedRows >= 3)
+        var read: [String: Sample] = [:]
+        try sink.readBack(batchSize: 100) { read[$0.id] = $0 }
+        for sample in ConformanceFixtures.all { #expect(read[sample.id] == sample, "\(sample.id)") }
     }
 
     @Test func rowLevelSecurityUsesAuthUid() throws {
