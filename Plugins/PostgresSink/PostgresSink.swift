@@ -12,8 +12,9 @@ import PostgresClient
 /// - `prepare()` connects, creates the schema if missing (versioned in `healthrouter_schema`),
 ///   enables row-level security when asked and an `auth` schema exists, and returns the cursor
 ///   stored in `healthrouter_cursor` under the sink's name.
-/// - `write(_:cursor:)`: one transaction per batch; COPY into a staging table and an upsert that
-///   writes only new or changed rows; tombstones delete by id; the cursor in the same transaction.
+/// - `write(_:cursor:)`: one transaction per batch; COPY into a staging table (streamed while the
+///   batch is encoded) and an upsert that writes only new or changed rows; tombstones delete by
+///   id; the cursor in the same transaction.
 public final class PostgresSink: Sink {
     public struct Configuration: Decodable, Sendable {
         /// A libpq URL or conninfo (`postgres://postgres:${SUPABASE_DB_PASSWORD}@db.x.supabase.co:5432/postgres`).
@@ -68,7 +69,9 @@ public final class PostgresSink: Sink {
     private let sinkName: String
     private let schema: PostgresSinkSchema
     private var connection: PostgresConnection?
-    private var rows = CopyTextWriter()
+    private var rows = CopyTextWriter(capacity: 1 << 18)
+    /// Sends the batch's rows to the server while the rest are encoded.
+    private var stream: PostgresUpsertStream
     private var json = JSONWriter(capacity: 1024)
     private var fields = JSONWriter(capacity: 256)
     /// `configuration.userId` as stored.
@@ -82,6 +85,7 @@ public final class PostgresSink: Sink {
         self.logger = context.logger.with("sink", context.name)
         self.sinkName = context.name
         self.schema = PostgresSinkSchema(schema: configuration.schema)
+        self.stream = PostgresUpsertStream(table: schema.metrics)
         self.defaultUserId = PostgresUserId.normalized(configuration.userId)
     }
 
@@ -158,11 +162,13 @@ public final class PostgresSink: Sink {
         do {
             try connection.transaction {
                 rows.reset()
+                stream.reset()
                 for entry in entries {
                     switch entry.item {
                     case .sample(let sample):
                         PostgresMetricRow.append(sample, sequence: entry.sequence, defaultUserId: defaultUserId,
                                                  json: &json, fields: &fields, into: &rows)
+                        try stream.sendIfFull(&rows, on: connection)
                     case .tombstone(let tombstone):
                         try flush(connection)
                         try connection.query("DELETE FROM \(schema.name("healthkit_metrics")) WHERE id = ANY($1::uuid[])",
@@ -215,8 +221,7 @@ public final class PostgresSink: Sink {
     }
 
     private func flush(_ connection: PostgresConnection) throws {
-        try schema.metrics.write(rows, on: connection)
-        rows.reset()
+        try stream.finish(&rows, on: connection)
     }
 
     /// The open connection, for read-back.

@@ -96,6 +96,9 @@ public final class TimescaleDBSink: Sink {
     private let schema: TimescaleDBSchema
     private var connection: PostgresConnection?
     private var rows: TimescaleDBRowEncoder
+    /// Sends `samples` rows to the server while the rest of the batch is encoded (the other tables'
+    /// rows wait for `flush`: one COPY at a time holds the connection).
+    private var samplesStream: PostgresUpsertStream
     /// Whether the tables are hypertables (TimescaleDB found and usable).
     public private(set) var usesHypertables = false
 
@@ -105,6 +108,7 @@ public final class TimescaleDBSink: Sink {
         self.sinkName = context.name
         self.schema = TimescaleDBSchema(schema: configuration.schema)
         self.rows = TimescaleDBRowEncoder(defaultUserId: configuration.userId)
+        self.samplesStream = PostgresUpsertStream(table: schema.samples)
     }
 
     public func prepare() throws -> Int64? {
@@ -222,10 +226,12 @@ public final class TimescaleDBSink: Sink {
         do {
             try connection.transaction {
                 rows.reset()
+                samplesStream.reset()
                 for entry in entries {
                     switch entry.item {
                     case .sample(let sample):
                         rows.append(sample, sequence: entry.sequence)
+                        try samplesStream.sendIfFull(&rows.samples, on: connection)
                     case .tombstone(let tombstone):
                         try flush(connection)
                         try delete(tombstone, sequence: entry.sequence, connection)
@@ -243,9 +249,12 @@ public final class TimescaleDBSink: Sink {
 
     /// Upserts the staged rows of each table and records where each id lives.
     private func flush(_ connection: PostgresConnection) throws {
-        guard !rows.isEmpty else { return }
-        for (table, data) in [(schema.samples, rows.samples), (schema.sleepStages, rows.sleepStages),
-                              (schema.workouts, rows.workouts)] where !data.isEmpty {
+        guard !rows.isEmpty || samplesStream.isCopying else { return }
+        let samples = schema.samples
+        try samplesStream.finish(&rows.samples, on: connection, returning: ["id", "start_at"]) {
+            self.relocate(samples, upsert: $0)
+        }
+        for (table, data) in [(schema.sleepStages, rows.sleepStages), (schema.workouts, rows.workouts)] where !data.isEmpty {
             let returning = table.name == "workouts" ? ["id", "start_at", "detail"] : ["id", "start_at"]
             try table.write(data, on: connection, returning: returning) { self.relocate(table, upsert: $0) }
         }
