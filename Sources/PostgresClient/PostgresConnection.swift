@@ -100,7 +100,12 @@ public final class PostgresConnection {
             let code = (base + sent).withMemoryRebound(to: CChar.self, capacity: length) {
                 PQputCopyData(connection, $0, Int32(length))
             }
-            if code != 1 { throw failure(operation) }
+            if code != 1 {
+                // The server may have failed the COPY already (bad data in an earlier part): its error says why.
+                copyInProgress = nil
+                try drainCopyResults(connection, operation: operation)
+                throw failure(operation)
+            }
             sent += length
         }
     }

@@ -20,6 +20,10 @@ import TimescaleDBSink
         return (ConformanceFixtures.entries(samples, from: first), again)
     }
 
+    static func isRejection(_ error: any Error) -> Bool {
+        if case SinkError.rejected = error { true } else { false }
+    }
+
     func check(_ sink: any Sink, count: String, valueOf: String, on connection: PostgresConnection) throws {
         _ = try sink.prepare()
         let batch = Self.largeBatch()
@@ -33,7 +37,11 @@ import TimescaleDBSink
         bad.sourceName = "nul\u{0}byte"
         bad.device = "nul\u{0}byte"
         refused.append(JournalEntry(sequence: 9_000, source: "history", item: .sample(bad)))
-        #expect(throws: SinkError.self) { try sink.write(refused, cursor: 9_000) }
+        #expect { try sink.write(refused, cursor: 9_000) } throws: { Self.isRejection($0) }
+        #expect(try connection.execute(count).int(0, 0) == 1_000)
+        // … and in the first chunk: the server fails the COPY while later chunks are still being sent.
+        refused.insert(refused.removeLast(), at: 0)
+        #expect { try sink.write(refused, cursor: 9_000) } throws: { Self.isRejection($0) }
         #expect(try connection.execute(count).int(0, 0) == 1_000)
 
         // A tombstone between two large parts.
