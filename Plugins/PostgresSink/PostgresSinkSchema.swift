@@ -15,12 +15,15 @@ struct PostgresSinkSchema {
         metrics = PostgresUpsertTable(
             schema: schema, name: "healthkit_metrics",
             columns: [
-                // The key's text columns are staged in the C collation: the batch's dedup sort compares
-                // bytes instead of applying a locale's rules (equality is the same).
-                Column("id", "uuid NOT NULL"), Column("user_id", "text NOT NULL", staging: "text COLLATE \"C\""),
-                Column("metric_type", "text NOT NULL", staging: "text COLLATE \"C\""),
+                // The key's text columns are in the C collation: the unique index, the other indexes
+                // and the batch's dedup sort compare bytes instead of applying a locale's rules, several
+                // times cheaper (every insert compares them a dozen times). Equality, so uniqueness and
+                // health4ai's `=` lookups, is the same; only ORDER BY of non-ASCII names differs.
+                // Tables created before keep their collation.
+                Column("id", "uuid NOT NULL"), Column("user_id", "text COLLATE \"C\" NOT NULL"),
+                Column("metric_type", "text COLLATE \"C\" NOT NULL"),
                 Column("value", "double precision"), Column("unit", "text"),
-                Column("source_device", "text NOT NULL DEFAULT ''", staging: "text COLLATE \"C\""),
+                Column("source_device", "text COLLATE \"C\" NOT NULL DEFAULT ''", staging: "text COLLATE \"C\""),
                 .instant("started_at", required: true), .instant("ended_at", required: false),
                 Column("metadata", "jsonb"), Column("journal_seq", "bigint", compared: false),
             ],

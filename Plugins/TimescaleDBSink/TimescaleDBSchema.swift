@@ -25,8 +25,9 @@ struct TimescaleDBSchema {
         func header() -> [Column] {
             // Ids in the C collation: byte order, which makes every index operation on them and the
             // batch's sort several times cheaper than a locale's rules (ids are ASCII anyway).
+            // `type` likewise (indexed with start_at); tables created before keep their collation.
             [Column("id", "text COLLATE \"C\" NOT NULL"), .instant("start_at", required: true), .instant("end_at", required: true),
-             Column("type", "text NOT NULL"), Column("user_id", "text"), Column("source_name", "text NOT NULL"),
+             Column("type", "text COLLATE \"C\" NOT NULL"), Column("user_id", "text"), Column("source_name", "text NOT NULL"),
              Column("source_version", "text"), Column("source_bundle_id", "text"), Column("device", "text"),
              Column("time_zone", "text"), Column("start_utc_offset", "integer"), Column("end_utc_offset", "integer"),
              .instant("created_at", required: false), Column("created_utc_offset", "integer"),
