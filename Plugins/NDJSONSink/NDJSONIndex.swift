@@ -45,8 +45,9 @@ final class NDJSONIndex {
         let database = try SQLiteDatabase(path: path)
         self.database = database
         try database.execute("PRAGMA synchronous=FULL")
-        // The key index takes random inserts: keep it cached, and checkpoint it rarely.
-        try database.execute("PRAGMA cache_size = -4096")
+        // Rows are mostly appended (lookups only on re-delivery, after one sort builds the
+        // key index): a small cache does; checkpoint rarely.
+        try database.execute("PRAGMA cache_size = -1024")
         try database.execute("PRAGMA wal_autocheckpoint = 16384")
         try database.execute("PRAGMA journal_size_limit = 67108864")
         try database.transaction {

@@ -5,8 +5,8 @@ import Foundation
 /// Only entries already committed are published; a worker that falls behind the
 /// window reads the journal as usual, so the feed is an optimisation, never the record.
 ///
-/// With `pacing`, `publish` waits (up to `stallLimit` without progress from a worker)
-/// until every worker has taken the oldest batch it would push out of the window: an
+/// With `pacing`, `waitForRoom` waits (up to `stallLimit` without progress from a worker)
+/// until every worker has taken the oldest batch the next one pushes out of the window: an
 /// import then runs at the pace of its slowest sink, and every sink takes every batch
 /// from memory, without the decoding that reading the journal back costs. A worker that
 /// makes no progress for `stallLimit` (a store down, a retry backoff) is not waited for.
@@ -27,25 +27,27 @@ public final class LiveFeed: @unchecked Sendable {
     private let condition = NSCondition()
     private var batches: [Batch] = []
     private var consumers: [String: Consumer] = [:]
+    private var lastPublishedSequence: Int64?
     private let window: Int
     private let pacing: Bool
     private let stallLimit: TimeInterval
 
-    /// Keeps the last `window` appended batches; with `pacing`, `publish` waits for the
-    /// workers as described above.
+    /// Keeps the last `window` appended batches; with `pacing`, `waitForRoom` waits for
+    /// the workers as described above.
     public init(window: Int = 2, pacing: Bool = false, stallLimit: TimeInterval = 2) {
         self.window = window
         self.pacing = pacing
         self.stallLimit = stallLimit
     }
 
-    /// Publishes committed entries (consecutive sequences, in order). With pacing, first
-    /// waits until no progressing worker still needs the batch this one pushes out.
-    public func publish(_ entries: [JournalEntry]) {
-        guard let first = entries.first?.sequence else { return }
+    /// With pacing, waits until no progressing worker still needs the oldest batch, which
+    /// the next `publish` pushes out of the window. Called before the next batch is
+    /// appended to the journal, so that it is published as soon as it is committed.
+    public func waitForRoom() {
+        guard pacing else { return }
         condition.lock()
         defer { condition.unlock() }
-        while pacing, batches.count >= window, let oldest = batches.first {
+        while batches.count >= window, let oldest = batches.first {
             let now = Date()
             let waitingFor = consumers.values.filter {
                 $0.position < oldest.last && now.timeIntervalSince($0.lastProgress) < stallLimit
@@ -53,8 +55,25 @@ public final class LiveFeed: @unchecked Sendable {
             guard let stalest = waitingFor.map(\.lastProgress).min() else { break }
             _ = condition.wait(until: stalest.addingTimeInterval(stallLimit))
         }
+    }
+
+    /// Publishes committed entries (consecutive sequences, in order).
+    public func publish(_ entries: [JournalEntry]) {
+        guard let first = entries.first?.sequence else { return }
+        condition.lock()
+        defer { condition.unlock() }
         batches.append(Batch(first: first, entries: entries))
         if batches.count > window { batches.removeFirst(batches.count - window) }
+        lastPublishedSequence = entries.last?.sequence
+    }
+
+    /// The sequence of the last entry published; nil before the first batch. When every
+    /// append goes through the feed (an import), a worker at or past it has nothing to read
+    /// from the journal: the next entries are published as soon as they are committed.
+    public var lastPublished: Int64? {
+        condition.lock()
+        defer { condition.unlock() }
+        return lastPublishedSequence
     }
 
     /// Up to `limit` entries right after `sequence`, when the window still holds the next one.

@@ -56,6 +56,8 @@ public final class SinkWorker: Sendable {
 
     /// Runs until `control` says the input finished and the sink caught up with the
     /// journal, or until a stop is requested, or until `maxAttempts` failures in a row.
+    /// With a `feed`, every append to the journal while the worker runs must be published
+    /// to it (as `ImportRun` does): entries past the feed's last are not looked for in the journal.
     public func run(control: WorkerControl, feed: LiveFeed? = nil) {
         defer { progressState.withLock { $0.finished = true } }
         let journal: Journal
@@ -124,6 +126,13 @@ public final class SinkWorker: Sendable {
                     batchesFromFeed += 1
                     selected = live.filter { selects($0.item.sampleType, $0.source) }
                     last = end.sequence
+                } else if let published = feed?.lastPublished, cursor >= published {
+                    // Caught up with the feed, through which every append of this run goes:
+                    // the next entries are published as soon as they are committed.
+                    try saveCursor()
+                    if inputFinished { return }
+                    control.wait(seconds: 0.05)
+                    continue
                 } else {
                     let stored = try journal.entries(after: cursor, limit: settings.batchSize)
                     guard let end = stored.last else {

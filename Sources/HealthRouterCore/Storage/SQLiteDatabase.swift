@@ -30,8 +30,14 @@ public final class SQLiteDatabase {
     /// The raw handle, for plugins that call the C API directly.
     public let handle: OpaquePointer
 
+    /// Process-wide settings, applied before the first connection initialises the library.
+    private static let configured: Void = {
+        _ = swsqlite_disable_memstatus()
+    }()
+
     /// Opens (creating if missing) the database at `path` in WAL mode.
     public init(path: String, readOnly: Bool = false) throws {
+        Self.configured
         self.path = path
         var db: OpaquePointer?
         let flags = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
