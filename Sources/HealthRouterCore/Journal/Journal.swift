@@ -149,7 +149,7 @@ public final class Journal {
     private func admit(_ sample: Sample, sequence: Int64, result: inout AppendResult) throws -> Bool {
         precondition(!sample.id.isEmpty, "samples reach the journal normalised, with an id")
         writer.reset()
-        SampleCodec.encode(.sample(sample), into: &writer)
+        SampleCodec.encode(sample: sample, into: &writer)
         let hash = ContentHash.of(writer.bytes)
 
         let start = Self.keySecond(sample)
