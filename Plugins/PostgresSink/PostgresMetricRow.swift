@@ -9,6 +9,9 @@ import PostgresClient
 ///   `metadata.sleep_stage` = the HealthKit value name for sleep, `metadata.category_value` otherwise;
 /// - workout: `value` = duration in seconds, `unit = 'seconds'`, `metadata.workout_type`
 ///   (`HKWorkoutActivityType…`), `duration_seconds`, `total_distance_meters`, `total_energy_burned_cal` (kcal);
+/// - any other kind (correlation, activity summary, profile, other record): `value` NULL,
+///   `unit = 'record'`, the whole sample in `metadata."healthrouter:canonical"` and its kind in
+///   `healthrouter:kind` (tiering and the daily view leave these rows alone);
 /// - `source_device` = the device's `name:` when the sample has a device, else the source name;
 /// - `metadata` = the sample's metadata plus the above, `healthrouter_id` (the sample's own id), and
 ///   the `healthrouter:` keys of `PostgresReservedKeys` for what the columns cannot hold.
@@ -20,9 +23,13 @@ enum PostgresMetricRow {
     ]
     static let standCodes: [String: Double] = ["HKCategoryValueAppleStandHourStood": 0, "HKCategoryValueAppleStandHourIdle": 1]
 
-    /// Appends the row for `sample`; returns false (appending nothing) for kinds the schema has no place for.
+    /// The `unit` of a row that holds a sample of a kind health4ai has no column layout for.
+    static let recordUnit = "record"
+
+    /// Appends the row for `sample` (every kind has one). `defaultUserId` is already normalized
+    /// (`PostgresUserId.normalized`); `json` and `fields` are scratch space.
     static func append(_ sample: Sample, sequence: Int64, defaultUserId: String, json: inout JSONWriter,
-                       into row: inout CopyTextWriter) -> Bool {
+                       fields: inout JSONWriter, into row: inout CopyTextWriter) {
         var value = sample.value
         var unit = sample.unit
         json.reset()
@@ -42,7 +49,8 @@ enum PostgresMetricRow {
                 }
             }
         case .workout:
-            guard case .workout(let workout) = sample.detail else { return false }
+            let workout: Workout
+            if case .workout(let detail) = sample.detail { workout = detail } else { workout = Workout(activityType: "") }
             value = workout.durationSeconds ?? Double(sample.end.epochMilliseconds - sample.start.epochMilliseconds) / 1000
             unit = "seconds"
             json.key("workout_type"); json.string(WorkoutActivityName.healthKitName(workout.activityType))
@@ -50,16 +58,17 @@ enum PostgresMetricRow {
             json.field("total_distance_meters", workout.totalDistanceMeters)
             json.field("total_energy_burned_cal", workout.totalEnergyBurnedKilocalories)
         case .correlation, .activitySummary, .profile, .other:
-            return false
+            value = nil
+            unit = recordUnit
         }
         json.key("healthrouter_id"); json.string(sample.id)
         if let timeZone = sample.timeZone, !sample.metadata.contains(where: { $0.key == "HKTimeZone" }) {
             json.key("HKTimeZone"); json.string(timeZone)
         }
-        let userId = PostgresUserId.normalized(sample.userId ?? defaultUserId)
+        let userId = sample.userId.map(PostgresUserId.normalized) ?? defaultUserId
         let sourceDevice = deviceName(sample.device) ?? sample.sourceName
         PostgresReservedKeys.write(sample, storedValue: value, storedUnit: unit, userId: userId,
-                                   sourceDevice: sourceDevice, into: &json)
+                                   sourceDevice: sourceDevice, fields: &fields, into: &json)
         for entry in sample.metadata {
             json.key(entry.key)
             switch entry.value {
@@ -70,7 +79,7 @@ enum PostgresMetricRow {
         }
         json.endObject()
 
-        row.text(PostgresUserId.uuid(sample.id))
+        if PostgresUserId.isUUID(sample.id) { row.lowercasedASCII(sample.id) } else { row.text(PostgresUserId.uuid(sample.id)) }
         row.text(userId)
         row.text(sample.type)
         row.double(value.map { $0.isFinite ? $0 : nil } ?? nil)
@@ -81,16 +90,34 @@ enum PostgresMetricRow {
         row.textBytes(json.bytes)
         row.int(sequence)
         row.endRow()
-        return true
     }
 
     /// The `name:` of an HKDevice description (`<<HKDevice: 0x…>, name:Apple Watch, …>`), or a plain name.
     static func deviceName(_ device: String?) -> String? {
         guard let device, !device.isEmpty else { return nil }
-        guard let range = device.range(of: "name:") else { return device.hasPrefix("<") ? nil : device }
-        let rest = device[range.upperBound...]
-        let end = rest.firstIndex(where: { $0 == "," || $0 == ">" }) ?? rest.endIndex
-        let name = rest[..<end].trimmingCharacters(in: .whitespaces)
-        return name.isEmpty ? nil : name
+        // Byte-level: this runs for every row (Foundation's range(of:) dominated the row encoding).
+        var bytes = device
+        return bytes.withUTF8 { utf8 -> String? in
+            let marker: (UInt8, UInt8, UInt8, UInt8, UInt8) = (110, 97, 109, 101, 58)  // "name:"
+            var index = 0
+            while index + 5 <= utf8.count {
+                if utf8[index] == marker.0, utf8[index + 1] == marker.1, utf8[index + 2] == marker.2,
+                   utf8[index + 3] == marker.3, utf8[index + 4] == marker.4 {
+                    var start = index + 5
+                    var end = start
+                    while end < utf8.count, utf8[end] != UInt8(ascii: ","), utf8[end] != UInt8(ascii: ">") { end += 1 }
+                    while start < end, utf8[start] == 32 || utf8[start] == 9 { start += 1 }
+                    while end > start, utf8[end - 1] == 32 || utf8[end - 1] == 9 { end -= 1 }
+                    guard start < end else { return nil }
+                    let name = String(decoding: UnsafeBufferPointer(rebasing: utf8[start..<end]), as: UTF8.self)
+                    // Other Unicode white space at either end (rare): trimmed as Foundation does.
+                    guard utf8[start] >= 0x80 || utf8[end - 1] >= 0x80 else { return name }
+                    let trimmed = name.trimmingCharacters(in: .whitespaces)
+                    return trimmed.isEmpty ? nil : trimmed
+                }
+                index += 1
+            }
+            return utf8[0] == UInt8(ascii: "<") ? nil : device
+        }
     }
 }

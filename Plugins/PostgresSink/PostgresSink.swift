@@ -5,14 +5,16 @@ import PostgresClient
 /// The `postgres` sink: health4ai's Supabase-style schema (`healthkit_metrics`, one row per
 /// sample keyed by `(user_id, metric_type, source_device, started_at)`), so its MCP server and
 /// SQL users read the data. Mapping in the README; quantity, category and workout samples are
-/// written, other kinds (correlations, whose members are samples of their own, activity
-/// summaries, the profile, records) are skipped.
+/// written the way health4ai's app writes them, every other kind (correlations, activity
+/// summaries, the profile, other records) as a `unit = 'record'` row that carries the whole
+/// sample in its metadata, so read-back returns every kind.
 ///
 /// - `prepare()` connects, creates the schema if missing (versioned in `healthrouter_schema`),
 ///   enables row-level security when asked and an `auth` schema exists, and returns the cursor
 ///   stored in `healthrouter_cursor` under the sink's name.
-/// - `write(_:cursor:)`: one transaction per batch; COPY into a staging table and an upsert that
-///   writes only new or changed rows; tombstones delete by id; the cursor in the same transaction.
+/// - `write(_:cursor:)`: one transaction per batch; COPY into a staging table (streamed while the
+///   batch is encoded) and an upsert that writes only new or changed rows; tombstones delete by
+///   id; the cursor in the same transaction.
 public final class PostgresSink: Sink {
     public struct Configuration: Decodable, Sendable {
         /// A libpq URL or conninfo (`postgres://postgres:${SUPABASE_DB_PASSWORD}@db.x.supabase.co:5432/postgres`).
@@ -67,18 +69,24 @@ public final class PostgresSink: Sink {
     private let sinkName: String
     private let schema: PostgresSinkSchema
     private var connection: PostgresConnection?
-    private var rows = CopyTextWriter()
+    private var rows = CopyTextWriter(capacity: 1 << 18)
+    /// Sends the batch's rows to the server while the rest are encoded.
+    private var stream: PostgresUpsertStream
     private var json = JSONWriter(capacity: 1024)
-    /// Samples of kinds this schema has no place for, skipped so far.
-    public private(set) var skipped = 0
-    /// Rows tiering folds: everything but category and workout rows (health4ai reads those raw).
-    static let foldable = "metric_type NOT LIKE 'HKCategoryType%' AND metric_type NOT LIKE 'HKWorkoutType%'"
+    private var fields = JSONWriter(capacity: 256)
+    /// `configuration.userId` as stored.
+    private let defaultUserId: String
+    /// Rows tiering folds: quantities, not category, workout (health4ai reads those raw) or
+    /// `record` rows (correlations, activity summaries, …, which have no value to sum).
+    static let foldable = PostgresSinkSchema.quantityRows
 
     public init(configuration: Configuration, context: PluginContext) {
         self.configuration = configuration
         self.logger = context.logger.with("sink", context.name)
         self.sinkName = context.name
         self.schema = PostgresSinkSchema(schema: configuration.schema)
+        self.stream = PostgresUpsertStream(table: schema.metrics)
+        self.defaultUserId = PostgresUserId.normalized(configuration.userId)
     }
 
     public func prepare() throws -> Int64? {
@@ -108,7 +116,9 @@ public final class PostgresSink: Sink {
                 }
                 // A partial index on exactly the rows a fold takes, so folding after every batch
                 // reads only the rows it folds.
-                try connection.execute("CREATE INDEX IF NOT EXISTS idx_healthkit_metrics_unsummarized ON "
+                // (Named anew when the foldable rows changed to leave `record` rows out; the old one goes.)
+                try connection.execute("DROP INDEX IF EXISTS \(schema.name("idx_healthkit_metrics_unsummarized"))")
+                try connection.execute("CREATE INDEX IF NOT EXISTS idx_healthkit_metrics_foldable ON "
                                            + "\(schema.name("healthkit_metrics")) (started_at) WHERE \(Self.foldable)")
                 try connection.transaction { try summarize(connection) }
             }
@@ -152,13 +162,13 @@ public final class PostgresSink: Sink {
         do {
             try connection.transaction {
                 rows.reset()
+                stream.reset()
                 for entry in entries {
                     switch entry.item {
                     case .sample(let sample):
-                        if !PostgresMetricRow.append(sample, sequence: entry.sequence, defaultUserId: configuration.userId,
-                                                     json: &json, into: &rows) {
-                            skipped += 1
-                        }
+                        PostgresMetricRow.append(sample, sequence: entry.sequence, defaultUserId: defaultUserId,
+                                                 json: &json, fields: &fields, into: &rows)
+                        try stream.sendIfFull(&rows, on: connection)
                     case .tombstone(let tombstone):
                         try flush(connection)
                         try connection.query("DELETE FROM \(schema.name("healthkit_metrics")) WHERE id = ANY($1::uuid[])",
@@ -179,8 +189,8 @@ public final class PostgresSink: Sink {
     /// Folds raw quantity rows of days (in `time_zone`) that ended more than `summarize_after` ago
     /// into `healthkit_daily_summaries` and deletes them, in one statement: the summary of a day
     /// that already has one is merged with the late rows (counts and sums added, extremes kept,
-    /// the average recomputed), so late data re-summarizes its day instead of being lost. Category
-    /// and workout rows stay raw (health4ai reads them raw).
+    /// the average recomputed), so late data re-summarizes its day instead of being lost. Category,
+    /// workout and `record` rows stay raw (health4ai reads them raw; records have no value).
     func summarize(_ connection: PostgresConnection) throws {
         guard let after = configuration.summarizeAfter else { return }
         let metrics = schema.name("healthkit_metrics")
@@ -211,8 +221,7 @@ public final class PostgresSink: Sink {
     }
 
     private func flush(_ connection: PostgresConnection) throws {
-        try schema.metrics.write(rows, on: connection)
-        rows.reset()
+        try stream.finish(&rows, on: connection)
     }
 
     /// The open connection, for read-back.

@@ -35,6 +35,12 @@ struct PostgresSinkSchema {
 
     func name(_ table: String) -> String { SQL.qualified(schema, table) }
 
+    /// The rows that hold quantities: what the daily view aggregates and tiering folds. Not
+    /// category or workout rows (as health4ai's view), nor `record` rows (correlations, activity
+    /// summaries, the profile, other records: NULL value, the sample in metadata).
+    static let quantityRows = "metric_type NOT LIKE 'HKCategoryType%' AND metric_type NOT LIKE 'HKWorkoutType%' "
+        + "AND unit IS DISTINCT FROM '\(PostgresMetricRow.recordUnit)'"
+
     var ddl: [String] {
         [
             "CREATE SCHEMA IF NOT EXISTS \(SQL.identifier(schema))",
@@ -67,7 +73,7 @@ struct PostgresSinkSchema {
             SELECT user_id, metric_type, (started_at AT TIME ZONE 'UTC')::date, avg(value), min(value), max(value),
                    sum(value), count(*)::integer, max(unit), 'raw'::text
             FROM \(name("healthkit_metrics"))
-            WHERE metric_type NOT LIKE 'HKCategoryType%' AND metric_type NOT LIKE 'HKWorkoutType%'
+            WHERE \(Self.quantityRows)
             GROUP BY user_id, metric_type, (started_at AT TIME ZONE 'UTC')::date
             """,
         ]

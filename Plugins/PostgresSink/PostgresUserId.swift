@@ -12,15 +12,18 @@ enum PostgresUserId {
     static func normalized(_ text: String) -> String { uuid(text) }
 
     static func isUUID(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 36 else { return false }
-        for (index, byte) in bytes.enumerated() {
-            if index == 8 || index == 13 || index == 18 || index == 23 {
-                if byte != UInt8(ascii: "-") { return false }
-            } else if !((48...57).contains(byte) || (65...70).contains(byte) || (97...102).contains(byte)) {
-                return false
+        guard text.utf8.count == 36 else { return false }
+        var copy = text
+        return copy.withUTF8 { bytes in
+            for index in 0..<36 {
+                let byte = bytes[index]
+                if index == 8 || index == 13 || index == 18 || index == 23 {
+                    if byte != UInt8(ascii: "-") { return false }
+                } else if !((48...57).contains(byte) || (65...70).contains(byte) || (97...102).contains(byte)) {
+                    return false
+                }
             }
+            return true
         }
-        return true
     }
 }

@@ -6,7 +6,9 @@ import PostgresClient
 /// - `samples`, `sleep_stages`, `workouts`: hypertables partitioned by `start_at` (plain tables
 ///   when TimescaleDB is absent and not required), primary key `(id, start_at)`.
 /// - `sample_index`: a plain table from id to (table, start_at), so a tombstone, which carries
-///   only ids, deletes by the full primary key (fast even in compressed chunks).
+///   only ids, deletes by the full primary key (fast even in compressed chunks). When an id moves
+///   (its start or its table changed), the upsert of its index row records where it was
+///   (`previous_table`, `previous_start_at`), so the old row is deleted without a second lookup.
 /// - `deleted_samples`, `sink_cursor`, `healthrouter_schema` (the schema version).
 struct TimescaleDBSchema {
     static let version: Int64 = 1
@@ -70,12 +72,15 @@ struct TimescaleDBSchema {
             "CREATE INDEX IF NOT EXISTS sleep_stages_start ON \(name("sleep_stages")) (start_at DESC)",
             "CREATE INDEX IF NOT EXISTS workouts_type_start ON \(name("workouts")) (activity_type, start_at DESC)",
             "CREATE TABLE IF NOT EXISTS \(name("sample_index")) (id text COLLATE \"C\" PRIMARY KEY, "
-                + "table_name text NOT NULL, start_at timestamptz NOT NULL)",
+                + "table_name text NOT NULL, start_at timestamptz NOT NULL, previous_table text, previous_start_at timestamptz)",
             "CREATE TABLE IF NOT EXISTS \(name("deleted_samples")) (id text COLLATE \"C\" PRIMARY KEY, user_id text, "
                 + "deleted_at timestamptz NOT NULL DEFAULT now(), journal_seq bigint NOT NULL)",
             "CREATE TABLE IF NOT EXISTS \(name("sink_cursor")) (sink text PRIMARY KEY, journal_seq bigint NOT NULL)",
         ] + TimescaleDBWorkoutChildren(schema: schema).ddl
     }
+
+    /// Columns added after version 1 was released, for tables created before them: (table, column, type).
+    static let addedColumns = [("sample_index", "previous_table", "text"), ("sample_index", "previous_start_at", "timestamptz")]
 
     /// Turns the three tables into hypertables (TimescaleDB 2.13+ `by_range`; `if_not_exists` makes
     /// it idempotent; an existing non-empty plain table is migrated in place).

@@ -96,6 +96,9 @@ public final class TimescaleDBSink: Sink {
     private let schema: TimescaleDBSchema
     private var connection: PostgresConnection?
     private var rows: TimescaleDBRowEncoder
+    /// Sends `samples` rows to the server while the rest of the batch is encoded (the other tables'
+    /// rows wait for `flush`: one COPY at a time holds the connection).
+    private var samplesStream: PostgresUpsertStream
     /// Whether the tables are hypertables (TimescaleDB found and usable).
     public private(set) var usesHypertables = false
 
@@ -105,6 +108,7 @@ public final class TimescaleDBSink: Sink {
         self.sinkName = context.name
         self.schema = TimescaleDBSchema(schema: configuration.schema)
         self.rows = TimescaleDBRowEncoder(defaultUserId: configuration.userId)
+        self.samplesStream = PostgresUpsertStream(table: schema.samples)
     }
 
     public func prepare() throws -> Int64? {
@@ -140,6 +144,7 @@ public final class TimescaleDBSink: Sink {
         try connection.transaction {
             try connection.query("SELECT pg_advisory_xact_lock(hashtext($1))", ["healthrouter:" + configuration.schema])
             for statement in schema.baseDDL { try connection.execute(statement) }
+            try addMissingColumns(connection)
             let stored = try connection.query("SELECT max(version) FROM \(schema.name("healthrouter_schema"))").int(0, 0)
             if let stored, stored > TimescaleDBSchema.version {
                 throw SinkError.unavailable(
@@ -155,6 +160,19 @@ public final class TimescaleDBSink: Sink {
             if stored == nil {
                 try connection.execute("INSERT INTO \(schema.name("healthrouter_schema")) (version) VALUES "
                                            + "(\(TimescaleDBSchema.version)) ON CONFLICT DO NOTHING")
+            }
+        }
+    }
+
+    /// Adds `TimescaleDBSchema.addedColumns` a table created by an older healthrouter lacks (only
+    /// then: `ALTER TABLE` locks the table even when the column exists).
+    private func addMissingColumns(_ connection: PostgresConnection) throws {
+        for (table, column, type) in TimescaleDBSchema.addedColumns {
+            let present = try connection.query(
+                "SELECT 1 FROM pg_attribute WHERE attrelid = $1::regclass AND attname = $2 AND NOT attisdropped",
+                [schema.name(table), column])
+            if present.rowCount == 0 {
+                try connection.execute("ALTER TABLE \(schema.name(table)) ADD COLUMN IF NOT EXISTS \(SQL.identifier(column)) \(type)")
             }
         }
     }
@@ -208,10 +226,12 @@ public final class TimescaleDBSink: Sink {
         do {
             try connection.transaction {
                 rows.reset()
+                samplesStream.reset()
                 for entry in entries {
                     switch entry.item {
                     case .sample(let sample):
                         rows.append(sample, sequence: entry.sequence)
+                        try samplesStream.sendIfFull(&rows.samples, on: connection)
                     case .tombstone(let tombstone):
                         try flush(connection)
                         try delete(tombstone, sequence: entry.sequence, connection)
@@ -229,9 +249,12 @@ public final class TimescaleDBSink: Sink {
 
     /// Upserts the staged rows of each table and records where each id lives.
     private func flush(_ connection: PostgresConnection) throws {
-        guard !rows.isEmpty else { return }
-        for (table, data) in [(schema.samples, rows.samples), (schema.sleepStages, rows.sleepStages),
-                              (schema.workouts, rows.workouts)] where !data.isEmpty {
+        guard !rows.isEmpty || samplesStream.isCopying else { return }
+        let samples = schema.samples
+        try samplesStream.finish(&rows.samples, on: connection, returning: ["id", "start_at"]) {
+            self.relocate(samples, upsert: $0)
+        }
+        for (table, data) in [(schema.sleepStages, rows.sleepStages), (schema.workouts, rows.workouts)] where !data.isEmpty {
             let returning = table.name == "workouts" ? ["id", "start_at", "detail"] : ["id", "start_at"]
             try table.write(data, on: connection, returning: returning) { self.relocate(table, upsert: $0) }
         }
@@ -239,28 +262,32 @@ public final class TimescaleDBSink: Sink {
     }
 
     /// One statement around `upsert` (which returns the ids and starts it inserted or changed):
-    /// rows of those ids that lived elsewhere (another table or start) are deleted, and
-    /// `sample_index` points at the new rows. An unchanged re-delivery returns nothing, so
-    /// touches nothing.
+    /// `sample_index` points at the new rows, and rows of those ids that lived elsewhere (another
+    /// table or start: the index row's previous location, which its upsert records) are deleted.
+    /// One index lookup per row: the upsert's conflict check finds the previous location too. An
+    /// unchanged re-delivery returns nothing, so touches nothing.
     private func relocate(_ table: PostgresUpsertTable, upsert: String) -> String {
         let here = SQL.literal(table.name)
         let deletes = schema.timeTables.enumerated().map { index, other in
             "d\(index) AS (DELETE FROM \(other.qualifiedName) t USING moved m WHERE m.table_name = "
                 + "\(SQL.literal(other.name)) AND t.id = m.id AND t.start_at = m.start_at)"
         }.joined(separator: ", ")
+        let index = "located AS (INSERT INTO \(schema.name("sample_index")) AS k (id, table_name, start_at) "
+            + "SELECT id, \(here), start_at FROM up ON CONFLICT (id) DO UPDATE SET table_name = EXCLUDED.table_name, "
+            + "start_at = EXCLUDED.start_at, previous_table = k.table_name, previous_start_at = k.start_at "
+            + "WHERE (k.table_name, k.start_at) IS DISTINCT FROM (EXCLUDED.table_name, EXCLUDED.start_at) "
+            + "RETURNING k.id, k.previous_table, k.previous_start_at)"
+        // Rows the upsert inserted carry no previous location; rows it moved carry the one it replaced.
+        let moved = "moved AS (SELECT id, previous_table AS table_name, previous_start_at AS start_at FROM located "
+            + "WHERE previous_table IS NOT NULL)"
         // Children of workouts that moved away, or that this upsert rewrote, go; a rewritten workout's come anew.
         let children = TimescaleDBWorkoutChildren(schema: configuration.schema)
         var childWork = children.deletions(
             "SELECT id FROM moved WHERE table_name = 'workouts'" + (table.name == "workouts" ? " UNION SELECT id FROM up" : ""),
             prefix: "cd")
         if table.name == "workouts" { childWork += children.insertions(from: "up") }
-        return "WITH up AS (\(upsert)), moved AS (SELECT k.id, k.table_name, k.start_at FROM "
-            + "\(schema.name("sample_index")) k JOIN up u ON u.id = k.id WHERE k.table_name <> \(here) "
-            + "OR k.start_at <> u.start_at), \(deletes), \(childWork.joined(separator: ", ")) "
-            + "INSERT INTO \(schema.name("sample_index")) AS k (id, table_name, start_at) "
-            + "SELECT id, \(here), start_at FROM up ON CONFLICT (id) DO UPDATE SET table_name = EXCLUDED.table_name, "
-            + "start_at = EXCLUDED.start_at WHERE (k.table_name, k.start_at) IS DISTINCT FROM "
-            + "(EXCLUDED.table_name, EXCLUDED.start_at)"
+        return "WITH up AS (\(upsert)), \(index), \(moved), \(deletes), \(childWork.joined(separator: ", ")) "
+            + "SELECT count(*) FROM up"
     }
 
     /// Deletes the tombstone's ids by their full key through `sample_index`, and records them.

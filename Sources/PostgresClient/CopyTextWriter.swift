@@ -30,15 +30,24 @@ public struct CopyTextWriter {
     }
 
     public mutating func text(_ value: String?) {
-        guard let value else { null(); return }
+        guard var value else { null(); return }
         separate()
-        appendEscaped(value.utf8)
+        value.withUTF8 { appendEscaped($0) }
     }
 
-    /// Already-escaped-safe bytes (such as JSON written by `JSONWriter`), escaped for COPY.
+    /// Text given as UTF-8 bytes (such as JSON written by `JSONWriter`), escaped for COPY.
     public mutating func textBytes(_ value: [UInt8]) {
         separate()
-        appendEscaped(value)
+        value.withUnsafeBufferPointer { appendEscaped($0) }
+    }
+
+    /// `value` with ASCII `A`–`Z` lower-cased (a UUID in PostgreSQL's canonical form), escaped for COPY.
+    public mutating func lowercasedASCII(_ value: String) {
+        separate()
+        let start = bytes.count
+        var copy = value
+        copy.withUTF8 { appendEscaped($0) }
+        for index in start..<bytes.count where bytes[index] &- 65 < 26 { bytes[index] |= 0x20 }
     }
 
     public mutating func int(_ value: Int64?) {
@@ -98,16 +107,19 @@ public struct CopyTextWriter {
         }
     }
 
-    private mutating func appendEscaped<C: Collection>(_ value: C) where C.Element == UInt8 {
-        for byte in value {
-            switch byte {
-            case 92: bytes.append(92); bytes.append(92)
-            case 9: bytes.append(92); bytes.append(116)
-            case 10: bytes.append(92); bytes.append(110)
-            case 13: bytes.append(92); bytes.append(114)
-            default: bytes.append(byte)
-            }
+    /// Copies runs that need no escape in bulk: most values are one such run.
+    private mutating func appendEscaped(_ value: UnsafeBufferPointer<UInt8>) {
+        var runStart = 0
+        for index in 0..<value.count {
+            let byte = value[index]
+            // Only backslash (92), tab (9), newline (10) and carriage return (13) need escaping.
+            guard byte == 92 || (byte <= 13 && (byte == 9 || byte == 10 || byte == 13)) else { continue }
+            if runStart < index { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: value[runStart..<index])) }
+            bytes.append(92)
+            bytes.append(byte == 92 ? 92 : byte == 9 ? 116 : byte == 10 ? 110 : 114)
+            runStart = index + 1
         }
+        if runStart < value.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: value[runStart...])) }
     }
 }
 

@@ -11,6 +11,8 @@ import Foundation
 ///   failure, with exponential backoff.
 public final class PostgresConnection {
     private var handle: OpaquePointer?
+    /// The COPY statement `beginCopy` started and `endCopy` has not ended.
+    private var copyInProgress: String?
     /// The address for messages: `host:port/db`, never the password.
     public let endpoint: String
 
@@ -67,33 +69,70 @@ public final class PostgresConnection {
 
     /// Runs `copySQL` (`COPY t (…) FROM STDIN`) and sends `data` in COPY text format.
     public func copy(_ copySQL: String, data: [UInt8]) throws {
+        try beginCopy(copySQL)
+        try data.withUnsafeBufferPointer { try putCopyData($0) }
+        try endCopy()
+    }
+
+    /// Starts `copySQL` (`COPY t (…) FROM STDIN`): send the data with `putCopyData`, then call
+    /// `endCopy` (or `abortCopy`). Nothing else runs on the connection in between.
+    public func beginCopy(_ copySQL: String) throws {
         let connection = try live()
         guard let started = PQexec(connection, copySQL) else { throw failure(copySQL) }
-        let status = PQresultStatus(started)
-        if status != PGRES_COPY_IN {
+        if PQresultStatus(started) != PGRES_COPY_IN {
             _ = try check(started, sql: copySQL)
             throw PostgresError(message: "the server did not start COPY", operation: copySQL)
         }
         PQclear(started)
+        copyInProgress = copySQL
+    }
+
+    /// Sends COPY data; the server parses it while the caller prepares the next part. Errors in the
+    /// data itself are reported by `endCopy`.
+    public func putCopyData(_ data: UnsafeBufferPointer<UInt8>) throws {
+        let connection = try live()
+        let operation = copyInProgress ?? "COPY"
+        guard let base = data.baseAddress else { return }
         let chunk = 1 << 20
         var sent = 0
-        var ok = true
-        data.withUnsafeBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return }
-            while sent < buffer.count {
-                let length = min(chunk, buffer.count - sent)
-                let code = (base + sent).withMemoryRebound(to: CChar.self, capacity: length) {
-                    PQputCopyData(connection, $0, Int32(length))
-                }
-                if code != 1 { ok = false; return }
-                sent += length
+        while sent < data.count {
+            let length = min(chunk, data.count - sent)
+            let code = (base + sent).withMemoryRebound(to: CChar.self, capacity: length) {
+                PQputCopyData(connection, $0, Int32(length))
             }
+            if code != 1 {
+                // The server may have failed the COPY already (bad data in an earlier part): its error says why.
+                copyInProgress = nil
+                try drainCopyResults(connection, operation: operation)
+                throw failure(operation)
+            }
+            sent += length
         }
-        if !ok || PQputCopyEnd(connection, nil) != 1 { throw failure(copySQL) }
+    }
+
+    /// Ends the COPY `beginCopy` started; throws what the server found wrong with the data.
+    public func endCopy() throws {
+        let connection = try live()
+        let operation = copyInProgress ?? "COPY"
+        copyInProgress = nil
+        if PQputCopyEnd(connection, nil) != 1 { throw failure(operation) }
+        try drainCopyResults(connection, operation: operation)
+    }
+
+    /// Ends a COPY in progress, if any, without storing its rows (the server fails it).
+    public func abortCopy() {
+        guard let operation = copyInProgress, let connection = handle else { return }
+        copyInProgress = nil
+        if PQputCopyEnd(connection, "aborted by healthrouter") == 1 {
+            _ = try? drainCopyResults(connection, operation: operation)
+        }
+    }
+
+    private func drainCopyResults(_ connection: OpaquePointer, operation: String) throws {
         var firstError: PostgresError?
         while let result = PQgetResult(connection) {
             if firstError == nil, PQresultStatus(result) != PGRES_COMMAND_OK {
-                firstError = Self.error(from: result, connection: connection, operation: Self.operation(copySQL))
+                firstError = Self.error(from: result, connection: connection, operation: Self.operation(operation))
             }
             PQclear(result)
         }
@@ -108,6 +147,7 @@ public final class PostgresConnection {
             try execute("COMMIT")
             return value
         } catch {
+            abortCopy()
             if isConnected { _ = try? execute("ROLLBACK") }
             throw error
         }

@@ -112,6 +112,11 @@ public struct PostgresUpsertTable: Sendable {
         guard !rows.isEmpty else { return 0 }
         try connection.execute(createStagingSQL)
         try connection.copy(copySQL, data: rows.bytes)
+        return try upsertStaged(on: connection, returning: returning, statement: statement)
+    }
+
+    /// Upserts what the staging table holds (see `write`).
+    func upsertStaged(on connection: PostgresConnection, returning: [String], statement: ((String) -> String)?) throws -> Int {
         guard let statement else { return try connection.execute(upsertSQL).affectedRows }
         let upsert = upsertSQL + " RETURNING " + returning.map { "t." + SQL.identifier($0) }.joined(separator: ", ")
         return try connection.execute(statement(upsert)).affectedRows

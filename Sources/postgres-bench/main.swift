@@ -90,30 +90,63 @@ func measure(_ connection: PostgresConnection, since: Date) throws -> (rows: Int
     return (count, bytes, written)
 }
 
+/// CPU seconds (user + system) of server process `pid`, read from /proc through the server: needs
+/// a local server and a superuser (as scripts/with-postgres.sh gives); nil otherwise.
+func serverCPUSeconds(_ connection: PostgresConnection, pid: Int64) -> Double? {
+    guard let stat = try? connection.query("SELECT pg_read_file($1)", ["/proc/\(pid)/stat"]).text(0, 0),
+          let close = stat.lastIndex(of: ")") else { return nil }
+    let fields = stat[stat.index(after: close)...].split(separator: " ")
+    guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+}
+
+/// CPU seconds this thread has used.
+func threadCPUSeconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
+
 let sink = makeSink()
 _ = try sink.prepare()
 if options["prepare-only"] != nil { sink.close(); exit(0) }
 let observer = try PostgresConnection(url: url)
+// The sink's server process: the one other healthrouter connection to this database.
+let sinkBackends = try observer.execute("SELECT pid FROM pg_stat_activity WHERE application_name = 'healthrouter' "
+                                            + "AND pid <> pg_backend_pid() AND datname = current_database()")
+let sinkBackend = sinkBackends.rowCount == 1 ? sinkBackends.int(0, 0) : nil
 var results: [String] = []
 for pass in 1...2 {
+    // Settle first, untimed: autovacuum left over from the previous phase would run during this one.
+    for table in tables { try observer.execute("VACUUM ANALYZE \(SQL.qualified(schema, table))") }
     let sequenceBase = Int64((pass - 1) * rows)
     let started = Date()
+    // Only the sink's own work is timed: making the samples stands for reading the journal.
+    var seconds = 0.0
+    var clientCPU = 0.0
+    let serverCPUBefore = sinkBackend.flatMap { serverCPUSeconds(observer, pid: $0) }
     var n = 0
+    var entries: [JournalEntry] = []
+    entries.reserveCapacity(batchSize)
     while n < rows {
         let count = min(batchSize, rows - n)
-        var entries: [JournalEntry] = []
-        entries.reserveCapacity(count)
+        entries.removeAll(keepingCapacity: true)
         for offset in 0..<count {
             entries.append(JournalEntry(sequence: sequenceBase + Int64(n + offset + 1), source: "bench",
                                         item: .sample(sample(n + offset))))
         }
+        let writeStarted = DispatchTime.now().uptimeNanoseconds
+        let cpuStarted = threadCPUSeconds()
         try sink.write(entries, cursor: sequenceBase + Int64(n + count))
+        clientCPU += threadCPUSeconds() - cpuStarted
+        seconds += Double(DispatchTime.now().uptimeNanoseconds - writeStarted) / 1e9
         n += count
     }
-    let seconds = Date().timeIntervalSince(started)
+    let serverCPU = sinkBackend.flatMap { pid in serverCPUBefore.flatMap { before in serverCPUSeconds(observer, pid: pid).map { $0 - before } } }
     let state = try measure(observer, since: started)
+    let cpu = serverCPU.map { String(format: "; cpu: server %.2f s + client %.2f s", $0, clientCPU) } ?? ""
     results.append("\(sinkType) pass \(pass): \(rows) rows in \(String(Int(seconds * 1000))) ms = \(Int(Double(rows) / seconds)) rows/s; "
-                   + "table rows \(state.rows), size \(state.bytes / 1_048_576) MB, rows written in this pass \(state.tuples)")
+                   + "table rows \(state.rows), size \(state.bytes / 1_048_576) MB, rows written in this pass \(state.tuples)\(cpu)")
     print(results.last!)
 }
 sink.close()

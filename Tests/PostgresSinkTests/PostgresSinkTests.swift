@@ -28,8 +28,7 @@ import PostgresSink
                                                         + SQL.qualified(schema, "healthkit_metrics"))
                 return Set((0..<result.rowCount).compactMap { result.text($0, 0) })
             },
-            refused: refused,
-            keeps: { [.quantity, .category, .workout].contains($0.kind) })
+            refused: refused)
     }
 
     @Test func sameBatchTwiceLeavesIdenticalTables() throws {
@@ -83,6 +82,17 @@ import PostgresSink
         #expect(try row(ConformanceFixtures.injection)[3] == ConformanceFixtures.injection)
         let view = try connection.execute("SELECT count(*) FROM \(SQL.qualified(schema, "v_healthkit_daily_quantity"))")
         #expect(view.int(0, 0) ?? 0 > 0)
+        // Kinds without a health4ai layout: a `record` row with NULL value, the sample in metadata, not in the view.
+        for record in [ConformanceFixtures.bloodPressure, ConformanceFixtures.activitySummary] {
+            let result = try connection.query(
+                "SELECT value IS NULL, unit, metadata ->> 'healthrouter:kind', metadata ? 'healthrouter:canonical' "
+                    + "FROM \(SQL.qualified(schema, "healthkit_metrics")) WHERE metric_type = $1", [record.type])
+            #expect(result.rowCount == 1)
+            #expect((0..<4).map { result.text(0, $0) } == ["t", "record", record.kind.name, "t"])
+            let inView = try connection.query("SELECT count(*) FROM \(SQL.qualified(schema, "v_healthkit_daily_quantity")) "
+                                                  + "WHERE metric_type = $1", [record.type])
+            #expect(inView.int(0, 0) == 0)
+        }
     }
 
     @Test func schemaCreationTwiceAndReadBack() throws {
@@ -99,20 +109,45 @@ import PostgresSink
         try sink.write(ConformanceFixtures.entries(ConformanceFixtures.all), cursor: 7)
         var read: [String: Sample] = [:]
         try sink.readBack(batchSize: 2) { read[$0.id] = $0 }
-        #expect(Set(read.keys) == Set(ConformanceFixtures.all.filter { [.quantity, .category, .workout].contains($0.kind) }.map(\.id)))
+        #expect(Set(read.keys) == Set(ConformanceFixtures.all.map(\.id)))
         #expect(read[ConformanceFixtures.steps.id]?.value == 104.5)
         #expect(read[ConformanceFixtures.sleep.id]?.categoryValue == "HKCategoryValueSleepAnalysisAsleepREM")
         #expect(read[ConformanceFixtures.workout.id]?.kind == .workout)
         // The `healthrouter:` metadata keys restore what the columns cannot hold: the samples come back exactly.
-        for sample in ConformanceFixtures.all where [.quantity, .category, .workout].contains(sample.kind) {
+        for sample in ConformanceFixtures.all {
             #expect(read[sample.id] == sample, "\(sample.id)")
         }
         let connection = try PostgresTestDatabase.connect(url)
         defer { connection.close() }
-        let row = try connection.execute("SELECT metadata ->> 'healthrouter:start_offset', metadata ? 'healthrouter:source_version' FROM "
-            + "\(SQL.qualified(schema, "healthkit_metrics")) WHERE metadata ->> 'healthrouter_id' = '\(ConformanceFixtures.heartRate.id)'")
+        // The fields travel in one string key, so the GIN index on metadata indexes one key, not one per field.
+        let row = try connection.execute(
+            "SELECT (metadata ->> 'healthrouter:fields')::jsonb ->> 'start_offset', "
+                + "(metadata ->> 'healthrouter:fields')::jsonb ? 'source_version', "
+                + "(SELECT count(*) FROM jsonb_object_keys(metadata) k WHERE k LIKE 'healthrouter:%') FROM "
+                + "\(SQL.qualified(schema, "healthkit_metrics")) WHERE metadata ->> 'healthrouter_id' = '\(ConformanceFixtures.heartRate.id)'")
         #expect(row.text(0, 0) == "3600")
         #expect(row.text(0, 1) == "t")
+        #expect(row.text(0, 2) == "1")
+    }
+
+    /// Rows written before `healthrouter:fields` (a key per field) read back the same.
+    @Test func rowsWithAKeyPerFieldReadBack() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let schema = PostgresTestDatabase.freshSchema()
+        let sink = PostgresSink(configuration: configuration(url, schema), context: ConformanceFixtures.context())
+        _ = try sink.prepare()
+        defer { sink.close() }
+        try sink.write(ConformanceFixtures.entries(ConformanceFixtures.all), cursor: 7)
+        let connection = try PostgresTestDatabase.connect(url)
+        defer { connection.close() }
+        let rewritten = try connection.execute(
+            "UPDATE \(SQL.qualified(schema, "healthkit_metrics")) SET metadata = (metadata - 'healthrouter:fields') || "
+                + "(SELECT jsonb_object_agg('healthrouter:' || key, value) FROM jsonb_each((metadata ->> 'healthrouter:fields')::jsonb)) "
+                + "WHERE metadata ? 'healthrouter:fields'")
+        #expect(rewritten.affectedRows >= 3)
+        var read: [String: Sample] = [:]
+        try sink.readBack(batchSize: 100) { read[$0.id] = $0 }
+        for sample in ConformanceFixtures.all { #expect(read[sample.id] == sample, "\(sample.id)") }
     }
 
     @Test func rowLevelSecurityUsesAuthUid() throws {
@@ -150,7 +185,7 @@ import PostgresSink
             return (none, mine)
         }
         #expect(counts.0 == 0)
-        #expect(counts.1 == 4)
+        #expect(counts.1 == 6)  // all but alice's heart rate
         _ = try? admin.execute("DROP ROLE IF EXISTS \(reader)")
     }
 }
@@ -169,13 +204,16 @@ import PostgresSink
             sample.value = Double(60 + n)
             return sample
         }
-        try sink.write(ConformanceFixtures.entries(beats + [ConformanceFixtures.sleep]), cursor: 5)
+        let raw = [ConformanceFixtures.sleep, ConformanceFixtures.bloodPressure, ConformanceFixtures.activitySummary]
+        try sink.write(ConformanceFixtures.entries(beats + raw), cursor: 7)
         sink.close()
         let connection = try PostgresTestDatabase.connect(url)
         defer { connection.close() }
         let metrics = SQL.qualified(schema, "healthkit_metrics")
         let summaries = SQL.qualified(schema, "healthkit_daily_summaries")
-        #expect(try connection.execute("SELECT count(*) FROM \(metrics)").int(0, 0) == 1)  // the sleep row stays raw
+        // The sleep row and the `record` rows (a correlation, an activity summary) stay raw.
+        #expect(try connection.execute("SELECT count(*) FROM \(metrics)").int(0, 0) == 3)
+        #expect(try connection.execute("SELECT count(*) FROM \(summaries)").int(0, 0) == 1)
         func summary() throws -> [String?] {
             let result = try connection.execute("SELECT summary_date::text, sample_count, sum_value, min_value, max_value, avg_value, unit "
                                                     + "FROM \(summaries) WHERE metric_type = 'HKQuantityTypeIdentifierHeartRate'")
@@ -188,7 +226,7 @@ import PostgresSink
         _ = try late.prepare()
         var reading = ConformanceFixtures.numbered(9)
         reading.value = 90
-        try late.write(ConformanceFixtures.entries([reading], from: 6), cursor: 6)
+        try late.write(ConformanceFixtures.entries([reading], from: 8), cursor: 8)
         late.close()
         let again = PostgresSink(configuration: configuration, context: ConformanceFixtures.context())
         _ = try again.prepare()

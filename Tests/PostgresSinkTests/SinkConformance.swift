@@ -14,8 +14,6 @@ struct SinkConformance {
     var storedIds: (() throws -> Set<String>)?
     /// A sample this store refuses, when there is one.
     var refused: Sample?
-    /// Which samples the store keeps at all (the health4ai schema has no place for some kinds).
-    var keeps: (Sample) -> Bool = { _ in true }
 
     /// The same batch again (numbered again, as a migration or backfill delivers it, with the
     /// sink's own cursor) leaves the store as once; a fresh instance prepares the same schema again.
@@ -48,7 +46,7 @@ struct SinkConformance {
         let gone = [ConformanceFixtures.heartRate.id, ConformanceFixtures.workout.id, ConformanceFixtures.sleep.id, "never-seen"]
         try sink.write([ConformanceFixtures.tombstone(gone, sequence: 8)], cursor: 8)
         sink.close()
-        let expected = Set(ConformanceFixtures.all.filter(keeps).map(\.id)).subtracting(gone)
+        let expected = Set(ConformanceFixtures.all.map(\.id)).subtracting(gone)
         #expect(try storedIds() == expected)
     }
 

@@ -192,6 +192,84 @@ import TimescaleDBSink
         try sink.write([ConformanceFixtures.tombstone([workout.id], sequence: 4)], cursor: 4)
         #expect(try counts() == [0, 0, 0, 0, 0])
     }
+
+    /// A schema made before `sample_index` recorded previous locations gets the columns at prepare.
+    @Test func anOlderSampleIndexGetsItsNewColumns() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let schema = PostgresTestDatabase.freshSchema()
+        let configuration = TimescaleDBSink.Configuration(url: url, schema: schema, requireTimescaledb: false)
+        let first = TimescaleDBSink(configuration: configuration, context: ConformanceFixtures.context())
+        _ = try first.prepare()
+        first.close()
+        let connection = try PostgresTestDatabase.connect(url)
+        defer { connection.close() }
+        try connection.execute("ALTER TABLE \(SQL.qualified(schema, "sample_index")) DROP COLUMN previous_table, "
+                                   + "DROP COLUMN previous_start_at")
+        let second = TimescaleDBSink(configuration: configuration, context: ConformanceFixtures.context())
+        _ = try second.prepare()
+        defer { second.close() }
+        var sample = ConformanceFixtures.numbered(1)
+        try second.write(ConformanceFixtures.entries([sample]), cursor: 1)
+        sample.start = ConformanceFixtures.at(900)
+        sample.end = sample.start
+        try second.write(ConformanceFixtures.entries([sample], from: 2), cursor: 2)
+        let rows = try connection.execute("SELECT count(*) FROM \(SQL.qualified(schema, "samples"))")
+        #expect(rows.int(0, 0) == 1)
+    }
+
+    /// A sample whose start or kind changes moves: its old row goes, `sample_index` follows, and a
+    /// tombstone still finds it; a workout that becomes a sample leaves no children behind.
+    @Test func aSampleThatMovesLeavesNoRowBehind() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let schema = PostgresTestDatabase.freshSchema()
+        let sink = TimescaleDBSink(configuration: .init(url: url, schema: schema, requireTimescaledb: false),
+                                   context: ConformanceFixtures.context())
+        _ = try sink.prepare()
+        defer { sink.close() }
+        let connection = try PostgresTestDatabase.connect(url)
+        defer { connection.close() }
+        func rows() throws -> [String] {
+            let result = try connection.execute(
+                "SELECT 'samples:' || id || '@' || (extract(epoch FROM start_at) * 1000)::bigint FROM \(SQL.qualified(schema, "samples")) "
+                    + "UNION ALL SELECT 'sleep_stages:' || id || '@' || (extract(epoch FROM start_at) * 1000)::bigint FROM "
+                    + "\(SQL.qualified(schema, "sleep_stages")) UNION ALL SELECT 'workouts:' || id || '@' || "
+                    + "(extract(epoch FROM start_at) * 1000)::bigint FROM \(SQL.qualified(schema, "workouts")) UNION ALL "
+                    + "SELECT 'index:' || table_name || ':' || id || '@' || (extract(epoch FROM start_at) * 1000)::bigint FROM "
+                    + "\(SQL.qualified(schema, "sample_index")) ORDER BY 1")
+            return (0..<result.rowCount).compactMap { result.text($0, 0) }
+        }
+        var sample = ConformanceFixtures.numbered(1)
+        let other = ConformanceFixtures.numbered(2)
+        try sink.write(ConformanceFixtures.entries([sample, other]), cursor: 2)
+        sample.start = ConformanceFixtures.at(500)
+        sample.end = sample.start
+        try sink.write(ConformanceFixtures.entries([sample], from: 3), cursor: 3)
+        let at500 = ConformanceFixtures.at(500).epochMilliseconds, at20 = ConformanceFixtures.at(20).epochMilliseconds
+        let moved = try rows()
+        #expect(moved == ["index:samples:\(other.id)@\(at20)", "index:samples:\(sample.id)@\(at500)",
+                          "samples:\(other.id)@\(at20)", "samples:\(sample.id)@\(at500)"].sorted(), "\(moved)")
+        sample.type = "HKCategoryTypeIdentifierSleepAnalysis"
+        sample.kind = .category
+        sample.categoryValue = "HKCategoryValueSleepAnalysisAsleepDeep"
+        sample.value = nil
+        sample.unit = nil
+        try sink.write(ConformanceFixtures.entries([sample], from: 4), cursor: 4)
+        #expect(try rows() == ["index:samples:\(other.id)@\(at20)", "index:sleep_stages:\(sample.id)@\(at500)",
+                               "samples:\(other.id)@\(at20)", "sleep_stages:\(sample.id)@\(at500)"].sorted())
+        try sink.write([ConformanceFixtures.tombstone([sample.id], sequence: 5)], cursor: 5)
+        #expect(try rows() == ["index:samples:\(other.id)@\(at20)", "samples:\(other.id)@\(at20)"])
+
+        var workout = ConformanceFixtures.workout
+        try sink.write(ConformanceFixtures.entries([workout], from: 6), cursor: 6)
+        workout.kind = .quantity
+        workout.detail = .none
+        workout.value = 1
+        try sink.write(ConformanceFixtures.entries([workout], from: 7), cursor: 7)
+        #expect(try rows().filter { $0.contains(workout.id) }.map { $0.split(separator: "@")[0] }
+                == ["index:samples:\(workout.id)", "samples:\(workout.id)"])
+        let children = try connection.execute("SELECT count(*) FROM \(SQL.qualified(schema, "workout_events"))")
+        #expect(children.int(0, 0) == 0)
+    }
 }
 
 final class AttemptCounter: @unchecked Sendable {
