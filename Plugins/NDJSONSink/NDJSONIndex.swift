@@ -8,9 +8,16 @@ import HealthRouterCore
 ///   id: an index of integers is a third the size of one of UUID strings, which keeps
 ///   inserting random ids fast; rows whose `id` differs (a hash collision) are skipped;
 /// - `files`: per file stem, the bytes the index covers;
-/// - `state`: the journal cursor of the last committed batch, and `in_flight`, set while a
+/// - `state`: the journal cursor of the last committed batch; `in_flight`, set while a
 ///   batch is being appended (so that `prepare` knows the bytes beyond `covered` are that
-///   batch's, not someone else's).
+///   batch's, not someone else's); `foreign_lines`, set once lines this sink did not write
+///   were indexed (then every batch is checked against `ids`, since a journal entry may
+///   repeat such a line).
+///
+/// `ids` may hold several rows for one id: the last (highest rowid) is its current state.
+/// Batches of entries new to the folder append their rows without the `ids_key` index
+/// (rows appended in order cost little; index entries for random ids cost a page write
+/// each); the index is built again, by one sort, before the next lookup.
 ///
 /// Commits are `synchronous=FULL`: the index is what makes a re-delivery write nothing.
 final class NDJSONIndex {
@@ -24,7 +31,7 @@ final class NDJSONIndex {
     }
 
     static let fileName = ".healthrouter-index.sqlite"
-    static let version: Int64 = 1
+    static let version: Int64 = 2
 
     let database: SQLiteDatabase
     private let lookupStatement: SQLiteStatement
@@ -38,8 +45,9 @@ final class NDJSONIndex {
         let database = try SQLiteDatabase(path: path)
         self.database = database
         try database.execute("PRAGMA synchronous=FULL")
-        // The key index takes random inserts: keep it cached, and checkpoint it rarely.
-        try database.execute("PRAGMA cache_size = -4096")
+        // Rows are mostly appended (lookups only on re-delivery, after one sort builds the
+        // key index): a small cache does; checkpoint rarely.
+        try database.execute("PRAGMA cache_size = -1024")
         try database.execute("PRAGMA wal_autocheckpoint = 16384")
         try database.execute("PRAGMA journal_size_limit = 67108864")
         try database.transaction {
@@ -47,10 +55,10 @@ final class NDJSONIndex {
                 CREATE TABLE IF NOT EXISTS index_schema (version INTEGER NOT NULL);
                 CREATE TABLE IF NOT EXISTS ids (id_key INTEGER NOT NULL, id TEXT NOT NULL, content_hash INTEGER,
                                                 journal_seq INTEGER NOT NULL);
-                CREATE INDEX IF NOT EXISTS ids_key ON ids (id_key);
                 CREATE TABLE IF NOT EXISTS files (stem TEXT PRIMARY KEY, covered INTEGER NOT NULL);
                 CREATE TABLE IF NOT EXISTS state (id INTEGER PRIMARY KEY CHECK (id = 1), cursor INTEGER,
-                                                  in_flight INTEGER NOT NULL DEFAULT 0);
+                                                  in_flight INTEGER NOT NULL DEFAULT 0,
+                                                  foreign_lines INTEGER NOT NULL DEFAULT 0);
                 INSERT OR IGNORE INTO state (id) VALUES (1);
                 """)
             if let stored = try database.scalarInt("SELECT max(version) FROM index_schema") {
@@ -58,11 +66,20 @@ final class NDJSONIndex {
                     throw SinkError.unavailable("\(path): index version \(stored) is newer than this healthrouter's"
                                                     + " (\(Self.version)); delete the file to rebuild it from the .ndjson files")
                 }
+                if stored == 1 {
+                    // Version 1 recorded every id; whether some lines were foreign is unknown: assume so.
+                    try database.execute("""
+                        ALTER TABLE state ADD COLUMN foreign_lines INTEGER NOT NULL DEFAULT 1;
+                        UPDATE index_schema SET version = 2;
+                        """)
+                }
             } else {
                 try database.execute("INSERT INTO index_schema (version) VALUES (\(Self.version))")
             }
         }
-        lookupStatement = try database.prepare("SELECT rowid, id, content_hash, journal_seq FROM ids WHERE id_key = ?")
+        isKeyIndexed = try database.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'ids_key'") == 1
+        lookupStatement = try database.prepare(
+            "SELECT rowid, id, content_hash, journal_seq FROM ids WHERE id_key = ? ORDER BY rowid DESC")
         insertIdStatement = try database.prepare(
             "INSERT INTO ids (id_key, id, content_hash, journal_seq) VALUES (?, ?, ?, ?)")
         updateIdStatement = try database.prepare("UPDATE ids SET content_hash = ?, journal_seq = ? WHERE rowid = ?")
@@ -75,6 +92,33 @@ final class NDJSONIndex {
     /// The journal cursor of the last committed batch.
     func cursor() throws -> Int64? {
         try database.scalarInt("SELECT cursor FROM state WHERE id = 1")
+    }
+
+    /// Whether lines this sink did not write were indexed.
+    func hasForeignLines() throws -> Bool {
+        try database.scalarInt("SELECT foreign_lines FROM state WHERE id = 1") == 1
+    }
+
+    /// Records that lines this sink did not write were indexed.
+    func markForeignLines() throws {
+        try database.execute("UPDATE state SET foreign_lines = 1 WHERE id = 1")
+    }
+
+    /// Whether `ids_key` exists, as this connection last made it.
+    private(set) var isKeyIndexed = false
+
+    /// Builds `ids_key` when it is missing (one sort of every row): `lookup` needs it.
+    func buildKeyIndex() throws {
+        guard !isKeyIndexed else { return }
+        try database.execute("CREATE INDEX IF NOT EXISTS ids_key ON ids (id_key)")
+        isKeyIndexed = true
+    }
+
+    /// Drops `ids_key` before rows are appended without lookups.
+    func dropKeyIndex() throws {
+        guard isKeyIndexed else { return }
+        try database.execute("DROP INDEX IF EXISTS ids_key")
+        isKeyIndexed = false
     }
 
     /// True when a batch was being appended and never committed.
@@ -90,6 +134,7 @@ final class NDJSONIndex {
         return lengths
     }
 
+    /// The current state of `id` (its last row). Call `buildKeyIndex()` first.
     func lookup(_ id: String) throws -> Entry? {
         lookupStatement.bind(1, Self.key(id))
         defer { lookupStatement.reset() }

@@ -42,6 +42,7 @@ enum NDJSONIndexRecovery {
         // a tombstone for one id, the deletion wins (HealthKit never re-adds a deleted id).
         let stems = sizes.keys.filter { $0 != NDJSONFileStem.deleted }.sorted()
             + (sizes[NDJSONFileStem.deleted] != nil ? [NDJSONFileStem.deleted] : [])
+        try index.buildKeyIndex()
         try index.database.transaction {
             for stem in stems {
                 let size = sizes[stem] ?? 0
@@ -56,6 +57,7 @@ enum NDJSONIndexRecovery {
                 }
             }
             try index.store(cursor: cursor)
+            if summary.indexedLines > 0 { try index.markForeignLines() }
         }
         return summary
     }
@@ -66,7 +68,7 @@ enum NDJSONIndexRecovery {
 
     /// Indexes the lines of `path` from byte `start`; returns the length now covered. A last
     /// line without its newline (cut off mid-write) is terminated, so appended lines stay whole.
-    private static func indexTail(of path: String, from start: Int64, into index: NDJSONIndex,
+    private static func indexTail(of path: String, from start: Int64, upTo limit: Int64? = nil, into index: NDJSONIndex,
                                   summary: inout Summary) throws -> Int64 {
         let fd = open(path, O_RDWR | O_CLOEXEC)
         guard fd >= 0 else { throw NDJSONFileError(path: path, operation: "open", code: errno) }
@@ -78,7 +80,9 @@ enum NDJSONIndexRecovery {
         var pending: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 20)
         while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            let wanted = limit.map { min(chunk.count, Int($0 - end)) } ?? chunk.count
+            if wanted <= 0 { break }
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, wanted) }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw NDJSONFileError(path: path, operation: "read", code: errno)
@@ -95,6 +99,8 @@ enum NDJSONIndexRecovery {
         }
         if !pending.isEmpty {
             try indexLine(pending[...], into: index, summary: &summary)
+            // A covered range ends with its newline already: nothing to terminate.
+            guard limit == nil else { return end }
             var newline: UInt8 = 0x0A
             guard write(fd, &newline, 1) == 1, fsync(fd) == 0 else {
                 throw NDJSONFileError(path: path, operation: "write", code: errno)

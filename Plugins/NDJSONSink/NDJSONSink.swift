@@ -40,6 +40,9 @@ public final class NDJSONSink: Sink {
     private var needsRecovery = false
     /// The descriptor holding the folder's lock, -1 when not held.
     private var lockDescriptor: Int32 = -1
+    /// The index's cursor and whether it holds foreign lines, as last committed.
+    private var storedCursor: Int64?
+    private var foreignLines = false
 
     public init(configuration: Configuration, context: PluginContext) {
         self.configuration = configuration
@@ -53,7 +56,7 @@ public final class NDJSONSink: Sink {
             let index = try NDJSONIndex(path: configuration.directory + "/" + NDJSONIndex.fileName)
             self.index = index
             try recover(index)
-            return try index.cursor()
+            return storedCursor
         } catch let error as SinkError {
             throw error
         } catch {
@@ -101,9 +104,19 @@ public final class NDJSONSink: Sink {
 
     private func append(_ entries: [JournalEntry], cursor: Int64, index: NDJSONIndex) throws {
         let receivedAtSuffix = Self.receivedAtSuffix()
+        // Entries past the stored cursor, delivered by the journal's worker moving the cursor
+        // on, were never written here (the journal passes each new or changed sample once):
+        // no lookups, their rows appended to `ids` without its key index. A re-delivery
+        // (backfill, migration, a reset cursor) or a folder with foreign lines is checked
+        // against `ids` first.
+        let known = storedCursor ?? 0
+        let fresh = !foreignLines && cursor > known && (entries.first?.sequence ?? .max) > known
+        if fresh { try index.dropKeyIndex() } else { try index.buildKeyIndex() }
         // What the index will hold once the batch is committed; also the state later
         // entries of the batch are judged against.
         var updates: [String: NDJSONIndex.Entry] = [:]
+        // Fresh entries' rows, in journal order (an id's last row is its state).
+        var appended: [(id: String, entry: NDJSONIndex.Entry)] = []
         var touched: [NDJSONFile] = []
 
         func entry(for id: String) throws -> NDJSONIndex.Entry? {
@@ -116,7 +129,7 @@ public final class NDJSONSink: Sink {
             return file
         }
 
-        try index.database.execute("BEGIN")
+        if !fresh { try index.database.execute("BEGIN") }
         do {
             for journalEntry in entries {
                 let sequence = journalEntry.sequence
@@ -126,26 +139,35 @@ public final class NDJSONSink: Sink {
                     line.beginObject()
                     PulsoJSONEncoder.writeSampleFields(sample, into: &line, extensions: true)
                     let contentHash = NDJSONLineHash.hash(line.bytes)
-                    let known = try entry(for: sample.id)
-                    if let known, known.sequence >= sequence || known.contentHash == contentHash { continue }
+                    if fresh {
+                        appended.append((sample.id, NDJSONIndex.Entry(contentHash: contentHash, sequence: sequence)))
+                    } else {
+                        let known = try entry(for: sample.id)
+                        if let known, known.sequence >= sequence || known.contentHash == contentHash { continue }
+                        updates[sample.id] = NDJSONIndex.Entry(contentHash: contentHash, sequence: sequence, row: known?.row)
+                    }
                     let file = buffer(stem(forType: sample.type))
                     file.buffer.append(contentsOf: line.bytes)
                     file.buffer.append(contentsOf: receivedAtSuffix)
-                    updates[sample.id] = NDJSONIndex.Entry(contentHash: contentHash, sequence: sequence, row: known?.row)
                 case .tombstone(let tombstone):
-                    var fresh: [String] = []
+                    var deleted: [String] = []
                     for id in tombstone.ids {
-                        let known = try entry(for: id)
-                        if let known, known.sequence >= sequence || known.contentHash == nil { continue }
-                        fresh.append(id)
-                        updates[id] = NDJSONIndex.Entry(contentHash: nil, sequence: sequence, row: known?.row)
+                        if fresh {
+                            guard !deleted.contains(id) else { continue }
+                            appended.append((id, NDJSONIndex.Entry(contentHash: nil, sequence: sequence)))
+                        } else {
+                            let known = try entry(for: id)
+                            if let known, known.sequence >= sequence || known.contentHash == nil { continue }
+                            updates[id] = NDJSONIndex.Entry(contentHash: nil, sequence: sequence, row: known?.row)
+                        }
+                        deleted.append(id)
                     }
-                    guard !fresh.isEmpty else { continue }
+                    guard !deleted.isEmpty else { continue }
                     line.reset()
                     line.beginObject()
                     line.key("deleted")
                     line.beginArray()
-                    for id in fresh { line.string(id) }
+                    for id in deleted { line.string(id) }
                     line.endArray()
                     line.field("userId", tombstone.userId)
                     let file = buffer(NDJSONFileStem.deleted)
@@ -153,15 +175,16 @@ public final class NDJSONSink: Sink {
                     file.buffer.append(contentsOf: receivedAtSuffix)
                 }
             }
-            try index.database.execute("COMMIT")
+            if !fresh { try index.database.execute("COMMIT") }
         } catch {
-            try? index.database.execute("ROLLBACK")
+            if !fresh { try? index.database.execute("ROLLBACK") }
             for file in touched { file.buffer.removeAll(keepingCapacity: true) }
             throw error
         }
 
         guard !touched.isEmpty else {
             try index.database.transaction { try index.store(cursor: cursor) }
+            storedCursor = cursor
             return
         }
         do {
@@ -173,6 +196,7 @@ public final class NDJSONSink: Sink {
                 for file in touched { file.directoryEntrySynced() }
             }
             try index.database.transaction {
+                for (id, entry) in appended { try index.store(id, entry) }
                 for (id, entry) in updates { try index.store(id, entry) }
                 for (stem, file) in files where !file.buffer.isEmpty {
                     try index.store(stem: stem, covered: file.pendingLength)
@@ -186,6 +210,7 @@ public final class NDJSONSink: Sink {
         }
         for file in touched { file.commit() }
         needsRecovery = false
+        storedCursor = cursor
     }
 
     private func recover(_ index: NDJSONIndex) throws {
@@ -207,6 +232,8 @@ public final class NDJSONSink: Sink {
         for (stem, length) in covered {
             files[stem] = NDJSONFile(path: NDJSONIndexRecovery.path(configuration.directory, stem), committedLength: length)
         }
+        storedCursor = try index.cursor()
+        foreignLines = try index.hasForeignLines()
         needsRecovery = false
     }
 

@@ -24,7 +24,12 @@ extension NDJSONSink: ReadableSink {
             }
         }
         var deleted = Set<String>()
-        let statement = try index.database.prepare("SELECT id FROM ids WHERE content_hash IS NULL")
+        // Ids whose last row (an id may have several) records a deletion.
+        try index.buildKeyIndex()
+        let statement = try index.database.prepare("""
+            SELECT id FROM ids AS i WHERE content_hash IS NULL
+            AND NOT EXISTS (SELECT 1 FROM ids WHERE id_key = i.id_key AND id = i.id AND rowid > i.rowid)
+            """)
         while try statement.step() { if let id = statement.string(0) { deleted.insert(id) } }
 
         // Pass 1: where each id's last line is.

@@ -148,4 +148,19 @@ final class FailureBudget: Sendable {
         #expect(progress.written == 5)
         #expect(try SQLiteDatabase(path: sinkPath).scalarInt("SELECT count(*) FROM rows") == 45)
     }
+
+    @Test func aRecreatedJournalLongerThanTheStoresCursorIsDeliveredWhole() throws {
+        let directory = makeTemporaryDirectory()
+        let sinkPath = directory + "/sink.sqlite"
+        let tests = SinkWorkerTests()
+        try tests.feed(directory, (0..<10).map { Double($0) })
+        _ = tests.runWorker(directory, sinkPath: sinkPath)
+        // The store's cursor (10) numbers the old journal's entries; the new one holds 40 others,
+        // its first 10 under numbers the store has seen.
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: directory + "/journal.sqlite" + suffix) }
+        try tests.feed(directory, (100..<140).map { Double($0) })
+        let progress = tests.runWorker(directory, sinkPath: sinkPath)
+        #expect(progress.written == 40)
+        #expect(try SQLiteDatabase(path: sinkPath).scalarInt("SELECT count(*) FROM rows") == 50)
+    }
 }

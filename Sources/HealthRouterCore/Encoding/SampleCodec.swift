@@ -26,37 +26,43 @@ public enum SampleCodec {
             for id in tombstone.ids { w.string(id) }
             optionalString(tombstone.userId, &w)
         case .sample(let s):
-            w.byte(sampleTag)
-            var flags: UInt32 = 0
-            if s.timeZone != nil { flags |= hasTimeZone }
-            if s.value != nil { flags |= hasValue }
-            if s.unit != nil { flags |= hasUnit }
-            if s.categoryValue != nil { flags |= hasCategory }
-            if s.sourceVersion != nil { flags |= hasSourceVersion }
-            if s.sourceBundleId != nil { flags |= hasBundle }
-            if s.device != nil { flags |= hasDevice }
-            if s.createdAt != nil { flags |= hasCreated }
-            if s.userId != nil { flags |= hasUser }
-            if !s.metadata.isEmpty { flags |= hasMetadata }
-            w.varint(UInt64(flags))
-            w.string(s.id)
-            w.string(s.type)
-            w.byte(s.kind.rawValue)
-            timestamp(s.start, &w)
-            timestamp(s.end, &w)
-            w.string(s.sourceName)
-            if let v = s.timeZone { w.string(v) }
-            if let v = s.value { w.double(v) }
-            if let v = s.unit { w.string(v) }
-            if let v = s.categoryValue { w.string(v) }
-            if let v = s.sourceVersion { w.string(v) }
-            if let v = s.sourceBundleId { w.string(v) }
-            if let v = s.device { w.string(v) }
-            if let v = s.createdAt { timestamp(v, &w) }
-            if let v = s.userId { w.string(v) }
-            if !s.metadata.isEmpty { metadata(s.metadata, &w) }
-            detail(s.detail, &w)
+            encode(sample: s, into: &w)
         }
+    }
+
+    /// Encodes a sample as `encode(.sample(s), into:)` does, without wrapping it in an item
+    /// (a copy of every field of the sample, retained and released, on the journal's hot path).
+    public static func encode(sample s: Sample, into w: inout ByteWriter) {
+        w.byte(sampleTag)
+        var flags: UInt32 = 0
+        if s.timeZone != nil { flags |= hasTimeZone }
+        if s.value != nil { flags |= hasValue }
+        if s.unit != nil { flags |= hasUnit }
+        if s.categoryValue != nil { flags |= hasCategory }
+        if s.sourceVersion != nil { flags |= hasSourceVersion }
+        if s.sourceBundleId != nil { flags |= hasBundle }
+        if s.device != nil { flags |= hasDevice }
+        if s.createdAt != nil { flags |= hasCreated }
+        if s.userId != nil { flags |= hasUser }
+        if !s.metadata.isEmpty { flags |= hasMetadata }
+        w.varint(UInt64(flags))
+        w.string(s.id)
+        w.string(s.type)
+        w.byte(s.kind.rawValue)
+        timestamp(s.start, &w)
+        timestamp(s.end, &w)
+        w.string(s.sourceName)
+        if let v = s.timeZone { w.string(v) }
+        if let v = s.value { w.double(v) }
+        if let v = s.unit { w.string(v) }
+        if let v = s.categoryValue { w.string(v) }
+        if let v = s.sourceVersion { w.string(v) }
+        if let v = s.sourceBundleId { w.string(v) }
+        if let v = s.device { w.string(v) }
+        if let v = s.createdAt { timestamp(v, &w) }
+        if let v = s.userId { w.string(v) }
+        if !s.metadata.isEmpty { metadata(s.metadata, &w) }
+        detail(s.detail, &w)
     }
 
     /// Encodes `item` into a fresh byte array.

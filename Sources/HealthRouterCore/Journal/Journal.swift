@@ -42,7 +42,9 @@ public final class Journal {
     public init(stateDirectory: String, role: Role = .writer) throws {
         path = (stateDirectory as NSString).appendingPathComponent("journal.sqlite")
         database = try SQLiteDatabase(path: path)
-        try database.execute(role == .writer ? "PRAGMA cache_size=-8192" : "PRAGMA cache_size=-2048")
+        // The writer's id keys are time-local (see sample_ids): a modest cache holds the pages
+        // being filled. Readers (sink workers) mostly take entries from memory (LiveFeed).
+        try database.execute(role == .writer ? "PRAGMA cache_size=-4096" : "PRAGMA cache_size=-1024")
         try database.execute("""
             CREATE TABLE IF NOT EXISTS entries(
                 seq INTEGER PRIMARY KEY,
@@ -147,7 +149,7 @@ public final class Journal {
     private func admit(_ sample: Sample, sequence: Int64, result: inout AppendResult) throws -> Bool {
         precondition(!sample.id.isEmpty, "samples reach the journal normalised, with an id")
         writer.reset()
-        SampleCodec.encode(.sample(sample), into: &writer)
+        SampleCodec.encode(sample: sample, into: &writer)
         let hash = ContentHash.of(writer.bytes)
 
         let start = Self.keySecond(sample)

@@ -50,7 +50,9 @@ public final class ImportRun {
             SinkWorker(name: $0.name, stateDirectory: stateDirectory, settings: settings, logger: logger,
                        makeSink: $0.makeSink, selects: $0.selects)
         }
-        let feed = LiveFeed()
+        // Paced: the sources wait for the slowest sink that is making progress, so every
+        // sink takes each batch from memory instead of decoding it back from the journal.
+        let feed = LiveFeed(pacing: true)
         let group = DispatchGroup()
         for worker in workers {
             group.enter()

@@ -43,13 +43,13 @@ public final class JournalSourceOutput: SourceOutput, @unchecked Sendable {
             return
         }
         pending.append(contentsOf: items)
-        if pending.count >= bufferLimit { try handOff() }
+        while pending.count >= bufferLimit { try handOff() }
     }
 
     /// Appends whatever is buffered and waits until every batch is durable. Called when
     /// the source returned or threw.
     public func finish() throws {
-        try handOff()
+        repeat { try handOff() } while !pending.isEmpty
         appendQueue.sync {}
         try rethrowFailure()
     }
@@ -57,9 +57,17 @@ public final class JournalSourceOutput: SourceOutput, @unchecked Sendable {
     private func handOff() throws {
         try rethrowFailure()
         guard !pending.isEmpty else { return }
-        let items = pending
-        pending = []
-        pending.reserveCapacity(bufferLimit)
+        // Batches of exactly `bufferLimit` (the workers' batch size): a worker then writes
+        // each as one transaction, not as a full one and a small remainder.
+        let items: [HealthItem]
+        if bufferLimit > 0 && pending.count > bufferLimit {
+            items = Array(pending[..<bufferLimit])
+            pending.removeFirst(bufferLimit)
+        } else {
+            items = pending
+            pending = []
+            pending.reserveCapacity(bufferLimit)
+        }
         slots.wait()
         appendQueue.async { [self] in
             defer { slots.signal() }
@@ -79,6 +87,7 @@ public final class JournalSourceOutput: SourceOutput, @unchecked Sendable {
     private func append(_ items: [HealthItem]) throws {
         let result: AppendResult
         if let feed {
+            feed.waitForRoom()
             let appended = try journal.appendCollecting(items, source: sourceName)
             feed.publish(appended.entries)
             result = appended.result

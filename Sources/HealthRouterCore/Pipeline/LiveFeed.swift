@@ -1,40 +1,105 @@
-import Synchronization
+import Foundation
 
 /// The most recent journal appends, kept in memory so that sink workers that keep up
 /// take them as they are instead of reading and decoding them back from the journal.
 /// Only entries already committed are published; a worker that falls behind the
 /// window reads the journal as usual, so the feed is an optimisation, never the record.
-public final class LiveFeed: Sendable {
+///
+/// With `pacing`, `waitForRoom` waits (up to `stallLimit` without progress from a worker)
+/// until every worker has taken the oldest batch the next one pushes out of the window: an
+/// import then runs at the pace of its slowest sink, and every sink takes every batch
+/// from memory, without the decoding that reading the journal back costs. A worker that
+/// makes no progress for `stallLimit` (a store down, a retry backoff) is not waited for.
+public final class LiveFeed: @unchecked Sendable {
+    // @unchecked: every stored property is guarded by `condition`.
     private struct Batch {
         var first: Int64
         var entries: [JournalEntry]
+        var last: Int64 { first + Int64(entries.count) - 1 }
     }
 
-    private let batches = Mutex<[Batch]>([])
-    private let window: Int
+    private struct Consumer {
+        /// Every entry up to this sequence has been taken.
+        var position: Int64
+        var lastProgress: Date
+    }
 
-    /// Keeps the last `window` appended batches.
-    public init(window: Int = 2) {
+    private let condition = NSCondition()
+    private var batches: [Batch] = []
+    private var consumers: [String: Consumer] = [:]
+    private var lastPublishedSequence: Int64?
+    private let window: Int
+    private let pacing: Bool
+    private let stallLimit: TimeInterval
+
+    /// Keeps the last `window` appended batches; with `pacing`, `waitForRoom` waits for
+    /// the workers as described above.
+    public init(window: Int = 2, pacing: Bool = false, stallLimit: TimeInterval = 2) {
         self.window = window
+        self.pacing = pacing
+        self.stallLimit = stallLimit
+    }
+
+    /// With pacing, waits until no progressing worker still needs the oldest batch, which
+    /// the next `publish` pushes out of the window. Called before the next batch is
+    /// appended to the journal, so that it is published as soon as it is committed.
+    public func waitForRoom() {
+        guard pacing else { return }
+        condition.lock()
+        defer { condition.unlock() }
+        while batches.count >= window, let oldest = batches.first {
+            let now = Date()
+            let waitingFor = consumers.values.filter {
+                $0.position < oldest.last && now.timeIntervalSince($0.lastProgress) < stallLimit
+            }
+            guard let stalest = waitingFor.map(\.lastProgress).min() else { break }
+            _ = condition.wait(until: stalest.addingTimeInterval(stallLimit))
+        }
     }
 
     /// Publishes committed entries (consecutive sequences, in order).
     public func publish(_ entries: [JournalEntry]) {
         guard let first = entries.first?.sequence else { return }
-        batches.withLock {
-            $0.append(Batch(first: first, entries: entries))
-            if $0.count > window { $0.removeFirst($0.count - window) }
-        }
+        condition.lock()
+        defer { condition.unlock() }
+        batches.append(Batch(first: first, entries: entries))
+        if batches.count > window { batches.removeFirst(batches.count - window) }
+        lastPublishedSequence = entries.last?.sequence
+    }
+
+    /// The sequence of the last entry published; nil before the first batch. When every
+    /// append goes through the feed (an import), a worker at or past it has nothing to read
+    /// from the journal: the next entries are published as soon as they are committed.
+    public var lastPublished: Int64? {
+        condition.lock()
+        defer { condition.unlock() }
+        return lastPublishedSequence
     }
 
     /// Up to `limit` entries right after `sequence`, when the window still holds the next one.
-    public func entries(after sequence: Int64, limit: Int) -> [JournalEntry]? {
-        batches.withLock { batches -> [JournalEntry]? in
-            guard let batch = batches.first(where: {
-                $0.first <= sequence + 1 && sequence + 1 < $0.first + Int64($0.entries.count)
-            }) else { return nil }
-            let start = Int(sequence + 1 - batch.first)
-            return Array(batch.entries[start..<min(batch.entries.count, start + limit)])
+    /// `consumer` names the worker asking: everything up to `sequence` counts as taken by it.
+    public func entries(after sequence: Int64, limit: Int, consumer: String? = nil) -> [JournalEntry]? {
+        condition.lock()
+        defer { condition.unlock() }
+        if let consumer {
+            let known = consumers[consumer]
+            if known == nil || known!.position < sequence {
+                consumers[consumer] = Consumer(position: sequence, lastProgress: Date())
+                condition.broadcast()
+            }
         }
+        guard let batch = batches.first(where: { $0.first <= sequence + 1 && sequence + 1 <= $0.last }) else {
+            return nil
+        }
+        let start = Int(sequence + 1 - batch.first)
+        return Array(batch.entries[start..<min(batch.entries.count, start + limit)])
+    }
+
+    /// The worker `consumer` stopped: `publish` no longer waits for it.
+    public func leave(_ consumer: String) {
+        condition.lock()
+        defer { condition.unlock() }
+        consumers[consumer] = nil
+        condition.broadcast()
     }
 }

@@ -10,6 +10,12 @@
 /// - `write(_:cursor:)` is called with entries in increasing sequence order, at
 ///   least once each: after a crash or a retry the same entries may come again, and
 ///   writing them again must leave the store as one write would (idempotent).
+/// - Entries past the cursor the sink last stored, written with a `cursor` beyond it,
+///   are new to the store: the journal passes each new or changed sample once, and
+///   a sink's cursor is only ever compared with the journal that set it (the worker
+///   delivers everything again to a store whose cursor another journal set). A sink
+///   may skip its duplicate checks for them. Re-deliveries (a retry, a backfill, a
+///   migration) come at or before the stored cursor, or with `cursor` unchanged.
 /// - `close()` is called once; nothing is called after it. It is called after a failed
 ///   `prepare()` too, so whatever `prepare()` acquired (a lock, a connection) is released.
 public protocol Sink: AnyObject {

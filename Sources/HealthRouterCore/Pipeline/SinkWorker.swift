@@ -56,6 +56,8 @@ public final class SinkWorker: Sendable {
 
     /// Runs until `control` says the input finished and the sink caught up with the
     /// journal, or until a stop is requested, or until `maxAttempts` failures in a row.
+    /// With a `feed`, every append to the journal while the worker runs must be published
+    /// to it (as `ImportRun` does): entries past the feed's last are not looked for in the journal.
     public func run(control: WorkerControl, feed: LiveFeed? = nil) {
         defer { progressState.withLock { $0.finished = true } }
         let journal: Journal
@@ -68,16 +70,45 @@ public final class SinkWorker: Sendable {
         var attempts = 0
         var sink: (any Sink)?
         var cursor: Int64 = 0
-        defer { sink?.close() }
+        // The journal's copy of the cursor (for `status`, pruning, and sinks that keep no
+        // cursor of their own) is written at most every `cursorInterval` while the worker
+        // is busy, and whenever it runs out of entries: a write per batch contends with
+        // the appender for the journal's write lock. Deliveries are idempotent, so a copy
+        // that lags only means a few entries delivered again after a crash.
+        var unsaved: (sequence: Int64, written: Int)?
+        var savedAt = Date.distantPast
+        func saveCursor() throws {
+            guard let pending = unsaved else { return }
+            try journal.setCursor(sink: name, to: pending.sequence, written: pending.written)
+            unsaved = nil
+            savedAt = Date()
+        }
+        var batchesFromFeed = 0
+        var batchesFromJournal = 0
+        defer {
+            logger.debug("worker stopped", [("batches_from_memory", String(batchesFromFeed)),
+                                            ("batches_read_back", String(batchesFromJournal))])
+            try? saveCursor()
+            feed?.leave(name)
+            sink?.close()
+        }
 
         while !control.isStopRequested {
             do {
                 if sink == nil {
                     let fresh = try makeSink()
                     let own = try fresh.prepareOrClose()
-                    cursor = try own ?? journal.cursor(sink: name) ?? 0
+                    let recorded = try journal.cursor(sink: name) ?? 0
+                    cursor = own ?? recorded
                     let head = try journal.head()
-                    if cursor > head {
+                    if let own, own > 0, recorded == 0 {
+                        // The store was written through another journal (the state directory was
+                        // recreated, or the store came from elsewhere): its cursor numbers that
+                        // journal's entries. Deliver everything (writes are idempotent), rather
+                        // than skip entries of this journal under numbers the store has seen.
+                        logger.warning("the sink's cursor \(own) was not set by this journal: delivering everything again")
+                        cursor = 0
+                    } else if cursor > head {
                         // The sink has written past the end of this journal: the journal was
                         // recreated. Deliver everything again (writes are idempotent) rather
                         // than skip what the new journal holds.
@@ -90,17 +121,27 @@ public final class SinkWorker: Sendable {
                 let inputFinished = control.isInputFinished
                 var selected: [JournalEntry] = []
                 let last: Int64
-                if let live = feed?.entries(after: cursor, limit: settings.batchSize), let end = live.last {
+                if let live = feed?.entries(after: cursor, limit: settings.batchSize, consumer: name), let end = live.last {
                     // Just appended: take the entries as they are, no read, no decode.
+                    batchesFromFeed += 1
                     selected = live.filter { selects($0.item.sampleType, $0.source) }
                     last = end.sequence
+                } else if let published = feed?.lastPublished, cursor >= published {
+                    // Caught up with the feed, through which every append of this run goes:
+                    // the next entries are published as soon as they are committed.
+                    try saveCursor()
+                    if inputFinished { return }
+                    control.wait(seconds: 0.05)
+                    continue
                 } else {
                     let stored = try journal.entries(after: cursor, limit: settings.batchSize)
                     guard let end = stored.last else {
+                        try saveCursor()
                         if inputFinished { return }
                         control.wait(seconds: 0.05)
                         continue
                     }
+                    batchesFromJournal += 1
                     selected.reserveCapacity(stored.count)
                     for entry in stored where selects(entry.type, entry.source) {
                         selected.append(try entry.decoded())
@@ -108,7 +149,8 @@ public final class SinkWorker: Sendable {
                     last = end.sequence
                 }
                 let outcome = try deliver(selected, cursor: last, sink: sink!, journal: journal)
-                try journal.setCursor(sink: name, to: last, written: outcome.written)
+                unsaved = (last, (unsaved?.written ?? 0) + outcome.written)
+                if Date().timeIntervalSince(savedAt) >= Self.cursorInterval { try saveCursor() }
                 cursor = last
                 attempts = 0
                 progressState.withLock {
@@ -121,6 +163,7 @@ public final class SinkWorker: Sendable {
                 attempts += 1
                 let message = "\(error)"
                 progressState.withLock { $0.lastError = message }
+                try? saveCursor()
                 try? journal.setLastError(sink: name, message)
                 if let max = settings.maxAttempts, attempts >= max {
                     giveUp(message)
@@ -135,6 +178,9 @@ public final class SinkWorker: Sendable {
             }
         }
     }
+
+    /// The longest a busy worker leaves the journal's copy of its cursor behind.
+    static let cursorInterval: TimeInterval = 0.5
 
     /// Writes `entries` and sets the sink's cursor to `cursor`; isolates rejected entries.
     private func deliver(_ entries: [JournalEntry], cursor: Int64, sink: any Sink,

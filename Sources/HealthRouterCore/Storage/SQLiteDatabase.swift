@@ -1,3 +1,4 @@
+import Glibc
 import CSQLite3
 
 /// A failure reported by SQLite, with the database file and the statement concerned.
@@ -29,8 +30,14 @@ public final class SQLiteDatabase {
     /// The raw handle, for plugins that call the C API directly.
     public let handle: OpaquePointer
 
+    /// Process-wide settings, applied before the first connection initialises the library.
+    private static let configured: Void = {
+        _ = swsqlite_disable_memstatus()
+    }()
+
     /// Opens (creating if missing) the database at `path` in WAL mode.
     public init(path: String, readOnly: Bool = false) throws {
+        Self.configured
         self.path = path
         var db: OpaquePointer?
         let flags = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
@@ -42,7 +49,14 @@ public final class SQLiteDatabase {
         }
         handle = db
         sqlite3_extended_result_codes(db, 1)
-        sqlite3_busy_timeout(db, 10_000)
+        // Waits up to about 10 s for another connection's write lock, polling every
+        // millisecond: the default handler's sleeps grow to 100 ms, so a worker
+        // waiting behind a journal append often slept long after the lock was free.
+        sqlite3_busy_handler(db, { _, attempt in
+            guard attempt < 10_000 else { return 0 }
+            usleep(1_000)
+            return 1
+        }, nil)
         if !readOnly {
             try execute("PRAGMA journal_mode=WAL")
             try execute("PRAGMA synchronous=NORMAL")
