@@ -61,13 +61,19 @@ public final class PushIngest: Sendable {
         }
     }
 
-    /// - Parameter feedEntries: how many of the latest committed entries `feed` keeps.
+    /// - Parameters:
+    ///   - feedEntries: how many of the latest committed entries `feed` keeps.
+    ///   - autocheckpoint: false when a `JournalCheckpointer` keeps the log short instead of
+    ///     the commits of this connection.
     public init(stateDirectory: String, control: WorkerControl, logger: Logger = Logger(minimumLevel: .warning),
-                feedEntries: Int = 50_000) throws {
+                feedEntries: Int = 50_000, autocheckpoint: Bool = true) throws {
         let journal = try Journal(stateDirectory: stateDirectory)
         // A 200 promises the samples are kept: every commit reaches the disk before the
         // reply (WAL's NORMAL survives a killed process, not a power cut).
         try journal.database.execute("PRAGMA synchronous=FULL")
+        if !autocheckpoint { try journal.database.execute("PRAGMA wal_autocheckpoint=0") }
+        // After a checkpoint lets the log start over, its file is cut back to this size.
+        try journal.database.execute("PRAGMA journal_size_limit=67108864")
         self.journal = Mutex(journal)
         self.control = control
         self.logger = logger
