@@ -100,12 +100,16 @@ def main():
         reply = response.read()
         return response.status, reply, started, time.perf_counter()
 
+    behind = [0.0]
+
     def client(c, start_at):
         connection = http.client.HTTPConnection("127.0.0.1", args.port, timeout=120)
         next_at = start_at + (c * interval / args.clients if interval else 0)
         for body, last_id in batches[c]:
             if interval:
                 time.sleep(max(0.0, next_at - time.perf_counter()))
+                with lock:
+                    behind[0] = max(behind[0], time.perf_counter() - next_at)
                 next_at += interval
             status, reply, started, acked = post(connection, body)
             with lock:
@@ -184,8 +188,14 @@ def main():
     accepted = len(latencies) * args.size
     rate = accepted / elapsed
     print(f"batches answered 200: {len(latencies)}, errors: {len(errors)} {errors[:3]}")
-    print(f"accepted durably: {rate:,.0f} samples/s ({accepted} samples in {elapsed:.2f} s) "
-          f"[target >= 50,000: {verdict(rate >= 50_000)}]")
+    if interval:
+        kept_up = behind[0] <= interval
+        print(f"accepted durably: {rate:,.0f} samples/s ({accepted} samples in {elapsed:.2f} s) of {args.rate:,.0f} offered; "
+              f"the clients were at most {behind[0] * 1000:.0f} ms behind their schedule "
+              f"[{'kept up' if kept_up else 'FELL BEHIND: the daemon cannot take the offered rate'}]")
+    else:
+        print(f"accepted durably: {rate:,.0f} samples/s ({accepted} samples in {elapsed:.2f} s) "
+              f"[target >= 50,000: {verdict(rate >= 50_000)}]")
     if latencies:
         p99 = percentile(latencies, 99)
         print(f"time to 200 per {args.size}-sample batch: p50 {percentile(latencies, 50) * 1000:.0f} ms, "
