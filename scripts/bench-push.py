@@ -160,7 +160,7 @@ def main():
                             kind, acked = pending.pop(identifier)
                             visible[kind].append(now - acked)
                             last_seen[0] = now
-            except sqlite3.OperationalError:
+            except sqlite3.Error:
                 database = None  # the sink has not created the file or its tables yet
             time.sleep(0.005)
 
