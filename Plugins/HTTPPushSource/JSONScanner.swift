@@ -53,8 +53,80 @@ struct JSONScanner {
         throw Unsupported()
     }
 
+    /// The bytes of a string without escapes, checked as UTF-8 (the opening quote comes next);
+    /// nil, with nothing consumed, when the string has escapes.
+    mutating func rawString() throws(Unsupported) -> UnsafeBufferPointer<UInt8>? {
+        let opening = index
+        try consume(UInt8(ascii: "\""))
+        let start = index
+        var ascii = true
+        skipPlainASCII()
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                index += 1
+                if !ascii && String(validating: slice, as: UTF8.self) == nil { throw Unsupported() }
+                return slice
+            }
+            if byte == UInt8(ascii: "\\") {
+                index = opening
+                return nil
+            }
+            if byte < 0x20 { throw Unsupported() }
+            if byte >= 0x80 { ascii = false }
+            index += 1
+        }
+        throw Unsupported()
+    }
+
+    /// Skips bytes 8 at a time up to the first that is a quote, a backslash, a control
+    /// character or non-ASCII (the byte loop after it looks at that one).
+    private mutating func skipPlainASCII() {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let base = UnsafeRawPointer(bytes.baseAddress!)
+        while index + 8 <= bytes.count {
+            let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            let quote = word ^ (ones &* 0x22)
+            let backslash = word ^ (ones &* 0x5C)
+            // A byte's high bit is set in each term when: it is zero (quote, backslash), it is
+            // below 0x20, or it is 0x80 or above.
+            let special = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)
+                | ((word &- ones &* 0x20) & ~word) | word
+            let flags = special & highs
+            if flags != 0 {
+                // Borrows only flag bytes above a flagged one: the lowest flag is a real stop.
+                index += flags.trailingZeroBitCount / 8
+                return
+            }
+            index += 8
+        }
+    }
+
+    /// The last string read into one field, kept so that the same bytes again give the
+    /// same `String` without allocating (a batch repeats its type, unit, source, bundle id).
+    struct ReusedString {
+        fileprivate var bytes: UnsafeBufferPointer<UInt8>?
+        fileprivate var value = ""
+    }
+
+    /// A string value like `string()`, reusing `slot`'s `String` when the bytes are the
+    /// same as last time. The bytes `slot` remembers must outlive it (one body's parse).
+    mutating func string(reusing slot: inout ReusedString) throws(Unsupported) -> String {
+        guard let raw = try rawString() else { return try string() }
+        if let previous = slot.bytes, previous.count == raw.count,
+           raw.count == 0 || memcmp(previous.baseAddress!, raw.baseAddress!, raw.count) == 0 {
+            return slot.value
+        }
+        let value = String(decoding: raw, as: UTF8.self)
+        slot = ReusedString(bytes: raw, value: value)
+        return value
+    }
+
     /// A string value (the opening quote comes next).
     mutating func string() throws(Unsupported) -> String {
+        if let raw = try rawString() { return String(decoding: raw, as: UTF8.self) }
         try consume(UInt8(ascii: "\""))
         let start = index
         var ascii = true

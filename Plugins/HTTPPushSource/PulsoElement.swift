@@ -13,8 +13,12 @@ struct PulsoElement {
     var type: String?
     var identifier: String?
     var kind: String?
+    /// `start` as written; the fast path reads only `startInstant` (nil: absent or unreadable).
     var start: String?
     var end: String?
+    /// The dates the fast path parsed straight from the body's bytes.
+    var startInstant: Timestamp?
+    var endInstant: Timestamp?
     var value: Value = .none
     var numericValue: Double?
     var categoryValue: String?
@@ -27,6 +31,9 @@ struct PulsoElement {
     var timeZone: String?
     /// The metadata entries, sorted by key (key order is not significant on the wire).
     var metadata: [MetadataEntry] = []
+    /// The fast path's `metadata.timeZone` string, kept out of `metadata` (most elements have
+    /// no other entry, and then no array is allocated).
+    var metadataTimeZone: String?
     var workoutActivityTypePresent = false
     var workoutActivityType: String?
     var activityType: String?
@@ -85,63 +92,150 @@ struct PulsoElement {
         maximumHeartRate = JSONValues.number(object["maximumHeartRate"])
     }
 
-    /// Reads the object whose `{` comes next from `scanner` (the fast path).
-    init(scanning scanner: inout JSONScanner) throws(JSONScanner.Unsupported) {
+    /// The fields `init(scanning:reusing:)` knows, by name.
+    enum Field: CaseIterable {
+        case uuid, type, start, end, value, unit, source, sourceBundleId, metadata, deleted, identifier, kind
+        case numericValue, categoryValue, sourceVersion, device, creationDate, timeZone, workoutActivityType
+        case activityType, duration, totalEnergyBurned, totalBasalEnergyBurned, totalDistance
+        case averageHeartRate, minimumHeartRate, maximumHeartRate
+
+        var name: String { "\(self)" }
+
+        /// The fields by the length of their name, with the name's bytes: a key is matched
+        /// against the few names of its length without making a `String` of it.
+        static let byLength: [[(name: [UInt8], field: Field)]] = {
+            var table = [[(name: [UInt8], field: Field)]](repeating: [], count: 24)
+            for field in allCases { table[field.name.utf8.count].append((Array(field.name.utf8), field)) }
+            return table
+        }()
+
+        static let byName: [String: Field] = Dictionary(uniqueKeysWithValues: allCases.map { ($0.name, $0) })
+
+        static func named(_ key: UnsafeBufferPointer<UInt8>) -> Field? {
+            guard key.count < byLength.count else { return nil }
+            for candidate in byLength[key.count] where candidate.name.withUnsafeBufferPointer({
+                memcmp($0.baseAddress!, key.baseAddress!, key.count) == 0
+            }) {
+                return candidate.field
+            }
+            return nil
+        }
+    }
+
+    /// The strings of the last element of a batch, for fields whose value usually repeats:
+    /// the same bytes again reuse the `String` instead of allocating another.
+    struct Reuse {
+        var type = JSONScanner.ReusedString()
+        var unit = JSONScanner.ReusedString()
+        var source = JSONScanner.ReusedString()
+        var sourceBundleId = JSONScanner.ReusedString()
+        var sourceVersion = JSONScanner.ReusedString()
+        var device = JSONScanner.ReusedString()
+        var identifier = JSONScanner.ReusedString()
+        var kind = JSONScanner.ReusedString()
+        var timeZone = JSONScanner.ReusedString()
+        var value = JSONScanner.ReusedString()
+        var categoryValue = JSONScanner.ReusedString()
+        var metadataKey = JSONScanner.ReusedString()
+        var metadataValue = JSONScanner.ReusedString()
+    }
+
+    /// Reads the object whose `{` comes next from `scanner` (the fast path). `reuse` carries
+    /// repeated strings from one element of the same body to the next.
+    init(scanning scanner: inout JSONScanner, reusing reuse: inout Reuse) throws(JSONScanner.Unsupported) {
+        try read(&scanner, reusing: &reuse)
+    }
+
+    /// Becomes the element whose `{` comes next from `scanner`: `init(scanning:reusing:)` in
+    /// place, so that a batch reads every element into one value instead of copying each.
+    mutating func read(_ scanner: inout JSONScanner, reusing reuse: inout Reuse) throws(JSONScanner.Unsupported) {
+        self = PulsoElement()
         try scanner.consume(UInt8(ascii: "{"))
         if try scanner.consumeIf(UInt8(ascii: "}")) { return }
         var tombstone: [String]?
         repeat {
-            let key = try scanner.string()
+            let field: Field?
+            if let key = try scanner.rawString() {
+                field = Field.named(key)
+            } else {
+                field = Field.byName[try scanner.string()]
+            }
             try scanner.consume(UInt8(ascii: ":"))
-            switch key {
-            case "uuid": uuid = try Self.string(&scanner)
-            case "type": type = try Self.string(&scanner)
-            case "start": start = try Self.string(&scanner)
-            case "end": end = try Self.string(&scanner)
-            case "value":
+            switch field {
+            case .uuid: uuid = try Self.string(&scanner)
+            case .type: type = try Self.string(&scanner, reusing: &reuse.type)
+            case .start:
+                (start, startInstant) = try Self.date(&scanner, keepingText: false)
+            case .end:
+                (end, endInstant) = try Self.date(&scanner, keepingText: true)
+            case .value:
                 switch try scanner.peek() {
-                case UInt8(ascii: "\""): value = .string(try scanner.string())
+                case UInt8(ascii: "\""): value = .string(try scanner.string(reusing: &reuse.value))
                 case UInt8(ascii: "-"), 0x30...0x39: value = .number(try scanner.number())
                 default:
                     try scanner.skipValue()
                     value = .other
                 }
-            case "unit": unit = try Self.string(&scanner)
-            case "source": source = try Self.string(&scanner)
-            case "sourceBundleId": sourceBundleId = try Self.string(&scanner)
-            case "metadata": metadata = try Self.metadata(&scanner)
-            case "deleted": tombstone = try Self.ids(&scanner)
-            case "identifier": identifier = try Self.string(&scanner)
-            case "kind": kind = try Self.string(&scanner)
-            case "numericValue": numericValue = try Self.number(&scanner)
-            case "categoryValue": categoryValue = try Self.string(&scanner)
-            case "sourceVersion": sourceVersion = try Self.string(&scanner)
-            case "device": device = try Self.string(&scanner)
-            case "creationDate": creationDate = try Self.string(&scanner)
-            case "timeZone": timeZone = try Self.string(&scanner)
-            case "workoutActivityType":
+            case .unit: unit = try Self.string(&scanner, reusing: &reuse.unit)
+            case .source: source = try Self.string(&scanner, reusing: &reuse.source)
+            case .sourceBundleId: sourceBundleId = try Self.string(&scanner, reusing: &reuse.sourceBundleId)
+            case .metadata: (metadata, metadataTimeZone) = try Self.metadata(&scanner, reusing: &reuse)
+            case .deleted: tombstone = try Self.ids(&scanner)
+            case .identifier: identifier = try Self.string(&scanner, reusing: &reuse.identifier)
+            case .kind: kind = try Self.string(&scanner, reusing: &reuse.kind)
+            case .numericValue: numericValue = try Self.number(&scanner)
+            case .categoryValue: categoryValue = try Self.string(&scanner, reusing: &reuse.categoryValue)
+            case .sourceVersion: sourceVersion = try Self.string(&scanner, reusing: &reuse.sourceVersion)
+            case .device: device = try Self.string(&scanner, reusing: &reuse.device)
+            case .creationDate: creationDate = try Self.string(&scanner)
+            case .timeZone: timeZone = try Self.string(&scanner, reusing: &reuse.timeZone)
+            case .workoutActivityType:
                 workoutActivityTypePresent = true
                 workoutActivityType = try Self.string(&scanner)
-            case "activityType": activityType = try Self.string(&scanner)
-            case "duration": duration = try Self.number(&scanner)
-            case "totalEnergyBurned": totalEnergyBurned = try Self.number(&scanner)
-            case "totalBasalEnergyBurned": totalBasalEnergyBurned = try Self.number(&scanner)
-            case "totalDistance": totalDistance = try Self.number(&scanner)
-            case "averageHeartRate": averageHeartRate = try Self.number(&scanner)
-            case "minimumHeartRate": minimumHeartRate = try Self.number(&scanner)
-            case "maximumHeartRate": maximumHeartRate = try Self.number(&scanner)
-            default: try scanner.skipValue()
+            case .activityType: activityType = try Self.string(&scanner)
+            case .duration: duration = try Self.number(&scanner)
+            case .totalEnergyBurned: totalEnergyBurned = try Self.number(&scanner)
+            case .totalBasalEnergyBurned: totalBasalEnergyBurned = try Self.number(&scanner)
+            case .totalDistance: totalDistance = try Self.number(&scanner)
+            case .averageHeartRate: averageHeartRate = try Self.number(&scanner)
+            case .minimumHeartRate: minimumHeartRate = try Self.number(&scanner)
+            case .maximumHeartRate: maximumHeartRate = try Self.number(&scanner)
+            case nil: try scanner.skipValue()
             }
         } while try scanner.next(close: UInt8(ascii: "}"))
         if let tombstone { self = PulsoElement(); deleted = tombstone }
     }
 
-    private init() {}
+    init() {}
 
     private static func string(_ scanner: inout JSONScanner) throws(JSONScanner.Unsupported) -> String? {
         if try scanner.peek() == UInt8(ascii: "\"") { return try scanner.string() }
         try scanner.skipValue()
         return nil
+    }
+
+    private static func string(_ scanner: inout JSONScanner,
+                               reusing slot: inout JSONScanner.ReusedString) throws(JSONScanner.Unsupported) -> String? {
+        if try scanner.peek() == UInt8(ascii: "\"") { return try scanner.string(reusing: &slot) }
+        try scanner.skipValue()
+        return nil
+    }
+
+    /// A date string, parsed from its bytes; its text too when `keepingText`. A date that
+    /// cannot be read is nil both ways, as is a value that is not a string.
+    private static func date(_ scanner: inout JSONScanner,
+                             keepingText: Bool) throws(JSONScanner.Unsupported) -> (String?, Timestamp?) {
+        guard try scanner.peek() == UInt8(ascii: "\"") else {
+            try scanner.skipValue()
+            return (nil, nil)
+        }
+        if let raw = try scanner.rawString() {
+            guard let instant = HealthDateParser.parse(raw) else { return (nil, nil) }
+            return (keepingText ? String(decoding: raw, as: UTF8.self) : nil, instant)
+        }
+        let text = try scanner.string()
+        guard let instant = HealthDateParser.parse(text) else { return (nil, nil) }
+        return (keepingText ? text : nil, instant)
     }
 
     private static func number(_ scanner: inout JSONScanner) throws(JSONScanner.Unsupported) -> Double? {
@@ -170,19 +264,28 @@ struct PulsoElement {
 
     /// A metadata object of string, number and boolean values (null skipped); nested values
     /// are left to the fallback path.
-    private static func metadata(_ scanner: inout JSONScanner) throws(JSONScanner.Unsupported) -> [MetadataEntry] {
+    /// `timeZone` (a string) comes back on its own, the other entries sorted.
+    private static func metadata(_ scanner: inout JSONScanner,
+                                 reusing reuse: inout Reuse) throws(JSONScanner.Unsupported) -> ([MetadataEntry], String?) {
         guard try scanner.peek() == UInt8(ascii: "{") else {
             try scanner.skipValue()
-            return []
+            return ([], nil)
         }
         scanner.index += 1
         var entries: [MetadataEntry] = []
-        if try scanner.consumeIf(UInt8(ascii: "}")) { return entries }
+        var timeZone: String?
+        if try scanner.consumeIf(UInt8(ascii: "}")) { return (entries, nil) }
         repeat {
-            let key = try scanner.string()
+            let key = try scanner.string(reusing: &reuse.metadataKey)
             try scanner.consume(UInt8(ascii: ":"))
             switch try scanner.peek() {
-            case UInt8(ascii: "\""): entries.append(MetadataEntry(key, .string(try scanner.string())))
+            case UInt8(ascii: "\""):
+                let value = try scanner.string(reusing: &reuse.metadataValue)
+                if key == "timeZone" && timeZone == nil {
+                    timeZone = value
+                } else {
+                    entries.append(MetadataEntry(key, .string(value)))
+                }
             case UInt8(ascii: "-"), 0x30...0x39: entries.append(MetadataEntry(key, .number(try scanner.number())))
             case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
                 if let flag = try scanner.literal() { entries.append(MetadataEntry(key, .bool(flag))) }
@@ -191,6 +294,6 @@ struct PulsoElement {
             }
         } while try scanner.next(close: UInt8(ascii: "}"))
         if entries.count > 1 { entries.sort { $0.key < $1.key } }
-        return entries
+        return (entries, timeZone)
     }
 }

@@ -103,6 +103,9 @@ enum RunCommand {
         func daemon() -> DaemonRun {
             var settings = SinkWorker.Settings()
             settings.maxAttempts = nil
+            // A worker that keeps up writes what just came (often one push); one that fell
+            // behind catches up in larger transactions, which rewrite each index page fewer times.
+            settings.batchSize = 20_000
             return DaemonRun(stateDirectory: loaded.config.stateDirectory, sinks: sinks, settings: settings,
                              logger: loaded.logger)
         }

@@ -17,7 +17,9 @@ final class DaemonProcess {
     }()
 
     let directory: String
-    let port: UInt16
+    private(set) var port: UInt16
+    /// Whether `port` was picked at random (and another may be picked when it is taken).
+    private let randomPort: Bool
     private(set) var process: Process?
     private var logFile: FileHandle?
 
@@ -28,6 +30,7 @@ final class DaemonProcess {
         let directory = directory ?? NSTemporaryDirectory() + "daemon-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         self.directory = directory
+        randomPort = port == nil
         self.port = port ?? UInt16.random(in: 20000...60000)
         let config = """
             state_directory: \(directory)/state
@@ -52,14 +55,27 @@ final class DaemonProcess {
 
     var client: HTTPTestClient { HTTPTestClient(port: port) }
 
-    /// Starts the daemon and waits until `/health` answers.
+    /// Starts the daemon and waits until `/health` answers. A random port that something else
+    /// took meanwhile (another test's listener, a client's ephemeral port) is replaced by another.
     func start() throws {
-        let process = try launch()
-        let deadline = Date(timeIntervalSinceNow: 10)
-        while Date() < deadline {
-            if client.get("/health").status == 200 { return }
-            guard process.isRunning else { break }
-            usleep(20_000)
+        for _ in 0..<5 {
+            let process = try launch()
+            let deadline = Date(timeIntervalSinceNow: 10)
+            while Date() < deadline {
+                if client.get("/health").status == 200 { return }
+                guard process.isRunning else { break }
+                usleep(20_000)
+            }
+            if process.isRunning { break }  // no answer in time
+            process.waitUntilExit()
+            self.process = nil
+            guard randomPort, process.terminationReason == .exit, process.terminationStatus == 69 else { break }
+            let path = directory + "/config.yaml"
+            let next = UInt16.random(in: 20000...60000)
+            try (try String(contentsOfFile: path, encoding: .utf8))
+                .replacingOccurrences(of: "listen: 127.0.0.1:\(port)\n", with: "listen: 127.0.0.1:\(next)\n")
+                .write(toFile: path, atomically: true, encoding: .utf8)
+            port = next
         }
         throw DaemonFailed(log: self.log)
     }

@@ -36,6 +36,59 @@ struct PulsoBatchParserTests {
         }
     }
 
+    /// Bodies that exercise what the fast path does on its own: keys matched as bytes (also
+    /// escaped ones), strings reused from one element to the next, `metadata.timeZone` set
+    /// aside, and the per-type newest `end` for `/latest`.
+    static let reuseBodies: [String] = [
+        // Same length, different bytes: a reused string must not leak into the next element.
+        #"[{"uuid":"A","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":1,"source":"Apple Watch 1","sourceBundleId":"com.apple.health.AAAA","metadata":{"timeZone":"UTC"}},"#
+            + #"{"uuid":"B","type":"heartRate","start":"2026-07-06T08:00:01Z","end":"2026-07-06T08:00:01Z","value":2,"source":"Apple Watch 2","sourceBundleId":"com.apple.health.AAAB","metadata":{"timeZone":"Europe/Paris","a":1}},"#
+            + #"{"uuid":"C","type":"stepCount","start":"2026-07-06T08:00:00+02:00","end":"2026-07-06T09:00:00+02:00","value":5,"source":"Apple Watch 2","sourceBundleId":"com.apple.health.AAAB"},"#
+            + #"{"uuid":"D","type":"heartRate","start":"2026-07-06T07:00:00Z","end":"2026-07-06T07:00:00Z","value":3,"source":"","timeZone":"Asia/Tokyo","metadata":{"timeZone":"Europe/Lisbon","z":"last","b":false}},"#
+            + #"{"uuid":"E","type":"heartRate","start":"2026-07-06T08:00:01Z","end":"2026-07-06T10:00:01+02:00","value":4,"source":"x"},"#
+            + #"{"uuid":"F","type":"heart rate","start":"2026-07-06T08:00:00","end":"2026-07-06T08:00:00","value":4,"source":"x"},"#
+            + #"{"uuid":"G","type":"heart_rate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T11:00:00Z","value":4,"source":"x","metadata":{"timeZone":5}}]"#,
+        // Strings of every length around the 8-byte steps, with a quote, a backslash, a control
+        // character or a non-ASCII byte at every position.
+        "[" + (0..<20).map { length in
+            let plain = String(repeating: "a", count: length)
+            return #"{"uuid":"U\#(length)","type":"\#(plain)","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","source":"\#(plain)é\#(plain)","unit":"\#(plain)\n\#(plain)"}"#
+        }.joined(separator: ",") + "]",
+    ]
+
+    @Test func fastPathReadsKeysReusedStringsAndZonesAsTheFoundationPath() throws {
+        for body in Self.reuseBodies {
+            let bytes = Array(body.utf8)
+            #expect(bytes.withUnsafeBufferPointer { PulsoBatchParser.scan($0, userId: nil) } != nil, "\(body)")
+            let slow = try PulsoBatchParser.parseWithFoundation(bytes, userId: "alice")
+            let fast = try PulsoBatchParser.parse(bytes, userId: "alice")
+            #expect(fast.items == slow.items, "\(body)")
+            #expect(fast.ends.map { "\($0.key)=\($0.end)" } == slow.ends.map { "\($0.key)=\($0.end)" }, "\(body)")
+        }
+        let batch = try PulsoBatchParser.parse(Array(Self.reuseBodies[0].utf8), userId: nil)
+        let samples = batch.items.compactMap { if case .sample(let sample) = $0 { sample } else { nil } }
+        #expect(samples.map(\.sourceName) == ["Apple Watch 1", "Apple Watch 2", "Apple Watch 2", "", "x", "x", "x"])
+        #expect(samples.map(\.sourceBundleId) == ["com.apple.health.AAAA", "com.apple.health.AAAB", "com.apple.health.AAAB", nil, nil, nil, nil])
+        #expect(samples.map(\.timeZone) == ["UTC", "Europe/Paris", nil, "Asia/Tokyo", nil, nil, nil])
+        #expect(samples[3].metadata.map(\.key) == ["b", "timeZone", "z"])
+        #expect(samples[6].metadata.map(\.key) == ["timeZone"])
+        // Per wire type (sanitized), the newest end with an offset, in first-seen order;
+        // `heart rate` and `heart_rate` are one key, an end without an offset is left out.
+        #expect(batch.ends.map { "\($0.key)=\($0.end)" } == [
+            "heartRate=2026-07-06T08:00:01Z", "stepCount=2026-07-06T09:00:00+02:00", "heart_rate=2026-07-06T11:00:00Z",
+        ])
+    }
+
+    @Test func controlCharactersAndBadUTF8InStringsAreRefused() {
+        for position in 0..<18 {
+            var bytes = Array(#"[{"uuid":"abcdefghijklmnopqr"}]"#.utf8)
+            bytes[10 + position] = 0x01
+            #expect(throws: PulsoBatchParser.Failure.badJSON) { _ = try PulsoBatchParser.parse(bytes, userId: nil) }
+            bytes[10 + position] = 0xFF
+            #expect(throws: PulsoBatchParser.Failure.badJSON) { _ = try PulsoBatchParser.parse(bytes, userId: nil) }
+        }
+    }
+
     @Test func errorsAreClassifiedAsBefore() {
         let cases: [(String, PulsoBatchParser.Failure)] = [
             ("{", .badJSON), ("[01]", .badJSON), (#"["\x"]"#, .badJSON), ("[tru]", .badJSON),

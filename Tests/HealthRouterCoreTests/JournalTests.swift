@@ -98,7 +98,8 @@ import Testing
         }
         // The first batch left the window: a worker at 0 reads the journal.
         #expect(feed.entries(after: 0, limit: 100) == nil)
-        #expect(feed.entries(after: 10, limit: 100)?.map(\.sequence) == Array(11...20))
+        // Consecutive batches come together, up to the limit.
+        #expect(feed.entries(after: 10, limit: 100)?.map(\.sequence) == Array(11...30))
         #expect(feed.entries(after: 14, limit: 3)?.map(\.sequence) == [15, 16, 17])
         #expect(feed.entries(after: 30, limit: 100) == nil)
         // What the feed hands out is what the journal stored.

@@ -26,7 +26,8 @@ public final class DaemonRun: Sendable {
     /// Starts the workers and the sources, then blocks until `waitForStop` returns, then shuts
     /// down. Throws when a source cannot start (after stopping what did start).
     public func run(sources: [(name: String, source: any ServiceSource)], waitForStop: () -> Void) throws {
-        let ingest = try PushIngest(stateDirectory: stateDirectory, control: control)
+        let ingest = try PushIngest(stateDirectory: stateDirectory, control: control, logger: logger, autocheckpoint: false)
+        let checkpointer = JournalCheckpointer(stateDirectory: stateDirectory, logger: logger)
         let workers = sinks.map {
             SinkWorker(name: $0.name, stateDirectory: stateDirectory, settings: settings, logger: logger,
                        makeSink: $0.makeSink, selects: $0.selects)
@@ -35,12 +36,20 @@ public final class DaemonRun: Sendable {
         for worker in workers {
             group.enter()
             let thread = Thread { [control] in
-                worker.run(control: control)
+                // Pushed entries reach the sink from memory; cursors go through the ingest's commits.
+                worker.run(control: control, feed: ingest.feed, writer: ingest)
                 group.leave()
             }
             thread.name = "sink-\(worker.name)"
             thread.start()
         }
+        group.enter()
+        let checkpoints = Thread { [control] in
+            checkpointer.run(control: control)
+            group.leave()
+        }
+        checkpoints.name = "journal-checkpoints"
+        checkpoints.start()
         var started: [any ServiceSource] = []
         do {
             for entry in sources {

@@ -5,17 +5,19 @@ import Foundation
 /// Only entries already committed are published; a worker that falls behind the
 /// window reads the journal as usual, so the feed is an optimisation, never the record.
 ///
-/// With `pacing`, `waitForRoom` waits (up to `stallLimit` without progress from a worker)
-/// until every worker has taken the oldest batch the next one pushes out of the window: an
-/// import then runs at the pace of its slowest sink, and every sink takes every batch
-/// from memory, without the decoding that reading the journal back costs. A worker that
-/// makes no progress for `stallLimit` (a store down, a retry backoff) is not waited for.
+/// A paced feed (an import's) carries every append of its run, and `waitForRoom` waits
+/// (up to `stallLimit` without progress from a worker) until every worker has taken the
+/// oldest batch the next one pushes out of the window: the import then runs at the pace
+/// of its slowest sink, and every sink takes every batch from memory, without the
+/// decoding that reading the journal back costs. A worker that makes no progress for
+/// `stallLimit` (a store down, a retry backoff) is not waited for.
 public final class LiveFeed: @unchecked Sendable {
-    // @unchecked: every stored property is guarded by `condition`.
+    // @unchecked: every stored `var` is guarded by `condition`.
     private struct Batch {
         var first: Int64
         var entries: [JournalEntry]
-        var last: Int64 { first + Int64(entries.count) - 1 }
+        var end: Int64 { first + Int64(entries.count) }
+        var last: Int64 { end - 1 }
     }
 
     private struct Consumer {
@@ -26,16 +28,19 @@ public final class LiveFeed: @unchecked Sendable {
 
     private let condition = NSCondition()
     private var batches: [Batch] = []
+    private var entryCount = 0
     private var consumers: [String: Consumer] = [:]
     private var lastPublishedSequence: Int64?
-    private let window: Int
+    private let maxBatches: Int
+    private let maxEntries: Int
     private let pacing: Bool
     private let stallLimit: TimeInterval
 
-    /// Keeps the last `window` appended batches; with `pacing`, `waitForRoom` waits for
-    /// the workers as described above.
-    public init(window: Int = 2, pacing: Bool = false, stallLimit: TimeInterval = 2) {
-        self.window = window
+    /// Keeps the last `window` appended batches, and of those no more than `maxEntries`
+    /// entries (the newest batch is always kept). `pacing`: see above.
+    public init(window: Int = 2, maxEntries: Int = .max, pacing: Bool = false, stallLimit: TimeInterval = 2) {
+        self.maxBatches = max(1, window)
+        self.maxEntries = maxEntries
         self.pacing = pacing
         self.stallLimit = stallLimit
     }
@@ -47,7 +52,7 @@ public final class LiveFeed: @unchecked Sendable {
         guard pacing else { return }
         condition.lock()
         defer { condition.unlock() }
-        while batches.count >= window, let oldest = batches.first {
+        while batches.count >= maxBatches, let oldest = batches.first {
             let now = Date()
             let waitingFor = consumers.values.filter {
                 $0.position < oldest.last && now.timeIntervalSince($0.lastProgress) < stallLimit
@@ -63,21 +68,26 @@ public final class LiveFeed: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         batches.append(Batch(first: first, entries: entries))
-        if batches.count > window { batches.removeFirst(batches.count - window) }
+        entryCount += entries.count
+        while batches.count > 1 && (batches.count > maxBatches || entryCount > maxEntries) {
+            entryCount -= batches.removeFirst().entries.count
+        }
         lastPublishedSequence = entries.last?.sequence
     }
 
-    /// The sequence of the last entry published; nil before the first batch. When every
-    /// append goes through the feed (an import), a worker at or past it has nothing to read
-    /// from the journal: the next entries are published as soon as they are committed.
+    /// In a paced feed, the sequence of the last entry published (nil before the first
+    /// batch); nil in any other feed. A worker at or past it has nothing to read from the
+    /// journal: the next entries are published as soon as they are committed.
     public var lastPublished: Int64? {
+        guard pacing else { return nil }
         condition.lock()
         defer { condition.unlock() }
         return lastPublishedSequence
     }
 
-    /// Up to `limit` entries right after `sequence`, when the window still holds the next one.
-    /// `consumer` names the worker asking: everything up to `sequence` counts as taken by it.
+    /// Up to `limit` entries right after `sequence`, when the window still holds the next one;
+    /// they may span several consecutive batches. `consumer` names the worker asking:
+    /// everything up to `sequence` counts as taken by it.
     public func entries(after sequence: Int64, limit: Int, consumer: String? = nil) -> [JournalEntry]? {
         condition.lock()
         defer { condition.unlock() }
@@ -88,14 +98,24 @@ public final class LiveFeed: @unchecked Sendable {
                 condition.broadcast()
             }
         }
-        guard let batch = batches.first(where: { $0.first <= sequence + 1 && sequence + 1 <= $0.last }) else {
+        guard var index = batches.firstIndex(where: { $0.first <= sequence + 1 && sequence + 1 < $0.end }) else {
             return nil
         }
-        let start = Int(sequence + 1 - batch.first)
-        return Array(batch.entries[start..<min(batch.entries.count, start + limit)])
+        var next = sequence + 1
+        var out: [JournalEntry] = []
+        while index < batches.count && out.count < limit {
+            let batch = batches[index]
+            guard batch.first <= next && next < batch.end else { break }
+            let start = Int(next - batch.first)
+            let stop = min(batch.entries.count, start + limit - out.count)
+            out += batch.entries[start..<stop]
+            next = batch.first + Int64(stop)
+            index += 1
+        }
+        return out
     }
 
-    /// The worker `consumer` stopped: `publish` no longer waits for it.
+    /// The worker `consumer` stopped: `waitForRoom` no longer waits for it.
     public func leave(_ consumer: String) {
         condition.lock()
         defer { condition.unlock() }

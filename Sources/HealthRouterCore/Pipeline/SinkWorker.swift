@@ -56,9 +56,15 @@ public final class SinkWorker: Sendable {
 
     /// Runs until `control` says the input finished and the sink caught up with the
     /// journal, or until a stop is requested, or until `maxAttempts` failures in a row.
-    /// With a `feed`, every append to the journal while the worker runs must be published
-    /// to it (as `ImportRun` does): entries past the feed's last are not looked for in the journal.
-    public func run(control: WorkerControl, feed: LiveFeed? = nil) {
+    /// With a `feed`, fresh entries are taken as they are instead of read back from the
+    /// journal; a paced feed (`ImportRun`'s) carries every append of the run, so entries past
+    /// its last are not looked for in the journal.
+    ///
+    /// - Parameters:
+    ///   - writer: the journal's writer in a daemon: the worker records its cursor, errors and
+    ///     dead letters through it instead of competing for the journal's write lock with the
+    ///     requests it commits (nil: on the worker's own connection).
+    public func run(control: WorkerControl, feed: LiveFeed? = nil, writer: PushIngest? = nil) {
         defer { progressState.withLock { $0.finished = true } }
         let journal: Journal
         do {
@@ -79,7 +85,11 @@ public final class SinkWorker: Sendable {
         var savedAt = Date.distantPast
         func saveCursor() throws {
             guard let pending = unsaved else { return }
-            try journal.setCursor(sink: name, to: pending.sequence, written: pending.written)
+            if let writer {
+                writer.recordCursor(sink: name, to: pending.sequence, written: pending.written)
+            } else {
+                try journal.setCursor(sink: name, to: pending.sequence, written: pending.written)
+            }
             unsaved = nil
             savedAt = Date()
         }
@@ -148,7 +158,7 @@ public final class SinkWorker: Sendable {
                     }
                     last = end.sequence
                 }
-                let outcome = try deliver(selected, cursor: last, sink: sink!, journal: journal)
+                let outcome = try deliver(selected, cursor: last, sink: sink!, journal: journal, writer: writer)
                 unsaved = (last, (unsaved?.written ?? 0) + outcome.written)
                 if Date().timeIntervalSince(savedAt) >= Self.cursorInterval { try saveCursor() }
                 cursor = last
@@ -164,7 +174,11 @@ public final class SinkWorker: Sendable {
                 let message = "\(error)"
                 progressState.withLock { $0.lastError = message }
                 try? saveCursor()
-                try? journal.setLastError(sink: name, message)
+                if let writer {
+                    writer.recordLastError(sink: name, message)
+                } else {
+                    try? journal.setLastError(sink: name, message)
+                }
                 if let max = settings.maxAttempts, attempts >= max {
                     giveUp(message)
                     return
@@ -184,14 +198,18 @@ public final class SinkWorker: Sendable {
 
     /// Writes `entries` and sets the sink's cursor to `cursor`; isolates rejected entries.
     private func deliver(_ entries: [JournalEntry], cursor: Int64, sink: any Sink,
-                         journal: Journal) throws -> (written: Int, dead: Int) {
+                         journal: Journal, writer: PushIngest?) throws -> (written: Int, dead: Int) {
         do {
             try sink.write(entries, cursor: cursor)
             return (entries.count, 0)
         } catch SinkError.rejected(let reason) {
             guard entries.count > 1 else {
                 if let entry = entries.first {
-                    try journal.addDeadLetter(sink: name, sequence: entry.sequence, reason: reason)
+                    if let writer {
+                        try writer.addDeadLetter(sink: name, sequence: entry.sequence, reason: reason)
+                    } else {
+                        try journal.addDeadLetter(sink: name, sequence: entry.sequence, reason: reason)
+                    }
                     logger.warning("entry parked as a dead letter", [("seq", String(entry.sequence)), ("reason", reason)])
                 }
                 try sink.write([], cursor: cursor)
@@ -200,8 +218,8 @@ public final class SinkWorker: Sendable {
             let middle = entries.count / 2
             let first = Array(entries[..<middle])
             let second = Array(entries[middle...])
-            let a = try deliver(first, cursor: first.last!.sequence, sink: sink, journal: journal)
-            let b = try deliver(second, cursor: cursor, sink: sink, journal: journal)
+            let a = try deliver(first, cursor: first.last!.sequence, sink: sink, journal: journal, writer: writer)
+            let b = try deliver(second, cursor: cursor, sink: sink, journal: journal, writer: writer)
             return (a.written + b.written, a.dead + b.dead)
         }
     }

@@ -30,14 +30,13 @@ public final class SQLiteDatabase {
     /// The raw handle, for plugins that call the C API directly.
     public let handle: OpaquePointer
 
-    /// Process-wide settings, applied before the first connection initialises the library.
-    private static let configured: Void = {
-        _ = swsqlite_disable_memstatus()
-    }()
+    /// SQLite's allocation statistics (nothing here reads them) take a global mutex on every
+    /// malloc and free: off, before the first connection of the process initializes SQLite.
+    private static let withoutAllocationStatistics: Void = { _ = swsqlite_disable_memstatus() }()
 
     /// Opens (creating if missing) the database at `path` in WAL mode.
     public init(path: String, readOnly: Bool = false) throws {
-        Self.configured
+        _ = Self.withoutAllocationStatistics
         self.path = path
         var db: OpaquePointer?
         let flags = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
@@ -85,7 +84,21 @@ public final class SQLiteDatabase {
     }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    /// Inside another transaction it is a savepoint: its changes commit with the outer one
+    /// (several journal appends grouped into one commit), and a throw undoes only its own.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
+        if sqlite3_get_autocommit(handle) == 0 {
+            try execute("SAVEPOINT nested")
+            do {
+                let result = try body()
+                try execute("RELEASE nested")
+                return result
+            } catch {
+                try? execute("ROLLBACK TO nested")
+                try? execute("RELEASE nested")
+                throw error
+            }
+        }
         try execute("BEGIN IMMEDIATE")
         do {
             let result = try body()
