@@ -151,9 +151,10 @@ public final class NDJSONSink: Sink {
                     file.buffer.append(contentsOf: receivedAtSuffix)
                 case .tombstone(let tombstone):
                     var deleted: [String] = []
+                    var seen = Set<String>()
                     for id in tombstone.ids {
                         if fresh {
-                            guard !deleted.contains(id) else { continue }
+                            guard seen.insert(id).inserted else { continue }
                             appended.append((id, NDJSONIndex.Entry(contentHash: nil, sequence: sequence)))
                         } else {
                             let known = try entry(for: id)
