@@ -224,12 +224,17 @@ public final class TimescaleDBSink: Sink {
     public func write(_ entries: [JournalEntry], cursor: Int64) throws {
         guard let connection else { throw SinkError.unavailable("timescaledb: write before prepare") }
         do {
+            let superseded = Self.supersededPositions(entries)
             try connection.transaction {
                 rows.reset()
                 samplesStream.reset()
-                for entry in entries {
+                for (position, entry) in entries.enumerated() {
                     switch entry.item {
                     case .sample(let sample):
+                        // A later entry of the batch brings this id again (at another start, or in
+                        // another table): its upsert is the one that counts, and two rows of one id
+                        // in one statement would make `sample_index`'s upsert touch a row twice.
+                        if superseded.contains(position) { continue }
                         rows.append(sample, sequence: entry.sequence)
                         try samplesStream.sendIfFull(&rows.samples, on: connection)
                     case .tombstone(let tombstone):
@@ -245,6 +250,17 @@ public final class TimescaleDBSink: Sink {
         } catch let error as PostgresError {
             throw error.isDataError ? SinkError.rejected(error.description) : SinkError.unavailable(error.description)
         }
+    }
+
+    /// Positions of samples whose id comes again later in `entries` (usually none).
+    static func supersededPositions(_ entries: [JournalEntry]) -> Set<Int> {
+        var seen = Set<String>(minimumCapacity: entries.count)
+        var superseded = Set<Int>()
+        for (position, entry) in entries.enumerated().reversed() {
+            guard case .sample(let sample) = entry.item else { continue }
+            if !seen.insert(sample.id).inserted { superseded.insert(position) }
+        }
+        return superseded
     }
 
     /// Upserts the staged rows of each table and records where each id lives.

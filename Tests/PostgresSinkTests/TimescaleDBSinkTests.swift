@@ -269,6 +269,16 @@ import TimescaleDBSink
                 == ["index:samples:\(workout.id)", "samples:\(workout.id)"])
         let children = try connection.execute("SELECT count(*) FROM \(SQL.qualified(schema, "workout_events"))")
         #expect(children.int(0, 0) == 0)
+
+        // One batch bringing an id twice, at two starts: the later entry counts, the batch is not refused.
+        var twice = ConformanceFixtures.numbered(3)
+        var later = twice
+        later.start = ConformanceFixtures.at(700)
+        later.end = later.start
+        twice.value = 5
+        try sink.write(ConformanceFixtures.entries([twice, later], from: 8), cursor: 9)
+        let at700 = ConformanceFixtures.at(700).epochMilliseconds
+        #expect(try rows().filter { $0.contains(twice.id) } == ["index:samples:\(twice.id)@\(at700)", "samples:\(twice.id)@\(at700)"])
     }
 }
 
