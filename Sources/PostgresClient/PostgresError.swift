@@ -17,12 +17,13 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     }
 
     /// True when the data itself is at fault and retrying the same rows cannot succeed:
-    /// SQLSTATE classes 22 (data exception: out of range, invalid byte sequence) and
-    /// 23 (integrity constraint violation: a CHECK, NOT NULL), and 54 (program limit,
-    /// such as an index row too large).
+    /// SQLSTATE classes 21 (cardinality violation: two rows of a batch for one key in one
+    /// upsert), 22 (data exception: out of range, invalid byte sequence), 23 (integrity
+    /// constraint violation: a CHECK, NOT NULL), and 54 (program limit, such as an index row
+    /// too large).
     public var isDataError: Bool {
         guard let sqlState else { return false }
-        return sqlState.hasPrefix("22") || sqlState.hasPrefix("23") || sqlState.hasPrefix("54")
+        return ["21", "22", "23", "54"].contains { sqlState.hasPrefix($0) }
     }
 
     public var description: String {

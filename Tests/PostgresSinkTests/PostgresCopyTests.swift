@@ -5,6 +5,15 @@ import PostgresClient
 /// COPY sent in parts: the server's verdict on bad data reaches the caller with its SQLSTATE
 /// (a data error, so the sink dead-letters the row) however much was sent after the bad row.
 @Suite struct PostgresCopyTests {
+    @Test func errorsOfTheDataAreToldFromFailuresOfTheServer() {
+        for state in ["21000", "22P02", "23505", "54000"] {
+            #expect(PostgresError(sqlState: state, message: "", operation: "test").isDataError, "\(state)")
+        }
+        for state in ["08006", "40001", "57014", "53100", nil] {
+            #expect(!PostgresError(sqlState: state, message: "", operation: "test").isDataError, "\(String(describing: state))")
+        }
+    }
+
     @Test func badDataEarlyInAStreamedCopyIsADataError() throws {
         guard let url = PostgresTestDatabase.url else { return }
         let connection = try PostgresTestDatabase.connect(url)
