@@ -44,7 +44,7 @@ public final class Journal {
         database = try SQLiteDatabase(path: path)
         // The writer's id keys are time-local (see sample_ids): a modest cache holds the pages
         // being filled. Readers (sink workers) mostly take entries from memory (LiveFeed).
-        try database.execute(role == .writer ? "PRAGMA cache_size=-4096" : "PRAGMA cache_size=-1024")
+        try database.execute(role == .writer ? "PRAGMA cache_size=-2048" : "PRAGMA cache_size=-1024")
         try database.execute("""
             CREATE TABLE IF NOT EXISTS entries(
                 seq INTEGER PRIMARY KEY,

@@ -22,8 +22,9 @@ public final class JournalSourceOutput: SourceOutput, @unchecked Sendable {
     private let bufferLimit: Int
     private var pending: [HealthItem] = []
     private let appendQueue = DispatchQueue(label: "healthrouter.journal-append")
-    /// At most one batch appending and one waiting: the source cannot run far ahead.
-    private let slots = DispatchSemaphore(value: 2)
+    /// At most one batch handed to the append queue while the source gathers the next: the
+    /// source cannot run far ahead (each batch held is 5,000 decoded items in memory).
+    private let slots = DispatchSemaphore(value: 1)
     private let failure = Mutex<String?>(nil)
 
     private let feed: LiveFeed?
@@ -42,14 +43,21 @@ public final class JournalSourceOutput: SourceOutput, @unchecked Sendable {
             try append(items)
             return
         }
-        pending.append(contentsOf: items)
-        while pending.count >= bufferLimit { try handOff() }
+        // Filled up to exactly `bufferLimit`, never past it: the array is allocated once at
+        // that size, and each batch is what a worker writes in one transaction.
+        var rest = items[...]
+        while !rest.isEmpty {
+            let taken = rest.prefix(bufferLimit - pending.count)
+            pending.append(contentsOf: taken)
+            rest = rest.dropFirst(taken.count)
+            if pending.count >= bufferLimit { try handOff() }
+        }
     }
 
     /// Appends whatever is buffered and waits until every batch is durable. Called when
     /// the source returned or threw.
     public func finish() throws {
-        repeat { try handOff() } while !pending.isEmpty
+        try handOff()
         appendQueue.sync {}
         try rethrowFailure()
     }
@@ -57,17 +65,9 @@ public final class JournalSourceOutput: SourceOutput, @unchecked Sendable {
     private func handOff() throws {
         try rethrowFailure()
         guard !pending.isEmpty else { return }
-        // Batches of exactly `bufferLimit` (the workers' batch size): a worker then writes
-        // each as one transaction, not as a full one and a small remainder.
-        let items: [HealthItem]
-        if bufferLimit > 0 && pending.count > bufferLimit {
-            items = Array(pending[..<bufferLimit])
-            pending.removeFirst(bufferLimit)
-        } else {
-            items = pending
-            pending = []
-            pending.reserveCapacity(bufferLimit)
-        }
+        let items = pending
+        pending = []
+        pending.reserveCapacity(bufferLimit)
         slots.wait()
         appendQueue.async { [self] in
             defer { slots.signal() }

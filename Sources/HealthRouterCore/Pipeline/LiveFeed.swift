@@ -103,6 +103,7 @@ public final class LiveFeed: @unchecked Sendable {
         }
         var next = sequence + 1
         var out: [JournalEntry] = []
+        out.reserveCapacity(min(limit, batches[index...].reduce(0) { $0 + $1.entries.count }))
         while index < batches.count && out.count < limit {
             let batch = batches[index]
             guard batch.first <= next && next < batch.end else { break }
