@@ -13,6 +13,8 @@ packages=(
   libpq-dev postgresql             # Postgres sinks and their tests
   libcurl4-openssl-dev libmicrohttpd-dev   # HTTP sink and HTTP push source
   python3 python3-venv             # fixture generator; healthkit-to-sqlite in the benchmark
+  openssl                          # the TLS test makes its certificate with it
+  curl                             # bench-push.sh waits for the daemon with it
 )
 missing=()
 for p in "${packages[@]}"; do
