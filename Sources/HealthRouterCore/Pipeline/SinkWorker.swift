@@ -136,15 +136,12 @@ public final class SinkWorker: Sendable {
                     batchesFromFeed += 1
                     selected = live.filter { selects($0.item.sampleType, $0.source) }
                     last = end.sequence
-                } else if let published = feed?.lastPublished, cursor >= published {
-                    // Caught up with the feed, through which every append of this run goes:
-                    // the next entries are published as soon as they are committed.
-                    try saveCursor()
-                    if inputFinished { return }
-                    control.wait(seconds: 0.05)
-                    continue
                 } else {
-                    let stored = try journal.entries(after: cursor, limit: settings.batchSize)
+                    // Caught up with a paced feed, through which every append of this run goes:
+                    // the next entries are published as soon as they are committed, so there is
+                    // nothing to look for in the journal.
+                    let caughtUp = feed?.lastPublished.map { cursor >= $0 } ?? false
+                    let stored = caughtUp ? [] : try journal.entries(after: cursor, limit: settings.batchSize)
                     guard let end = stored.last else {
                         try saveCursor()
                         if inputFinished { return }
