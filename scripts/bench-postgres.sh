@@ -2,10 +2,12 @@
 # Postgres sink benchmark (issue 3). In one run, on a local PostgreSQL (a throwaway one from
 # scripts/with-postgres.sh unless PG_URL is set), with ROWS generated samples (default 1,000,000),
 # for each sink (timescaledb with plain tables, postgres):
-#   - the reference: psql COPY of the same rows into a staging table + INSERT … ON CONFLICT … DO UPDATE
-#     … WHERE … IS DISTINCT FROM, in one transaction, into a copy of the sink's main table (same
-#     columns, indexes and constraints: CREATE TABLE … (LIKE … INCLUDING ALL)), with the row content
-#     the sink writes (for postgres, metadata carries healthrouter_id as the sink's rows do);
+#   - the reference: psql COPY of the same rows into a staging table + INSERT … SELECT DISTINCT ON …
+#     ON CONFLICT … DO UPDATE … WHERE … IS DISTINCT FROM, in one transaction, into a copy of the
+#     sink's main table (same columns, indexes and constraints: CREATE TABLE … (LIKE … INCLUDING
+#     ALL)). The rows are the very COPY rows the sink stages (written by the sink's own row encoder,
+#     postgres-bench --tsv), so both load the same bytes (for postgres, metadata with the sink's
+#     healthrouter_id and healthrouter:fields keys); postgres-bench --reference-sql prints the script;
 #   - for timescaledb also the reference doing the work the sink does beyond it: the same, plus
 #     the id → (table, start_at) lookup table `sample_index` filled in the same statement;
 #   - the sink, 5,000 rows a batch (the worker's default), one transaction each, twice: the second
@@ -25,24 +27,18 @@ work="${BENCH_DIR:-bench-data}"
 mkdir -p "$work"
 swift build -c release --product postgres-bench >/dev/null
 bench=.build/release/postgres-bench
-tsv="$(realpath "$work")/pg-$rows.tsv"
-[ -s "$tsv" ] || "$bench" --rows "$rows" --tsv "$tsv"
 sql=(psql -X -q -v ON_ERROR_STOP=1 "$PG_URL")
 now() { date +%s.%N; }
-user="00000000-0000-4000-8000-000000000001"
-stage="CREATE TEMP TABLE stage (id text, start_at bigint, end_at bigint, type text, source_name text, device text,
-  value double precision, unit text, metadata jsonb, journal_seq bigint) ON COMMIT DROP;"
-ms() { echo "to_timestamp($1::float8 / 1000)"; }
 
-# reference LABEL SCHEMA INSERT: times psql COPY + INSERT in one transaction; sets ref_rate and
-# ref_cpu ("server client" CPU seconds, empty when /proc cannot be read through the server).
+# reference LABEL SCHEMA SCRIPT: times psql running SCRIPT (COPY + INSERT in one transaction); sets
+# ref_rate and ref_cpu ("server client" CPU seconds, empty when /proc cannot be read through the server).
 reference() {
-  local label=$1 schema=$2 insert=$3
+  local label=$1 schema=$2 script=$3
   "${sql[@]}" -c "VACUUM ANALYZE"
   # The server process's CPU time is read from /proc before and after (a local server and a superuser, as here).
   local stat="SELECT pg_read_file('/proc/self/stat');" t0 t1 out
   t0=$(now)
-  out=$(printf '%s\nBEGIN;\n%s\n\\copy stage FROM %s\n%s;\nCOMMIT;\n%s\n' "$stat" "$stage" "'$tsv'" "$insert" "$stat" \
+  out=$(printf '%s\n%s\n%s\n' "$stat" "$script" "$stat" \
     | /usr/bin/time -f "%U %S" -o "$work/psql-cpu" "${sql[@]}" -At)
   t1=$(now)
   "${sql[@]}" -c "VACUUM ANALYZE" -c "SET client_min_messages = warning" -c "DROP SCHEMA $schema CASCADE"
@@ -70,39 +66,19 @@ for sink in timescaledb postgres; do
   "${sql[@]}" -c "SET client_min_messages = warning; DROP SCHEMA IF EXISTS $schema CASCADE" \
     -c "DROP SCHEMA IF EXISTS bench_ref_$sink CASCADE; DROP SCHEMA IF EXISTS bench_ref2_$sink CASCADE"
   "$bench" --url "$PG_URL" --sink "$sink" --schema "$schema" --prepare-only 1
+  tsv="$(realpath "$work")/pg-$sink-$rows.tsv"
+  [ -s "$tsv" ] || "$bench" --rows "$rows" --sink "$sink" --tsv "$tsv"
+  main=$([ "$sink" = timescaledb ] && echo samples || echo healthkit_metrics)
+  "${sql[@]}" -c "CREATE SCHEMA bench_ref_$sink; CREATE TABLE bench_ref_$sink.$main (LIKE $schema.$main INCLUDING ALL)"
+  reference "$sink reference (psql COPY + INSERT … ON CONFLICT into the same table shape)" "bench_ref_$sink" \
+    "$("$bench" --sink "$sink" --schema "bench_ref_$sink" --reference-sql "$tsv")"
+  main_rate=$ref_rate main_cpu=$ref_cpu lookup_rate="" lookup_cpu=""
   if [ "$sink" = timescaledb ]; then
-    upsert() {
-      echo "INSERT INTO $1.samples AS t (id, start_at, end_at, type, source_name, device, value, unit, metadata, journal_seq, kind)
-      SELECT DISTINCT ON (id, start_at) id, $(ms start_at), $(ms end_at), type, source_name, device, value, unit, metadata, journal_seq, 'quantity'
-      FROM stage ORDER BY id, start_at, journal_seq DESC
-      ON CONFLICT (id, start_at) DO UPDATE SET end_at = EXCLUDED.end_at, type = EXCLUDED.type, source_name = EXCLUDED.source_name,
-        device = EXCLUDED.device, value = EXCLUDED.value, unit = EXCLUDED.unit, metadata = EXCLUDED.metadata,
-        journal_seq = EXCLUDED.journal_seq, written_at = now()
-      WHERE (t.end_at, t.type, t.source_name, t.device, t.value, t.unit, t.metadata)
-        IS DISTINCT FROM (EXCLUDED.end_at, EXCLUDED.type, EXCLUDED.source_name, EXCLUDED.device, EXCLUDED.value, EXCLUDED.unit, EXCLUDED.metadata)"
-    }
-    "${sql[@]}" -c "CREATE SCHEMA bench_ref_$sink; CREATE TABLE bench_ref_$sink.samples (LIKE $schema.samples INCLUDING ALL)"
-    reference "$sink reference (psql COPY + INSERT … ON CONFLICT into the same table shape)" "bench_ref_$sink" "$(upsert "bench_ref_$sink")"
-    main_rate=$ref_rate main_cpu=$ref_cpu
     "${sql[@]}" -c "CREATE SCHEMA bench_ref2_$sink; CREATE TABLE bench_ref2_$sink.samples (LIKE $schema.samples INCLUDING ALL);
       CREATE TABLE bench_ref2_$sink.sample_index (LIKE $schema.sample_index INCLUDING ALL)"
     reference "$sink reference + lookup table (the same, and sample_index filled from its RETURNING)" "bench_ref2_$sink" \
-      "WITH up AS ($(upsert "bench_ref2_$sink") RETURNING t.id, t.start_at)
-      INSERT INTO bench_ref2_$sink.sample_index AS k (id, table_name, start_at) SELECT id, 'samples', start_at FROM up
-      ON CONFLICT (id) DO UPDATE SET table_name = EXCLUDED.table_name, start_at = EXCLUDED.start_at
-      WHERE (k.table_name, k.start_at) IS DISTINCT FROM (EXCLUDED.table_name, EXCLUDED.start_at)"
+      "$("$bench" --sink "$sink" --schema "bench_ref2_$sink" --reference-sql "$tsv" --lookup 1)"
     lookup_rate=$ref_rate lookup_cpu=$ref_cpu
-  else
-    "${sql[@]}" -c "CREATE SCHEMA bench_ref_$sink; CREATE TABLE bench_ref_$sink.healthkit_metrics (LIKE $schema.healthkit_metrics INCLUDING ALL)"
-    reference "$sink reference (psql COPY + INSERT … ON CONFLICT into the same table shape)" "bench_ref_$sink" \
-      "INSERT INTO bench_ref_$sink.healthkit_metrics AS t (id, user_id, metric_type, value, unit, source_device, started_at, ended_at, metadata, journal_seq)
-      SELECT DISTINCT ON (type, device, start_at) id::uuid, '$user', type, value, unit, device, $(ms start_at), $(ms end_at),
-        coalesce(metadata, '{}') || jsonb_build_object('healthrouter_id', id), journal_seq
-      FROM stage ORDER BY type, device, start_at, journal_seq DESC
-      ON CONFLICT (user_id, metric_type, source_device, started_at) DO UPDATE SET id = EXCLUDED.id, value = EXCLUDED.value,
-        unit = EXCLUDED.unit, ended_at = EXCLUDED.ended_at, metadata = EXCLUDED.metadata, journal_seq = EXCLUDED.journal_seq, synced_at = now()
-      WHERE (t.id, t.value, t.unit, t.ended_at, t.metadata) IS DISTINCT FROM (EXCLUDED.id, EXCLUDED.value, EXCLUDED.unit, EXCLUDED.ended_at, EXCLUDED.metadata)"
-    main_rate=$ref_rate main_cpu=$ref_cpu lookup_rate="" lookup_cpu=""
   fi
   out=$("$bench" --url "$PG_URL" --sink "$sink" --schema "$schema" --rows "$rows")
   echo "$out"

@@ -19,6 +19,13 @@ public struct CopyTextWriter {
         atRowStart = true
     }
 
+    /// Appends the complete rows of `other` (at a row boundary).
+    public mutating func appendRows(_ other: CopyTextWriter) {
+        precondition(atRowStart && other.atRowStart, "rows are appended whole")
+        bytes.append(contentsOf: other.bytes)
+        rowCount += other.rowCount
+    }
+
     private mutating func separate() {
         if !atRowStart { bytes.append(9) }
         atRowStart = false

@@ -2,7 +2,8 @@
 //
 //   postgres-bench --url CONNINFO --rows N --sink timescaledb|postgres --schema S
 //   postgres-bench --url CONNINFO --sink … --schema S --prepare-only 1   (creates the tables only)
-//   postgres-bench --rows N --tsv FILE      (the same rows as tab-separated COPY text, for the psql reference)
+//   postgres-bench --rows N --sink S --tsv FILE   (the rows as sink S stages them, COPY text, for the psql reference)
+//   postgres-bench --sink S --schema S --reference-sql TSV [--lookup 1]   (prints the psql reference's script)
 import Foundation
 import HealthRouterCore
 import PostgresClient
@@ -42,25 +43,43 @@ func sample(_ n: Int) -> Sample {
                   metadata: kind == 0 ? [MetadataEntry("HKMetadataKeyHeartRateMotionContext", .number(Double(n % 3)))] : [])
 }
 
-if let tsv = options["tsv"] {
-    // id, start_ms, end_ms, type, source_name, device, value, unit, metadata, journal_seq
+let benchUserId = "00000000-0000-4000-8000-000000000001"
+
+if let tsv = options["tsv"], let sinkType = options["sink"] {
+    // The rows exactly as the sink stages them (its own row encoder), for the psql reference.
     var writer = CopyTextWriter(capacity: 1 << 26)
     let handle = FileManager.default.createFile(atPath: tsv, contents: nil) ? FileHandle(forWritingAtPath: tsv) : nil
     guard let handle else { fatalError("cannot write \(tsv)") }
-    var json = JSONWriter()
+    var postgres = PostgresSinkReference(schema: "public", userId: benchUserId)
+    var timescale = TimescaleDBSinkReference(schema: "public", userId: nil)
     for n in 0..<rows {
-        let s = sample(n)
-        writer.text(s.id); writer.int(s.start.epochMilliseconds); writer.int(s.end.epochMilliseconds)
-        writer.text(s.type); writer.text(s.sourceName); writer.text(s.device); writer.double(s.value); writer.text(s.unit)
-        if s.metadata.isEmpty { writer.null() } else {
-            json.reset(); PulsoJSONEncoder.writeMetadata(s.metadata, into: &json); writer.textBytes(json.bytes)
+        if sinkType == "postgres" {
+            postgres.append(sample(n), sequence: Int64(n + 1), into: &writer)
+        } else {
+            timescale.append(sample(n), sequence: Int64(n + 1), into: &writer)
         }
-        writer.int(Int64(n + 1))
-        writer.endRow()
         if writer.bytes.count > 1 << 25 { handle.write(Data(writer.bytes)); writer.reset() }
     }
     handle.write(Data(writer.bytes))
     handle.closeFile()
+    exit(0)
+}
+
+if let tsv = options["reference-sql"], let sinkType = options["sink"], let schema = options["schema"] {
+    // The psql reference: one transaction, COPY of the sink's rows into the staging table, and the
+    // upsert (for timescaledb with `--lookup 1` also filling sample_index from its RETURNING).
+    let table = sinkType == "postgres" ? PostgresSinkReference(schema: schema, userId: benchUserId).table
+        : TimescaleDBSinkReference(schema: schema, userId: nil).samples
+    var upsert = table.upsertSQL
+    if options["lookup"] != nil {
+        let index = TimescaleDBSinkReference(schema: schema, userId: nil).sampleIndex
+        upsert = "WITH up AS (\(upsert) RETURNING t.id, t.start_at) INSERT INTO \(index) AS k (id, table_name, start_at) "
+            + "SELECT id, 'samples', start_at FROM up ON CONFLICT (id) DO UPDATE SET table_name = EXCLUDED.table_name, "
+            + "start_at = EXCLUDED.start_at, previous_table = k.table_name, previous_start_at = k.start_at "
+            + "WHERE (k.table_name, k.start_at) IS DISTINCT FROM (EXCLUDED.table_name, EXCLUDED.start_at)"
+    }
+    let copy = table.copySQL.replacingOccurrences(of: " FROM STDIN", with: "")
+    print("BEGIN;\n\(table.createStagingSQL);\n\\copy \(copy.dropFirst("COPY ".count)) FROM '\(tsv)'\n\(upsert);\nCOMMIT;")
     exit(0)
 }
 
@@ -71,7 +90,7 @@ guard let url = options["url"], let sinkType = options["sink"], let schema = opt
 let context = PluginContext(name: "bench", stateDirectory: NSTemporaryDirectory(), logger: Logger(minimumLevel: .warning))
 func makeSink() -> any Sink {
     sinkType == "postgres"
-        ? PostgresSink(configuration: .init(url: url, userId: "00000000-0000-4000-8000-000000000001", schema: schema),
+        ? PostgresSink(configuration: .init(url: url, userId: benchUserId, schema: schema),
                        context: context)
         : TimescaleDBSink(configuration: .init(url: url, schema: schema, requireTimescaledb: false), context: context)
 }
