@@ -15,6 +15,14 @@ final class SQLiteSinkRowWriter {
     private let headers: [String: HeaderPositions]
     private let samplePositions: SamplePositions
     private let samplesUpsert: SQLiteStatement
+    /// Plain inserts into the bulk tables (`SQLiteSinkSchema.bulkIdIndexes`), for `insertsNewIds`.
+    private let samplesInsert: SQLiteStatement
+    private let sleepStagesInsert: SQLiteStatement
+
+    /// Set by the sink while it loads entries that are the first of their id into empty bulk
+    /// tables whose id index it dropped: rows of those tables are inserted, not upserted, and
+    /// have no earlier child rows to remove.
+    var insertsNewIds = false
 
     /// Scratch space for time text and JSON, reused across rows.
     private var timeText = [UInt8](repeating: 0, count: UTCTimeText.length)
@@ -33,6 +41,8 @@ final class SQLiteSinkRowWriter {
         }
         self.upserts = upserts
         samplesUpsert = upserts[Schema.samples.name]!
+        samplesInsert = try database.prepare(Schema.samples.insertSQL)
+        sleepStagesInsert = try database.prepare(Schema.sleepStages.insertSQL)
         self.headers = headers
         var childInserts: [String: SQLiteStatement] = [:]
         for table in Schema.childTables { childInserts[table.name] = try database.prepare(table.insertSQL) }
@@ -82,7 +92,7 @@ final class SQLiteSinkRowWriter {
 
     private func writePlainSample(_ sample: Sample, sequence: Int64) throws {
         let at = samplePositions
-        let statement = samplesUpsert
+        let statement = insertsNewIds ? samplesInsert : samplesUpsert
         try bindHeader(sample, sequence: sequence, at: sampleHeader, statement)
         statement.bind(at.kind, sample.kind.name)
         statement.bind(at.value, sample.value)
@@ -95,7 +105,7 @@ final class SQLiteSinkRowWriter {
         // Every column is bound for every row, so the bindings need no clearing.
         guard try execute(statement, clearBindings: false),
               !beats.isEmpty || sample.type == Self.heartRateVariability else { return }
-        try removeChildren(of: Schema.samples.name, id: sample.id)
+        if !insertsNewIds { try removeChildren(of: Schema.samples.name, id: sample.id) }
         let insert = childInserts[Schema.heartbeats.name]!
         for (ordinal, beat) in beats.enumerated() {
             insert.bind(1, sample.id)
@@ -109,7 +119,7 @@ final class SQLiteSinkRowWriter {
 
     private func writeSleepStage(_ sample: Sample, sequence: Int64) throws {
         let table = Schema.sleepStages
-        let statement = upserts[table.name]!
+        let statement = insertsNewIds ? sleepStagesInsert : upserts[table.name]!
         try bindHeader(sample, sequence: sequence, table: table.name, statement)
         statement.bind(table.position("stage"),
                        sample.categoryValue.map { CategoryValueNames.pulsoName($0, type: sample.type) })

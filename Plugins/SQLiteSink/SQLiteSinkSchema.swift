@@ -25,6 +25,13 @@ enum SQLiteSinkSchema {
 
     static let idColumn: (String, String) = ("id", "TEXT PRIMARY KEY CHECK (id <> '')")
 
+    /// The id of the two big tables, `samples` and `sleep_stages`: unique through an index of its own
+    /// (`<table>_id`, see `bulkIdIndexes`) rather than the primary key, so that the sink can drop the
+    /// index while it loads a large history into an empty table and build it once at the end: one
+    /// sort instead of a random insert per row into a B-tree of UUIDs. Stores created before keep
+    /// `id TEXT PRIMARY KEY` (same queries, same upserts; they load without dropping anything).
+    static let bulkIdColumn: (String, String) = ("id", "TEXT NOT NULL CHECK (id <> '')")
+
     /// Where the sample came from, and when it was created (every sample table has them).
     static let provenance: [(String, String)] = [
         ("source_name", requiredText), ("source_version", text), ("source_bundle_id", text), ("device", text),
@@ -34,14 +41,14 @@ enum SQLiteSinkSchema {
     ]
 
     static let samples = SQLiteSinkTable(name: "samples", columns: columns([
-        idColumn, ("type", requiredText), ("kind", requiredText),
+        bulkIdColumn, ("type", requiredText), ("kind", requiredText),
         ("start_at", requiredText), ("end_at", requiredText),
         ("value", real), ("unit", text), ("category_value", text),
     ] + provenance + [("detail_hash", integer), ("journal_seq", requiredInteger)]),
     constraints: [endNotBeforeStart])
 
     static let sleepStages = SQLiteSinkTable(name: "sleep_stages", columns: columns([
-        idColumn, ("type", requiredText), ("stage", text),
+        bulkIdColumn, ("type", requiredText), ("stage", text),
         ("start_at", requiredText), ("end_at", requiredText),
         ("category_value", text), ("value", real), ("unit", text),
     ] + provenance + [("journal_seq", requiredInteger)]),
@@ -184,6 +191,24 @@ enum SQLiteSinkSchema {
         "CREATE INDEX IF NOT EXISTS heartbeats_sample ON heartbeats (sample_id, ordinal)",
     ]
 
+    /// The tables whose id is unique through a droppable index, with that index's name and SQL.
+    static let bulkIdIndexes: [(table: String, index: String, sql: String)] = [samples, sleepStages].map {
+        ($0.name, "\($0.name)_id", "CREATE UNIQUE INDEX IF NOT EXISTS \($0.name)_id ON \($0.name) (id)")
+    }
+
+    /// Creates the id index of each bulk table that has no unique index on its id: a new store, or
+    /// one whose load was cut short. A store created with `id TEXT PRIMARY KEY` already has one.
+    static func createIdIndexes(in database: SQLiteDatabase) throws {
+        for table in bulkIdIndexes where try !hasPrimaryKeyIndex(table.table, in: database) {
+            try database.execute(table.sql)
+        }
+    }
+
+    /// Whether `table` was created with `id TEXT PRIMARY KEY` (before `bulkIdColumn`).
+    static func hasPrimaryKeyIndex(_ table: String, in database: SQLiteDatabase) throws -> Bool {
+        try database.scalarInt("SELECT count(*) FROM pragma_index_list('\(table)') WHERE origin = 'pk'") ?? 0 > 0
+    }
+
     /// Child tables by parent table, with the column naming the parent's id.
     static let childrenByParent: [(parent: String, children: [(table: String, column: String)])] = [
         ("samples", [("heartbeats", "sample_id")]),
@@ -208,6 +233,7 @@ enum SQLiteSinkSchema {
         try database.transaction {
             for table in allTables { try database.execute(table.createSQL) }
             for index in indexes { try database.execute(index) }
+            try createIdIndexes(in: database)
             for trigger in triggers { try database.execute(trigger) }
             if let stored = try database.scalarInt("SELECT max(version) FROM healthrouter_schema") {
                 guard stored <= version else {

@@ -30,6 +30,24 @@ import Testing
         #expect(try entries[1].decoded().item == .sample(sample))
     }
 
+    @Test func entriesSayWhetherTheyAreTheFirstOfTheirId() throws {
+        let journal = try Journal(stateDirectory: makeTemporaryDirectory())
+        let exported = heartRate(60, at: 0)
+        var native = heartRate(61, at: 1)
+        native.id = "6F0D3A52-1C9B-4B8E-9A34-0F6C2D1E5B7A"
+        let appended = try journal.appendCollecting([.sample(exported), .sample(native)], source: "history")
+        // What the live feed hands out says the same as what is read back.
+        #expect(appended.entries.map(\.isFirstOfId) == [true, false])
+        var changed = exported
+        changed.metadata = [MetadataEntry("HKMetadataKeyHeartRateMotionContext", .number(1))]
+        try journal.append([.sample(changed), .tombstone(Tombstone(ids: [native.id]))], source: "phone")
+        let stored = try journal.entries(after: 0, limit: 10)
+        // A fingerprint id new to the journal is the first of its id; a producer's own id never
+        // counts (it may come back at another start), nor a change, nor a tombstone.
+        #expect(stored.map(\.isFirstOfId) == [true, false, false, false])
+        #expect(try stored.map { try $0.decoded().isFirstOfId } == [true, false, false, false])
+    }
+
     @Test func sameReadingUnderTwoIdsIsAnAliasAndTombstonesReachBoth() throws {
         let journal = try Journal(stateDirectory: makeTemporaryDirectory())
         let exported = heartRate(72, at: 10)
@@ -115,6 +133,19 @@ import Testing
         try old.execute("CREATE TABLE sample_ids(id TEXT PRIMARY KEY, content_hash INTEGER NOT NULL, seq INTEGER NOT NULL)")
         let error = #expect(throws: JournalIncompatible.self) { _ = try Journal(stateDirectory: directory) }
         #expect(error?.description.contains("move the file away") == true)
+        // A journal from before entries said whether they are the first of their id gains the
+        // column; its entries read as not known to be.
+        let older = makeTemporaryDirectory()
+        do {
+            let journal = try Journal(stateDirectory: older)
+            try journal.append([.sample(heartRate(60, at: 0))], source: "history")
+        }
+        let database = try SQLiteDatabase(path: older + "/journal.sqlite")
+        try database.execute("ALTER TABLE entries DROP COLUMN first_of_id")
+        let reopened = try Journal(stateDirectory: older)
+        #expect(try reopened.entries(after: 0, limit: 10).map(\.isFirstOfId) == [false])
+        try reopened.append([.sample(heartRate(61, at: 1))], source: "history")
+        #expect(try reopened.entries(after: 0, limit: 10).map(\.isFirstOfId) == [false, true])
         // A current journal opens again and again.
         let fresh = makeTemporaryDirectory()
         _ = try Journal(stateDirectory: fresh)

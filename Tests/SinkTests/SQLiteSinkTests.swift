@@ -297,6 +297,146 @@ import Testing
         }
     }
 
+    // MARK: - Bulk loads
+
+    /// `count` samples (heart rates, every tenth a sleep stage, every hundredth an HRV sample with
+    /// beats), each the first of its id, with sequences from `first`.
+    func firstOfIdEntries(_ count: Int, from first: Int64 = 1) -> [JournalEntry] {
+        (0..<count).map { n in
+            var sample = n % 10 == 9 ? SinkFixtures.sleep : n % 100 == 50 ? SinkFixtures.hrv : SinkFixtures.heartRate
+            sample.id = "BULK-\(first + Int64(n))"
+            return JournalEntry(sequence: first + Int64(n), source: "history", item: .sample(sample), isFirstOfId: true)
+        }
+    }
+
+    func idIndexes(_ path: String) throws -> [String] {
+        try rows(path, "SELECT name FROM sqlite_master WHERE type = 'index' AND name IN ('samples_id', 'sleep_stages_id') ORDER BY name")
+    }
+
+    @Test func aLoadIntoAnEmptyStoreBuildsTheIdIndexesOnceItCaughtUp() throws {
+        let entries = firstOfIdEntries(2500)
+        // The same entries, not known to be the first of their ids, through the upserts.
+        let reference = try TemporaryDirectory()
+        defer { reference.remove() }
+        let upserted = SQLiteSink(configuration: .init(path: reference.path + "/health.sqlite"),
+                                  context: SinkFixtures.context(reference.path))
+        _ = try upserted.prepare()
+        for part in [entries[..<1200], entries[1200...]] {
+            try upserted.write(part.map { JournalEntry(sequence: $0.sequence, source: $0.source, item: $0.item) },
+                               cursor: part.last!.sequence)
+        }
+        upserted.close()
+        #expect(try idIndexes(reference.path + "/health.sqlite") == ["samples_id", "sleep_stages_id"])
+
+        try withSink { sink, path in
+            try sink.write(Array(entries[..<1200]), cursor: 1200)
+            #expect(try idIndexes(path).isEmpty)
+            // Later batches of the load need not be large.
+            try sink.write(Array(entries[1200...]), cursor: 2500)
+            #expect(try idIndexes(path).isEmpty)
+            try sink.caughtUp()
+            #expect(try idIndexes(path) == ["samples_id", "sleep_stages_id"])
+            #expect(try dump(path) == dump(reference.path + "/health.sqlite"))
+            #expect(try scalar(path, "SELECT count(*) FROM heartbeats") == String(25 * 2))
+        }
+    }
+
+    @Test func anyOtherWriteAfterALoadBuildsTheIndexesFirst() throws {
+        try withSink { sink, path in
+            try sink.write(firstOfIdEntries(1000), cursor: 1000)
+            #expect(try idIndexes(path).isEmpty)
+            // A change to a loaded sample: upserted over its row, which needs the index.
+            var changed = SinkFixtures.heartRate
+            changed.id = "BULK-1"
+            changed.value = 99
+            try sink.write([JournalEntry(sequence: 1001, source: "phone", item: .sample(changed))], cursor: 1001)
+            #expect(try idIndexes(path) == ["samples_id", "sleep_stages_id"])
+            #expect(try rows(path, "SELECT value FROM samples WHERE id = 'BULK-1'") == ["99.0"])
+            // Now that the tables hold rows, a load never drops the indexes again.
+            try sink.write(firstOfIdEntries(1500, from: 1002), cursor: 2501)
+            #expect(try idIndexes(path) == ["samples_id", "sleep_stages_id"])
+            #expect(try scalar(path, "SELECT count(*) FROM samples") == "2250")
+            #expect(try scalar(path, "SELECT count(*) FROM sleep_stages") == "250")
+        }
+    }
+
+    @Test func onlyEntriesNewToTheStoreAndFirstOfTheirIdLoadInBulk() throws {
+        // Entries not known to be the first of their ids.
+        try withSink { sink, path in
+            let unknown = firstOfIdEntries(1500).map { JournalEntry(sequence: $0.sequence, source: $0.source, item: $0.item) }
+            try sink.write(unknown, cursor: 1500)
+            #expect(try idIndexes(path).count == 2)
+        }
+        // Too few to be worth it.
+        try withSink { sink, path in
+            try sink.write(firstOfIdEntries(10), cursor: 10)
+            #expect(try idIndexes(path).count == 2)
+        }
+        // A re-delivery: entries at or before the stored cursor.
+        try withSink { sink, path in
+            try sink.write([], cursor: 5000)
+            try sink.write(firstOfIdEntries(1500), cursor: 5000)
+            #expect(try idIndexes(path).count == 2)
+        }
+    }
+
+    @Test func aLoadCutShortGetsItsIndexesAtTheNextPrepare() throws {
+        try withSink { sink, path in
+            try sink.write(firstOfIdEntries(1500), cursor: 1500)
+            #expect(try idIndexes(path).isEmpty)
+            // Another process opening the store, as after a kill: it builds them.
+            let restarted = SQLiteSink(configuration: .init(path: path), context: SinkFixtures.context(NSTemporaryDirectory()))
+            #expect(try restarted.prepare() == 1500)
+            #expect(try idIndexes(path) == ["samples_id", "sleep_stages_id"])
+            restarted.close()
+        }
+    }
+
+    @Test func closingAfterALoadBuildsTheIndexes() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path + "/health.sqlite"
+        let sink = SQLiteSink(configuration: .init(path: path), context: SinkFixtures.context(directory.path))
+        _ = try sink.prepare()
+        try sink.write(firstOfIdEntries(1500), cursor: 1500)
+        sink.close()
+        #expect(try idIndexes(path) == ["samples_id", "sleep_stages_id"])
+    }
+
+    @Test func rowsSharingAnIdAfterALoadAreReportedNotGuessedBetween() throws {
+        try withSink { sink, path in
+            try sink.write(firstOfIdEntries(1500), cursor: 1500)
+            // Another program copies a row while the index is gone.
+            let other = try SQLiteDatabase(path: path)
+            try other.execute("INSERT INTO samples SELECT * FROM samples WHERE id = 'BULK-1'")
+            let error = #expect(throws: SinkError.self) { try sink.caughtUp() }
+            #expect(error?.description.contains("samples(id): 1 ids have more than one row") == true)
+            try other.execute("DELETE FROM samples WHERE rowid = (SELECT max(rowid) FROM samples)")
+            try sink.caughtUp()
+            #expect(try idIndexes(path) == ["samples_id", "sleep_stages_id"])
+        }
+    }
+
+    @Test func aStoreWithIdsAsPrimaryKeysLoadsWithoutDroppingThem() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path + "/health.sqlite"
+        // The layout of stores created before the id indexes.
+        let old = try SQLiteDatabase(path: path)
+        for table in [SQLiteSinkSchema.samples, SQLiteSinkSchema.sleepStages] {
+            try old.execute(table.createSQL.replacingOccurrences(of: "id TEXT NOT NULL", with: "id TEXT PRIMARY KEY"))
+        }
+        let sink = SQLiteSink(configuration: .init(path: path), context: SinkFixtures.context(directory.path))
+        _ = try sink.prepare()
+        #expect(try idIndexes(path).isEmpty)
+        try sink.write(firstOfIdEntries(1500), cursor: 1500)
+        try sink.write(firstOfIdEntries(1500), cursor: 1500)
+        sink.close()
+        #expect(try idIndexes(path).isEmpty)
+        #expect(try scalar(path, "SELECT count(*) FROM pragma_index_list('samples') WHERE origin = 'pk'") == "1")
+        #expect(try scalar(path, "SELECT count(*) FROM samples") == "1350")
+    }
+
     // MARK: - Time text
 
     @Test func timeTextIsFixedWidthUTC() {

@@ -26,9 +26,9 @@ public final class Journal {
     private lazy var lookupDeleted = try! database.prepare("SELECT 1 FROM deleted_ids WHERE id = ?1")
     private lazy var insertDeleted = try! database.prepare("INSERT OR IGNORE INTO deleted_ids(id, seq) VALUES (?1, ?2)")
     private lazy var insertEntry = try! database.prepare(
-        "INSERT INTO entries(seq, source, type, received_at, payload) VALUES (?1, ?2, ?3, ?4, ?5)")
+        "INSERT INTO entries(seq, source, type, received_at, payload, first_of_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
     private lazy var readEntries = try! database.prepare(
-        "SELECT seq, source, type, payload FROM entries WHERE seq > ?1 ORDER BY seq LIMIT ?2")
+        "SELECT seq, source, type, payload, first_of_id FROM entries WHERE seq > ?1 ORDER BY seq LIMIT ?2")
 
     /// How a connection will be used: its page cache is sized for that.
     public enum Role: Sendable {
@@ -51,7 +51,8 @@ public final class Journal {
                 source TEXT NOT NULL,
                 type TEXT,
                 received_at INTEGER NOT NULL,
-                payload BLOB NOT NULL);
+                payload BLOB NOT NULL,
+                first_of_id INTEGER NOT NULL DEFAULT 0);
             -- Id columns have no type: a UUID id is stored as its 16 bytes, any other id as text (SampleIdKey).
             -- Samples are keyed by (start second, id): inputs come roughly in time order, so
             -- new keys land next to each other instead of all over a B-tree of random UUIDs
@@ -78,6 +79,10 @@ public final class Journal {
             CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value);
             """)
         try checkSchemaVersion()
+        // Added after version 1 shipped: older journals get the column (their entries read as 0).
+        if try database.scalarInt("SELECT count(*) FROM pragma_table_info('entries') WHERE name = 'first_of_id'") == 0 {
+            try database.execute("ALTER TABLE entries ADD COLUMN first_of_id INTEGER NOT NULL DEFAULT 0")
+        }
     }
 
     /// The layout of the tables above. A later version migrates older journals forward here.
@@ -123,17 +128,21 @@ public final class Journal {
             hasNativeIds = try database.scalarInt("SELECT EXISTS(SELECT 1 FROM fingerprints)") == 1
             for item in items {
                 var stored = item
+                var firstOfId = false
                 switch item {
                 case .sample(let sample):
-                    guard try admit(sample, sequence: next, result: &result) else { continue }
+                    guard let admitted = try admit(sample, sequence: next, result: &result) else { continue }
+                    firstOfId = admitted
                 case .tombstone(let tombstone):
                     guard let expanded = try admit(tombstone, sequence: next, result: &result) else { continue }
                     stored = .tombstone(expanded)
                     writer.reset()
                     SampleCodec.encode(stored, into: &writer)
                 }
-                if collect { appended.append(JournalEntry(sequence: next, source: source, item: stored)) }
-                try writeEntry(sequence: next, source: source, type: item.sampleType, received: received)
+                if collect {
+                    appended.append(JournalEntry(sequence: next, source: source, item: stored, isFirstOfId: firstOfId))
+                }
+                try writeEntry(sequence: next, source: source, type: item.sampleType, received: received, firstOfId: firstOfId)
                 if result.firstSequence == nil { result.firstSequence = next }
                 result.lastSequence = next
                 next += 1
@@ -145,14 +154,18 @@ public final class Journal {
         }
     }
 
-    /// Decides whether `sample` becomes an entry; leaves its encoding in `writer` when it does.
-    private func admit(_ sample: Sample, sequence: Int64, result: inout AppendResult) throws -> Bool {
+    /// Decides whether `sample` becomes an entry (nil: it does not); leaves its encoding in `writer`
+    /// when it does. The entry is the first of its id (true) when the sample is new and its id is a
+    /// fingerprint id: a fingerprint id fixes the start, so no entry under another start has it.
+    /// A producer's own id may come back at another start, which `sample_ids` keys apart.
+    private func admit(_ sample: Sample, sequence: Int64, result: inout AppendResult) throws -> Bool? {
         precondition(!sample.id.isEmpty, "samples reach the journal normalised, with an id")
         writer.reset()
         SampleCodec.encode(sample: sample, into: &writer)
         let hash = ContentHash.of(writer.bytes)
 
         let start = Self.keySecond(sample)
+        var isNew = true
         SampleIdKey.bind(lookupId, 1, sample.id)
         lookupId.bind(2, start)
         if try lookupId.step() {
@@ -160,9 +173,10 @@ public final class Journal {
             lookupId.reset()
             if stored == hash {
                 result.duplicates[sample.kind, default: 0] += 1
-                return false
+                return nil
             }
             result.changed += 1
+            isNew = false
         } else {
             lookupId.reset()
             if let existing = try earlierId(ofSameReadingAs: sample) {
@@ -171,7 +185,7 @@ public final class Journal {
                 try insertAlias.run()
                 result.aliased += 1
                 result.duplicates[sample.kind, default: 0] += 1
-                return false
+                return nil
             }
             result.new[sample.kind, default: 0] += 1
         }
@@ -180,7 +194,7 @@ public final class Journal {
         insertId.bind(3, sequence)
         insertId.bind(4, start)
         try insertId.run()
-        return true
+        return isNew && Self.isFingerprintId(sample.id)
     }
 
     /// The id under which the reading `sample` brings was stored before under another id,
@@ -262,12 +276,13 @@ public final class Journal {
         return ids.isEmpty ? nil : Tombstone(ids: ids, userId: tombstone.userId)
     }
 
-    private func writeEntry(sequence: Int64, source: String, type: String?, received: Int64) throws {
+    private func writeEntry(sequence: Int64, source: String, type: String?, received: Int64, firstOfId: Bool) throws {
         insertEntry.bind(1, sequence)
         insertEntry.bind(2, source)
         insertEntry.bind(3, type)
         insertEntry.bind(4, received)
         insertEntry.bind(5, blob: writer.bytes)
+        insertEntry.bind(6, Int64(firstOfId ? 1 : 0))
         try insertEntry.run()
     }
 
@@ -294,7 +309,7 @@ public final class Journal {
         while try readEntries.step() {
             out.append(StoredEntry(sequence: readEntries.int64(0), source: readEntries.string(1) ?? "",
                                    type: readEntries.isNull(2) ? nil : readEntries.string(2),
-                                   payload: readEntries.blob(3) ?? []))
+                                   payload: readEntries.blob(3) ?? [], isFirstOfId: readEntries.int64(4) != 0))
         }
         return out
     }

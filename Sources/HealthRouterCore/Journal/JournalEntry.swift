@@ -5,10 +5,15 @@ public struct JournalEntry: Sendable, Hashable {
     /// The name of the configured source that produced the item (`history`, `phone`).
     public var source: String
     public var item: HealthItem
+    /// No earlier entry of this journal holds this sample's id: the sample is new, not a change
+    /// (false when unknown). A sink whose store held no sample when it began writing a run of such
+    /// entries can insert them without looking for an existing row.
+    public var isFirstOfId: Bool
 
-    public init(sequence: Int64, source: String, item: HealthItem) {
+    public init(sequence: Int64, source: String, item: HealthItem, isFirstOfId: Bool = false) {
         self.sequence = sequence
         self.source = source
         self.item = item
+        self.isFirstOfId = isFirstOfId
     }
 }

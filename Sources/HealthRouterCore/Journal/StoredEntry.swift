@@ -6,8 +6,10 @@ public struct StoredEntry {
     /// The sample's type; nil for a tombstone.
     public var type: String?
     public var payload: [UInt8]
+    /// See `JournalEntry.isFirstOfId`.
+    public var isFirstOfId = false
 
     public func decoded() throws -> JournalEntry {
-        JournalEntry(sequence: sequence, source: source, item: try SampleCodec.decode(payload))
+        JournalEntry(sequence: sequence, source: source, item: try SampleCodec.decode(payload), isFirstOfId: isFirstOfId)
     }
 }

@@ -16,6 +16,8 @@
 ///   delivers everything again to a store whose cursor another journal set). A sink
 ///   may skip its duplicate checks for them. Re-deliveries (a retry, a backfill, a
 ///   migration) come at or before the stored cursor, or with `cursor` unchanged.
+/// - `caughtUp()` is called when the worker has delivered everything there is, after at least one
+///   write since the last call.
 /// - `close()` is called once; nothing is called after it. It is called after a failed
 ///   `prepare()` too, so whatever `prepare()` acquired (a lock, a connection) is released.
 public protocol Sink: AnyObject {
@@ -36,8 +38,19 @@ public protocol Sink: AnyObject {
     /// connection lost): the worker retries the whole batch with backoff.
     func write(_ entries: [JournalEntry], cursor: Int64) throws
 
+    /// Called when the worker has written every entry there is for now (more may come later),
+    /// between writes, on the worker's thread. A sink that put work off while it caught up (an
+    /// index built once at the end of a load) finishes it here, so the store is complete while
+    /// the worker waits. A throw counts as a failed write: retried with backoff.
+    func caughtUp() throws
+
     /// Releases connections and files.
     func close()
+}
+
+extension Sink {
+    /// Nothing put off: the default.
+    public func caughtUp() throws {}
 }
 
 extension Sink {

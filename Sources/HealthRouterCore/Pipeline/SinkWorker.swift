@@ -93,6 +93,9 @@ public final class SinkWorker: Sendable {
             unsaved = nil
             savedAt = Date()
         }
+        // Whether the sink has written since it was last told it caught up (a fresh sink too).
+        var wroteSinceCaughtUp = true
+        var idleSince: Date?
         var batchesFromFeed = 0
         var batchesFromJournal = 0
         defer {
@@ -143,6 +146,15 @@ public final class SinkWorker: Sendable {
                     let caughtUp = feed?.lastPublished.map { cursor >= $0 } ?? false
                     let stored = caughtUp ? [] : try journal.entries(after: cursor, limit: settings.batchSize)
                     guard let end = stored.last else {
+                        // Caught up for good (the input ended), or for a while: a paced import
+                        // catches up between every two batches the source hands over.
+                        let now = Date()
+                        let since = idleSince ?? now
+                        idleSince = since
+                        if wroteSinceCaughtUp, inputFinished || now.timeIntervalSince(since) >= Self.caughtUpDelay {
+                            try sink!.caughtUp()
+                            wroteSinceCaughtUp = false
+                        }
                         try saveCursor()
                         if inputFinished { return }
                         control.wait(seconds: 0.05)
@@ -155,7 +167,9 @@ public final class SinkWorker: Sendable {
                     }
                     last = end.sequence
                 }
+                idleSince = nil
                 let outcome = try deliver(selected, cursor: last, sink: sink!, journal: journal, writer: writer)
+                wroteSinceCaughtUp = true
                 unsaved = (last, (unsaved?.written ?? 0) + outcome.written)
                 if Date().timeIntervalSince(savedAt) >= Self.cursorInterval { try saveCursor() }
                 cursor = last
@@ -189,6 +203,9 @@ public final class SinkWorker: Sendable {
             }
         }
     }
+
+    /// How long a worker finds nothing to write before it tells its sink it caught up.
+    static let caughtUpDelay: TimeInterval = 1
 
     /// The longest a busy worker leaves the journal's copy of its cursor behind.
     static let cursorInterval: TimeInterval = 0.5
