@@ -92,12 +92,15 @@ public final class SQLiteSink: Sink {
         do {
             try database.transaction {
                 rows.insertsNewIds = try planBulkLoad(entries, cursor: cursor, in: database)
-                for entry in entries {
-                    switch entry.item {
-                    case .sample(let sample):
-                        try rows.write(sample, sequence: entry.sequence)
-                    case .tombstone(let tombstone):
-                        try rows.delete(tombstone, sequence: entry.sequence, deletedAt: now)
+                // Entries are read in place: a copy of each would retain every string of its sample.
+                try entries.withUnsafeBufferPointer { entries in
+                    for position in entries.indices {
+                        switch entries[position].item {
+                        case .sample(let sample):
+                            try rows.write(sample, sequence: entries[position].sequence)
+                        case .tombstone(let tombstone):
+                            try rows.delete(tombstone, sequence: entries[position].sequence, deletedAt: now)
+                        }
                     }
                 }
                 try rows.storeCursor(cursor)
@@ -151,6 +154,9 @@ public final class SQLiteSink: Sink {
     /// during the load) are reported rather than guessed between.
     private func buildIdIndexes(_ database: SQLiteDatabase) throws {
         let started = Date()
+        // The sort may use a second core: when a load ends, the rest of the pipeline is idle.
+        try database.execute("PRAGMA threads = 2")
+        defer { try? database.execute("PRAGMA threads = 0") }
         for table in SQLiteSinkSchema.bulkIdIndexes {
             do {
                 try database.execute(table.sql)

@@ -9,9 +9,12 @@ final class CheckedTableSink: Sink {
     let database: SQLiteDatabase
     let failures: FailureBudget
 
-    init(path: String, failures: FailureBudget) throws {
+    let caughtUpLog: CaughtUpLog
+
+    init(path: String, failures: FailureBudget, caughtUpLog: CaughtUpLog = CaughtUpLog()) throws {
         database = try SQLiteDatabase(path: path)
         self.failures = failures
+        self.caughtUpLog = caughtUpLog
     }
 
     func prepare() throws -> Int64? {
@@ -45,7 +48,17 @@ final class CheckedTableSink: Sink {
         }
     }
 
+    func caughtUp() throws {
+        let cursor = try database.scalarInt("SELECT seq FROM cursor") ?? 0
+        caughtUpLog.cursors.withLock { $0.append(cursor) }
+    }
+
     func close() {}
+}
+
+/// The sink's cursor at each `caughtUp()` call, shared by every sink instance a worker makes.
+final class CaughtUpLog: Sendable {
+    let cursors = Mutex<[Int64]>([])
 }
 
 /// How many more writes fail, shared by every sink instance a worker makes.
@@ -94,6 +107,53 @@ final class FailureBudget: Sendable {
         let sink = try SQLiteDatabase(path: sinkPath)
         #expect(try sink.scalarInt("SELECT count(*) FROM rows") == 198)
         #expect(try sink.scalarInt("SELECT seq FROM cursor") == 200)
+    }
+
+    @Test func theSinkHearsItCaughtUpWhenTheInputEndsAndAfterASecondIdle() throws {
+        let directory = makeTemporaryDirectory()
+        try feed(directory, (0..<200).map { Double($0) })
+        var settings = SinkWorker.Settings()
+        settings.batchSize = 64
+        let log = CaughtUpLog()
+        let worker = SinkWorker(name: "table", stateDirectory: directory, settings: settings,
+                                logger: Logger(minimumLevel: .error), makeSink: {
+            try CheckedTableSink(path: directory + "/sink.sqlite", failures: FailureBudget(0), caughtUpLog: log)
+        }, selects: { _, _ in true })
+        let control = WorkerControl()
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread { worker.run(control: control); done.signal() }
+        func calls() -> [Int64] { log.cursors.withLock { $0 } }
+        func waitFor(_ count: Int) {
+            let deadline = Date().addingTimeInterval(10)
+            while calls().count < count && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        }
+        // Once everything is written and nothing more came for a second; not between batches.
+        let started = Date()
+        waitFor(1)
+        #expect(calls() == [200])
+        #expect(Date().timeIntervalSince(started) >= SinkWorker.caughtUpDelay)
+        // Idle on: not again until something new was written.
+        Thread.sleep(forTimeInterval: 1.3)
+        #expect(calls() == [200])
+        try feed(directory, [7])
+        waitFor(2)
+        #expect(calls() == [200, 201])
+        control.requestStop()
+        done.wait()
+        // An import's worker hears it as soon as the input ended, before it returns.
+        let quick = makeTemporaryDirectory()
+        try feed(quick, [1, 2, 3])
+        let importLog = CaughtUpLog()
+        let importWorker = SinkWorker(name: "table", stateDirectory: quick, settings: settings,
+                                      logger: Logger(minimumLevel: .error), makeSink: {
+            try CheckedTableSink(path: quick + "/sink.sqlite", failures: FailureBudget(0), caughtUpLog: importLog)
+        }, selects: { _, _ in true })
+        let importControl = WorkerControl()
+        importControl.finishInput()
+        let before = Date()
+        importWorker.run(control: importControl)
+        #expect(Date().timeIntervalSince(before) < SinkWorker.caughtUpDelay)
+        #expect(importLog.cursors.withLock { $0 } == [3])
     }
 
     @Test func aFailingStoreIsRetriedAndNothingIsLost() throws {

@@ -102,6 +102,11 @@ public final class LiveFeed: @unchecked Sendable {
             return nil
         }
         var next = sequence + 1
+        // A whole batch, as import runs ask for: shared, not copied entry by entry.
+        if batches[index].first == next && batches[index].entries.count <= limit
+            && (index + 1 == batches.count || batches[index].entries.count == limit) {
+            return batches[index].entries
+        }
         var out: [JournalEntry] = []
         out.reserveCapacity(min(limit, batches[index...].reduce(0) { $0 + $1.entries.count }))
         while index < batches.count && out.count < limit {

@@ -96,6 +96,7 @@ public final class SinkWorker: Sendable {
         // Whether the sink has written since it was last told it caught up (a fresh sink too).
         var wroteSinceCaughtUp = true
         var idleSince: Date?
+        var routes = RouteMemo(selects)
         var batchesFromFeed = 0
         var batchesFromJournal = 0
         defer {
@@ -137,7 +138,7 @@ public final class SinkWorker: Sendable {
                 if let live = feed?.entries(after: cursor, limit: settings.batchSize, consumer: name), let end = live.last {
                     // Just appended: take the entries as they are, no read, no decode.
                     batchesFromFeed += 1
-                    selected = live.filter { selects($0.item.sampleType, $0.source) }
+                    selected = live.allSatisfy { routes.selects($0) } ? live : live.filter { routes.selects($0) }
                     last = end.sequence
                 } else {
                     // Caught up with a paced feed, through which every append of this run goes:
@@ -162,7 +163,7 @@ public final class SinkWorker: Sendable {
                     }
                     batchesFromJournal += 1
                     selected.reserveCapacity(stored.count)
-                    for entry in stored where selects(entry.type, entry.source) {
+                    for entry in stored where routes.selects(type: entry.type, source: entry.source) {
                         selected.append(try entry.decoded())
                     }
                     last = end.sequence
@@ -245,5 +246,28 @@ public final class SinkWorker: Sendable {
 
     static func format(_ seconds: Double) -> String {
         seconds < 60 ? "\(Int(seconds))s" : "\(Int(seconds / 60))m"
+    }
+}
+
+/// The worker's route answers, the last one remembered: entries come in runs of one type from
+/// one source, and the answer for the same strings is the same (String equality is a pointer
+/// compare for the shared strings a batch carries).
+struct RouteMemo {
+    private let selects: @Sendable (_ type: String?, _ source: String) -> Bool
+    private var last: (type: String?, source: String, answer: Bool)?
+
+    init(_ selects: @escaping @Sendable (_ type: String?, _ source: String) -> Bool) {
+        self.selects = selects
+    }
+
+    mutating func selects(type: String?, source: String) -> Bool {
+        if let last, last.type == type, last.source == source { return last.answer }
+        let answer = selects(type, source)
+        last = (type, source, answer)
+        return answer
+    }
+
+    mutating func selects(_ entry: JournalEntry) -> Bool {
+        selects(type: entry.item.sampleType, source: entry.source)
     }
 }
