@@ -46,6 +46,10 @@ public final class ImportRun {
         let started = Date()
         let journal = try Journal(stateDirectory: stateDirectory)
         let control = WorkerControl()
+        // A batch from the source holds at least `transactionSize` items (a few more when the
+        // source's last chunk brought them): workers take one whole, or two that fit.
+        var settings = settings
+        settings.batchSize = max(settings.batchSize, 2 * Self.transactionSize)
         let workers = sinks.map {
             SinkWorker(name: $0.name, stateDirectory: stateDirectory, settings: settings, logger: logger,
                        makeSink: $0.makeSink, selects: $0.selects)

@@ -43,8 +43,16 @@ public final class JournalSourceOutput: SourceOutput, @unchecked Sendable {
             try append(items)
             return
         }
-        // Filled up to exactly `bufferLimit`, never past it: the array is allocated once at
-        // that size, and each batch is what a worker writes in one transaction.
+        // A full batch as the source gathered it (the export parser hands over 5,000 items and
+        // the few its last chunk of XML added) goes on as it is: shared, not copied item by item
+        // (a copy retains every string of every sample, and the source's array then releases them).
+        if pending.isEmpty && items.count >= bufferLimit {
+            pending = items
+            try handOff()
+            return
+        }
+        // Otherwise filled up to exactly `bufferLimit`: the array is allocated once at that
+        // size, and each batch is what a worker writes in one transaction.
         var rest = items[...]
         while !rest.isEmpty {
             let taken = rest.prefix(bufferLimit - pending.count)

@@ -102,10 +102,12 @@ public final class LiveFeed: @unchecked Sendable {
             return nil
         }
         var next = sequence + 1
-        // A whole batch, as import runs ask for: shared, not copied entry by entry.
-        if batches[index].first == next && batches[index].entries.count <= limit
-            && (index + 1 == batches.count || batches[index].entries.count == limit) {
-            return batches[index].entries
+        // A whole batch that the next would not fit beside (an import's batches): shared, not
+        // copied entry by entry. Smaller ones (a daemon's pushes) are gathered up to `limit`.
+        let first = batches[index]
+        if first.first == next && first.entries.count <= limit
+            && (index + 1 == batches.count || first.entries.count + batches[index + 1].entries.count > limit) {
+            return first.entries
         }
         var out: [JournalEntry] = []
         out.reserveCapacity(min(limit, batches[index...].reduce(0) { $0 + $1.entries.count }))
