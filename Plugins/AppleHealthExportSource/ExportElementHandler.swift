@@ -205,7 +205,7 @@ final class ExportElementHandler: SAXHandler {
             case .value: value = bytes
             case .sourceName: sourceName = reader.sources.string(bytes)
             case .sourceVersion: sourceVersion = reader.sources.string(bytes)
-            case .device: device = AttributeText.string(bytes)
+            case .device: device = reader.device(bytes)
             case .creationDate: created = reader.date(bytes)
             case .startDate: hasStart = true; start = reader.date(bytes)
             case .endDate: end = reader.date(bytes)
@@ -323,7 +323,7 @@ final class ExportElementHandler: SAXHandler {
             case .type: type = reader.types.string(bytes)
             case .sourceName: sourceName = reader.sources.string(bytes)
             case .sourceVersion: sourceVersion = reader.sources.string(bytes)
-            case .device: device = AttributeText.string(bytes)
+            case .device: device = reader.device(bytes)
             case .creationDate: created = reader.date(bytes)
             case .startDate: hasStart = true; start = reader.date(bytes)
             case .endDate: end = reader.date(bytes)

@@ -9,6 +9,8 @@ final class ExportValueReader {
     /// Source names and versions.
     var sources = ByteStringInterner()
     var categoryValues = ByteStringInterner()
+    /// Device descriptions without their per-record addresses: a handful per export.
+    var devices = ByteStringInterner()
     var metadataKeys = ByteStringInterner()
     /// Metadata values repeat (`0`, `America/Los_Angeles`) but sync identifiers do not: kept small.
     var metadataValues = ByteStringInterner(maximumEntries: 16_384)
@@ -16,6 +18,11 @@ final class ExportValueReader {
     /// The UTC offset of the last date read: export.xml writes every date with the
     /// exporting phone's offset, so this is "the export's offset".
     private(set) var lastUTCOffset: Int32?
+
+    /// A `device` attribute, canonical (`DeviceName`) and shared.
+    func device(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        DeviceName.withCanonicalBytes(bytes) { devices.string($0) }
+    }
 
     /// A date attribute (`2023-01-01 08:00:00 -0800`, or ISO 8601 when the parser knows it).
     func date(_ bytes: UnsafeBufferPointer<UInt8>) -> Timestamp? {

@@ -45,7 +45,7 @@ final class WorkoutBuilder {
             case .workoutActivityType: activityType = reader.types.string(value)
             case .sourceName: sourceName = reader.sources.string(value)
             case .sourceVersion: sourceVersion = reader.sources.string(value)
-            case .device: device = AttributeText.string(value)
+            case .device: device = reader.device(value)
             case .creationDate: created = reader.date(value)
             case .startDate: hasStart = true; start = reader.date(value)
             case .endDate: end = reader.date(value)

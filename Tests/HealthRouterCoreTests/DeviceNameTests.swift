@@ -10,6 +10,17 @@ import Testing
         #expect(DeviceName.hasAddress(watch) && !DeviceName.hasAddress(canonicalWatch))
     }
 
+    @Test func theByteLevelFormAgreesWithTheStringForm() {
+        let twice = "<<HKDevice: 0x1f>, name:A> <<HKDevice: 0x2e>, name:B>"
+        for text in [watch, canonicalWatch, twice, "", "no address: 0x12 here", "<<HKDevice: 0x>>"] {
+            var copy = text
+            let bytes = copy.withUTF8 { utf8 in
+                DeviceName.withCanonicalBytes(utf8) { String(decoding: $0, as: UTF8.self) }
+            }
+            #expect(bytes == DeviceName.canonical(text))
+        }
+    }
+
     @Test func recordsOfOneDeviceAgree() {
         let other = "<<HKDevice: 0x2829F7B60>, name:Apple Watch, manufacturer:Apple Inc., model:Watch, hardware:Watch6,2, software:7.2>"
         #expect(DeviceName.canonical(other) == DeviceName.canonical(watch))

@@ -30,25 +30,37 @@ public enum DeviceName {
         return copy.withUTF8 { nextAddress(in: $0, from: 0) != nil }
     }
 
+    /// Calls `body` with the bytes of `bytes`' canonical form (the same bytes when there is no
+    /// address): for a parser that shares one `String` per device instead of making one per record.
+    public static func withCanonicalBytes<R>(_ bytes: UnsafeBufferPointer<UInt8>,
+                                             _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        guard nextAddress(in: bytes, from: 0) != nil else { return body(bytes) }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count) { output in
+            body(UnsafeBufferPointer(rebasing: output[..<removeAddresses(from: bytes, into: output)]))
+        }
+    }
+
     /// The description without addresses, or nil when there is none to remove.
     private static func strip(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
-        guard var address = nextAddress(in: bytes, from: 0) else { return nil }
+        guard nextAddress(in: bytes, from: 0) != nil else { return nil }
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count) { output in
-            var written = 0
-            var copiedUpTo = 0
-            while true {
-                let segment = UnsafeBufferPointer(rebasing: bytes[copiedUpTo..<address.lowerBound])
-                _ = UnsafeMutableBufferPointer(rebasing: output[written...]).initialize(from: segment)
-                written += segment.count
-                copiedUpTo = address.upperBound
-                guard let next = nextAddress(in: bytes, from: copiedUpTo) else { break }
-                address = next
-            }
-            let rest = UnsafeBufferPointer(rebasing: bytes[copiedUpTo...])
-            _ = UnsafeMutableBufferPointer(rebasing: output[written...]).initialize(from: rest)
-            written += rest.count
-            return String(decoding: UnsafeBufferPointer(rebasing: output[..<written]), as: UTF8.self)
+            String(decoding: UnsafeBufferPointer(rebasing: output[..<removeAddresses(from: bytes, into: output)]), as: UTF8.self)
         }
+    }
+
+    /// Writes `bytes` without their addresses into `output` (at least as long); returns the count.
+    private static func removeAddresses(from bytes: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        var written = 0
+        var copiedUpTo = 0
+        while let address = nextAddress(in: bytes, from: copiedUpTo) {
+            let segment = UnsafeBufferPointer(rebasing: bytes[copiedUpTo..<address.lowerBound])
+            _ = UnsafeMutableBufferPointer(rebasing: output[written...]).initialize(from: segment)
+            written += segment.count
+            copiedUpTo = address.upperBound
+        }
+        let rest = UnsafeBufferPointer(rebasing: bytes[copiedUpTo...])
+        _ = UnsafeMutableBufferPointer(rebasing: output[written...]).initialize(from: rest)
+        return written + rest.count
     }
 
     /// The range of the next `: 0x<hex digits>` that is followed by `>`, from `start` on.
