@@ -80,8 +80,16 @@ public final class Journal {
             """)
         try checkSchemaVersion()
         // Added after version 1 shipped: older journals get the column (their entries read as 0).
-        if try database.scalarInt("SELECT count(*) FROM pragma_table_info('entries') WHERE name = 'first_of_id'") == 0 {
-            try database.execute("ALTER TABLE entries ADD COLUMN first_of_id INTEGER NOT NULL DEFAULT 0")
+        // Another process opening the same journal may add it first.
+        func hasFirstOfId() throws -> Bool {
+            try database.scalarInt("SELECT count(*) FROM pragma_table_info('entries') WHERE name = 'first_of_id'") == 1
+        }
+        if try !hasFirstOfId() {
+            do {
+                try database.execute("ALTER TABLE entries ADD COLUMN first_of_id INTEGER NOT NULL DEFAULT 0")
+            } catch {
+                guard try hasFirstOfId() else { throw error }
+            }
         }
     }
 
