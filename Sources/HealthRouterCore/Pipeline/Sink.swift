@@ -16,8 +16,8 @@
 ///   delivers everything again to a store whose cursor another journal set). A sink
 ///   may skip its duplicate checks for them. Re-deliveries (a retry, a backfill, a
 ///   migration) come at or before the stored cursor, or with `cursor` unchanged.
-/// - `caughtUp()` is called when the worker has delivered everything there is, after at least one
-///   write since the last call.
+/// - `caughtUp()` is called when the worker has delivered everything there is: once when it first
+///   finds nothing to write, then again only after a write.
 /// - `close()` is called once; nothing is called after it. It is called after a failed
 ///   `prepare()` too, so whatever `prepare()` acquired (a lock, a connection) is released.
 public protocol Sink: AnyObject {
