@@ -62,9 +62,10 @@ final class ExportDocumentParser {
 
     private func emitPending() throws {
         guard !handler.pending.isEmpty else { return }
-        try output.emit(handler.pending)
         emittedItems += handler.pending.count
-        handler.pending.removeAll(keepingCapacity: true)
+        // Handed over whole: the output takes the array instead of copying its items.
+        try output.emit(taking: &handler.pending)
+        handler.pending.reserveCapacity(Self.batchSize + Self.batchSize / 8)
     }
 
     private func sourceError(_ failure: SAXParseFailure) -> SourceError {

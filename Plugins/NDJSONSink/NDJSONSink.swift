@@ -131,49 +131,52 @@ public final class NDJSONSink: Sink {
 
         if !fresh { try index.database.execute("BEGIN") }
         do {
-            for journalEntry in entries {
-                let sequence = journalEntry.sequence
-                switch journalEntry.item {
-                case .sample(let sample):
-                    line.reset()
-                    line.beginObject()
-                    PulsoJSONEncoder.writeSampleFields(sample, into: &line, extensions: true)
-                    let contentHash = NDJSONLineHash.hash(line.bytes)
-                    if fresh {
-                        appended.append((sample.id, NDJSONIndex.Entry(contentHash: contentHash, sequence: sequence)))
-                    } else {
-                        let known = try entry(for: sample.id)
-                        if let known, known.sequence >= sequence || known.contentHash == contentHash { continue }
-                        updates[sample.id] = NDJSONIndex.Entry(contentHash: contentHash, sequence: sequence, row: known?.row)
-                    }
-                    let file = buffer(stem(forType: sample.type))
-                    file.buffer.append(contentsOf: line.bytes)
-                    file.buffer.append(contentsOf: receivedAtSuffix)
-                case .tombstone(let tombstone):
-                    var deleted: [String] = []
-                    var seen = Set<String>()
-                    for id in tombstone.ids {
+            // Entries are read in place: a copy of each would retain every string of its sample.
+            try entries.withUnsafeBufferPointer { entries in
+                for position in entries.indices {
+                    let sequence = entries[position].sequence
+                    switch entries[position].item {
+                    case .sample(let sample):
+                        line.reset()
+                        line.beginObject()
+                        PulsoJSONEncoder.writeSampleFields(sample, into: &line, extensions: true)
+                        let contentHash = NDJSONLineHash.hash(line.bytes)
                         if fresh {
-                            guard seen.insert(id).inserted else { continue }
-                            appended.append((id, NDJSONIndex.Entry(contentHash: nil, sequence: sequence)))
+                            appended.append((sample.id, NDJSONIndex.Entry(contentHash: contentHash, sequence: sequence)))
                         } else {
-                            let known = try entry(for: id)
-                            if let known, known.sequence >= sequence || known.contentHash == nil { continue }
-                            updates[id] = NDJSONIndex.Entry(contentHash: nil, sequence: sequence, row: known?.row)
+                            let known = try entry(for: sample.id)
+                            if let known, known.sequence >= sequence || known.contentHash == contentHash { continue }
+                            updates[sample.id] = NDJSONIndex.Entry(contentHash: contentHash, sequence: sequence, row: known?.row)
                         }
-                        deleted.append(id)
+                        let file = buffer(stem(forType: sample.type))
+                        file.buffer.append(contentsOf: line.bytes)
+                        file.buffer.append(contentsOf: receivedAtSuffix)
+                    case .tombstone(let tombstone):
+                        var deleted: [String] = []
+                        var seen = Set<String>()
+                        for id in tombstone.ids {
+                            if fresh {
+                                guard seen.insert(id).inserted else { continue }
+                                appended.append((id, NDJSONIndex.Entry(contentHash: nil, sequence: sequence)))
+                            } else {
+                                let known = try entry(for: id)
+                                if let known, known.sequence >= sequence || known.contentHash == nil { continue }
+                                updates[id] = NDJSONIndex.Entry(contentHash: nil, sequence: sequence, row: known?.row)
+                            }
+                            deleted.append(id)
+                        }
+                        guard !deleted.isEmpty else { continue }
+                        line.reset()
+                        line.beginObject()
+                        line.key("deleted")
+                        line.beginArray()
+                        for id in deleted { line.string(id) }
+                        line.endArray()
+                        line.field("userId", tombstone.userId)
+                        let file = buffer(NDJSONFileStem.deleted)
+                        file.buffer.append(contentsOf: line.bytes)
+                        file.buffer.append(contentsOf: receivedAtSuffix)
                     }
-                    guard !deleted.isEmpty else { continue }
-                    line.reset()
-                    line.beginObject()
-                    line.key("deleted")
-                    line.beginArray()
-                    for id in deleted { line.string(id) }
-                    line.endArray()
-                    line.field("userId", tombstone.userId)
-                    let file = buffer(NDJSONFileStem.deleted)
-                    file.buffer.append(contentsOf: line.bytes)
-                    file.buffer.append(contentsOf: receivedAtSuffix)
                 }
             }
             if !fresh { try index.database.execute("COMMIT") }
@@ -246,11 +249,16 @@ public final class NDJSONSink: Sink {
     }
 
     private func stem(forType type: String) -> String {
-        if let stem = stems[type] { return stem }
-        let stem = NDJSONFileStem.stem(forType: type)
+        // Entries come in runs of one type: the last answer first (a pointer compare for the
+        // shared type strings of a batch), then the table.
+        if let last = lastStem, last.type == type { return last.stem }
+        let stem = stems[type] ?? NDJSONFileStem.stem(forType: type)
         stems[type] = stem
+        lastStem = (type, stem)
         return stem
     }
+
+    private var lastStem: (type: String, stem: String)?
 
     /// `,"receivedAt":"<now, local time with offset, seconds>"}` and the newline.
     private static func receivedAtSuffix() -> [UInt8] {

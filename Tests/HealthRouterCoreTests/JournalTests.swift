@@ -48,6 +48,20 @@ import Testing
         #expect(try stored.map { try $0.decoded().isFirstOfId } == [true, false, false, false])
     }
 
+    @Test func takingTheItemsAppendsWhatCopyingThemDoes() throws {
+        var items: [HealthItem] = (0..<50).map { .sample(heartRate(60 + Double($0 % 7), at: Int64($0))) }
+        items.append(.tombstone(Tombstone(ids: ["gone"])))
+        items.append(items[3])
+        let copied = try Journal(stateDirectory: makeTemporaryDirectory()).appendCollecting(items, source: "history")
+        var taken = items
+        let moved = try Journal(stateDirectory: makeTemporaryDirectory()).appendCollecting(taking: &taken, source: "history")
+        #expect(taken.isEmpty)
+        #expect(moved.result == copied.result)
+        #expect(moved.entries == copied.entries)
+        #expect(moved.entries.count == 51)
+        #expect(moved.entries.map(\.item) == Array(items[..<51]))
+    }
+
     @Test func sameReadingUnderTwoIdsIsAnAliasAndTombstonesReachBoth() throws {
         let journal = try Journal(stateDirectory: makeTemporaryDirectory())
         let exported = heartRate(72, at: 10)

@@ -125,6 +125,59 @@ public final class Journal {
         try append(items, source: source, receivedAt: receivedAt, collect: true)
     }
 
+    /// Appends like `appendCollecting(_:source:receivedAt:)`, moving the items into the entries
+    /// returned instead of copying them; `items` is left empty.
+    public func appendCollecting(taking items: inout [HealthItem], source: String,
+                                 receivedAt: Date = Date()) throws -> (result: AppendResult, entries: [JournalEntry]) {
+        let received = Int64(receivedAt.timeIntervalSince1970 * 1000)
+        // Reversed, so that popLast hands the items out in order, each moved rather than copied.
+        items.reverse()
+        defer { items.removeAll() }
+        return try database.transaction {
+            var result = AppendResult()
+            var appended: [JournalEntry] = []
+            appended.reserveCapacity(items.count)
+            var next = try head() + 1
+            hasNativeIds = try database.scalarInt("SELECT EXISTS(SELECT 1 FROM fingerprints)") == 1
+            while let item = items.popLast() {
+                guard let entry = try admit(item, sequence: next, source: source, received: received, result: &result) else {
+                    continue
+                }
+                appended.append(JournalEntry(sequence: next, source: source, item: entry.item, isFirstOfId: entry.firstOfId))
+                next += 1
+            }
+            try recordLast(result)
+            return (result, appended)
+        }
+    }
+
+    /// Admits `item` as entry `sequence` and writes it; nil when it is not new.
+    private func admit(_ item: consuming HealthItem, sequence: Int64, source: String, received: Int64,
+                       result: inout AppendResult) throws -> (item: HealthItem, firstOfId: Bool)? {
+        let firstOfId: Bool
+        switch item {
+        case .sample(let sample):
+            guard let admitted = try admit(sample, sequence: sequence, result: &result) else { return nil }
+            firstOfId = admitted
+        case .tombstone(let tombstone):
+            guard let expanded = try admit(tombstone, sequence: sequence, result: &result) else { return nil }
+            item = .tombstone(expanded)
+            writer.reset()
+            SampleCodec.encode(item, into: &writer)
+            firstOfId = false
+        }
+        try writeEntry(sequence: sequence, source: source, type: item.sampleType, received: received, firstOfId: firstOfId)
+        if result.firstSequence == nil { result.firstSequence = sequence }
+        result.lastSequence = sequence
+        return (item, firstOfId)
+    }
+
+    private func recordLast(_ result: AppendResult) throws {
+        if let last = result.lastSequence {
+            try database.execute("INSERT INTO meta(key, value) VALUES ('last_seq', \(last)) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+        }
+    }
+
     private func append(_ items: [HealthItem], source: String, receivedAt: Date,
                         collect: Bool) throws -> (result: AppendResult, entries: [JournalEntry]) {
         let received = Int64(receivedAt.timeIntervalSince1970 * 1000)
@@ -135,29 +188,15 @@ public final class Journal {
             var next = try head() + 1
             hasNativeIds = try database.scalarInt("SELECT EXISTS(SELECT 1 FROM fingerprints)") == 1
             for item in items {
-                var stored = item
-                var firstOfId = false
-                switch item {
-                case .sample(let sample):
-                    guard let admitted = try admit(sample, sequence: next, result: &result) else { continue }
-                    firstOfId = admitted
-                case .tombstone(let tombstone):
-                    guard let expanded = try admit(tombstone, sequence: next, result: &result) else { continue }
-                    stored = .tombstone(expanded)
-                    writer.reset()
-                    SampleCodec.encode(stored, into: &writer)
+                guard let entry = try admit(item, sequence: next, source: source, received: received, result: &result) else {
+                    continue
                 }
                 if collect {
-                    appended.append(JournalEntry(sequence: next, source: source, item: stored, isFirstOfId: firstOfId))
+                    appended.append(JournalEntry(sequence: next, source: source, item: entry.item, isFirstOfId: entry.firstOfId))
                 }
-                try writeEntry(sequence: next, source: source, type: item.sampleType, received: received, firstOfId: firstOfId)
-                if result.firstSequence == nil { result.firstSequence = next }
-                result.lastSequence = next
                 next += 1
             }
-            if let last = result.lastSequence {
-                try database.execute("INSERT INTO meta(key, value) VALUES ('last_seq', \(last)) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
-            }
+            try recordLast(result)
             return (result, appended)
         }
     }

@@ -40,15 +40,8 @@ public final class JournalSourceOutput: SourceOutput, @unchecked Sendable {
     public func emit(_ items: [HealthItem]) throws {
         guard !items.isEmpty else { return }
         if bufferLimit == 0 {
-            try append(items)
-            return
-        }
-        // A full batch as the source gathered it (the export parser hands over 5,000 items and
-        // the few its last chunk of XML added) goes on as it is: shared, not copied item by item
-        // (a copy retains every string of every sample, and the source's array then releases them).
-        if pending.isEmpty && items.count >= bufferLimit {
-            pending = items
-            try handOff()
+            var items = items
+            try append(&items)
             return
         }
         // Otherwise filled up to exactly `bufferLimit`: the array is allocated once at that
@@ -62,6 +55,19 @@ public final class JournalSourceOutput: SourceOutput, @unchecked Sendable {
         }
     }
 
+    /// A full batch as the source gathered it (the export parser hands over 5,000 items and the
+    /// few its last chunk of XML added) goes on as it is: taken, not copied item by item (a copy
+    /// retains every string of every sample, and the source's array then releases them all).
+    public func emit(taking items: inout [HealthItem]) throws {
+        guard bufferLimit > 0, pending.isEmpty, items.count >= bufferLimit else {
+            try emit(items)
+            items.removeAll(keepingCapacity: true)
+            return
+        }
+        swap(&pending, &items)
+        try handOff()
+    }
+
     /// Appends whatever is buffered and waits until every batch is durable. Called when
     /// the source returned or threw.
     public func finish() throws {
@@ -73,15 +79,18 @@ public final class JournalSourceOutput: SourceOutput, @unchecked Sendable {
     private func handOff() throws {
         try rethrowFailure()
         guard !pending.isEmpty else { return }
-        let items = pending
+        // Boxed, so that the append queue holds the only reference and can move the items out.
+        let batch = PendingBatch(pending)
         pending = []
         pending.reserveCapacity(bufferLimit)
         slots.wait()
         appendQueue.async { [self] in
             defer { slots.signal() }
             guard failure.withLock({ $0 == nil }) else { return }
+            var items = batch.items
+            batch.items = []
             do {
-                try append(items)
+                try append(&items)
             } catch {
                 failure.withLock { $0 = "\(error)" }
             }
@@ -92,11 +101,11 @@ public final class JournalSourceOutput: SourceOutput, @unchecked Sendable {
         if let message = failure.withLock({ $0 }) { throw JournalAppendFailed(message: message) }
     }
 
-    private func append(_ items: [HealthItem]) throws {
+    private func append(_ items: inout [HealthItem]) throws {
         let result: AppendResult
         if let feed {
             feed.waitForRoom()
-            let appended = try journal.appendCollecting(items, source: sourceName)
+            let appended = try journal.appendCollecting(taking: &items, source: sourceName)
             feed.publish(appended.entries)
             result = appended.result
         } else {
@@ -143,4 +152,12 @@ public struct ImportCounters: Sendable {
 
     /// Items read: new, duplicates, changed and tombstones.
     public var records: Int { appended.newCount + appended.duplicateCount + appended.changed }
+}
+
+/// A batch on its way to the append queue: the queue takes the array out, so it holds the only
+/// reference and can move the items on instead of copying them.
+private final class PendingBatch: @unchecked Sendable {
+    // @unchecked: handed from the source's thread to the append queue, used by one at a time.
+    var items: [HealthItem]
+    init(_ items: [HealthItem]) { self.items = items }
 }

@@ -138,7 +138,7 @@ public final class SinkWorker: Sendable {
                 if let live = feed?.entries(after: cursor, limit: settings.batchSize, consumer: name), let end = live.last {
                     // Just appended: take the entries as they are, no read, no decode.
                     batchesFromFeed += 1
-                    selected = live.allSatisfy { routes.selects($0) } ? live : live.filter { routes.selects($0) }
+                    selected = routes.selectsAll(live) ? live : live.filter { routes.selects($0) }
                     last = end.sequence
                 } else {
                     // Caught up with a paced feed, through which every append of this run goes:
@@ -269,5 +269,21 @@ struct RouteMemo {
 
     mutating func selects(_ entry: JournalEntry) -> Bool {
         selects(type: entry.item.sampleType, source: entry.source)
+    }
+
+    /// Whether every entry is selected: read in place, since a copy of an entry retains every
+    /// string of its sample.
+    mutating func selectsAll(_ entries: [JournalEntry]) -> Bool {
+        entries.withUnsafeBufferPointer { entries in
+            for position in entries.indices {
+                let type: String?
+                switch entries[position].item {
+                case .sample(let sample): type = sample.type
+                case .tombstone: type = nil
+                }
+                if !selects(type: type, source: entries[position].source) { return false }
+            }
+            return true
+        }
     }
 }

@@ -6,11 +6,21 @@
 public protocol SourceOutput: AnyObject {
     /// Appends `items` to the journal durably.
     func emit(_ items: [HealthItem]) throws
+    /// Like `emit(_:)`, and leaves `items` empty: the output may take the array as it is instead
+    /// of copying its items (a source that gathers batches in one array calls this one).
+    func emit(taking items: inout [HealthItem]) throws
     /// Counts an element the source could not turn into an item, with the reason
     /// (`"Record without startDate"`); the import summary lists each reason with its count.
     func skipped(_ reason: String, location: String?)
     /// Reports progress of a finite source: bytes consumed of `total` (nil: unknown).
     func progress(bytes: Int64, total: Int64?)
+}
+
+extension SourceOutput {
+    public func emit(taking items: inout [HealthItem]) throws {
+        try emit(items)
+        items.removeAll(keepingCapacity: true)
+    }
 }
 
 /// A finite source (a file): it reads everything, emits it, and returns.
