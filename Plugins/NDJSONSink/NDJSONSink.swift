@@ -33,7 +33,9 @@ public final class NDJSONSink: Sink {
     public let configuration: Configuration
     let logger: Logger
     private(set) var index: NDJSONIndex?
-    private var files: [String: NDJSONFile] = [:]
+    private var files: [String: NDJSONFile] = [:] {
+        didSet { lastFile = nil }
+    }
     private var stems: [String: String] = [:]
     private var line = JSONWriter(capacity: 4096)
     /// Set when a failed batch may have left bytes the index does not cover.
@@ -242,7 +244,11 @@ public final class NDJSONSink: Sink {
     }
 
     private func file(for stem: String) -> NDJSONFile {
-        if let file = files[stem] { return file }
+        if let last = lastFile, last.stem == stem { return last.file }
+        if let file = files[stem] {
+            lastFile = (stem, file)
+            return file
+        }
         let file = NDJSONFile(path: NDJSONIndexRecovery.path(configuration.directory, stem), committedLength: 0)
         files[stem] = file
         return file
@@ -259,6 +265,7 @@ public final class NDJSONSink: Sink {
     }
 
     private var lastStem: (type: String, stem: String)?
+    private var lastFile: (stem: String, file: NDJSONFile)?
 
     /// `,"receivedAt":"<now, local time with offset, seconds>"}` and the newline.
     private static func receivedAtSuffix() -> [UInt8] {

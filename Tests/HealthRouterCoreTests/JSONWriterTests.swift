@@ -16,6 +16,26 @@ import Testing
         }
     }
 
+    @Test func escapesAtEveryPositionOfEightByteWords() throws {
+        // Strings are checked eight bytes at a time: put each escape at every offset of a word.
+        let escapes = ["\"", "\\", "\n", "\u{01}", "\u{1F}"]
+        for escape in escapes {
+            for offset in 0..<20 {
+                let value = String(repeating: "a", count: offset) + escape + "tail ü \u{7F}" + String(repeating: "b", count: 9)
+                var writer = JSONWriter()
+                writer.beginArray()
+                writer.string(value)
+                writer.endArray()
+                let parsed = try JSONSerialization.jsonObject(with: Data(writer.bytes)) as? [String]
+                #expect(parsed == [value], "\(writer.text)")
+            }
+        }
+        // Bytes just above what needs escaping stay as they are.
+        var writer = JSONWriter()
+        writer.string(" !#$%&()*+,-./0123456789[]^_`{|}~")
+        #expect(writer.text == "\" !#$%&()*+,-./0123456789[]^_`{|}~\"")
+    }
+
     @Test func objectsAndNumbers() throws {
         var writer = JSONWriter()
         writer.beginObject()

@@ -79,9 +79,17 @@ public struct JSONWriter: Sendable {
         bytes.append(UInt8(ascii: "\""))
         var copy = value
         copy.withUTF8 { utf8 in
-            // Copy runs that need no escape in bulk: most strings are one such run.
+            // Copy runs that need no escape in bulk: most strings are one such run. Eight bytes at
+            // a time while none of them needs one (no control character, quote or backslash).
             var runStart = 0
-            for index in 0..<utf8.count {
+            var clean = 0
+            if let base = utf8.baseAddress {
+                let raw = UnsafeRawPointer(base)
+                while clean + 8 <= utf8.count, !Self.needsEscape(raw.loadUnaligned(fromByteOffset: clean, as: UInt64.self)) {
+                    clean += 8
+                }
+            }
+            for index in clean..<utf8.count {
                 let byte = utf8[index]
                 guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
                 if runStart < index { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index])) }
@@ -91,6 +99,17 @@ public struct JSONWriter: Sendable {
             if runStart < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether any of the eight bytes of `word` is below 0x20, a quote or a backslash (bit tricks:
+    /// a byte's high bit survives in `(x - 0x01…) & ~x` only where the byte of `x` was zero).
+    @inline(__always)
+    private static func needsEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZero(_ x: UInt64) -> Bool { (x &- ones) & ~x & highs != 0 }
+        let control = (word &- ones &* 0x20) & ~word & highs != 0
+        return control || hasZero(word ^ (ones &* 0x22)) || hasZero(word ^ (ones &* 0x5C))
     }
 
     private mutating func appendEscaped(_ byte: UInt8) {

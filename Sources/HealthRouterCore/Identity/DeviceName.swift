@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 /// Canonical device descriptions. HealthKit describes a sample's device as
 /// `<<HKDevice: 0x282a45810>, name:Apple Watch, manufacturer:Apple Inc., model:Watch, hardware:Watch6,2, software:7.2>`,
 /// where `0x282a45810` is a memory address that differs on every record (so one
@@ -34,25 +37,30 @@ public enum DeviceName {
     /// address): for a parser that shares one `String` per device instead of making one per record.
     public static func withCanonicalBytes<R>(_ bytes: UnsafeBufferPointer<UInt8>,
                                              _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        guard nextAddress(in: bytes, from: 0) != nil else { return body(bytes) }
+        guard let first = nextAddress(in: bytes, from: 0) else { return body(bytes) }
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count) { output in
-            body(UnsafeBufferPointer(rebasing: output[..<removeAddresses(from: bytes, into: output)]))
+            body(UnsafeBufferPointer(rebasing: output[..<removeAddresses(from: bytes, first: first, into: output)]))
         }
     }
 
     /// The description without addresses, or nil when there is none to remove.
     private static func strip(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
-        guard nextAddress(in: bytes, from: 0) != nil else { return nil }
+        guard let first = nextAddress(in: bytes, from: 0) else { return nil }
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count) { output in
-            String(decoding: UnsafeBufferPointer(rebasing: output[..<removeAddresses(from: bytes, into: output)]), as: UTF8.self)
+            String(decoding: UnsafeBufferPointer(rebasing: output[..<removeAddresses(from: bytes, first: first, into: output)]),
+                   as: UTF8.self)
         }
     }
 
-    /// Writes `bytes` without their addresses into `output` (at least as long); returns the count.
-    private static func removeAddresses(from bytes: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableBufferPointer<UInt8>) -> Int {
+    /// Writes `bytes` without their addresses, the first at `first`, into `output` (at least as
+    /// long); returns the count.
+    private static func removeAddresses(from bytes: UnsafeBufferPointer<UInt8>, first: Range<Int>,
+                                        into output: UnsafeMutableBufferPointer<UInt8>) -> Int {
         var written = 0
         var copiedUpTo = 0
-        while let address = nextAddress(in: bytes, from: copiedUpTo) {
+        var found: Range<Int>? = first
+        while let address = found {
+            defer { found = nextAddress(in: bytes, from: copiedUpTo) }
             let segment = UnsafeBufferPointer(rebasing: bytes[copiedUpTo..<address.lowerBound])
             _ = UnsafeMutableBufferPointer(rebasing: output[written...]).initialize(from: segment)
             written += segment.count
@@ -66,9 +74,14 @@ public enum DeviceName {
     /// The range of the next `: 0x<hex digits>` that is followed by `>`, from `start` on.
     private static func nextAddress(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Range<Int>? {
         let count = bytes.count
+        guard let base = bytes.baseAddress else { return nil }
         var index = start
         while index + 4 < count {
-            guard bytes[index] == UInt8(ascii: ":"), bytes[index + 1] == UInt8(ascii: " "),
+            // From colon to colon (memchr), not byte by byte: a description has a handful.
+            guard let colon = memchr(base + index, Int32(UInt8(ascii: ":")), count - index) else { return nil }
+            index = base.distance(to: colon.assumingMemoryBound(to: UInt8.self))
+            guard index + 4 < count else { return nil }
+            guard bytes[index + 1] == UInt8(ascii: " "),
                   bytes[index + 2] == UInt8(ascii: "0"), bytes[index + 3] | 0x20 == UInt8(ascii: "x") else {
                 index += 1
                 continue

@@ -213,7 +213,8 @@ public final class Journal {
 
         let start = Self.keySecond(sample)
         var isNew = true
-        SampleIdKey.bind(lookupId, 1, sample.id)
+        let key = SampleIdKey.Key(sample.id)
+        key.bind(lookupId, 1)
         lookupId.bind(2, start)
         if try lookupId.step() {
             let stored = lookupId.int64(0)
@@ -236,7 +237,7 @@ public final class Journal {
             }
             result.new[sample.kind, default: 0] += 1
         }
-        SampleIdKey.bind(insertId, 1, sample.id)
+        key.bind(insertId, 1)
         insertId.bind(2, hash)
         insertId.bind(3, sequence)
         insertId.bind(4, start)

@@ -3,17 +3,32 @@
 /// SQLite never finds a BLOB equal to a TEXT, so the two forms cannot collide, and the
 /// 16-byte form keeps the id indexes small (the import's hottest B-trees).
 enum SampleIdKey {
+    /// An id in its key form, parsed once for several statements.
+    enum Key {
+        case uuid(UInt64, UInt64)
+        case text(String)
+
+        init(_ id: String) {
+            var copy = id
+            var bytes = (UInt64(0), UInt64(0))
+            let parsed = copy.withUTF8 { utf8 in
+                withUnsafeMutableBytes(of: &bytes) { raw in SampleIdKey.parseCanonicalUUID(utf8, into: raw) }
+            }
+            self = parsed ? .uuid(bytes.0, bytes.1) : .text(id)
+        }
+
+        /// Binds the key at `index`.
+        func bind(_ statement: SQLiteStatement, _ index: Int32) {
+            switch self {
+            case .uuid(let high, let low): withUnsafeBytes(of: (high, low)) { statement.bind(index, blob: $0) }
+            case .text(let id): statement.bind(index, id)
+            }
+        }
+    }
+
     /// Binds `id` at `index` in its key form.
     static func bind(_ statement: SQLiteStatement, _ index: Int32, _ id: String) {
-        var copy = id
-        let bound: Bool = copy.withUTF8 { utf8 in
-            var bytes = (UInt64(0), UInt64(0))
-            let ok = withUnsafeMutableBytes(of: &bytes) { raw in parseCanonicalUUID(utf8, into: raw) }
-            guard ok else { return false }
-            withUnsafeBytes(of: bytes) { statement.bind(index, blob: $0) }
-            return true
-        }
-        if !bound { statement.bind(index, id) }
+        Key(id).bind(statement, index)
     }
 
     /// Reads a key column back as the id string.
