@@ -39,8 +39,23 @@ struct ByteStringInterner {
         strings[intern(bytes)]
     }
 
+    /// The two entries returned last (-1: none): records come in runs of one type, unit, source
+    /// and device, so a compare with them usually spares the hash.
+    private var recent = (-1, -1)
+
     /// The entry number of `bytes`, adding it when new.
     mutating func intern(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        if recent.0 >= 0, entries[recent.0].length == bytes.count, equals(entries[recent.0], bytes) { return recent.0 }
+        if recent.1 >= 0, entries[recent.1].length == bytes.count, equals(entries[recent.1], bytes) {
+            recent = (recent.1, recent.0)
+            return recent.0
+        }
+        let found = lookUpOrAdd(bytes)
+        recent = (found, recent.0)
+        return found
+    }
+
+    private mutating func lookUpOrAdd(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
         let hash = Self.hash(bytes)
         var mask = slots.count - 1
         var index = Int(truncatingIfNeeded: hash) & mask
@@ -88,6 +103,7 @@ struct ByteStringInterner {
     }
 
     private mutating func reset() {
+        recent = (-1, -1)
         slots = [Int32](repeating: 0, count: 256)
         entries.removeAll(keepingCapacity: true)
         arena.removeAll(keepingCapacity: true)

@@ -284,21 +284,28 @@ final class ExportElementHandler: SAXHandler {
 
     private func finishRecord() {
         guard var draft = record.take() else { return }
-        if !draft.beats.isEmpty { draft.sample.detail = .heartbeats(draft.beats) }
-        SampleNormalizer.normalize(&draft.sample, convention: .healthKit)
+        // Swapped out of the draft, not copied: a copy retains every string of the sample.
+        var sample = Self.placeholder
+        swap(&sample, &draft.sample)
+        if !draft.beats.isEmpty { sample.detail = .heartbeats(draft.beats) }
+        SampleNormalizer.normalize(&sample, convention: .healthKit)
         if correlation != nil {
-            correlation!.memberIds.append(draft.sample.id)
-            if deduplicator.shouldEmitMember(id: draft.sample.id, type: draft.sample.type) {
-                append(draft.sample)
+            correlation!.memberIds.append(sample.id)
+            if deduplicator.shouldEmitMember(id: sample.id, type: sample.type) {
+                append(sample)
             }
             if draft.typeEntry < typeTraits.count { typeTraits[draft.typeEntry]?.canBeMember = true }
             return
         }
-        if draft.canBeMember, !deduplicator.shouldEmitTopLevel(id: draft.sample.id) {
+        if draft.canBeMember, !deduplicator.shouldEmitTopLevel(id: sample.id) {
             return
         }
-        append(draft.sample)
+        append(sample)
     }
+
+    /// What a draft holds once its sample was taken out: nothing on the heap.
+    private static let placeholder = Sample(id: "", type: "", kind: .quantity, start: Timestamp(epochMilliseconds: 0),
+                                            end: Timestamp(epochMilliseconds: 0), sourceName: "")
 
     private func skipRecord(_ reason: String) {
         skip(reason)

@@ -52,6 +52,10 @@ import Testing
         #expect(intern("d") == 0)
         #expect(interner.generation == 1)
         #expect(interner.string(at: 0) == "d")
+        // What was returned just before the restart is not handed out again by its old number.
+        #expect(intern("c") == 1 && interner.string(at: 1) == "c")
+        #expect(intern("d") == 0)
+        #expect(intern("c") == 1)
         var big = ByteStringInterner()
         for index in 0..<5000 {
             var text = "value \(index)"
