@@ -46,6 +46,10 @@ public final class SQLiteSink: Sink {
     /// empty store is not worth dropping indexes for).
     static let bulkMinimum = 1000
 
+    /// The page cache (`PRAGMA cache_size`, negative: KiB) for upserts, and while loading in bulk.
+    static let upsertCacheSize = -8192
+    static let bulkCacheSize = -2048
+
     public init(configuration: Configuration, context: PluginContext) {
         self.configuration = configuration
         self.logger = context.logger.with("sink", context.name)
@@ -58,10 +62,10 @@ public final class SQLiteSink: Sink {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             }
             let database = try SQLiteDatabase(path: configuration.path)
-            // SQLite's default page cache: a bulk load appends, and an 8 MB cache did not pay for its
-            // memory once the id indexes stopped being filled row by row. Rarer checkpoints write each
-            // page of an index updated at random (later upserts) less often.
-            try database.execute("PRAGMA cache_size = -2048")
+            // A larger page cache keeps more of the id indexes in memory for upserts, which land
+            // at random in them (a bulk load, which appends, sets SQLite's default 2 MB while it
+            // runs). Rarer checkpoints write each page of those indexes less often.
+            try database.execute("PRAGMA cache_size = \(Self.upsertCacheSize)")
             try database.execute("PRAGMA wal_autocheckpoint = 16384")
             try database.execute("PRAGMA journal_size_limit = 67108864")
             try SQLiteSinkSchema.create(in: database)
@@ -134,6 +138,7 @@ public final class SQLiteSink: Sink {
             guard try database.scalarInt("SELECT EXISTS (SELECT 1 FROM \(table.table))") == 0 else { return false }
         }
         for table in SQLiteSinkSchema.bulkIdIndexes { try database.execute("DROP INDEX IF EXISTS \(table.index)") }
+        try database.execute("PRAGMA cache_size = \(Self.bulkCacheSize)")
         loadingInBulk = true
         logger.debug("loading into empty tables: their id indexes are built when the load ends")
         return true
@@ -170,6 +175,7 @@ public final class SQLiteSink: Sink {
             }
         }
         loadingInBulk = false
+        try database.execute("PRAGMA cache_size = \(Self.upsertCacheSize)")
         logger.debug("built the id indexes", [("seconds", String(format: "%.1f", Date().timeIntervalSince(started)))])
     }
 
