@@ -288,10 +288,7 @@ final class ExportElementHandler: SAXHandler {
         var sample = Self.placeholder
         swap(&sample, &draft.sample)
         if !draft.beats.isEmpty { sample.detail = .heartbeats(draft.beats) }
-        // The id is needed here only to link correlation members; otherwise the journal, when it
-        // is the output, computes it on its own thread.
-        let needsId = correlation != nil || draft.canBeMember || !output.fillsMissingIds
-        SampleNormalizer.normalize(&sample, convention: .healthKit, assigningId: needsId)
+        SampleNormalizer.normalize(&sample, convention: .healthKit)
         if correlation != nil {
             correlation!.memberIds.append(sample.id)
             if deduplicator.shouldEmitMember(id: sample.id, type: sample.type) {

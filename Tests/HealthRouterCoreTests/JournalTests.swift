@@ -48,23 +48,6 @@ import Testing
         #expect(try stored.map { try $0.decoded().isFirstOfId } == [true, false, false, false])
     }
 
-    @Test func aSampleWithoutAnIdGetsItsFingerprintId() throws {
-        let journal = try Journal(stateDirectory: makeTemporaryDirectory())
-        var anonymous = heartRate(64, at: 9)
-        let expected = anonymous.id
-        anonymous.id = ""
-        var items: [HealthItem] = [.sample(anonymous)]
-        let first = try journal.appendCollecting(taking: &items, source: "history")
-        guard case .sample(let stored) = first.entries.first?.item else { Issue.record("no entry"); return }
-        #expect(stored.id == expected)
-        #expect(first.entries.first?.isFirstOfId == true)
-        #expect(try journal.entries(after: 0, limit: 10).first?.decoded().item == .sample(stored))
-        // The same reading again, with or without its id, is a duplicate.
-        let again = try journal.append([.sample(anonymous), .sample(stored)], source: "history")
-        #expect(again.duplicateCount == 2)
-        #expect(again.entriesWritten == 0)
-    }
-
     @Test func takingTheItemsAppendsWhatCopyingThemDoes() throws {
         var items: [HealthItem] = (0..<50).map { .sample(heartRate(60 + Double($0 % 7), at: Int64($0))) }
         items.append(.tombstone(Tombstone(ids: ["gone"])))

@@ -154,17 +154,6 @@ public final class Journal {
     /// Admits `item` as entry `sequence` and writes it; nil when it is not new.
     private func admit(_ item: consuming HealthItem, sequence: Int64, source: String, received: Int64,
                        result: inout AppendResult) throws -> (item: HealthItem, firstOfId: Bool)? {
-        // A sample its source left without an id (`SourceOutput.fillsMissingIds`) gets its
-        // fingerprint id here, taken out of the item and put back rather than copied.
-        if case .sample(let sample) = item, sample.id.isEmpty {
-            switch consume item {
-            case .sample(var sample):
-                sample.id = Fingerprint.id(of: sample)
-                item = .sample(sample)
-            case let other:
-                item = other
-            }
-        }
         let firstOfId: Bool
         switch item {
         case .sample(let sample):

@@ -55,10 +55,6 @@ public final class JournalSourceOutput: SourceOutput, @unchecked Sendable {
         }
     }
 
-    /// The journal gives a sample without an id its fingerprint id, on the append thread: off
-    /// the source's thread, which sets the pace of a file whose records are already imported.
-    public var fillsMissingIds: Bool { true }
-
     /// A full batch as the source gathered it (the export parser hands over 5,000 items and the
     /// few its last chunk of XML added) goes on as it is: taken, not copied item by item (a copy
     /// retains every string of every sample, and the source's array then releases them all).

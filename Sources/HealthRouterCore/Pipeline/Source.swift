@@ -9,10 +9,6 @@ public protocol SourceOutput: AnyObject {
     /// Like `emit(_:)`, and leaves `items` empty: the output may take the array as it is instead
     /// of copying its items (a source that gathers batches in one array calls this one).
     func emit(taking items: inout [HealthItem]) throws
-    /// Whether samples may be emitted normalised but without an id: the output gives each its
-    /// fingerprint id (`Fingerprint.id(of:)`), as `SampleNormalizer` would have. A source then
-    /// computes only the ids it needs itself (to link correlation members).
-    var fillsMissingIds: Bool { get }
     /// Counts an element the source could not turn into an item, with the reason
     /// (`"Record without startDate"`); the import summary lists each reason with its count.
     func skipped(_ reason: String, location: String?)
@@ -21,8 +17,6 @@ public protocol SourceOutput: AnyObject {
 }
 
 extension SourceOutput {
-    public var fillsMissingIds: Bool { false }
-
     public func emit(taking items: inout [HealthItem]) throws {
         try emit(items)
         items.removeAll(keepingCapacity: true)

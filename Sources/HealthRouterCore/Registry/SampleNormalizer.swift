@@ -18,10 +18,7 @@ public enum SampleNormalizer {
     /// except that `%` values would be scaled once more (a 0–1 fraction and an
     /// already-scaled 0.5 % cannot be told apart) — normalise once per source, as
     /// the source's own convention, and anything later as `.canonical`.
-    ///
-    /// With `assigningId: false` an empty `id` stays empty, for a source whose output fills it in
-    /// (`SourceOutput.fillsMissingIds`: the journal, on its own thread).
-    public static func normalize(_ sample: inout Sample, convention: ValueConvention, assigningId: Bool = true) {
+    public static func normalize(_ sample: inout Sample, convention: ValueConvention) {
         let type = TypeRegistry.resolve(sample.type)
         if let type {
             if type.identifier != sample.type { sample.type = type.identifier }
@@ -35,6 +32,6 @@ public enum SampleNormalizer {
             }
         }
         if let device = sample.device { sample.device = DeviceName.canonical(device) }
-        if assigningId && sample.id.isEmpty { sample.id = Fingerprint.id(of: sample, type: type) }
+        if sample.id.isEmpty { sample.id = Fingerprint.id(of: sample, type: type) }
     }
 }
