@@ -129,21 +129,35 @@ public final class Journal {
     /// returned instead of copying them; `items` is left empty.
     public func appendCollecting(taking items: inout [HealthItem], source: String,
                                  receivedAt: Date = Date()) throws -> (result: AppendResult, entries: [JournalEntry]) {
+        try append(taking: &items, source: source, receivedAt: receivedAt, collect: true)
+    }
+
+    private func append(_ items: [HealthItem], source: String, receivedAt: Date,
+                        collect: Bool) throws -> (result: AppendResult, entries: [JournalEntry]) {
+        var items = items
+        return try append(taking: &items, source: source, receivedAt: receivedAt, collect: collect)
+    }
+
+    private func append(taking items: inout [HealthItem], source: String, receivedAt: Date,
+                        collect: Bool) throws -> (result: AppendResult, entries: [JournalEntry]) {
         let received = Int64(receivedAt.timeIntervalSince1970 * 1000)
-        // Reversed, so that popLast hands the items out in order, each moved rather than copied.
+        // Reversed, so that popLast hands the items out in order, each moved rather than copied
+        // (a shared array is copied once here, as a loop over it would copy each item).
         items.reverse()
         defer { items.removeAll() }
         return try database.transaction {
             var result = AppendResult()
             var appended: [JournalEntry] = []
-            appended.reserveCapacity(items.count)
+            if collect { appended.reserveCapacity(items.count) }
             var next = try head() + 1
             hasNativeIds = try database.scalarInt("SELECT EXISTS(SELECT 1 FROM fingerprints)") == 1
             while let item = items.popLast() {
                 guard let entry = try admit(item, sequence: next, source: source, received: received, result: &result) else {
                     continue
                 }
-                appended.append(JournalEntry(sequence: next, source: source, item: entry.item, isFirstOfId: entry.firstOfId))
+                if collect {
+                    appended.append(JournalEntry(sequence: next, source: source, item: entry.item, isFirstOfId: entry.firstOfId))
+                }
                 next += 1
             }
             try recordLast(result)
@@ -175,29 +189,6 @@ public final class Journal {
     private func recordLast(_ result: AppendResult) throws {
         if let last = result.lastSequence {
             try database.execute("INSERT INTO meta(key, value) VALUES ('last_seq', \(last)) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
-        }
-    }
-
-    private func append(_ items: [HealthItem], source: String, receivedAt: Date,
-                        collect: Bool) throws -> (result: AppendResult, entries: [JournalEntry]) {
-        let received = Int64(receivedAt.timeIntervalSince1970 * 1000)
-        return try database.transaction {
-            var result = AppendResult()
-            var appended: [JournalEntry] = []
-            if collect { appended.reserveCapacity(items.count) }
-            var next = try head() + 1
-            hasNativeIds = try database.scalarInt("SELECT EXISTS(SELECT 1 FROM fingerprints)") == 1
-            for item in items {
-                guard let entry = try admit(item, sequence: next, source: source, received: received, result: &result) else {
-                    continue
-                }
-                if collect {
-                    appended.append(JournalEntry(sequence: next, source: source, item: entry.item, isFirstOfId: entry.firstOfId))
-                }
-                next += 1
-            }
-            try recordLast(result)
-            return (result, appended)
         }
     }
 
