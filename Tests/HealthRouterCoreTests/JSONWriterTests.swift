@@ -3,17 +3,20 @@ import Testing
 @testable import HealthRouterCore
 
 @Suite struct JSONWriterTests {
+    /// Writes `value` as a JSON string in an array and expects Foundation's parser to read it back.
+    func expectRoundTrip(_ value: String) throws {
+        var writer = JSONWriter()
+        writer.beginArray()
+        writer.string(value)
+        writer.endArray()
+        let parsed = try JSONSerialization.jsonObject(with: Data(writer.bytes)) as? [String]
+        #expect(parsed == [value], "\(writer.text)")
+    }
+
     @Test func stringsRoundTripThroughAJSONParser() throws {
         let values = ["", "plain", "Jane’s Apple Watch 🏃", "quote \" and backslash \\", "line\nbreak\ttab\r",
                       "\u{0B}control\u{01}", "'; DROP TABLE samples; --", "ends with escape\""]
-        for value in values {
-            var writer = JSONWriter()
-            writer.beginArray()
-            writer.string(value)
-            writer.endArray()
-            let parsed = try JSONSerialization.jsonObject(with: Data(writer.bytes)) as? [String]
-            #expect(parsed == [value], "\(writer.text)")
-        }
+        for value in values { try expectRoundTrip(value) }
     }
 
     @Test func escapesAtEveryPositionOfEightByteWords() throws {
@@ -21,13 +24,8 @@ import Testing
         let escapes = ["\"", "\\", "\n", "\u{01}", "\u{1F}"]
         for escape in escapes {
             for offset in 0..<20 {
-                let value = String(repeating: "a", count: offset) + escape + "tail ü \u{7F}" + String(repeating: "b", count: 9)
-                var writer = JSONWriter()
-                writer.beginArray()
-                writer.string(value)
-                writer.endArray()
-                let parsed = try JSONSerialization.jsonObject(with: Data(writer.bytes)) as? [String]
-                #expect(parsed == [value], "\(writer.text)")
+                try expectRoundTrip(String(repeating: "a", count: offset) + escape + "tail ü \u{7F}"
+                                        + String(repeating: "b", count: 9))
             }
         }
         // Bytes just above what needs escaping stay as they are.

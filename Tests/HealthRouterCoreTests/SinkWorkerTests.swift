@@ -112,13 +112,17 @@ final class FailureBudget: Sendable {
     @Test func theSinkHearsItCaughtUpWhenTheInputEndsAndAfterASecondIdle() throws {
         let directory = makeTemporaryDirectory()
         try feed(directory, (0..<200).map { Double($0) })
-        var settings = SinkWorker.Settings()
-        settings.batchSize = 64
+        /// A worker on `directory` whose sinks record when they hear they caught up.
+        func makeWorker(_ directory: String, _ log: CaughtUpLog) -> SinkWorker {
+            var settings = SinkWorker.Settings()
+            settings.batchSize = 64
+            return SinkWorker(name: "table", stateDirectory: directory, settings: settings,
+                              logger: Logger(minimumLevel: .error), makeSink: {
+                try CheckedTableSink(path: directory + "/sink.sqlite", failures: FailureBudget(0), caughtUpLog: log)
+            }, selects: { _, _ in true })
+        }
         let log = CaughtUpLog()
-        let worker = SinkWorker(name: "table", stateDirectory: directory, settings: settings,
-                                logger: Logger(minimumLevel: .error), makeSink: {
-            try CheckedTableSink(path: directory + "/sink.sqlite", failures: FailureBudget(0), caughtUpLog: log)
-        }, selects: { _, _ in true })
+        let worker = makeWorker(directory, log)
         let control = WorkerControl()
         let done = DispatchSemaphore(value: 0)
         Thread.detachNewThread { worker.run(control: control); done.signal() }
@@ -144,10 +148,7 @@ final class FailureBudget: Sendable {
         let quick = makeTemporaryDirectory()
         try feed(quick, [1, 2, 3])
         let importLog = CaughtUpLog()
-        let importWorker = SinkWorker(name: "table", stateDirectory: quick, settings: settings,
-                                      logger: Logger(minimumLevel: .error), makeSink: {
-            try CheckedTableSink(path: quick + "/sink.sqlite", failures: FailureBudget(0), caughtUpLog: importLog)
-        }, selects: { _, _ in true })
+        let importWorker = makeWorker(quick, importLog)
         let importControl = WorkerControl()
         importControl.finishInput()
         let before = Date()
