@@ -3,6 +3,7 @@
 # Safe to run again: it installs only what is not there.
 set -euo pipefail
 packages=(
+  make                             # the README's commands (make demo, make test)
   pkg-config                       # finds the C libraries' include paths
   libsqlite3-dev sqlite3           # journal, sqlite sink; sqlite3 for the README's queries
   libxml2-dev libxml2-utils        # export.xml SAX parser; xmllint for the import benchmark

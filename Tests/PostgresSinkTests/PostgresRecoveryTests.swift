@@ -63,10 +63,7 @@ import TimescaleDBSink
 
     @Test func aSampleRedeliveredWithAnotherStartMoves() throws {
         guard let url = PostgresTestDatabase.url else { return }
-        let schema = PostgresTestDatabase.freshSchema()
-        let sink = TimescaleDBSink(configuration: .init(url: url, schema: schema, requireTimescaledb: false),
-                                   context: ConformanceFixtures.context())
-        _ = try sink.prepare()
+        let (sink, schema) = try PostgresTestDatabase.preparedTimescaleDBSink(url)
         defer { sink.close() }
         var sample = ConformanceFixtures.numbered(1)
         try sink.write(ConformanceFixtures.entries([sample]), cursor: 1)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import PostgresClient
+import TimescaleDBSink
 
 /// The throwaway PostgreSQL of `scripts/with-postgres.sh` (PG_URL), with a fresh schema per test.
 /// Without PG_URL the Postgres tests do nothing locally and fail under CI=true.
@@ -17,6 +18,15 @@ enum PostgresTestDatabase {
     /// A schema name no other test uses.
     static func freshSchema() -> String {
         "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
+    }
+
+    /// A prepared timescaledb sink with plain tables in a fresh schema (the caller closes it).
+    static func preparedTimescaleDBSink(_ url: String) throws -> (sink: TimescaleDBSink, schema: String) {
+        let schema = freshSchema()
+        let sink = TimescaleDBSink(configuration: .init(url: url, schema: schema, requireTimescaledb: false),
+                                   context: ConformanceFixtures.context())
+        _ = try sink.prepare()
+        return (sink, schema)
     }
 
     static func connect(_ url: String) throws -> PostgresConnection {

@@ -49,10 +49,7 @@ import TimescaleDBSink
 
     @Test func anInstantOutOfRangeIsRejectedAsData() throws {
         guard let url = PostgresTestDatabase.url else { return }
-        let schema = PostgresTestDatabase.freshSchema()
-        let sink = TimescaleDBSink(configuration: .init(url: url, schema: schema, requireTimescaledb: false),
-                                   context: ConformanceFixtures.context())
-        _ = try sink.prepare()
+        let (sink, _) = try PostgresTestDatabase.preparedTimescaleDBSink(url)
         defer { sink.close() }
         var far = ConformanceFixtures.numbered(1)
         far.start = Timestamp(epochMilliseconds: Int64.max / 2)
@@ -157,10 +154,7 @@ import TimescaleDBSink
 
     @Test func workoutChildrenAreRowsRewrittenOnChangeAndDeletedWithTheWorkout() throws {
         guard let url = PostgresTestDatabase.url else { return }
-        let schema = PostgresTestDatabase.freshSchema()
-        let sink = TimescaleDBSink(configuration: .init(url: url, schema: schema, requireTimescaledb: false),
-                                   context: ConformanceFixtures.context())
-        _ = try sink.prepare()
+        let (sink, schema) = try PostgresTestDatabase.preparedTimescaleDBSink(url)
         defer { sink.close() }
         let connection = try PostgresTestDatabase.connect(url)
         defer { connection.close() }
@@ -221,10 +215,7 @@ import TimescaleDBSink
     /// tombstone still finds it; a workout that becomes a sample leaves no children behind.
     @Test func aSampleThatMovesLeavesNoRowBehind() throws {
         guard let url = PostgresTestDatabase.url else { return }
-        let schema = PostgresTestDatabase.freshSchema()
-        let sink = TimescaleDBSink(configuration: .init(url: url, schema: schema, requireTimescaledb: false),
-                                   context: ConformanceFixtures.context())
-        _ = try sink.prepare()
+        let (sink, schema) = try PostgresTestDatabase.preparedTimescaleDBSink(url)
         defer { sink.close() }
         let connection = try PostgresTestDatabase.connect(url)
         defer { connection.close() }
