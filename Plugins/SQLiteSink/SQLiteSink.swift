@@ -126,7 +126,7 @@ public final class SQLiteSink: Sink {
     /// a batch of `bulkMinimum` entries or more). Otherwise the indexes are built again first.
     private func planBulkLoad(_ entries: [JournalEntry], cursor: Int64, in database: SQLiteDatabase) throws -> Bool {
         guard canLoadInBulk, let first = entries.first else { return false }
-        let qualifies = first.sequence > storedCursor && cursor > storedCursor && entries.allSatisfy(\.isFirstOfId)
+        let qualifies = first.sequence > storedCursor && cursor > storedCursor && entries.areAllFirstOfTheirId
         let dropped = try isLoadingInBulk(database)
         if dropped {
             if qualifies { return true }

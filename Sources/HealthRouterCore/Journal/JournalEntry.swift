@@ -17,3 +17,11 @@ public struct JournalEntry: Sendable, Hashable {
         self.isFirstOfId = isFirstOfId
     }
 }
+
+extension Array where Element == JournalEntry {
+    /// Whether every entry is the first of its id: read in place, since a copy of an entry (as
+    /// `allSatisfy` makes) retains every string of its sample.
+    public var areAllFirstOfTheirId: Bool {
+        withUnsafeBufferPointer { entries in entries.indices.allSatisfy { entries[$0].isFirstOfId } }
+    }
+}
