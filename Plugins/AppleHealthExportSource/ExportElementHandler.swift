@@ -38,6 +38,8 @@ final class ExportElementHandler: SAXHandler {
         /// nil: decided by the value (a number is a quantity, a name a category).
         var kind: SampleKind?
         var canBeMember: Bool
+        /// What the registry knows of the type (nil: nothing), looked up once per type.
+        var registered: HealthType?
     }
 
     private struct RecordDraft {
@@ -218,28 +220,31 @@ final class ExportElementHandler: SAXHandler {
         }
         let type = reader.types.string(at: typeEntry)
         let traits = self.traits(typeEntry, type)
-        var sample = Sample(id: "", type: type, kind: .quantity, start: start, end: end ?? start, unit: unit,
-                            sourceName: sourceName, sourceVersion: sourceVersion, device: device, createdAt: created,
-                            metadata: extras, userId: userId)
         let number = value.flatMap { DecimalNumber.parse($0) }
+        var kind = SampleKind.quantity
+        var categoryValue: String?
         switch traits.kind {
         case .quantity?:
-            guard let number else {
+            guard number != nil else {
                 return skipRecord(value == nil ? "Quantity Record without a value" : "Quantity Record with a non-numeric value")
             }
-            sample.value = number
         case .category?:
-            sample.kind = .category
-            sample.categoryValue = value.map { reader.categoryValues.string($0) }
+            kind = .category
+            categoryValue = value.map { reader.categoryValues.string($0) }
         default:
-            if let number {
-                sample.value = number
-            } else {
-                sample.kind = .category
-                sample.categoryValue = value.map { reader.categoryValues.string($0) }
+            if number == nil {
+                kind = .category
+                categoryValue = value.map { reader.categoryValues.string($0) }
             }
         }
-        record = RecordDraft(sample: sample, typeEntry: typeEntry, canBeMember: traits.canBeMember)
+        // Built with every field at once: assigning fields to a sample afterwards had the compiler
+        // copy it whole, which retains every string of it once more.
+        record = RecordDraft(
+            sample: Sample(id: "", type: type, kind: kind, start: start, end: end ?? start,
+                           value: kind == .quantity ? number : nil, unit: unit, categoryValue: categoryValue,
+                           sourceName: sourceName, sourceVersion: sourceVersion, device: device, createdAt: created,
+                           metadata: extras, userId: userId),
+            typeEntry: typeEntry, canBeMember: traits.canBeMember)
     }
 
     private func traits(_ entry: Int, _ type: String) -> TypeTraits {
@@ -261,7 +266,8 @@ final class ExportElementHandler: SAXHandler {
                 kind = nil
             }
         }
-        let traits = TypeTraits(kind: kind, canBeMember: deduplicator.canBeMember(type: type))
+        let traits = TypeTraits(kind: kind, canBeMember: deduplicator.canBeMember(type: type),
+                                registered: TypeRegistry.resolve(type))
         while typeTraits.count <= entry { typeTraits.append(nil) }
         typeTraits[entry] = traits
         return traits
@@ -284,23 +290,22 @@ final class ExportElementHandler: SAXHandler {
 
     private func finishRecord() {
         guard var draft = record.take() else { return }
-        // Swapped out of the draft, not copied: a copy retains every string of the sample.
-        var sample = Self.placeholder
-        swap(&sample, &draft.sample)
-        if !draft.beats.isEmpty { sample.detail = .heartbeats(draft.beats) }
-        SampleNormalizer.normalize(&sample, convention: .healthKit)
+        if !draft.beats.isEmpty { draft.sample.detail = .heartbeats(draft.beats) }
+        // The parser looked the type up once, and made the device canonical as it read it.
+        let registered = draft.typeEntry < typeTraits.count ? typeTraits[draft.typeEntry]?.registered : nil
+        SampleNormalizer.normalize(&draft.sample, convention: .healthKit, type: registered, deviceIsCanonical: true)
         if correlation != nil {
-            correlation!.memberIds.append(sample.id)
-            if deduplicator.shouldEmitMember(id: sample.id, type: sample.type) {
-                append(sample)
-            }
+            correlation!.memberIds.append(draft.sample.id)
             if draft.typeEntry < typeTraits.count { typeTraits[draft.typeEntry]?.canBeMember = true }
+            if deduplicator.shouldEmitMember(id: draft.sample.id, type: draft.sample.type) {
+                append(taking: &draft.sample)
+            }
             return
         }
-        if draft.canBeMember, !deduplicator.shouldEmitTopLevel(id: sample.id) {
+        if draft.canBeMember, !deduplicator.shouldEmitTopLevel(id: draft.sample.id) {
             return
         }
-        append(sample)
+        append(taking: &draft.sample)
     }
 
     /// What a draft holds once its sample was taken out: nothing on the heap.
@@ -378,6 +383,19 @@ final class ExportElementHandler: SAXHandler {
     private func append(_ sample: consuming Sample) {
         countsByKind[Int(sample.kind.rawValue)] += 1
         pending.append(.sample(consume sample))
+    }
+
+    /// `append(_:)` for a sample held in a draft: swapped out of it (the placeholder stays behind),
+    /// so that it is moved rather than copied, which would retain every string of it.
+    private func append(taking sample: inout Sample) {
+        let taken = Self.take(&sample)
+        append(consume taken)
+    }
+
+    private static func take(_ sample: inout Sample) -> Sample {
+        var taken = placeholder
+        swap(&taken, &sample)
+        return taken
     }
 
     private func skip(_ reason: String) {

@@ -44,7 +44,7 @@ public enum Fingerprint {
     }
 
     /// `id(of:)` with the sample's type already looked up (nil: unknown).
-    static func id(of sample: Sample, type: HealthType?) -> String {
+    static func id(of sample: borrowing Sample, type: HealthType?) -> String {
         withFingerprintBytes(of: sample, type: type) { bytes in
             UUIDv5.string(namespacedName: UnsafeRawBufferPointer(bytes))
         }
@@ -53,7 +53,7 @@ public enum Fingerprint {
     /// Calls `body` with the namespace bytes followed by the fingerprint text, built in
     /// one temporary buffer.
     private static func withFingerprintBytes<Result>(
-        of sample: Sample, type: HealthType?, _ body: (UnsafeBufferPointer<UInt8>) -> Result
+        of sample: borrowing Sample, type: HealthType?, _ body: (UnsafeBufferPointer<UInt8>) -> Result
     ) -> Result {
         // Only what the text needs is captured below, not the whole sample.
         let identifier = type?.identifier ?? sample.type
@@ -94,7 +94,7 @@ public enum Fingerprint {
         case record(GenericRecord)
         case empty
 
-        init(_ sample: Sample, type: HealthType?) {
+        init(_ sample: borrowing Sample, type: HealthType?) {
             switch sample.detail {
             case .workout(let workout):
                 let duration = workout.durationSeconds.flatMap { seconds -> Int64? in

@@ -141,9 +141,6 @@ public final class Journal {
     private func append(taking items: inout [HealthItem], source: String, receivedAt: Date,
                         collect: Bool) throws -> (result: AppendResult, entries: [JournalEntry]) {
         let received = Int64(receivedAt.timeIntervalSince1970 * 1000)
-        // Reversed, so that popLast hands the items out in order, each moved rather than copied
-        // (a shared array is copied once here, as a loop over it would copy each item).
-        items.reverse()
         defer { items.removeAll() }
         return try database.transaction {
             var result = AppendResult()
@@ -151,7 +148,9 @@ public final class Journal {
             if collect { appended.reserveCapacity(items.count) }
             var next = try head() + 1
             hasNativeIds = try database.scalarInt("SELECT EXISTS(SELECT 1 FROM fingerprints)") == 1
-            while let item = items.popLast() {
+            for position in items.indices {
+                // Each item is moved out (a copy would retain every string of its sample).
+                let item = Self.take(&items[position])
                 guard let entry = try admit(item, sequence: next, source: source, received: received, result: &result) else {
                     continue
                 }
@@ -165,25 +164,38 @@ public final class Journal {
         }
     }
 
+    /// What an item taken out of a batch leaves behind: nothing on the heap.
+    private static let placeholder = HealthItem.tombstone(Tombstone(ids: []))
+
+    /// Swaps `item` out for the placeholder.
+    private static func take(_ item: inout HealthItem) -> HealthItem {
+        var taken = placeholder
+        swap(&taken, &item)
+        return taken
+    }
+
     /// Admits `item` as entry `sequence` and writes it; nil when it is not new.
     private func admit(_ item: consuming HealthItem, sequence: Int64, source: String, received: Int64,
                        result: inout AppendResult) throws -> (item: HealthItem, firstOfId: Bool)? {
         let firstOfId: Bool
-        switch item {
+        let admitted: HealthItem
+        // Consumed, so that the sample is moved out and back in rather than copied.
+        switch consume item {
         case .sample(let sample):
-            guard let admitted = try admit(sample, sequence: sequence, result: &result) else { return nil }
-            firstOfId = admitted
+            guard let first = try admit(sample, sequence: sequence, result: &result) else { return nil }
+            firstOfId = first
+            admitted = .sample(sample)
         case .tombstone(let tombstone):
             guard let expanded = try admit(tombstone, sequence: sequence, result: &result) else { return nil }
-            item = .tombstone(expanded)
+            admitted = .tombstone(expanded)
             writer.reset()
-            SampleCodec.encode(item, into: &writer)
+            SampleCodec.encode(admitted, into: &writer)
             firstOfId = false
         }
-        try writeEntry(sequence: sequence, source: source, type: item.sampleType, received: received, firstOfId: firstOfId)
+        try writeEntry(sequence: sequence, source: source, type: admitted.sampleType, received: received, firstOfId: firstOfId)
         if result.firstSequence == nil { result.firstSequence = sequence }
         result.lastSequence = sequence
-        return (item, firstOfId)
+        return (admitted, firstOfId)
     }
 
     private func recordLast(_ result: AppendResult) throws {

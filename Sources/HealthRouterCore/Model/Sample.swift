@@ -32,6 +32,7 @@ public struct Sample: Sendable, Hashable {
     public var userId: String?
     public var detail: SampleDetail
 
+    @inlinable
     public init(id: String, type: String, kind: SampleKind, start: Timestamp, end: Timestamp,
                 timeZone: String? = nil, value: Double? = nil, unit: String? = nil, categoryValue: String? = nil,
                 sourceName: String, sourceVersion: String? = nil, sourceBundleId: String? = nil,

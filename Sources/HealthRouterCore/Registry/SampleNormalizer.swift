@@ -19,7 +19,14 @@ public enum SampleNormalizer {
     /// already-scaled 0.5 % cannot be told apart) — normalise once per source, as
     /// the source's own convention, and anything later as `.canonical`.
     public static func normalize(_ sample: inout Sample, convention: ValueConvention) {
-        let type = TypeRegistry.resolve(sample.type)
+        normalize(&sample, convention: convention, type: TypeRegistry.resolve(sample.type), deviceIsCanonical: false)
+    }
+
+    /// `normalize(_:convention:)` for a source that looked the type up already (`type` is
+    /// `TypeRegistry.resolve(sample.type)`) and, when `deviceIsCanonical`, made `device` canonical
+    /// itself (the export parser does both once per distinct type and device, not once per record).
+    public static func normalize(_ sample: inout Sample, convention: ValueConvention, type: HealthType?,
+                                 deviceIsCanonical: Bool) {
         if let type {
             if type.identifier != sample.type { sample.type = type.identifier }
             if let value = sample.value, let unit = sample.unit, let canonical = type.canonicalUnit {
@@ -31,7 +38,7 @@ public enum SampleNormalizer {
                 }
             }
         }
-        if let device = sample.device { sample.device = DeviceName.canonical(device) }
+        if !deviceIsCanonical, let device = sample.device { sample.device = DeviceName.canonical(device) }
         if sample.id.isEmpty { sample.id = Fingerprint.id(of: sample, type: type) }
     }
 }
