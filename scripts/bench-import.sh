@@ -5,8 +5,10 @@
 #   - healthrouter import into the embedded default (journal + SQLite + NDJSON), fresh state
 #   - the same import again (re-import: must write no rows)
 #   - healthkit-to-sqlite --xml (PyPI, in a venv this script makes)
-# and prints wall times, ratios and peak RSS.
-#   RECORDS=200000 scripts/bench-import.sh     (a smaller run)
+# and prints wall times, ratios and peak RSS: ROUNDS rounds (default 3) of all four, in turn, and
+# the medians (the machine this was written on is a shared VM whose speed drifts by minutes).
+#   RECORDS=200000 ROUNDS=1 scripts/bench-import.sh     (a smaller run)
+#   SKIP_H2S=1 scripts/bench-import.sh                  (without healthkit-to-sqlite)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 records="${RECORDS:-1000000}"
@@ -30,40 +32,68 @@ measure() {
   cat "$out"
 }
 
-sync
-read -r xmllint_s xmllint_kb < <(measure xmllint --stream --noout "$xml")
-echo "xmllint --stream --noout           ${xmllint_s}s  (peak RSS $((xmllint_kb / 1024)) MB)"
-
 state="$work/state"
-rm -rf "$state"
 cat >"$work/bench.yaml" <<YAML
 state_directory: $state
 sinks:
   local: { type: sqlite, path: $state/health.sqlite }
   lake: { type: ndjson, directory: $state/ndjson }
 YAML
-read -r import_s import_kb < <(measure "$bin" import "$xml" --config "$work/bench.yaml" --quiet)
-tail -n 20 "$work/last.out"
-echo "healthrouter import (first)        ${import_s}s  (peak RSS $((import_kb / 1024)) MB)"
-rows_before=$(sqlite3 "$state/health.sqlite" "SELECT (SELECT count(*) FROM samples) + (SELECT count(*) FROM sleep_stages) + (SELECT count(*) FROM workouts)")
-read -r reimport_s reimport_kb < <(measure "$bin" import "$xml" --config "$work/bench.yaml" --quiet)
-rows_after=$(sqlite3 "$state/health.sqlite" "SELECT (SELECT count(*) FROM samples) + (SELECT count(*) FROM sleep_stages) + (SELECT count(*) FROM workouts)")
-grep -E "nothing new|new " "$work/last.out" || true
-echo "healthrouter import (again)        ${reimport_s}s  (peak RSS $((reimport_kb / 1024)) MB; rows $rows_before -> $rows_after)"
-
-h2s_s=""
-if [ "${SKIP_H2S:-0}" != 1 ]; then
-  venv="$work/venv"
-  [ -x "$venv/bin/healthkit-to-sqlite" ] || { python3 -m venv "$venv" && "$venv/bin/pip" install -q healthkit-to-sqlite; }
-  rm -f "$work/h2s.db"
-  read -r h2s_s h2s_kb < <(measure "$venv/bin/healthkit-to-sqlite" --xml "$xml" "$work/h2s.db")
-  echo "healthkit-to-sqlite --xml          ${h2s_s}s  (peak RSS $((h2s_kb / 1024)) MB)"
+venv="$work/venv"
+if [ "${SKIP_H2S:-0}" != 1 ] && [ ! -x "$venv/bin/healthkit-to-sqlite" ]; then
+  python3 -m venv "$venv" && "$venv/bin/pip" install -q healthkit-to-sqlite
 fi
+rows() {
+  sqlite3 "$state/health.sqlite" "SELECT (SELECT count(*) FROM samples) + (SELECT count(*) FROM sleep_stages) + (SELECT count(*) FROM workouts)"
+}
+
+# ROUNDS rounds (default 3), each measuring every command once, in turn: on a shared machine
+# whose speed drifts, the commands of one round see about the same machine, and the medians
+# over the rounds are the figures.
+rounds="${ROUNDS:-3}"
+results="$work/rounds.txt"
+: >"$results"
+for round in $(seq "$rounds"); do
+  echo "== round $round of $rounds"
+  sync
+  read -r xmllint_s xmllint_kb < <(measure xmllint --stream --noout "$xml")
+  echo "xmllint --stream --noout           ${xmllint_s}s  (peak RSS $((xmllint_kb / 1024)) MB)"
+  rm -rf "$state"
+  read -r import_s import_kb < <(measure "$bin" import "$xml" --config "$work/bench.yaml" --quiet)
+  [ "$round" = 1 ] && tail -n 20 "$work/last.out"
+  echo "healthrouter import (first)        ${import_s}s  (peak RSS $((import_kb / 1024)) MB)"
+  rows_before=$(rows)
+  read -r reimport_s reimport_kb < <(measure "$bin" import "$xml" --config "$work/bench.yaml" --quiet)
+  rows_after=$(rows)
+  grep -E "nothing new|new " "$work/last.out" || true
+  echo "healthrouter import (again)        ${reimport_s}s  (peak RSS $((reimport_kb / 1024)) MB; rows $rows_before -> $rows_after)"
+  h2s_s=0
+  if [ "${SKIP_H2S:-0}" != 1 ]; then
+    rm -f "$work/h2s.db"
+    read -r h2s_s h2s_kb < <(measure "$venv/bin/healthkit-to-sqlite" --xml "$xml" "$work/h2s.db")
+    echo "healthkit-to-sqlite --xml          ${h2s_s}s  (peak RSS $((h2s_kb / 1024)) MB)"
+  fi
+  echo "$xmllint_s $import_s $reimport_s $h2s_s $import_kb $((rows_after - rows_before))" >>"$results"
+done
 
 echo
-echo "== figures"
-awk -v a="$import_s" -v b="$xmllint_s" 'BEGIN { printf "import / xmllint --stream          %.2f   (target <= 1.5)\n", a / b }'
-[ -n "$h2s_s" ] && awk -v a="$h2s_s" -v b="$import_s" 'BEGIN { printf "healthkit-to-sqlite / import       %.2f   (target >= 5)\n", a / b }'
-awk -v a="$reimport_s" -v b="$import_s" 'BEGIN { printf "re-import / import                 %.2f   (target <= 0.5)\n", a / b }'
-echo "peak RSS of import                 $((import_kb / 1024)) MB   (target <= 100)"
-echo "rows written by the re-import      $((rows_after - rows_before))   (target 0)"
+python3 - "$results" "${SKIP_H2S:-0}" <<'PY'
+import statistics, sys
+rounds = [list(map(float, line.split())) for line in open(sys.argv[1]) if line.strip()]
+skip_h2s = sys.argv[2] == "1"
+def med(values): return statistics.median(values)
+xmllint, first, again, h2s, rss, written = (list(column) for column in zip(*rounds))
+print(f"== figures: medians of {len(rounds)} round(s) (each round's own ratio in brackets)")
+print(f"xmllint --stream --noout           {med(xmllint):.2f} s")
+print(f"healthrouter import (first)        {med(first):.2f} s")
+print(f"healthrouter import (again)        {med(again):.2f} s")
+if not skip_h2s:
+    print(f"healthkit-to-sqlite --xml          {med(h2s):.2f} s")
+def ratios(a, b): return "[" + ", ".join(f"{x / y:.2f}" for x, y in zip(a, b)) + "]"
+print(f"import / xmllint --stream          {med(first) / med(xmllint):.2f}   (target <= 1.5)  {ratios(first, xmllint)}")
+if not skip_h2s:
+    print(f"healthkit-to-sqlite / import       {med(h2s) / med(first):.2f}   (target >= 5)    {ratios(h2s, first)}")
+print(f"re-import / import                 {med(again) / med(first):.2f}   (target <= 0.5)  {ratios(again, first)}")
+print(f"peak RSS of import                 {int(max(rss)) // 1024} MB   (target <= 100; the largest of the rounds)")
+print(f"rows written by the re-imports     {int(sum(written))}   (target 0)")
+PY
