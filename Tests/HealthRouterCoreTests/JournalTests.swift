@@ -116,6 +116,24 @@ import Testing
         try journal.append([.sample(heartRate(61, at: 0))], source: "s")
         #expect(try journal.head() == 21)
     }
+
+    @Test func pruneTakesTheOldEntriesBeforeTheFirstYoungOneAndNothingAfterIt() throws {
+        let journal = try Journal(stateDirectory: makeTemporaryDirectory())
+        let old = Date(timeIntervalSinceNow: -40 * 86_400)
+        try journal.append((0..<10).map { .sample(heartRate(60, at: Int64($0))) }, source: "s", receivedAt: old)
+        try journal.append((10..<15).map { .sample(heartRate(60, at: Int64($0))) }, source: "s")
+        // A clock set back: old entries after young ones.
+        try journal.append((15..<20).map { .sample(heartRate(60, at: Int64($0))) }, source: "s", receivedAt: old)
+        try journal.setCursor(sink: "a", to: 20, written: 20)
+        #expect(try journal.prune(sinks: ["a"], retainSeconds: 30 * 86_400) == 10)
+        #expect(try journal.oldestRetained() == 11)
+        #expect(try journal.counts().entries == 10)
+        // Nothing is old before the first young entry any more: nothing goes.
+        #expect(try journal.prune(sinks: ["a"], retainSeconds: 30 * 86_400) == 0)
+        // Once the young entries are old too, everything every sink passed goes.
+        #expect(try journal.prune(sinks: ["a"], retainSeconds: 30 * 86_400, now: Date(timeIntervalSinceNow: 31 * 86_400)) == 10)
+        #expect(try journal.oldestRetained() == nil)
+    }
 }
 
 @Suite struct LiveFeedTests {

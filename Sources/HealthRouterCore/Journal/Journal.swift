@@ -448,15 +448,27 @@ public final class Journal {
 
     /// Deletes entries every sink in `sinks` has passed and that are older than `retainSeconds`
     /// (nil: keep forever). Identities stay, so a pruned sample is still recognised.
+    ///
+    /// Entries are appended in the order they are received, so the old ones are the first ones:
+    /// what goes is the run of entries up to the first one young enough to keep, found reading in
+    /// sequence order, and deleted as a range. Every entry used to be read to test its age (a scan
+    /// of the whole journal at the end of every import). Where the order and the times disagree (a
+    /// clock set back, two processes appending at once), an old entry after a younger one waits for
+    /// a later prune: nothing is pruned early.
     @discardableResult
     public func prune(sinks: [String], retainSeconds: Double?, now: Date = Date()) throws -> Int {
         guard let retainSeconds else { return 0 }
         var floor = try head()
         for sink in sinks { floor = min(floor, try cursor(sink: sink) ?? 0) }
         let cutoff = Int64((now.timeIntervalSince1970 - retainSeconds) * 1000)
-        let statement = try database.prepare("DELETE FROM entries WHERE seq <= ?1 AND received_at < ?2")
-        statement.bind(1, floor)
-        statement.bind(2, cutoff)
+        let firstKept = try database.prepare(
+            "SELECT seq FROM entries WHERE seq <= ?1 AND received_at >= ?2 ORDER BY seq LIMIT 1")
+        firstKept.bind(1, floor)
+        firstKept.bind(2, cutoff)
+        let last = try firstKept.step() ? firstKept.int64(0) - 1 : floor
+        firstKept.reset()
+        let statement = try database.prepare("DELETE FROM entries WHERE seq <= ?1")
+        statement.bind(1, last)
         try statement.run()
         return database.changes
     }
