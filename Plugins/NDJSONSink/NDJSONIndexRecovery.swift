@@ -42,7 +42,6 @@ enum NDJSONIndexRecovery {
         // a tombstone for one id, the deletion wins (HealthKit never re-adds a deleted id).
         let stems = sizes.keys.filter { $0 != NDJSONFileStem.deleted }.sorted()
             + (sizes[NDJSONFileStem.deleted] != nil ? [NDJSONFileStem.deleted] : [])
-        try index.buildKeyIndex()
         try index.database.transaction {
             for stem in stems {
                 let size = sizes[stem] ?? 0
@@ -52,6 +51,9 @@ enum NDJSONIndexRecovery {
                     try truncate(path(directory, stem), to: start)
                     summary.truncatedBytes += size - start
                 } else {
+                    // Built only when lines are to be indexed: one sort of every row, which a sink
+                    // whose files are all covered (every start after a clean stop) does not need.
+                    try index.buildKeyIndex()
                     let end = try indexTail(of: path(directory, stem), from: start, into: index, summary: &summary)
                     try index.store(stem: stem, covered: end)
                 }
