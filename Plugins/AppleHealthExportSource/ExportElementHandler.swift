@@ -45,6 +45,8 @@ final class ExportElementHandler: SAXHandler {
     private struct RecordDraft {
         var sample: Sample
         var typeEntry: Int
+        /// The generation of `typeTraits` that `typeEntry` indexes.
+        var typeGeneration: Int
         var canBeMember: Bool
         var beats: [Heartbeat] = []
     }
@@ -244,7 +246,7 @@ final class ExportElementHandler: SAXHandler {
                            value: kind == .quantity ? number : nil, unit: unit, categoryValue: categoryValue,
                            sourceName: sourceName, sourceVersion: sourceVersion, device: device, createdAt: created,
                            metadata: extras, userId: userId),
-            typeEntry: typeEntry, canBeMember: traits.canBeMember)
+            typeEntry: typeEntry, typeGeneration: typeTraitsGeneration, canBeMember: traits.canBeMember)
     }
 
     private func traits(_ entry: Int, _ type: String) -> TypeTraits {
@@ -291,12 +293,12 @@ final class ExportElementHandler: SAXHandler {
     private func finishRecord() {
         guard var draft = record.take() else { return }
         if !draft.beats.isEmpty { draft.sample.detail = .heartbeats(draft.beats) }
-        // The parser looked the type up once, and made the device canonical as it read it.
-        let registered = draft.typeEntry < typeTraits.count ? typeTraits[draft.typeEntry]?.registered : nil
+        // The parser looked the type up once per type, and made the device canonical as it read it.
+        let registered = knownTraits(draft.typeEntry, draft.typeGeneration).map(\.registered) ?? TypeRegistry.resolve(draft.sample.type)
         SampleNormalizer.normalize(&draft.sample, convention: .healthKit, type: registered, deviceIsCanonical: true)
         if correlation != nil {
             correlation!.memberIds.append(draft.sample.id)
-            if draft.typeEntry < typeTraits.count { typeTraits[draft.typeEntry]?.canBeMember = true }
+            if knownTraits(draft.typeEntry, draft.typeGeneration) != nil { typeTraits[draft.typeEntry]?.canBeMember = true }
             if deduplicator.shouldEmitMember(id: draft.sample.id, type: draft.sample.type) {
                 append(taking: &draft.sample)
             }
@@ -306,6 +308,12 @@ final class ExportElementHandler: SAXHandler {
             return
         }
         append(taking: &draft.sample)
+    }
+
+    /// The traits of the type interned as `entry` in `generation`, when the table still holds them.
+    private func knownTraits(_ entry: Int, _ generation: Int) -> TypeTraits? {
+        guard generation == typeTraitsGeneration, entry < typeTraits.count else { return nil }
+        return typeTraits[entry]
     }
 
     /// What a draft holds once its sample was taken out: nothing on the heap.
