@@ -102,7 +102,7 @@ struct TimescaleDBRowEncoder {
             json.key("heartbeats"); json.beginArray()
             for beat in beats {
                 json.beginObject()
-                json.key("time"); json.string(PulsoJSONEncoder.timestampText(beat.time))
+                json.key("time"); json.timestamp(beat.time)
                 json.key("bpm"); json.number(beat.beatsPerMinute)
                 json.endObject()
             }

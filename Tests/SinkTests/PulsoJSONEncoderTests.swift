@@ -47,6 +47,23 @@ import Testing
                     == "2026-07-05T17:30:01Z")
     }
 
+    @Test func writerTimestampsAreTheQuotedTimestampText() {
+        let instants: [Timestamp] = [
+            Timestamp(epochSeconds: 1_783_272_601), Timestamp(epochSeconds: 1_783_272_601, utcOffsetSeconds: 0),
+            Timestamp(epochMilliseconds: 1_783_272_601_250, utcOffsetSeconds: 3_600),
+            Timestamp(epochMilliseconds: -1_234_567, utcOffsetSeconds: -28_800),
+            Timestamp(epochMilliseconds: 1_783_272_601_007), Timestamp(epochSeconds: -62_198_755_200),
+        ]
+        for instant in instants {
+            var writer = JSONWriter()
+            writer.beginArray()
+            writer.timestamp(instant)
+            writer.string("after")
+            writer.endArray()
+            #expect(String(decoding: writer.bytes, as: UTF8.self) == "[\"\(PulsoJSONEncoder.timestampText(instant))\",\"after\"]")
+        }
+    }
+
     @Test func pulsoOnlyEncodingOmitsEveryExtension() throws {
         let pulsoKeys: Set<String> = [
             "uuid", "type", "start", "end", "value", "unit", "source", "sourceBundleId", "metadata",

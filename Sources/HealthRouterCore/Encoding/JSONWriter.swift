@@ -38,6 +38,22 @@ public struct JSONWriter: Sendable {
     }
 
     public mutating func string(_ value: String) { separate(); appendQuoted(value) }
+
+    /// A timestamp as a string: ISO 8601 in its own offset, as `TimestampFormatter.iso8601`
+    /// writes it, except that an unknown offset is written `-00:00` (RFC 3339's "offset unknown")
+    /// rather than `Z`. No escaping is needed, and no `String` is made.
+    public mutating func timestamp(_ value: Timestamp) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        TimestampFormatter.appendISO8601(value, to: &bytes)
+        if value.utcOffsetSeconds == nil, bytes.last == UInt8(ascii: "Z") {
+            bytes.removeLast()
+            bytes.append(contentsOf: Self.unknownOffset)
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private static let unknownOffset: [UInt8] = Array("-00:00".utf8)
     public mutating func bool(_ value: Bool) { separate(); bytes.append(contentsOf: value ? Self.trueBytes : Self.falseBytes) }
     public mutating func null() { separate(); bytes.append(contentsOf: Self.nullBytes) }
     public mutating func int(_ value: Int64) { separate(); bytes.append(contentsOf: String(value).utf8) }

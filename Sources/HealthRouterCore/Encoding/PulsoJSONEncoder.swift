@@ -35,8 +35,8 @@ public enum PulsoJSONEncoder {
         let key = typeKey(sample.type)
         writer.key("uuid"); writer.string(sample.id)
         writer.key("type"); writer.string(key)
-        writer.key("start"); writer.string(timestampText(sample.start))
-        writer.key("end"); writer.string(timestampText(sample.end))
+        writer.key("start"); writer.timestamp(sample.start)
+        writer.key("end"); writer.timestamp(sample.end)
         var pulsoCategory: String?
         if let category = sample.categoryValue {
             let name = CategoryValueNames.pulsoName(category, type: sample.type)
@@ -82,7 +82,7 @@ public enum PulsoJSONEncoder {
         if metadataHasTimeZone { writer.field("timeZone", sample.timeZone) }
         writer.field("sourceVersion", sample.sourceVersion)
         writer.field("device", sample.device)
-        if let created = sample.createdAt { writer.key("creationDate"); writer.string(timestampText(created)) }
+        if let created = sample.createdAt { writer.key("creationDate"); writer.timestamp(created) }
         writer.field("userId", sample.userId)
 
         switch sample.detail {
@@ -100,7 +100,7 @@ public enum PulsoJSONEncoder {
             writer.beginArray()
             for beat in beats {
                 writer.beginObject()
-                writer.key("time"); writer.string(timestampText(beat.time))
+                writer.key("time"); writer.timestamp(beat.time)
                 writer.key("bpm"); writer.number(beat.beatsPerMinute)
                 writer.endObject()
             }
@@ -128,8 +128,8 @@ public enum PulsoJSONEncoder {
                 writer.beginObject()
                 writer.key("uuid"); writer.string(activity.id)
                 writer.field("activityType", activity.activityType)
-                writer.key("start"); writer.string(timestampText(activity.start))
-                if let end = activity.end { writer.key("end"); writer.string(timestampText(end)) }
+                writer.key("start"); writer.timestamp(activity.start)
+                if let end = activity.end { writer.key("end"); writer.timestamp(end) }
                 writer.field("duration", activity.durationSeconds)
                 writeMetadataField(activity.metadata, into: &writer)
                 writeEvents(activity.events, into: &writer)
@@ -144,8 +144,8 @@ public enum PulsoJSONEncoder {
             for route in workout.routes {
                 writer.beginObject()
                 writer.field("source", route.sourceName)
-                if let start = route.start { writer.key("start"); writer.string(timestampText(start)) }
-                if let end = route.end { writer.key("end"); writer.string(timestampText(end)) }
+                if let start = route.start { writer.key("start"); writer.timestamp(start) }
+                if let end = route.end { writer.key("end"); writer.timestamp(end) }
                 writer.field("filePath", route.filePath)
                 writeMetadataField(route.metadata, into: &writer)
                 if !route.points.isEmpty {
@@ -153,7 +153,7 @@ public enum PulsoJSONEncoder {
                     writer.beginArray()
                     for point in route.points {
                         writer.beginObject()
-                        writer.key("time"); writer.string(timestampText(point.time))
+                        writer.key("time"); writer.timestamp(point.time)
                         writer.key("latitude"); writer.number(point.latitude)
                         writer.key("longitude"); writer.number(point.longitude)
                         writer.field("altitude", point.altitude)
@@ -250,7 +250,7 @@ public enum PulsoJSONEncoder {
         for event in events {
             writer.beginObject()
             writer.key("type"); writer.string(event.type)
-            writer.key("date"); writer.string(timestampText(event.date))
+            writer.key("date"); writer.timestamp(event.date)
             writer.field("duration", event.durationSeconds)
             writeMetadataField(event.metadata, into: &writer)
             writer.endObject()
@@ -265,8 +265,8 @@ public enum PulsoJSONEncoder {
         for statistic in statistics {
             writer.beginObject()
             writer.key("type"); writer.string(statistic.type)
-            writer.key("start"); writer.string(timestampText(statistic.start))
-            writer.key("end"); writer.string(timestampText(statistic.end))
+            writer.key("start"); writer.timestamp(statistic.start)
+            writer.key("end"); writer.timestamp(statistic.end)
             writer.field("average", statistic.average)
             writer.field("minimum", statistic.minimum)
             writer.field("maximum", statistic.maximum)
