@@ -149,13 +149,14 @@ public final class Journal {
             var next = try head() + 1
             hasNativeIds = try database.scalarInt("SELECT EXISTS(SELECT 1 FROM fingerprints)") == 1
             for position in items.indices {
-                // Each item is moved out (a copy would retain every string of its sample).
-                let item = Self.take(&items[position])
-                guard let entry = try admit(item, sequence: next, source: source, received: received, result: &result) else {
+                // Each item is read in place and then moved out (a copy would retain every string of its sample).
+                guard let firstOfId = try admit(&items[position], sequence: next, source: source, received: received,
+                                                result: &result) else {
                     continue
                 }
                 if collect {
-                    appended.append(JournalEntry(sequence: next, source: source, item: entry.item, isFirstOfId: entry.firstOfId))
+                    appended.append(JournalEntry(sequence: next, source: source, item: Self.take(&items[position]),
+                                                 isFirstOfId: firstOfId))
                 }
                 next += 1
             }
@@ -174,28 +175,26 @@ public final class Journal {
         return taken
     }
 
-    /// Admits `item` as entry `sequence` and writes it; nil when it is not new.
-    private func admit(_ item: consuming HealthItem, sequence: Int64, source: String, received: Int64,
-                       result: inout AppendResult) throws -> (item: HealthItem, firstOfId: Bool)? {
+    /// Admits `item` as entry `sequence` and writes it; nil when it is not new, else whether it is
+    /// the first of its id. A tombstone is replaced by the one admitted (its new ids).
+    private func admit(_ item: inout HealthItem, sequence: Int64, source: String, received: Int64,
+                       result: inout AppendResult) throws -> Bool? {
         let firstOfId: Bool
-        let admitted: HealthItem
-        // Consumed, so that the sample is moved out and back in rather than copied.
-        switch consume item {
+        switch item {
         case .sample(let sample):
             guard let first = try admit(sample, sequence: sequence, result: &result) else { return nil }
             firstOfId = first
-            admitted = .sample(sample)
         case .tombstone(let tombstone):
             guard let expanded = try admit(tombstone, sequence: sequence, result: &result) else { return nil }
-            admitted = .tombstone(expanded)
+            item = .tombstone(expanded)
             writer.reset()
-            SampleCodec.encode(admitted, into: &writer)
+            SampleCodec.encode(item, into: &writer)
             firstOfId = false
         }
-        try writeEntry(sequence: sequence, source: source, type: admitted.sampleType, received: received, firstOfId: firstOfId)
+        try writeEntry(sequence: sequence, source: source, type: item.sampleType, received: received, firstOfId: firstOfId)
         if result.firstSequence == nil { result.firstSequence = sequence }
         result.lastSequence = sequence
-        return (admitted, firstOfId)
+        return firstOfId
     }
 
     private func recordLast(_ result: AppendResult) throws {
