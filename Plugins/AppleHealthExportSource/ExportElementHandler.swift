@@ -294,7 +294,8 @@ final class ExportElementHandler: SAXHandler {
         guard var draft = record.take() else { return }
         if !draft.beats.isEmpty { draft.sample.detail = .heartbeats(draft.beats) }
         // The parser looked the type up once per type, and made the device canonical as it read it.
-        let registered = knownTraits(draft.typeEntry, draft.typeGeneration).map(\.registered) ?? TypeRegistry.resolve(draft.sample.type)
+        let registered = knownTraits(draft.typeEntry, draft.typeGeneration).map(\.registered)
+            ?? TypeRegistry.resolve(draft.sample.type)
         SampleNormalizer.normalize(&draft.sample, convention: .healthKit, type: registered, deviceIsCanonical: true)
         if correlation != nil {
             correlation!.memberIds.append(draft.sample.id)
