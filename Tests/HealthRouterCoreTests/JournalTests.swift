@@ -117,6 +117,32 @@ import Testing
         #expect(try journal.head() == 21)
     }
 
+    @Test func runsOfNewAndKnownSamplesAreToldApartEitherWay() throws {
+        // New samples are inserted first and looked up only on a conflict; after a known one the
+        // lookup comes first. Every switch between the two must count and flag alike.
+        let journal = try Journal(stateDirectory: makeTemporaryDirectory())
+        func sample(_ second: Int64, device: String? = nil) -> HealthItem {
+            var s = heartRate(60, at: second)
+            s.device = device
+            return .sample(s)
+        }
+        let first = try journal.appendCollecting([sample(1), sample(2), sample(3)], source: "s")
+        #expect(first.result.newCount == 3)
+        #expect(first.entries.map(\.isFirstOfId) == [true, true, true])
+        // Known, new (after a known one), new, changed (after a new one: a refused insert), known, new.
+        let second = try journal.appendCollecting(
+            [sample(1), sample(4), sample(5), sample(2, device: "Watch 2"), sample(3), sample(6)], source: "s")
+        #expect(second.result.newCount == 3)
+        #expect(second.result.duplicateCount == 2)
+        #expect(second.result.changed == 1)
+        #expect(second.entries.map(\.sequence) == [4, 5, 6, 7])
+        #expect(second.entries.map(\.isFirstOfId) == [true, true, false, true])
+        // The change is stored: the same again is known.
+        let third = try journal.append([sample(2, device: "Watch 2"), sample(6)], source: "s")
+        #expect(third.duplicateCount == 2)
+        #expect(third.newCount == 0)
+    }
+
     @Test func pruneTakesTheOldEntriesBeforeTheFirstYoungOneAndNothingAfterIt() throws {
         let journal = try Journal(stateDirectory: makeTemporaryDirectory())
         let old = Date(timeIntervalSinceNow: -40 * 86_400)

@@ -19,6 +19,8 @@ public final class Journal {
     private lazy var lookupId = try! database.prepare("SELECT content_hash FROM sample_ids WHERE start = ?2 AND id = ?1")
     private lazy var insertId = try! database.prepare(
         "INSERT INTO sample_ids(start, id, content_hash, seq) VALUES (?4, ?1, ?2, ?3) ON CONFLICT(start, id) DO UPDATE SET content_hash = excluded.content_hash, seq = excluded.seq")
+    private lazy var insertNewId = try! database.prepare(
+        "INSERT INTO sample_ids(start, id, content_hash, seq) VALUES (?4, ?1, ?2, ?3) ON CONFLICT(start, id) DO NOTHING")
     private lazy var lookupFingerprint = try! database.prepare("SELECT id FROM fingerprints WHERE start = ?2 AND fingerprint = ?1")
     private lazy var insertFingerprint = try! database.prepare("INSERT OR IGNORE INTO fingerprints(start, fingerprint, id) VALUES (?3, ?1, ?2)")
     private lazy var insertAlias = try! database.prepare("INSERT OR IGNORE INTO aliases(alias, id) VALUES (?1, ?2)")
@@ -216,6 +218,24 @@ public final class Journal {
         let start = Self.keySecond(sample)
         var isNew = true
         let key = SampleIdKey.Key(sample.id)
+        // A fingerprint id while no sample ever brought its own: no other id can hold this reading
+        // (see `earlierId`). While samples keep coming new (an import), the id is inserted straight
+        // away and looked up only when it was there already: one search of `sample_ids` for a new
+        // sample instead of two. While they keep coming known (a re-import), the lookup comes first:
+        // a refused insert costs more than a lookup.
+        let isFingerprintId = Self.isFingerprintId(sample.id)
+        if isFingerprintId && !hasNativeIds && lastWasNew {
+            key.bind(insertNewId, 1)
+            insertNewId.bind(2, hash)
+            insertNewId.bind(3, sequence)
+            insertNewId.bind(4, start)
+            try insertNewId.run()
+            if database.changes == 1 {
+                result.new[sample.kind, default: 0] += 1
+                return true
+            }
+        }
+        lastWasNew = false
         key.bind(lookupId, 1)
         lookupId.bind(2, start)
         if try lookupId.step() {
@@ -238,13 +258,14 @@ public final class Journal {
                 return nil
             }
             result.new[sample.kind, default: 0] += 1
+            lastWasNew = true
         }
         key.bind(insertId, 1)
         insertId.bind(2, hash)
         insertId.bind(3, sequence)
         insertId.bind(4, start)
         try insertId.run()
-        return isNew && Self.isFingerprintId(sample.id)
+        return isNew && isFingerprintId
     }
 
     /// The id under which the reading `sample` brings was stored before under another id,
@@ -274,6 +295,9 @@ public final class Journal {
     /// Whether any sample with its own id was ever journaled (refreshed per append, since
     /// another process may append too).
     private var hasNativeIds = false
+
+    /// Whether the last sample admitted was new: the next one probably is too.
+    private var lastWasNew = true
 
     static func isFingerprintId(_ id: String) -> Bool {
         let utf8 = id.utf8
