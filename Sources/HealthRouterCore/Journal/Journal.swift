@@ -162,7 +162,9 @@ public final class Journal {
                 }
                 next += 1
             }
-            try recordLast(result)
+            if let last = result.lastSequence {
+                try database.execute("INSERT INTO meta(key, value) VALUES ('last_seq', \(last)) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+            }
             return (result, appended)
         }
     }
@@ -197,12 +199,6 @@ public final class Journal {
         if result.firstSequence == nil { result.firstSequence = sequence }
         result.lastSequence = sequence
         return firstOfId
-    }
-
-    private func recordLast(_ result: AppendResult) throws {
-        if let last = result.lastSequence {
-            try database.execute("INSERT INTO meta(key, value) VALUES ('last_seq', \(last)) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
-        }
     }
 
     /// Decides whether `sample` becomes an entry (nil: it does not); leaves its encoding in `writer`

@@ -275,15 +275,7 @@ struct RouteMemo {
     /// string of its sample.
     mutating func selectsAll(_ entries: [JournalEntry]) -> Bool {
         entries.withUnsafeBufferPointer { entries in
-            for position in entries.indices {
-                let type: String?
-                switch entries[position].item {
-                case .sample(let sample): type = sample.type
-                case .tombstone: type = nil
-                }
-                if !selects(type: type, source: entries[position].source) { return false }
-            }
-            return true
+            entries.indices.allSatisfy { selects(type: entries[$0].item.sampleType, source: entries[$0].source) }
         }
     }
 }
