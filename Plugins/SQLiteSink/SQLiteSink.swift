@@ -15,6 +15,10 @@ import HealthRouterCore
 ///   their id indexes and inserts plainly; it builds the indexes again, one sort each, when it
 ///   has caught up, before any other write, at `close()`, or at the next `prepare()` after a kill.
 ///   About a third of a 1M-record import's time went to inserting random UUIDs into those indexes.
+///   While such a load runs, the store's journal is a rollback journal (`TRUNCATE`,
+///   `synchronous=FULL`) instead of WAL: the pages a batch appends are written once, into the
+///   store, where WAL writes every page twice (into the WAL, then into the store at a checkpoint).
+///   Where another connection keeps the store in WAL (it is open elsewhere), the load runs in WAL.
 /// - Data SQLite refuses (a `CHECK` such as `end_at >= start_at`) and instants outside the
 ///   years 0000–9999 throw `SinkError.rejected`; any other failure `SinkError.unavailable`.
 public final class SQLiteSink: Sink {
@@ -41,6 +45,8 @@ public final class SQLiteSink: Sink {
     /// has its ids as primary keys), and whether they are dropped now (nil: look again).
     private var canLoadInBulk = false
     private var loadingInBulk: Bool?
+    /// Whether this sink switched the store to a rollback journal for a bulk load.
+    private var inRollbackJournal = false
 
     /// The fewest entries a batch must hold to start a bulk load (a push of a few samples into an
     /// empty store is not worth dropping indexes for).
@@ -110,6 +116,7 @@ public final class SQLiteSink: Sink {
                 try rows.storeCursor(cursor)
             }
             storedCursor = cursor
+            settleJournalMode(database)
         } catch {
             // The transaction rolled back, an index dropped in it with it.
             loadingInBulk = nil
@@ -184,10 +191,39 @@ public final class SQLiteSink: Sink {
         guard let database, try isLoadingInBulk(database) else { return }
         do {
             try database.transaction { try buildIdIndexes(database) }
+            settleJournalMode(database)
         } catch {
             loadingInBulk = nil
             if let error = error as? SQLiteError { throw SinkError.unavailable(error.description) }
             throw error
+        }
+    }
+
+    /// Puts the store in the journal mode its state calls for (between transactions: SQLite
+    /// changes modes only there): a rollback journal while a bulk load runs, WAL otherwise. Best
+    /// effort: a mode SQLite refuses to change (another connection has the store open in WAL) costs
+    /// speed, not data; the next batch tries again, and `SQLiteDatabase` opens every store in WAL.
+    private func settleJournalMode(_ database: SQLiteDatabase) {
+        let bulk = loadingInBulk == true
+        guard bulk || inRollbackJournal else { return }
+        do {
+            let current = try database.scalarText("PRAGMA journal_mode")
+            if bulk, current == "wal" {
+                // Each commit syncs the rollback journal before it overwrites a page of the store.
+                try database.execute("PRAGMA synchronous = FULL")
+                do {
+                    inRollbackJournal = try database.scalarText("PRAGMA journal_mode = TRUNCATE") == "truncate"
+                } catch {
+                    logger.debug("the load runs in WAL", [("reason", "\(error)")])
+                }
+                if !inRollbackJournal { try database.execute("PRAGMA synchronous = NORMAL") }
+            } else if !bulk {
+                if current != "wal", try database.scalarText("PRAGMA journal_mode = WAL") != "wal" { return }
+                try database.execute("PRAGMA synchronous = NORMAL")
+                inRollbackJournal = false
+            }
+        } catch {
+            logger.debug("journal mode unchanged", [("reason", "\(error)")])
         }
     }
 

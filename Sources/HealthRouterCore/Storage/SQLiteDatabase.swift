@@ -117,6 +117,13 @@ public final class SQLiteDatabase {
         return statement.isNull(0) ? nil : statement.int64(0)
     }
 
+    /// The first column of the first row of `sql` as text; nil for no row or NULL.
+    public func scalarText(_ sql: String) throws -> String? {
+        let statement = try prepare(sql)
+        guard try statement.step() else { return nil }
+        return statement.string(0)
+    }
+
     /// Rows changed by the last statement.
     public var changes: Int { Int(sqlite3_changes(handle)) }
 
