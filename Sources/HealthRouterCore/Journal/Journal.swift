@@ -185,8 +185,12 @@ public final class Journal {
                        result: inout AppendResult) throws -> Bool? {
         let firstOfId: Bool
         switch item {
-        case .sample(let sample):
-            guard let first = try admit(sample, sequence: sequence, result: &result) else { return nil }
+        case .sample:
+            // Moved out of the batch and back: binding it in place would copy it, retaining every string.
+            guard case .sample(let sample) = Self.take(&item) else { preconditionFailure() }
+            let first = try admit(sample, sequence: sequence, result: &result)
+            item = .sample(sample)
+            guard let first else { return nil }
             firstOfId = first
         case .tombstone(let tombstone):
             guard let expanded = try admit(tombstone, sequence: sequence, result: &result) else { return nil }
