@@ -40,29 +40,30 @@ enum SampleIdKey {
 
     /// Parses `XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX` with upper-case hex digits only.
     private static func parseCanonicalUUID(_ utf8: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableRawBufferPointer) -> Bool {
-        guard utf8.count == 36 else { return false }
-        var byteIndex = 0
-        var i = 0
-        while i < 36 {
-            if i == 8 || i == 13 || i == 18 || i == 23 {
-                guard utf8[i] == UInt8(ascii: "-") else { return false }
-                i += 1
-                continue
+        guard utf8.count == 36, let base = utf8.baseAddress,
+              base[8] == UInt8(ascii: "-"), base[13] == UInt8(ascii: "-"),
+              base[18] == UInt8(ascii: "-"), base[23] == UInt8(ascii: "-") else { return false }
+        return hexDigitValues.withUnsafeBufferPointer { values in
+            // Any byte that is not a digit has bit 4 set in its value: one test for the 32 digits.
+            var invalid: UInt8 = 0
+            for (byteIndex, offset) in digitOffsets.enumerated() {
+                let high = values[Int(base[offset])], low = values[Int(base[offset + 1])]
+                invalid |= high | low
+                out[byteIndex] = high << 4 | low
             }
-            guard let high = hexValue(utf8[i]), let low = hexValue(utf8[i + 1]) else { return false }
-            out[byteIndex] = high << 4 | low
-            byteIndex += 1
-            i += 2
+            return invalid & 0x10 == 0
         }
-        return byteIndex == 16
     }
 
-    @inline(__always)
-    private static func hexValue(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
-        default: nil
+    /// Where each of the 16 bytes' two hex digits start in the canonical form.
+    private static let digitOffsets = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34]
+
+    /// Each byte's value as an upper-case hex digit, 0x10 for any other byte.
+    private static let hexDigitValues: [UInt8] = (0...255).map { byte in
+        switch UInt8(byte) {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt8(byte) - UInt8(ascii: "0")
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt8(byte) - UInt8(ascii: "A") + 10
+        default: 0x10
         }
     }
 }
