@@ -440,37 +440,33 @@ import Testing
     }
 
     @Test func aLoadInARollbackJournalKilledHalfWayRollsBackAndResumesInWAL() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let path = directory.path + "/health.sqlite"
         // A process killed in the middle of a bulk batch leaves its rollback journal behind, hot:
         // the store file may already hold some of the batch's pages.
-        let sink = SQLiteSink(configuration: .init(path: path), context: SinkFixtures.context(directory.path))
-        _ = try sink.prepare()
-        try sink.write(firstOfIdEntries(1500), cursor: 1500)
-        let database = try #require(sink.database)
-        #expect(try database.scalarText("PRAGMA journal_mode") == "truncate")
-        // A page cache too small for the transaction: its changes spill into the store file,
-        // the pages they replace saved in the journal first.
-        try database.execute("PRAGMA cache_size = 10")
-        try database.execute("BEGIN")
-        try database.execute("DELETE FROM samples")
-        try database.execute("UPDATE sink_cursor SET journal_seq = 9999")
-        // Copies of the store and its journal mid-transaction: what a kill leaves on disk.
-        let copy = directory.path + "/killed.sqlite"
-        try FileManager.default.copyItem(atPath: path, toPath: copy)
-        try FileManager.default.copyItem(atPath: path + "-journal", toPath: copy + "-journal")
-        let journalSize = try FileManager.default.attributesOfItem(atPath: copy + "-journal")[.size] as? Int ?? 0
-        #expect(journalSize > 4096)
-        try database.execute("ROLLBACK")
-        sink.close()
+        try withSink { sink, path in
+            try sink.write(firstOfIdEntries(1500), cursor: 1500)
+            let database = try #require(sink.database)
+            #expect(try database.scalarText("PRAGMA journal_mode") == "truncate")
+            // A page cache too small for the transaction: its changes spill into the store file,
+            // the pages they replace saved in the journal first.
+            try database.execute("PRAGMA cache_size = 10")
+            try database.execute("BEGIN")
+            try database.execute("DELETE FROM samples")
+            try database.execute("UPDATE sink_cursor SET journal_seq = 9999")
+            // Copies of the store and its journal mid-transaction: what a kill leaves on disk.
+            let copy = (path as NSString).deletingLastPathComponent + "/killed.sqlite"
+            try FileManager.default.copyItem(atPath: path, toPath: copy)
+            try FileManager.default.copyItem(atPath: path + "-journal", toPath: copy + "-journal")
+            let journalSize = try FileManager.default.attributesOfItem(atPath: copy + "-journal")[.size] as? Int ?? 0
+            #expect(journalSize > 4096)
+            try database.execute("ROLLBACK")
 
-        let restarted = SQLiteSink(configuration: .init(path: copy), context: SinkFixtures.context(directory.path))
-        #expect(try restarted.prepare() == 1500)
-        defer { restarted.close() }
-        #expect(try scalar(copy, "SELECT count(*) FROM samples") == "1350")
-        #expect(try restarted.database?.scalarText("PRAGMA journal_mode") == "wal")
-        #expect(try idIndexes(copy) == ["samples_id", "sleep_stages_id"])
+            let restarted = SQLiteSink(configuration: .init(path: copy), context: SinkFixtures.context(NSTemporaryDirectory()))
+            #expect(try restarted.prepare() == 1500)
+            defer { restarted.close() }
+            #expect(try scalar(copy, "SELECT count(*) FROM samples") == "1350")
+            #expect(try restarted.database?.scalarText("PRAGMA journal_mode") == "wal")
+            #expect(try idIndexes(copy) == ["samples_id", "sleep_stages_id"])
+        }
     }
 
     @Test func rowsSharingAnIdAfterALoadAreReportedNotGuessedBetween() throws {
