@@ -26,6 +26,8 @@ final class SQLiteSinkRowWriter {
 
     /// Scratch space for time text and JSON, reused across rows.
     private var timeText = [UInt8](repeating: 0, count: UTCTimeText.length)
+    /// The text of the row `bindHeader` binds, read by SQLite in place until the row is stepped.
+    private let rowText = SQLiteTextArena()
     private var json = JSONWriter(capacity: 1024)
     private let sampleHeader: HeaderPositions
 
@@ -94,10 +96,10 @@ final class SQLiteSinkRowWriter {
         let at = samplePositions
         let statement = insertsNewIds ? samplesInsert : samplesUpsert
         try bindHeader(sample, sequence: sequence, at: sampleHeader, statement)
-        statement.bind(at.kind, sample.kind.name)
+        rowText.bind(statement, at.kind, sample.kind.name)
         statement.bind(at.value, sample.value)
-        statement.bind(at.unit, sample.unit)
-        statement.bind(at.categoryValue, sample.categoryValue)
+        rowText.bind(statement, at.unit, sample.unit)
+        rowText.bind(statement, at.categoryValue, sample.categoryValue)
         var beats: [Heartbeat] = []
         if case .heartbeats(let list) = sample.detail { beats = list }
         statement.bind(at.detailHash, beats.isEmpty ? nil : Self.digest(beats))
@@ -356,35 +358,50 @@ final class SQLiteSinkRowWriter {
         try bindHeader(sample, sequence: sequence, at: headers[table]!, statement)
     }
 
+    /// Binds the columns every sample table has. Their text goes through `rowText`, which this
+    /// starts anew: the caller steps `statement` before it binds another row's header.
     private func bindHeader(_ sample: Sample, sequence: Int64, at: HeaderPositions, _ statement: SQLiteStatement) throws {
-        statement.bind(at.id, sample.id)
-        statement.bind(at.type, sample.type)
-        try bindTime(statement, at.startAt, sample.start.epochMilliseconds, field: "start", of: sample)
-        try bindTime(statement, at.endAt, sample.end.epochMilliseconds, field: "end", of: sample)
-        statement.bind(at.sourceName, sample.sourceName)
-        statement.bind(at.sourceVersion, sample.sourceVersion)
-        statement.bind(at.sourceBundleId, sample.sourceBundleId)
-        statement.bind(at.device, sample.device)
-        try bindTime(statement, at.createdAt, sample.createdAt?.epochMilliseconds, field: "creation date", of: sample)
-        statement.bind(at.timeZone, sample.timeZone)
+        rowText.reset()
+        do {
+            rowText.bind(statement, at.id, sample.id)
+            rowText.bind(statement, at.type, sample.type)
+            try bindTime(statement, at.startAt, sample.start.epochMilliseconds, field: "start", of: sample, through: rowText)
+            try bindTime(statement, at.endAt, sample.end.epochMilliseconds, field: "end", of: sample, through: rowText)
+            rowText.bind(statement, at.sourceName, sample.sourceName)
+            rowText.bind(statement, at.sourceVersion, sample.sourceVersion)
+            rowText.bind(statement, at.sourceBundleId, sample.sourceBundleId)
+            rowText.bind(statement, at.device, sample.device)
+            try bindTime(statement, at.createdAt, sample.createdAt?.epochMilliseconds, field: "creation date", of: sample,
+                         through: rowText)
+        } catch {
+            // Not stepped: no binding may outlive the row's text.
+            sqlite3_clear_bindings(statement.handle)
+            throw error
+        }
+        rowText.bind(statement, at.timeZone, sample.timeZone)
         statement.bind(at.startOffset, sample.start.utcOffsetSeconds.map(Int64.init))
         statement.bind(at.endOffset, sample.end.utcOffsetSeconds.map(Int64.init))
         statement.bind(at.createdOffset, sample.createdAt?.utcOffsetSeconds.map(Int64.init))
         bindMetadata(statement, at.metadata, sample.metadata)
-        statement.bind(at.userId, sample.userId)
+        rowText.bind(statement, at.userId, sample.userId)
         statement.bind(at.journalSeq, sequence)
     }
 
-    /// Binds an instant as time text; an instant outside the years 0000–9999 is bad data.
+    /// Binds an instant as time text (through `arena` when given); an instant outside the years
+    /// 0000–9999 is bad data.
     private func bindTime(_ statement: SQLiteStatement, _ index: Int32, _ epochMilliseconds: Int64?,
-                          field: String, of sample: Sample?) throws {
+                          field: String, of sample: Sample?, through arena: SQLiteTextArena? = nil) throws {
         guard let epochMilliseconds else { sqlite3_bind_null(statement.handle, index); return }
         try timeText.withUnsafeMutableBufferPointer { buffer in
             guard UTCTimeText.write(epochMilliseconds, into: buffer) else {
                 throw SinkError.rejected("sample \(sample?.id ?? "?"): \(field) \(epochMilliseconds) ms since 1970"
                                             + " lies outside the years 0000–9999")
             }
-            statement.bind(index, text: UnsafeRawBufferPointer(buffer))
+            if let arena {
+                arena.bind(statement, index, text: UnsafeRawBufferPointer(buffer))
+            } else {
+                statement.bind(index, text: UnsafeRawBufferPointer(buffer))
+            }
         }
     }
 
@@ -392,7 +409,7 @@ final class SQLiteSinkRowWriter {
         guard !metadata.isEmpty else { sqlite3_bind_null(statement.handle, index); return }
         json.reset()
         PulsoJSONEncoder.writeMetadata(metadata, into: &json)
-        statement.bind(index, text: json.bytes)
+        json.bytes.withUnsafeBytes { rowText.bind(statement, index, text: $0) }
     }
 
     /// Runs a statement that returns no rows, then resets it and clears its bindings.
