@@ -26,7 +26,8 @@ final class SQLiteSinkRowWriter {
 
     /// Scratch space for time text and JSON, reused across rows.
     private var timeText = [UInt8](repeating: 0, count: UTCTimeText.length)
-    /// The text of the row `bindHeader` binds, read by SQLite in place until the row is stepped.
+    /// The text of the sample being written (its row, and its child rows' metadata), read by SQLite
+    /// in place until each statement is stepped; `bindHeader` starts it anew for each sample.
     private let rowText = SQLiteTextArena()
     private var json = JSONWriter(capacity: 1024)
     private let sampleHeader: HeaderPositions
