@@ -28,7 +28,7 @@ final class SQLiteSinkRowWriter {
     private var timeText = [UInt8](repeating: 0, count: UTCTimeText.length)
     /// The text of the sample being written (its row, and its child rows' metadata), read by SQLite
     /// in place until each statement is stepped; `bindHeader` starts it anew for each sample.
-    private let rowText = SQLiteTextArena()
+    private let rowText = SQLiteBindingArena()
     private var json = JSONWriter(capacity: 1024)
     private let sampleHeader: HeaderPositions
 
@@ -391,7 +391,7 @@ final class SQLiteSinkRowWriter {
     /// Binds an instant as time text (through `arena` when given); an instant outside the years
     /// 0000–9999 is bad data.
     private func bindTime(_ statement: SQLiteStatement, _ index: Int32, _ epochMilliseconds: Int64?,
-                          field: String, of sample: Sample?, through arena: SQLiteTextArena? = nil) throws {
+                          field: String, of sample: Sample?, through arena: SQLiteBindingArena? = nil) throws {
         guard let epochMilliseconds else { sqlite3_bind_null(statement.handle, index); return }
         try timeText.withUnsafeMutableBufferPointer { buffer in
             guard UTCTimeText.write(epochMilliseconds, into: buffer) else {

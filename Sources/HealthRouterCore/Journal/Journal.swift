@@ -15,6 +15,9 @@ public final class Journal {
     public let path: String
     let database: SQLiteDatabase
     private var writer = ByteWriter(capacity: 1024)
+    /// The id key and entry columns of the item being admitted, read by SQLite in place: `admit`
+    /// starts it anew for each item, and steps every statement it binds through it before.
+    private let bindings = SQLiteBindingArena(capacity: 16 * 1024)
 
     private lazy var lookupId = try! database.prepare("SELECT content_hash FROM sample_ids WHERE start = ?2 AND id = ?1")
     private lazy var insertId = try! database.prepare(
@@ -183,6 +186,7 @@ public final class Journal {
     /// the first of its id. A tombstone is replaced by the one admitted (its new ids).
     private func admit(_ item: inout HealthItem, sequence: Int64, source: String, received: Int64,
                        result: inout AppendResult) throws -> Bool? {
+        bindings.reset()
         let firstOfId: Bool
         switch item {
         case .sample:
@@ -225,7 +229,7 @@ public final class Journal {
         // a refused insert costs more than a lookup.
         let isFingerprintId = Self.isFingerprintId(sample.id)
         if isFingerprintId && !hasNativeIds && lastWasNew {
-            key.bind(insertNewId, 1)
+            key.bind(insertNewId, 1, through: bindings)
             insertNewId.bind(2, hash)
             insertNewId.bind(3, sequence)
             insertNewId.bind(4, start)
@@ -236,7 +240,7 @@ public final class Journal {
             }
         }
         lastWasNew = false
-        key.bind(lookupId, 1)
+        key.bind(lookupId, 1, through: bindings)
         lookupId.bind(2, start)
         if try lookupId.step() {
             let stored = lookupId.int64(0)
@@ -260,7 +264,7 @@ public final class Journal {
             result.new[sample.kind, default: 0] += 1
             lastWasNew = true
         }
-        key.bind(insertId, 1)
+        key.bind(insertId, 1, through: bindings)
         insertId.bind(2, hash)
         insertId.bind(3, sequence)
         insertId.bind(4, start)
@@ -352,10 +356,10 @@ public final class Journal {
 
     private func writeEntry(sequence: Int64, source: String, type: String?, received: Int64, firstOfId: Bool) throws {
         insertEntry.bind(1, sequence)
-        insertEntry.bind(2, source)
-        insertEntry.bind(3, type)
+        bindings.bind(insertEntry, 2, source)
+        bindings.bind(insertEntry, 3, type)
         insertEntry.bind(4, received)
-        insertEntry.bind(5, blob: writer.bytes)
+        writer.bytes.withUnsafeBytes { bindings.bind(insertEntry, 5, blob: $0) }
         insertEntry.bind(6, Int64(firstOfId ? 1 : 0))
         try insertEntry.run()
     }

@@ -24,6 +24,14 @@ enum SampleIdKey {
             case .text(let id): statement.bind(index, id)
             }
         }
+
+        /// Binds the key at `index` through `arena` (see its contract).
+        func bind(_ statement: SQLiteStatement, _ index: Int32, through arena: SQLiteBindingArena) {
+            switch self {
+            case .uuid(let high, let low): withUnsafeBytes(of: (high, low)) { arena.bind(statement, index, blob: $0) }
+            case .text(let id): arena.bind(statement, index, id)
+            }
+        }
     }
 
     /// Binds `id` at `index` in its key form.
