@@ -220,13 +220,6 @@ public enum PulsoJSONEncoder {
         TypeRegistry.type(identifier: identifier)?.key ?? identifier
     }
 
-    /// A timestamp as ISO 8601 with its original offset; `-00:00` when the offset is unknown.
-    public static func timestampText(_ timestamp: Timestamp) -> String {
-        let text = TimestampFormatter.iso8601(timestamp)
-        guard timestamp.utcOffsetSeconds == nil, text.hasSuffix("Z") else { return text }
-        return text.dropLast() + "-00:00"
-    }
-
     /// Pulso's name for a workout activity type: HealthKit's `HKWorkoutActivityTypeRunning`
     /// becomes the Swift case name `running`; any other spelling is returned unchanged.
     public static func pulsoWorkoutActivityType(_ name: String) -> String {
