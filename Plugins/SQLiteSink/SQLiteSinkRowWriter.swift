@@ -26,8 +26,10 @@ final class SQLiteSinkRowWriter {
 
     /// Scratch space for time text and JSON, reused across rows.
     private var timeText = [UInt8](repeating: 0, count: UTCTimeText.length)
-    /// The text of the sample being written (its row, and its child rows' metadata), read by SQLite
-    /// in place until each statement is stepped; `bindHeader` starts it anew for each sample.
+    /// The text of the row being written (a sample's row and its child rows' times and metadata, or
+    /// a deletion record), read by SQLite in place until each statement is stepped; `bindHeader`
+    /// starts it anew for each sample (its child rows are all stepped before the next sample's
+    /// header), `delete` for each id.
     private let rowText = SQLiteBindingArena()
     private var json = JSONWriter(capacity: 1024)
     private let sampleHeader: HeaderPositions
@@ -311,6 +313,7 @@ final class SQLiteSinkRowWriter {
                 statement.bind(1, id)
                 _ = try execute(statement)
             }
+            rowText.reset()
             recordDeletion.bind(1, id)
             try bindTime(recordDeletion, 2, deletedAt, field: "deletion time", of: nil)
             recordDeletion.bind(3, tombstone.userId)
@@ -366,14 +369,13 @@ final class SQLiteSinkRowWriter {
         do {
             rowText.bind(statement, at.id, sample.id)
             rowText.bind(statement, at.type, sample.type)
-            try bindTime(statement, at.startAt, sample.start.epochMilliseconds, field: "start", of: sample, through: rowText)
-            try bindTime(statement, at.endAt, sample.end.epochMilliseconds, field: "end", of: sample, through: rowText)
+            try bindTime(statement, at.startAt, sample.start.epochMilliseconds, field: "start", of: sample)
+            try bindTime(statement, at.endAt, sample.end.epochMilliseconds, field: "end", of: sample)
             rowText.bind(statement, at.sourceName, sample.sourceName)
             rowText.bind(statement, at.sourceVersion, sample.sourceVersion)
             rowText.bind(statement, at.sourceBundleId, sample.sourceBundleId)
             rowText.bind(statement, at.device, sample.device)
-            try bindTime(statement, at.createdAt, sample.createdAt?.epochMilliseconds, field: "creation date", of: sample,
-                         through: rowText)
+            try bindTime(statement, at.createdAt, sample.createdAt?.epochMilliseconds, field: "creation date", of: sample)
         } catch {
             // Not stepped: no binding may outlive the row's text.
             sqlite3_clear_bindings(statement.handle)
@@ -388,21 +390,17 @@ final class SQLiteSinkRowWriter {
         statement.bind(at.journalSeq, sequence)
     }
 
-    /// Binds an instant as time text (through `arena` when given); an instant outside the years
-    /// 0000–9999 is bad data.
+    /// Binds an instant as time text (through `rowText`); an instant outside the years 0000–9999 is
+    /// bad data.
     private func bindTime(_ statement: SQLiteStatement, _ index: Int32, _ epochMilliseconds: Int64?,
-                          field: String, of sample: Sample?, through arena: SQLiteBindingArena? = nil) throws {
+                          field: String, of sample: Sample?) throws {
         guard let epochMilliseconds else { sqlite3_bind_null(statement.handle, index); return }
         try timeText.withUnsafeMutableBufferPointer { buffer in
             guard UTCTimeText.write(epochMilliseconds, into: buffer) else {
                 throw SinkError.rejected("sample \(sample?.id ?? "?"): \(field) \(epochMilliseconds) ms since 1970"
                                             + " lies outside the years 0000–9999")
             }
-            if let arena {
-                arena.bind(statement, index, text: UnsafeRawBufferPointer(buffer))
-            } else {
-                statement.bind(index, text: UnsafeRawBufferPointer(buffer))
-            }
+            rowText.bind(statement, index, text: UnsafeRawBufferPointer(buffer))
         }
     }
 

@@ -17,19 +17,15 @@ enum SampleIdKey {
             self = parsed ? .uuid(bytes.0, bytes.1) : .text(id)
         }
 
-        /// Binds the key at `index`.
-        func bind(_ statement: SQLiteStatement, _ index: Int32) {
+        /// Binds the key at `index`, through `arena` when given (see its contract), else as a copy.
+        func bind(_ statement: SQLiteStatement, _ index: Int32, through arena: SQLiteBindingArena? = nil) {
             switch self {
-            case .uuid(let high, let low): withUnsafeBytes(of: (high, low)) { statement.bind(index, blob: $0) }
-            case .text(let id): statement.bind(index, id)
-            }
-        }
-
-        /// Binds the key at `index` through `arena` (see its contract).
-        func bind(_ statement: SQLiteStatement, _ index: Int32, through arena: SQLiteBindingArena) {
-            switch self {
-            case .uuid(let high, let low): withUnsafeBytes(of: (high, low)) { arena.bind(statement, index, blob: $0) }
-            case .text(let id): arena.bind(statement, index, id)
+            case .uuid(let high, let low):
+                withUnsafeBytes(of: (high, low)) {
+                    if let arena { arena.bind(statement, index, blob: $0) } else { statement.bind(index, blob: $0) }
+                }
+            case .text(let id):
+                if let arena { arena.bind(statement, index, id) } else { statement.bind(index, id) }
             }
         }
     }
