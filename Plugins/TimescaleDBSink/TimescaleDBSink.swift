@@ -268,16 +268,49 @@ public final class TimescaleDBSink: Sink {
         guard !rows.isEmpty || samplesStream.isCopying else { return }
         let samples = schema.samples
         try samplesStream.finish(&rows.samples, on: connection, returning: ["id", "start_at"]) {
-            self.relocate(samples, upsert: $0)
+            try self.locate(samples, upsert: $0, on: connection)
         }
         for (table, data) in [(schema.sleepStages, rows.sleepStages), (schema.workouts, rows.workouts)] where !data.isEmpty {
             let returning = table.name == "workouts" ? ["id", "start_at", "detail"] : ["id", "start_at"]
-            try table.write(data, on: connection, returning: returning) { self.relocate(table, upsert: $0) }
+            try table.write(data, on: connection, returning: returning) { try self.locate(table, upsert: $0, on: connection) }
         }
         rows.reset()
     }
 
-    /// One statement around `upsert` (which returns the ids and starts it inserted or changed):
+    /// Runs `upsert` (which returns the ids and starts it inserted or changed) so that
+    /// `sample_index` follows it. Most batches only add ids the sink has never stored (a first
+    /// load, new data) or change nothing (a re-delivery): for those a plain INSERT of the rows
+    /// `upsert` returns keeps `sample_index` right, at about half the server's work of its
+    /// upsert. When `upsert` changed or moved an id `sample_index` already holds, that INSERT
+    /// fails on `sample_index`'s key: it is rolled back to a savepoint (the staged rows stay) and
+    /// the batch runs again through `relocate`, which moves the id.
+    private func locate(_ table: PostgresUpsertTable, upsert: String, on connection: PostgresConnection) throws -> Int {
+        try connection.execute("SAVEPOINT hr_locate")
+        do {
+            let written = try connection.execute(insertNew(table, upsert: upsert)).affectedRows
+            try connection.execute("RELEASE SAVEPOINT hr_locate")
+            return written
+        } catch let error as PostgresError where error.sqlState == "23505" && error.constraint == "sample_index_pkey" {
+            try connection.execute("ROLLBACK TO SAVEPOINT hr_locate")
+            let written = try connection.execute(relocate(table, upsert: upsert)).affectedRows
+            try connection.execute("RELEASE SAVEPOINT hr_locate")
+            return written
+        }
+    }
+
+    /// One statement around `upsert` for a batch of ids `sample_index` does not hold yet: their
+    /// index rows are inserted, and the children of the workouts among them written.
+    private func insertNew(_ table: PostgresUpsertTable, upsert: String) -> String {
+        var work = ["located AS (INSERT INTO \(schema.name("sample_index")) (id, table_name, start_at) "
+                        + "SELECT id, \(SQL.literal(table.name)), start_at FROM up)"]
+        if table.name == "workouts" {
+            let children = TimescaleDBWorkoutChildren(schema: configuration.schema)
+            work += children.deletions("SELECT id FROM up", prefix: "cd") + children.insertions(from: "up")
+        }
+        return "WITH up AS (\(upsert)), \(work.joined(separator: ", ")) SELECT count(*) FROM up"
+    }
+
+    /// One statement around `upsert` for any batch (see `locate`):
     /// `sample_index` points at the new rows, and rows of those ids that lived elsewhere (another
     /// table or start: the index row's previous location, which its upsert records) are deleted.
     /// One index lookup per row: the upsert's conflict check finds the previous location too. An

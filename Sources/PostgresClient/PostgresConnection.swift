@@ -188,7 +188,8 @@ public final class PostgresConnection {
         let message = field(swpq_diag_message())
             ?? connection.map { String(cString: PQerrorMessage($0)).trimmingTrailingNewlines } ?? "unknown error"
         return PostgresError(sqlState: field(swpq_diag_sqlstate()), message: message, detail: field(swpq_diag_detail()),
-                             hint: field(swpq_diag_hint()), operation: operation)
+                             hint: field(swpq_diag_hint()), constraint: field(swpq_diag_constraint()),
+                             operation: operation)
     }
 
     /// The first words of a statement, for messages.

@@ -5,14 +5,18 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     public var message: String
     public var detail: String?
     public var hint: String?
+    /// The constraint a violation broke (`sample_index_pkey`), when the server named one.
+    public var constraint: String?
     /// What was being done (`connect to 127.0.0.1:5432`, `COPY samples`).
     public var operation: String
 
-    public init(sqlState: String? = nil, message: String, detail: String? = nil, hint: String? = nil, operation: String) {
+    public init(sqlState: String? = nil, message: String, detail: String? = nil, hint: String? = nil,
+                constraint: String? = nil, operation: String) {
         self.sqlState = sqlState
         self.message = message
         self.detail = detail
         self.hint = hint
+        self.constraint = constraint
         self.operation = operation
     }
 

@@ -34,15 +34,15 @@ public struct PostgresUpsertStream {
     }
 
     /// Sends the rest of `rows`, ends the COPY and upserts, as `PostgresUpsertTable.write` does
-    /// (`returning` and `statement` likewise); returns the rows written, 0 when there was no row.
+    /// (`returning` and `run` likewise); returns the rows written, 0 when there was no row.
     @discardableResult
     public mutating func finish(_ rows: inout CopyTextWriter, on connection: PostgresConnection, returning: [String] = [],
-                                statement: ((String) -> String)? = nil) throws -> Int {
+                                run: ((String) throws -> Int)? = nil) throws -> Int {
         guard isCopying || !rows.isEmpty else { return 0 }
         if !rows.isEmpty { try send(&rows, on: connection) }
         isCopying = false
         try connection.endCopy()
-        return try table.upsertStaged(on: connection, returning: returning, statement: statement)
+        return try table.upsertStaged(on: connection, returning: returning, run: run)
     }
 
     /// Forgets the COPY state, after a failed transaction (which ended the COPY).

@@ -103,22 +103,21 @@ public struct PostgresUpsertTable: Sendable {
     }
 
     /// Stages `rows` (COPY text, columns in order) and upserts them; returns the rows written.
-    /// `statement`, when given, turns the upsert into the statement run: it receives the upsert
-    /// with `RETURNING t.<returning>` (only rows inserted or changed come back), to use in a CTE.
-    /// The caller owns the transaction.
+    /// `run`, when given, runs the upsert instead: it receives the upsert with
+    /// `RETURNING t.<returning>` (only rows inserted or changed come back), to wrap in a CTE, and
+    /// returns what it ran returned. The caller owns the transaction.
     @discardableResult
     public func write(_ rows: CopyTextWriter, on connection: PostgresConnection, returning: [String] = [],
-                      statement: ((String) -> String)? = nil) throws -> Int {
+                      run: ((String) throws -> Int)? = nil) throws -> Int {
         guard !rows.isEmpty else { return 0 }
         try connection.execute(createStagingSQL)
         try connection.copy(copySQL, data: rows.bytes)
-        return try upsertStaged(on: connection, returning: returning, statement: statement)
+        return try upsertStaged(on: connection, returning: returning, run: run)
     }
 
     /// Upserts what the staging table holds (see `write`).
-    func upsertStaged(on connection: PostgresConnection, returning: [String], statement: ((String) -> String)?) throws -> Int {
-        guard let statement else { return try connection.execute(upsertSQL).affectedRows }
-        let upsert = upsertSQL + " RETURNING " + returning.map { "t." + SQL.identifier($0) }.joined(separator: ", ")
-        return try connection.execute(statement(upsert)).affectedRows
+    func upsertStaged(on connection: PostgresConnection, returning: [String], run: ((String) throws -> Int)?) throws -> Int {
+        guard let run else { return try connection.execute(upsertSQL).affectedRows }
+        return try run(upsertSQL + " RETURNING " + returning.map { "t." + SQL.identifier($0) }.joined(separator: ", "))
     }
 }

@@ -271,6 +271,48 @@ import TimescaleDBSink
         let at700 = ConformanceFixtures.at(700).epochMilliseconds
         #expect(try rows().filter { $0.contains(twice.id) } == ["index:samples:\(twice.id)@\(at700)", "samples:\(twice.id)@\(at700)"])
     }
+
+    /// A batch of new ids takes the plain INSERT into `sample_index`; a batch that also changes a
+    /// stored id, or brings back one whose row is gone while its index row stayed (a chunk
+    /// dropped by retention), fails that INSERT and runs again through the full upsert: every
+    /// row lands once, changed where it changed, with one index row each.
+    @Test func aBatchThatChangesAStoredIdRunsAgainThroughTheFullUpsert() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let (sink, schema) = try PostgresTestDatabase.preparedTimescaleDBSink(url)
+        defer { sink.close() }
+        let connection = try PostgresTestDatabase.connect(url)
+        defer { connection.close() }
+        func rows() throws -> [String] {
+            let result = try connection.execute(
+                "SELECT s.id || '=' || s.value || '@' || i.table_name || ':' || (extract(epoch FROM i.start_at) * 1000)::bigint "
+                    + "FROM \(SQL.qualified(schema, "samples")) s FULL JOIN \(SQL.qualified(schema, "sample_index")) i "
+                    + "ON i.id = s.id ORDER BY 1")
+            return (0..<result.rowCount).map { result.text($0, 0) ?? "unmatched" }
+        }
+        func expected(_ samples: [Sample]) -> [String] {
+            samples.map { "\($0.id)=\(Int($0.value!))@samples:\($0.start.epochMilliseconds)" }.sorted()
+        }
+        let first = ConformanceFixtures.numbered(1), second = ConformanceFixtures.numbered(2)
+        try sink.write(ConformanceFixtures.entries([first, second]), cursor: 2)
+        #expect(try rows() == expected([first, second]))
+
+        var changed = first
+        changed.value = 99
+        let third = ConformanceFixtures.numbered(3)
+        try sink.write(ConformanceFixtures.entries([third, changed], from: 3), cursor: 4)
+        #expect(try rows() == expected([changed, second, third]))
+
+        try connection.execute("DELETE FROM \(SQL.qualified(schema, "samples")) WHERE id = \(SQL.literal(second.id))")
+        let fourth = ConformanceFixtures.numbered(4)
+        try sink.write(ConformanceFixtures.entries([fourth, second], from: 5), cursor: 6)
+        #expect(try rows() == expected([changed, second, third, fourth]))
+
+        let fifth = ConformanceFixtures.numbered(5)
+        try sink.write(ConformanceFixtures.entries([fifth, changed], from: 7), cursor: 8)
+        #expect(try rows() == expected([changed, second, third, fourth, fifth]))
+        let cursor = try connection.execute("SELECT journal_seq FROM \(SQL.qualified(schema, "sink_cursor"))")
+        #expect(cursor.int(0, 0) == 8)
+    }
 }
 
 final class AttemptCounter: @unchecked Sendable {
