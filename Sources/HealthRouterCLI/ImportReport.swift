@@ -17,7 +17,7 @@ struct ImportReport {
         for (source, failure) in summary.failures.sorted(by: { $0.key < $1.key }) {
             let input = inputs[source] ?? source
             var text = failure.hasPrefix(input) ? failure : "\(input): \(failure)"
-            if records > 0 {
+            if records > 0 && !failure.contains("were kept") {
                 text += " (the \(NumberText.grouped(records)) records read before the error were kept)"
             }
             lines.append(text)
@@ -50,7 +50,11 @@ struct ImportReport {
         let records = merged.records
         lines.append("  read        \(NumberText.grouped(records)) records" + (kinds.isEmpty ? "" : ": " + kinds.joined(separator: ", ")))
         if appended.newCount == 0 && appended.changed == 0 && appended.deletedIds == 0 && records > 0 {
-            lines.append("  nothing new: every record was already imported")
+            if summary.sinks.values.contains(where: { $0.written > 0 }) {
+                lines.append("  nothing new: every record was already in the journal; the sinks below caught up on what an earlier run left undelivered")
+            } else {
+                lines.append("  nothing new: every record was already imported")
+            }
         } else {
             lines.append("  new         \(NumberText.grouped(appended.newCount))")
         }

@@ -183,6 +183,27 @@ final class FailureBudget: Sendable {
         #expect(progress.cursor == 50)
     }
 
+    /// A run killed after its sink committed but before the journal's copy of the cursor caught
+    /// up: the next run counts what the sink wrote then (not its dead letters), so the journal's
+    /// total matches the store, and the run's own count is only what it wrote itself.
+    @Test func entriesAKilledRunWroteAreCountedOnceInTheJournalsTotal() throws {
+        let directory = makeTemporaryDirectory()
+        var values = (0..<50).map { Double($0) }
+        values[11] = -1
+        values[30] = -1
+        try feed(directory, values)
+        let sinkPath = directory + "/sink.sqlite"
+        _ = runWorker(directory, sinkPath: sinkPath)
+        // As a kill leaves it: the store is at 50, the journal's copy still at 20 (19 written, 12 parked).
+        try SQLiteDatabase(path: directory + "/journal.sqlite").execute("UPDATE cursors SET seq = 20, written = 19")
+        let progress = runWorker(directory, sinkPath: sinkPath)
+        #expect(progress.written == 0)
+        let state = try #require(try Journal(stateDirectory: directory).sinkStates().first { $0.sink == "table" })
+        #expect(state.cursor == 50)
+        #expect(state.written == 48)
+        #expect(try SQLiteDatabase(path: sinkPath).scalarInt("SELECT count(*) FROM rows") == 48)
+    }
+
     @Test func theSinksOwnCursorIsBelievedSoARecreatedStoreIsRefilled() throws {
         let directory = makeTemporaryDirectory()
         try feed(directory, (0..<30).map { Double($0) })

@@ -128,6 +128,11 @@ public final class SinkWorker: Sendable {
                         // than skip what the new journal holds.
                         logger.warning("the sink's cursor \(cursor) is past the journal's end \(head): the journal was recreated; delivering everything again")
                         cursor = 0
+                    } else if let own, own > recorded, unsaved == nil {
+                        // An earlier run's sink committed entries past the journal's copy of its
+                        // cursor, and that run ended (killed) before the copy caught up: count
+                        // what it wrote then, so that the totals `status` shows add up.
+                        unsaved = (own, try delivered(after: recorded, through: own, journal: journal, routes: &routes))
                     }
                     sink = fresh
                     progressState.withLock { $0.cursor = cursor }
@@ -210,6 +215,23 @@ public final class SinkWorker: Sendable {
 
     /// The longest a busy worker leaves the journal's copy of its cursor behind.
     static let cursorInterval: TimeInterval = 0.5
+
+    /// The entries in `(after, through]` routed to this sink and not parked as dead letters:
+    /// what the sink wrote of them.
+    private func delivered(after: Int64, through: Int64, journal: Journal, routes: inout RouteMemo) throws -> Int {
+        var count = 0
+        var position = after
+        while position < through {
+            let stored = try journal.entries(after: position, limit: settings.batchSize)
+            guard let end = stored.last else { break }
+            for entry in stored where entry.sequence <= through && routes.selects(type: entry.type, source: entry.source) {
+                count += 1
+            }
+            position = end.sequence
+        }
+        let dead = try journal.deadLetters(sink: name).filter { $0.sequence > after && $0.sequence <= through }.count
+        return max(0, count - dead)
+    }
 
     /// Writes `entries` and sets the sink's cursor to `cursor`; isolates rejected entries.
     private func deliver(_ entries: [JournalEntry], cursor: Int64, sink: any Sink,

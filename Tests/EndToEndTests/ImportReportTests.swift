@@ -1,0 +1,34 @@
+import Testing
+@testable import HealthRouterCore
+@testable import HealthRouterCLI
+
+/// The summary's wording where the counts could seem to contradict each other.
+@Suite struct ImportReportTests {
+    func report(written: Int, failure: String? = nil) -> ImportReport {
+        var counters = ImportCounters()
+        counters.appended.duplicates[.quantity] = 120
+        var sink = SinkWorker.Progress()
+        sink.written = written
+        var summary = ImportRun.Summary()
+        summary.counters["history"] = counters
+        summary.sinks["local"] = sink
+        if let failure { summary.failures["history"] = failure }
+        return ImportReport(summary: summary, inputs: ["history": "export.zip"], sinkTypes: ["local": "sqlite"])
+    }
+
+    @Test func nothingNewWithRowsWrittenSaysTheSinksCaughtUp() {
+        let quiet = report(written: 0).render()
+        #expect(quiet.contains("nothing new: every record was already imported"))
+        let catchingUp = report(written: 40).render()
+        #expect(!catchingUp.contains("every record was already imported"))
+        #expect(catchingUp.contains("already in the journal; the sinks below caught up on what an earlier run left undelivered"))
+        #expect(catchingUp.contains("local  sqlite  40 rows written"))
+    }
+
+    @Test func whatWasKeptIsSaidOnce() {
+        let told = report(written: 0, failure: "export.zip: the XML ends early. The 120 items read before this point were kept.")
+        #expect(told.errors() == ["export.zip: the XML ends early. The 120 items read before this point were kept."])
+        let untold = report(written: 0, failure: "export.zip: not a zip")
+        #expect(untold.errors() == ["export.zip: not a zip (the 120 records read before the error were kept)"])
+    }
+}
