@@ -4,13 +4,14 @@
     generate-export.py --records N --out PATH [--zip] [--quirks] [--seed S]
 
 The same arguments always give the same bytes. The mix imitates a real export: heart rate
-(about 45 %), steps, active and basal energy, distance, sleep stages, HRV records with beat
-lists, blood-pressure correlations (whose members are also written as top-level Records, as
-the Health app does), other quantities, workouts in the old style (total* attributes,
-WorkoutEvent, inline Location routes) and the iOS 16 style (WorkoutStatistics,
-WorkoutActivity, WorkoutEvent, WorkoutRoute with a FileReference to a GPX file),
-ActivitySummary per day, Me, ClinicalRecord, Audiogram and VisionPrescription; metadata,
-and device descriptions with a different 0x... address on every record.
+(about 45 %), steps, active and basal energy, distance, sleep stages (by night, one after
+another), resting heart rate, HRV records with beat lists, blood-pressure correlations
+(whose members are also written as top-level Records, as the Health app does), other
+quantities, workouts in the old style (total* attributes, WorkoutEvent, inline Location
+routes) and the iOS 16 style (WorkoutStatistics, WorkoutActivity, WorkoutEvent,
+WorkoutRoute with a FileReference to a GPX file), ActivitySummary per day, Me,
+ClinicalRecord, Audiogram and VisionPrescription; metadata, and device descriptions with a
+different 0x... address on every record.
 
 --zip writes export.zip: apple_health_export/导出.xml (a localized name), export_cda.xml,
 workout-routes/*.gpx (half before, half after the data file), an ECG CSV, and macOS junk
@@ -182,8 +183,10 @@ MIX = [
     (45.0, "heart_rate"), (15.0, "steps"), (12.0, "active_energy"), (8.0, "basal_energy"),
     (8.0, "distance"), (4.0, "sleep"), (1.0, "hrv"), (1.0, "blood_pressure"),
     (1.5, "respiratory_rate"), (1.5, "oxygen_saturation"), (1.0, "stand_hour"), (0.5, "body_mass"),
-    (0.5, "vo2max"), (1.0, "audio_exposure"),
+    (0.5, "vo2max"), (1.0, "audio_exposure"), (0.05, "resting_heart_rate"),
 ]
+# Sleep stages fall in the local night, one after the other (no two overlap), as a watch records them.
+NIGHT_START, NIGHT_END = 22 * 3600, 7 * 3600
 SLEEP_STAGES = ["HKCategoryValueSleepAnalysisInBed", "HKCategoryValueSleepAnalysisAsleepCore",
                 "HKCategoryValueSleepAnalysisAsleepDeep", "HKCategoryValueSleepAnalysisAsleepREM",
                 "HKCategoryValueSleepAnalysisAwake"]
@@ -212,6 +215,7 @@ class Generator:
             "records_without_start_date": 0, "iso_date_records": 0, "workouts_with_statistics": 0,
         }
         self.blood_pressure = []
+        self.sleep_end = 0  # local seconds where the last sleep stage ended
         self.workouts = self.plan_workouts()
         # Which record numbers carry a quirk.
         self.quirk_at = {}
@@ -307,6 +311,9 @@ class Generator:
         self.counts["records"] += 1
         if quirk:
             kind = "steps"  # a plain record, so that the quirk shows exactly once
+        sleep = self.sleep_slot(local) if kind == "sleep" else None
+        if kind == "sleep" and sleep is None:
+            kind = "heart_rate"  # no sleep stage by day, nor past the end of the night
         iso = quirk == "iso"
         if iso:
             self.counts["iso_date_records"] += 1
@@ -328,7 +335,7 @@ class Generator:
         elif kind == "steps":
             phone = rng.random() < 0.5
             source, device = (PHONE_SOURCE, self.device(PHONE)) if phone else (WATCH_SOURCE, self.device(WATCH))
-            head, unit, value = 'type="HKQuantityTypeIdentifierStepCount"', "count", str(rng.randint(5, 900))
+            head, unit, value = 'type="HKQuantityTypeIdentifierStepCount"', "count", str(rng.randint(2, 60))
         elif kind == "active_energy":
             source, device, head = WATCH_SOURCE, self.device(WATCH), 'type="HKQuantityTypeIdentifierActiveEnergyBurned"'
             unit, value = "kcal", "%.3f" % (rng.random() * 5)
@@ -340,7 +347,7 @@ class Generator:
             head, unit, value = 'type="HKQuantityTypeIdentifierDistanceWalkingRunning"', "km", "%.5f" % (rng.random() / 5)
         elif kind == "sleep":
             source, device = ("Sleep &amp; Wake", None) if self.quirks and rng.random() < 0.3 else (WATCH_SOURCE, self.device(WATCH))
-            created, start, end = self.dates(local, rng.randint(300, 3600), iso)
+            created, start, end = self.dates(sleep[0], sleep[1], iso)
             head, unit, value = 'type="HKCategoryTypeIdentifierSleepAnalysis"', None, rng.choice(SLEEP_STAGES)
             extra = '   <MetadataEntry key="HKTimeZone" value="America/Los_Angeles"/>\n'
         elif kind == "respiratory_rate":
@@ -363,6 +370,9 @@ class Generator:
             source, device, head = WATCH_SOURCE, self.device(WATCH), 'type="HKQuantityTypeIdentifierVO2Max"'
             unit, value = "mL/min·kg", "%.2f" % (35 + rng.random() * 10)
             extra = '   <MetadataEntry key="HKVO2MaxTestType" value="2"/>\n'
+        elif kind == "resting_heart_rate":
+            source, device, head = WATCH_SOURCE, self.device(WATCH), 'type="HKQuantityTypeIdentifierRestingHeartRate"'
+            unit, value = "count/min", str(rng.randint(50, 66))
         else:  # audio_exposure
             source, device = PHONE_SOURCE, self.device(PHONE)
             head, unit, value = 'type="HKQuantityTypeIdentifierHeadphoneAudioExposure"', "dBASPL", "%.2f" % (50 + rng.random() * 30)
@@ -380,6 +390,23 @@ class Generator:
         if extra:
             return "  <Record %s>\n%s  </Record>\n" % (attributes, extra)
         return "  <Record %s/>\n" % attributes
+
+    def sleep_slot(self, local):
+        """(start, seconds) of a sleep stage drawn at `local`: after the previous stage, within
+        the night around `local`; None by day or when the night is full."""
+        time_of_day = local % 86400
+        if time_of_day >= NIGHT_START:
+            night_end = local - time_of_day + 86400 + NIGHT_END
+        elif time_of_day < NIGHT_END:
+            night_end = local - time_of_day + NIGHT_END
+        else:
+            return None
+        start = max(local, self.sleep_end)
+        if night_end - start < 300:
+            return None
+        seconds = min(self.rng.randint(300, 1800), night_end - start)
+        self.sleep_end = start + seconds
+        return start, seconds
 
     def hrv(self, local, iso):
         rng = self.rng
