@@ -5,9 +5,11 @@ import Synchronization
 /// The `admin` listener: operations endpoints for the daemon, on their own address.
 ///
 /// - `GET /metrics`: Prometheus text format — journal head, samples accepted by the push
-///   sources of this process (new, duplicate, changed, tombstoned ids), and per sink its
-///   cursor, lag (journal entries after the cursor), rows written, dead letters and whether
-///   its last write failed.
+///   sources of this process (new, duplicate, changed, tombstoned ids), and per sink of the
+///   config its cursor, lag (journal entries after the cursor), rows written, dead letters and
+///   whether its last write failed. Every configured sink has its series from the start, before
+///   it has written anything (an alert on a missing series is not silent); a sink the journal
+///   remembers but the config no longer has is left out.
 /// - `GET /status`: the same as JSON.
 ///
 /// A long-running "source" that emits nothing: it is configured under `sources:` so it runs
@@ -50,8 +52,11 @@ public final class AdminSource: ServiceSource {
 
     public func start(ingest: PushIngest) throws {
         let journal = Mutex(try Journal(stateDirectory: context.stateDirectory))
+        let sinkNames = context.sinkNames
         let report: @Sendable () -> AdminReport? = {
-            journal.withLock { journal in try? AdminReport.read(journal: journal, pushed: ingest.appendedSoFar) }
+            journal.withLock { journal in
+                try? AdminReport.read(journal: journal, sinkNames: sinkNames, pushed: ingest.appendedSoFar)
+            }
         }
         let server = MHDServer(limits: MHDServer.Limits(connections: 16, timeoutSeconds: 10, bodyLimit: 0),
                                examineHead: { request in
@@ -89,9 +94,10 @@ struct AdminReport {
     var pushed: AppendResult
     var sinks: [(state: SinkState, lag: Int64)]
 
-    static func read(journal: Journal, pushed: AppendResult) throws -> AdminReport {
+    /// The journal's head and the state of each sink in `sinkNames`, in that order.
+    static func read(journal: Journal, sinkNames: [String], pushed: AppendResult) throws -> AdminReport {
         let head = try journal.head()
-        let sinks = try journal.sinkStates().map { state in (state, try journal.countEntries(after: state.cursor)) }
+        let sinks = try journal.sinkStates(named: sinkNames).map { state in (state, try journal.countEntries(after: state.cursor)) }
         return AdminReport(head: head, pushed: pushed, sinks: sinks)
     }
 

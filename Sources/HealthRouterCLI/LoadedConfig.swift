@@ -60,7 +60,8 @@ struct LoadedConfig {
     }
 
     func context(for name: String) -> PluginContext {
-        PluginContext(name: name, stateDirectory: config.stateDirectory, logger: logger.with("plugin", name))
+        PluginContext(name: name, stateDirectory: config.stateDirectory, logger: logger.with("plugin", name),
+                      sinkNames: config.sinks.map(\.name))
     }
 
     /// Every sink, decoded and routed; throws the first config error (no I/O).

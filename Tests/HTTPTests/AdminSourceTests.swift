@@ -12,13 +12,7 @@ struct AdminSourceTests {
         let journal = try Journal(stateDirectory: server.directory)
         try journal.setCursor(sink: "local", to: 1, written: 1)
         try journal.setLastError(sink: "local", "disk full")
-        var admin: AdminSource?
-        for _ in 0..<20 {
-            let context = PluginContext(name: "ops", stateDirectory: server.directory, logger: Logger(minimumLevel: .error))
-            let candidate = try AdminSource(configuration: .init(listen: "127.0.0.1:\(Int.random(in: 20000...60000))"), context: context)
-            if (try? candidate.start(ingest: server.ingest)) != nil { admin = candidate; break }
-        }
-        let running = try #require(admin)
+        let running = try Self.startAdmin(server, sinkNames: ["local"])
         defer { running.stop() }
         let client = HTTPTestClient(port: running.listeningPort)
         let metrics = client.get("/metrics")
@@ -37,6 +31,43 @@ struct AdminSourceTests {
         #expect(sinks.first?["last_error"] as? String == "disk full")
         #expect(client.get("/nope").status == 404)
     }
+
+    @Test func everyConfiguredSinkIsShownBeforeItWrites() throws {
+        let server = try PushServerFixture()
+        // A sink the journal remembers from an earlier config, gone from this one.
+        try Journal(stateDirectory: server.directory).setCursor(sink: "retired", to: 0, written: 0)
+        let running = try Self.startAdmin(server, sinkNames: ["local", "archive"])
+        defer { running.stop() }
+        let client = HTTPTestClient(port: running.listeningPort)
+        let metrics = client.get("/metrics")
+        #expect(metrics.status == 200)
+        for sink in ["local", "archive"] {
+            #expect(metrics.body.contains("healthrouter_sink_cursor_sequence{sink=\"\(sink)\"} 0\n"))
+            #expect(metrics.body.contains("healthrouter_sink_lag_entries{sink=\"\(sink)\"} 0\n"))
+            #expect(metrics.body.contains("healthrouter_sink_written_total{sink=\"\(sink)\"} 0\n"))
+            #expect(metrics.body.contains("healthrouter_sink_dead_letters{sink=\"\(sink)\"} 0\n"))
+            #expect(metrics.body.contains("healthrouter_sink_write_failing{sink=\"\(sink)\"} 0\n"))
+        }
+        #expect(!metrics.body.contains("retired"))
+        let status = client.get("/status")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(status.body.utf8)) as? [String: Any])
+        let sinks = try #require(object["sinks"] as? [[String: Any]])
+        #expect(sinks.map { $0["name"] as? String } == ["local", "archive"])
+        #expect(sinks.map { $0["written"] as? Int } == [0, 0])
+    }
+
+    /// An admin source on a random loopback port, over `server`'s journal and ingest.
+    static func startAdmin(_ server: PushServerFixture, sinkNames: [String]) throws -> AdminSource {
+        for _ in 0..<20 {
+            let context = PluginContext(name: "ops", stateDirectory: server.directory, logger: Logger(minimumLevel: .error),
+                                        sinkNames: sinkNames)
+            let candidate = try AdminSource(configuration: .init(listen: "127.0.0.1:\(Int.random(in: 20000...60000))"), context: context)
+            if (try? candidate.start(ingest: server.ingest)) != nil { return candidate }
+        }
+        throw AdminDidNotStart()
+    }
+
+    struct AdminDidNotStart: Error {}
 
     @Test func remoteListenNeedsOptIn() {
         let context = PluginContext(name: "ops", stateDirectory: NSTemporaryDirectory(), logger: Logger())

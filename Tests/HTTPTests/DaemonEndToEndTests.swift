@@ -91,6 +91,29 @@ struct DaemonEndToEndTests {
         #expect(daemon.log.contains("finishing those in flight"))
     }
 
+    @Test func adminShowsEveryConfiguredSinkBeforeAnyPush() throws {
+        let daemon = try DaemonProcess(admin: true)
+        try daemon.start()
+        var status = daemon.adminClient.get("/status")
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while Date() < deadline, status.status != 200 {
+            usleep(20_000)
+            status = daemon.adminClient.get("/status")
+        }
+        #expect(status.status == 200, "\(daemon.log)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(status.body.utf8)) as? [String: Any])
+        let sinks = try #require(object["sinks"] as? [[String: Any]])
+        #expect(sinks.map { $0["name"] as? String } == ["local"])
+        #expect(sinks.first?["cursor"] as? Int == 0)
+        #expect(sinks.first?["written"] as? Int == 0)
+        let metrics = daemon.adminClient.get("/metrics").body
+        #expect(metrics.contains("healthrouter_sink_cursor_sequence{sink=\"local\"} 0\n"))
+        #expect(metrics.contains("healthrouter_sink_lag_entries{sink=\"local\"} 0\n"))
+        #expect(metrics.contains("healthrouter_sink_written_total{sink=\"local\"} 0\n"))
+        #expect(metrics.contains("healthrouter_sink_write_failing{sink=\"local\"} 0\n"))
+        #expect(daemon.stop() == 0)
+    }
+
     @Test func addressInUseExits69() throws {
         let first = try DaemonProcess()
         try first.start()

@@ -2,7 +2,8 @@ import Foundation
 import HealthRouterCore
 
 /// The real `healthrouter run` executable (built next to the test bundle) on a random
-/// loopback port, with an http_push source and a sqlite sink in a temp directory.
+/// loopback port, with an http_push source and a sqlite sink in a temp directory (and, when
+/// asked, an `admin` source on another random loopback port).
 final class DaemonProcess {
     static let executable: String = {
         var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
@@ -18,6 +19,8 @@ final class DaemonProcess {
 
     let directory: String
     private(set) var port: UInt16
+    /// The admin listener's port (nil: no admin source).
+    private(set) var adminPort: UInt16?
     /// Whether `port` was picked at random (and another may be picked when it is taken).
     private let randomPort: Bool
     private(set) var process: Process?
@@ -26,12 +29,20 @@ final class DaemonProcess {
     static let token = "daemon-token-42"
 
     /// `sinks`: the config's `sinks:` and `routes:` sections (default: one sqlite sink, `local`).
-    init(directory: String? = nil, port: UInt16? = nil, sinks: String? = nil) throws {
+    /// `admin`: also run an `admin` source (`ops`).
+    init(directory: String? = nil, port: UInt16? = nil, sinks: String? = nil, admin: Bool = false) throws {
         let directory = directory ?? NSTemporaryDirectory() + "daemon-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         self.directory = directory
         randomPort = port == nil
         self.port = port ?? UInt16.random(in: 20000...60000)
+        adminPort = admin ? UInt16.random(in: 20000...60000) : nil
+        let adminSource = adminPort.map { """
+              ops:
+                type: admin
+                listen: 127.0.0.1:\($0)
+
+            """ } ?? ""
         let config = """
             state_directory: \(directory)/state
             sources:
@@ -41,7 +52,7 @@ final class DaemonProcess {
                 users:
                   alice: { token: "${TEST_TOKEN}" }
 
-            """ + (sinks ?? """
+            """ + adminSource + (sinks ?? """
             sinks:
               local:
                 type: sqlite
@@ -54,9 +65,11 @@ final class DaemonProcess {
     }
 
     var client: HTTPTestClient { HTTPTestClient(port: port) }
+    /// A client of the admin listener (port 0, refused everywhere, without one).
+    var adminClient: HTTPTestClient { HTTPTestClient(port: adminPort ?? 0) }
 
-    /// Starts the daemon and waits until `/health` answers. A random port that something else
-    /// took meanwhile (another test's listener, a client's ephemeral port) is replaced by another.
+    /// Starts the daemon and waits until `/health` answers. Random ports that something else
+    /// took meanwhile (another test's listener, a client's ephemeral port) are replaced by others.
     func start() throws {
         for _ in 0..<5 {
             let process = try launch()
@@ -72,10 +85,15 @@ final class DaemonProcess {
             guard randomPort, process.terminationReason == .exit, process.terminationStatus == 69 else { break }
             let path = directory + "/config.yaml"
             let next = UInt16.random(in: 20000...60000)
-            try (try String(contentsOfFile: path, encoding: .utf8))
+            var config = try String(contentsOfFile: path, encoding: .utf8)
                 .replacingOccurrences(of: "listen: 127.0.0.1:\(port)\n", with: "listen: 127.0.0.1:\(next)\n")
-                .write(toFile: path, atomically: true, encoding: .utf8)
             port = next
+            if let adminPort {
+                let nextAdmin = UInt16.random(in: 20000...60000)
+                config = config.replacingOccurrences(of: "listen: 127.0.0.1:\(adminPort)\n", with: "listen: 127.0.0.1:\(nextAdmin)\n")
+                self.adminPort = nextAdmin
+            }
+            try config.write(toFile: path, atomically: true, encoding: .utf8)
         }
         throw DaemonFailed(log: self.log)
     }

@@ -471,6 +471,17 @@ public final class Journal {
         return out
     }
 
+    /// The state of each sink in `names`, in that order. A sink without a cursor row (it has
+    /// neither written nor failed yet) reads as cursor 0, nothing written, no error.
+    public func sinkStates(named names: [String]) throws -> [SinkState] {
+        let recorded = Dictionary(uniqueKeysWithValues: try sinkStates().map { ($0.sink, $0) })
+        return try names.map { name in
+            if let state = recorded[name] { return state }
+            return SinkState(sink: name, cursor: 0, written: 0, updatedAt: nil, lastError: nil,
+                             deadLetters: Int64(try deadLetters(sink: name).count))
+        }
+    }
+
     // MARK: - Pruning
 
     /// Deletes entries every sink in `sinks` has passed and that are older than `retainSeconds`
