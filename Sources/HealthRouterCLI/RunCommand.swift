@@ -19,8 +19,10 @@ enum RunCommand {
 
         SIGTERM or SIGINT (Ctrl-C) shut down gracefully: no new requests are accepted, those
         in flight finish, the sinks get a few seconds to deliver what was accepted, and the
-        process exits 0. SIGHUP reloads the config the same way (nothing accepted is lost);
-        a config that does not check, or cannot start, is logged and the previous one kept.
+        process exits 0. SIGHUP reloads the config: it is read and checked first, and one that
+        does not check is logged (file:line and key) while the running one goes on untouched.
+        One that checks replaces the running one the same way (nothing accepted is lost); if
+        it cannot start (address in use), the previous one is started again.
 
         exit codes: 0 stopped by a signal, 69 a source cannot listen (address in use),
                     73 the state directory is not writable, 78 the config is wrong
@@ -41,9 +43,12 @@ enum RunCommand {
         let signals = SignalWaiter(signals: [SIGTERM, SIGINT, SIGHUP], logger: plan.loaded.logger)
         var previous: Plan?
         while true {
-            var received: Int32 = 0
+            // Set when a SIGHUP brought a config that checks: the running one stops for it.
+            var next: Plan?
             do {
-                try plan.daemon().run(sources: plan.services) { received = signals.wait() }
+                try plan.daemon().run(sources: plan.services) {
+                    next = waitForStopOrReload(signals, arguments: arguments, logger: plan.loaded.logger)
+                }
             } catch {
                 // A reloaded config that cannot start (address in use): go back to the one that ran.
                 if let working = previous {
@@ -62,20 +67,29 @@ enum RunCommand {
                     throw error
                 }
             }
-            guard received == SIGHUP else { break }
-            do {
-                let next = try Plan(arguments: arguments, environment: ProcessInfo.processInfo.environment)
-                try next.loaded.ensureStateDirectory()
-                previous = plan
-                plan = next
-                plan.loaded.logger.info("config reloaded", [("config", plan.loaded.origin)])
-            } catch {
-                plan.loaded.logger.error("config not reloaded, running the previous one", [("error", "\(error)")])
-                previous = nil
-            }
+            guard let next else { break }
+            previous = plan
+            plan = next
+            plan.loaded.logger.info("config reloaded", [("config", plan.loaded.origin)])
         }
         plan.loaded.logger.info("stopped")
         return .success
+    }
+
+    /// Blocks until SIGTERM or SIGINT (returns nil) or a SIGHUP whose config loads and checks
+    /// (returns it). A SIGHUP whose config does not is logged, with where and what is wrong,
+    /// and waited past: the running daemon is never stopped for it.
+    static func waitForStopOrReload(_ signals: SignalWaiter, arguments: CommandLineArguments, logger: Logger) -> Plan? {
+        while signals.wait() == SIGHUP {
+            do {
+                let next = try Plan(arguments: arguments, environment: ProcessInfo.processInfo.environment)
+                try next.loaded.ensureStateDirectory()
+                return next
+            } catch {
+                logger.error("config not reloaded, keeping the running one", [("error", "\(error)")])
+            }
+        }
+        return nil
     }
 
     /// What one config runs: its sinks and long-running sources, checked without I/O.

@@ -170,7 +170,8 @@ struct ChainedRoutersTests {
     }
 }
 
-/// SIGHUP reloads the config without losing accepted data; a broken config is not applied.
+/// SIGHUP reloads the config without losing accepted data; a broken config is not applied,
+/// and does not stop the listeners.
 @Suite("healthrouter run reload", .serialized)
 struct DaemonReloadTests {
     @Test func sighupAppliesANewUserAndKeepsServing() throws {
@@ -205,6 +206,36 @@ struct DaemonReloadTests {
         let ids = try daemon.sinkIds()
         #expect(ids.isSuperset(of: first.ids))
         #expect(ids.count == 110)
+    }
+
+    @Test func brokenConfigOnSighupIsLoggedWithoutStoppingTheListener() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let first = DaemonProcess.batch(prefix: "B1", count: 50)
+        #expect(daemon.client.post("/ingest", first.body, token: DaemonProcess.token).status == 200)
+        let path = daemon.directory + "/config.yaml"
+        let original = try String(contentsOfFile: path, encoding: .utf8)
+        let broken = original.replacingOccurrences(of: "    path: \(daemon.directory)/health.sqlite",
+                                                   with: "    pth: \(daemon.directory)/health.sqlite")
+        #expect(broken != original)
+        try broken.write(toFile: path, atomically: true, encoding: .utf8)
+        let misspeltLine = try #require(broken.split(separator: "\n", omittingEmptySubsequences: false)
+            .firstIndex { $0.contains("pth:") }) + 1
+        kill(daemon.process!.processIdentifier, SIGHUP)
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while Date() < deadline, !daemon.log.contains("config not reloaded") { usleep(20_000) }
+        let second = DaemonProcess.batch(prefix: "B2", count: 50)
+        #expect(daemon.client.post("/ingest", second.body, token: DaemonProcess.token).status == 200)
+        let log = daemon.log
+        #expect(log.contains("config not reloaded"), "\(log)")
+        #expect(log.contains("config.yaml:\(misspeltLine):"), "\(log)")
+        #expect(log.contains("sinks.local.pth"), "\(log)")
+        // The listener that was up before the SIGHUP is the one that took the second push.
+        #expect(!log.contains("stopping"), "\(log)")
+        #expect(!log.contains("stopped listening"), "\(log)")
+        #expect(log.split(separator: "\n").filter { $0.hasPrefix("info: listening ") }.count == 1, "\(log)")
+        #expect(daemon.stop() == 0)
+        #expect(try daemon.sinkIds() == Set(first.ids + second.ids))
     }
 }
 
