@@ -118,8 +118,11 @@ public enum HealthRouterCommand {
 }
 
 /// A failure a command reports with its own exit code and hint.
-struct CommandFailure: Error {
+struct CommandFailure: Error, CustomStringConvertible {
     var message: String
     var hint: String?
     var code: ExitCode
+
+    /// The message and its hint on one line, for logs (the command line prints them on two).
+    var description: String { hint.map { "\(message) (hint: \($0))" } ?? message }
 }

@@ -31,4 +31,10 @@ import Testing
         let untold = report(written: 0, failure: "export.zip: not a zip")
         #expect(untold.errors() == ["export.zip: not a zip (the 120 records read before the error were kept)"])
     }
+
+    @Test func aCommandFailureInALogReadsAsItsMessageAndHint() {
+        let missing = CommandFailure(message: "config file /etc/h.yaml does not exist", hint: "check the path", code: .config)
+        #expect("\(missing)" == "config file /etc/h.yaml does not exist (hint: check the path)")
+        #expect("\(CommandFailure(message: "no journal yet", hint: nil, code: .noInput))" == "no journal yet")
+    }
 }
