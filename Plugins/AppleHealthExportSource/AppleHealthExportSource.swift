@@ -35,9 +35,9 @@ public final class AppleHealthExportSource: FiniteSource {
         self.context = context
     }
 
-    /// The configured path with a leading `~` expanded.
+    /// The configured path with a leading `~` expanded from the context's home directory.
     public var resolvedPath: String {
-        (configuration.path as NSString).expandingTildeInPath
+        context.expandingTilde(configuration.path)
     }
 
     public func read(into output: SourceOutput) throws {

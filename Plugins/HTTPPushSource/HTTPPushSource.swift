@@ -40,7 +40,7 @@ public final class HTTPPushSource: ServiceSource {
         public var maxConnections: Int?
         /// A connection idle this long is closed (default 60s).
         public var requestTimeout: ConfigDuration?
-        /// PEM files for HTTPS; both or neither.
+        /// PEM files for HTTPS; both or neither (`~` is expanded).
         public var tlsCertificate: String?
         public var tlsKey: String?
 
@@ -100,7 +100,8 @@ public final class HTTPPushSource: ServiceSource {
 
     public func start(ingest: PushIngest) throws {
         var tls: (key: String, certificate: String)?
-        if let keyPath = configuration.tlsKey, let certificatePath = configuration.tlsCertificate {
+        if let keyPath = configuration.tlsKey.map(context.expandingTilde),
+           let certificatePath = configuration.tlsCertificate.map(context.expandingTilde) {
             guard let key = try? String(contentsOfFile: keyPath, encoding: .utf8),
                   let certificate = try? String(contentsOfFile: certificatePath, encoding: .utf8) else {
                 throw SourceError(input: keyPath, problem: "cannot read the TLS key or certificate",

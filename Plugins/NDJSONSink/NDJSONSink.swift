@@ -18,7 +18,8 @@ import HealthRouterCore
 /// - Every sample can be written, so this sink never throws `SinkError.rejected`.
 public final class NDJSONSink: Sink {
     public struct Configuration: Decodable, Sendable {
-        /// The folder of `.ndjson` files; created when missing.
+        /// The folder of `.ndjson` files; created when missing. A leading `~` is the context's
+        /// home directory: the sink's `configuration` holds the directory expanded.
         public var directory: String
 
         public init(directory: String) {
@@ -47,7 +48,9 @@ public final class NDJSONSink: Sink {
     private var foreignLines = false
 
     public init(configuration: Configuration, context: PluginContext) {
-        self.configuration = configuration
+        var expanded = configuration
+        expanded.directory = context.expandingTilde(configuration.directory)
+        self.configuration = expanded
         self.logger = context.logger.with("sink", context.name)
     }
 

@@ -36,7 +36,8 @@ public final class ReplaySource: FiniteSource {
         self.context = context
     }
 
-    public var resolvedPath: String { (configuration.path as NSString).expandingTildeInPath }
+    /// The configured path with a leading `~` expanded from the context's home directory.
+    public var resolvedPath: String { context.expandingTilde(configuration.path) }
 
     /// Whether `path` is replay input: a file whose first non-space byte is `{`, or a folder
     /// holding at least one `*.ndjson` file.

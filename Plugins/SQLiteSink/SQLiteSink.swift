@@ -23,7 +23,8 @@ import HealthRouterCore
 ///   years 0000–9999 throw `SinkError.rejected`; any other failure `SinkError.unavailable`.
 public final class SQLiteSink: Sink {
     public struct Configuration: Decodable, Sendable {
-        /// The database file; created with its directory when missing.
+        /// The database file; created with its directory when missing. A leading `~` is the
+        /// context's home directory: the sink's `configuration` holds the path expanded.
         public var path: String
 
         public init(path: String) {
@@ -57,7 +58,9 @@ public final class SQLiteSink: Sink {
     static let bulkCacheSize = -2048
 
     public init(configuration: Configuration, context: PluginContext) {
-        self.configuration = configuration
+        var expanded = configuration
+        expanded.path = context.expandingTilde(configuration.path)
+        self.configuration = expanded
         self.logger = context.logger.with("sink", context.name)
     }
 

@@ -9,34 +9,38 @@ struct LoadedConfig {
     /// `--config FILE`, `./healthrouter.yaml`, or nil for the embedded default.
     var file: String?
     var logger: Logger
+    /// What a leading `~` in the config's paths stands for: `HOME` of the command's environment.
+    let homeDirectory: String
 
     var origin: String { file ?? "embedded default (no ./healthrouter.yaml)" }
 
     /// `--config`, else `./healthrouter.yaml` when it exists, else the embedded default.
     static func load(_ arguments: CommandLineArguments, environment: [String: String]) throws -> LoadedConfig {
         let logger = try makeLogger(arguments)
+        let home = ConfigPath.homeDirectory(environment: environment)
         if let file = arguments.values["--config"] {
             guard FileManager.default.fileExists(atPath: file) else {
                 throw CommandFailure(message: "config file \(file) does not exist",
                                      hint: "check the path, or leave --config out to use ./healthrouter.yaml or the embedded default",
                                      code: .config)
             }
-            return LoadedConfig(try HealthRouterConfig.load(path: file, environment: environment), file: file, logger: logger)
+            return LoadedConfig(try HealthRouterConfig.load(path: file, environment: environment), file: file, logger: logger, homeDirectory: home)
         }
         let local = "healthrouter.yaml"
         if FileManager.default.fileExists(atPath: local) {
-            return LoadedConfig(try HealthRouterConfig.load(path: local, environment: environment), file: local, logger: logger)
+            return LoadedConfig(try HealthRouterConfig.load(path: local, environment: environment), file: local, logger: logger, homeDirectory: home)
         }
-        return LoadedConfig(HealthRouterConfig.embeddedDefault(), file: nil, logger: logger)
+        return LoadedConfig(HealthRouterConfig.embeddedDefault(), file: nil, logger: logger, homeDirectory: home)
     }
 
-    init(_ config: HealthRouterConfig, file: String?, logger: Logger) {
+    init(_ config: HealthRouterConfig, file: String?, logger: Logger, homeDirectory: String) {
         var resolved = config
-        resolved.stateDirectory = ConfigPath.resolve(config.stateDirectory)
+        resolved.stateDirectory = ConfigPath.resolve(config.stateDirectory, homeDirectory: homeDirectory)
         self.config = resolved
         self.routes = RouteTable(config: resolved)
         self.file = file
         self.logger = logger
+        self.homeDirectory = homeDirectory
     }
 
     static func makeLogger(_ arguments: CommandLineArguments) throws -> Logger {
@@ -61,7 +65,7 @@ struct LoadedConfig {
 
     func context(for name: String) -> PluginContext {
         PluginContext(name: name, stateDirectory: config.stateDirectory, logger: logger.with("plugin", name),
-                      sinkNames: config.sinks.map(\.name))
+                      sinkNames: config.sinks.map(\.name), homeDirectory: homeDirectory)
     }
 
     /// Every sink, decoded and routed; throws the first config error (no I/O).

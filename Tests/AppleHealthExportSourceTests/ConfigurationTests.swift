@@ -15,8 +15,9 @@ import AppleHealthExportSource
         #expect(configuration.userId == "3b241101-e2bb-4255-8caf-4136c566a962")
         let source = AppleHealthExportSource(
             configuration: configuration,
-            context: PluginContext(name: "history", stateDirectory: NSTemporaryDirectory(), logger: Logger()))
-        #expect(source.resolvedPath == NSHomeDirectory() + "/Downloads/export.zip")
+            context: PluginContext(name: "history", stateDirectory: NSTemporaryDirectory(), logger: Logger(),
+                                   homeDirectory: "/home/someone"))
+        #expect(source.resolvedPath == "/home/someone/Downloads/export.zip")
     }
 
     @Test func unknownKeysAreRejected() throws {

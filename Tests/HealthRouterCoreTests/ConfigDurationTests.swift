@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import HealthRouterCore
 
@@ -60,5 +61,15 @@ import Testing
         #expect(ConfigPath.resolve("../a/./b/", currentDirectory: "/work/dir", homeDirectory: "/h") == "/work/a/b")
         #expect(ConfigPath.resolve("/abs/path", currentDirectory: "/work", homeDirectory: "/h") == "/abs/path")
         #expect(ConfigPath.resolve("~other/x", currentDirectory: "/work", homeDirectory: "/h") == "/work/~other/x")
+        #expect(ConfigPath.expandingTilde("~/x.sqlite", homeDirectory: "/home/a/") == "/home/a/x.sqlite")
+        #expect(ConfigPath.expandingTilde("./x.sqlite", homeDirectory: "/home/a") == "./x.sqlite")
+    }
+
+    @Test func theHomeDirectoryIsTheEnvironmentsHomeElseThePasswordDatabases() {
+        #expect(ConfigPath.homeDirectory(environment: ["HOME": "/tmp/elsewhere"]) == "/tmp/elsewhere")
+        let fromPasswordDatabase = ConfigPath.homeDirectory(environment: [:])
+        #expect(fromPasswordDatabase.hasPrefix("/"))
+        #expect(ConfigPath.homeDirectory(environment: ["HOME": ""]) == fromPasswordDatabase)
+        #expect(fromPasswordDatabase == String(cString: getpwuid(getuid())!.pointee.pw_dir))
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What the core hands a plugin when it creates it.
 public struct PluginContext: Sendable {
     /// The plugin's name in the config (`local`, `history`).
@@ -8,11 +10,22 @@ public struct PluginContext: Sendable {
     /// The names of the config's sinks, in config order: every sink the daemon delivers to,
     /// whether or not it has written yet.
     public var sinkNames: [String]
+    /// What a leading `~` in a configured path stands for: the command's `HOME`
+    /// (see `ConfigPath.homeDirectory(environment:)`).
+    public var homeDirectory: String
 
-    public init(name: String, stateDirectory: String, logger: Logger, sinkNames: [String] = []) {
+    /// A context whose `homeDirectory` is, unless given, the one this process's environment names.
+    public init(name: String, stateDirectory: String, logger: Logger, sinkNames: [String] = [],
+                homeDirectory: String = ConfigPath.homeDirectory(environment: ProcessInfo.processInfo.environment)) {
         self.name = name
         self.stateDirectory = stateDirectory
         self.logger = logger
         self.sinkNames = sinkNames
+        self.homeDirectory = homeDirectory
+    }
+
+    /// A configured path with a leading `~` or `~/` replaced by `homeDirectory`; any other path as it is.
+    public func expandingTilde(_ path: String) -> String {
+        ConfigPath.expandingTilde(path, homeDirectory: homeDirectory)
     }
 }
