@@ -57,10 +57,7 @@ enum BackfillCommand {
         try loaded.ensureStateDirectory()
         let state = loaded.config.stateDirectory
         let path = arguments.values["--from"]
-        if let path, !FileManager.default.fileExists(atPath: path) {
-            throw CommandFailure(message: "\(path) does not exist", hint: "give an export.zip, export.xml or NDJSON file or folder",
-                                 code: .noInput)
-        }
+        if let path { try InputPath.checkCommandLine(path) }
         var journal: Journal?
         if path == nil {
             guard FileManager.default.fileExists(atPath: (state as NSString).appendingPathComponent("journal.sqlite")) else {

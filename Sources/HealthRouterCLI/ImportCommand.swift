@@ -87,6 +87,8 @@ enum ImportCommand {
     }
 
     /// The sources to read: the files on the command line, or the config's file sources.
+    /// Every input is checked first (it exists, can be read, is not a folder of nothing), so
+    /// that a wrong path fails before the journal is opened or created.
     static func sources(_ paths: [String], loaded: LoadedConfig) throws -> [PlannedSource] {
         let config = loaded.config
         if paths.isEmpty {
@@ -96,20 +98,13 @@ enum ImportCommand {
             }
             return try configured.map { plugin in
                 let kind = PluginList.source(type: plugin.type)!
+                try InputPath.checkConfigured(plugin, loaded: loaded)
                 let input = plugin.options["path"]?.scalar ?? plugin.name
                 return PlannedSource(name: plugin.name, input: input, source: try kind.make(plugin, loaded.context(for: plugin.name)))
             }
         }
         return try paths.map { path in
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                throw CommandFailure(message: "\(path) does not exist",
-                                     hint: "give the path of an Apple Health export.zip or export.xml, or an NDJSON file or folder", code: .noInput)
-            }
-            guard FileManager.default.isReadableFile(atPath: path) else {
-                throw CommandFailure(message: "\(path) cannot be read (permission denied)",
-                                     hint: "check the file's permissions", code: .noInput)
-            }
+            try InputPath.checkCommandLine(path)
             let kind = PluginList.sources.first { $0.recognizes(path) } ?? PluginList.sources[0]
             let matching = config.sources.filter { $0.type == kind.type }
             var plugin: PluginConfig

@@ -108,9 +108,11 @@ import HealthRouterCore
             (notHealth, 65, "other.xml"),
             (directory + "/missing.zip", 66, "missing.zip"),
         ]
+        let listed = try CommandRunner.exitCodesInHelp("import")
         for bad in cases {
             let result = try CommandRunner.run(["import", bad.path, "--config", config, "--quiet"], in: directory)
             #expect(result.status == bad.status, "\(bad.path): \(result.stdout) \(result.stderr)")
+            #expect(listed.contains(result.status), "import --help does not list \(result.status)")
             #expect((result.stdout + result.stderr).contains(bad.mentions), "\(bad.path): \(result.stdout) \(result.stderr)")
             #expect(result.stderr.split(separator: "\n").count <= 3, "\(bad.path): \(result.stderr)")
         }

@@ -3,8 +3,61 @@ import Foundation
 import Testing
 @testable import HealthRouterCLI
 
+/// Inputs that are not there, or not what import reads, fail before anything is created;
 /// `~` in a config is the home directory of the command's environment.
 @Suite struct InputCheckTests {
+    @Test func aMissingExportNamedInTheConfigIsNamedByItsKeyAndLeavesNoJournal() throws {
+        let directory = makeTemporaryDirectory()
+        let config = directory + "/hr.yaml"
+        try """
+        state_directory: \(directory)/state
+        sources:
+          history:
+            type: apple_health_export
+            path: \(directory)/Downloads/export.zip
+        sinks:
+          local: { type: sqlite, path: \(directory)/state/health.sqlite }
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+
+        let result = try CommandRunner.run(["import", "--config", config], in: directory)
+        #expect(result.status == 66, "\(result.stderr)")
+        #expect(try CommandRunner.exitCodesInHelp("import").contains(result.status))
+        #expect(result.stderr.contains("\(config):5:11: sources.history.path: \(directory)/Downloads/export.zip does not exist"),
+                "\(result.stderr)")
+        #expect(result.stderr.contains("hint: put the file there, change sources.history.path in \(config)"))
+        #expect(!FileManager.default.fileExists(atPath: directory + "/state/journal.sqlite"))
+        #expect(!FileManager.default.fileExists(atPath: directory + "/state/health.sqlite"))
+
+        let status = try CommandRunner.run(["status", "--config", config], in: directory)
+        #expect(status.status == 0)
+        #expect(status.stdout.contains("nothing imported yet"))
+    }
+
+    @Test func aFolderOnTheCommandLineGetsACommandLineHint() throws {
+        let directory = makeTemporaryDirectory()
+        let config = directory + "/hr.yaml"
+        try "state_directory: \(directory)/state\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let empty = directory + "/empty"
+        let unpacked = directory + "/unpacked"
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: unpacked + "/apple_health_export", withIntermediateDirectories: true)
+        try CommandRunner.generateExport(records: 50, to: unpacked + "/apple_health_export/export.xml", zip: false, quirks: false)
+        let listed = try CommandRunner.exitCodesInHelp("import")
+
+        let none = try CommandRunner.run(["import", empty + "/", "--config", config], in: directory)
+        #expect(none.status == 65)
+        #expect(listed.contains(none.status))
+        #expect(none.stderr.contains("is a folder without .ndjson files"), "\(none.stderr)")
+        #expect(none.stderr.contains("hint: give the path of the export.zip or export.xml (or a folder of .ndjson replay files)"))
+        #expect(!none.stderr.contains("`path`"))
+
+        let export = try CommandRunner.run(["import", unpacked, "--config", config], in: directory)
+        #expect(export.status == 65)
+        #expect(export.stderr.contains("hint: give the export.xml inside it: \(unpacked)/apple_health_export/export.xml"),
+                "\(export.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory + "/state/journal.sqlite"))
+    }
+
     @Test func tildeInTheConfigIsTheHomeOfTheCommandsEnvironment() throws {
         let home = makeTemporaryDirectory("home")
         try CommandRunner.generateExport(records: 100, to: home + "/export.xml", zip: false, quirks: false)

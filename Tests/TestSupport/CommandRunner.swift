@@ -51,6 +51,22 @@ public struct CommandRunner {
         return process
     }
 
+    /// The exit codes `healthrouter <command> --help` lists: every number that starts an item of
+    /// its `exit codes:` paragraph. A test that sees a command exit with a code checks it is here.
+    public static func exitCodesInHelp(_ command: String) throws -> Set<Int32> {
+        let help = try run([command, "--help"], in: NSTemporaryDirectory()).stdout
+        guard let start = help.range(of: "exit codes:") else { return [] }
+        let paragraph = help[start.upperBound...].components(separatedBy: "\n\n")[0]
+        var codes: Set<Int32> = []
+        let words = paragraph.split(whereSeparator: { $0 == " " || $0 == "\n" })
+        for (index, word) in words.enumerated() {
+            // An item starts the paragraph or follows a comma: `0 done, 64 wrong options`.
+            let startsItem = index == 0 || words[index - 1].hasSuffix(",")
+            if startsItem, let code = Int32(word) { codes.insert(code) }
+        }
+        return codes
+    }
+
     /// Runs the repository's export generator.
     public static func generateExport(records: Int, to path: String, zip: Bool, quirks: Bool, seed: Int = 3) throws {
         let process = Process()

@@ -1,0 +1,61 @@
+import Foundation
+import HealthRouterCore
+import ReplaySource
+
+/// Checks an input (`import PATH`, `backfill --from PATH`, a file source's `path`) before
+/// anything is opened or created, so that a wrong path leaves no journal or store behind.
+enum InputPath {
+    /// What a command-line user can give: the hint of every input error on the command line.
+    static let commandLineHint = "give the path of the export.zip or export.xml (or a folder of .ndjson replay files)"
+
+    /// Throws, with exit code 66, when `path` given on the command line does not exist or
+    /// cannot be read; with 65 when it is a folder no finite source reads (no `.ndjson` files).
+    static func checkCommandLine(_ path: String) throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw CommandFailure(message: "\(path) does not exist", hint: commandLineHint, code: .noInput)
+        }
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw CommandFailure(message: "\(path) cannot be read (permission denied)",
+                                 hint: "check the file's permissions", code: .noInput)
+        }
+        guard isDirectory.boolValue, !ReplaySource.recognizes(path) else { return }
+        if let export = exportInside(path) {
+            throw CommandFailure(message: "\(path) is a folder: an unpacked Apple Health export",
+                                 hint: "give the export.xml inside it: \(export)", code: .dataError)
+        }
+        throw CommandFailure(message: "\(path) is a folder without .ndjson files", hint: commandLineHint, code: .dataError)
+    }
+
+    /// Throws, with exit code 66, when the `path` a file source's config names does not exist or
+    /// cannot be read; the message names the config file, line and key, as config errors do.
+    static func checkConfigured(_ plugin: PluginConfig, loaded: LoadedConfig) throws {
+        guard let written = plugin.options["path"], let text = written.scalar else { return }
+        let path = ConfigPath.expandingTilde(text, homeDirectory: loaded.homeDirectory)
+        let keyPath = plugin.path + ".path"
+        let place = { (message: String) in
+            ConfigError(at: written.location, path: keyPath, message: message).description
+        }
+        guard FileManager.default.fileExists(atPath: path) else {
+            let configFile = loaded.file.map { " in \($0)" } ?? ""
+            throw CommandFailure(message: place("\(path) does not exist"),
+                                 hint: "put the file there, change \(keyPath)\(configFile), or give the file to import: "
+                                     + "healthrouter import PATH",
+                                 code: .noInput)
+        }
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw CommandFailure(message: place("\(path) cannot be read (permission denied)"),
+                                 hint: "check the file's permissions", code: .noInput)
+        }
+    }
+
+    /// The export.xml of an unpacked export folder (`folder/export.xml` or
+    /// `folder/apple_health_export/export.xml`), when there is one.
+    static func exportInside(_ folder: String) -> String? {
+        for candidate in ["export.xml", "apple_health_export/export.xml"] {
+            let path = (folder as NSString).appendingPathComponent(candidate)
+            if FileManager.default.fileExists(atPath: path) { return path }
+        }
+        return nil
+    }
+}
