@@ -2,6 +2,11 @@ import Foundation
 import HealthRouterCore
 
 extension NDJSONSink: ReadableSink {
+    /// The folder, when it does not exist (`ReadableSink`).
+    public var missingStore: String? {
+        FileManager.default.fileExists(atPath: configuration.directory) ? nil : configuration.directory
+    }
+
     /// Reads the folder back (`ReadableSink`): first every tombstone line of `_deleted.ndjson`
     /// in file order, then, per sample file in name order, the last line of each id — unless
     /// the index records that id's last line as a tombstone. Two passes over the files: the

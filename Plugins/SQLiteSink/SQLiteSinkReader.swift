@@ -1,3 +1,4 @@
+import Foundation
 import HealthRouterCore
 
 /// Reads the SQLite sink's tables back into canonical items (`ReadableSink`): tombstones
@@ -227,6 +228,11 @@ final class SQLiteSinkReader {
 }
 
 extension SQLiteSink: ReadableSink {
+    /// The database file, when it does not exist (`ReadableSink`).
+    public var missingStore: String? {
+        FileManager.default.fileExists(atPath: configuration.path) ? nil : configuration.path
+    }
+
     /// Every tombstone and sample the file holds (`SQLiteSinkReader`). Call after `prepare()`.
     public func readBack(_ visit: (HealthItem) throws -> Void) throws {
         guard let database else { throw SinkError.unavailable("\(configuration.path): read before prepare") }

@@ -11,8 +11,9 @@ struct ConfiguredSink {
     /// What `prepare()` returned: the journal cursor the sink keeps itself, if any.
     var ownCursor: Int64?
 
-    /// Builds and prepares the sink called `name`; a clear error when the config has none.
-    static func open(_ name: String, loaded: LoadedConfig, command: String) throws -> ConfiguredSink {
+    /// The spec of the sink called `name`, without opening it; a clear error (exit 64) when the
+    /// config has none, so that a command can check its sink names before it touches anything.
+    static func spec(_ name: String, loaded: LoadedConfig) throws -> SinkSpec {
         let specs = try loaded.sinkSpecs()
         guard let spec = specs.first(where: { $0.name == name }) else {
             var message = "the config has no sink called '\(name)'"
@@ -21,10 +22,32 @@ struct ConfiguredSink {
             throw CommandFailure(message: message, hint: "sinks in \(loaded.origin): \(known.isEmpty ? "none" : known)",
                                  code: .usage)
         }
+        return spec
+    }
+
+    /// Builds and prepares the sink called `name`; a clear error when the config has none.
+    /// With `existingStoreOnly`, a readable sink whose store (file or folder) does not exist
+    /// fails with exit 66 before `prepare()` could create it empty.
+    static func open(_ name: String, loaded: LoadedConfig, command: String, existingStoreOnly: Bool = false) throws -> ConfiguredSink {
+        let spec = try spec(name, loaded: loaded)
         let sink: any Sink
         let own: Int64?
         do {
             sink = try spec.makeSink()
+        } catch {
+            throw CommandFailure(message: "cannot open the sink '\(name)' (\(spec.type)): \(error)",
+                                 hint: "check that the store is reachable and not in use by a running healthrouter",
+                                 code: .cannotCreate)
+        }
+        if existingStoreOnly, let missing = (sink as? any ReadableSink)?.missingStore {
+            let absolute = ConfigPath.resolve(missing, homeDirectory: loaded.homeDirectory)
+            let fill = "or fill the store first: healthrouter import, or healthrouter backfill \(name)"
+            let hint = loaded.file.map { "check sinks.\(name) in \($0) (a relative path is taken from the current directory), \(fill)" }
+                ?? "the embedded default keeps its stores in ./healthrouter-data/: run where that folder is, give --config FILE, \(fill)"
+            throw CommandFailure(message: "the sink '\(name)' (\(spec.type)) has no store to read: \(absolute) does not exist",
+                                 hint: hint, code: .noInput)
+        }
+        do {
             own = try sink.prepareOrClose()
         } catch {
             throw CommandFailure(message: "cannot open the sink '\(name)' (\(spec.type)): \(error)",

@@ -20,8 +20,10 @@ enum DumpCommand {
         version of a changed sample included (a replay keeps the last); a sink's rows come
         tombstones first, then one line per stored sample.
 
-        exit codes: 0 done, 64 wrong options or unknown sink, 73 the output or the sink cannot be
-                    opened, 78 the config is wrong
+        exit codes: 0 done, 1 reading stopped on an error, 64 wrong options, an unknown sink or one
+                    that cannot be read back, 66 no journal yet, or the sink's store (file or
+                    folder) does not exist, 73 the output or the sink cannot be opened,
+                    78 the config is wrong
 
         examples:
           healthrouter dump --types sleep --since 2024-01-01 > sleep.ndjson
@@ -41,6 +43,17 @@ enum DumpCommand {
         }
         let filter = try FilterOptions.filter(arguments, command: "dump")
         let loaded = try LoadedConfig.load(arguments, environment: environment)
+        // What to read is opened before the output is created: a missing input leaves no file behind.
+        let opened = try arguments.values["--from"].map {
+            try ConfiguredSink.open($0, loaded: loaded, command: "dump", existingStoreOnly: true)
+        }
+        defer { opened?.sink.close() }
+        let reader = try opened?.readable(for: "dumped")
+        let journalPath = (loaded.config.stateDirectory as NSString).appendingPathComponent("journal.sqlite")
+        if opened == nil, !FileManager.default.fileExists(atPath: journalPath) {
+            throw CommandFailure(message: "there is no journal in \(loaded.config.stateDirectory) yet",
+                                 hint: "import something first, or dump a sink with --from SINK", code: .noInput)
+        }
         let output = try DumpOutput(path: arguments.values["--output"])
         var samples = 0, tombstones = 0
         var line: [UInt8] = []
@@ -57,17 +70,10 @@ enum DumpCommand {
             }
         }
         var origin: String
-        if let name = arguments.values["--from"] {
-            let opened = try ConfiguredSink.open(name, loaded: loaded, command: "dump")
-            defer { opened.sink.close() }
-            try opened.readable(for: "dumped").readBack(write)
-            origin = "sink '\(name)' (\(opened.type))"
+        if let opened, let reader {
+            try reader.readBack(write)
+            origin = "sink '\(opened.name)' (\(opened.type))"
         } else {
-            let path = (loaded.config.stateDirectory as NSString).appendingPathComponent("journal.sqlite")
-            guard FileManager.default.fileExists(atPath: path) else {
-                throw CommandFailure(message: "there is no journal in \(loaded.config.stateDirectory) yet",
-                                     hint: "import something first, or dump a sink with --from SINK", code: .noInput)
-            }
             let journal = try Journal(stateDirectory: loaded.config.stateDirectory, role: .reader)
             let retention = try journal.retention()
             if retention.pruned, let oldest = retention.oldest {

@@ -30,8 +30,11 @@ enum MigrateCommand {
         it holds: --verify shows which types differ.
 
         exit codes: 0 done (and equal, with --verify), 1 the target failed (run again to resume),
-                    64 wrong options or a sink that cannot be read, 65 --verify found differences,
-                    73 a sink cannot be opened, 78 the config is wrong
+                    64 wrong options, an unknown sink, or a --from sink that cannot be read back,
+                    65 the data differ: --verify found differences, or the target refused samples,
+                    66 the --from store (an sqlite file, an ndjson folder) does not exist (with
+                    --verify-only, the --to store too), 73 a sink cannot be opened,
+                    78 the config is wrong
 
         examples:
           healthrouter migrate --from local --to tsdb --verify
@@ -56,14 +59,15 @@ enum MigrateCommand {
         let filter = try FilterOptions.filter(arguments, command: "migrate")
         let batchSize = try BackfillCommand.batchSizeOption(arguments, command: "migrate")
         let loaded = try LoadedConfig.load(arguments, environment: environment)
-        try loaded.ensureStateDirectory()
-
-        let source = try ConfiguredSink.open(from, loaded: loaded, command: "migrate")
+        // Both names, and the source's store, are checked before anything is created.
+        _ = try ConfiguredSink.spec(to, loaded: loaded)
+        let source = try ConfiguredSink.open(from, loaded: loaded, command: "migrate", existingStoreOnly: true)
         defer { source.sink.close() }
         let reader = try source.readable(for: "migrated from")
-        let target = try ConfiguredSink.open(to, loaded: loaded, command: "migrate")
-        defer { target.sink.close() }
+        try loaded.ensureStateDirectory()
         let verifyOnly = arguments.flags.contains("--verify-only")
+        let target = try ConfiguredSink.open(to, loaded: loaded, command: "migrate", existingStoreOnly: verifyOnly)
+        defer { target.sink.close() }
         if arguments.flags.contains("--verify") || verifyOnly { _ = try target.readable(for: "verified") }
         if verifyOnly { return try verify(reader, from: from, target, to: to, filter: filter, rejected: 0) }
 

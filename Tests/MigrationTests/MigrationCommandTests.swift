@@ -112,6 +112,7 @@ import Testing
         try database.execute("UPDATE samples SET value = value + 1 WHERE rowid = (SELECT min(rowid) FROM samples WHERE value IS NOT NULL)")
         let altered = try CommandRunner.run(["migrate", "--from", "local", "--to", "back", "--verify-only"], in: directory)
         #expect(altered.status == 65)
+        #expect(try CommandRunner.exitCodesInHelp("migrate").contains(altered.status))
         #expect(altered.stdout.contains("DIFFERENT"))
         #expect(altered.stdout.contains("1 type(s) differ"))
     }
@@ -198,5 +199,31 @@ import Testing
         let unrouted = try CommandRunner.run(["backfill", "back", "-q"], in: directory)
         #expect(unrouted.status == 0)
         #expect(try Self.samples(sqlite: directory + "/back.sqlite").isEmpty)
+    }
+
+    /// A directory holding only the config: no journal, no store.
+    static func empty() throws -> String {
+        let directory = makeTemporaryDirectory("migrate")
+        try config.write(toFile: directory + "/healthrouter.yaml", atomically: true, encoding: .utf8)
+        return directory
+    }
+
+    @Test func readingAStoreThatDoesNotExistFailsAndCreatesNothing() throws {
+        let directory = try Self.empty()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let runs: [(arguments: [String], missing: String)] = [
+            (["migrate", "--from", "local", "--to", "lake"], directory + "/local.sqlite"),
+            (["migrate", "--from", "lake", "--to", "local"], directory + "/lake"),
+            (["dump", "--from", "local", "--output", "all.ndjson"], directory + "/local.sqlite"),
+        ]
+        for run in runs {
+            let result = try CommandRunner.run(run.arguments, in: directory)
+            #expect(result.status == 66, "\(run.arguments): \(result.stdout)\(result.stderr)")
+            #expect(try CommandRunner.exitCodesInHelp(run.arguments[0]).contains(result.status))
+            #expect(result.stderr.contains("has no store to read: \(run.missing) does not exist"), "\(result.stderr)")
+            #expect(result.stderr.contains("hint: check sinks.\(run.arguments[2]) in healthrouter.yaml"))
+            #expect(!result.stdout.contains("migrated"))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["healthrouter.yaml"])
+        }
     }
 }

@@ -10,4 +10,14 @@
 /// Throwing from `visit` stops the read and is rethrown.
 public protocol ReadableSink: Sink {
     func readBack(_ visit: (HealthItem) throws -> Void) throws
+
+    /// The file or folder the store would be, when it does not exist: asked before `prepare()`
+    /// (which creates a missing store empty), so that reading a store that is not there fails
+    /// instead of reading nothing. Nil when the store exists, or when that cannot be told
+    /// without connecting (a database server): the default.
+    var missingStore: String? { get }
+}
+
+extension ReadableSink {
+    public var missingStore: String? { nil }
 }
