@@ -129,12 +129,11 @@ enum BackfillCommand {
         let counts = delivery.counts
         let narrowed = FilterOptions.describe(filter)
         print("backfill of '\(name)' (\(opened.type)) from \(path ?? "the journal")\(narrowed.isEmpty ? "" : " (\(narrowed))"):"
-              + " \(NumberText.grouped(counts.samples)) samples and \(NumberText.grouped(counts.tombstones)) tombstones written"
+              + " \(NumberText.grouped(counts.samples)) samples and \(NumberText.grouped(counts.tombstones)) tombstones delivered"
               + " in \(NumberText.duration(Date().timeIntervalSince(started)))")
-        if counts.resumed > 0 { print("  \(NumberText.grouped(counts.resumed)) written by the interrupted run before") }
-        for (type, count) in counts.samplesByType.sorted(by: { $0.value > $1.value }).prefix(10) {
-            print("  \(PulsoJSONEncoder.typeKey(type)): \(NumberText.grouped(count))")
-        }
+        print("  \(DirectDeliveryText.keptAsTheyAre)")
+        if counts.resumed > 0 { print("  \(NumberText.grouped(counts.resumed)) delivered by the interrupted run before") }
+        for line in DirectDeliveryText.samplesByType(counts.samplesByType) { print("  \(line)") }
         for (reason, count) in skippedLines.sorted(by: { $0.key < $1.key }) {
             print("  skipped \(NumberText.grouped(count)): \(reason)\(examples[reason].map { " (first at \($0))" } ?? "")")
         }

@@ -108,9 +108,10 @@ enum MigrateCommand {
         let seconds = Date().timeIntervalSince(started)
         let rate = seconds > 0 ? Int(Double(counts.samples) / seconds) : 0
         print("migrated \(from) (\(source.type)) → \(to) (\(target.type))\(run.isEmpty ? "" : " (\(run))"):"
-              + " \(NumberText.grouped(counts.samples)) samples and \(NumberText.grouped(counts.tombstones)) tombstones"
+              + " \(NumberText.grouped(counts.samples)) samples and \(NumberText.grouped(counts.tombstones)) tombstones delivered"
               + " in \(NumberText.duration(seconds)) (\(NumberText.grouped(rate)) samples/s)")
-        if counts.resumed > 0 { print("  \(NumberText.grouped(counts.resumed)) items migrated by the interrupted run before") }
+        print("  \(DirectDeliveryText.keptAsTheyAre)")
+        if counts.resumed > 0 { print("  \(NumberText.grouped(counts.resumed)) items delivered by the interrupted run before") }
         if counts.rejected > 0 {
             StandardError.write("healthrouter: '\(to)' refused \(counts.rejected) samples: \(counts.rejectionReasons.joined(separator: "; "))\n")
         }

@@ -226,4 +226,44 @@ import Testing
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["healthrouter.yaml"])
         }
     }
+
+    @Test func aBackfillOfAnUpToDateSinkSaysDeliveredAndItsTypesAddUp() throws {
+        let directory = try Self.imported()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // The lines, not the index beside them (its bookkeeping may be written again).
+        let lines = { try Self.files(directory + "/lake").filter { $0.key.hasSuffix(".ndjson") } }
+        let before = try lines()
+        #expect(!before.isEmpty)
+        let result = try CommandRunner.run(["backfill", "lake", "-q"], in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try lines() == before)
+        let printed = result.stdout.split(separator: "\n").map(String.init)
+        #expect(!result.stdout.contains("written"))
+        #expect(printed.contains("  the sink stores what it lacks or what changed; rows it already held are left as they are"))
+        // `backfill of 'lake' (ndjson) from the journal: 1,234 samples and 5 tombstones delivered in …`
+        let total = try #require(Self.number(before: " samples and", in: printed[0]))
+        var listed = 0
+        for line in printed.dropFirst() {
+            if line.hasPrefix("  … and ") {
+                listed += try #require(Self.number(before: " samples", in: line))
+            } else if line.hasPrefix("  "), let type = line.dropFirst(2).split(separator: ":").first, !type.contains(" "),
+                      let count = Self.number(after: ": ", in: line) {
+                listed += count
+            }
+        }
+        #expect(listed == total, "\(result.stdout)")
+    }
+
+    /// The grouped number (`15,333`) just before `marker` in `line`.
+    static func number(before marker: String, in line: String) -> Int? {
+        guard let range = line.range(of: marker) else { return nil }
+        let digits = line[..<range.lowerBound].reversed().prefix { $0.isNumber || $0 == "," }
+        return Int(String(digits.reversed()).replacingOccurrences(of: ",", with: ""))
+    }
+
+    /// The grouped number that ends `line` after `separator`.
+    static func number(after separator: String, in line: String) -> Int? {
+        guard let range = line.range(of: separator, options: .backwards) else { return nil }
+        return Int(line[range.upperBound...].replacingOccurrences(of: ",", with: ""))
+    }
 }
