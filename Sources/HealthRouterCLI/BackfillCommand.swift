@@ -28,8 +28,8 @@ enum BackfillCommand {
         the export, or migrate from another sink (healthrouter migrate --help).
 
         exit codes: 0 done, 1 the sink failed (run again to resume), 64 wrong options or unknown
-                    sink, 65 the file is not usable, 66 no journal or file, 73 the sink cannot be
-                    opened, 78 the config is wrong
+                    sink, 65 the file is not usable or the sink refused entries, 66 no journal yet,
+                    or the --from file is missing, 73 the sink cannot be opened, 78 the config is wrong
 
         examples:
           healthrouter backfill lake
@@ -54,6 +54,8 @@ enum BackfillCommand {
         let filter = try FilterOptions.filter(arguments, command: "backfill")
         let batchSize = try batchSizeOption(arguments, command: "backfill")
         let loaded = try LoadedConfig.load(arguments, environment: environment)
+        // The sink's name first: a wrong name is the mistake to report, whatever else is missing.
+        _ = try ConfiguredSink.spec(name, loaded: loaded)
         try loaded.ensureStateDirectory()
         let state = loaded.config.stateDirectory
         let path = arguments.values["--from"]

@@ -13,7 +13,8 @@ enum CheckCommand {
 
           --connect   also open each sink and create its schema if missing, as a run would
 
-        exit codes: 0 valid, 78 the config is wrong, 1 a sink could not be reached (--connect)
+        exit codes: 0 valid, 1 a sink could not be reached (--connect), 64 wrong options,
+                    73 the state directory is not writable (--connect), 78 the config is wrong
 
         examples:
           healthrouter check --config healthrouter.yaml

@@ -22,8 +22,11 @@ enum ImportCommand {
         A file given as PATH takes the name and options of the config's only source of
         that type (so its routes' `from:` apply), else the source name `import`.
 
-        exit codes: 0 done, 1 a sink has not caught up (it will on the next run),
-                    65 the file is not a usable export, 66 the file is missing,
+        exit codes: 0 done (samples a sink refused are dead letters, listed by `status`; they do
+                    not change the exit code), 1 a sink could not be reached and has not caught
+                    up (the entries stay in the journal: the next run delivers them), 64 wrong
+                    options or nothing to import, 65 the file or folder is not usable input,
+                    66 the file is missing or cannot be read (on the command line or in the config),
                     73 the state directory is not writable, 78 the config is wrong
 
         examples:

@@ -4,8 +4,8 @@ import HealthRouterCore
 /// `healthrouter migrate --from SINK --to SINK`: copies one store into another, resumably, and verifies.
 enum MigrateCommand {
     static let help = """
-        usage: healthrouter migrate --from SINK --to SINK [--verify] [--since DATE] [--until DATE]
-                                    [--types T,…] [--batch-size N] [--restart]
+        usage: healthrouter migrate --from SINK --to SINK [--verify | --verify-only] [--since DATE]
+                                    [--until DATE] [--types T,…] [--batch-size N] [--restart]
 
         Streams every row of one configured sink, as canonical samples, into another: ids,
         instants with their original offsets, units, metadata, workouts with their events,

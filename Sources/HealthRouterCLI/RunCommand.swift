@@ -24,8 +24,8 @@ enum RunCommand {
         One that checks replaces the running one the same way (nothing accepted is lost); if
         it cannot start (address in use), the previous one is started again.
 
-        exit codes: 0 stopped by a signal, 69 a source cannot listen (address in use),
-                    73 the state directory is not writable, 78 the config is wrong
+        exit codes: 0 stopped by a signal, 64 wrong options, 69 a source cannot listen (address
+                    in use), 73 the state directory is not writable, 78 the config is wrong
 
         examples:
           ALICE_TOKEN=… healthrouter run --config healthrouter.yaml

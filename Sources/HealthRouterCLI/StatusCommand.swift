@@ -12,7 +12,7 @@ enum StatusCommand {
         in the journal, and a route added later delivers them.
 
         exit codes: 0 every sink caught up, 1 a sink lags, has dead letters or an error,
-                    78 the config is wrong
+                    64 wrong options, 78 the config is wrong
         """
 
     static func run(_ words: [String], environment: [String: String]) throws -> ExitCode {

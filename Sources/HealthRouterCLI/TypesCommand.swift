@@ -10,6 +10,8 @@ enum TypesCommand {
         group routes can select, the kind and the canonical unit values are stored in.
         Types not listed still pass through untouched, in the group `other`.
 
+        exit codes: 0 done, 64 wrong options or an unknown group
+
         examples:
           healthrouter types --group sleep
           healthrouter types | grep -i heart

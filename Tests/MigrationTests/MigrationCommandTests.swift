@@ -227,6 +227,19 @@ import Testing
         }
     }
 
+    @Test func anUnknownSinkIsReportedBeforeAMissingJournal() throws {
+        let directory = try Self.empty()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try CommandRunner.run(["backfill", "nosuch"], in: directory)
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(try CommandRunner.exitCodesInHelp("backfill").contains(result.status))
+        #expect(result.stderr.contains("no sink called 'nosuch'"))
+        let dump = try CommandRunner.run(["dump"], in: directory)
+        #expect(dump.status == 66)
+        #expect(try CommandRunner.exitCodesInHelp("dump").contains(dump.status))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["healthrouter.yaml"])
+    }
+
     @Test func aBackfillOfAnUpToDateSinkSaysDeliveredAndItsTypesAddUp() throws {
         let directory = try Self.imported()
         defer { try? FileManager.default.removeItem(atPath: directory) }
