@@ -26,7 +26,12 @@ public final class HTTPSink: Sink {
         public var extensions: Bool?
         /// `pulso` (default: `POST /ingest`, JSON arrays) or `native` (`POST /v1/samples`,
         /// NDJSON, towards another healthrouter).
-        public var format: String?
+        public var format: Format?
+
+        /// The wire format; a config value outside these is reported at its own line.
+        public enum Format: String, Decodable, Sendable, CaseIterable {
+            case pulso, native
+        }
 
         public init(url: String, token: String? = nil) {
             self.url = url
@@ -69,15 +74,13 @@ public final class HTTPSink: Sink {
             encoder.maxElements = size
         }
         encoder.extensions = configuration.extensions ?? true
-        switch configuration.format ?? "pulso" {
-        case "pulso":
+        switch configuration.format ?? .pulso {
+        case .pulso:
             ingestPath = "/ingest"
-        case "native":
+        case .native:
             ingestPath = "/v1/samples"
             encoder.ndjson = true
             encoder.extensions = true
-        default:
-            throw ConfigError(path: path + ".format", message: "format must be pulso or native, not '\(configuration.format ?? "")'")
         }
         self.encoder = encoder
     }

@@ -38,7 +38,7 @@ enum CheckCommand {
             guard let kind = PluginList.source(type: plugin.type) else {
                 throw ConfigError(at: plugin.typeLocation, path: plugin.path + ".type",
                                   message: "unknown source type '\(plugin.type)'",
-                                  suggestion: CommandLineArguments.closest(to: plugin.type, in: PluginList.sourceTypes))
+                                  suggestion: NameSuggester.hint(for: plugin.type, among: PluginList.sourceTypes, noun: "source types"))
             }
             _ = try kind.make(plugin, loaded.context(for: plugin.name))
         }

@@ -75,7 +75,7 @@ struct LoadedConfig {
             guard let kind = PluginList.sink(type: plugin.type) else {
                 throw ConfigError(at: plugin.typeLocation, path: plugin.path + ".type",
                                   message: "unknown sink type '\(plugin.type)'",
-                                  suggestion: CommandLineArguments.closest(to: plugin.type, in: PluginList.sinks.map(\.type)))
+                                  suggestion: NameSuggester.hint(for: plugin.type, among: PluginList.sinks.map(\.type), noun: "sink types"))
             }
             let make = try kind.prepare(plugin, context(for: plugin.name))
             let name = plugin.name

@@ -109,7 +109,7 @@ enum RunCommand {
                 } else {
                     throw ConfigError(at: plugin.typeLocation, path: plugin.path + ".type",
                                       message: "unknown source type '\(plugin.type)'",
-                                      suggestion: CommandLineArguments.closest(to: plugin.type, in: PluginList.sourceTypes))
+                                      suggestion: NameSuggester.hint(for: plugin.type, among: PluginList.sourceTypes, noun: "source types"))
                 }
             }
         }

@@ -44,7 +44,32 @@ import Testing
         try "sinks:\n  local:\n    type: sqlit\n    path: x\n".write(toFile: config, atomically: true, encoding: .utf8)
         let result = try CommandRunner.run(["check", "--config", config], in: directory)
         #expect(result.status == 78)
-        #expect(result.stderr.contains("sqlite"))
+        #expect(result.stderr.contains("hr.yaml:3:11: sinks.local.type: unknown sink type 'sqlit'"))
+        #expect(result.stderr.contains("hint: did you mean 'sqlite'?"))
+        try "sinks:\n  local:\n    type: sqllite\n    path: x\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let doubled = try CommandRunner.run(["check", "--config", config], in: directory)
+        #expect(doubled.status == 78)
+        #expect(doubled.stderr.contains("hint: did you mean 'sqlite'?"))
+        try "sinks:\n  local:\n    type: elasticsearch\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let unknown = try CommandRunner.run(["check", "--config", config], in: directory)
+        #expect(unknown.status == 78)
+        #expect(unknown.stderr.contains("hint: known sink types: sqlite, ndjson"))
+    }
+
+    @Test func aWrongHTTPSinkFormatIsReportedAtItsOwnLine() throws {
+        let directory = makeTemporaryDirectory()
+        let config = directory + "/hr.yaml"
+        try """
+        sinks:
+          mirror:
+            type: http
+            url: https://health.example.org
+            format: natve
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let result = try CommandRunner.run(["check", "--config", config], in: directory)
+        #expect(result.status == 78)
+        #expect(result.stderr.contains("hr.yaml:5:13: sinks.mirror.format: expected one of pulso, native"), "\(result.stderr)")
+        #expect(result.stderr.contains("hint: did you mean 'native'?"))
     }
 
     @Test func typesListsTheRegistry() throws {

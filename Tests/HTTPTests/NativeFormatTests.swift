@@ -12,7 +12,7 @@ struct NativeFormatTests {
         let context = PluginContext(name: "peer", stateDirectory: server.directory, logger: Logger(minimumLevel: .error))
         var configuration = HTTPSink.Configuration(url: "http://127.0.0.1:\(server.source.listeningPort)",
                                                    token: PushServerFixture.tokens["bob"])
-        configuration.format = "native"
+        configuration.format = .native
         let sink = try HTTPSink(configuration: configuration, context: context)
         var entries = HTTPSinkTests.samples(20, prefix: "N")
         entries.append(JournalEntry(sequence: 21, source: "x", item: .tombstone(Tombstone(ids: ["N-3"]))))

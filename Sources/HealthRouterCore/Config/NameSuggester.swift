@@ -1,9 +1,9 @@
 /// Finds the name a person probably meant (`pth` → `path`, `batchSize` → `batch_size`).
-enum NameSuggester {
+public enum NameSuggester {
     /// The candidate closest to `name`, or nil when none is close enough to be a typo.
     /// Names equal up to case, `_` and `-` win; otherwise the smallest edit distance,
     /// if it is at most a third of the name's length (at least 1, at most 3).
-    static func closest(to name: String, among candidates: [String]) -> String? {
+    public static func closest(to name: String, among candidates: [String]) -> String? {
         let folded = fold(name)
         if let same = candidates.first(where: { $0 != name && fold($0) == folded }) { return same }
         let limit = min(3, max(1, name.count / 3))
@@ -17,7 +17,7 @@ enum NameSuggester {
 
     /// `did you mean 'path'?`, or `expected one of: a, b, c` when nothing is close,
     /// or nil without candidates.
-    static func hint(for name: String, among candidates: [String], noun: String = "keys") -> String? {
+    public static func hint(for name: String, among candidates: [String], noun: String = "keys") -> String? {
         if let match = closest(to: name, among: candidates) { return "did you mean '\(match)'?" }
         guard !candidates.isEmpty else { return nil }
         return "known \(noun): " + candidates.joined(separator: ", ")
