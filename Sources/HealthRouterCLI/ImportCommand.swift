@@ -27,7 +27,7 @@ enum ImportCommand {
                     up (the entries stay in the journal: the next run delivers them), 64 wrong
                     options or nothing to import, 65 the file or folder is not usable input,
                     66 the file is missing or cannot be read (on the command line or in the config),
-                    73 the state directory is not writable, 78 the config is wrong
+                    73 the state directory is not writable or is full, 78 the config is wrong
 
         examples:
           healthrouter import ~/Downloads/export.zip
@@ -77,6 +77,11 @@ enum ImportCommand {
                                   sinkTypes: Dictionary(sinks.map { ($0.name, $0.type) }) { a, _ in a })
         if report.readAnything || summary.failures.isEmpty { print(report.render()) }
         for line in report.errors() { StandardError.write("healthrouter: \(line)\n") }
+        if summary.journalRefused {
+            StandardError.write("  hint: free space in \(loaded.config.stateDirectory) (or make it writable), then run the "
+                                + "import again: it resumes where it stopped\n")
+            return .cannotCreate
+        }
         if let failure = summary.failures.values.first {
             return failure.contains("does not exist") || failure.contains("cannot be read") ? .noInput : .dataError
         }

@@ -135,6 +135,42 @@ import HealthRouterCore
         #expect(result.stderr.contains("hint:"))
     }
 
+    /// A journal that cannot grow (the state directory's disk is full: here a file-size limit
+    /// makes every write past 1 MB fail) is the state directory's fault, not the export's: exit
+    /// 73 with a hint, what was appended before kept, and the import resumes once there is room.
+    @Test func aFullStateDirectoryIsNotABadExport() throws {
+        let directory = makeTemporaryDirectory()
+        let export = directory + "/export.xml"
+        try CommandRunner.generateExport(records: 20_000, to: export, zip: false, quirks: false)
+        let config = directory + "/hr.yaml"
+        try "state_directory: \(directory)/state\nsinks:\n  lake: { type: ndjson, directory: \(directory)/lake }\n"
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let limited = Process()
+        limited.executableURL = URL(fileURLWithPath: "/bin/bash")
+        // SIGXFSZ ignored, so a write past the limit fails with EFBIG instead of killing the process.
+        limited.arguments = ["-c", "trap '' XFSZ; ulimit -f 1024; exec \"$0\" import \"$1\" --config \"$2\" --quiet",
+                             CommandRunner.executable, export, config]
+        limited.currentDirectoryURL = URL(fileURLWithPath: directory)
+        let errors = Pipe()
+        limited.standardError = errors
+        limited.standardOutput = Pipe()
+        try limited.run()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        limited.waitUntilExit()
+        #expect(limited.terminationStatus == 73, "\(stderr)")
+        #expect(stderr.contains("cannot write the journal"), "\(stderr)")
+        #expect(stderr.contains("hint: free space in \(directory)/state"), "\(stderr)")
+
+        let resumed = try CommandRunner.run(["import", export, "--config", config, "--quiet"], in: directory)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        let lines = try FileManager.default.contentsOfDirectory(atPath: directory + "/lake").filter { $0.hasSuffix(".ndjson") }
+            .map { try String(contentsOfFile: directory + "/lake/" + $0, encoding: .utf8).split(separator: "\n").count }
+            .reduce(0, +)
+        #expect(lines > 20_000)
+        let status = try CommandRunner.run(["status", "--config", config], in: directory)
+        #expect(status.status == 0, "\(status.stdout)")
+    }
+
     @Test func withoutAConfigTheEmbeddedDefaultIsUsed() throws {
         let directory = makeTemporaryDirectory()
         let export = directory + "/export.zip"

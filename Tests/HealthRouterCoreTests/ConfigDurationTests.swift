@@ -37,6 +37,26 @@ import Testing
         #expect(shape?.message == "expected a duration (500ms, 2s, 10m, 1h, 30d, 1w), found a mapping")
     }
 
+    /// Durations long enough to overflow what they become (libmicrohttpd's 32-bit seconds,
+    /// 64-bit milliseconds) are config errors at their key, not crashes later.
+    @Test func aDurationLongerThanAHundredYearsIsAConfigError() throws {
+        struct Options: Decodable { var timeout: ConfigDuration }
+        let fine = try YAMLParser.parse(Array("timeout: 36525d\n".utf8), file: "x.yaml")
+        #expect(try ConfigDecoder.decode(Options.self, from: fine, path: "").timeout == .maximum)
+        for text in ["36526d", "7200w", "99999999999999w"] {
+            let node = try YAMLParser.parse(Array("timeout: \(text)\n".utf8), file: "x.yaml")
+            let error = #expect(throws: ConfigError.self) { try ConfigDecoder.decode(Options.self, from: node, path: "sinks.s") }
+            #expect(error?.path == "sinks.s.timeout")
+            #expect(error?.line == 1)
+            #expect(error?.message == "\(text) is longer than the longest duration a config may give, 100 years (36525d)")
+        }
+        let retain = #expect(throws: ConfigError.self) {
+            try HealthRouterConfig.parse(yaml: "journal:\n  retain: 99999999999w\n", file: "r.yaml", environment: [:])
+        }
+        #expect(retain?.path == "journal.retain")
+        #expect(retain?.suggestion == "to keep entries for good, write 'forever'")
+    }
+
     @Test func retainPolicy() throws {
         #expect(RetainPolicy(parsing: "forever") == .forever)
         #expect(RetainPolicy(parsing: "30d") == .duration(.days(30)))

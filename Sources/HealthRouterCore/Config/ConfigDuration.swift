@@ -16,6 +16,11 @@ public struct ConfigDuration: Sendable, Hashable, Comparable, Decodable, CustomS
     public static func days(_ value: Double) -> ConfigDuration { ConfigDuration(seconds: value * 86_400) }
     public static func weeks(_ value: Double) -> ConfigDuration { ConfigDuration(seconds: value * 604_800) }
 
+    /// The longest duration a config may give: 100 years (36525d). Anything longer is an
+    /// error, so that every use (seconds as 32 bits for libmicrohttpd, milliseconds as 64)
+    /// can hold it.
+    public static let maximum = ConfigDuration.days(36_525)
+
     /// The units a duration may use, longest suffix first so that `ms` wins over `m`.
     private static let units: [(suffix: String, seconds: Double)] = [
         ("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86_400), ("w", 604_800),
@@ -56,7 +61,17 @@ public struct ConfigDuration: Sendable, Hashable, Comparable, Decodable, CustomS
                               message: "expected a duration (500ms, 2s, 10m, 1h, 30d, 1w), found \(found)",
                               suggestion: isBareNumber ? "add a unit, e.g. '\(text)s' or '\(text)d'" : nil)
         }
+        guard parsed <= .maximum else {
+            throw Self.tooLong(text, decoder: decoder, suggestion: nil)
+        }
         self = parsed
+    }
+
+    /// The error for a duration longer than `maximum`, at the decoder's key.
+    static func tooLong(_ text: String, decoder: any Decoder, suggestion: String?) -> ConfigError {
+        ConfigError(at: decoder.configNode?.location, path: decoder.configPath ?? "",
+                    message: "\(text) is longer than the longest duration a config may give, 100 years (36525d)",
+                    suggestion: suggestion)
     }
 
     /// The length as a Swift `Duration`.

@@ -27,6 +27,9 @@ public enum RetainPolicy: Sendable, Hashable, Decodable, CustomStringConvertible
                               message: "expected a duration (30d, 12h, 1w) or 'forever', found \(found)",
                               suggestion: Double(text) != nil ? "add a unit, e.g. '\(text)d'" : nil)
         }
+        if case .duration(let duration) = parsed, duration > .maximum {
+            throw ConfigDuration.tooLong(text, decoder: decoder, suggestion: "to keep entries for good, write 'forever'")
+        }
         self = parsed
     }
 

@@ -8,6 +8,8 @@ public final class ImportRun {
         public var sinks: [String: SinkWorker.Progress] = [:]
         /// Sources that failed, with the error to show.
         public var failures: [String: String] = [:]
+        /// Whether a source stopped because the journal refused its entries (disk full, damaged).
+        public var journalRefused = false
         /// Journal entries pruned at the end (every sink passed them and `retain` ran out).
         public var pruned = 0
         public var seconds: Double = 0
@@ -81,6 +83,7 @@ public final class ImportRun {
                 try outputs[index].finish()
             } catch {
                 summary.failures[entry.name] = "\(error)"
+                if outputs[index].journalRefused { summary.journalRefused = true }
             }
             summary.counters[entry.name] = outputs[index].snapshot
         }

@@ -97,6 +97,10 @@ public final class JournalSourceOutput: SourceOutput, @unchecked Sendable {
         }
     }
 
+    /// Whether the journal refused a batch (disk full, database damaged): the state directory is
+    /// at fault, not the input.
+    public var journalRefused: Bool { failure.withLock { $0 != nil } }
+
     private func rethrowFailure() throws {
         if let message = failure.withLock({ $0 }) { throw JournalAppendFailed(message: message) }
     }
