@@ -200,11 +200,12 @@ final class ExportElementHandler: SAXHandler {
         var start: Timestamp?
         var hasStart = false
         var end: Timestamp?
+        var hasEnd = false
         var extras: [MetadataEntry] = []
         for index in 0..<attributes.count {
             let bytes = attributes.value(index)
             switch reader.names.name(attributes.name(index)) {
-            case .type: typeEntry = reader.types.intern(bytes)
+            case .type: if bytes.count > 0 { typeEntry = reader.types.intern(bytes) }
             case .unit: unit = reader.units.string(bytes)
             case .value: value = bytes
             case .sourceName: sourceName = reader.sources.string(bytes)
@@ -212,7 +213,7 @@ final class ExportElementHandler: SAXHandler {
             case .device: device = reader.device(bytes)
             case .creationDate: created = reader.date(bytes)
             case .startDate: hasStart = true; start = reader.date(bytes)
-            case .endDate: end = reader.date(bytes)
+            case .endDate: hasEnd = true; end = reader.date(bytes)
             default: extras.append(reader.extraAttribute(attributes, index))
             }
         }
@@ -220,6 +221,7 @@ final class ExportElementHandler: SAXHandler {
         guard let start else {
             return skipRecord(hasStart ? "Record with an unreadable startDate" : "Record without a startDate")
         }
+        if let problem = Self.endProblem(end, hasEnd: hasEnd, start: start) { return skipRecord("Record \(problem)") }
         let type = reader.types.string(at: typeEntry)
         let traits = self.traits(typeEntry, type)
         let number = value.flatMap { DecimalNumber.parse($0) }
@@ -247,6 +249,15 @@ final class ExportElementHandler: SAXHandler {
                            sourceName: sourceName, sourceVersion: sourceVersion, device: device, createdAt: created,
                            metadata: extras, userId: userId),
             typeEntry: typeEntry, typeGeneration: typeTraitsGeneration, canBeMember: traits.canBeMember)
+    }
+
+    /// What is wrong with an element's `endDate`, or nil when it can be used: a missing
+    /// `endDate` is no problem (the element is a point in time at its start), one that cannot
+    /// be read or lies before `start` is.
+    static func endProblem(_ end: Timestamp?, hasEnd: Bool, start: Timestamp) -> String? {
+        guard hasEnd else { return nil }
+        guard let end else { return "with an unreadable endDate" }
+        return end < start ? "with endDate before startDate" : nil
     }
 
     private func traits(_ entry: Int, _ type: String) -> TypeTraits {
@@ -337,6 +348,7 @@ final class ExportElementHandler: SAXHandler {
         var start: Timestamp?
         var hasStart = false
         var end: Timestamp?
+        var hasEnd = false
         var extras: [MetadataEntry] = []
         for index in 0..<attributes.count {
             let bytes = attributes.value(index)
@@ -347,13 +359,15 @@ final class ExportElementHandler: SAXHandler {
             case .device: device = reader.device(bytes)
             case .creationDate: created = reader.date(bytes)
             case .startDate: hasStart = true; start = reader.date(bytes)
-            case .endDate: end = reader.date(bytes)
+            case .endDate: hasEnd = true; end = reader.date(bytes)
             default: extras.append(reader.extraAttribute(attributes, index))
             }
         }
+        guard !type.isEmpty else { return skipRecord("Correlation without a type") }
         guard let start else {
             return skipRecord(hasStart ? "Correlation with an unreadable startDate" : "Correlation without a startDate")
         }
+        if let problem = Self.endProblem(end, hasEnd: hasEnd, start: start) { return skipRecord("Correlation \(problem)") }
         correlation = CorrelationDraft(sample: Sample(
             id: "", type: type, kind: .correlation, start: start, end: end ?? start, sourceName: sourceName,
             sourceVersion: sourceVersion, device: device, createdAt: created, metadata: extras, userId: userId))

@@ -20,7 +20,8 @@ final class WorkoutBuilder {
     /// Reports what could not be used: a reason and the line.
     private let report: (_ reason: String, _ line: Int) -> Void
 
-    /// Starts a workout from its attributes; nil (after reporting) without a valid start.
+    /// Starts a workout from its attributes; nil (after reporting) without a valid start, or
+    /// with an `endDate` that cannot be read or lies before the start.
     init?(_ attributes: SAXAttributes, reader: ExportValueReader, userId: String?, line: Int,
           report: @escaping (_ reason: String, _ line: Int) -> Void) {
         self.report = report
@@ -32,6 +33,7 @@ final class WorkoutBuilder {
         var start: Timestamp?
         var end: Timestamp?
         var hasStart = false
+        var hasEnd = false
         var duration: Double?
         var durationUnit: String?
         var distance: Double?
@@ -48,7 +50,7 @@ final class WorkoutBuilder {
             case .device: device = reader.device(value)
             case .creationDate: created = reader.date(value)
             case .startDate: hasStart = true; start = reader.date(value)
-            case .endDate: end = reader.date(value)
+            case .endDate: hasEnd = true; end = reader.date(value)
             case .duration: duration = DecimalNumber.parse(value)
             case .durationUnit: durationUnit = reader.units.string(value)
             case .totalDistance: distance = DecimalNumber.parse(value)
@@ -60,6 +62,10 @@ final class WorkoutBuilder {
         }
         guard let start else {
             report(hasStart ? "Workout with an unreadable startDate" : "Workout without a startDate", line)
+            return nil
+        }
+        if let problem = ExportElementHandler.endProblem(end, hasEnd: hasEnd, start: start) {
+            report("Workout \(problem)", line)
             return nil
         }
         workout = Workout(activityType: activityType)

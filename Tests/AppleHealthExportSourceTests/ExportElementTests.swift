@@ -84,6 +84,46 @@ import AppleHealthExportSource
         #expect(output.skips.map(\.location) == ["line 4", "line 5", "line 8", "line 10"])
     }
 
+    @Test func recordsWithUnusableEndOrTypeAreReportedWithTheirLine() throws {
+        let step = #"type="HKQuantityTypeIdentifierStepCount" sourceName="Phone" unit="count""#
+        let output = try read("""
+         <Record \(step) startDate="2023-01-01 01:00:00 -0800" endDate="garbage" value="3"/>
+         <Record \(step) startDate="2023-01-01 02:00:00 -0800" endDate="2023-01-01 01:59:59 -0800" value="3"/>
+         <Record type="" sourceName="Phone" unit="count" startDate="2023-01-01 01:00:00 -0800" endDate="2023-01-01 01:00:00 -0800" value="3"/>
+         <Record \(step) startDate="2023-01-01 01:00:00 -0800" value="4"/>
+         <Record \(step) startDate="2023-01-01 01:00:00 -0800" endDate="2023-01-01 01:00:00 -0800" value="5"/>
+        """)
+        #expect(output.skips.map(\.reason) == [
+            "Record with an unreadable endDate", "Record with endDate before startDate", "Record without a type",
+        ])
+        #expect(output.skips.map(\.location) == ["line 4", "line 5", "line 6"])
+        // Without an endDate a record is a point in time at its start.
+        #expect(output.samples.map(\.value) == [4, 5])
+        let point = try #require(output.samples.first)
+        #expect(point.end == point.start)
+    }
+
+    @Test func correlationsAndWorkoutsEndingBeforeTheyStartAreReportedWithTheirLine() throws {
+        let output = try read("""
+         <Correlation type="HKCorrelationTypeIdentifierFood" sourceName="App" startDate="2023-01-01 08:00:00 -0800" endDate="2023-01-01 07:00:00 -0800">
+          <Record type="HKQuantityTypeIdentifierDietaryEnergyConsumed" sourceName="App" unit="kcal" startDate="2023-01-01 08:00:00 -0800" endDate="2023-01-01 08:00:00 -0800" value="500"/>
+         </Correlation>
+         <Correlation type="HKCorrelationTypeIdentifierFood" sourceName="App" startDate="2023-01-01 08:00:00 -0800" endDate="soon"/>
+         <Correlation sourceName="App" startDate="2023-01-01 08:00:00 -0800" endDate="2023-01-01 08:00:00 -0800"/>
+         <Workout workoutActivityType="HKWorkoutActivityTypeRunning" sourceName="Watch" startDate="2023-01-01 08:00:00 -0800" endDate="2023-01-01 07:30:00 -0800">
+          <WorkoutEvent type="HKWorkoutEventTypePause" date="2023-01-01 08:10:00 -0800"/>
+         </Workout>
+         <Workout workoutActivityType="HKWorkoutActivityTypeRunning" sourceName="Watch" startDate="2023-01-01 08:00:00 -0800" endDate="later"/>
+         <Workout workoutActivityType="HKWorkoutActivityTypeRunning" sourceName="Watch" startDate="2023-01-01 08:00:00 -0800" endDate="2023-01-01 08:30:00 -0800"/>
+        """)
+        #expect(output.skips.map(\.reason) == [
+            "Correlation with endDate before startDate", "Correlation with an unreadable endDate",
+            "Correlation without a type", "Workout with endDate before startDate", "Workout with an unreadable endDate",
+        ])
+        #expect(output.skips.map(\.location) == ["line 4", "line 7", "line 8", "line 9", "line 12"])
+        #expect(output.samples.map(\.kind) == [.workout])
+    }
+
     @Test func heartRateVariabilityBeatsResolveOnTheRecordsDay() throws {
         let output = try read("""
          <Record type="HKQuantityTypeIdentifierHeartRateVariabilitySDNN" sourceName="Watch" unit="ms" startDate="2023-01-01 20:05:00 -0800" endDate="2023-01-01 20:06:00 -0800" value="48.5">
