@@ -7,18 +7,34 @@ import Foundation
 /// `strtod` on a NUL-terminated copy.
 enum DecimalNumber {
     /// The value when the whole of `bytes` is a plain number (`72`, `-0.5`, `1.2e3`,
-    /// surrounding spaces allowed); nil for `"56 degF"`, `""`, `"nan"`.
+    /// surrounding spaces allowed), always finite; nil for `"56 degF"`, `""`, `"nan"`, `"inf"`,
+    /// and for a number too large for a `Double` (`1e999`, see `isOutOfRange`).
     /// With `decimalComma`, `,` is accepted as the decimal separator too.
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>, decimalComma: Bool = false) -> Double? {
+        guard let value = wholeNumber(bytes, decimalComma: decimalComma), value.isFinite else { return nil }
+        return value
+    }
+
+    /// Whether `bytes` is a plain number too large for a `Double` (`1e999`, `-2e308`): why
+    /// `parse` turned down something that is not text.
+    static func isOutOfRange(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let value = wholeNumber(bytes, decimalComma: false) else { return false }
+        return !value.isFinite
+    }
+
+    /// The number `bytes` starts with, ignoring what follows (`"41.4 m"` → 41.4); finite, nil
+    /// when too large for a `Double`.
+    static func parseLeading(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+        guard let value = scan(bytes, decimalComma: false)?.value, value.isFinite else { return nil }
+        return value
+    }
+
+    /// `parse` without the range check: ±infinity for a number too large for a `Double`.
+    private static func wholeNumber(_ bytes: UnsafeBufferPointer<UInt8>, decimalComma: Bool) -> Double? {
         guard let (value, end) = scan(bytes, decimalComma: decimalComma) else { return nil }
         var index = end
         while index < bytes.count, bytes[index] == 0x20 { index += 1 }
         return index == bytes.count ? value : nil
-    }
-
-    /// The number `bytes` starts with, ignoring what follows (`"41.4 m"` → 41.4).
-    static func parseLeading(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
-        scan(bytes, decimalComma: false)?.value
     }
 
     private static let powersOfTen: [Double] = (0...22).map { exponent in

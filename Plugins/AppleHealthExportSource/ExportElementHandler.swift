@@ -230,13 +230,16 @@ final class ExportElementHandler: SAXHandler {
         switch traits.kind {
         case .quantity?:
             guard number != nil else {
-                return skipRecord(value == nil ? "Quantity Record without a value" : "Quantity Record with a non-numeric value")
+                guard let value else { return skipRecord("Quantity Record without a value") }
+                return skipRecord(DecimalNumber.isOutOfRange(value) ? "Quantity Record with a value out of range"
+                                  : "Quantity Record with a non-numeric value")
             }
         case .category?:
             kind = .category
             categoryValue = value.map { reader.categoryValues.string($0) }
         default:
             if number == nil {
+                if let value, DecimalNumber.isOutOfRange(value) { return skipRecord("Record with a value out of range") }
                 kind = .category
                 categoryValue = value.map { reader.categoryValues.string($0) }
             }

@@ -28,6 +28,13 @@ import Testing
         #expect(number("") == nil)
         #expect(number("-") == nil)
         #expect(number("nan") == nil)
+        for notFinite in ["NaN", "inf", "-Infinity", "1e999", "-2e308", "1" + String(repeating: "0", count: 400)] {
+            #expect(number(notFinite) == nil, "\(notFinite)")
+        }
+        #expect(number("1e-999") == 0)
+        #expect(["1e999", "-2e308", " 1e400 "].allSatisfy { var copy = $0; return copy.withUTF8 { DecimalNumber.isOutOfRange($0) } })
+        #expect(!["NaN", "inf", "lots", "1e300", "1e999 m"].contains { var copy = $0; return copy.withUTF8 { DecimalNumber.isOutOfRange($0) } })
+        #expect(number("1.7976931348623157e308") == .greatestFiniteMagnitude)
         #expect(metadataNumber("0") == 0)
         #expect(metadataNumber("-3.5") == -3.5)
         #expect(metadataNumber("007") == nil)

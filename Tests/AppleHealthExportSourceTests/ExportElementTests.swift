@@ -103,6 +103,24 @@ import AppleHealthExportSource
         #expect(point.end == point.start)
     }
 
+    @Test func valuesOutOfRangeAreReportedWithTheirLine() throws {
+        let step = #"type="HKQuantityTypeIdentifierStepCount" sourceName="Phone" unit="count""#
+        let time = #"startDate="2023-01-01 01:00:00 -0800" endDate="2023-01-01 01:00:00 -0800""#
+        let output = try read("""
+         <Record \(step) \(time) value="1e999"/>
+         <Record type="HKDataTypeMadeUpGoal" sourceName="Health" unit="hr" \(time) value="-1e999"/>
+         <Record \(step) \(time) value="NaN"/>
+         <Record \(step) \(time) value="-Infinity"/>
+         <Record \(step) \(time) value="1e300"/>
+        """)
+        #expect(output.skips.map(\.reason) == [
+            "Quantity Record with a value out of range", "Record with a value out of range",
+            "Quantity Record with a non-numeric value", "Quantity Record with a non-numeric value",
+        ])
+        #expect(output.skips.map(\.location) == ["line 4", "line 5", "line 6", "line 7"])
+        #expect(output.samples.map(\.value) == [1e300])
+    }
+
     @Test func correlationsAndWorkoutsEndingBeforeTheyStartAreReportedWithTheirLine() throws {
         let output = try read("""
          <Correlation type="HKCorrelationTypeIdentifierFood" sourceName="App" startDate="2023-01-01 08:00:00 -0800" endDate="2023-01-01 07:00:00 -0800">
