@@ -104,11 +104,12 @@ enum HealthAutoExportParser {
         }
     }
 
-    /// A data point's interval: `startDate`…`endDate`, else `date` as a point in time.
+    /// A data point's interval: `startDate`…`endDate`, else `date` as a point in time; nil
+    /// without a readable date or with `endDate` before `startDate`.
     static func interval(_ point: [String: Any]) -> (Timestamp, Timestamp)? {
         if let startText = point["startDate"] as? String, let start = HealthDateParser.parse(startText) {
             let end = (point["endDate"] as? String).flatMap(HealthDateParser.parse) ?? start
-            return (start, end)
+            return end >= start ? (start, end) : nil
         }
         guard let text = point["date"] as? String, let date = HealthDateParser.parse(text) else { return nil }
         return (date, date)
@@ -128,9 +129,11 @@ enum HealthAutoExportParser {
         func date(_ key: String) -> Timestamp? { (point[key] as? String).flatMap(HealthDateParser.parse) }
         // Unaggregated: one stage.
         if let value = point["value"] as? String, let start = date("startDate") {
+            let end = date("endDate") ?? start
+            guard end >= start else { return }
             var metadata: [MetadataEntry] = []
             if let hours = JSONValues.number(point["qty"]) { metadata.append(MetadataEntry("hours", .number(hours))) }
-            payload.items.append(sleep(start, date("endDate") ?? start, value, metadata: metadata, source: source))
+            payload.items.append(sleep(start, end, value, metadata: metadata, source: source))
             return
         }
         // Aggregated: the night's asleep and in-bed intervals, totals in hours as metadata.
@@ -138,7 +141,7 @@ enum HealthAutoExportParser {
         for key in sleepTotals {
             if let hours = JSONValues.number(point[key]) { totals.append(MetadataEntry(key, .number(hours))) }
         }
-        if let start = date("sleepStart"), let end = date("sleepEnd") {
+        if let start = date("sleepStart"), let end = date("sleepEnd"), end >= start {
             let sleepSource = point["sleepSource"] as? String ?? source
             payload.items.append(sleep(start, end, "Asleep", metadata: totals, source: sleepSource))
         }
@@ -150,9 +153,11 @@ enum HealthAutoExportParser {
 
     // MARK: - Workouts
 
+    /// A workout as a sample; nil without a readable `start` or with `end` before it.
     static func readWorkout(_ object: [String: Any], userId: String?) -> Sample? {
         guard let startText = object["start"] as? String, let start = HealthDateParser.parse(startText) else { return nil }
         let end = (object["end"] as? String).flatMap(HealthDateParser.parse) ?? start
+        guard end >= start else { return nil }
         let name = object["name"] as? String ?? "Other"
         var workout = Workout(activityType: WorkoutActivityName.healthKitName(name))
         workout.durationSeconds = JSONValues.number(object["duration"])

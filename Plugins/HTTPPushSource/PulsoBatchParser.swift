@@ -5,8 +5,10 @@ import HealthRouterCore
 /// `{"deleted":[…]}` tombstones, pulso-protocol.md §1.3–1.4) into canonical items.
 ///
 /// - Every element counts in `received`, as Pulso's reference server counts it; elements
-///   that are not objects, and samples without a string `uuid` or with dates that cannot be
-///   read, are skipped (counted in `skipped`).
+///   that are not objects, and samples without a string `uuid`, with a `type` that is not a
+///   string, with dates that cannot be read or an `end` before the `start`, are skipped
+///   (counted in `skipped`, not in the reply's `new`). A sample without `type` is of type
+///   `unknown`, as the reference server files it.
 /// - An element with `deleted` is a tombstone even if it has a `uuid`; a non-list `deleted`
 ///   deletes nothing; non-string entries are skipped.
 /// - Samples: `type` short keys become HealthKit identifiers, category names HealthKit's,
@@ -154,11 +156,13 @@ enum PulsoBatchParser {
         batch.items.append(.sample(sample))
     }
 
-    /// One sample element as a canonical sample (nil without a uuid or readable dates).
+    /// One sample element as a canonical sample; nil without a uuid, with a `type` that is not
+    /// a string, without readable dates or with the end before the start.
     static func sample(from element: PulsoElement, userId: String?) -> Sample? {
-        guard let id = element.uuid, !id.isEmpty,
+        guard let id = element.uuid, !id.isEmpty, !element.typeIsNotAString,
               let start = element.startInstant ?? element.start.flatMap({ HealthDateParser.parse($0) }),
-              let endText = element.end, let end = element.endInstant ?? HealthDateParser.parse(endText) else { return nil }
+              let endText = element.end, let end = element.endInstant ?? HealthDateParser.parse(endText),
+              end >= start else { return nil }
         let key = element.type ?? "unknown"
         let known = TypeRegistry.type(key: key) ?? TypeRegistry.resolve(key)
         let identifier = element.identifier ?? known?.identifier ?? key

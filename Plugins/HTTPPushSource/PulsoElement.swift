@@ -3,7 +3,8 @@ import HealthRouterCore
 
 /// One element of a Pulso `/ingest` array, as read from the wire: a sample object's fields
 /// (Pulso's and healthrouter's additive ones) or a tombstone. Fields of the wrong JSON type
-/// read as absent, as Pulso's reference server treats them.
+/// read as absent, as Pulso's reference server treats them; a `type` of the wrong JSON type
+/// is also noted (`typeIsNotAString`), since an absent one means `unknown`.
 struct PulsoElement {
     enum Value {
         case none, number(Double), string(String), other
@@ -11,6 +12,9 @@ struct PulsoElement {
 
     var uuid: String?
     var type: String?
+    /// Set when `type` is there but not a string (`["x"]`, `null`): the element is invalid,
+    /// where an element without `type` is of type `unknown`.
+    var typeIsNotAString = false
     var identifier: String?
     var kind: String?
     /// `start` as written; the fast path reads only `startInstant` (nil: absent or unreadable).
@@ -55,6 +59,7 @@ struct PulsoElement {
         }
         uuid = object["uuid"] as? String
         type = object["type"] as? String
+        typeIsNotAString = type == nil && object["type"] != nil
         identifier = object["identifier"] as? String
         kind = object["kind"] as? String
         start = object["start"] as? String
@@ -163,7 +168,9 @@ struct PulsoElement {
             try scanner.consume(UInt8(ascii: ":"))
             switch field {
             case .uuid: uuid = try Self.string(&scanner)
-            case .type: type = try Self.string(&scanner, reusing: &reuse.type)
+            case .type:
+                type = try Self.string(&scanner, reusing: &reuse.type)
+                typeIsNotAString = type == nil
             case .start:
                 (start, startInstant) = try Self.date(&scanner, keepingText: false)
             case .end:

@@ -105,6 +105,7 @@ final class PushRequestHandler: Sendable {
             return .badJSON
         }
         guard let result = append(batch.items) else { return .storageError }
+        if batch.skipped > 0 { logger.debug("pulso: skipped \(batch.skipped) invalid elements") }
         do {
             try latest.record(batch.ends, user: caller.name)
         } catch {

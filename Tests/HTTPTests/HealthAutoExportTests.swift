@@ -121,6 +121,24 @@ struct HealthAutoExportTests {
         #expect(server.client.post("/hae", Self.workouts, token: alice).body == #"{"received": 2, "new": 0, "deleted": 0}"#)
     }
 
+    @Test func pointsAndWorkoutsEndingBeforeTheyStartAreSkipped() throws {
+        let body = """
+            {"data":{"metrics":[
+              {"name":"step_count","units":"count","data":[
+                {"qty":10,"startDate":"2024-01-05 09:00:00 -0500","endDate":"2024-01-05 08:59:00 -0500"},
+                {"qty":20,"startDate":"2024-01-05 09:00:00 -0500","endDate":"2024-01-05 09:01:00 -0500"}]},
+              {"name":"sleep_analysis","units":"hr","data":[
+                {"startDate":"2024-01-06 01:00:00 -0500","endDate":"2024-01-05 23:00:00 -0500","value":"Core"},
+                {"date":"2024-01-06","sleepStart":"2024-01-06 06:00:00 -0500","sleepEnd":"2024-01-05 23:00:00 -0500"}]}],
+             "workouts":[{"name":"Running","start":"2024-01-06 08:00:00 +0100","end":"2024-01-06 07:00:00 +0100"}]}}
+            """
+        let payload = try HealthAutoExportParser.parse(Array(body.utf8), userId: nil)
+        #expect(payload.skipped == 4)
+        let server = try PushServerFixture()
+        #expect(server.client.post("/hae", body, token: alice).body == #"{"received": 1, "new": 1, "deleted": 0}"#)
+        #expect(try samples(server).map(\.value) == [20])
+    }
+
     @Test func authAndBadBodies() throws {
         let server = try PushServerFixture()
         let client = server.client

@@ -17,6 +17,7 @@ struct PulsoBatchParserTests {
         #"[{"uuid":1,"type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":1,"source":"P"},{"uuid":"U","type":"heartRate","start":"bad","end":"x","source":"P"}]"#,
         #"[{"uuid":"T","type":"mindfulSession","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:10:00Z","value":true,"source":"P","extra":{"deep":[1,{"a":[]}]}}]"#,
         #"[{"uuid":"W","type":"workout","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:10:00Z","source":"P","workoutActivityType":"activity_3000","duration":600,"metadata":{"nested":{"x":1}}}]"#,
+        #"[{"uuid":"B","type":"heartRate","start":"2026-07-06T08:00:01Z","end":"2026-07-06T08:00:00Z","value":1,"source":"P"},{"uuid":"A","type":["x"],"start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","source":"P"},{"uuid":"N","type":null,"start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","source":"P"},{"uuid":"M","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","source":"P"}]"#,
         #"[{"uuid":"K","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":60,"unit":"count/min","source":"P","identifier":"HKQuantityTypeIdentifierHeartRate","kind":"quantity","userId":"bob","sourceVersion":"10.1","device":"<<HKDevice: 0x283>>, name:Apple Watch","creationDate":"2026-07-06T08:00:01Z"}]"#,
     ]
 
@@ -77,6 +78,28 @@ struct PulsoBatchParserTests {
         #expect(batch.ends.map { "\($0.key)=\($0.end)" } == [
             "heartRate=2026-07-06T08:00:01Z", "stepCount=2026-07-06T09:00:00+02:00", "heart_rate=2026-07-06T11:00:00Z",
         ])
+    }
+
+    @Test func samplesEndingBeforeTheyStartOrWithANonStringTypeAreSkipped() throws {
+        // The body of `bodies` with a backwards sample, an array and a null type, and no type at all.
+        let body = try #require(Self.bodies.first { $0.contains(#""type":["x"]"#) })
+        for batch in [try PulsoBatchParser.parse(Array(body.utf8), userId: nil),
+                      try PulsoBatchParser.parseWithFoundation(Array(body.utf8), userId: nil)] {
+            #expect(batch.received == 4)
+            #expect(batch.skipped == 3)
+            // Without a type it is of type `unknown`, as Pulso's server files it.
+            let samples = batch.items.compactMap { if case .sample(let sample) = $0 { sample } else { nil } }
+            #expect(samples.map(\.id) == ["M"])
+            #expect(samples.map(\.type) == ["unknown"])
+        }
+        // A native body skips it the same way instead of failing the body.
+        let native = try PulsoBatchParser.parseNDJSON(Array(#"""
+            {"uuid":"B","type":"heartRate","start":"2026-07-06T08:00:01Z","end":"2026-07-06T08:00:00Z","value":1,"source":"P"}
+            {"uuid":"A","type":["x"],"start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","source":"P"}
+            """#.utf8), userId: nil)
+        #expect(native.received == 2)
+        #expect(native.skipped == 2)
+        #expect(native.items.isEmpty)
     }
 
     @Test func controlCharactersAndBadUTF8InStringsAreRefused() {

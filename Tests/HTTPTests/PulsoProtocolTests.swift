@@ -76,6 +76,21 @@ struct PulsoProtocolTests {
         #expect(client.post("/ingest", "[]", token: alice).body == #"{"received": 0, "new": 0, "deleted": 0}"#)
     }
 
+    @Test func invalidSamplesAreSkippedNotStored() throws {
+        let server = try PushServerFixture()
+        let good = #"{"uuid":"OK","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":61,"unit":"count/min","source":"Watch"}"#
+        let backwards = #"{"uuid":"BACK","type":"sleepAnalysis","start":"2026-07-06T09:00:00+01:00","end":"2026-07-06T07:59:59Z","value":"inBed","source":"Watch"}"#
+        let arrayType = #"{"uuid":"ARRAY","type":["x"],"start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":1,"source":"Watch"}"#
+        // Skipped like any invalid element: counted as received, not as new, and the batch is
+        // still answered 200 so that the phone does not retry it forever.
+        let reply = server.client.post("/ingest", "[\(backwards),\(good),\(arrayType)]", token: alice, gzip: true)
+        #expect(reply.status == 200)
+        #expect(reply.body == #"{"received": 3, "new": 1, "deleted": 0}"#)
+        let ids = try server.journalItems().compactMap { if case .sample(let sample) = $0 { sample.id } else { nil } }
+        #expect(ids == ["OK"])
+        #expect(server.client.get("/latest", token: alice).body == #"{"heartRate": "2026-07-06T08:00:00Z"}"#)
+    }
+
     @Test func latestComparesAbsoluteTimeAndKeepsTheString() throws {
         let server = try PushServerFixture()
         let client = server.client
