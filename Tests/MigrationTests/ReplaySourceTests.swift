@@ -86,4 +86,22 @@ final class CollectingOutput: SourceOutput {
         #expect(tombstone.ids == ["U1", "U2"])
         #expect(output.skips.map(\.location) == ["sleepAnalysis.ndjson:2", "sleepAnalysis.ndjson:4"])
     }
+
+    @Test func aByteOrderMarkBeforeTheFirstLineIsIgnored() throws {
+        let directory = NSTemporaryDirectory() + "replay-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/dump.ndjson"
+        let lines = """
+            {"end":"2026-07-06T08:00:00Z","source":"Watch","start":"2026-07-06T08:00:00Z","type":"heartRate","unit":"count/min","uuid":"H-1","value":61}
+            {"end":"2026-07-06T08:01:00Z","source":"Watch","start":"2026-07-06T08:01:00Z","type":"heartRate","unit":"count/min","uuid":"H-2","value":62}
+
+            """
+        try Data([0xEF, 0xBB, 0xBF] + Array(lines.utf8)).write(to: URL(fileURLWithPath: path))
+        #expect(ReplaySource.recognizes(path))
+        let output = CollectingOutput()
+        try ReplaySource(configuration: .init(path: path), context: SinkFixtures.context(directory)).read(into: output)
+        #expect(output.skips.isEmpty, "\(output.skips)")
+        #expect(output.items.compactMap { if case .sample(let sample) = $0 { sample.id } else { nil } } == ["H-1", "H-2"])
+    }
 }

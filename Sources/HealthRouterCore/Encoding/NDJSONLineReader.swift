@@ -2,7 +2,8 @@ import Foundation
 
 /// Reads a file of newline-delimited lines in 1 MiB chunks and hands each non-blank line
 /// (without its `\n` or `\r\n`) to a closure with its 1-based line number. A last line
-/// without a newline is handed over too.
+/// without a newline is handed over too. A UTF-8 byte-order mark at the start of the file
+/// (editors on Windows write one) is not part of the first line.
 public enum NDJSONLineReader {
     /// Calls `visit(line, lineNumber, bytesConsumed)` for each non-blank line of `path`.
     public static func forEachLine(path: String,
@@ -31,9 +32,11 @@ public enum NDJSONLineReader {
                 throw SourceError(input: path, location: "line \(lineNumber + 1)", problem: "cannot be read: \(error)")
             }
             if chunk.isEmpty { break }
+            let isFirstChunk = consumed == 0
             consumed += Int64(chunk.count)
             pending.append(contentsOf: chunk)
             var lineStart = 0
+            if isFirstChunk, pending.starts(with: [0xEF, 0xBB, 0xBF]) { lineStart = 3 }
             while let newline = pending[lineStart...].firstIndex(of: 0x0A) {
                 try emit(pending[lineStart..<newline])
                 lineStart = newline + 1
