@@ -40,6 +40,9 @@ public final class HTTPPushSource: ServiceSource {
         public var maxConnections: Int?
         /// A connection idle this long is closed (default 60s).
         public var requestTimeout: ConfigDuration?
+        /// MiB: the bodies being received at once, all connections together (default 256);
+        /// a push that does not fit is answered 503 with `Retry-After` before its body is read.
+        public var maxUploadMemoryMiB: Int?
         /// PEM files for HTTPS; both or neither (`~` is expanded).
         public var tlsCertificate: String?
         public var tlsKey: String?
@@ -50,6 +53,7 @@ public final class HTTPPushSource: ServiceSource {
             case userId = "user_id"
             case maxConnections = "max_connections"
             case requestTimeout = "request_timeout"
+            case maxUploadMemoryMiB = "max_upload_memory_mib"
             case tlsCertificate = "tls_certificate"
             case tlsKey = "tls_key"
         }
@@ -90,6 +94,10 @@ public final class HTTPPushSource: ServiceSource {
                               message: "listen \(configuration.listen) is reachable from other machines but no users are configured",
                               suggestion: "add users: {alice: {token: \"${ALICE_TOKEN}\"}}, or set allow_unauthenticated: true")
         }
+        if let budget = configuration.maxUploadMemoryMiB, budget < 1 {
+            throw ConfigError(path: path + ".max_upload_memory_mib", message: "max_upload_memory_mib must be at least 1, not \(budget)",
+                              suggestion: "max_upload_memory_mib: 256")
+        }
         if (configuration.tlsCertificate == nil) != (configuration.tlsKey == nil) {
             throw ConfigError(path: path + ".tls_key", message: "tls_certificate and tls_key go together")
         }
@@ -97,6 +105,9 @@ public final class HTTPPushSource: ServiceSource {
 
     /// The port actually bound (after `start`).
     public var listeningPort: UInt16 { boundPort.withLock { $0 } }
+
+    /// Bytes of the upload budget held by the bodies being received (0 when stopped).
+    var uploadBytesInUse: Int { server.withLock { $0?.uploadBytesInUse ?? 0 } }
 
     public func start(ingest: PushIngest) throws {
         var tls: (key: String, certificate: String)?
@@ -118,6 +129,7 @@ public final class HTTPPushSource: ServiceSource {
         if let connections = configuration.maxConnections { limits.connections = UInt32(max(1, connections)) }
         if let timeout = configuration.requestTimeout { limits.timeoutSeconds = UInt32(max(1, timeout.seconds.rounded(.up))) }
         limits.bodyLimit = Self.bodyLimit
+        if let budget = configuration.maxUploadMemoryMiB { limits.uploadBudget = budget << 20 }
         let server = MHDServer(limits: limits, examineHead: { handler.examineHead($0) }, handle: { handler.handle($0) })
         let bound = try server.start(host: host, port: port, tls: tls)
         boundPort.withLock { $0 = bound }

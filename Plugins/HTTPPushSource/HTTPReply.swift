@@ -1,13 +1,16 @@
-/// What the server answers: a status and a JSON body.
+/// What the server answers: a status, a JSON body, and any headers besides `Content-Type`.
 public struct HTTPReply: Sendable, Equatable {
     public var status: Int
     public var body: [UInt8]
     public var contentType: String
+    /// Sent as they are, e.g. `Retry-After`.
+    public var headers: [String: String]
 
-    public init(status: Int, body: [UInt8], contentType: String = "application/json") {
+    public init(status: Int, body: [UInt8], contentType: String = "application/json", headers: [String: String] = [:]) {
         self.status = status
         self.body = body
         self.contentType = contentType
+        self.headers = headers
     }
 
     public init(status: Int, json: String) {
@@ -28,4 +31,9 @@ public struct HTTPReply: Sendable, Equatable {
     public static let badJSON = error(400, "bad json")
     public static let notArray = error(400, "body must be a json array")
     public static let storageError = error(500, "storage error")
+    /// The bodies already being received fill the upload memory budget; nothing of this one was read.
+    public static let uploadsBusy = HTTPReply(status: 503, body: error(503, "too many uploads at once").body,
+                                              headers: ["Retry-After": String(uploadsBusyRetrySeconds)])
+    /// The `Retry-After` of `uploadsBusy`, in seconds.
+    public static let uploadsBusyRetrySeconds = 10
 }

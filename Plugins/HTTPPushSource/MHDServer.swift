@@ -6,12 +6,18 @@ import Synchronization
 /// An HTTP/1.1 server on libmicrohttpd (a thread per connection). `examineHead` may answer
 /// a request from its headers alone (auth, length) before the body is read; otherwise the
 /// body is gathered (at most `bodyLimit` bytes) and `handle` answers it on the connection's
-/// thread. `stop()` stops accepting, waits for the requests in flight, then closes.
+/// thread. The declared lengths of the bodies being received, all connections together,
+/// stay within `uploadBudget`: a body that does not fit now is answered `uploadsBusy` (503)
+/// before any of it is read, one that never fits `contentTooLong` (413); its share returns
+/// to the budget when its request completes. `stop()` stops accepting, waits for the
+/// requests in flight, then closes.
 final class MHDServer: Sendable {
     struct Limits: Sendable {
         var connections: UInt32 = 256
         var timeoutSeconds: UInt32 = 60
         var bodyLimit = 64 << 20
+        /// Bytes: the sum of the `Content-Length`s of the bodies being received at once.
+        var uploadBudget = 256 << 20
     }
 
     /// The header names handlers may read (lower-cased).
@@ -25,6 +31,8 @@ final class MHDServer: Sendable {
     private let daemon = Mutex<UInt>(0)
     private let inFlight = Mutex(0)
     private let served = Mutex(0)
+    /// The part of `limits.uploadBudget` the requests in flight hold.
+    private let uploadBytesHeld = Mutex(0)
 
     init(limits: Limits, examineHead: @escaping @Sendable (HTTPRequest) -> HTTPReply?,
          handle: @escaping @Sendable (HTTPRequest) -> HTTPReply) {
@@ -37,6 +45,8 @@ final class MHDServer: Sendable {
     final class Exchange {
         var request: HTTPRequest
         var overLimit = false
+        /// The bytes of the upload budget this request holds until it completes.
+        var uploadBytesHeld = 0
         init(request: HTTPRequest) { self.request = request }
     }
 
@@ -88,6 +98,8 @@ final class MHDServer: Sendable {
 
     var requestsInFlight: Int { inFlight.withLock { $0 } }
     var requestsServed: Int { served.withLock { $0 } }
+    /// The part of the upload budget the requests in flight hold (0 when none is receiving a body).
+    var uploadBytesInUse: Int { uploadBytesHeld.withLock { $0 } }
 
     // MARK: - libmicrohttpd callbacks
 
@@ -98,9 +110,10 @@ final class MHDServer: Sendable {
 
     private static let completedHandler: MHD_RequestCompletedCallback = { context, _, state, _ in
         guard let state, let pointer = state.pointee else { return }
-        Unmanaged<Exchange>.fromOpaque(pointer).release()
+        let exchange = Unmanaged<Exchange>.fromOpaque(pointer).takeRetainedValue()
         state.pointee = nil
         let server = Unmanaged<MHDServer>.fromOpaque(context!).takeUnretainedValue()
+        server.uploadBytesHeld.withLock { $0 -= exchange.uploadBytesHeld }
         server.inFlight.withLock { $0 -= 1 }
     }
 
@@ -123,6 +136,11 @@ final class MHDServer: Sendable {
             let exchange = Exchange(request: request)
             state.pointee = Unmanaged.passRetained(exchange).toOpaque()
             if let early = examineHead(request) { return queue(early, on: connection) }
+            let length = request.header("content-length").flatMap { Int($0) } ?? 0
+            guard length <= limits.uploadBudget else { return queue(.contentTooLong, on: connection) }
+            guard holdUpload(length) else { return queue(.uploadsBusy, on: connection) }
+            exchange.uploadBytesHeld = length
+            exchange.request.body.reserveCapacity(min(length, limits.bodyLimit))
             return .YES
         }
         let exchange = Unmanaged<Exchange>.fromOpaque(pointer).takeUnretainedValue()
@@ -142,6 +160,15 @@ final class MHDServer: Sendable {
         return queue(reply, on: connection)
     }
 
+    /// Takes `length` bytes of the upload budget; false, taking nothing, when they do not fit.
+    private func holdUpload(_ length: Int) -> Bool {
+        uploadBytesHeld.withLock { held in
+            guard held + length <= limits.uploadBudget else { return false }
+            held += length
+            return true
+        }
+    }
+
     private func queue(_ reply: HTTPReply, on connection: OpaquePointer) -> MHD_Result {
         let response = reply.body.withUnsafeBytes { bytes in
             MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
@@ -150,6 +177,7 @@ final class MHDServer: Sendable {
         guard let response else { return .NO }
         defer { MHD_destroy_response(response) }
         _ = MHD_add_response_header(response, "Content-Type", reply.contentType)
+        for (name, value) in reply.headers { _ = MHD_add_response_header(response, name, value) }
         return MHD_queue_response(connection, UInt32(reply.status), response)
     }
 }

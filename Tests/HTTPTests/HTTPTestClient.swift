@@ -108,7 +108,11 @@ struct HTTPTestClient: Sendable {
         return Response(status: code, body: parts.dropFirst().joined(separator: "\r\n\r\n"))
     }
 
-    private static func contentLength(_ head: Substring) -> Int? {
+    /// A loopback connection the test drives by hand: `send` parts of a request, `receive`
+    /// what has arrived, to hold a request half-sent while others run.
+    func connection() -> RawConnection? { RawConnection(port: port) }
+
+    static func contentLength(_ head: Substring) -> Int? {
         for line in head.split(separator: "\r\n") where line.lowercased().hasPrefix("content-length:") {
             return Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
         }
@@ -118,5 +122,69 @@ struct HTTPTestClient: Sendable {
     /// The http sink's own gzip writer, so the tests send what the sink sends.
     static func gzip(_ input: [UInt8]) -> [UInt8] {
         GzipDeflater.gzip(input)
+    }
+}
+
+/// One TCP connection to 127.0.0.1, closed by `close()` or on deinit.
+final class RawConnection {
+    private(set) var fd: Int32
+
+    init?(port: UInt16) {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard fd >= 0, connected == 0 else {
+            Glibc.close(fd)
+            return nil
+        }
+    }
+
+    deinit { close() }
+
+    func close() {
+        if fd >= 0 { Glibc.close(fd) }
+        fd = -1
+    }
+
+    /// Whether all of `bytes` went out (false once the server has closed the connection).
+    @discardableResult
+    func send(_ bytes: [UInt8]) -> Bool {
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n <= 0 { return false }
+            sent += n
+        }
+        return true
+    }
+
+    @discardableResult
+    func send(_ text: String) -> Bool { send(Array(text.utf8)) }
+
+    /// What arrives until the server has sent a whole response head (and its `Content-Length`
+    /// of body), closes the connection, or `seconds` pass; `closed` tells whether it closed.
+    func receiveResponse(seconds: Double = 10) -> (text: String, closed: Bool) {
+        var timeout = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - seconds.rounded(.down)) * 1_000_000))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n == 0 || (n < 0 && errno == ECONNRESET) { return (String(decoding: received, as: UTF8.self), true) }
+            if n < 0 { break }
+            received.append(contentsOf: buffer[0..<n])
+            let text = String(decoding: received, as: UTF8.self)
+            if let split = text.range(of: "\r\n\r\n") {
+                let head = text[..<split.lowerBound]
+                let bodyCount = text.utf8.count - text.utf8.distance(from: text.startIndex, to: split.upperBound)
+                if bodyCount >= HTTPTestClient.contentLength(head) ?? 0 { break }
+            }
+        }
+        return (String(decoding: received, as: UTF8.self), false)
     }
 }

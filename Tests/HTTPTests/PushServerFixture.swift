@@ -12,8 +12,9 @@ final class PushServerFixture {
 
     static let tokens = ["alice": "token-alice-1234", "bob": "token-bob-5678"]
 
-    /// `tls`: PEM certificate and key files to serve HTTPS with.
-    init(users: [String: String] = PushServerFixture.tokens, tls: (certificate: String, key: String)? = nil) throws {
+    /// `tls`: PEM certificate and key files to serve HTTPS with; `configure` sets further keys.
+    init(users: [String: String] = PushServerFixture.tokens, tls: (certificate: String, key: String)? = nil,
+         configure: (inout HTTPPushSource.Configuration) -> Void = { _ in }) throws {
         directory = NSTemporaryDirectory() + "http-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         ingest = try PushIngest(stateDirectory: directory, control: control)
@@ -26,6 +27,7 @@ final class PushServerFixture {
             if !users.isEmpty {
                 configuration.users = users.mapValues { HTTPPushSource.Configuration.User(token: $0) }
             }
+            configure(&configuration)
             let context = PluginContext(name: "phone", stateDirectory: directory, logger: Logger(minimumLevel: .error))
             let candidate = try HTTPPushSource(configuration: configuration, context: context)
             do {

@@ -1,0 +1,81 @@
+import Foundation
+import HealthRouterCore
+import Testing
+@testable import HTTPPushSource
+
+/// The limits that keep many or slow clients from exhausting the server: the memory budget
+/// for bodies being received, over real loopback connections.
+@Suite("http_push resource limits")
+struct ResourceLimitTests {
+    let alice = PushServerFixture.tokens["alice"]!
+
+    /// A Pulso batch of one heart-rate sample at 08:`minute`, padded with spaces to exactly `size` bytes.
+    static func paddedBatch(minute: Int, size: Int) -> [UInt8] {
+        let time = "2026-07-06T08:\(minute < 10 ? "0" : "")\(minute):00Z"
+        let sample = Array(#"[{"uuid":"M\#(minute)","type":"heartRate","start":"\#(time)","end":"\#(time)","value":60,"source":"W"}"#.utf8)
+        return sample + [UInt8](repeating: 0x20, count: size - sample.count - 1) + [UInt8(ascii: "]")]
+    }
+
+    /// The head of a push of `length` bytes that waits for `100 Continue` before its body.
+    func uploadHead(length: Int) -> String {
+        "POST /ingest HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(alice)\r\nContent-Type: application/json\r\n"
+            + "Content-Length: \(length)\r\nExpect: 100-continue\r\n\r\n"
+    }
+
+    /// Whether `condition` holds within `seconds`, checked every 10 ms.
+    func eventually(within seconds: Double = 5, _ condition: () -> Bool) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        while Date() < deadline {
+            if condition() { return true }
+            usleep(10_000)
+        }
+        return condition()
+    }
+
+    @Test func uploadsBeyondTheMemoryBudgetAreRefusedBeforeTheirBodies() throws {
+        let server = try PushServerFixture { $0.maxUploadMemoryMiB = 1 }
+        let size = 700 << 10
+        // The first push's headers take 700 KiB of the 1 MiB budget; the server asks for its body.
+        let first = try #require(server.client.connection())
+        first.send(uploadHead(length: size))
+        #expect(first.receiveResponse().text.hasPrefix("HTTP/1.1 100 "))
+        #expect(server.source.uploadBytesInUse == size)
+        // Three more at the same time do not fit: 503 with Retry-After and a JSON body, sent
+        // while their bodies are still unsent.
+        let others = try (0..<3).map { _ in try #require(server.client.connection()) }
+        for other in others { other.send(uploadHead(length: size)) }
+        for other in others {
+            let reply = other.receiveResponse()
+            #expect(reply.text.hasPrefix("HTTP/1.1 503 "))
+            #expect(reply.text.contains("Retry-After: 10\r\n"))
+            #expect(reply.text.hasSuffix(#"{"error": "too many uploads at once"}"#))
+        }
+        #expect(server.source.uploadBytesInUse == size)
+        // A small push fits beside the first.
+        let small = server.client.post("/ingest", Self.paddedBatch(minute: 1, size: 1000), token: alice)
+        #expect(small.status == 200)
+        // The first, within the budget, goes through.
+        first.send(Self.paddedBatch(minute: 2, size: size))
+        let done = first.receiveResponse()
+        #expect(done.text.hasPrefix("HTTP/1.1 200 "))
+        #expect(done.text.hasSuffix(#"{"received": 1, "new": 1, "deleted": 0}"#))
+        // Its share returns when it completes, and so does that of a push abandoned halfway.
+        #expect(eventually { server.source.uploadBytesInUse == 0 })
+        let abandoned = try #require(server.client.connection())
+        abandoned.send(uploadHead(length: size))
+        #expect(abandoned.receiveResponse().text.hasPrefix("HTTP/1.1 100 "))
+        abandoned.send(Array(Self.paddedBatch(minute: 3, size: size).prefix(size / 2)))
+        #expect(server.source.uploadBytesInUse == size)
+        abandoned.close()
+        #expect(eventually { server.source.uploadBytesInUse == 0 })
+        // Afterwards pushes as large as the first succeed again.
+        let again = server.client.post("/ingest", Self.paddedBatch(minute: 4, size: size), token: alice)
+        #expect(again.status == 200)
+        #expect(again.body == #"{"received": 1, "new": 1, "deleted": 0}"#)
+        // A body larger than the whole budget could never fit: 413, not a 503 to retry forever.
+        let tooLarge = server.client.raw(uploadHead(length: 2 << 20))
+        #expect(tooLarge.status == 413)
+        #expect(tooLarge.body == #"{"error": "bad content length"}"#)
+        #expect(try server.journalItems().count == 3)
+    }
+}
