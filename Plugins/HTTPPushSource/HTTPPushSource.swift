@@ -38,6 +38,8 @@ public final class HTTPPushSource: ServiceSource {
         public var userId: String?
         /// At most this many connections at once (default 256).
         public var maxConnections: Int?
+        /// At most this many of them from one client address (default 32).
+        public var maxConnectionsPerAddress: Int?
         /// A connection idle this long is closed (default 60s).
         public var requestTimeout: ConfigDuration?
         /// MiB: the bodies being received at once, all connections together (default 256);
@@ -52,6 +54,7 @@ public final class HTTPPushSource: ServiceSource {
             case allowUnauthenticated = "allow_unauthenticated"
             case userId = "user_id"
             case maxConnections = "max_connections"
+            case maxConnectionsPerAddress = "max_connections_per_address"
             case requestTimeout = "request_timeout"
             case maxUploadMemoryMiB = "max_upload_memory_mib"
             case tlsCertificate = "tls_certificate"
@@ -127,6 +130,7 @@ public final class HTTPPushSource: ServiceSource {
                                          bodyLimit: Self.bodyLimit)
         var limits = MHDServer.Limits()
         if let connections = configuration.maxConnections { limits.connections = UInt32(max(1, connections)) }
+        if let perAddress = configuration.maxConnectionsPerAddress { limits.connectionsPerAddress = UInt32(clamping: max(1, perAddress)) }
         if let timeout = configuration.requestTimeout { limits.timeoutSeconds = UInt32(max(1, timeout.seconds.rounded(.up))) }
         limits.bodyLimit = Self.bodyLimit
         if let budget = configuration.maxUploadMemoryMiB { limits.uploadBudget = budget << 20 }

@@ -14,6 +14,9 @@ import Synchronization
 final class MHDServer: Sendable {
     struct Limits: Sendable {
         var connections: UInt32 = 256
+        /// At most this many of `connections` from one client address; those beyond are closed
+        /// as soon as they are accepted (libmicrohttpd's per-IP limit).
+        var connectionsPerAddress: UInt32 = 32
         var timeoutSeconds: UInt32 = 60
         var bodyLimit = 64 << 20
         /// Bytes: the sum of the `Content-Length`s of the bodies being received at once.
@@ -64,13 +67,9 @@ final class MHDServer: Sendable {
         let context = Unmanaged.passUnretained(self).toOpaque()
         let started: OpaquePointer? = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                if let tls {
-                    return swmhd_start_tls(UInt32(flags), socketAddress, Self.accessHandler, context, Self.completedHandler,
-                                           context, limits.connections, limits.timeoutSeconds, 256 << 10,
-                                           tls.key, tls.certificate)
-                }
-                return swmhd_start(UInt32(flags), socketAddress, Self.accessHandler, context, Self.completedHandler,
-                                   context, limits.connections, limits.timeoutSeconds, 256 << 10)
+                swmhd_start(UInt32(flags), socketAddress, Self.accessHandler, context, Self.completedHandler, context,
+                            limits.connections, limits.connectionsPerAddress, limits.timeoutSeconds, 256 << 10,
+                            tls?.key, tls?.certificate)
             }
         }
         guard let started else {

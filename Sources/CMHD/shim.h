@@ -6,32 +6,29 @@
 #include <microhttpd.h>
 
 /* MHD_start_daemon and MHD_get_daemon_info are variadic: Swift cannot call them. */
+
+/* Starts a daemon on `address`; HTTPS when `key_pem` and `cert_pem` are both given (pass
+   NULL for both to serve plain HTTP). A `per_address_limit` of 0 means no per-address limit. */
 static inline struct MHD_Daemon *swmhd_start(unsigned int flags, const struct sockaddr *address,
         MHD_AccessHandlerCallback handler, void *handler_context,
         MHD_RequestCompletedCallback completed, void *completed_context,
-        unsigned int connection_limit, unsigned int timeout_seconds, size_t memory_limit) {
-    return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_context,
-                            MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
-                            MHD_OPTION_CONNECTION_LIMIT, connection_limit,
-                            MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
-                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
-                            MHD_OPTION_SOCK_ADDR, address,
-                            MHD_OPTION_END);
-}
-
-static inline struct MHD_Daemon *swmhd_start_tls(unsigned int flags, const struct sockaddr *address,
-        MHD_AccessHandlerCallback handler, void *handler_context,
-        MHD_RequestCompletedCallback completed, void *completed_context,
-        unsigned int connection_limit, unsigned int timeout_seconds, size_t memory_limit,
+        unsigned int connection_limit, unsigned int per_address_limit,
+        unsigned int timeout_seconds, size_t memory_limit,
         const char *key_pem, const char *cert_pem) {
-    return MHD_start_daemon(flags | MHD_USE_TLS, 0, NULL, NULL, handler, handler_context,
+    int tls = key_pem != NULL && cert_pem != NULL;
+    struct MHD_OptionItem tls_options[] = {
+        { tls ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, (void *) key_pem },
+        { MHD_OPTION_HTTPS_MEM_CERT, 0, (void *) cert_pem },
+        { MHD_OPTION_END, 0, NULL },
+    };
+    return MHD_start_daemon(flags | (tls ? MHD_USE_TLS : 0), 0, NULL, NULL, handler, handler_context,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
                             MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_address_limit,
                             MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
                             MHD_OPTION_SOCK_ADDR, address,
-                            MHD_OPTION_HTTPS_MEM_KEY, key_pem,
-                            MHD_OPTION_HTTPS_MEM_CERT, cert_pem,
+                            MHD_OPTION_ARRAY, tls_options,
                             MHD_OPTION_END);
 }
 

@@ -3,8 +3,8 @@ import HealthRouterCore
 import Testing
 @testable import HTTPPushSource
 
-/// The limits that keep many or slow clients from exhausting the server: the memory budget
-/// for bodies being received, over real loopback connections.
+/// The limits that keep many or slow clients from exhausting the server, over real loopback
+/// connections: the memory budget for bodies being received, the connections per address.
 @Suite("http_push resource limits")
 struct ResourceLimitTests {
     let alice = PushServerFixture.tokens["alice"]!
@@ -77,5 +77,33 @@ struct ResourceLimitTests {
         #expect(tooLarge.status == 413)
         #expect(tooLarge.body == #"{"error": "bad content length"}"#)
         #expect(try server.journalItems().count == 3)
+    }
+
+    @Test func connectionsBeyondThePerAddressLimitAreClosed() throws {
+        let server = try PushServerFixture { $0.maxConnectionsPerAddress = 2 }
+        // Pushes keep their connection open (a reply sent before the body closes it).
+        let body = Self.paddedBatch(minute: 1, size: 200)
+        let push = "POST /ingest HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(alice)\r\nContent-Length: \(body.count)\r\n\r\n"
+        let first = try #require(server.client.connection())
+        let second = try #require(server.client.connection())
+        // The first answers, so the server has accepted both before the third arrives.
+        first.send(Array(push.utf8) + body)
+        #expect(first.receiveResponse().text.hasPrefix("HTTP/1.1 200 "))
+        // A third from 127.0.0.1 is accepted by the kernel and closed by the server unanswered.
+        let third = try #require(server.client.connection())
+        third.send(Array(push.utf8) + body)
+        let refused = third.receiveResponse(seconds: 5)
+        #expect(refused.closed)
+        #expect(refused.text.isEmpty)
+        // The earlier connections still work.
+        for connection in [first, second] {
+            connection.send(Array(push.utf8) + body)
+            let reply = connection.receiveResponse()
+            #expect(reply.text.hasPrefix("HTTP/1.1 200 "))
+            #expect(reply.text.hasSuffix(#"{"received": 1, "new": 0, "deleted": 0}"#))
+        }
+        // Once one closes, a new connection from the same address gets its place.
+        first.close()
+        #expect(eventually { server.client.get("/health").status == 200 })
     }
 }
