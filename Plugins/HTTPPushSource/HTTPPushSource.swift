@@ -42,6 +42,9 @@ public final class HTTPPushSource: ServiceSource {
         public var maxConnectionsPerAddress: Int?
         /// A connection idle this long is closed (default 60s).
         public var requestTimeout: ConfigDuration?
+        /// A request's line and headers must be in within this long of the connection opening,
+        /// or of its previous request's end, or the connection is closed (default 30s).
+        public var headerTimeout: ConfigDuration?
         /// MiB: the bodies being received at once, all connections together (default 256);
         /// a push that does not fit is answered 503 with `Retry-After` before its body is read.
         public var maxUploadMemoryMiB: Int?
@@ -56,6 +59,7 @@ public final class HTTPPushSource: ServiceSource {
             case maxConnections = "max_connections"
             case maxConnectionsPerAddress = "max_connections_per_address"
             case requestTimeout = "request_timeout"
+            case headerTimeout = "header_timeout"
             case maxUploadMemoryMiB = "max_upload_memory_mib"
             case tlsCertificate = "tls_certificate"
             case tlsKey = "tls_key"
@@ -132,6 +136,7 @@ public final class HTTPPushSource: ServiceSource {
         if let connections = configuration.maxConnections { limits.connections = UInt32(max(1, connections)) }
         if let perAddress = configuration.maxConnectionsPerAddress { limits.connectionsPerAddress = UInt32(clamping: max(1, perAddress)) }
         if let timeout = configuration.requestTimeout { limits.timeoutSeconds = UInt32(max(1, timeout.seconds.rounded(.up))) }
+        if let timeout = configuration.headerTimeout { limits.headerDeadlineSeconds = max(1, timeout.seconds) }
         limits.bodyLimit = Self.bodyLimit
         if let budget = configuration.maxUploadMemoryMiB { limits.uploadBudget = budget << 20 }
         let server = MHDServer(limits: limits, examineHead: { handler.examineHead($0) }, handle: { handler.handle($0) })

@@ -9,15 +9,21 @@ import Synchronization
 /// thread. The declared lengths of the bodies being received, all connections together,
 /// stay within `uploadBudget`: a body that does not fit now is answered `uploadsBusy` (503)
 /// before any of it is read, one that never fits `contentTooLong` (413); its share returns
-/// to the budget when its request completes. `stop()` stops accepting, waits for the
-/// requests in flight, then closes.
+/// to the budget when its request completes. A connection whose request line and headers
+/// are not all in `headerDeadlineSeconds` after it opened, or after its previous request
+/// completed, is shut down. `stop()` stops accepting, waits for the requests in flight,
+/// then closes.
 final class MHDServer: Sendable {
     struct Limits: Sendable {
         var connections: UInt32 = 256
         /// At most this many of `connections` from one client address; those beyond are closed
         /// as soon as they are accepted (libmicrohttpd's per-IP limit).
         var connectionsPerAddress: UInt32 = 32
+        /// A connection that sends nothing for this long is closed (libmicrohttpd's idle timeout).
         var timeoutSeconds: UInt32 = 60
+        /// A request's line and headers must be complete within this long of the connection
+        /// opening or of its previous request completing, however steadily they trickle in.
+        var headerDeadlineSeconds: Double = 30
         var bodyLimit = 64 << 20
         /// Bytes: the sum of the `Content-Length`s of the bodies being received at once.
         var uploadBudget = 256 << 20
@@ -36,6 +42,19 @@ final class MHDServer: Sendable {
     private let served = Mutex(0)
     /// The part of `limits.uploadBudget` the requests in flight hold.
     private let uploadBytesHeld = Mutex(0)
+    private let connections = Mutex(OpenConnections())
+
+    /// The connections libmicrohttpd has open, by `MHD_Connection` address (from its
+    /// notification that one started to the one that it closed).
+    private struct OpenConnections {
+        struct Connection {
+            var socket: Int32
+            /// While it waits for a request's headers: the number of the deadline armed for them.
+            var headerDeadline: UInt64?
+        }
+        var byAddress: [UInt: Connection] = [:]
+        var deadlinesArmed: UInt64 = 0
+    }
 
     init(limits: Limits, examineHead: @escaping @Sendable (HTTPRequest) -> HTTPReply?,
          handle: @escaping @Sendable (HTTPRequest) -> HTTPReply) {
@@ -68,6 +87,7 @@ final class MHDServer: Sendable {
         let started: OpaquePointer? = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
                 swmhd_start(UInt32(flags), socketAddress, Self.accessHandler, context, Self.completedHandler, context,
+                            Self.connectionHandler, context,
                             limits.connections, limits.connectionsPerAddress, limits.timeoutSeconds, 256 << 10,
                             tls?.key, tls?.certificate)
             }
@@ -107,13 +127,56 @@ final class MHDServer: Sendable {
         return server.access(connection: connection!, url: url, method: method, data: data, size: size!, state: state!)
     }
 
-    private static let completedHandler: MHD_RequestCompletedCallback = { context, _, state, _ in
+    private static let completedHandler: MHD_RequestCompletedCallback = { context, connection, state, _ in
+        let server = Unmanaged<MHDServer>.fromOpaque(context!).takeUnretainedValue()
+        // A kept-alive connection waits for its next request's headers.
+        if let connection { server.armHeaderDeadline(MHDServer.address(of: connection)) }
         guard let state, let pointer = state.pointee else { return }
         let exchange = Unmanaged<Exchange>.fromOpaque(pointer).takeRetainedValue()
         state.pointee = nil
-        let server = Unmanaged<MHDServer>.fromOpaque(context!).takeUnretainedValue()
         server.uploadBytesHeld.withLock { $0 -= exchange.uploadBytesHeld }
         server.inFlight.withLock { $0 -= 1 }
+    }
+
+    private static let connectionHandler: MHD_NotifyConnectionCallback = { context, connection, _, event in
+        guard let connection else { return }
+        let server = Unmanaged<MHDServer>.fromOpaque(context!).takeUnretainedValue()
+        let address = MHDServer.address(of: connection)
+        switch event {
+        case .CONNECTION_NOTIFY_STARTED:
+            let socket = swmhd_connection_socket(connection)
+            server.connections.withLock { $0.byAddress[address] = OpenConnections.Connection(socket: socket) }
+            server.armHeaderDeadline(address)
+        case .CONNECTION_NOTIFY_CLOSED:
+            // libmicrohttpd closes the socket after this returns.
+            server.connections.withLock { $0.byAddress[address] = nil }
+        }
+    }
+
+    private static func address(of connection: OpaquePointer) -> UInt { UInt(bitPattern: Int(bitPattern: connection)) }
+
+    /// Gives the connection `limits.headerDeadlineSeconds` from now to complete a request's headers.
+    private func armHeaderDeadline(_ connection: UInt) {
+        let armed: UInt64? = connections.withLock { open in
+            guard open.byAddress[connection] != nil else { return nil }
+            open.deadlinesArmed += 1
+            open.byAddress[connection]?.headerDeadline = open.deadlinesArmed
+            return open.deadlinesArmed
+        }
+        guard let armed else { return }
+        DispatchQueue.global().asyncAfter(deadline: .now() + limits.headerDeadlineSeconds) { [weak self] in
+            self?.headerDeadlinePassed(connection, armed: armed)
+        }
+    }
+
+    /// Shuts the connection's socket down if it still waits for the headers deadline `armed`
+    /// was set for; its thread then reads the end of the stream and libmicrohttpd closes it.
+    /// Under the lock the `CLOSED` notification takes, so the socket is still this connection's.
+    private func headerDeadlinePassed(_ connection: UInt, armed: UInt64) {
+        connections.withLock { open in
+            guard let entry = open.byAddress[connection], entry.headerDeadline == armed, entry.socket >= 0 else { return }
+            shutdown(entry.socket, Int32(SHUT_RDWR))
+        }
     }
 
     private func access(connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
@@ -121,6 +184,7 @@ final class MHDServer: Sendable {
                         state: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
         guard let pointer = state.pointee else {
             // First call: the headers are in.
+            connections.withLock { $0.byAddress[Self.address(of: connection)]?.headerDeadline = nil }
             inFlight.withLock { $0 += 1 }
             var headers: [String: String] = [:]
             for name in Self.headerNames {

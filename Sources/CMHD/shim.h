@@ -5,13 +5,15 @@
 #include <netinet/in.h>
 #include <microhttpd.h>
 
-/* MHD_start_daemon and MHD_get_daemon_info are variadic: Swift cannot call them. */
+/* MHD_start_daemon, MHD_get_daemon_info and MHD_get_connection_info are variadic: Swift
+   cannot call them. */
 
 /* Starts a daemon on `address`; HTTPS when `key_pem` and `cert_pem` are both given (pass
    NULL for both to serve plain HTTP). A `per_address_limit` of 0 means no per-address limit. */
 static inline struct MHD_Daemon *swmhd_start(unsigned int flags, const struct sockaddr *address,
         MHD_AccessHandlerCallback handler, void *handler_context,
         MHD_RequestCompletedCallback completed, void *completed_context,
+        MHD_NotifyConnectionCallback connection_notified, void *connection_context,
         unsigned int connection_limit, unsigned int per_address_limit,
         unsigned int timeout_seconds, size_t memory_limit,
         const char *key_pem, const char *cert_pem) {
@@ -23,6 +25,7 @@ static inline struct MHD_Daemon *swmhd_start(unsigned int flags, const struct so
     };
     return MHD_start_daemon(flags | (tls ? MHD_USE_TLS : 0), 0, NULL, NULL, handler, handler_context,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
+                            MHD_OPTION_NOTIFY_CONNECTION, connection_notified, connection_context,
                             MHD_OPTION_CONNECTION_LIMIT, connection_limit,
                             MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_address_limit,
                             MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
@@ -36,4 +39,10 @@ static inline struct MHD_Daemon *swmhd_start(unsigned int flags, const struct so
 static inline uint16_t swmhd_bound_port(struct MHD_Daemon *daemon) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
     return info ? info->port : 0;
+}
+
+/* The connection's socket, or -1. */
+static inline int swmhd_connection_socket(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info ? info->connect_fd : -1;
 }

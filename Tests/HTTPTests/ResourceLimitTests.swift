@@ -4,7 +4,8 @@ import Testing
 @testable import HTTPPushSource
 
 /// The limits that keep many or slow clients from exhausting the server, over real loopback
-/// connections: the memory budget for bodies being received, the connections per address.
+/// connections: the memory budget for bodies being received, the connections per address,
+/// the deadline for a request's headers.
 @Suite("http_push resource limits")
 struct ResourceLimitTests {
     let alice = PushServerFixture.tokens["alice"]!
@@ -105,5 +106,32 @@ struct ResourceLimitTests {
         // Once one closes, a new connection from the same address gets its place.
         first.close()
         #expect(eventually { server.client.get("/health").status == 200 })
+    }
+
+    @Test func headersTricklingInPastTheDeadlineCloseTheConnection() throws {
+        let server = try PushServerFixture { $0.headerTimeout = .seconds(1) }
+        // One header line every 200 ms keeps the connection busy but never finishes the headers.
+        let slow = try #require(server.client.connection())
+        let opened = Date()
+        slow.send("POST /ingest HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(alice)\r\n")
+        var closed = false
+        for line in 0..<25 where !closed {
+            slow.send("X-Slow-\(line): 1\r\n")
+            closed = slow.receiveResponse(seconds: 0.2).closed
+        }
+        let lasted = Date().timeIntervalSince(opened)
+        #expect(closed)
+        #expect(lasted >= 0.9 && lasted < 3, "closed after \(lasted) s")
+        #expect(server.client.get("/health").status == 200)
+        // The deadline covers the headers only: a body may take longer.
+        let body = Self.paddedBatch(minute: 1, size: 200)
+        let push = "POST /ingest HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(alice)\r\nContent-Length: \(body.count)\r\n\r\n"
+        let patient = try #require(server.client.connection())
+        patient.send(Array(push.utf8) + body.prefix(100))
+        usleep(1_500_000)
+        patient.send(Array(body.dropFirst(100)))
+        #expect(patient.receiveResponse().text.hasSuffix(#"{"received": 1, "new": 1, "deleted": 0}"#))
+        // After the reply the deadline runs again, for the next request's headers.
+        #expect(patient.receiveResponse(seconds: 3).closed)
     }
 }
