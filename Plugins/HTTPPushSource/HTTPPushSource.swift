@@ -101,9 +101,15 @@ public final class HTTPPushSource: ServiceSource {
                               message: "listen \(configuration.listen) is reachable from other machines but no users are configured",
                               suggestion: "add users: {alice: {token: \"${ALICE_TOKEN}\"}}, or set allow_unauthenticated: true")
         }
-        if let budget = configuration.maxUploadMemoryMiB, budget < 1 {
-            throw ConfigError(path: path + ".max_upload_memory_mib", message: "max_upload_memory_mib must be at least 1, not \(budget)",
-                              suggestion: "max_upload_memory_mib: 256")
+        for (key, value, range, suggestion) in [
+            ("max_connections", configuration.maxConnections, 1...65_536, 256),
+            ("max_connections_per_address", configuration.maxConnectionsPerAddress, 1...65_536, 32),
+            ("max_upload_memory_mib", configuration.maxUploadMemoryMiB, 1...1_048_576, 256),
+        ] {
+            guard let value, !range.contains(value) else { continue }
+            throw ConfigError(path: path + "." + key,
+                              message: "\(key) must be \(range.lowerBound)…\(range.upperBound), not \(value)",
+                              suggestion: "\(key): \(suggestion)")
         }
         if (configuration.tlsCertificate == nil) != (configuration.tlsKey == nil) {
             throw ConfigError(path: path + ".tls_key", message: "tls_certificate and tls_key go together")
@@ -133,8 +139,8 @@ public final class HTTPPushSource: ServiceSource {
                                          ingest: ingest, latest: latest, logger: context.logger,
                                          bodyLimit: Self.bodyLimit)
         var limits = MHDServer.Limits()
-        if let connections = configuration.maxConnections { limits.connections = UInt32(max(1, connections)) }
-        if let perAddress = configuration.maxConnectionsPerAddress { limits.connectionsPerAddress = UInt32(clamping: max(1, perAddress)) }
+        if let connections = configuration.maxConnections { limits.connections = UInt32(connections) }
+        if let perAddress = configuration.maxConnectionsPerAddress { limits.connectionsPerAddress = UInt32(perAddress) }
         if let timeout = configuration.requestTimeout { limits.timeoutSeconds = UInt32(max(1, timeout.seconds.rounded(.up))) }
         if let timeout = configuration.headerTimeout { limits.headerDeadlineSeconds = max(1, timeout.seconds) }
         limits.bodyLimit = Self.bodyLimit

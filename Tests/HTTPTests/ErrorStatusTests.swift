@@ -95,6 +95,27 @@ struct ErrorStatusTests {
         }
     }
 
+    /// Limits too large for what they become (libmicrohttpd's 32-bit counts, a byte budget) are
+    /// config errors at their key, found by `check`, not crashes when the server starts.
+    @Test func limitsOutOfRangeAreConfigErrors() throws {
+        let context = PluginContext(name: "phone", stateDirectory: NSTemporaryDirectory(), logger: Logger())
+        var huge = HTTPPushSource.Configuration(listen: "127.0.0.1:8787")
+        huge.maxConnections = 5_000_000_000
+        let connections = #expect(throws: ConfigError.self) { _ = try HTTPPushSource(configuration: huge, context: context, path: "sources.phone") }
+        #expect(connections?.path == "sources.phone.max_connections")
+        #expect(connections?.message == "max_connections must be 1…65536, not 5000000000")
+        huge.maxConnections = 256
+        huge.maxUploadMemoryMiB = 1 << 50
+        let budget = #expect(throws: ConfigError.self) { _ = try HTTPPushSource(configuration: huge, context: context, path: "sources.phone") }
+        #expect(budget?.path == "sources.phone.max_upload_memory_mib")
+        huge.maxUploadMemoryMiB = 256
+        huge.maxConnectionsPerAddress = 0
+        let perAddress = #expect(throws: ConfigError.self) { _ = try HTTPPushSource(configuration: huge, context: context, path: "sources.phone") }
+        #expect(perAddress?.path == "sources.phone.max_connections_per_address")
+        huge.maxConnectionsPerAddress = 32
+        _ = try HTTPPushSource(configuration: huge, context: context, path: "sources.phone")
+    }
+
     @Test func openServerAcceptsWithoutToken() throws {
         let server = try PushServerFixture(users: [:])
         #expect(server.client.post("/ingest", PulsoProtocolTests.goldenSleep).body == #"{"received": 1, "new": 1, "deleted": 0}"#)
