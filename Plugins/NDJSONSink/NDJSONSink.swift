@@ -55,6 +55,9 @@ public final class NDJSONSink: Sink {
     }
 
     public func prepare() throws -> Int64? {
+        if let problem = StorePath.folderProblem(configuration.directory, key: "directory") {
+            throw SinkError.unavailable(problem)
+        }
         do {
             try FileManager.default.createDirectory(atPath: configuration.directory, withIntermediateDirectories: true)
             try lockDirectory()

@@ -65,6 +65,11 @@ public final class SQLiteSink: Sink {
     }
 
     public func prepare() throws -> Int64? {
+        if let problem = StorePath.fileProblem(configuration.path, key: "path")
+            ?? StorePath.folderProblem((configuration.path as NSString).deletingLastPathComponent, key: "path",
+                                       for: configuration.path) {
+            throw SinkError.unavailable(problem)
+        }
         do {
             let directory = (configuration.path as NSString).deletingLastPathComponent
             if !directory.isEmpty {
@@ -90,6 +95,9 @@ public final class SQLiteSink: Sink {
             return cursor
         } catch let error as SinkError {
             throw error
+        } catch let error as SQLiteError where error.code == 26 {
+            throw SinkError.unavailable("\(configuration.path) is not a SQLite database: set `path` to a new file, "
+                                        + "or to a store healthrouter made")
         } catch let error as SQLiteError {
             throw SinkError.unavailable(error.description)
         } catch {

@@ -82,7 +82,8 @@ struct ImportReport {
                     line += ", \(NumberText.grouped(progress.deadLetters)) dead letters (see: healthrouter status)"
                 }
                 if let reason = progress.gaveUp {
-                    line += "\n      NOT caught up: \(reason)\n      the entries stay in the journal; run the import again or `healthrouter run` once the sink is back"
+                    line += "\n      NOT caught up: \(reason)\n      the entries stay in the journal: once the sink is back (or its config "
+                        + "is fixed), run the import again or `healthrouter run`"
                 } else {
                     line += ", caught up"
                 }

@@ -60,6 +60,21 @@ import Testing
 
     // MARK: - Layout and fields
 
+    /// A file where the folder should be says which key to change, not a raw Foundation error.
+    @Test func aFileWhereTheFolderShouldBeSaysWhichKeyToChange() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try "x".write(toFile: directory.path + "/lake", atomically: true, encoding: .utf8)
+        for (folder, expected) in [
+            (directory.path + "/lake", "\(directory.path)/lake is a file, not a folder: set `directory` to a folder (it is created when missing)"),
+            (directory.path + "/lake/ndjson", "\(directory.path)/lake is a file, so \(directory.path)/lake/ndjson cannot be a folder: set `directory` to another folder"),
+        ] {
+            let sink = NDJSONSink(configuration: .init(directory: folder), context: SinkFixtures.context(directory.path))
+            #expect(throws: SinkError.unavailable(expected)) { _ = try sink.prepare() }
+            sink.close()
+        }
+    }
+
     @Test func writesOneFilePerTypeInPulsoLayout() throws {
         try withSink { sink, directory in
             try sink.write(SinkFixtures.entries(SinkFixtures.all), cursor: 12)

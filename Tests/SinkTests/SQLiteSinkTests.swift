@@ -57,6 +57,35 @@ import Testing
 
     // MARK: - Tables
 
+    /// A path where something of the wrong kind is says which key to change, not a SQLite code
+    /// that reads like a store that is down for a while.
+    @Test func aPathThatCannotBeAStoreSaysWhichKeyToChange() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        func problem(_ path: String) -> String? {
+            let sink = SQLiteSink(configuration: .init(path: path), context: SinkFixtures.context(directory.path))
+            defer { sink.close() }
+            do {
+                _ = try sink.prepare()
+                return nil
+            } catch SinkError.unavailable(let reason) {
+                return reason
+            } catch {
+                return "\(error)"
+            }
+        }
+        try FileManager.default.createDirectory(atPath: directory.path + "/folder", withIntermediateDirectories: true)
+        #expect(problem(directory.path + "/folder")
+                == "\(directory.path)/folder is a folder, not a file: set `path` to a file in it, such as \(directory.path)/folder/health.sqlite")
+        try "not a database, just text that is long enough to fill a header of one hundred bytes or more, surely."
+            .write(toFile: directory.path + "/notes.txt", atomically: true, encoding: .utf8)
+        #expect(problem(directory.path + "/notes.txt")
+                == "\(directory.path)/notes.txt is not a SQLite database: set `path` to a new file, or to a store healthrouter made")
+        #expect(problem(directory.path + "/notes.txt/health.sqlite")
+                == "\(directory.path)/notes.txt is a file, so \(directory.path)/notes.txt/health.sqlite cannot be made: set `path` elsewhere")
+        #expect(problem(directory.path + "/fine/health.sqlite") == nil)
+    }
+
     @Test func writesEveryKindToItsTable() throws {
         try withSink { sink, path in
             try sink.write(SinkFixtures.entries(SinkFixtures.all), cursor: 12)

@@ -1,0 +1,28 @@
+import Foundation
+
+/// What is wrong with a store's configured path when something of the wrong kind is there:
+/// said in the config's terms (which key to change), before the storage library reports it in
+/// its own (`SQLite code 14`, `NSCocoaErrorDomain Code=516`), which reads like a passing failure.
+public enum StorePath {
+    /// Why `path` cannot be a store's file (a folder is there); nil when it can.
+    public static func fileProblem(_ path: String, key: String) -> String? {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else { return nil }
+        return "\(path) is a folder, not a file: set `\(key)` to a file in it, such as \(path)/health.sqlite"
+    }
+
+    /// Why `path` cannot be a store's folder, or hold the store's file `target` (a file, or a file
+    /// on the way, is there); nil when it can.
+    public static func folderProblem(_ path: String, key: String, for target: String? = nil) -> String? {
+        var prefix = ""
+        for component in (path as NSString).pathComponents {
+            prefix = prefix.isEmpty ? component : (prefix as NSString).appendingPathComponent(component)
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: prefix, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
+            if let target { return "\(prefix) is a file, so \(target) cannot be made: set `\(key)` elsewhere" }
+            return prefix == path ? "\(path) is a file, not a folder: set `\(key)` to a folder (it is created when missing)"
+                : "\(prefix) is a file, so \(path) cannot be a folder: set `\(key)` to another folder"
+        }
+        return nil
+    }
+}
