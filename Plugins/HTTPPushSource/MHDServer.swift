@@ -93,11 +93,32 @@ final class MHDServer: Sendable {
             }
         }
         guard let started else {
+            // libmicrohttpd says only that it did not start: with TLS, a free address means the
+            // key or certificate was refused (its own message about them is in the log above).
+            if tls != nil, Self.canBind(address) {
+                throw SourceError(input: "\(host):\(port)", problem: "cannot start HTTPS: the TLS key or certificate was refused",
+                                  hint: "check that tls_key and tls_certificate are a PEM private key and the certificate that goes with it")
+            }
             throw SourceError(input: "\(host):\(port)", problem: "cannot listen (address in use or not available)",
                               hint: "pick another port in listen, or stop what uses this one")
         }
         daemon.withLock { $0 = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(started))) }
         return swmhd_bound_port(started)
+    }
+
+    /// Whether a TCP socket can be bound to `address` now (and is closed again at once).
+    static func canBind(_ address: sockaddr_in) -> Bool {
+        let socketHandle = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socketHandle >= 0 else { return false }
+        defer { close(socketHandle) }
+        var reuse: Int32 = 1
+        setsockopt(socketHandle, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+        var address = address
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socketHandle, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
     }
 
     /// Stops accepting, waits up to `grace` seconds for the requests in flight, and closes.

@@ -40,4 +40,22 @@ struct TLSTests {
         try FileManager.default.createDirectory(atPath: ingestDirectory, withIntermediateDirectories: true)
         #expect(throws: SourceError.self) { try source.start(ingest: try PushIngest(stateDirectory: ingestDirectory, control: control)) }
     }
+
+    /// Files that are there but are no PEM key and certificate: libmicrohttpd refuses to start, and
+    /// the error blames them, not the address (which is free).
+    @Test func aKeyThatIsNotPEMIsBlamedNotTheAddress() throws {
+        let directory = NSTemporaryDirectory() + "tls-bad-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try "not a certificate".write(toFile: directory + "/cert.pem", atomically: true, encoding: .utf8)
+        try "not a key".write(toFile: directory + "/key.pem", atomically: true, encoding: .utf8)
+        var configuration = HTTPPushSource.Configuration(listen: "127.0.0.1:0")
+        configuration.tlsCertificate = directory + "/cert.pem"
+        configuration.tlsKey = directory + "/key.pem"
+        let source = try HTTPPushSource(configuration: configuration,
+                                        context: PluginContext(name: "phone", stateDirectory: directory, logger: Logger(minimumLevel: .error)))
+        let error = #expect(throws: SourceError.self) {
+            try source.start(ingest: try PushIngest(stateDirectory: directory, control: WorkerControl()))
+        }
+        #expect("\(error.map { "\($0)" } ?? "")".contains("the TLS key or certificate was refused"))
+    }
 }
