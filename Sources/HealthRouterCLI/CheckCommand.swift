@@ -27,6 +27,7 @@ enum CheckCommand {
             print(help)
             return .success
         }
+        try arguments.refusePositional(command: "check")
         let loaded = try LoadedConfig.load(arguments, environment: environment)
         let config = loaded.config
         let sinks = try loaded.sinkSpecs()

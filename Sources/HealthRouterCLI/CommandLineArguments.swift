@@ -57,6 +57,13 @@ struct CommandLineArguments {
         return result
     }
 
+    /// Throws when the line has positional arguments, for a command that takes none
+    /// (`status extra` is a mistake to point out, not to ignore).
+    func refusePositional(command: String) throws {
+        guard let first = positional.first else { return }
+        throw UsageError("\(command) takes no arguments, not '\(first)'", command: command)
+    }
+
     /// The known word nearest to `word`, when it is near enough to be a typo.
     static func closest(to word: String, in candidates: [String]) -> String? {
         let scored = candidates.map { ($0, editDistance(word, $0)) }.min { $0.1 < $1.1 }

@@ -24,6 +24,10 @@ enum FilterOptions {
         let types = (arguments.values["--types"] ?? "").split(separator: ",")
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         let filter = SampleFilter(since: try date("--since"), until: try date("--until"), types: types)
+        if let since = filter.since, let until = filter.until, since >= until {
+            throw UsageError("--since \(arguments.values["--since"] ?? "") is not before --until \(arguments.values["--until"] ?? ""): "
+                                + "no sample could match", command: command)
+        }
         if let unknown = filter.unknownTypes.first {
             var message = "--types: '\(unknown)' is no known type, short key or group"
             if let guess = CommandLineArguments.closest(to: unknown, in: TypeRegistry.groups + TypeRegistry.all.compactMap(\.key)) {

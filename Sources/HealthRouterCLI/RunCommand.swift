@@ -38,6 +38,7 @@ enum RunCommand {
             print(help)
             return .success
         }
+        try arguments.refusePositional(command: "run")
         var plan = try Plan(arguments: arguments, environment: environment)
         try plan.loaded.ensureStateDirectory()
         let signals = SignalWaiter(signals: [SIGTERM, SIGINT, SIGHUP], logger: plan.loaded.logger)

@@ -21,6 +21,7 @@ enum StatusCommand {
             print(help)
             return .success
         }
+        try arguments.refusePositional(command: "status")
         let loaded = try LoadedConfig.load(arguments, environment: environment)
         let config = loaded.config
         let journalPath = (config.stateDirectory as NSString).appendingPathComponent("journal.sqlite")

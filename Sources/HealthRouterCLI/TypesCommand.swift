@@ -23,6 +23,7 @@ enum TypesCommand {
             print(help)
             return .success
         }
+        try arguments.refusePositional(command: "types")
         var types = TypeRegistry.all
         if let group = arguments.values["--group"] {
             guard TypeRegistry.groups.contains(group) else {

@@ -5,6 +5,19 @@ import Testing
 
 /// `check`, `types` and config errors through the command line.
 @Suite struct ConfigCommandTests {
+    /// Words a command does not take are pointed out (64), not ignored; so is a date range no
+    /// sample can fall in.
+    @Test func strayArgumentsAndAnEmptyDateRangeAreUsageErrors() throws {
+        let directory = makeTemporaryDirectory()
+        let config = directory + "/hr.yaml"
+        try "state_directory: \(directory)/state\n".write(toFile: config, atomically: true, encoding: .utf8)
+        for command in ["status", "check", "types", "run"] {
+            #expect(HealthRouterCommand.main([command, "extra-arg", "--config", config], environment: [:]) == 64, "\(command)")
+        }
+        #expect(HealthRouterCommand.main(["dump", "--since", "2024-01-01", "--until", "2020-01-01", "--config", config],
+                                         environment: [:]) == 64)
+    }
+
     @Test func everyExampleConfigChecks() throws {
         let folder = CommandRunner.repository + "/config"
         let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".yaml") }
