@@ -77,31 +77,9 @@ struct HTTPTestClient: Sendable {
 
     /// Sends `head` (and `body`) on a raw socket and returns the status line's code and the body.
     func raw(_ head: String, body: [UInt8] = [], timeoutMicroseconds: Int = 10_000_000) -> Response {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { return Response(status: -1, body: "") }
-        var timeout = timeval(tv_sec: timeoutMicroseconds / 1_000_000, tv_usec: timeoutMicroseconds % 1_000_000)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let bytes = Array(head.utf8) + body
-        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n <= 0 { break }
-            received.append(contentsOf: buffer[0..<n])
-            let text = String(decoding: received, as: UTF8.self)
-            if let split = text.range(of: "\r\n\r\n"), let length = Self.contentLength(text[..<split.lowerBound]),
-               text.utf8.count - text.utf8.distance(from: text.startIndex, to: split.upperBound) >= length { break }
-        }
-        let text = String(decoding: received, as: UTF8.self)
+        guard let connection = connection() else { return Response(status: -1, body: "") }
+        connection.send(Array(head.utf8) + body)
+        let text = connection.receiveResponse(seconds: Double(timeoutMicroseconds) / 1_000_000).text
         let parts = text.components(separatedBy: "\r\n\r\n")
         let statusLine = parts.first?.split(separator: "\r\n").first ?? ""
         let code = statusLine.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? -1
