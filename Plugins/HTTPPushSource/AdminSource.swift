@@ -58,8 +58,9 @@ public final class AdminSource: ServiceSource {
                 try? AdminReport.read(journal: journal, sinkNames: sinkNames, pushed: ingest.appendedSoFar)
             }
         }
+        let logger = context.logger
         let server = MHDServer(limits: MHDServer.Limits(connections: 16, timeoutSeconds: 10, bodyLimit: 0),
-                               examineHead: { request in
+                               log: { logger.debug("libmicrohttpd: \($0)") }, examineHead: { request in
             guard request.method == "GET", !request.hasQuery else { return .notFound }
             switch request.path {
             case "/metrics":

@@ -145,7 +145,9 @@ public final class HTTPPushSource: ServiceSource {
         if let timeout = configuration.headerTimeout { limits.headerDeadlineSeconds = max(1, timeout.seconds) }
         limits.bodyLimit = Self.bodyLimit
         if let budget = configuration.maxUploadMemoryMiB { limits.uploadBudget = budget << 20 }
-        let server = MHDServer(limits: limits, examineHead: { handler.examineHead($0) }, handle: { handler.handle($0) })
+        let logger = context.logger
+        let server = MHDServer(limits: limits, log: { logger.debug("libmicrohttpd: \($0)") },
+                               examineHead: { handler.examineHead($0) }, handle: { handler.handle($0) })
         let bound = try server.start(host: host, port: port, tls: tls)
         boundPort.withLock { $0 = bound }
         self.server.withLock { $0 = server }

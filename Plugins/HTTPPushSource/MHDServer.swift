@@ -56,11 +56,29 @@ final class MHDServer: Sendable {
         var deadlinesArmed: UInt64 = 0
     }
 
-    init(limits: Limits, examineHead: @escaping @Sendable (HTTPRequest) -> HTTPReply?,
-         handle: @escaping @Sendable (HTTPRequest) -> HTTPReply) {
+    /// Where libmicrohttpd's own messages go (a client that closed mid-request, a TLS handshake
+    /// that failed): one call per message, on libmicrohttpd's threads.
+    private let log: @Sendable (String) -> Void
+    /// The C side of `log`, alive as long as the server.
+    private nonisolated(unsafe) let logTarget = UnsafeMutablePointer<swmhd_log_target>.allocate(capacity: 1)
+
+    init(limits: Limits, log: @escaping @Sendable (String) -> Void,
+         examineHead: @escaping @Sendable (HTTPRequest) -> HTTPReply?, handle: @escaping @Sendable (HTTPRequest) -> HTTPReply) {
         self.limits = limits
+        self.log = log
         self.examineHead = examineHead
         self.handle = handle
+        logTarget.initialize(to: swmhd_log_target(write: Self.logHandler, context: nil))
+    }
+
+    deinit {
+        logTarget.deallocate()
+    }
+
+    private static let logHandler: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Void = { context, message in
+        guard let context, let message else { return }
+        let server = Unmanaged<MHDServer>.fromOpaque(context).takeUnretainedValue()
+        server.log(String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     /// The state of one request across the handler's calls; released when MHD completes it.
@@ -84,12 +102,13 @@ final class MHDServer: Sendable {
         let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_THREAD_PER_CONNECTION.rawValue
             | MHD_USE_ITC.rawValue | MHD_USE_ERROR_LOG.rawValue
         let context = Unmanaged.passUnretained(self).toOpaque()
+        logTarget.pointee.context = context
         let started: OpaquePointer? = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
                 swmhd_start(UInt32(flags), socketAddress, Self.accessHandler, context, Self.completedHandler, context,
                             Self.connectionHandler, context,
                             limits.connections, limits.connectionsPerAddress, limits.timeoutSeconds, 256 << 10,
-                            tls?.key, tls?.certificate)
+                            tls?.key, tls?.certificate, logTarget)
             }
         }
         guard let started else {

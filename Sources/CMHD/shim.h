@@ -1,5 +1,6 @@
 #include <stdint.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
@@ -8,15 +9,29 @@
 /* MHD_start_daemon, MHD_get_daemon_info and MHD_get_connection_info are variadic: Swift
    cannot call them. */
 
+/* Where libmicrohttpd's own messages go: `write` gets each one, formatted, with `context`. */
+struct swmhd_log_target {
+    void (*write)(void *context, const char *message);
+    void *context;
+};
+
+static inline void swmhd_log(void *target, const char *format, va_list arguments) {
+    char message[512];
+    vsnprintf(message, sizeof message, format, arguments);
+    struct swmhd_log_target *log = target;
+    log->write(log->context, message);
+}
+
 /* Starts a daemon on `address`; HTTPS when `key_pem` and `cert_pem` are both given (pass
-   NULL for both to serve plain HTTP). A `per_address_limit` of 0 means no per-address limit. */
+   NULL for both to serve plain HTTP). A `per_address_limit` of 0 means no per-address limit.
+   libmicrohttpd's own messages go to `log`. */
 static inline struct MHD_Daemon *swmhd_start(unsigned int flags, const struct sockaddr *address,
         MHD_AccessHandlerCallback handler, void *handler_context,
         MHD_RequestCompletedCallback completed, void *completed_context,
         MHD_NotifyConnectionCallback connection_notified, void *connection_context,
         unsigned int connection_limit, unsigned int per_address_limit,
         unsigned int timeout_seconds, size_t memory_limit,
-        const char *key_pem, const char *cert_pem) {
+        const char *key_pem, const char *cert_pem, struct swmhd_log_target *log) {
     int tls = key_pem != NULL && cert_pem != NULL;
     struct MHD_OptionItem tls_options[] = {
         { tls ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, (void *) key_pem },
@@ -24,6 +39,7 @@ static inline struct MHD_Daemon *swmhd_start(unsigned int flags, const struct so
         { MHD_OPTION_END, 0, NULL },
     };
     return MHD_start_daemon(flags | (tls ? MHD_USE_TLS : 0), 0, NULL, NULL, handler, handler_context,
+                            MHD_OPTION_EXTERNAL_LOGGER, swmhd_log, (void *) log, /* first, as MHD asks (0.9.75 warns anyway) */
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
                             MHD_OPTION_NOTIFY_CONNECTION, connection_notified, connection_context,
                             MHD_OPTION_CONNECTION_LIMIT, connection_limit,

@@ -58,4 +58,39 @@ struct TLSTests {
         }
         #expect("\(error.map { "\($0)" } ?? "")".contains("the TLS key or certificate was refused"))
     }
+
+    /// libmicrohttpd's own messages (here GnuTLS refusing the key) go through the daemon's
+    /// logger, so `--log-format json` gives JSON lines only; at debug level, since clients can
+    /// make the library talk (one line per connection closed mid-request).
+    @Test func theLibrarysOwnMessagesAreLogLines() throws {
+        let directory = NSTemporaryDirectory() + "tls-log-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try "not a certificate".write(toFile: directory + "/cert.pem", atomically: true, encoding: .utf8)
+        try "not a key".write(toFile: directory + "/key.pem", atomically: true, encoding: .utf8)
+        let config = directory + "/hr.yaml"
+        try """
+            state_directory: \(directory)/state
+            sources:
+              phone: { type: http_push, listen: "127.0.0.1:0", tls_certificate: \(directory)/cert.pem, tls_key: \(directory)/key.pem }
+            sinks:
+              local: { type: sqlite, path: \(directory)/health.sqlite }
+
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: DaemonProcess.executable)
+        process.arguments = ["run", "--config", config, "--log-format", "json", "--log-level", "debug"]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = Pipe()
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus != 0)
+        // The log, then the command's own error on its last two lines (plain text, for a person).
+        let lines = text.split(separator: "\n")
+        let log = lines.prefix { !$0.hasPrefix("healthrouter: ") }
+        #expect(lines.count == log.count + 2 && lines[log.count].contains("the TLS key or certificate was refused"), "\(text)")
+        #expect(log.contains { $0.contains("libmicrohttpd: ") && $0.contains("TLS") }, "\(text)")
+        #expect(log.allSatisfy { $0.hasPrefix("{") }, "\(text)")
+    }
 }
