@@ -111,10 +111,14 @@ public final class ReplaySource: FiniteSource {
     }
 
     /// One line as a canonical item: Pulso's own lines (without healthrouter's `kind`) are
-    /// normalised as `.canonical`; healthrouter's lines are canonical already.
+    /// normalised as `.canonical`; healthrouter's lines are canonical already. A sample that
+    /// ends before it starts is refused, as the export and push sources refuse it.
     public static func item(_ line: ArraySlice<UInt8>) -> Result<HealthItem, PulsoJSONDecoder.Failure> {
         do {
             let (item, isPulso) = try PulsoJSONDecoder.decode(line)
+            if case .sample(let sample) = item, sample.end < sample.start {
+                return .failure(PulsoJSONDecoder.Failure("end before start"))
+            }
             guard isPulso, case .sample(var sample) = item else { return .success(item) }
             SampleNormalizer.normalize(&sample, convention: .canonical)
             return .success(.sample(sample))

@@ -50,6 +50,7 @@ final class CollectingOutput: SourceOutput {
             not json
 
             {"uuid":"X","type":"heartRate"}
+            {"end":"2026-07-06T01:00:00+01:00","source":"Apple Watch","start":"2026-07-06T01:12:00+01:00","type":"sleepAnalysis","uuid":"BACKWARDS","value":"awake"}
             """.write(toFile: directory + "/sleepAnalysis.ndjson", atomically: true, encoding: .utf8)
         try """
             {"averageHeartRate":132.5,"duration":3612.4,"end":"2026-07-05T19:30:12+01:00","metadata":{"HKIndoorWorkout":true},"source":"SmartGym","start":"2026-07-05T18:30:00+01:00","totalEnergyBurned":412,"type":"workout","uuid":"W-1","workoutActivityType":"traditionalStrengthTraining","receivedAt":"2026-07-06T09:00:00+01:00"}
@@ -84,7 +85,8 @@ final class CollectingOutput: SourceOutput {
             Issue.record("no workout detail")
         }
         #expect(tombstone.ids == ["U1", "U2"])
-        #expect(output.skips.map(\.location) == ["sleepAnalysis.ndjson:2", "sleepAnalysis.ndjson:4"])
+        #expect(output.skips.map(\.location) == ["sleepAnalysis.ndjson:2", "sleepAnalysis.ndjson:4", "sleepAnalysis.ndjson:5"])
+        #expect(output.skips.last?.reason.contains("end before start") == true, "\(output.skips)")
     }
 
     @Test func aByteOrderMarkBeforeTheFirstLineIsIgnored() throws {
