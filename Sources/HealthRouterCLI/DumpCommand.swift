@@ -42,7 +42,7 @@ enum DumpCommand {
             throw UsageError("dump takes no file (did you mean --output \(arguments.positional[0])?)", command: "dump")
         }
         let filter = try FilterOptions.filter(arguments, command: "dump")
-        let loaded = try LoadedConfig.load(arguments, environment: environment)
+        let loaded = try LoadedConfig.load(arguments, environment: environment, usesSources: false)
         // What to read is opened before the output is created: a missing input leaves no file behind.
         let opened = try arguments.values["--from"].map {
             try ConfiguredSink.open($0, loaded: loaded, command: "dump", existingStoreOnly: true)

@@ -14,8 +14,12 @@ struct LoadedConfig {
 
     var origin: String { file ?? "embedded default (no ./healthrouter.yaml)" }
 
-    /// `--config`, else `./healthrouter.yaml` when it exists, else the embedded default.
-    static func load(_ arguments: CommandLineArguments, environment: [String: String]) throws -> LoadedConfig {
+    /// `--config`, else `./healthrouter.yaml` when it exists, else the embedded default. A
+    /// command that starts no source (`usesSources: false`) does not need the variables only
+    /// `sources` name (a daemon's push tokens).
+    static func load(_ arguments: CommandLineArguments, environment: [String: String],
+                     usesSources: Bool = true) throws -> LoadedConfig {
+        let unused: Set<String> = usesSources ? [] : ["sources"]
         let logger = try makeLogger(arguments)
         let home = ConfigPath.homeDirectory(environment: environment)
         if let file = arguments.values["--config"] {
@@ -24,11 +28,13 @@ struct LoadedConfig {
                                      hint: "check the path, or leave --config out to use ./healthrouter.yaml or the embedded default",
                                      code: .config)
             }
-            return LoadedConfig(try HealthRouterConfig.load(path: file, environment: environment), file: file, logger: logger, homeDirectory: home)
+            return LoadedConfig(try HealthRouterConfig.load(path: file, environment: environment, unusedSections: unused),
+                                file: file, logger: logger, homeDirectory: home)
         }
         let local = "healthrouter.yaml"
         if FileManager.default.fileExists(atPath: local) {
-            return LoadedConfig(try HealthRouterConfig.load(path: local, environment: environment), file: local, logger: logger, homeDirectory: home)
+            return LoadedConfig(try HealthRouterConfig.load(path: local, environment: environment, unusedSections: unused),
+                                file: local, logger: logger, homeDirectory: home)
         }
         return LoadedConfig(HealthRouterConfig.embeddedDefault(), file: nil, logger: logger, homeDirectory: home)
     }

@@ -58,7 +58,7 @@ enum MigrateCommand {
         guard from != to else { throw UsageError("--from and --to name the same sink '\(from)'", command: "migrate") }
         let filter = try FilterOptions.filter(arguments, command: "migrate")
         let batchSize = try BackfillCommand.batchSizeOption(arguments, command: "migrate")
-        let loaded = try LoadedConfig.load(arguments, environment: environment)
+        let loaded = try LoadedConfig.load(arguments, environment: environment, usesSources: false)
         // Both names, and the source's store, are checked before anything is created.
         _ = try ConfiguredSink.spec(to, loaded: loaded)
         let source = try ConfiguredSink.open(from, loaded: loaded, command: "migrate", existingStoreOnly: true)

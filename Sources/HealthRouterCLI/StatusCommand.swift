@@ -22,7 +22,7 @@ enum StatusCommand {
             return .success
         }
         try arguments.refusePositional(command: "status")
-        let loaded = try LoadedConfig.load(arguments, environment: environment)
+        let loaded = try LoadedConfig.load(arguments, environment: environment, usesSources: false)
         let config = loaded.config
         let journalPath = (config.stateDirectory as NSString).appendingPathComponent("journal.sqlite")
         print("config           \(loaded.origin)")

@@ -18,6 +18,28 @@ import Testing
                                          environment: [:]) == 64)
     }
 
+    /// `status` (and dump, backfill, migrate) start no source, so a daemon config's push token
+    /// need not be in their environment; `check` and `run` still say it is not set.
+    @Test func commandsThatStartNoSourceDoNotNeedTheSourcesVariables() throws {
+        let directory = makeTemporaryDirectory()
+        let config = directory + "/hr.yaml"
+        try """
+            state_directory: \(directory)/state
+            sources:
+              phone: { type: http_push, listen: "127.0.0.1:0", users: { alice: { token: "${HR_TEST_UNSET_TOKEN}" } } }
+            sinks:
+              local: { type: sqlite, path: "${HR_TEST_UNSET_DATA}/health.sqlite" }
+
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        // A sink's variable is still needed: status names the sinks' stores.
+        #expect(HealthRouterCommand.main(["status", "--config", config], environment: [:]) == 78)
+        let environment = ["HR_TEST_UNSET_DATA": directory]
+        #expect(HealthRouterCommand.main(["status", "--config", config], environment: environment) == 0)
+        #expect(HealthRouterCommand.main(["check", "--config", config], environment: environment) == 78)
+        #expect(HealthRouterCommand.main(["check", "--config", config],
+                                         environment: environment.merging(["HR_TEST_UNSET_TOKEN": "t0ken"]) { a, _ in a }) == 0)
+    }
+
     @Test func everyExampleConfigChecks() throws {
         let folder = CommandRunner.repository + "/config"
         let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".yaml") }

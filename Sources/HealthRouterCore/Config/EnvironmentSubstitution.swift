@@ -9,13 +9,20 @@
 ///
 /// Keys are not substituted, only values. A substituted scalar remembers its template,
 /// so error messages can name `${NAME}` instead of showing a secret.
+///
+/// Under a top-level section in `unused` (`sources`, for a command that starts none), a value
+/// naming an unset variable is left as written instead of being an error: `status` next to a
+/// daemon need not know its push tokens.
 enum EnvironmentSubstitution {
-    static func apply(to node: ConfigNode, environment: [String: String], path: String) throws(ConfigError) -> ConfigNode {
+    static func apply(to node: ConfigNode, environment: [String: String], path: String,
+                      unused: Set<String> = []) throws(ConfigError) -> ConfigNode {
         switch node.value {
         case .null:
             return node
         case .scalar(let text):
-            guard let substituted = try substitute(text, environment: environment, location: node.location, path: path) else {
+            let section = path.split(separator: ".", maxSplits: 1).first.map(String.init) ?? path
+            guard let substituted = try substitute(text, environment: environment, location: node.location, path: path,
+                                                   keepUnset: unused.contains(section)) else {
                 return node
             }
             return ConfigNode(.scalar(substituted), location: node.location, template: text)
@@ -23,14 +30,15 @@ enum EnvironmentSubstitution {
             var result: [ConfigNode] = []
             result.reserveCapacity(items.count)
             for (index, item) in items.enumerated() {
-                result.append(try apply(to: item, environment: environment, path: path + "[\(index)]"))
+                result.append(try apply(to: item, environment: environment, path: path + "[\(index)]", unused: unused))
             }
             return ConfigNode(.sequence(result), location: node.location)
         case .mapping(let entries):
             var result: [ConfigNode.Entry] = []
             result.reserveCapacity(entries.count)
             for entry in entries {
-                let value = try apply(to: entry.value, environment: environment, path: ConfigKeyPath.appending(entry.key, to: path))
+                let value = try apply(to: entry.value, environment: environment, path: ConfigKeyPath.appending(entry.key, to: path),
+                                      unused: unused)
                 result.append(ConfigNode.Entry(key: entry.key, keyLocation: entry.keyLocation, value: value))
             }
             return ConfigNode(.mapping(result), location: node.location)
@@ -38,9 +46,9 @@ enum EnvironmentSubstitution {
     }
 
     /// The text with references replaced, or nil when it has none (the common case,
-    /// which then allocates nothing).
+    /// which then allocates nothing), or when `keepUnset` and it names an unset variable.
     static func substitute(_ text: String, environment: [String: String],
-                           location: ConfigLocation, path: String) throws(ConfigError) -> String? {
+                           location: ConfigLocation, path: String, keepUnset: Bool = false) throws(ConfigError) -> String? {
         let bytes = Array(text.utf8)
         guard bytes.contains(UInt8(ascii: "$")) else { return nil }
         let dollar = UInt8(ascii: "$"), open = UInt8(ascii: "{"), close = UInt8(ascii: "}")
@@ -85,6 +93,8 @@ enum EnvironmentSubstitution {
                 out.append(contentsOf: fallback.utf8)
             } else if let value {
                 out.append(contentsOf: value.utf8)
+            } else if keepUnset {
+                return nil
             } else {
                 throw ConfigError(at: location, path: path, message: "environment variable '\(name)' is not set",
                                   suggestion: "set \(name) in the environment, or give a default: ${\(name):-value}")

@@ -44,9 +44,12 @@ public struct HealthRouterConfig: Sendable {
         self.warnings = warnings
     }
 
-    /// Reads and validates the config file at `path`; `environment` supplies `${ENV}`.
+    /// Reads and validates the config file at `path`; `environment` supplies `${ENV}`. Under the
+    /// top-level sections in `unusedSections` (`sources`, for a command that starts none), an
+    /// unset variable is left as written instead of being an error.
     public static func load(path: String,
-                            environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigError) -> HealthRouterConfig {
+                            environment: [String: String] = ProcessInfo.processInfo.environment,
+                            unusedSections: Set<String> = []) throws(ConfigError) -> HealthRouterConfig {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -55,7 +58,7 @@ public struct HealthRouterConfig: Sendable {
             throw ConfigError(file: path, message: missing ? "config file not found" : "cannot read config file (\(error.localizedDescription))",
                               suggestion: missing ? "check the path, or run without a config to use the embedded default" : nil)
         }
-        return try HealthRouterConfigParser(file: path, environment: environment).parse([UInt8](data))
+        return try HealthRouterConfigParser(file: path, environment: environment, unusedSections: unusedSections).parse([UInt8](data))
     }
 
     /// Parses and validates YAML text; `file` is only used in messages.

@@ -3,6 +3,8 @@
 struct HealthRouterConfigParser {
     let file: String?
     let environment: [String: String]
+    /// Top-level sections the caller will not use: an unset `${NAME}` there is left as written.
+    var unusedSections: Set<String> = []
 
     /// The top-level keys; `sources`, `sinks` and `routes` stay nodes so that each entry
     /// keeps its own place for messages.
@@ -20,7 +22,7 @@ struct HealthRouterConfigParser {
 
     func parse(_ bytes: [UInt8]) throws(ConfigError) -> HealthRouterConfig {
         let parsed = try YAMLParser.parse(bytes, file: file)
-        let root = try EnvironmentSubstitution.apply(to: parsed, environment: environment, path: "")
+        let root = try EnvironmentSubstitution.apply(to: parsed, environment: environment, path: "", unused: unusedSections)
         if !root.isNull, root.entries == nil {
             throw ConfigError(at: root.location, path: nil, message: "expected a mapping of settings at the top of the file, found \(root.kindDescription)",
                               suggestion: "start with keys such as 'sinks:' and 'routes:'")
