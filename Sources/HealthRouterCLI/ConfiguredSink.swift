@@ -30,14 +30,17 @@ struct ConfiguredSink {
     /// fails with exit 66 before `prepare()` could create it empty.
     static func open(_ name: String, loaded: LoadedConfig, command: String, existingStoreOnly: Bool = false) throws -> ConfiguredSink {
         let spec = try spec(name, loaded: loaded)
+        func cannotOpen(_ error: any Error) -> CommandFailure {
+            CommandFailure(message: "cannot open the sink '\(name)' (\(spec.type)): \(error)",
+                           hint: "check that the store is reachable and not in use by a running healthrouter",
+                           code: .cannotCreate)
+        }
         let sink: any Sink
         let own: Int64?
         do {
             sink = try spec.makeSink()
         } catch {
-            throw CommandFailure(message: "cannot open the sink '\(name)' (\(spec.type)): \(error)",
-                                 hint: "check that the store is reachable and not in use by a running healthrouter",
-                                 code: .cannotCreate)
+            throw cannotOpen(error)
         }
         if existingStoreOnly, let missing = (sink as? any ReadableSink)?.missingStore {
             let absolute = ConfigPath.resolve(missing, homeDirectory: loaded.homeDirectory)
@@ -50,9 +53,7 @@ struct ConfiguredSink {
         do {
             own = try sink.prepareOrClose()
         } catch {
-            throw CommandFailure(message: "cannot open the sink '\(name)' (\(spec.type)): \(error)",
-                                 hint: "check that the store is reachable and not in use by a running healthrouter",
-                                 code: .cannotCreate)
+            throw cannotOpen(error)
         }
         return ConfiguredSink(name: name, type: spec.type, spec: spec, sink: sink, ownCursor: own)
     }
