@@ -69,6 +69,7 @@ let package = Package(
         ]),
         .testTarget(name: "MigrationTests", dependencies: ["ReplaySource", "SQLiteSink", "NDJSONSink", "HealthRouterCLI", "HealthRouterCore", "CSQLite3", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["HealthRouterCLI", "HealthRouterCore", "CSQLite3", "TestSupport"]),
-        .testTarget(name: "HTTPTests", dependencies: ["HTTPPushSource", "HTTPSink", "HealthRouterCore", "CCurl", "CZlib", "CSQLite3"]),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTPPushSource", "HTTPSink", "HealthRouterCore", "CCurl", "CZlib", "CSQLite3",
+                                                  "TestSupport"]),
     ]
 )

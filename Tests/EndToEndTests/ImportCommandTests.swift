@@ -145,19 +145,11 @@ import HealthRouterCore
         let config = directory + "/hr.yaml"
         try "state_directory: \(directory)/state\nsinks:\n  lake: { type: ndjson, directory: \(directory)/lake }\n"
             .write(toFile: config, atomically: true, encoding: .utf8)
-        let limited = Process()
-        limited.executableURL = URL(fileURLWithPath: "/bin/bash")
         // SIGXFSZ ignored, so a write past the limit fails with EFBIG instead of killing the process.
-        limited.arguments = ["-c", "trap '' XFSZ; ulimit -f 1024; exec \"$0\" import \"$1\" --config \"$2\" --quiet",
-                             CommandRunner.executable, export, config]
-        limited.currentDirectoryURL = URL(fileURLWithPath: directory)
-        let errors = Pipe()
-        limited.standardError = errors
-        limited.standardOutput = Pipe()
-        try limited.run()
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        limited.waitUntilExit()
-        #expect(limited.terminationStatus == 73, "\(stderr)")
+        let limited = try CommandRunner.run(["import", export, "--config", config, "--quiet"], in: directory,
+                                            shellSetup: "trap '' XFSZ; ulimit -f 1024")
+        let stderr = limited.stderr
+        #expect(limited.status == 73, "\(stderr)")
         #expect(stderr.contains("cannot write the journal"), "\(stderr)")
         #expect(stderr.contains("hint: free space in \(directory)/state"), "\(stderr)")
 

@@ -1,21 +1,12 @@
 import Foundation
 import HealthRouterCore
+import TestSupport
 
 /// The real `healthrouter run` executable (built next to the test bundle) on a random
 /// loopback port, with an http_push source and a sqlite sink in a temp directory (and, when
 /// asked, an `admin` source on another random loopback port).
 final class DaemonProcess {
-    static let executable: String = {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("healthrouter").path
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        return repository.appendingPathComponent(".build/debug/healthrouter").path
-    }()
+    static let executable = CommandRunner.executable
 
     let directory: String
     private(set) var port: UInt16

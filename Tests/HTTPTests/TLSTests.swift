@@ -1,6 +1,7 @@
 import Foundation
 import HealthRouterCore
 import Testing
+import TestSupport
 @testable import HTTPPushSource
 
 /// HTTPS through libmicrohttpd with a certificate and key (made with the openssl command).
@@ -76,16 +77,10 @@ struct TLSTests {
               local: { type: sqlite, path: \(directory)/health.sqlite }
 
             """.write(toFile: config, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: DaemonProcess.executable)
-        process.arguments = ["run", "--config", config, "--log-format", "json", "--log-level", "debug"]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = Pipe()
-        try process.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus != 0)
+        let result = try CommandRunner.run(["run", "--config", config, "--log-format", "json", "--log-level", "debug"],
+                                           in: directory)
+        let text = result.stderr
+        #expect(result.status != 0)
         // The log, then the command's own error on its last two lines (plain text, for a person).
         let lines = text.split(separator: "\n")
         let log = lines.prefix { !$0.hasPrefix("healthrouter: ") }

@@ -23,9 +23,11 @@ public struct CommandRunner {
     public static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
 
-    /// Runs `healthrouter arguments…` in `directory` and waits for it.
-    public static func run(_ arguments: [String], in directory: String, environment: [String: String] = [:]) throws -> Result {
-        let process = try start(arguments, in: directory, environment: environment)
+    /// Runs `healthrouter arguments…` in `directory` and waits for it; with `shellSetup`
+    /// (`ulimit -f 1024`), bash runs those commands first and then execs it.
+    public static func run(_ arguments: [String], in directory: String, environment: [String: String] = [:],
+                           shellSetup: String? = nil) throws -> Result {
+        let process = try start(arguments, in: directory, environment: environment, shellSetup: shellSetup)
         let out = process.standardOutput as! Pipe
         let err = process.standardError as! Pipe
         // Read before waiting so a full pipe cannot block the child.
@@ -36,11 +38,17 @@ public struct CommandRunner {
                       stderr: String(decoding: errData, as: UTF8.self))
     }
 
-    /// Starts `healthrouter arguments…` without waiting.
-    public static func start(_ arguments: [String], in directory: String, environment: [String: String] = [:]) throws -> Process {
+    /// Starts `healthrouter arguments…` without waiting (`shellSetup` as for `run`).
+    public static func start(_ arguments: [String], in directory: String, environment: [String: String] = [:],
+                             shellSetup: String? = nil) throws -> Process {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
+        if let shellSetup {
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = ["-c", shellSetup + "; exec \"$0\" \"$@\"", executable] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+        }
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
         var env = ProcessInfo.processInfo.environment
         env.merge(environment) { _, new in new }
