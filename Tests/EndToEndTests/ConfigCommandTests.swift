@@ -57,16 +57,20 @@ import Testing
         }
     }
 
-    @Test func aMisspeltKeyIsNamedWithItsPathAndTheRightKey() throws {
+    /// `healthrouter check` on `yaml`, written as hr.yaml in a fresh directory.
+    func check(_ yaml: String) throws -> CommandRunner.Result {
         let directory = makeTemporaryDirectory()
-        let config = directory + "/hr.yaml"
-        try """
+        try yaml.write(toFile: directory + "/hr.yaml", atomically: true, encoding: .utf8)
+        return try CommandRunner.run(["check", "--config", directory + "/hr.yaml"], in: directory)
+    }
+
+    @Test func aMisspeltKeyIsNamedWithItsPathAndTheRightKey() throws {
+        let result = try check("""
         sinks:
           local:
             type: sqlite
             pth: x.sqlite
-        """.write(toFile: config, atomically: true, encoding: .utf8)
-        let result = try CommandRunner.run(["check", "--config", config], in: directory)
+        """)
         #expect(result.status == 78)
         #expect(result.stderr.contains("sinks.local.pth"))
         #expect(result.stderr.contains("path"))
@@ -74,34 +78,26 @@ import Testing
     }
 
     @Test func anUnknownSinkTypeSuggestsTheRightOne() throws {
-        let directory = makeTemporaryDirectory()
-        let config = directory + "/hr.yaml"
-        try "sinks:\n  local:\n    type: sqlit\n    path: x\n".write(toFile: config, atomically: true, encoding: .utf8)
-        let result = try CommandRunner.run(["check", "--config", config], in: directory)
+        let result = try check("sinks:\n  local:\n    type: sqlit\n    path: x\n")
         #expect(result.status == 78)
         #expect(result.stderr.contains("hr.yaml:3:11: sinks.local.type: unknown sink type 'sqlit'"))
         #expect(result.stderr.contains("hint: did you mean 'sqlite'?"))
-        try "sinks:\n  local:\n    type: sqllite\n    path: x\n".write(toFile: config, atomically: true, encoding: .utf8)
-        let doubled = try CommandRunner.run(["check", "--config", config], in: directory)
+        let doubled = try check("sinks:\n  local:\n    type: sqllite\n    path: x\n")
         #expect(doubled.status == 78)
         #expect(doubled.stderr.contains("hint: did you mean 'sqlite'?"))
-        try "sinks:\n  local:\n    type: elasticsearch\n".write(toFile: config, atomically: true, encoding: .utf8)
-        let unknown = try CommandRunner.run(["check", "--config", config], in: directory)
+        let unknown = try check("sinks:\n  local:\n    type: elasticsearch\n")
         #expect(unknown.status == 78)
         #expect(unknown.stderr.contains("hint: known sink types: sqlite, ndjson"))
     }
 
     @Test func aWrongHTTPSinkFormatIsReportedAtItsOwnLine() throws {
-        let directory = makeTemporaryDirectory()
-        let config = directory + "/hr.yaml"
-        try """
+        let result = try check("""
         sinks:
           mirror:
             type: http
             url: https://health.example.org
             format: natve
-        """.write(toFile: config, atomically: true, encoding: .utf8)
-        let result = try CommandRunner.run(["check", "--config", config], in: directory)
+        """)
         #expect(result.status == 78)
         #expect(result.stderr.contains("hr.yaml:5:13: sinks.mirror.format: expected one of pulso, native"), "\(result.stderr)")
         #expect(result.stderr.contains("hint: did you mean 'native'?"))

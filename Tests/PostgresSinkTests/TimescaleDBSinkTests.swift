@@ -32,6 +32,17 @@ import TimescaleDBSink
             refused: refused)
     }
 
+    /// `body` with a prepared sink in a fresh schema and a connection of the test's own to look
+    /// at its tables; nothing runs without a test database.
+    func withSink(_ body: (TimescaleDBSink, String, PostgresConnection) throws -> Void) throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let (sink, schema) = try PostgresTestDatabase.preparedTimescaleDBSink(url)
+        defer { sink.close() }
+        let connection = try PostgresTestDatabase.connect(url)
+        defer { connection.close() }
+        try body(sink, schema, connection)
+    }
+
     @Test func sameBatchTwiceLeavesIdenticalTables() throws {
         guard let url = PostgresTestDatabase.url else { return }
         try conformance(url, schema: PostgresTestDatabase.freshSchema()).sameBatchTwiceLeavesIdenticalContent()
@@ -153,38 +164,35 @@ import TimescaleDBSink
     }
 
     @Test func workoutChildrenAreRowsRewrittenOnChangeAndDeletedWithTheWorkout() throws {
-        guard let url = PostgresTestDatabase.url else { return }
-        let (sink, schema) = try PostgresTestDatabase.preparedTimescaleDBSink(url)
-        defer { sink.close() }
-        let connection = try PostgresTestDatabase.connect(url)
-        defer { connection.close() }
-        func counts() throws -> [Int64] {
-            try ["workout_events", "workout_statistics", "workout_activities", "workout_routes", "workout_route_points"].map {
-                try connection.execute("SELECT count(*) FROM \(SQL.qualified(schema, $0))").int(0, 0) ?? -1
+        try withSink { sink, schema, connection in
+            func counts() throws -> [Int64] {
+                try ["workout_events", "workout_statistics", "workout_activities", "workout_routes", "workout_route_points"].map {
+                    try connection.execute("SELECT count(*) FROM \(SQL.qualified(schema, $0))").int(0, 0) ?? -1
+                }
             }
+            let workout = ConformanceFixtures.workout
+            try sink.write(ConformanceFixtures.entries([workout]), cursor: 1)
+            #expect(try counts() == [1, 0, 0, 1, 1])
+            try sink.write(ConformanceFixtures.entries([workout], from: 2), cursor: 2)
+            #expect(try counts() == [1, 0, 0, 1, 1])
+            var changed = workout
+            guard case .workout(var parts) = changed.detail else { return }
+            parts.events.append(WorkoutEvent(type: "HKWorkoutEventTypeResume", date: ConformanceFixtures.at(260)))
+            parts.activities = [WorkoutActivity(id: "A-1", activityType: "HKWorkoutActivityTypeRunning",
+                                                start: ConformanceFixtures.at(100),
+                                                events: [WorkoutEvent(type: "HKWorkoutEventTypeSegment", date: ConformanceFixtures.at(100))],
+                                                statistics: [WorkoutStatistic(type: "HKQuantityTypeIdentifierHeartRate",
+                                                                              start: ConformanceFixtures.at(100),
+                                                                              end: ConformanceFixtures.at(3712), average: 150)])]
+            changed.detail = .workout(parts)
+            try sink.write(ConformanceFixtures.entries([changed], from: 3), cursor: 3)
+            #expect(try counts() == [3, 1, 1, 1, 1])
+            let date = try connection.execute("SELECT (extract(epoch FROM date_at) * 1000)::bigint FROM "
+                                                  + "\(SQL.qualified(schema, "workout_events")) WHERE activity_id IS NULL ORDER BY ordinal")
+            #expect(date.int(0, 0) == ConformanceFixtures.at(200).epochMilliseconds)
+            try sink.write([ConformanceFixtures.tombstone([workout.id], sequence: 4)], cursor: 4)
+            #expect(try counts() == [0, 0, 0, 0, 0])
         }
-        let workout = ConformanceFixtures.workout
-        try sink.write(ConformanceFixtures.entries([workout]), cursor: 1)
-        #expect(try counts() == [1, 0, 0, 1, 1])
-        try sink.write(ConformanceFixtures.entries([workout], from: 2), cursor: 2)
-        #expect(try counts() == [1, 0, 0, 1, 1])
-        var changed = workout
-        guard case .workout(var parts) = changed.detail else { return }
-        parts.events.append(WorkoutEvent(type: "HKWorkoutEventTypeResume", date: ConformanceFixtures.at(260)))
-        parts.activities = [WorkoutActivity(id: "A-1", activityType: "HKWorkoutActivityTypeRunning",
-                                            start: ConformanceFixtures.at(100),
-                                            events: [WorkoutEvent(type: "HKWorkoutEventTypeSegment", date: ConformanceFixtures.at(100))],
-                                            statistics: [WorkoutStatistic(type: "HKQuantityTypeIdentifierHeartRate",
-                                                                          start: ConformanceFixtures.at(100),
-                                                                          end: ConformanceFixtures.at(3712), average: 150)])]
-        changed.detail = .workout(parts)
-        try sink.write(ConformanceFixtures.entries([changed], from: 3), cursor: 3)
-        #expect(try counts() == [3, 1, 1, 1, 1])
-        let date = try connection.execute("SELECT (extract(epoch FROM date_at) * 1000)::bigint FROM "
-                                              + "\(SQL.qualified(schema, "workout_events")) WHERE activity_id IS NULL ORDER BY ordinal")
-        #expect(date.int(0, 0) == ConformanceFixtures.at(200).epochMilliseconds)
-        try sink.write([ConformanceFixtures.tombstone([workout.id], sequence: 4)], cursor: 4)
-        #expect(try counts() == [0, 0, 0, 0, 0])
     }
 
     /// A schema made before `sample_index` recorded previous locations gets the columns at prepare.
@@ -214,62 +222,59 @@ import TimescaleDBSink
     /// A sample whose start or kind changes moves: its old row goes, `sample_index` follows, and a
     /// tombstone still finds it; a workout that becomes a sample leaves no children behind.
     @Test func aSampleThatMovesLeavesNoRowBehind() throws {
-        guard let url = PostgresTestDatabase.url else { return }
-        let (sink, schema) = try PostgresTestDatabase.preparedTimescaleDBSink(url)
-        defer { sink.close() }
-        let connection = try PostgresTestDatabase.connect(url)
-        defer { connection.close() }
-        func rows() throws -> [String] {
-            let result = try connection.execute(
-                "SELECT 'samples:' || id || '@' || (extract(epoch FROM start_at) * 1000)::bigint FROM \(SQL.qualified(schema, "samples")) "
-                    + "UNION ALL SELECT 'sleep_stages:' || id || '@' || (extract(epoch FROM start_at) * 1000)::bigint FROM "
-                    + "\(SQL.qualified(schema, "sleep_stages")) UNION ALL SELECT 'workouts:' || id || '@' || "
-                    + "(extract(epoch FROM start_at) * 1000)::bigint FROM \(SQL.qualified(schema, "workouts")) UNION ALL "
-                    + "SELECT 'index:' || table_name || ':' || id || '@' || (extract(epoch FROM start_at) * 1000)::bigint FROM "
-                    + "\(SQL.qualified(schema, "sample_index")) ORDER BY 1")
-            return (0..<result.rowCount).compactMap { result.text($0, 0) }
+        try withSink { sink, schema, connection in
+            func rows() throws -> [String] {
+                let result = try connection.execute(
+                    "SELECT 'samples:' || id || '@' || (extract(epoch FROM start_at) * 1000)::bigint FROM \(SQL.qualified(schema, "samples")) "
+                        + "UNION ALL SELECT 'sleep_stages:' || id || '@' || (extract(epoch FROM start_at) * 1000)::bigint FROM "
+                        + "\(SQL.qualified(schema, "sleep_stages")) UNION ALL SELECT 'workouts:' || id || '@' || "
+                        + "(extract(epoch FROM start_at) * 1000)::bigint FROM \(SQL.qualified(schema, "workouts")) UNION ALL "
+                        + "SELECT 'index:' || table_name || ':' || id || '@' || (extract(epoch FROM start_at) * 1000)::bigint FROM "
+                        + "\(SQL.qualified(schema, "sample_index")) ORDER BY 1")
+                return (0..<result.rowCount).compactMap { result.text($0, 0) }
+            }
+            var sample = ConformanceFixtures.numbered(1)
+            let other = ConformanceFixtures.numbered(2)
+            try sink.write(ConformanceFixtures.entries([sample, other]), cursor: 2)
+            sample.start = ConformanceFixtures.at(500)
+            sample.end = sample.start
+            try sink.write(ConformanceFixtures.entries([sample], from: 3), cursor: 3)
+            let at500 = ConformanceFixtures.at(500).epochMilliseconds, at20 = ConformanceFixtures.at(20).epochMilliseconds
+            let moved = try rows()
+            #expect(moved == ["index:samples:\(other.id)@\(at20)", "index:samples:\(sample.id)@\(at500)",
+                              "samples:\(other.id)@\(at20)", "samples:\(sample.id)@\(at500)"].sorted(), "\(moved)")
+            sample.type = "HKCategoryTypeIdentifierSleepAnalysis"
+            sample.kind = .category
+            sample.categoryValue = "HKCategoryValueSleepAnalysisAsleepDeep"
+            sample.value = nil
+            sample.unit = nil
+            try sink.write(ConformanceFixtures.entries([sample], from: 4), cursor: 4)
+            #expect(try rows() == ["index:samples:\(other.id)@\(at20)", "index:sleep_stages:\(sample.id)@\(at500)",
+                                   "samples:\(other.id)@\(at20)", "sleep_stages:\(sample.id)@\(at500)"].sorted())
+            try sink.write([ConformanceFixtures.tombstone([sample.id], sequence: 5)], cursor: 5)
+            #expect(try rows() == ["index:samples:\(other.id)@\(at20)", "samples:\(other.id)@\(at20)"])
+
+            var workout = ConformanceFixtures.workout
+            try sink.write(ConformanceFixtures.entries([workout], from: 6), cursor: 6)
+            workout.kind = .quantity
+            workout.detail = .none
+            workout.value = 1
+            try sink.write(ConformanceFixtures.entries([workout], from: 7), cursor: 7)
+            #expect(try rows().filter { $0.contains(workout.id) }.map { $0.split(separator: "@")[0] }
+                    == ["index:samples:\(workout.id)", "samples:\(workout.id)"])
+            let children = try connection.execute("SELECT count(*) FROM \(SQL.qualified(schema, "workout_events"))")
+            #expect(children.int(0, 0) == 0)
+
+            // One batch bringing an id twice, at two starts: the later entry counts, the batch is not refused.
+            var twice = ConformanceFixtures.numbered(3)
+            var later = twice
+            later.start = ConformanceFixtures.at(700)
+            later.end = later.start
+            twice.value = 5
+            try sink.write(ConformanceFixtures.entries([twice, later], from: 8), cursor: 9)
+            let at700 = ConformanceFixtures.at(700).epochMilliseconds
+            #expect(try rows().filter { $0.contains(twice.id) } == ["index:samples:\(twice.id)@\(at700)", "samples:\(twice.id)@\(at700)"])
         }
-        var sample = ConformanceFixtures.numbered(1)
-        let other = ConformanceFixtures.numbered(2)
-        try sink.write(ConformanceFixtures.entries([sample, other]), cursor: 2)
-        sample.start = ConformanceFixtures.at(500)
-        sample.end = sample.start
-        try sink.write(ConformanceFixtures.entries([sample], from: 3), cursor: 3)
-        let at500 = ConformanceFixtures.at(500).epochMilliseconds, at20 = ConformanceFixtures.at(20).epochMilliseconds
-        let moved = try rows()
-        #expect(moved == ["index:samples:\(other.id)@\(at20)", "index:samples:\(sample.id)@\(at500)",
-                          "samples:\(other.id)@\(at20)", "samples:\(sample.id)@\(at500)"].sorted(), "\(moved)")
-        sample.type = "HKCategoryTypeIdentifierSleepAnalysis"
-        sample.kind = .category
-        sample.categoryValue = "HKCategoryValueSleepAnalysisAsleepDeep"
-        sample.value = nil
-        sample.unit = nil
-        try sink.write(ConformanceFixtures.entries([sample], from: 4), cursor: 4)
-        #expect(try rows() == ["index:samples:\(other.id)@\(at20)", "index:sleep_stages:\(sample.id)@\(at500)",
-                               "samples:\(other.id)@\(at20)", "sleep_stages:\(sample.id)@\(at500)"].sorted())
-        try sink.write([ConformanceFixtures.tombstone([sample.id], sequence: 5)], cursor: 5)
-        #expect(try rows() == ["index:samples:\(other.id)@\(at20)", "samples:\(other.id)@\(at20)"])
-
-        var workout = ConformanceFixtures.workout
-        try sink.write(ConformanceFixtures.entries([workout], from: 6), cursor: 6)
-        workout.kind = .quantity
-        workout.detail = .none
-        workout.value = 1
-        try sink.write(ConformanceFixtures.entries([workout], from: 7), cursor: 7)
-        #expect(try rows().filter { $0.contains(workout.id) }.map { $0.split(separator: "@")[0] }
-                == ["index:samples:\(workout.id)", "samples:\(workout.id)"])
-        let children = try connection.execute("SELECT count(*) FROM \(SQL.qualified(schema, "workout_events"))")
-        #expect(children.int(0, 0) == 0)
-
-        // One batch bringing an id twice, at two starts: the later entry counts, the batch is not refused.
-        var twice = ConformanceFixtures.numbered(3)
-        var later = twice
-        later.start = ConformanceFixtures.at(700)
-        later.end = later.start
-        twice.value = 5
-        try sink.write(ConformanceFixtures.entries([twice, later], from: 8), cursor: 9)
-        let at700 = ConformanceFixtures.at(700).epochMilliseconds
-        #expect(try rows().filter { $0.contains(twice.id) } == ["index:samples:\(twice.id)@\(at700)", "samples:\(twice.id)@\(at700)"])
     }
 
     /// A batch of new ids takes the plain INSERT into `sample_index`; a batch that also changes a
@@ -277,41 +282,38 @@ import TimescaleDBSink
     /// dropped by retention), fails that INSERT and runs again through the full upsert: every
     /// row lands once, changed where it changed, with one index row each.
     @Test func aBatchThatChangesAStoredIdRunsAgainThroughTheFullUpsert() throws {
-        guard let url = PostgresTestDatabase.url else { return }
-        let (sink, schema) = try PostgresTestDatabase.preparedTimescaleDBSink(url)
-        defer { sink.close() }
-        let connection = try PostgresTestDatabase.connect(url)
-        defer { connection.close() }
-        func rows() throws -> [String] {
-            let result = try connection.execute(
-                "SELECT s.id || '=' || s.value || '@' || i.table_name || ':' || (extract(epoch FROM i.start_at) * 1000)::bigint "
-                    + "FROM \(SQL.qualified(schema, "samples")) s FULL JOIN \(SQL.qualified(schema, "sample_index")) i "
-                    + "ON i.id = s.id ORDER BY 1")
-            return (0..<result.rowCount).map { result.text($0, 0) ?? "unmatched" }
+        try withSink { sink, schema, connection in
+            func rows() throws -> [String] {
+                let result = try connection.execute(
+                    "SELECT s.id || '=' || s.value || '@' || i.table_name || ':' || (extract(epoch FROM i.start_at) * 1000)::bigint "
+                        + "FROM \(SQL.qualified(schema, "samples")) s FULL JOIN \(SQL.qualified(schema, "sample_index")) i "
+                        + "ON i.id = s.id ORDER BY 1")
+                return (0..<result.rowCount).map { result.text($0, 0) ?? "unmatched" }
+            }
+            func expected(_ samples: [Sample]) -> [String] {
+                samples.map { "\($0.id)=\(Int($0.value!))@samples:\($0.start.epochMilliseconds)" }.sorted()
+            }
+            let first = ConformanceFixtures.numbered(1), second = ConformanceFixtures.numbered(2)
+            try sink.write(ConformanceFixtures.entries([first, second]), cursor: 2)
+            #expect(try rows() == expected([first, second]))
+
+            var changed = first
+            changed.value = 99
+            let third = ConformanceFixtures.numbered(3)
+            try sink.write(ConformanceFixtures.entries([third, changed], from: 3), cursor: 4)
+            #expect(try rows() == expected([changed, second, third]))
+
+            try connection.execute("DELETE FROM \(SQL.qualified(schema, "samples")) WHERE id = \(SQL.literal(second.id))")
+            let fourth = ConformanceFixtures.numbered(4)
+            try sink.write(ConformanceFixtures.entries([fourth, second], from: 5), cursor: 6)
+            #expect(try rows() == expected([changed, second, third, fourth]))
+
+            let fifth = ConformanceFixtures.numbered(5)
+            try sink.write(ConformanceFixtures.entries([fifth, changed], from: 7), cursor: 8)
+            #expect(try rows() == expected([changed, second, third, fourth, fifth]))
+            let cursor = try connection.execute("SELECT journal_seq FROM \(SQL.qualified(schema, "sink_cursor"))")
+            #expect(cursor.int(0, 0) == 8)
         }
-        func expected(_ samples: [Sample]) -> [String] {
-            samples.map { "\($0.id)=\(Int($0.value!))@samples:\($0.start.epochMilliseconds)" }.sorted()
-        }
-        let first = ConformanceFixtures.numbered(1), second = ConformanceFixtures.numbered(2)
-        try sink.write(ConformanceFixtures.entries([first, second]), cursor: 2)
-        #expect(try rows() == expected([first, second]))
-
-        var changed = first
-        changed.value = 99
-        let third = ConformanceFixtures.numbered(3)
-        try sink.write(ConformanceFixtures.entries([third, changed], from: 3), cursor: 4)
-        #expect(try rows() == expected([changed, second, third]))
-
-        try connection.execute("DELETE FROM \(SQL.qualified(schema, "samples")) WHERE id = \(SQL.literal(second.id))")
-        let fourth = ConformanceFixtures.numbered(4)
-        try sink.write(ConformanceFixtures.entries([fourth, second], from: 5), cursor: 6)
-        #expect(try rows() == expected([changed, second, third, fourth]))
-
-        let fifth = ConformanceFixtures.numbered(5)
-        try sink.write(ConformanceFixtures.entries([fifth, changed], from: 7), cursor: 8)
-        #expect(try rows() == expected([changed, second, third, fourth, fifth]))
-        let cursor = try connection.execute("SELECT journal_seq FROM \(SQL.qualified(schema, "sink_cursor"))")
-        #expect(cursor.int(0, 0) == 8)
     }
 }
 
