@@ -12,7 +12,7 @@ import HealthRouterCore
 ///   `deleted_samples`, and `sink_cursor` is set to `cursor`, in the same transaction.
 /// - Loading a large history into empty `samples` and `sleep_stages` tables (entries new to the
 ///   store, each the first of its id in the journal: an import into a new store), the sink drops
-///   their id indexes and inserts plainly; it builds the indexes again, one sort each, when it
+///   their id and time indexes and inserts plainly; it builds them again, one sort each, when it
 ///   has caught up, before any other write, at `close()`, or at the next `prepare()` after a kill.
 ///   About a third of a 1M-record import's time went to inserting random UUIDs into those indexes.
 ///   While such a load runs, the store's journal is a rollback journal (`TRUNCATE`,
@@ -140,7 +140,7 @@ public final class SQLiteSink: Sink {
 
     /// Whether `entries` are inserted plainly into the bulk tables: yes when every one is a sample
     /// new to the store (past the stored cursor) and the first of its id, and the bulk tables
-    /// either have their id indexes dropped already or are empty (then they are dropped here, for
+    /// either have their id and time indexes dropped already or are empty (then they are dropped here, for
     /// a batch of `bulkMinimum` entries or more). Otherwise the indexes are built again first.
     private func planBulkLoad(_ entries: [JournalEntry], cursor: Int64, in database: SQLiteDatabase) throws -> Bool {
         guard canLoadInBulk, let first = entries.first else { return false }
@@ -148,17 +148,17 @@ public final class SQLiteSink: Sink {
         let dropped = try isLoadingInBulk(database)
         if dropped {
             if qualifies { return true }
-            try buildIdIndexes(database)
+            try buildDroppedIndexes(database)
             return false
         }
         guard qualifies, entries.count >= Self.bulkMinimum else { return false }
         for table in SQLiteSinkSchema.bulkIdIndexes {
             guard try database.scalarInt("SELECT EXISTS (SELECT 1 FROM \(table.table))") == 0 else { return false }
         }
-        for table in SQLiteSinkSchema.bulkIdIndexes { try database.execute("DROP INDEX IF EXISTS \(table.index)") }
+        for table in SQLiteSinkSchema.bulkLoadIndexes { try database.execute("DROP INDEX IF EXISTS \(table.index)") }
         try database.execute("PRAGMA cache_size = \(Self.bulkCacheSize)")
         loadingInBulk = true
-        logger.debug("loading into empty tables: their id indexes are built when the load ends")
+        logger.debug("loading into empty tables: their id and time indexes are built when the load ends")
         return true
     }
 
@@ -166,21 +166,21 @@ public final class SQLiteSink: Sink {
         if let loadingInBulk { return loadingInBulk }
         let present = try database.scalarInt(
             "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN ("
-                + SQLiteSinkSchema.bulkIdIndexes.map { "'\($0.index)'" }.joined(separator: ", ") + ")") ?? 0
-        let dropped = canLoadInBulk && present < SQLiteSinkSchema.bulkIdIndexes.count
+                + SQLiteSinkSchema.bulkLoadIndexes.map { "'\($0.index)'" }.joined(separator: ", ") + ")") ?? 0
+        let dropped = canLoadInBulk && present < SQLiteSinkSchema.bulkLoadIndexes.count
         loadingInBulk = dropped
         return dropped
     }
 
-    /// Builds the bulk tables' id indexes (inside the caller's transaction). Entries that are the
+    /// Builds the bulk tables' id and time indexes (inside the caller's transaction). Entries that are the
     /// first of their id cannot share one; rows sharing an id anyway (another program wrote them
     /// during the load) are reported rather than guessed between.
-    private func buildIdIndexes(_ database: SQLiteDatabase) throws {
+    private func buildDroppedIndexes(_ database: SQLiteDatabase) throws {
         let started = Date()
         // The sort may use a second core: when a load ends, the rest of the pipeline is idle.
         try database.execute("PRAGMA threads = 2")
         defer { try? database.execute("PRAGMA threads = 0") }
-        for table in SQLiteSinkSchema.bulkIdIndexes {
+        for table in SQLiteSinkSchema.bulkLoadIndexes {
             do {
                 try database.execute(table.sql)
             } catch let error as SQLiteError where error.isDataError {
@@ -194,14 +194,14 @@ public final class SQLiteSink: Sink {
         }
         loadingInBulk = false
         try database.execute("PRAGMA cache_size = \(Self.upsertCacheSize)")
-        logger.debug("built the id indexes", [("seconds", String(format: "%.1f", Date().timeIntervalSince(started)))])
+        logger.debug("built the indexes the load dropped", [("seconds", String(format: "%.1f", Date().timeIntervalSince(started)))])
     }
 
-    /// Builds the id indexes a bulk load dropped, so the store is complete while the worker waits.
+    /// Builds the indexes a bulk load dropped, so the store is complete while the worker waits.
     public func caughtUp() throws {
         guard let database, try isLoadingInBulk(database) else { return }
         do {
-            try database.transaction { try buildIdIndexes(database) }
+            try database.transaction { try buildDroppedIndexes(database) }
             settleJournalMode(database)
         } catch {
             loadingInBulk = nil
