@@ -308,9 +308,12 @@ final class ExportElementHandler: SAXHandler {
         guard var draft = record.take() else { return }
         if !draft.beats.isEmpty { draft.sample.detail = .heartbeats(draft.beats) }
         // The parser looked the type up once per type, and made the device canonical as it read it.
+        // Only a correlation's member, or a record that may be one, needs its id here: any other
+        // gets it from the output, on the journal's thread (hashing was 15 % of the parser's thread).
         let registered = knownTraits(draft.typeEntry, draft.typeGeneration).map(\.registered)
             ?? TypeRegistry.resolve(draft.sample.type)
-        SampleNormalizer.normalize(&draft.sample, convention: .healthKit, type: registered, deviceIsCanonical: true)
+        SampleNormalizer.normalize(&draft.sample, convention: .healthKit, type: registered, deviceIsCanonical: true,
+                                   assigningId: correlation != nil || draft.canBeMember)
         if correlation != nil {
             correlation!.memberIds.append(draft.sample.id)
             if knownTraits(draft.typeEntry, draft.typeGeneration) != nil { typeTraits[draft.typeEntry]?.canBeMember = true }

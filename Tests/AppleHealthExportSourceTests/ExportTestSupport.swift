@@ -11,7 +11,12 @@ final class CollectingOutput: SourceOutput {
 
     func emit(_ items: [HealthItem]) throws {
         batchSizes.append(items.count)
-        self.items.append(contentsOf: items)
+        // As every output does: a sample the source left without an id gets its fingerprint id.
+        self.items.append(contentsOf: items.map { item in
+            guard case .sample(var sample) = item else { return item }
+            sample.assignFingerprintIdIfMissing()
+            return .sample(sample)
+        })
     }
 
     func skipped(_ reason: String, location: String?) {

@@ -16,6 +16,20 @@ import Testing
         #expect(try journal.head() == 100)
     }
 
+    @Test func aSampleWithoutAnIdGetsItsFingerprintId() throws {
+        let journal = try Journal(stateDirectory: makeTemporaryDirectory())
+        let sample = heartRate(60, at: 0)
+        var withoutId = sample
+        withoutId.id = ""
+        let appended = try journal.appendCollecting([.sample(withoutId)], source: "history")
+        #expect(appended.result.newCount == 1)
+        #expect(appended.entries.map(\.item) == [.sample(sample)])
+        #expect(appended.entries.map(\.isFirstOfId) == [true])
+        #expect(try journal.entries(after: 0, limit: 10).map { try $0.decoded().item } == [.sample(sample)])
+        // The same sample, with its id this time (or without again): the same one.
+        #expect(try journal.append([.sample(sample), .sample(withoutId)], source: "history").duplicateCount == 2)
+    }
+
     @Test func changedSampleUnderSameIdIsANewEntry() throws {
         let journal = try Journal(stateDirectory: makeTemporaryDirectory())
         var sample = heartRate(60, at: 0)

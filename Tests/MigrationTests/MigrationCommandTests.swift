@@ -176,6 +176,18 @@ import Testing
         #expect(try Self.cursors(directory) == cursors)
     }
 
+    @Test func backfillFromAnExportWritesWhatItsImportWrote() throws {
+        // The export's records reach the sink straight from the parser (no journal), which leaves
+        // their ids for the output to fill in.
+        let directory = try Self.imported()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try CommandRunner.run(["backfill", "back", "--from", "export.zip", "--types", "*", "-q"], in: directory)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let imported = try Self.samples(sqlite: directory + "/local.sqlite")
+        #expect(imported.count > 1_000)
+        #expect(try Self.samples(sqlite: directory + "/back.sqlite") == imported)
+    }
+
     @Test func killedBackfillResumes() throws {
         let directory = try Self.imported(records: 6_000)
         defer { try? FileManager.default.removeItem(atPath: directory) }

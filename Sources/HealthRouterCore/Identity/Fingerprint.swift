@@ -197,3 +197,11 @@ public enum Fingerprint {
         }
     }
 }
+
+
+extension Sample {
+    /// Gives a sample emitted without an id its fingerprint id (see `SourceOutput`).
+    public mutating func assignFingerprintIdIfMissing() {
+        if id.isEmpty { id = Fingerprint.id(of: self) }
+    }
+}

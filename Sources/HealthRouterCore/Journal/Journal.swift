@@ -117,7 +117,8 @@ public final class Journal {
     // MARK: - Appending
 
     /// Appends `items` from the source named `source` in one transaction and returns
-    /// what was new. Samples must be normalised (non-empty ids).
+    /// what was new. Samples must be normalised; one with an empty id gets its fingerprint id
+    /// (`Fingerprint.id(of:)`) here, on the appending thread (see `SourceOutput`).
     @discardableResult
     public func append(_ items: [HealthItem], source: String, receivedAt: Date = Date()) throws -> AppendResult {
         try append(items, source: source, receivedAt: receivedAt, collect: false).result
@@ -191,7 +192,8 @@ public final class Journal {
         switch item {
         case .sample:
             // Moved out of the batch and back: binding it in place would copy it, retaining every string.
-            guard case .sample(let sample) = Self.take(&item) else { preconditionFailure() }
+            guard case .sample(var sample) = Self.take(&item) else { preconditionFailure() }
+            sample.assignFingerprintIdIfMissing()
             let first = try admit(sample, sequence: sequence, result: &result)
             item = .sample(sample)
             guard let first else { return nil }
@@ -214,7 +216,7 @@ public final class Journal {
     /// fingerprint id: a fingerprint id fixes the start, so no entry under another start has it.
     /// A producer's own id may come back at another start, which `sample_ids` keys apart.
     private func admit(_ sample: Sample, sequence: Int64, result: inout AppendResult) throws -> Bool? {
-        precondition(!sample.id.isEmpty, "samples reach the journal normalised, with an id")
+        precondition(!sample.id.isEmpty, "samples are admitted with an id")
         writer.reset()
         SampleCodec.encode(sample: sample, into: &writer)
         let hash = ContentHash.of(writer.bytes)

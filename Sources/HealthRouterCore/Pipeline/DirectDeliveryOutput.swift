@@ -16,8 +16,12 @@ public final class DirectDeliveryOutput: SourceOutput {
     }
 
     public func emit(_ items: [HealthItem]) throws {
-        for item in items {
+        for var item in items {
             position += 1
+            if case .sample(var sample) = item, sample.id.isEmpty {
+                sample.assignFingerprintIdIfMissing()
+                item = .sample(sample)
+            }
             try delivery.accept(JournalEntry(sequence: position, source: sourceName, item: item))
         }
     }

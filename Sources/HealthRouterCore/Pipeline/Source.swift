@@ -3,6 +3,11 @@
 /// Contract: `emit` returns only after the items are durable in the journal
 /// (or throws, and then the source must stop). Sources batch their items
 /// (a few thousand at a time); `emit` may be called from the source's own thread.
+///
+/// Samples are emitted normalised (`SampleNormalizer`). A source may leave the id of a sample
+/// empty when it has no use for the id itself: the output gives it its fingerprint id
+/// (`Fingerprint.id(of:)`), the same the normaliser would have, on the output's own thread
+/// where it has one (the export parser leaves the hashing to the journal's, beside its parsing).
 public protocol SourceOutput: AnyObject {
     /// Appends `items` to the journal durably.
     func emit(_ items: [HealthItem]) throws

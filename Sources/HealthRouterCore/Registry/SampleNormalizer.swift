@@ -25,8 +25,9 @@ public enum SampleNormalizer {
     /// `normalize(_:convention:)` for a source that looked the type up already (`type` is
     /// `TypeRegistry.resolve(sample.type)`) and, when `deviceIsCanonical`, made `device` canonical
     /// itself (the export parser does both once per distinct type and device, not once per record).
+    /// Without `assigningId`, an empty id stays empty, for the `SourceOutput` to fill.
     public static func normalize(_ sample: inout Sample, convention: ValueConvention, type: HealthType?,
-                                 deviceIsCanonical: Bool) {
+                                 deviceIsCanonical: Bool, assigningId: Bool = true) {
         if let type {
             if type.identifier != sample.type { sample.type = type.identifier }
             if let value = sample.value, let unit = sample.unit, let canonical = type.canonicalUnit {
@@ -39,6 +40,6 @@ public enum SampleNormalizer {
             }
         }
         if !deviceIsCanonical, let device = sample.device { sample.device = DeviceName.canonical(device) }
-        if sample.id.isEmpty { sample.id = Fingerprint.id(of: sample, type: type) }
+        if assigningId && sample.id.isEmpty { sample.id = Fingerprint.id(of: sample, type: type) }
     }
 }
