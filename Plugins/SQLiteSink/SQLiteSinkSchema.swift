@@ -27,8 +27,9 @@ enum SQLiteSinkSchema {
 
     /// The id of the two big tables, `samples` and `sleep_stages`: unique through an index of its own
     /// (`<table>_id`, see `bulkIdIndexes`) rather than the primary key, so that the sink can drop the
-    /// index (with the time indexes, `bulkLoadIndexes`) while it loads a large history into an empty table and build it once at the end: one
-    /// sort instead of a random insert per row into a B-tree of UUIDs. Stores created before keep
+    /// index (with the time indexes: `bulkLoadIndexes`) while it loads a large history into an empty
+    /// table and build it once at the end: one sort instead of a random insert per row into a
+    /// B-tree of UUIDs. Stores created before keep
     /// `id TEXT PRIMARY KEY` (same queries, same upserts; they load without dropping anything).
     static let bulkIdColumn: (String, String) = ("id", "TEXT NOT NULL CHECK (id <> '')")
 

@@ -198,7 +198,6 @@ public enum Fingerprint {
     }
 }
 
-
 extension Sample {
     /// Gives a sample emitted without an id its fingerprint id (see `SourceOutput`).
     public mutating func assignFingerprintIdIfMissing() {
