@@ -347,7 +347,7 @@ import Testing
         return try rows(path, "SELECT name FROM sqlite_master WHERE type = 'index' AND name IN (\(names)) ORDER BY name")
     }
 
-    @Test func aLoadIntoAnEmptyStoreBuildsTheIdIndexesOnceItCaughtUp() throws {
+    @Test func aLoadIntoAnEmptyStoreBuildsItsIndexesOnceItCaughtUp() throws {
         let entries = firstOfIdEntries(2500)
         // The same entries, not known to be the first of their ids, through the upserts.
         let reference = try TemporaryDirectory()
