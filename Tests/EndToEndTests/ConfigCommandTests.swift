@@ -9,8 +9,7 @@ import Testing
     /// sample can fall in.
     @Test func strayArgumentsAndAnEmptyDateRangeAreUsageErrors() throws {
         let directory = makeTemporaryDirectory()
-        let config = directory + "/hr.yaml"
-        try "state_directory: \(directory)/state\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let config = try writeConfig("state_directory: \(directory)/state\n", in: directory)
         for command in ["status", "check", "types", "run"] {
             #expect(HealthRouterCommand.main([command, "extra-arg", "--config", config], environment: [:]) == 64, "\(command)")
         }
@@ -22,15 +21,14 @@ import Testing
     /// need not be in their environment; `check` and `run` still say it is not set.
     @Test func commandsThatStartNoSourceDoNotNeedTheSourcesVariables() throws {
         let directory = makeTemporaryDirectory()
-        let config = directory + "/hr.yaml"
-        try """
+        let config = try writeConfig("""
             state_directory: \(directory)/state
             sources:
               phone: { type: http_push, listen: "127.0.0.1:0", users: { alice: { token: "${HR_TEST_UNSET_TOKEN}" } } }
             sinks:
               local: { type: sqlite, path: "${HR_TEST_UNSET_DATA}/health.sqlite" }
 
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+            """, in: directory)
         // A sink's variable is still needed: status names the sinks' stores.
         #expect(HealthRouterCommand.main(["status", "--config", config], environment: [:]) == 78)
         let environment = ["HR_TEST_UNSET_DATA": directory]
@@ -60,8 +58,7 @@ import Testing
     /// `healthrouter check` on `yaml`, written as hr.yaml in a fresh directory.
     func check(_ yaml: String) throws -> CommandRunner.Result {
         let directory = makeTemporaryDirectory()
-        try yaml.write(toFile: directory + "/hr.yaml", atomically: true, encoding: .utf8)
-        return try CommandRunner.run(["check", "--config", directory + "/hr.yaml"], in: directory)
+        return try CommandRunner.run(["check", "--config", writeConfig(yaml, in: directory)], in: directory)
     }
 
     @Test func aMisspeltKeyIsNamedWithItsPathAndTheRightKey() throws {

@@ -7,7 +7,7 @@ import HealthRouterCore
 /// SQLite and NDJSON stores in temporary directories.
 @Suite(.serialized) struct ImportCommandTests {
     /// A config for an isolated state directory.
-    static func writeConfig(in directory: String) throws -> String {
+    static func isolatedConfig(in directory: String) throws -> String {
         let path = directory + "/healthrouter.yaml"
         try """
         state_directory: \(directory)/state
@@ -22,7 +22,7 @@ import HealthRouterCore
         let directory = makeTemporaryDirectory()
         let export = directory + "/export.zip"
         try CommandRunner.generateExport(records: 3_000, to: export, zip: true, quirks: true)
-        let config = try Self.writeConfig(in: directory)
+        let config = try Self.isolatedConfig(in: directory)
 
         let first = try CommandRunner.run(["import", export, "--config", config], in: directory)
         #expect(first.status == 0, "stderr: \(first.stderr)")
@@ -55,14 +55,14 @@ import HealthRouterCore
         // The reference: one uninterrupted import.
         let reference = directory + "/reference"
         try FileManager.default.createDirectory(atPath: reference, withIntermediateDirectories: true)
-        let referenceConfig = try Self.writeConfig(in: reference)
+        let referenceConfig = try Self.isolatedConfig(in: reference)
         let clean = try CommandRunner.run(["import", export, "--config", referenceConfig], in: reference)
         #expect(clean.status == 0, "stderr: \(clean.stderr)")
 
         // kill -9 at several points, then let it finish.
         let killed = directory + "/killed"
         try FileManager.default.createDirectory(atPath: killed, withIntermediateDirectories: true)
-        let killedConfig = try Self.writeConfig(in: killed)
+        let killedConfig = try Self.isolatedConfig(in: killed)
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<4 {
             let process = try CommandRunner.start(["import", export, "--config", killedConfig], in: killed)
@@ -83,7 +83,7 @@ import HealthRouterCore
 
     @Test func badInputsSayWhatIsWrongAndKeepWhatWasImported() throws {
         let directory = makeTemporaryDirectory()
-        let config = try Self.writeConfig(in: directory)
+        let config = try Self.isolatedConfig(in: directory)
         let good = directory + "/good.xml"
         try CommandRunner.generateExport(records: 500, to: good, zip: false, quirks: false)
         #expect(try CommandRunner.run(["import", good, "--config", config], in: directory).status == 0)
@@ -127,8 +127,7 @@ import HealthRouterCore
         let blocked = directory + "/blocked"
         // A file where the state directory should be: unwritable even for root.
         _ = FileManager.default.createFile(atPath: blocked, contents: Data("x".utf8))
-        let config = directory + "/hr.yaml"
-        try "state_directory: \(blocked)/state\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let config = try writeConfig("state_directory: \(blocked)/state\n", in: directory)
         let result = try CommandRunner.run(["import", export, "--config", config], in: directory)
         #expect(result.status == 73)
         #expect(result.stderr.contains("\(blocked)/state"))
@@ -142,9 +141,8 @@ import HealthRouterCore
         let directory = makeTemporaryDirectory()
         let export = directory + "/export.xml"
         try CommandRunner.generateExport(records: 20_000, to: export, zip: false, quirks: false)
-        let config = directory + "/hr.yaml"
-        try "state_directory: \(directory)/state\nsinks:\n  lake: { type: ndjson, directory: \(directory)/lake }\n"
-            .write(toFile: config, atomically: true, encoding: .utf8)
+        let config = try writeConfig(
+            "state_directory: \(directory)/state\nsinks:\n  lake: { type: ndjson, directory: \(directory)/lake }\n", in: directory)
         // SIGXFSZ ignored, so a write past the limit fails with EFBIG instead of killing the process.
         let limited = try CommandRunner.run(["import", export, "--config", config, "--quiet"], in: directory,
                                             shellSetup: "trap '' XFSZ; ulimit -f 1024")

@@ -8,8 +8,7 @@ import Testing
 @Suite struct InputCheckTests {
     @Test func aMissingExportNamedInTheConfigIsNamedByItsKeyAndLeavesNoJournal() throws {
         let directory = makeTemporaryDirectory()
-        let config = directory + "/hr.yaml"
-        try """
+        let config = try writeConfig("""
         state_directory: \(directory)/state
         sources:
           history:
@@ -17,7 +16,7 @@ import Testing
             path: \(directory)/Downloads/export.zip
         sinks:
           local: { type: sqlite, path: \(directory)/state/health.sqlite }
-        """.write(toFile: config, atomically: true, encoding: .utf8)
+        """, in: directory)
 
         let result = try CommandRunner.run(["import", "--config", config], in: directory)
         #expect(result.status == 66, "\(result.stderr)")
@@ -35,8 +34,7 @@ import Testing
 
     @Test func aFolderOnTheCommandLineGetsACommandLineHint() throws {
         let directory = makeTemporaryDirectory()
-        let config = directory + "/hr.yaml"
-        try "state_directory: \(directory)/state\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let config = try writeConfig("state_directory: \(directory)/state\n", in: directory)
         let empty = directory + "/empty"
         let unpacked = directory + "/unpacked"
         try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)

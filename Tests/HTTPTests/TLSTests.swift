@@ -68,15 +68,14 @@ struct TLSTests {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try "not a certificate".write(toFile: directory + "/cert.pem", atomically: true, encoding: .utf8)
         try "not a key".write(toFile: directory + "/key.pem", atomically: true, encoding: .utf8)
-        let config = directory + "/hr.yaml"
-        try """
+        let config = try writeConfig("""
             state_directory: \(directory)/state
             sources:
               phone: { type: http_push, listen: "127.0.0.1:0", tls_certificate: \(directory)/cert.pem, tls_key: \(directory)/key.pem }
             sinks:
               local: { type: sqlite, path: \(directory)/health.sqlite }
 
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+            """, in: directory)
         let result = try CommandRunner.run(["run", "--config", config, "--log-format", "json", "--log-level", "debug"],
                                            in: directory)
         let text = result.stderr

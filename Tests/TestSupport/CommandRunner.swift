@@ -98,3 +98,10 @@ public func makeTemporaryDirectory(_ label: String = "e2e") -> String {
     try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     return path
 }
+
+/// Writes `yaml` as `hr.yaml` in `directory` and returns its path, for `--config`.
+public func writeConfig(_ yaml: String, in directory: String) throws -> String {
+    let path = directory + "/hr.yaml"
+    try yaml.write(toFile: path, atomically: true, encoding: .utf8)
+    return path
+}
