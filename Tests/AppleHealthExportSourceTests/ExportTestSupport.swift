@@ -12,11 +12,10 @@ final class CollectingOutput: SourceOutput {
     func emit(_ items: [HealthItem]) throws {
         batchSizes.append(items.count)
         // As every output does: a sample the source left without an id gets its fingerprint id.
-        self.items.append(contentsOf: items.map { item in
-            guard case .sample(var sample) = item else { return item }
-            sample.assignFingerprintIdIfMissing()
-            return .sample(sample)
-        })
+        for var item in items {
+            item.assignFingerprintIdIfMissing()
+            self.items.append(item)
+        }
     }
 
     func skipped(_ reason: String, location: String?) {

@@ -204,3 +204,12 @@ extension Sample {
         if id.isEmpty { id = Fingerprint.id(of: self) }
     }
 }
+
+extension HealthItem {
+    /// `Sample.assignFingerprintIdIfMissing()` for a sample; a tombstone stays as it is.
+    public mutating func assignFingerprintIdIfMissing() {
+        guard case .sample(var sample) = self, sample.id.isEmpty else { return }
+        sample.assignFingerprintIdIfMissing()
+        self = .sample(sample)
+    }
+}

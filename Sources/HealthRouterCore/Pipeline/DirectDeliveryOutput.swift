@@ -18,10 +18,7 @@ public final class DirectDeliveryOutput: SourceOutput {
     public func emit(_ items: [HealthItem]) throws {
         for var item in items {
             position += 1
-            if case .sample(var sample) = item, sample.id.isEmpty {
-                sample.assignFingerprintIdIfMissing()
-                item = .sample(sample)
-            }
+            item.assignFingerprintIdIfMissing()
             try delivery.accept(JournalEntry(sequence: position, source: sourceName, item: item))
         }
     }
