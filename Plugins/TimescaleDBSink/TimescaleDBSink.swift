@@ -286,16 +286,15 @@ public final class TimescaleDBSink: Sink {
     /// the batch runs again through `relocate`, which moves the id.
     private func locate(_ table: PostgresUpsertTable, upsert: String, on connection: PostgresConnection) throws -> Int {
         try connection.execute("SAVEPOINT hr_locate")
+        let written: Int
         do {
-            let written = try connection.execute(insertNew(table, upsert: upsert)).affectedRows
-            try connection.execute("RELEASE SAVEPOINT hr_locate")
-            return written
+            written = try connection.execute(insertNew(table, upsert: upsert)).affectedRows
         } catch let error as PostgresError where error.sqlState == "23505" && error.constraint == "sample_index_pkey" {
             try connection.execute("ROLLBACK TO SAVEPOINT hr_locate")
-            let written = try connection.execute(relocate(table, upsert: upsert)).affectedRows
-            try connection.execute("RELEASE SAVEPOINT hr_locate")
-            return written
+            written = try connection.execute(relocate(table, upsert: upsert)).affectedRows
         }
+        try connection.execute("RELEASE SAVEPOINT hr_locate")
+        return written
     }
 
     /// One statement around `upsert` for a batch of ids `sample_index` does not hold yet: their
