@@ -1,0 +1,155 @@
+import Foundation
+import Testing
+import HealthRouterCore
+import PostgresClient
+import TimescaleDBSink
+
+/// The libpq client against the throwaway server of `scripts/with-postgres.sh`: TLS with a verified
+/// server certificate, a password in a `postgres://` URL, and statement timeouts.
+@Suite struct PostgresConnectionTests {
+    /// A variable `scripts/with-postgres.sh` exports; without it the test does nothing locally and
+    /// fails under CI=true, where the script always runs.
+    static func environment(_ name: String) -> String? {
+        let environment = ProcessInfo.processInfo.environment
+        if let value = environment[name], !value.isEmpty { return value }
+        if environment["CI"] == "true" {
+            Issue.record("\(name) is not set: run the tests under scripts/with-postgres.sh (make test)")
+        }
+        return nil
+    }
+
+    static var port: String? { environment("PG_PORT") }
+
+    /// The ids of the samples `sink` holds, read back.
+    static func storedIds(_ sink: TimescaleDBSink) throws -> [String] {
+        var ids: [String] = []
+        try sink.readBack(batchSize: 100) { ids.append($0.id) }
+        return ids
+    }
+
+    /// `text` for a URL's user or password part (RFC 3986 unreserved characters stay).
+    static func percentEncoded(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn:
+            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")) ?? text
+    }
+
+    @Test func tlsWithTheServerCertificateVerified() throws {
+        guard let url = PostgresTestDatabase.url, let port = Self.port,
+              let rootCertificate = Self.environment("PG_TLS_ROOT_CERT") else { return }
+        let secure = "postgres://postgres@127.0.0.1:\(port)/postgres?sslmode=verify-full&sslrootcert=\(rootCertificate)"
+        let connection = try PostgresConnection(url: secure)
+        defer { connection.close() }
+        let session = try connection.execute("SELECT ssl, version FROM pg_stat_ssl WHERE pid = pg_backend_pid()")
+        #expect(session.bool(0, 0) == true)
+        #expect(session.text(0, 1)?.hasPrefix("TLS") == true, "\(session.text(0, 1) ?? "no version")")
+        // The plain URL of the other tests does not use it.
+        let plain = try PostgresConnection(url: url)
+        defer { plain.close() }
+        #expect(try plain.execute("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()").bool(0, 0) == false)
+
+        // A sink over TLS writes and reads back like any other.
+        let schema = PostgresTestDatabase.freshSchema()
+        let sink = TimescaleDBSink(configuration: .init(url: secure, schema: schema, requireTimescaledb: false),
+                                   context: ConformanceFixtures.context())
+        defer { sink.close() }
+        #expect(try sink.prepare() == nil)
+        try sink.write(ConformanceFixtures.entries([ConformanceFixtures.heartRate]), cursor: 1)
+        #expect(try Self.storedIds(sink) == [ConformanceFixtures.heartRate.id])
+    }
+
+    @Test func aServerCertificateFromAnotherAuthorityIsRefusedWithTheReason() throws {
+        guard PostgresTestDatabase.url != nil, let port = Self.port, Self.environment("PG_TLS_ROOT_CERT") != nil else { return }
+        let directory = ConformanceFixtures.temporaryDirectory()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        process.arguments = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", directory + "/other.key",
+                             "-out", directory + "/other.pem", "-days", "1", "-subj", "/CN=another CA"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0)
+        let url = "postgres://postgres@127.0.0.1:\(port)/postgres?sslmode=verify-full&sslrootcert=\(directory)/other.pem"
+        #expect {
+            try PostgresConnection(url: url)
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("connect to") && text.contains("certificate verify failed")
+        }
+        // The timescaledb sink reports it as the sink being unavailable (the worker retries), not as bad data.
+        let sink = TimescaleDBSink(configuration: .init(url: url, schema: "unused", requireTimescaledb: false),
+                                   context: ConformanceFixtures.context())
+        #expect {
+            _ = try sink.prepare()
+        } throws: { error in
+            guard case SinkError.unavailable(let reason) = error else { return false }
+            return reason.contains("certificate verify failed")
+        }
+    }
+
+    @Test func aPasswordInTheURLIsUsedAndAWrongOneRefused() throws {
+        guard let url = PostgresTestDatabase.url, let port = Self.port, let role = Self.environment("PG_PASSWORD_ROLE") else {
+            return
+        }
+        let password = "p@ss:w/rd?é #1"
+        let admin = try PostgresConnection(url: url)
+        defer { admin.close() }
+        // Tests run side by side: whichever comes first creates the role.
+        try admin.execute("""
+            DO $$ BEGIN CREATE ROLE \(SQL.identifier(role)) LOGIN PASSWORD \(SQL.literal(password));
+            EXCEPTION WHEN duplicate_object THEN NULL; END $$
+            """)
+        func login(_ password: String) -> String {
+            "postgres://\(role):\(Self.percentEncoded(password))@127.0.0.1:\(port)/postgres?sslmode=disable"
+        }
+        let connection = try PostgresConnection(url: login(password))
+        defer { connection.close() }
+        #expect(try connection.execute("SELECT current_user").text(0, 0) == role)
+        #expect {
+            try PostgresConnection(url: login("wrong"))
+        } throws: { error in
+            "\(error)".contains("password authentication failed for user \"\(role)\"")
+        }
+    }
+
+    @Test func aStatementOverItsTimeoutIsCancelledAndTheConnectionStaysUsable() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let connection = try PostgresConnection(url: url, statementTimeoutSeconds: 1)
+        defer { connection.close() }
+        let started = Date()
+        #expect {
+            try connection.execute("SELECT pg_sleep(5)")
+        } throws: { error in
+            guard let error = error as? PostgresError else { return false }
+            return error.sqlState == "57014" && error.description.contains("statement timeout")
+        }
+        #expect(Date().timeIntervalSince(started) < 4)
+        #expect(try connection.execute("SELECT 1").int(0, 0) == 1)
+    }
+
+    /// A table another session holds locked (a long migration, say) makes the sink's write wait no
+    /// longer than `statement_timeout`: the batch fails as unavailable (retried), and lands once
+    /// the lock is gone.
+    @Test func aSinkWriteBlockedPastItsStatementTimeoutIsRetriedLater() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let schema = PostgresTestDatabase.freshSchema()
+        var configuration = TimescaleDBSink.Configuration(url: url, schema: schema, requireTimescaledb: false)
+        configuration.statementTimeout = .seconds(1)
+        let sink = TimescaleDBSink(configuration: configuration, context: ConformanceFixtures.context())
+        defer { sink.close() }
+        _ = try sink.prepare()
+        let locker = try PostgresConnection(url: url)
+        defer { locker.close() }
+        try locker.execute("BEGIN; LOCK TABLE \(SQL.qualified(schema, "samples")) IN ACCESS EXCLUSIVE MODE")
+        let entries = ConformanceFixtures.entries([ConformanceFixtures.heartRate])
+        #expect {
+            try sink.write(entries, cursor: 1)
+        } throws: { error in
+            guard case SinkError.unavailable(let reason) = error else { return false }
+            return reason.contains("statement timeout")
+        }
+        try locker.execute("ROLLBACK")
+        try sink.write(entries, cursor: 1)
+        #expect(try Self.storedIds(sink) == [ConformanceFixtures.heartRate.id])
+    }
+}
