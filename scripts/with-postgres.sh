@@ -3,7 +3,11 @@
 # The command sees PG_URL (a libpq conninfo, no TLS) and PG_PORT. When openssl is there, the server
 # also speaks TLS with a certificate for 127.0.0.1 from a throwaway CA (PG_TLS_ROOT_CERT, for
 # sslmode=verify-full), and role PG_PASSWORD_ROLE (which the tests create) must log in with a
-# password over loopback; every other role is trusted.
+# password over loopback; every other role is trusted. When the server's extension folder is
+# writable (root, as in CI) and holds no real TimescaleDB, a stand-in `timescaledb` extension
+# (versions 2.17.2 and 2.28.3 and the update between them; catalog rows only, no library) is there
+# while the command runs (PG_FAKE_TIMESCALEDB=1), so the sink's probe meets a real catalog; it is
+# removed afterwards.
 #   scripts/with-postgres.sh swift test
 set -euo pipefail
 port="${PG_PORT:-55433}"   # the first free port from here on is used
@@ -13,9 +17,12 @@ chmod 755 "$datadir"
 as_postgres=()
 # initdb refuses to run as root.
 if [ "$(id -u)" -eq 0 ]; then chown postgres:postgres "$datadir"; as_postgres=(runuser -u postgres --); fi
+extensions="$(dirname "$(dirname "$(dirname "$bindir")")")/../share/postgresql/$(basename "$(dirname "$bindir")")/extension"
+stand_in=()
 cleanup() {
   "${as_postgres[@]}" "$bindir/pg_ctl" -D "$datadir/data" -m immediate stop >/dev/null 2>&1 || true
   rm -rf "$datadir"
+  [ ${#stand_in[@]} -eq 0 ] || rm -f "${stand_in[@]}"
 }
 trap cleanup EXIT
 "${as_postgres[@]}" "$bindir/initdb" -D "$datadir/data" -A trust -U postgres >"$datadir/initdb.log" 2>&1 \
@@ -39,6 +46,16 @@ if command -v openssl >/dev/null; then
   if [ "$(id -u)" -eq 0 ]; then chown postgres:postgres "$tls/server.key" "$tls/server.pem"; fi
   tls_options="-c ssl=on -c ssl_cert_file=$tls/server.pem -c ssl_key_file=$tls/server.key"
   export PG_TLS_ROOT_CERT="$tls/ca.pem"
+fi
+# A stand-in left by a killed run (its comment says so) is taken over; a real TimescaleDB is never touched.
+if [ -w "$extensions" ] && { [ ! -e "$extensions/timescaledb.control" ] \
+     || grep -q "healthrouter test stand-in" "$extensions/timescaledb.control"; }; then
+  stand_in=("$extensions/timescaledb.control" "$extensions/timescaledb--2.17.2.sql" "$extensions/timescaledb--2.28.3.sql"
+            "$extensions/timescaledb--2.17.2--2.28.3.sql")
+  printf "comment = 'healthrouter test stand-in for TimescaleDB: catalog rows only, no library'\n%s\n%s\n" \
+    "default_version = '2.28.3'" "relocatable = true" >"${stand_in[0]}"
+  for script in "${stand_in[@]:1}"; do echo "-- stand-in: no objects" >"$script"; done
+  export PG_FAKE_TIMESCALEDB=1
 fi
 started=""
 for attempt in 1 2 3 4 5 6 7 8 9 10; do

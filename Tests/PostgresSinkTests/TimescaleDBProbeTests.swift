@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+import HealthRouterCore
+import PostgresClient
+@testable import TimescaleDBSink
+
+/// What the timescaledb sink finds out about TimescaleDB on connect, and what it tells the user.
+/// TimescaleDB cannot be installed here: `scripts/with-postgres.sh` puts a stand-in `timescaledb`
+/// extension (versions 2.17.2 and 2.28.3, catalog rows only) on the throwaway server, so the probe
+/// runs its real queries against a real catalog. The failures only a loaded TimescaleDB library
+/// produces are checked with the errors recorded in shared/reference/timescaledb.md.
+@Suite struct TimescaleDBProbeTests {
+    /// A database of its own (the stand-in must not be installed where other tests run), dropped after `body`.
+    func withDatabase(_ body: (_ url: String, _ name: String, _ connection: PostgresConnection) throws -> Void) throws {
+        guard let adminURL = PostgresTestDatabase.url, let port = PostgresConnectionTests.port,
+              PostgresConnectionTests.environment("PG_FAKE_TIMESCALEDB") != nil else { return }
+        let name = "hr_probe_" + PostgresTestDatabase.freshSchema()
+        let admin = try PostgresConnection(url: adminURL)
+        defer { admin.close() }
+        try admin.execute("CREATE DATABASE \(SQL.identifier(name))")
+        defer { _ = try? admin.execute("DROP DATABASE \(SQL.identifier(name)) WITH (FORCE)") }
+        let url = "host=127.0.0.1 port=\(port) user=postgres sslmode=disable dbname=\(name)"
+        let connection = try PostgresConnection(url: url)
+        defer { connection.close() }
+        try body(url, name, connection)
+    }
+
+    func prepareError(_ url: String, requireTimescaledb: Bool = true) -> String? {
+        let sink = TimescaleDBSink(configuration: .init(url: url, schema: "health", requireTimescaledb: requireTimescaledb),
+                                   context: ConformanceFixtures.context())
+        defer { sink.close() }
+        do {
+            _ = try sink.prepare()
+            return nil
+        } catch SinkError.unavailable(let reason) {
+            return reason
+        } catch {
+            return "unexpected: \(error)"
+        }
+    }
+
+    @Test func availableThenInstalledWithoutPreloadThenUpdated() throws {
+        try withDatabase { url, name, connection in
+            let database = "127.0.0.1:\(PostgresConnectionTests.port ?? "")/\(name)"
+            // Available on the server, not installed in the database.
+            var probe = try TimescaleDBProbe.run(on: connection, database: database)
+            #expect(probe.catalogVersion == nil && probe.availableVersion == "2.28.3" && !probe.isUsable)
+            let notInstalled = try #require(prepareError(url))
+            #expect(notInstalled.contains("the timescaledb extension (2.28.3) is available but not installed in database \(database)"))
+            #expect(notInstalled.contains("run CREATE EXTENSION timescaledb; as a superuser, or set require_timescaledb: false"))
+
+            // Installed at an older version, and not in shared_preload_libraries.
+            try connection.execute("CREATE EXTENSION timescaledb VERSION '2.17.2'")
+            probe = try TimescaleDBProbe.run(on: connection, database: database)
+            #expect(probe.catalogVersion == "2.17.2" && probe.availableVersion == "2.28.3")
+            #expect(!probe.preloaded && !probe.isUsable)
+            let notPreloaded = try #require(prepareError(url))
+            #expect(notPreloaded.contains("TimescaleDB 2.17.2 is installed in database \(database) but not preloaded"))
+            #expect(notPreloaded.contains("add timescaledb to shared_preload_libraries in postgresql.conf and restart PostgreSQL"))
+            let pending = try #require(probe.pendingUpdate)
+            #expect(pending.contains("catalog is at 2.17.2 while 2.28.3 is installed"))
+            #expect(pending.contains("run ALTER EXTENSION timescaledb UPDATE as the first command of a fresh session"))
+
+            // Allowed to go without: plain tables, and the sink writes.
+            #expect(prepareError(url, requireTimescaledb: false) == nil)
+            let sink = TimescaleDBSink(configuration: .init(url: url, schema: "health", requireTimescaledb: false),
+                                       context: ConformanceFixtures.context())
+            defer { sink.close() }
+            _ = try sink.prepare()
+            #expect(!sink.usesHypertables)
+            try sink.write(ConformanceFixtures.entries([ConformanceFixtures.heartRate]), cursor: 1)
+            #expect(try connection.execute("SELECT count(*) FROM health.samples").int(0, 0) == 1)
+
+            // The update the warning asks for clears it.
+            try connection.execute("ALTER EXTENSION timescaledb UPDATE")
+            probe = try TimescaleDBProbe.run(on: connection, database: database)
+            #expect(probe.catalogVersion == "2.28.3" && probe.pendingUpdate == nil)
+        }
+    }
+
+    /// The errors a server gives once the TimescaleDB loader is in play, as recorded on 2.17.2 and
+    /// 2.28.3, each turned into what is wrong and how to fix it.
+    @Test func libraryFailuresNameTheVersionsAndTheFix() {
+        let database = "db.lan:5432/health"
+        func message(_ sqlState: String, _ text: String, detail: String? = nil) -> String {
+            TimescaleDBProbe.mismatchMessage(PostgresError(sqlState: sqlState, message: text, detail: detail, operation: "SELECT 1"),
+                                             catalog: "2.17.2", database: database)
+        }
+        let missing = message("58P01", "could not access file \"$libdir/timescaledb-2.17.2\": No such file or directory")
+        #expect(missing.contains("database \(database) is at TimescaleDB 2.17.2 but the server has no timescaledb-2.17.2 library"))
+        #expect(missing.contains("install the TimescaleDB 2.17.2 package") && missing.contains("ALTER EXTENSION timescaledb UPDATE"))
+
+        let reloaded = message("42710", "\"timescaledb\" already loaded with a different version",
+                               detail: "The new version is \"2.28.3\", this session is using version \"2.17.2\".")
+        #expect(reloaded.contains("TimescaleDB was updated while this session had the old library loaded"))
+        #expect(reloaded.contains("the next connection will load the new one"))
+
+        for (state, text) in [("XX000", "extension \"timescaledb\" must be preloaded"),
+                              ("0A000", "extension \"timescaledb\" version mismatch: shared library version 2.28.3; SQL version 2.17.2")] {
+            let mismatch = message(state, text)
+            #expect(mismatch.contains("TimescaleDB library and catalog disagree in database \(database): \(text)"))
+            #expect(mismatch.contains("shared_preload_libraries") && mismatch.contains("catalog version 2.17.2"))
+            #expect(mismatch.contains("restart PostgreSQL"))
+        }
+    }
+}
