@@ -74,17 +74,17 @@ final class FailureBudget: Sendable {
     }
 
     func runWorker(_ directory: String, sinkPath: String, failures: Int = 0, maxAttempts: Int? = nil,
-                   batchSize: Int = 64, selects: @escaping @Sendable (String?, String) -> Bool = { _, _ in true }) -> SinkWorker.Progress {
+                   batchSize: Int = 64, retryInitial: Double = 0.01, control: WorkerControl = WorkerControl(),
+                   selects: @escaping @Sendable (String?, String) -> Bool = { _, _ in true }) -> SinkWorker.Progress {
         var settings = SinkWorker.Settings()
         settings.batchSize = batchSize
-        settings.retryInitial = 0.01
+        settings.retryInitial = retryInitial
         settings.maxAttempts = maxAttempts
         let budget = FailureBudget(failures)
         let worker = SinkWorker(name: "table", stateDirectory: directory, settings: settings,
                                 logger: Logger(minimumLevel: .error), makeSink: {
             try CheckedTableSink(path: sinkPath, failures: budget)
         }, selects: selects)
-        let control = WorkerControl()
         control.finishInput()
         worker.run(control: control)
         return worker.progress
@@ -173,6 +173,35 @@ final class FailureBudget: Sendable {
         #expect(progress.gaveUp?.contains("store is down") == true)
         #expect(progress.cursor == 0)
         #expect(try Journal(stateDirectory: directory).sinkStates().first?.lastError?.contains("store is down") == true)
+    }
+
+    /// An import's input ends long before a store that went down comes back: the retries still
+    /// wait their backoff (0.1 + 0.2 + 0.4 s here) instead of using up their attempts at once.
+    @Test func retriesWaitTheirBackoffAfterTheInputEnded() throws {
+        let directory = makeTemporaryDirectory()
+        try feed(directory, [1, 2, 3])
+        let started = Date()
+        let progress = runWorker(directory, sinkPath: directory + "/sink.sqlite", failures: 3, maxAttempts: 4, retryInitial: 0.1)
+        #expect(Date().timeIntervalSince(started) >= 0.7)
+        #expect(progress.gaveUp == nil)
+        #expect(progress.written == 3)
+    }
+
+    /// A stop request (Ctrl-C, SIGTERM) does not wait for a backoff to end.
+    @Test func aStopRequestCutsABackoffShort() throws {
+        let directory = makeTemporaryDirectory()
+        try feed(directory, [1, 2, 3])
+        let control = WorkerControl()
+        let stopper = Thread {
+            Thread.sleep(forTimeInterval: 0.3)
+            control.requestStop()
+        }
+        stopper.start()
+        let started = Date()
+        let progress = runWorker(directory, sinkPath: directory + "/sink.sqlite", failures: 100, retryInitial: 30, control: control)
+        #expect(Date().timeIntervalSince(started) < 20)
+        #expect(progress.cursor == 0)
+        #expect(progress.lastError?.contains("store is down") == true)
     }
 
     @Test func routesSelectWhatTheSinkReceivesAndTheCursorPassesTheRest() throws {

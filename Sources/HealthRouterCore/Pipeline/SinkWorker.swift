@@ -205,7 +205,7 @@ public final class SinkWorker: Sendable {
                 // A fresh sink after a failure: reconnects, and re-reads its own cursor.
                 sink?.close()
                 sink = nil
-                control.wait(seconds: delay)
+                control.backOff(seconds: delay)
             }
         }
     }

@@ -36,6 +36,17 @@ public final class WorkerControl: Sendable {
     public var isInputFinished: Bool { state.withLock { $0.inputFinished } }
     public var isStopRequested: Bool { state.withLock { $0.stopRequested } }
 
+    /// Sleeps `seconds` unless a stop is requested: a retry's backoff, which new entries and the
+    /// end of the input do not cut short (a store that is down gets its pause either way).
+    public func backOff(seconds: Double) {
+        condition.lock()
+        defer { condition.unlock() }
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        while !state.withLock({ $0.stopRequested }) {
+            if !condition.wait(until: deadline) { break }
+        }
+    }
+
     /// Sleeps until something is signalled or `seconds` pass.
     public func wait(seconds: Double) {
         let generation = state.withLock { $0.generation }
