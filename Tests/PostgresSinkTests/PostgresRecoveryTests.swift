@@ -85,4 +85,108 @@ import TimescaleDBSink
         #expect(index.rowCount == 1)
         #expect(index.text(0, 0) == "sleep_stages")
     }
+
+    /// The server itself goes down in the middle of an import, as in a crash (`pg_ctl stop -m
+    /// immediate`: recovery at the next start), and comes back a second later: the worker's
+    /// writes fail, its reconnects are refused while the server is down, and once it is back the
+    /// import completes with the content of an undisturbed one. A server of the test's own, since
+    /// the shared one serves the other tests.
+    @Test(arguments: ["timescaledb", "postgres"])
+    func aServerStoppedMidImportAndStartedAgainCompletesWithIdenticalContent(sink kind: String) throws {
+        guard PostgresTestDatabase.url != nil, let port = PostgresConnectionTests.port.flatMap(Int.init),
+              let server = try PostgresServerFixture(firstPort: port + (kind == "postgres" ? 140 : 100)) else { return }
+        func conformance(_ schema: String) -> SinkConformance {
+            kind == "postgres" ? PostgresSinkTests().conformance(server.url, schema: schema)
+                : TimescaleDBSinkTests().conformance(server.url, schema: schema)
+        }
+        let samples = (0..<2_000).map(ConformanceFixtures.numbered) + ConformanceFixtures.all
+        func journal() throws -> String {
+            let directory = ConformanceFixtures.temporaryDirectory()
+            _ = try Journal(stateDirectory: directory).append(samples.map { .sample($0) }, source: "history")
+            return directory
+        }
+        let disturbedDirectory = try journal(), calmDirectory = try journal()
+        defer {
+            try? FileManager.default.removeItem(atPath: disturbedDirectory)
+            try? FileManager.default.removeItem(atPath: calmDirectory)
+        }
+
+        let outage = ServerOutage(server: server, atWrite: 10)
+        var disturbed = conformance(PostgresTestDatabase.freshSchema())
+        let make = disturbed.make
+        disturbed.make = { OutageSink(inner: try make(), outage: outage) }
+        let progress = disturbed.runWorker(directory: disturbedDirectory, maxAttempts: 100)
+        outage.restarted.wait()
+        #expect(outage.restartFailure == nil)
+        #expect(outage.failures.withLock { $0 } > 0, "no write or connect failed while the server was down")
+        #expect(progress.gaveUp == nil)
+        #expect(progress.cursor == Int64(samples.count))
+
+        let calm = conformance(PostgresTestDatabase.freshSchema())
+        #expect(calm.runWorker(directory: calmDirectory).cursor == Int64(samples.count))
+        let expected = try calm.snapshot()
+        #expect(expected.count >= samples.count)
+        #expect(try disturbed.snapshot() == expected)
+    }
+}
+
+/// Stops a test's own server as a crash would when the `atWrite`-th write of the sinks it wraps
+/// begins (so that write fails, and the batches before it are stored), and starts it again a second
+/// later on another thread. Shared by the sinks a worker makes one after another.
+final class ServerOutage: @unchecked Sendable {
+    private let server: PostgresServerFixture
+    private let atWrite: Int
+    private let writes = Mutex(0)
+    /// Failed writes and prepares of the wrapped sinks.
+    let failures = Mutex(0)
+    /// Signalled once the server runs again.
+    let restarted = DispatchSemaphore(value: 0)
+    /// Set before `restarted` is signalled, when the server could not be stopped or started.
+    private(set) var restartFailure: (any Error)?
+
+    init(server: PostgresServerFixture, atWrite: Int) {
+        self.server = server
+        self.atWrite = atWrite
+    }
+
+    func beforeWrite() {
+        guard writes.withLock({ $0 += 1; return $0 }) == atWrite else { return }
+        server.stop(mode: "immediate")
+        Thread.detachNewThread { [self] in
+            Thread.sleep(forTimeInterval: 1)
+            do { try server.start() } catch { restartFailure = error }
+            restarted.signal()
+        }
+    }
+}
+
+/// A sink that tells a `ServerOutage` of each write and counts what fails.
+final class OutageSink: Sink {
+    private let inner: any Sink
+    private let outage: ServerOutage
+
+    init(inner: any Sink, outage: ServerOutage) {
+        self.inner = inner
+        self.outage = outage
+    }
+
+    private func counted<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            outage.failures.withLock { $0 += 1 }
+            throw error
+        }
+    }
+
+    func prepare() throws -> Int64? { try counted { try inner.prepare() } }
+
+    func write(_ entries: [JournalEntry], cursor: Int64) throws {
+        outage.beforeWrite()
+        try counted { try inner.write(entries, cursor: cursor) }
+    }
+
+    func caughtUp() throws { try inner.caughtUp() }
+
+    func close() { inner.close() }
 }
