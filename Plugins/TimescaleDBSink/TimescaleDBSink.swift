@@ -124,6 +124,12 @@ public final class TimescaleDBSink: Sink {
             if let pending = probe.pendingUpdate { logger.warning(pending) }
             usesHypertables = probe.isUsable
             try migrate(connection, probe: probe)
+            if probe.isUsable {
+                // An upsert or delete that reaches compressed chunks decompresses whole batches of
+                // rows, and TimescaleDB fails a transaction past 100,000 such tuples (SQLSTATE 53400):
+                // a re-delivery over compressed history would fail the same way at every retry.
+                try connection.execute("SET timescaledb.max_tuples_decompressed_per_dml_transaction = 0")
+            }
             // The staged batch is small and has no statistics: joins with it should probe indexes.
             try connection.execute("SET enable_hashjoin = off; SET enable_mergejoin = off")
             self.connection = connection
