@@ -66,6 +66,7 @@ let package = Package(
         .testTarget(name: "SinkTests", dependencies: ["SQLiteSink", "NDJSONSink", "HealthRouterCore", "CSQLite3", "TestSupport"]),
         .testTarget(name: "PostgresSinkTests", dependencies: [
             "TimescaleDBSink", "PostgresSink", "PostgresClient", "SQLiteSink", "NDJSONSink", "HealthRouterCore", "CSQLite3",
+            "TestSupport",
         ]),
         .testTarget(name: "MigrationTests", dependencies: ["ReplaySource", "SQLiteSink", "NDJSONSink", "HealthRouterCLI", "HealthRouterCore", "CSQLite3", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["HealthRouterCLI", "HealthRouterCore", "CSQLite3", "TestSupport"]),

@@ -11,16 +11,8 @@ struct TLSTests {
     func servesHTTPS() throws {
         let directory = NSTemporaryDirectory() + "tls-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", directory + "/key.pem",
-                             "-out", directory + "/cert.pem", "-days", "1", "-subj", "/CN=127.0.0.1"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0)
-        let server = try PushServerFixture(tls: (directory + "/cert.pem", directory + "/key.pem"))
+        let certificate = try SelfSignedCertificate(in: directory)
+        let server = try PushServerFixture(tls: (certificate.certificatePath, certificate.keyPath))
         var client = server.client
         client.tls = true
         #expect(client.get("/health").body == #"{"status": "ok"}"#)

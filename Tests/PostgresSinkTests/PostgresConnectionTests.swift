@@ -3,6 +3,7 @@ import Testing
 import HealthRouterCore
 import PostgresClient
 import TimescaleDBSink
+import TestSupport
 
 /// The libpq client against the throwaway server of `scripts/with-postgres.sh`: TLS with a verified
 /// server certificate, a password in a `postgres://` URL, and statement timeouts.
@@ -60,16 +61,8 @@ import TimescaleDBSink
     @Test func aServerCertificateFromAnotherAuthorityIsRefusedWithTheReason() throws {
         guard PostgresTestDatabase.url != nil, let port = Self.port, Self.environment("PG_TLS_ROOT_CERT") != nil else { return }
         let directory = ConformanceFixtures.temporaryDirectory()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", directory + "/other.key",
-                             "-out", directory + "/other.pem", "-days", "1", "-subj", "/CN=another CA"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0)
-        let url = "postgres://postgres@127.0.0.1:\(port)/postgres?sslmode=verify-full&sslrootcert=\(directory)/other.pem"
+        let other = try SelfSignedCertificate(in: directory, name: "other", commonName: "another CA")
+        let url = "postgres://postgres@127.0.0.1:\(port)/postgres?sslmode=verify-full&sslrootcert=\(other.certificatePath)"
         #expect {
             try PostgresConnection(url: url)
         } throws: { error in

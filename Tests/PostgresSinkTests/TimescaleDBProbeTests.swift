@@ -3,6 +3,7 @@ import Testing
 import HealthRouterCore
 import PostgresClient
 @testable import TimescaleDBSink
+import TestSupport
 
 /// What the timescaledb sink finds out about TimescaleDB on connect, and what it tells the user.
 /// TimescaleDB cannot be installed here: `scripts/with-postgres.sh` puts a stand-in `timescaledb`
@@ -26,17 +27,8 @@ import PostgresClient
     }
 
     func prepareError(_ url: String, requireTimescaledb: Bool = true) -> String? {
-        let sink = TimescaleDBSink(configuration: .init(url: url, schema: "health", requireTimescaledb: requireTimescaledb),
-                                   context: ConformanceFixtures.context())
-        defer { sink.close() }
-        do {
-            _ = try sink.prepare()
-            return nil
-        } catch SinkError.unavailable(let reason) {
-            return reason
-        } catch {
-            return "unexpected: \(error)"
-        }
+        SinkFixtures.prepareProblem(TimescaleDBSink(configuration: .init(url: url, schema: "health", requireTimescaledb: requireTimescaledb),
+                                                    context: ConformanceFixtures.context()))
     }
 
     @Test func availableThenInstalledWithoutPreloadThenUpdated() throws {

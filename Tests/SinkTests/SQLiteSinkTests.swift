@@ -63,16 +63,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         func problem(_ path: String) -> String? {
-            let sink = SQLiteSink(configuration: .init(path: path), context: SinkFixtures.context(directory.path))
-            defer { sink.close() }
-            do {
-                _ = try sink.prepare()
-                return nil
-            } catch SinkError.unavailable(let reason) {
-                return reason
-            } catch {
-                return "\(error)"
-            }
+            SinkFixtures.prepareProblem(SQLiteSink(configuration: .init(path: path), context: SinkFixtures.context(directory.path)))
         }
         try FileManager.default.createDirectory(atPath: directory.path + "/folder", withIntermediateDirectories: true)
         #expect(problem(directory.path + "/folder")

@@ -150,6 +150,20 @@ public enum SinkFixtures {
     public static func context(_ directory: String) -> PluginContext {
         PluginContext(name: "test", stateDirectory: directory, logger: Logger(minimumLevel: .error))
     }
+
+    /// Why `sink` cannot prepare: the reason of its `SinkError.unavailable`, any other error as
+    /// text, nil when it prepares. Closes the sink.
+    public static func prepareProblem(_ sink: any Sink) -> String? {
+        defer { sink.close() }
+        do {
+            _ = try sink.prepare()
+            return nil
+        } catch SinkError.unavailable(let reason) {
+            return reason
+        } catch {
+            return "\(error)"
+        }
+    }
 }
 
 /// A fresh directory under the system's temporary directory, removed by `remove()`.
