@@ -31,7 +31,7 @@ public final class PostgresConnection {
             let target = connection.map(Self.describe) ?? "PostgreSQL"
             if let connection { PQfinish(connection) }
             handle = nil
-            throw PostgresError(message: message.trimmingTrailingNewlines, operation: "connect to \(target)")
+            throw PostgresError(message: message.asOneLine, operation: "connect to \(target)")
         }
         try execute("SET TimeZone = 'UTC'; SET statement_timeout = \(statementTimeoutSeconds * 1000);"
                         + " SET client_min_messages = warning")
@@ -158,7 +158,7 @@ public final class PostgresConnection {
     private func live() throws -> OpaquePointer {
         guard let handle else { throw PostgresError(message: "connection closed", operation: endpoint) }
         if PQstatus(handle) != CONNECTION_OK {
-            throw PostgresError(message: "connection lost: " + String(cString: PQerrorMessage(handle)).trimmingTrailingNewlines,
+            throw PostgresError(message: "connection lost: " + String(cString: PQerrorMessage(handle)).asOneLine,
                                 operation: endpoint)
         }
         return handle
@@ -166,7 +166,7 @@ public final class PostgresConnection {
 
     private func failure(_ sql: String) -> PostgresError {
         let message = handle.map { String(cString: PQerrorMessage($0)) } ?? "connection closed"
-        return PostgresError(message: message.trimmingTrailingNewlines, operation: Self.operation(sql))
+        return PostgresError(message: message.asOneLine, operation: Self.operation(sql))
     }
 
     private func check(_ result: OpaquePointer?, sql: String) throws -> PostgresResult {
@@ -186,7 +186,7 @@ public final class PostgresConnection {
             PQresultErrorField(result, code).map { String(cString: $0) }
         }
         let message = field(swpq_diag_message())
-            ?? connection.map { String(cString: PQerrorMessage($0)).trimmingTrailingNewlines } ?? "unknown error"
+            ?? connection.map { String(cString: PQerrorMessage($0)).asOneLine } ?? "unknown error"
         return PostgresError(sqlState: field(swpq_diag_sqlstate()), message: message, detail: field(swpq_diag_detail()),
                              hint: field(swpq_diag_hint()), constraint: field(swpq_diag_constraint()),
                              operation: operation)
@@ -224,9 +224,10 @@ public final class PostgresConnection {
 }
 
 extension String {
-    var trimmingTrailingNewlines: String {
-        var text = self
-        while let last = text.last, last.isNewline || last == " " { text.removeLast() }
-        return text
+    /// libpq's message on one line: its lines (a failure, then a hint such as "Is the server
+    /// running on that host…?", or one line per host tried) trimmed and joined by "; ".
+    var asOneLine: String {
+        split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            .joined(separator: "; ")
     }
 }

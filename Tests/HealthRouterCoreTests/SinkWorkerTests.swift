@@ -187,6 +187,13 @@ final class FailureBudget: Sendable {
         #expect(progress.written == 3)
     }
 
+    @Test func retryDelaysReadAsTheyAre() {
+        #expect(SinkWorker.format(0.5) == "0.5s")
+        #expect(SinkWorker.format(0.01) == "0.01s")
+        #expect(SinkWorker.format(4) == "4s")
+        #expect(SinkWorker.format(120) == "2m")
+    }
+
     /// A stop request (Ctrl-C, SIGTERM) does not wait for a backoff to end.
     @Test func aStopRequestCutsABackoffShort() throws {
         let directory = makeTemporaryDirectory()

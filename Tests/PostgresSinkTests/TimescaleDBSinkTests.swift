@@ -139,6 +139,8 @@ import TimescaleDBSink
         } catch SinkError.unavailable(let reason) {
             #expect(reason.contains("127.0.0.1"))
             #expect(reason.lowercased().contains("refused"))
+            // libpq's hint ("Is the server running on that host…?") stays on the same line.
+            #expect(!reason.contains("\n") && reason.contains("; Is the server running"), "\(reason)")
         }
         // The worker retries a store that is down at first, then delivers everything.
         let schema = PostgresTestDatabase.freshSchema()

@@ -266,8 +266,10 @@ public final class SinkWorker: Sendable {
         logger.error("gave up: \(reason)")
     }
 
+    /// A retry delay for the log: `0.5s`, `4s`, `2m`.
     static func format(_ seconds: Double) -> String {
-        seconds < 60 ? "\(Int(seconds))s" : "\(Int(seconds / 60))m"
+        if seconds < 1 { return String(format: "%.1gs", seconds) }
+        return seconds < 60 ? "\(Int(seconds))s" : "\(Int(seconds / 60))m"
     }
 }
 
