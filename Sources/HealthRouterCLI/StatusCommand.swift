@@ -8,8 +8,9 @@ enum StatusCommand {
 
         Shows the journal and, per sink: its cursor (the last journal entry it wrote),
         its lag (entries after the cursor), rows written, dead letters with their
-        reasons, and the last error. Also lists entries that no route selects: they stay
-        in the journal, and a route added later delivers them.
+        reasons, and the last error (in full below the table when it is long). Also
+        lists entries that no route selects: they stay in the journal, and a route
+        added later delivers them.
 
         exit codes: 0 every sink caught up, 1 a sink lags, has dead letters or an error,
                     64 wrong options, 78 the config is wrong
@@ -50,10 +51,14 @@ enum StatusCommand {
             if lag > 0 || (state?.deadLetters ?? 0) > 0 || state?.lastError != nil { healthy = false }
             rows.append([sink.name, sink.type, NumberText.grouped(cursor), NumberText.grouped(lag),
                          NumberText.grouped(state?.written ?? 0), NumberText.grouped(state?.deadLetters ?? 0),
-                         state?.lastError.map { String($0.prefix(80)) } ?? "-"])
+                         state?.lastError.map { $0.count > 60 ? $0.prefix(59) + "…" : $0 } ?? "-"])
         }
         print("")
         print(Table.render(rows))
+        for sink in config.sinks {
+            guard let error = states[sink.name]?.lastError, error.count > 60 else { continue }
+            print("\nlast error of \(sink.name): \(error)")
+        }
         for sink in config.sinks {
             let letters = try journal.deadLetters(sink: sink.name)
             guard !letters.isEmpty else { continue }

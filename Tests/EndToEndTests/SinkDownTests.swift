@@ -1,0 +1,48 @@
+import TestSupport
+import Foundation
+import Testing
+import HealthRouterCore
+
+/// `healthrouter import` with one sink whose store is down (an HTTP server that refuses
+/// connections on loopback): the other sink gets everything, the import waits out its retries,
+/// says which sink has not caught up and why, exits non-zero, and keeps the entries for later.
+@Suite struct SinkDownTests {
+    @Test func anImportSaysWhichSinkIsNotCaughtUpAndWhy() throws {
+        let directory = makeTemporaryDirectory()
+        let export = directory + "/export.zip"
+        try CommandRunner.generateExport(records: 400, to: export, zip: true, quirks: false)
+        let config = try writeConfig("""
+            state_directory: \(directory)/state
+            sinks:
+              local: { type: sqlite, path: \(directory)/state/health.sqlite }
+              mirror: { type: http, url: "http://127.0.0.1:1", token: t }
+            routes:
+              - types: ["*"]
+                to: [local, mirror]
+            """, in: directory)
+
+        let started = Date()
+        let result = try CommandRunner.run(["import", export, "--config", config], in: directory)
+        // Five tries, 0.5 s, 1 s, 2 s and 4 s apart: the store had 7.5 s to come back.
+        #expect(Date().timeIntervalSince(started) >= 7)
+        #expect(result.status == 1, "stdout: \(result.stdout) stderr: \(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.contains("local") && $0.contains("caught up") && !$0.contains("NOT") })
+        let notCaughtUp = try #require(lines.first { $0.contains("NOT caught up") }, "\(result.stdout)")
+        #expect(notCaughtUp.contains("unavailable") && notCaughtUp.contains("127.0.0.1"), "\(notCaughtUp)")
+        #expect(result.stdout.contains("the entries stay in the journal"))
+        #expect(result.stderr.contains("retrying in 0.5s") && result.stderr.contains("gave up"), "\(result.stderr)")
+
+        let stored = try SQLiteDatabase(path: directory + "/state/health.sqlite", readOnly: true)
+        #expect(try stored.scalarInt("SELECT count(*) FROM samples") ?? 0 > 100)
+
+        // status names the sink, its lag and the whole error.
+        let status = try CommandRunner.run(["status", "--config", config], in: directory)
+        #expect(status.status == 1)
+        let mirror = try #require(status.stdout.split(separator: "\n").first { $0.hasPrefix("mirror") }, "\(status.stdout)")
+        let columns = mirror.split(separator: " ")
+        #expect(columns.count > 6 && columns[2] == "0" && (Int(columns[3]) ?? 0) > 100, "\(mirror)")  // cursor 0, lag
+        #expect(columns.dropFirst(6).joined(separator: " ").hasPrefix("unavailable: http://127.0.0.1:1"), "\(mirror)")
+        #expect(status.stdout.contains("\nlast error of mirror: unavailable: http://127.0.0.1:1/health: "), "\(status.stdout)")
+    }
+}
