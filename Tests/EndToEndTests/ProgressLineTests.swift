@@ -1,0 +1,55 @@
+import TestSupport
+import Foundation
+import Testing
+
+/// The import's progress line, on a real terminal: `script` runs `healthrouter` on a
+/// pseudo-terminal and records what it drew. Without a terminal, or with `--quiet`, nothing is drawn.
+@Suite struct ProgressLineTests {
+    /// Runs `healthrouter arguments…` in `directory` on a pseudo-terminal; returns its exit status
+    /// and everything it wrote there (standard output and error together, as a terminal shows them).
+    static func onTerminal(_ arguments: [String], in directory: String) throws -> (status: Int32, screen: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        let command = ([CommandRunner.executable] + arguments).map { "'\($0)'" }.joined(separator: " ")
+        process.arguments = ["--quiet", "--return", "--command", command, "/dev/null"]
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        process.standardInput = FileHandle.nullDevice
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let screen = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: screen, as: UTF8.self))
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "needs script (bsdutils)"))
+    func aTerminalSeesBytesRecordsRateAndETA() throws {
+        let directory = makeTemporaryDirectory()
+        try CommandRunner.generateExport(records: 60_000, to: directory + "/export.xml", zip: false, quirks: false)
+
+        let first = try Self.onTerminal(["import", "export.xml"], in: directory)
+        #expect(first.status == 0, "\(first.screen.suffix(2_000))")
+        // Each redraw returns to the line's start and clears it.
+        let draws = first.screen.components(separatedBy: "\r\u{1B}[K").dropFirst().map {
+            $0.split(separator: "\r").first.map(String.init) ?? ""
+        }
+        #expect(draws.count >= 2, "\(first.screen.prefix(2_000))")
+        #expect(draws.allSatisfy { $0.hasPrefix("importing export.xml  ") })
+        // Bytes of the total with the share done, records, the rate, and an ETA while under way.
+        let underWay = draws.filter { $0.contains(" / ") && $0.contains("%") && $0.contains("ETA ") }
+        #expect(!underWay.isEmpty, "\(draws)")
+        #expect(underWay.allSatisfy { $0.contains(" MB / ") && $0.contains(" records  ") && $0.contains("/s") }, "\(underWay)")
+        // The last redraw, when the reading ended, agrees with the summary.
+        #expect(first.screen.contains("imported export.xml in "))
+        let read = try #require(first.screen.firstMatch(of: /read +([0-9,]+) records/)?.1, "\(first.screen.suffix(2_000))")
+        #expect(draws.last?.contains("100%") == true && draws.last?.contains("  \(read) records  ") == true, "\(draws.last ?? "")")
+
+        // --quiet on a terminal, and any run without one, draw nothing; the summary stays.
+        let quiet = try Self.onTerminal(["import", "export.xml", "--quiet"], in: directory)
+        #expect(quiet.status == 0)
+        #expect(!quiet.screen.contains("\u{1B}[K") && quiet.screen.contains("nothing new"), "\(quiet.screen)")
+        let piped = try CommandRunner.run(["import", "export.xml"], in: directory)
+        #expect(piped.status == 0)
+        #expect(!piped.stderr.contains("\u{1B}[K") && piped.stdout.contains("nothing new"), "\(piped.stderr)")
+    }
+}
