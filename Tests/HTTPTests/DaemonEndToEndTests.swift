@@ -130,6 +130,42 @@ struct DaemonEndToEndTests {
 /// pushes straight into a router with a sqlite sink.
 @Suite("chained routers", .serialized)
 struct ChainedRoutersTests {
+    /// The store behind a sink is down when data comes (the next healthrouter is not started
+    /// yet): the daemon answers the push, writes its other sink, keeps the rest in the journal
+    /// and tries again after 1 s, 2 s, 4 s…, not in a loop; once the store is up it gets everything.
+    @Test func aSinkWhoseStoreComesUpLaterCatchesUp() throws {
+        let downstreamPort = UInt16.random(in: 20000...60000)
+        let b = try DaemonProcess(port: downstreamPort)
+        let upstream = NSTemporaryDirectory() + "daemon-\(UUID().uuidString)"
+        let a = try DaemonProcess(directory: upstream, sinks: """
+            sinks:
+              local:
+                type: sqlite
+                path: \(upstream)/health.sqlite
+              mirror:
+                type: http
+                url: http://127.0.0.1:\(downstreamPort)
+                token: "${TEST_TOKEN}"
+            routes:
+              - types: ["*"]
+                to: [local, mirror]
+            """)
+        try a.start()
+        let batch = DaemonProcess.batch(prefix: "D", count: 200)
+        #expect(a.client.post("/ingest", String(decoding: batch.body, as: UTF8.self), token: DaemonProcess.token,
+                              gzip: true).status == 200)
+        Thread.sleep(forTimeInterval: 2.5)
+        let retries = a.log.components(separatedBy: "write failed, retrying").count - 1
+        #expect((1...3).contains(retries), "\(a.log)")
+        try b.start()
+        let deadline = Date(timeIntervalSinceNow: 30)
+        while Date() < deadline, try b.sinkIds() != Set(batch.ids) { usleep(100_000) }
+        #expect(try b.sinkIds() == Set(batch.ids))
+        #expect(try a.sinkIds() == Set(batch.ids))
+        #expect(a.stop() == 0)
+        #expect(b.stop() == 0)
+    }
+
     @Test func forwardedRowsEqualDirectRows() throws {
         let b = try DaemonProcess()
         try b.start()
