@@ -86,8 +86,8 @@ import TimescaleDBSink
         #expect(index.text(0, 0) == "sleep_stages")
     }
 
-    /// The server itself goes down in the middle of an import, as in a crash (`pg_ctl stop -m
-    /// immediate`: recovery at the next start), and comes back a second later: the worker's
+    /// The server itself goes down in the middle of an import, as in a crash (immediate shutdown:
+    /// recovery at the next start), and comes back a second later: the worker's
     /// writes fail, its reconnects are refused while the server is down, and once it is back the
     /// import completes with the content of an undisturbed one. A server of the test's own, since
     /// the shared one serves the other tests.
@@ -116,7 +116,7 @@ import TimescaleDBSink
         let make = disturbed.make
         disturbed.make = { OutageSink(inner: try make(), outage: outage) }
         let progress = disturbed.runWorker(directory: disturbedDirectory, maxAttempts: 100)
-        outage.restarted.wait()
+        #expect(outage.restarted.wait(timeout: .now() + 60) == .success, "the outage never happened")
         #expect(outage.restartFailure == nil)
         #expect(outage.failures.withLock { $0 } > 0, "no write or connect failed while the server was down")
         #expect(progress.gaveUp == nil)
@@ -141,7 +141,7 @@ final class ServerOutage: @unchecked Sendable {
     let failures = Mutex(0)
     /// Signalled once the server runs again.
     let restarted = DispatchSemaphore(value: 0)
-    /// Set before `restarted` is signalled, when the server could not be stopped or started.
+    /// Set before `restarted` is signalled, when the server could not be started again.
     private(set) var restartFailure: (any Error)?
 
     init(server: PostgresServerFixture, atWrite: Int) {
