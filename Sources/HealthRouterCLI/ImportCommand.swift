@@ -23,11 +23,12 @@ enum ImportCommand {
         that type (so its routes' `from:` apply), else the source name `import`.
 
         exit codes: 0 done (samples a sink refused are dead letters, listed by `status`; they do
-                    not change the exit code), 1 a sink could not be reached and has not caught
-                    up (the entries stay in the journal: the next run delivers them), 64 wrong
-                    options or nothing to import, 65 the file or folder is not usable input,
-                    66 the file is missing or cannot be read (on the command line or in the config),
-                    73 the state directory is not writable or is full, 78 the config is wrong
+                    not change the exit code), 1 a sink could not be reached in five tries over
+                    about 8 s and has not caught up (the entries stay in the journal: the next
+                    run delivers them), 64 wrong options or nothing to import, 65 the file or
+                    folder is not usable input, 66 the file is missing or cannot be read (on the
+                    command line or in the config), 73 the state directory is not writable or is
+                    full, 78 the config is wrong
 
         examples:
           healthrouter import ~/Downloads/export.zip

@@ -26,6 +26,7 @@ import HealthRouterCore
         // Five tries, 0.5 s, 1 s, 2 s and 4 s apart: the store had 7.5 s to come back.
         #expect(Date().timeIntervalSince(started) >= 7)
         #expect(result.status == 1, "stdout: \(result.stdout) stderr: \(result.stderr)")
+        #expect(try CommandRunner.exitCodesInHelp("import").contains(1))
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.contains("local") && $0.contains("caught up") && !$0.contains("NOT") })
         let notCaughtUp = try #require(lines.first { $0.contains("NOT caught up") }, "\(result.stdout)")
