@@ -11,7 +11,7 @@ enum RunCommand {
 
         Runs every long-running source of the config (http_push: phones push to it) and a
         worker per sink that delivers each accepted sample to the sinks its routes select,
-        retrying a sink that is down with backoff (1 s doubling up to 1 h), forever.
+        retrying a sink that is down with backoff (1 s doubling up to 1 min), forever.
         File sources are not read here: use `healthrouter import` for them.
 
         A push is answered 200 only once it is durable in the journal, so a crash or kill -9
