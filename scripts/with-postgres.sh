@@ -5,9 +5,10 @@
 # sslmode=verify-full), and role PG_PASSWORD_ROLE (which the tests create) must log in with a
 # password over loopback; every other role is trusted. When the server's extension folder is
 # writable (root, as in CI) and holds no real TimescaleDB, a stand-in `timescaledb` extension
-# (versions 2.17.2 and 2.28.3 and the update between them; catalog rows only, no library) is there
-# while the command runs (PG_FAKE_TIMESCALEDB=1), so the sink's probe meets a real catalog; it is
-# removed afterwards.
+# (versions 2.17.2 and 2.28.3 and the update between them; scripts/timescaledb-stand-in.sql, no
+# library) is there while the command runs (PG_FAKE_TIMESCALEDB=1), so the sink's probe meets a
+# real catalog, and a library whose name says timescaledb (auto_explain under another name,
+# PG_FAKE_TIMESCALEDB_LIBRARY) for a test's own server to preload. Both are removed afterwards.
 #   scripts/with-postgres.sh swift test
 set -euo pipefail
 port="${PG_PORT:-55433}"   # the first free port from here on is used
@@ -53,9 +54,17 @@ if [ -w "$extensions" ] && { [ ! -e "$extensions/timescaledb.control" ] \
   stand_in=("$extensions/timescaledb.control" "$extensions/timescaledb--2.17.2.sql" "$extensions/timescaledb--2.28.3.sql"
             "$extensions/timescaledb--2.17.2--2.28.3.sql")
   printf "comment = 'healthrouter test stand-in for TimescaleDB: catalog rows only, no library'\n%s\n%s\n" \
-    "default_version = '2.28.3'" "relocatable = true" >"${stand_in[0]}"
-  for script in "${stand_in[@]:1}"; do echo "-- stand-in: no objects" >"$script"; done
+    "default_version = '2.28.3'" "relocatable = false" >"${stand_in[0]}"
+  cp "$(dirname "$0")/timescaledb-stand-in.sql" "${stand_in[1]}"
+  cp "$(dirname "$0")/timescaledb-stand-in.sql" "${stand_in[2]}"
+  echo "-- stand-in: nothing changes" >"${stand_in[3]}"
   export PG_FAKE_TIMESCALEDB=1
+  library="$bindir/../lib/timescaledb_healthrouter_stand_in.so"
+  if [ -w "$bindir/../lib" ] && [ -e "$bindir/../lib/auto_explain.so" ] && { [ ! -e "$library" ] || [ -L "$library" ]; }; then
+    ln -sf auto_explain.so "$library"
+    stand_in+=("$library")
+    export PG_FAKE_TIMESCALEDB_LIBRARY=timescaledb_healthrouter_stand_in
+  fi
 fi
 started=""
 for attempt in 1 2 3 4 5 6 7 8 9 10; do

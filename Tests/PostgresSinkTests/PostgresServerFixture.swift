@@ -11,17 +11,20 @@ final class PostgresServerFixture {
     let directory: String
     private(set) var port = 0
     private let binaries: String
+    /// Server settings (`-c name=value` each) the server starts with.
+    private let settings: [String]
     private var server: Process?
 
     /// A libpq conninfo for the server's `postgres` database.
     var url: String { "host=127.0.0.1 port=\(port) dbname=postgres user=postgres sslmode=disable" }
 
-    /// Initializes and starts a server on the first free port from `firstPort`; nil when Debian's
-    /// PostgreSQL binaries are not there.
-    init?(firstPort: Int) throws {
+    /// Initializes and starts a server on the first free port from `firstPort`, with `settings`
+    /// (`shared_preload_libraries=…`); nil when Debian's PostgreSQL binaries are not there.
+    init?(firstPort: Int, settings: [String] = []) throws {
         let versions = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
         guard let newest = versions.compactMap(Int.init).max() else { return nil }
         binaries = "/usr/lib/postgresql/\(newest)/bin"
+        self.settings = settings
         directory = NSTemporaryDirectory() + "hr-pg-fixture-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o755])
@@ -53,7 +56,8 @@ final class PostgresServerFixture {
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         output.seekToEndOfFile()
         let process = Self.process(binaries + "/postgres", ["-D", directory + "/data", "-p", String(port), "-k", directory,
-                                                            "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"])
+                                                            "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"]
+                                                           + settings.flatMap { ["-c", $0] })
         process.standardOutput = output
         process.standardError = output
         try process.run()

@@ -70,6 +70,52 @@ import TestSupport
         }
     }
 
+    /// With a library preloaded whose name says timescaledb, the probe finds TimescaleDB usable and
+    /// the sink runs its hypertable DDL: the stand-in's functions, declared with TimescaleDB's
+    /// signatures, record that every call binds to them (the 2.13+ `create_hypertable` with
+    /// `by_range`, not the deprecated form), with the intervals the config asks for, idempotently.
+    /// Compression and continuous aggregates are left out: plain PostgreSQL refuses their
+    /// `timescaledb.*` table options.
+    @Test func withTimescaleDBPreloadedTheHypertableDDLBindsToItsSignatures() throws {
+        guard PostgresTestDatabase.url != nil, let port = PostgresConnectionTests.port.flatMap(Int.init),
+              PostgresConnectionTests.environment("PG_FAKE_TIMESCALEDB") != nil,
+              let library = PostgresConnectionTests.environment("PG_FAKE_TIMESCALEDB_LIBRARY"),
+              let server = try PostgresServerFixture(firstPort: port + 180, settings: ["shared_preload_libraries=\(library)"])
+        else { return }
+        let admin = try PostgresConnection(url: server.url)
+        defer { admin.close() }
+        try admin.execute("CREATE EXTENSION timescaledb")
+        let config = try HealthRouterConfig.parse(yaml: """
+            sinks:
+              tsdb:
+                type: timescaledb
+                url: "\(server.url)"
+                schema: health
+                chunk_time_interval: 7d
+                retention: { drop_after: 520w }
+            """)
+        let options = try #require(config.sink(named: "tsdb")).options
+        let configuration = try ConfigDecoder.decode(TimescaleDBSink.Configuration.self, from: options, path: "sinks.tsdb")
+        for _ in 0..<2 {
+            let sink = TimescaleDBSink(configuration: configuration, context: ConformanceFixtures.context())
+            defer { sink.close() }
+            _ = try sink.prepare()
+            #expect(sink.usesHypertables)
+            try sink.write(ConformanceFixtures.entries([ConformanceFixtures.heartRate, ConformanceFixtures.sleep]), cursor: 2)
+        }
+        let calls = try admin.execute("SELECT call FROM _timescaledb_internal.stand_in_calls ORDER BY seq")
+        let recorded = (0..<calls.rowCount).compactMap { calls.text($0, 0) }
+        // INTERVAL '<n> seconds' as the server prints it: 7 days = 168 h; sparse tables at least 365 days;
+        // retention 520 weeks = 87,360 h.
+        let once = [("samples", "168:00:00"), ("sleep_stages", "8760:00:00"), ("workouts", "8760:00:00")].map {
+            "create_hypertable(health.\($0.0), by_range(start_at, \($0.1)), if_not_exists => t, migrate_data => t)"
+        } + ["samples", "sleep_stages", "workouts"].map {
+            "add_retention_policy(health.\($0), drop_after => 87360:00:00, if_not_exists => t)"
+        }
+        #expect(recorded == once + once, "\(recorded)")
+        #expect(try admin.execute("SELECT count(*) FROM health.samples").int(0, 0) == 1)
+    }
+
     /// The errors a server gives once the TimescaleDB loader is in play, as recorded on 2.17.2 and
     /// 2.28.3, each turned into what is wrong and how to fix it.
     @Test func libraryFailuresNameTheVersionsAndTheFix() {
