@@ -43,8 +43,9 @@ BEGIN
 END
 $$;
 
--- add_retention_policy(relation, drop_after, if_not_exists, …) (drop_after is "any" in TimescaleDB).
-CREATE FUNCTION add_retention_policy(relation regclass, drop_after anyelement DEFAULT NULL::interval,
+-- add_retention_policy(relation, drop_after, if_not_exists, …) (drop_after is "any" in TimescaleDB,
+-- which a function in SQL cannot take; some versions add drop_created_before).
+CREATE FUNCTION add_retention_policy(relation regclass, drop_after anyelement,
                                      if_not_exists boolean DEFAULT false, schedule_interval interval DEFAULT NULL,
                                      initial_start timestamptz DEFAULT NULL, timezone text DEFAULT NULL,
                                      drop_created_before interval DEFAULT NULL)
