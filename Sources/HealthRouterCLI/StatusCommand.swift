@@ -16,6 +16,9 @@ enum StatusCommand {
                     64 wrong options, 78 the config is wrong
         """
 
+    /// The widest last error the table shows; a longer one is cut there and printed whole below.
+    static let errorWidth = 60
+
     static func run(_ words: [String], environment: [String: String]) throws -> ExitCode {
         let arguments = try CommandLineArguments.parse(words, command: "status")
         if arguments.flags.contains("--help") {
@@ -41,23 +44,21 @@ enum StatusCommand {
         journalLine += ", \(NumberText.grouped(counts.samples)) distinct samples, \(NumberText.grouped(counts.deleted)) deleted ids"
         print(journalLine)
 
-        let states = Dictionary(try journal.sinkStates().map { ($0.sink, $0) }) { a, _ in a }
+        let states = try journal.sinkStates(named: config.sinks.map(\.name))
         var healthy = true
         var rows: [[String]] = [["sink", "type", "cursor", "lag", "rows written", "dead letters", "last error"]]
-        for sink in config.sinks {
-            let state = states[sink.name]
-            let cursor = state?.cursor ?? 0
-            let lag = try journal.countEntries(after: cursor)
-            if lag > 0 || (state?.deadLetters ?? 0) > 0 || state?.lastError != nil { healthy = false }
-            rows.append([sink.name, sink.type, NumberText.grouped(cursor), NumberText.grouped(lag),
-                         NumberText.grouped(state?.written ?? 0), NumberText.grouped(state?.deadLetters ?? 0),
-                         state?.lastError.map { $0.count > 60 ? $0.prefix(59) + "…" : $0 } ?? "-"])
+        for (sink, state) in zip(config.sinks, states) {
+            let lag = try journal.countEntries(after: state.cursor)
+            if lag > 0 || state.deadLetters > 0 || state.lastError != nil { healthy = false }
+            rows.append([sink.name, sink.type, NumberText.grouped(state.cursor), NumberText.grouped(lag),
+                         NumberText.grouped(state.written), NumberText.grouped(state.deadLetters),
+                         state.lastError.map { $0.count > Self.errorWidth ? $0.prefix(Self.errorWidth - 1) + "…" : $0 } ?? "-"])
         }
         print("")
         print(Table.render(rows))
-        for sink in config.sinks {
-            guard let error = states[sink.name]?.lastError, error.count > 60 else { continue }
-            print("\nlast error of \(sink.name): \(error)")
+        for state in states {
+            guard let error = state.lastError, error.count > Self.errorWidth else { continue }
+            print("\nlast error of \(state.sink): \(error)")
         }
         for sink in config.sinks {
             let letters = try journal.deadLetters(sink: sink.name)
