@@ -14,7 +14,8 @@ packages=(
   libpq-dev postgresql             # Postgres sinks and their tests
   libcurl4-openssl-dev libmicrohttpd-dev   # HTTP sink and HTTP push source
   python3 python3-venv             # fixture generator; healthkit-to-sqlite in the benchmark
-  openssl                          # the TLS test makes its certificate with it
+  openssl                          # the TLS tests' certificates (http_push, the test PostgreSQL's CA)
+  util-linux bsdutils              # runuser/setpriv run PostgreSQL as postgres under root; script gives a test a terminal
   curl                             # bench-push.sh waits for the daemon with it
 )
 missing=()
