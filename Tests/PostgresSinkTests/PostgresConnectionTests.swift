@@ -8,19 +8,6 @@ import TestSupport
 /// The libpq client against the throwaway server of `scripts/with-postgres.sh`: TLS with a verified
 /// server certificate, a password in a `postgres://` URL, and statement timeouts.
 @Suite struct PostgresConnectionTests {
-    /// A variable `scripts/with-postgres.sh` exports; without it the test does nothing locally and
-    /// fails under CI=true, where the script always runs.
-    static func environment(_ name: String) -> String? {
-        let environment = ProcessInfo.processInfo.environment
-        if let value = environment[name], !value.isEmpty { return value }
-        if environment["CI"] == "true" {
-            Issue.record("\(name) is not set: run the tests under scripts/with-postgres.sh (make test)")
-        }
-        return nil
-    }
-
-    static var port: String? { environment("PG_PORT") }
-
     /// The ids of the samples `sink` holds, read back.
     static func storedIds(_ sink: TimescaleDBSink) throws -> [String] {
         var ids: [String] = []
@@ -35,8 +22,8 @@ import TestSupport
     }
 
     @Test func tlsWithTheServerCertificateVerified() throws {
-        guard let url = PostgresTestDatabase.url, let port = Self.port,
-              let rootCertificate = Self.environment("PG_TLS_ROOT_CERT") else { return }
+        guard let url = PostgresTestDatabase.url, let port = PostgresTestDatabase.port,
+              let rootCertificate = PostgresTestDatabase.environment("PG_TLS_ROOT_CERT") else { return }
         let secure = "postgres://postgres@127.0.0.1:\(port)/postgres?sslmode=verify-full&sslrootcert=\(rootCertificate)"
         let connection = try PostgresConnection(url: secure)
         defer { connection.close() }
@@ -59,7 +46,7 @@ import TestSupport
     }
 
     @Test func aServerCertificateFromAnotherAuthorityIsRefusedWithTheReason() throws {
-        guard PostgresTestDatabase.url != nil, let port = Self.port, Self.environment("PG_TLS_ROOT_CERT") != nil else { return }
+        guard PostgresTestDatabase.url != nil, let port = PostgresTestDatabase.port, PostgresTestDatabase.environment("PG_TLS_ROOT_CERT") != nil else { return }
         let directory = ConformanceFixtures.temporaryDirectory()
         let other = try SelfSignedCertificate(in: directory, name: "other", commonName: "another CA")
         let url = "postgres://postgres@127.0.0.1:\(port)/postgres?sslmode=verify-full&sslrootcert=\(other.certificatePath)"
@@ -81,7 +68,7 @@ import TestSupport
     }
 
     @Test func aPasswordInTheURLIsUsedAndAWrongOneRefused() throws {
-        guard let url = PostgresTestDatabase.url, let port = Self.port, let role = Self.environment("PG_PASSWORD_ROLE") else {
+        guard let url = PostgresTestDatabase.url, let port = PostgresTestDatabase.port, let role = PostgresTestDatabase.environment("PG_PASSWORD_ROLE") else {
             return
         }
         let password = "p@ss:w/rd?é #1"

@@ -93,7 +93,7 @@ import TimescaleDBSink
     /// the shared one serves the other tests.
     @Test(arguments: ["timescaledb", "postgres"])
     func aServerStoppedMidImportAndStartedAgainCompletesWithIdenticalContent(sink kind: String) throws {
-        guard PostgresTestDatabase.url != nil, let port = PostgresConnectionTests.port.flatMap(Int.init),
+        guard PostgresTestDatabase.url != nil, let port = PostgresTestDatabase.port.flatMap(Int.init),
               let server = try PostgresServerFixture(firstPort: port + (kind == "postgres" ? 140 : 100)) else { return }
         func conformance(_ schema: String) -> SinkConformance {
             kind == "postgres" ? PostgresSinkTests().conformance(server.url, schema: schema)

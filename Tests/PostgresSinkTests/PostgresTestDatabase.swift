@@ -6,11 +6,18 @@ import TimescaleDBSink
 /// The throwaway PostgreSQL of `scripts/with-postgres.sh` (PG_URL), with a fresh schema per test.
 /// Without PG_URL the Postgres tests do nothing locally and fail under CI=true.
 enum PostgresTestDatabase {
-    static var url: String? {
+    static var url: String? { environment("PG_URL") }
+
+    /// The port of that server (PG_PORT).
+    static var port: String? { environment("PG_PORT") }
+
+    /// A variable `scripts/with-postgres.sh` exports; without it the test does nothing locally and
+    /// fails under CI=true, where the script always runs.
+    static func environment(_ name: String) -> String? {
         let environment = ProcessInfo.processInfo.environment
-        if let url = environment["PG_URL"], !url.isEmpty { return url }
+        if let value = environment[name], !value.isEmpty { return value }
         if environment["CI"] == "true" {
-            Issue.record("PG_URL is not set: run the tests under scripts/with-postgres.sh (make test)")
+            Issue.record("\(name) is not set: run the tests under scripts/with-postgres.sh (make test)")
         }
         return nil
     }

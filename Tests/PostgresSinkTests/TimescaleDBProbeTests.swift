@@ -13,8 +13,8 @@ import TestSupport
 @Suite struct TimescaleDBProbeTests {
     /// A database of its own (the stand-in must not be installed where other tests run), dropped after `body`.
     func withDatabase(_ body: (_ url: String, _ name: String, _ connection: PostgresConnection) throws -> Void) throws {
-        guard let adminURL = PostgresTestDatabase.url, let port = PostgresConnectionTests.port,
-              PostgresConnectionTests.environment("PG_FAKE_TIMESCALEDB") != nil else { return }
+        guard let adminURL = PostgresTestDatabase.url, let port = PostgresTestDatabase.port,
+              PostgresTestDatabase.environment("PG_FAKE_TIMESCALEDB") != nil else { return }
         let name = "hr_probe_" + PostgresTestDatabase.freshSchema()
         let admin = try PostgresConnection(url: adminURL)
         defer { admin.close() }
@@ -33,7 +33,7 @@ import TestSupport
 
     @Test func availableThenInstalledWithoutPreloadThenUpdated() throws {
         try withDatabase { url, name, connection in
-            let database = "127.0.0.1:\(PostgresConnectionTests.port ?? "")/\(name)"
+            let database = "127.0.0.1:\(PostgresTestDatabase.port ?? "")/\(name)"
             // Available on the server, not installed in the database.
             var probe = try TimescaleDBProbe.run(on: connection, database: database)
             #expect(probe.catalogVersion == nil && probe.availableVersion == "2.28.3" && !probe.isUsable)
@@ -77,9 +77,9 @@ import TestSupport
     /// Compression and continuous aggregates are left out: plain PostgreSQL refuses their
     /// `timescaledb.*` table options.
     @Test func withTimescaleDBPreloadedTheHypertableDDLBindsToItsSignatures() throws {
-        guard PostgresTestDatabase.url != nil, let port = PostgresConnectionTests.port.flatMap(Int.init),
-              PostgresConnectionTests.environment("PG_FAKE_TIMESCALEDB") != nil,
-              let library = PostgresConnectionTests.environment("PG_FAKE_TIMESCALEDB_LIBRARY"),
+        guard PostgresTestDatabase.url != nil, let port = PostgresTestDatabase.port.flatMap(Int.init),
+              PostgresTestDatabase.environment("PG_FAKE_TIMESCALEDB") != nil,
+              let library = PostgresTestDatabase.environment("PG_FAKE_TIMESCALEDB_LIBRARY"),
               let server = try PostgresServerFixture(firstPort: port + 180, settings: ["shared_preload_libraries=\(library)"])
         else { return }
         let admin = try PostgresConnection(url: server.url)
