@@ -1,3 +1,5 @@
+import HealthRouterCore
+
 /// The words of one command line: the command, its positional arguments, and its
 /// `--options`, which may stand anywhere on the line (`import x.zip --config f.yaml`).
 struct CommandLineArguments {
@@ -50,7 +52,7 @@ struct CommandLineArguments {
             } else {
                 let known = allFlags.union(allValues).sorted()
                 var message = "unknown option \(name)"
-                if let suggestion = closest(to: name, in: known) { message += " (did you mean \(suggestion)?)" }
+                if let suggestion = NameSuggester.closest(to: name, among: known) { message += " (did you mean \(suggestion)?)" }
                 throw UsageError(message, command: command)
             }
         }
@@ -62,27 +64,6 @@ struct CommandLineArguments {
     func refusePositional(command: String) throws {
         guard let first = positional.first else { return }
         throw UsageError("\(command) takes no arguments, not '\(first)'", command: command)
-    }
-
-    /// The known word nearest to `word`, when it is near enough to be a typo.
-    static func closest(to word: String, in candidates: [String]) -> String? {
-        let scored = candidates.map { ($0, editDistance(word, $0)) }.min { $0.1 < $1.1 }
-        guard let (best, distance) = scored, distance <= max(2, word.count / 3) else { return nil }
-        return best
-    }
-
-    static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
-        if a.isEmpty { return b.count }
-        var previous = Array(0...b.count)
-        for i in 1...a.count {
-            var current = [i] + Array(repeating: 0, count: b.count)
-            for j in 1...max(b.count, 1) where j <= b.count {
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-            previous = current
-        }
-        return previous[b.count]
     }
 }
 

@@ -17,7 +17,7 @@ struct ConfiguredSink {
         let specs = try loaded.sinkSpecs()
         guard let spec = specs.first(where: { $0.name == name }) else {
             var message = "the config has no sink called '\(name)'"
-            if let guess = CommandLineArguments.closest(to: name, in: specs.map(\.name)) { message += " (did you mean '\(guess)'?)" }
+            if let guess = NameSuggester.closest(to: name, among: specs.map(\.name)) { message += " (did you mean '\(guess)'?)" }
             let known = specs.map(\.name).joined(separator: ", ")
             throw CommandFailure(message: message, hint: "sinks in \(loaded.origin): \(known.isEmpty ? "none" : known)",
                                  code: .usage)

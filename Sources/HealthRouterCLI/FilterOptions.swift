@@ -30,7 +30,7 @@ enum FilterOptions {
         }
         if let unknown = filter.unknownTypes.first {
             var message = "--types: '\(unknown)' is no known type, short key or group"
-            if let guess = CommandLineArguments.closest(to: unknown, in: TypeRegistry.groups + TypeRegistry.all.compactMap(\.key)) {
+            if let guess = NameSuggester.closest(to: unknown, among: TypeRegistry.groups + TypeRegistry.all.compactMap(\.key)) {
                 message += " (did you mean '\(guess)'?)"
             }
             throw UsageError(message + "; see healthrouter types", command: command)

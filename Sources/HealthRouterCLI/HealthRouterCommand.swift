@@ -66,7 +66,7 @@ public enum HealthRouterCommand {
                 code = .success
             default:
                 var message = "unknown command '\(command)'"
-                if let guess = CommandLineArguments.closest(to: command, in: ["import", "run", "status", "check", "types", "dump", "backfill", "migrate", "help"]) {
+                if let guess = NameSuggester.closest(to: command, among: ["import", "run", "status", "check", "types", "dump", "backfill", "migrate", "help"]) {
                     message += " (did you mean '\(guess)'?)"
                 }
                 throw UsageError(message, command: nil)

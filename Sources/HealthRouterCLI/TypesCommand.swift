@@ -28,7 +28,7 @@ enum TypesCommand {
         if let group = arguments.values["--group"] {
             guard TypeRegistry.groups.contains(group) else {
                 var message = "no group '\(group)'; groups: \(TypeRegistry.groups.joined(separator: ", "))"
-                if let guess = CommandLineArguments.closest(to: group, in: TypeRegistry.groups) { message = "no group '\(group)' (did you mean '\(guess)'?)" }
+                if let guess = NameSuggester.closest(to: group, among: TypeRegistry.groups) { message = "no group '\(group)' (did you mean '\(guess)'?)" }
                 throw UsageError(message, command: "types")
             }
             types = types.filter { $0.group == group }

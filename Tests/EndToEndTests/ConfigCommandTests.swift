@@ -110,6 +110,26 @@ import Testing
         #expect(bad.stderr.contains("sleep"))
     }
 
+    /// A misspelt option, type or sink name on the command line gets the one it was meant to be
+    /// (the same suggester the config's keys use: case, `_` and `-` do not count).
+    @Test func commandLineTyposSuggestTheRightWord() throws {
+        let directory = makeTemporaryDirectory()
+        let config = try writeConfig("state_directory: \(directory)/state\nsinks:\n  local: { type: sqlite, path: \(directory)/h.sqlite }\n",
+                                     in: directory)
+        let option = try CommandRunner.run(["status", "--confg", config], in: directory)
+        #expect(option.status == 64)
+        #expect(option.stderr.contains("unknown option --confg (did you mean --config?)"), "\(option.stderr)")
+        let type = try CommandRunner.run(["dump", "--types", "heartrate", "--config", config], in: directory)
+        #expect(type.status == 64)
+        #expect(type.stderr.contains("'heartrate' is no known type, short key or group (did you mean 'heartRate'?)"), "\(type.stderr)")
+        let sink = try CommandRunner.run(["dump", "--from", "lokal", "--config", config], in: directory)
+        #expect(sink.status == 64)
+        #expect(sink.stderr.contains("no sink called 'lokal' (did you mean 'local'?)"), "\(sink.stderr)")
+        let command = try CommandRunner.run(["stauts"], in: directory)
+        #expect(command.status == 64)
+        #expect(command.stderr.contains("unknown command 'stauts' (did you mean 'status'?)"), "\(command.stderr)")
+    }
+
     @Test func everyCommandHasHelp() throws {
         for command in ["import", "status", "check", "types"] {
             let result = try CommandRunner.run([command, "--help"], in: NSTemporaryDirectory())
