@@ -70,10 +70,10 @@ final class ExportDocumentParser {
 
     private func sourceError(_ failure: SAXParseFailure) -> SourceError {
         let location = (entry.map { "entry \($0), " } ?? "") + "line \(failure.line)"
-        let kept = emittedItems > 0 ? " The \(emittedItems) items read before this point were kept." : ""
+        let kept = emittedItems > 0 ? " The \(NumberText.grouped(emittedItems)) items read before this point were kept." : ""
         if failure.raisedByHandler {
             return SourceError(input: input, location: location, problem: failure.message,
-                               hint: "Point `path` at the export.zip the Health app wrote, or at the export.xml inside it.")
+                               hint: "Give the export.zip the Health app wrote, or the export.xml inside it.")
         }
         if failure.atEnd {
             return SourceError(input: input, location: location,

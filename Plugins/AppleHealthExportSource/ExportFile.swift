@@ -21,11 +21,11 @@ struct ExportFile {
         guard stat(path, &info) == 0 else {
             let reason = String(cString: strerror(errno))
             throw SourceError(input: path, problem: "cannot open the export: \(reason)",
-                              hint: "Check `path` in the config: it should name the export.zip (or export.xml) the Health app wrote.")
+                              hint: "Give the export.zip (or export.xml) the Health app wrote.")
         }
         guard info.st_mode & S_IFMT != S_IFDIR else {
             throw SourceError(input: path, problem: "this is a folder, not an export file",
-                              hint: "Point `path` at the export.zip, or at the export.xml inside the unpacked folder.")
+                              hint: "Give the export.zip, or the export.xml inside the unpacked folder.")
         }
         size = Int64(info.st_size)
         guard size > 0 else {

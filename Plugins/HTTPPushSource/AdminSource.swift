@@ -117,7 +117,7 @@ struct AdminReport {
         metric("healthrouter_push_samples_duplicate_total", "counter", "Pushed samples already in the journal.",
                [("", Int64(pushed.duplicateCount))])
         metric("healthrouter_push_samples_changed_total", "counter", "Pushed samples that changed under a known id.",
-               [("", Int64(pushed.changed))])
+               [("", Int64(pushed.changedCount))])
         metric("healthrouter_push_deleted_ids_total", "counter", "Tombstoned ids pushed and journaled.",
                [("", Int64(pushed.deletedIds))])
         metric("healthrouter_sink_cursor_sequence", "gauge", "Last journal sequence the sink acknowledged.",
@@ -140,7 +140,7 @@ struct AdminReport {
         writer.key("push"); writer.beginObject()
         writer.key("accepted"); writer.int(Int64(pushed.newCount))
         writer.key("duplicates"); writer.int(Int64(pushed.duplicateCount))
-        writer.key("changed"); writer.int(Int64(pushed.changed))
+        writer.key("changed"); writer.int(Int64(pushed.changedCount))
         writer.key("deleted_ids"); writer.int(Int64(pushed.deletedIds))
         writer.endObject()
         writer.key("sinks"); writer.beginArray()

@@ -139,6 +139,6 @@ final class PushRequestHandler: Sendable {
     }
 
     static func received(_ received: Int, result: AppendResult) -> HTTPReply {
-        HTTPReply(status: 200, json: "{\"received\": \(received), \"new\": \(result.newCount + result.changed), \"deleted\": \(result.deletedIds)}")
+        HTTPReply(status: 200, json: "{\"received\": \(received), \"new\": \(result.newCount + result.changedCount), \"deleted\": \(result.deletedIds)}")
     }
 }

@@ -29,6 +29,15 @@ public final class NDJSONSink: Sink {
         enum CodingKeys: String, CodingKey, CaseIterable {
             case directory
         }
+
+        public init(from decoder: Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            directory = try c.decode(String.self, forKey: .directory)
+            if directory.isEmpty {
+                throw DecodingError.dataCorruptedError(forKey: .directory, in: c,
+                                                       debugDescription: "must not be empty: the folder to write, e.g. ./healthrouter-data/ndjson")
+            }
+        }
     }
 
     public let configuration: Configuration

@@ -34,6 +34,16 @@ public final class SQLiteSink: Sink {
         enum CodingKeys: String, CodingKey, CaseIterable {
             case path
         }
+
+        public init(from decoder: Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            path = try c.decode(String.self, forKey: .path)
+            // SQLite would open "" as a temporary database, gone at the end of the run.
+            if path.isEmpty {
+                throw DecodingError.dataCorruptedError(forKey: .path, in: c,
+                                                       debugDescription: "must not be empty: the SQLite file to write, e.g. ./healthrouter-data/health.sqlite")
+            }
+        }
     }
 
     public let configuration: Configuration

@@ -4,18 +4,23 @@ import HealthRouterCore
 /// new, what was skipped and why, and what each sink wrote.
 struct ImportReport {
     var summary: ImportRun.Summary
-    var inputs: [String: String]
+    /// What each of `summary.sources` read (the file given, or the configured path), in order.
+    var inputs: [String]
     var sinkTypes: [String: String]
 
     /// Whether anything was read: a failed import that read nothing shows only its error.
-    var readAnything: Bool { summary.counters.values.contains { $0.records > 0 || !$0.skipped.isEmpty } }
+    var readAnything: Bool { summary.sources.contains { $0.counters.records > 0 || !$0.counters.skipped.isEmpty } }
+
+    private func input(_ index: Int) -> String {
+        index < inputs.count ? inputs[index] : summary.sources[index].name
+    }
 
     /// One or two lines per failed source, for standard error.
     func errors() -> [String] {
         var lines: [String] = []
-        let records = summary.counters.values.reduce(0) { $0 + $1.records }
-        for (source, failure) in summary.failures.sorted(by: { $0.key < $1.key }) {
-            let input = inputs[source] ?? source
+        for (index, source) in summary.sources.enumerated() {
+            guard let failure = source.failure else { continue }
+            let input = input(index), records = source.counters.records
             var text = failure.hasPrefix(input) ? failure : "\(input): \(failure)"
             if records > 0 && !failure.contains("were kept") {
                 text += " (the \(NumberText.grouped(records)) records read before the error were kept)"
@@ -30,14 +35,14 @@ struct ImportReport {
         var merged = ImportCounters()
         var skipped: [String: Int] = [:]
         var examples: [String: String] = [:]
-        for counters in summary.counters.values {
+        for counters in summary.sources.map(\.counters) {
             merged.appended.merge(counters.appended)
             merged.bytes += counters.bytes
             skipped.merge(counters.skipped, uniquingKeysWith: +)
             examples.merge(counters.skippedExamples) { a, _ in a }
         }
         let appended = merged.appended
-        let inputList = summary.counters.keys.sorted().map { inputs[$0] ?? $0 }.joined(separator: ", ")
+        let inputList = summary.sources.indices.map(input).joined(separator: ", ")
         var rate = ""
         if summary.seconds > 0 && merged.bytes > 0 {
             rate = ", \(NumberText.bytes(Int64(Double(merged.bytes) / summary.seconds)))/s"
@@ -46,10 +51,11 @@ struct ImportReport {
 
         var byKind: [SampleKind: Int] = appended.new
         byKind.merge(appended.duplicates, uniquingKeysWith: +)
+        byKind.merge(appended.changed, uniquingKeysWith: +)
         let kinds = SampleKind.allCases.compactMap { kind in byKind[kind].map { "\(NumberText.grouped($0)) \(kind.name)" } }
         let records = merged.records
         lines.append("  read        \(NumberText.grouped(records)) records" + (kinds.isEmpty ? "" : ": " + kinds.joined(separator: ", ")))
-        if appended.newCount == 0 && appended.changed == 0 && appended.deletedIds == 0 && records > 0 {
+        if appended.newCount == 0 && appended.changedCount == 0 && appended.deletedIds == 0 && records > 0 {
             if summary.sinks.values.contains(where: { $0.written > 0 }) {
                 lines.append("  nothing new: every record was already in the journal; the sinks below caught up on what an earlier run left undelivered")
             } else {
@@ -61,12 +67,14 @@ struct ImportReport {
         if appended.duplicateCount > 0 {
             lines.append("  duplicates  \(NumberText.grouped(appended.duplicateCount)) (already in the journal\(appended.aliased > 0 ? ", \(appended.aliased) of them under another id" : ""))")
         }
-        if appended.changed > 0 { lines.append("  changed     \(NumberText.grouped(appended.changed)) (same id, new content: re-delivered)") }
+        if appended.changedCount > 0 {
+            lines.append("  changed     \(NumberText.grouped(appended.changedCount)) (same id, new content: re-delivered)")
+        }
         if appended.deletedIds > 0 { lines.append("  deleted     \(NumberText.grouped(appended.deletedIds))") }
         let skippedTotal = skipped.values.reduce(0, +)
         if skippedTotal > 0 {
             lines.append("  skipped     \(NumberText.grouped(skippedTotal))")
-            for (reason, count) in skipped.sorted(by: { $0.value > $1.value }) {
+            for (reason, count) in skipped.sorted(by: { ($1.value, $0.key) < ($0.value, $1.key) }) {
                 let at = examples[reason].map { ", first at \($0)" } ?? ""
                 lines.append("    \(NumberText.grouped(count)) × \(reason)\(at)")
             }
@@ -77,7 +85,7 @@ struct ImportReport {
             for name in summary.sinks.keys.sorted() {
                 let progress = summary.sinks[name]!
                 let padded = name.padding(toLength: width, withPad: " ", startingAt: 0)
-                var line = "    \(padded)  \(sinkTypes[name] ?? "")  \(NumberText.grouped(progress.written)) rows written"
+                var line = "    \(padded)  \(sinkTypes[name] ?? "")  \(NumberText.grouped(progress.written)) \(progress.written == 1 ? "row" : "rows") written"
                 if progress.deadLetters > 0 {
                     line += ", \(NumberText.grouped(progress.deadLetters)) dead letters (see: healthrouter status)"
                 }

@@ -49,12 +49,19 @@ enum InputPath {
         }
     }
 
-    /// The export.xml of an unpacked export folder (`folder/export.xml` or
-    /// `folder/apple_health_export/export.xml`), when there is one.
+    /// The export.xml of an unpacked export folder (in `folder` or `folder/apple_health_export`),
+    /// when there is one: found by content, as in a zip (the name is localized: `exportar.xml`,
+    /// `导出.xml`), `export_cda.xml` left out.
     static func exportInside(_ folder: String) -> String? {
-        for candidate in ["export.xml", "apple_health_export/export.xml"] {
-            let path = (folder as NSString).appendingPathComponent(candidate)
-            if FileManager.default.fileExists(atPath: path) { return path }
+        for candidate in [folder, (folder as NSString).appendingPathComponent("apple_health_export")] {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: candidate)) ?? []
+            for name in names.sorted() where name.lowercased().hasSuffix(".xml") && name != "export_cda.xml" {
+                let path = (candidate as NSString).appendingPathComponent(name)
+                guard let file = FileHandle(forReadingAtPath: path) else { continue }
+                defer { try? file.close() }
+                let head = (try? file.read(upToCount: 4096)) ?? Data()
+                if head.range(of: Data("<HealthData".utf8)) != nil { return path }
+            }
         }
         return nil
     }

@@ -74,6 +74,16 @@ import Testing
         #expect(result.stderr.contains("hr.yaml:4"))
     }
 
+    /// An empty store path would make SQLite open a temporary database: the data would go nowhere.
+    @Test func anEmptyStorePathIsAConfigError() throws {
+        let sqlite = try check("sinks:\n  local:\n    type: sqlite\n    path: \"\"\n")
+        #expect(sqlite.status == 78)
+        #expect(sqlite.stderr.contains("hr.yaml:4:11: sinks.local.path: must not be empty: the SQLite file to write"), "\(sqlite.stderr)")
+        let ndjson = try check("sinks:\n  lake: { type: ndjson, directory: \"\" }\n")
+        #expect(ndjson.status == 78)
+        #expect(ndjson.stderr.contains("sinks.lake.directory: must not be empty: the folder to write"), "\(ndjson.stderr)")
+    }
+
     @Test func anUnknownSinkTypeSuggestsTheRightOne() throws {
         let result = try check("sinks:\n  local:\n    type: sqlit\n    path: x\n")
         #expect(result.status == 78)

@@ -161,6 +161,36 @@ import HealthRouterCore
         #expect(status.status == 0, "\(status.stdout)")
     }
 
+    /// Several files on one command line: the summary names each and counts what all of them read.
+    @Test func severalFilesAreNamedAndCountedTogether() throws {
+        let directory = makeTemporaryDirectory()
+        try CommandRunner.generateExport(records: 300, to: directory + "/a.zip", zip: true, quirks: false, seed: 3)
+        try CommandRunner.generateExport(records: 200, to: directory + "/b.xml", zip: false, quirks: false, seed: 5)
+        func readCount(_ output: String) -> Int? {
+            guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("  read ") }) else { return nil }
+            return Int(line.split(separator: " ")[1].replacingOccurrences(of: ",", with: ""))
+        }
+        var alone: [Int] = []
+        for file in ["a.zip", "b.xml"] {
+            let single = makeTemporaryDirectory()
+            let result = try CommandRunner.run(["import", directory + "/" + file], in: single)
+            #expect(result.status == 0, "\(result.stderr)")
+            alone.append(readCount(result.stdout) ?? -1)
+        }
+        let both = try CommandRunner.run(["import", "a.zip", "b.xml"], in: directory)
+        #expect(both.status == 0, "\(both.stderr)")
+        #expect(both.stdout.hasPrefix("imported a.zip, b.xml in "), "\(both.stdout)")
+        #expect(readCount(both.stdout) == alone[0] + alone[1], "\(both.stdout)")
+        #expect(alone[0] > 300 && alone[1] > 200)
+
+        // The error of the second file names that file, not the first.
+        try Data("<HealthData>".utf8).write(to: URL(fileURLWithPath: directory + "/cut.xml"))
+        let broken = try CommandRunner.run(["import", "a.zip", "cut.xml"], in: directory)
+        #expect(broken.status == 65)
+        #expect(broken.stderr.contains("healthrouter: cut.xml"), "\(broken.stderr)")
+        #expect(!broken.stderr.contains("a.zip: cut.xml"), "\(broken.stderr)")
+    }
+
     @Test func withoutAConfigTheEmbeddedDefaultIsUsed() throws {
         let directory = makeTemporaryDirectory()
         let export = directory + "/export.zip"

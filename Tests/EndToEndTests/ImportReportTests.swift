@@ -10,10 +10,9 @@ import Testing
         var sink = SinkWorker.Progress()
         sink.written = written
         var summary = ImportRun.Summary()
-        summary.counters["history"] = counters
+        summary.sources = [ImportRun.SourceResult(name: "history", counters: counters, failure: failure)]
         summary.sinks["local"] = sink
-        if let failure { summary.failures["history"] = failure }
-        return ImportReport(summary: summary, inputs: ["history": "export.zip"], sinkTypes: ["local": "sqlite"])
+        return ImportReport(summary: summary, inputs: ["export.zip"], sinkTypes: ["local": "sqlite"])
     }
 
     @Test func nothingNewWithRowsWrittenSaysTheSinksCaughtUp() {

@@ -53,6 +53,16 @@ import Testing
         #expect(export.status == 65)
         #expect(export.stderr.contains("hint: give the export.xml inside it: \(unpacked)/apple_health_export/export.xml"),
                 "\(export.stderr)")
+        // Found by content, whatever the name (localized; export_cda.xml is not the data file).
+        let localized = directory + "/exportado"
+        try FileManager.default.createDirectory(atPath: localized, withIntermediateDirectories: true)
+        try "<?xml version=\"1.0\"?>\n<ClinicalDocument/>\n".write(toFile: localized + "/export_cda.xml", atomically: true,
+                                                                     encoding: .utf8)
+        try FileManager.default.moveItem(atPath: unpacked + "/apple_health_export/export.xml", toPath: localized + "/导出.xml")
+        let named = try CommandRunner.run(["import", localized, "--config", config], in: directory)
+        #expect(named.status == 65)
+        #expect(named.stderr.contains("an unpacked Apple Health export"), "\(named.stderr)")
+        #expect(named.stderr.contains("hint: give the export.xml inside it: \(localized)/导出.xml"), "\(named.stderr)")
         #expect(!FileManager.default.fileExists(atPath: directory + "/state/journal.sqlite"))
     }
 

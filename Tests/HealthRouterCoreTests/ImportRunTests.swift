@@ -37,7 +37,8 @@ struct ListSource: FiniteSource {
         let summary = try run(kept, ListSource(items: items), retain: nil)
         #expect(summary.succeeded)
         #expect(summary.sinks["table"]?.written == 1_000)
-        #expect(summary.counters["list"]?.appended.newCount == 1_000)
+        #expect(summary.sources.map(\.name) == ["list"])
+        #expect(summary.sources.first?.counters.appended.newCount == 1_000)
         #expect(summary.pruned == 0)
         #expect(try Journal(stateDirectory: kept).counts().entries == 1_000)
 
@@ -47,7 +48,7 @@ struct ListSource: FiniteSource {
         #expect(try Journal(stateDirectory: pruned).counts().entries == 0)
         // Pruned entries are still known: importing them again adds nothing.
         let again = try run(pruned, ListSource(items: items), retain: 0)
-        #expect(again.counters["list"]?.appended.newCount == 0)
+        #expect(again.sources.first?.counters.appended.newCount == 0)
         #expect(again.sinks["table"]?.written == 0)
     }
 
@@ -55,7 +56,7 @@ struct ListSource: FiniteSource {
         let directory = makeTemporaryDirectory()
         let items = (0..<1_000).map { HealthItem.sample(heartRate(60, at: Int64($0))) }
         let summary = try run(directory, ListSource(items: items, failAfter: 3), retain: nil)
-        #expect(summary.failures["list"]?.contains("line 7") == true)
+        #expect(summary.firstFailure?.contains("line 7") == true)
         #expect(summary.sinks["table"]?.written == 300)
         #expect(try SQLiteDatabase(path: directory + "/sink.sqlite").scalarInt("SELECT count(*) FROM rows") == 300)
     }

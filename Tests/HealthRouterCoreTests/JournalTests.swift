@@ -37,7 +37,7 @@ import Testing
         try journal.append([.sample(sample)], source: "phone")
         sample.metadata = [MetadataEntry("timeZone", .string("Europe/Lisbon"))]
         let result = try journal.append([.sample(sample)], source: "phone")
-        #expect(result.changed == 1)
+        #expect(result.changedCount == 1)
         #expect(result.entriesWritten == 1)
         let entries = try journal.entries(after: 0, limit: 10)
         #expect(entries.map(\.sequence) == [1, 2])
@@ -148,7 +148,7 @@ import Testing
             [sample(1), sample(4), sample(5), sample(2, device: "Watch 2"), sample(3), sample(6)], source: "s")
         #expect(second.result.newCount == 3)
         #expect(second.result.duplicateCount == 2)
-        #expect(second.result.changed == 1)
+        #expect(second.result.changedCount == 1)
         #expect(second.entries.map(\.sequence) == [4, 5, 6, 7])
         #expect(second.entries.map(\.isFirstOfId) == [true, true, false, true])
         // The change is stored: the same again is known.

@@ -5,7 +5,7 @@ public struct AppendResult: Sendable, Equatable {
     /// Samples seen before with the same content: nothing written.
     public var duplicates: [SampleKind: Int] = [:]
     /// Samples seen before under the same id with different content: a new entry, re-delivered.
-    public var changed = 0
+    public var changed: [SampleKind: Int] = [:]
     /// Samples whose fingerprint matched a sample stored under another id: recorded as an alias.
     public var aliased = 0
     /// Tombstoned ids not recorded before.
@@ -18,6 +18,7 @@ public struct AppendResult: Sendable, Equatable {
 
     public var newCount: Int { new.values.reduce(0, +) }
     public var duplicateCount: Int { duplicates.values.reduce(0, +) }
+    public var changedCount: Int { changed.values.reduce(0, +) }
     public var entriesWritten: Int {
         guard let first = firstSequence, let last = lastSequence else { return 0 }
         return Int(last - first + 1)
@@ -26,7 +27,7 @@ public struct AppendResult: Sendable, Equatable {
     public mutating func merge(_ other: AppendResult) {
         new.merge(other.new, uniquingKeysWith: +)
         duplicates.merge(other.duplicates, uniquingKeysWith: +)
-        changed += other.changed
+        changed.merge(other.changed, uniquingKeysWith: +)
         aliased += other.aliased
         deletedIds += other.deletedIds
         if firstSequence == nil { firstSequence = other.firstSequence }

@@ -251,7 +251,7 @@ public final class Journal {
                 result.duplicates[sample.kind, default: 0] += 1
                 return nil
             }
-            result.changed += 1
+            result.changed[sample.kind, default: 0] += 1
             isNew = false
         } else {
             lookupId.reset()

@@ -3,11 +3,25 @@ import Foundation
 /// A one-shot import (`healthrouter import`): runs the sink workers while finite
 /// sources feed the journal, then lets every worker catch up and reports.
 public final class ImportRun {
+    /// What one source read, and why it stopped early when it did.
+    public struct SourceResult: Sendable {
+        public var name: String
+        public var counters: ImportCounters
+        /// The error to show when the source stopped before its end.
+        public var failure: String?
+
+        public init(name: String, counters: ImportCounters, failure: String? = nil) {
+            self.name = name
+            self.counters = counters
+            self.failure = failure
+        }
+    }
+
     public struct Summary: Sendable {
-        public var counters: [String: ImportCounters] = [:]
+        /// One result per source, in the order they were given (several may share a name: files
+        /// given on one command line are all the source `import`).
+        public var sources: [SourceResult] = []
         public var sinks: [String: SinkWorker.Progress] = [:]
-        /// Sources that failed, with the error to show.
-        public var failures: [String: String] = [:]
         /// Whether a source stopped because the journal refused its entries (disk full, damaged).
         public var journalRefused = false
         /// Journal entries pruned at the end (every sink passed them and `retain` ran out).
@@ -16,8 +30,11 @@ public final class ImportRun {
 
         /// True when every source was read to its end and every sink caught up.
         public var succeeded: Bool {
-            failures.isEmpty && sinks.values.allSatisfy { $0.gaveUp == nil }
+            sources.allSatisfy { $0.failure == nil } && sinks.values.allSatisfy { $0.gaveUp == nil }
         }
+
+        /// The first source's error, when one stopped early.
+        public var firstFailure: String? { sources.lazy.compactMap(\.failure).first }
     }
 
     /// Items appended to the journal per transaction. Larger transactions write each page
@@ -77,15 +94,16 @@ public final class ImportRun {
 
         var summary = Summary()
         for (index, entry) in sources.enumerated() {
+            var failure: String?
             do {
                 defer { _ = try? outputs[index].finish() }
                 try entry.source.read(into: outputs[index])
                 try outputs[index].finish()
             } catch {
-                summary.failures[entry.name] = "\(error)"
+                failure = "\(error)"
                 if outputs[index].journalRefused { summary.journalRefused = true }
             }
-            summary.counters[entry.name] = outputs[index].snapshot
+            summary.sources.append(SourceResult(name: entry.name, counters: outputs[index].snapshot, failure: failure))
         }
         control.finishInput()
         group.wait()

@@ -155,7 +155,7 @@ public struct ImportCounters: Sendable {
     public init() {}
 
     /// Items read: new, duplicates, changed and tombstones.
-    public var records: Int { appended.newCount + appended.duplicateCount + appended.changed }
+    public var records: Int { appended.newCount + appended.duplicateCount + appended.changedCount }
 }
 
 /// A batch on its way to the append queue: the queue takes the array out, so it holds the only

@@ -1,7 +1,7 @@
 /// Numbers, sizes and durations written for people.
-enum NumberText {
+public enum NumberText {
     /// `1234567` → `1,234,567`.
-    static func grouped(_ value: Int) -> String {
+    public static func grouped(_ value: Int) -> String {
         let digits = String(abs(value))
         var out = ""
         for (i, c) in digits.enumerated() {
@@ -11,10 +11,10 @@ enum NumberText {
         return value < 0 ? "-" + out : out
     }
 
-    static func grouped(_ value: Int64) -> String { grouped(Int(value)) }
+    public static func grouped(_ value: Int64) -> String { grouped(Int(value)) }
 
     /// Bytes as `512 B`, `12.3 MB`, `1.40 GB`.
-    static func bytes(_ value: Int64) -> String {
+    public static func bytes(_ value: Int64) -> String {
         let v = Double(value)
         if v < 1_000 { return "\(value) B" }
         if v < 1_000_000 { return decimal(v / 1_000, 1) + " kB" }
@@ -23,7 +23,7 @@ enum NumberText {
     }
 
     /// Seconds as `0.8s`, `42s`, `3m05s`, `1h02m`.
-    static func duration(_ seconds: Double) -> String {
+    public static func duration(_ seconds: Double) -> String {
         if seconds < 10 { return decimal(seconds, 1) + "s" }
         let s = Int(seconds.rounded())
         if s < 60 { return "\(s)s" }
@@ -32,7 +32,7 @@ enum NumberText {
     }
 
     /// `value` with `places` decimals, without Foundation's formatters.
-    static func decimal(_ value: Double, _ places: Int) -> String {
+    public static func decimal(_ value: Double, _ places: Int) -> String {
         var scale = 1.0
         for _ in 0..<places { scale *= 10 }
         let scaled = Int((value * scale).rounded())
