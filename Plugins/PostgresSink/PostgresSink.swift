@@ -136,7 +136,9 @@ public final class PostgresSink: Sink {
         }
     }
 
-    /// RLS on both tables with policies on `auth.uid()`, created once.
+    /// RLS on both tables with policies on `auth.uid()`, created once; the daily view runs with
+    /// the querying user's rights (`security_invoker`), so the policies hold through it too (a
+    /// view otherwise reads with its owner's rights, past every policy).
     private func enableRowLevelSecurity(_ connection: PostgresConnection) throws {
         let hasAuth = try connection.query(
             "SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'auth' AND p.proname = 'uid'")
@@ -155,6 +157,12 @@ public final class PostgresSink: Sink {
                                            + "WITH CHECK ((SELECT auth.uid())::text = user_id)")
             }
         }
+        guard connection.serverVersion >= 150_000 else {
+            throw SinkError.unavailable("row_level_security: true needs PostgreSQL 15 or later (this server is "
+                                            + "\(connection.serverVersion / 10_000)): older servers cannot make the daily view "
+                                            + "v_healthkit_daily_quantity respect the policies, so it would show every user's data")
+        }
+        try connection.execute("ALTER VIEW \(schema.name("v_healthkit_daily_quantity")) SET (security_invoker = true)")
     }
 
     public func write(_ entries: [JournalEntry], cursor: Int64) throws {
@@ -220,8 +228,25 @@ public final class PostgresSink: Sink {
         try connection.query(sql, [configuration.timeZone, String(after.seconds)])
     }
 
+    /// Ends the batch's COPY and upserts. A sample whose id is stored under another key (its start,
+    /// type or device changed) fails the upsert on the id's primary key: the upsert is rolled back to
+    /// a savepoint (the staged rows stay), the id's old row deleted, and the upsert run again. The
+    /// common batch, new or unchanged samples, pays only for the savepoint.
     private func flush(_ connection: PostgresConnection) throws {
-        try stream.finish(&rows, on: connection)
+        let table = schema.metrics
+        try stream.finish(&rows, on: connection, returning: ["id"]) { upsert in
+            try connection.execute("SAVEPOINT hr_upsert")
+            let written: Int
+            do {
+                written = try connection.execute(upsert).affectedRows
+            } catch let error as PostgresError where error.sqlState == "23505" && error.constraint == "healthkit_metrics_pkey" {
+                try connection.execute("ROLLBACK TO SAVEPOINT hr_upsert")
+                try connection.execute(table.deleteMovedSQL(identity: "id"))
+                written = try connection.execute(upsert).affectedRows
+            }
+            try connection.execute("RELEASE SAVEPOINT hr_upsert")
+            return written
+        }
     }
 
     /// The open connection, for read-back.

@@ -102,6 +102,17 @@ public struct PostgresUpsertTable: Sendable {
             + compared.map { "EXCLUDED.\($0)" }.joined(separator: ", ") + ")"
     }
 
+    /// Deletes the target's rows whose `identity` column (unique too, beside `key`: an `id` primary
+    /// key) is staged under another key: the row moved (its start or type changed), and the upsert,
+    /// which matches rows by `key`, would otherwise fail on `identity`'s uniqueness. Run before the
+    /// upsert, in the same transaction.
+    public func deleteMovedSQL(identity: String) -> String {
+        let staged = Dictionary(uniqueKeysWithValues: columns.map { ($0.name, $0.expression) })
+        let stored = key.map { "t." + SQL.identifier($0) }.joined(separator: ", ")
+        return "DELETE FROM \(qualifiedName) t USING \(stagingName) s WHERE t.\(SQL.identifier(identity)) = \(staged[identity] ?? "")"
+            + " AND (\(stored)) IS DISTINCT FROM (" + key.map { staged[$0] ?? "" }.joined(separator: ", ") + ")"
+    }
+
     /// Stages `rows` (COPY text, columns in order) and upserts them; returns the rows written.
     /// `run`, when given, runs the upsert instead: it receives the upsert with
     /// `RETURNING t.<returning>` (only rows inserted or changed come back), to wrap in a CTE, and

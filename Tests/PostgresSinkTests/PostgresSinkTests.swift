@@ -95,6 +95,37 @@ import PostgresSink
         }
     }
 
+    /// A sample whose start, type or device changed under its id replaces its row (the upsert
+    /// matches health4ai's natural key, so the old row is deleted first): no dead letter, no stale row.
+    @Test func aSampleThatMovedUnderItsIdReplacesItsRow() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let schema = PostgresTestDatabase.freshSchema()
+        let sink = PostgresSink(configuration: configuration(url, schema), context: ConformanceFixtures.context())
+        _ = try sink.prepare()
+        defer { sink.close() }
+        let first = ConformanceFixtures.numbered(1), other = ConformanceFixtures.numbered(2)
+        try sink.write(ConformanceFixtures.entries([first, other]), cursor: 2)
+        var moved = first
+        moved.start = ConformanceFixtures.at(300)
+        moved.end = moved.start
+        moved.value = 70.5
+        var retyped = other
+        retyped.type = "HKQuantityTypeIdentifierRestingHeartRate"
+        try sink.write(ConformanceFixtures.entries([moved, retyped], from: 3), cursor: 4)
+        let connection = try PostgresTestDatabase.connect(url)
+        defer { connection.close() }
+        let rows = try connection.execute("SELECT metadata ->> 'healthrouter_id', metric_type, value, "
+                                              + "extract(epoch FROM started_at)::bigint FROM \(SQL.qualified(schema, "healthkit_metrics")) "
+                                              + "ORDER BY 1")
+        #expect(rows.rowCount == 2)
+        #expect(rows.text(0, 0) == first.id && rows.text(0, 2) == "70.5" && rows.text(0, 3) == String(moved.start.epochMilliseconds / 1000))
+        #expect(rows.text(1, 0) == other.id && rows.text(1, 1) == "HKQuantityTypeIdentifierRestingHeartRate")
+        var read: [String: Sample] = [:]
+        try sink.readBack(batchSize: 10) { read[$0.id] = $0 }
+        #expect(read[first.id] == moved)
+        #expect(read[other.id] == retyped)
+    }
+
     @Test func schemaCreationTwiceAndReadBack() throws {
         guard let url = PostgresTestDatabase.url else { return }
         let schema = PostgresTestDatabase.freshSchema()
@@ -176,16 +207,22 @@ import PostgresSink
         let check = try PostgresConnection(url: dbURL)
         defer { check.close() }
         let reader = SQL.identifier(database + "_reader")
-        try check.execute("GRANT SELECT ON healthkit_metrics TO \(reader); GRANT USAGE ON SCHEMA auth TO \(reader)")
-        let counts = try check.transaction { () -> (Int64?, Int64?) in
+        try check.execute("GRANT SELECT ON healthkit_metrics, healthkit_daily_summaries, v_healthkit_daily_quantity TO \(reader); "
+                              + "GRANT USAGE ON SCHEMA auth TO \(reader)")
+        let view = "SELECT count(*) FROM v_healthkit_daily_quantity"
+        let counts = try check.transaction { () -> (Int64?, Int64?, Int64?, Int64?) in
             try check.execute("SET LOCAL ROLE \(reader)")
             let none = try check.execute("SELECT count(*) FROM healthkit_metrics").int(0, 0)
+            let noneInView = try check.execute(view).int(0, 0)
             try check.query("SELECT set_config('request.jwt.claim.sub', $1, true)", [Self.userId.lowercased()])
             let mine = try check.execute("SELECT count(*) FROM healthkit_metrics").int(0, 0)
-            return (none, mine)
+            return (none, mine, noneInView, try check.execute(view).int(0, 0))
         }
         #expect(counts.0 == 0)
         #expect(counts.1 == 6)  // all but alice's heart rate
+        // The daily view holds to the policies too (it runs with the reader's rights).
+        #expect(counts.2 == 0)
+        #expect((counts.3 ?? 0) > 0)
         _ = try? admin.execute("DROP ROLE IF EXISTS \(reader)")
     }
 }
