@@ -7,6 +7,8 @@ extension TimescaleDBSink {
     /// order, `batchSize` rows at a time (a server-side cursor, so memory stays flat). Samples
     /// with detail (workouts, correlations, beats, records) or with metadata keys jsonb would
     /// reorder come back exactly as written (`canonical`); other plain samples from their columns.
+    /// Every sample's `userId` is its row's `user_id` (the sink's `user_id` for samples that came
+    /// without one), as the postgres sink reads back.
     /// Call after `prepare()`.
     public func readBack(batchSize: Int = 10_000, _ body: (Sample) throws -> Void) throws {
         guard let connection = liveConnection else { throw SinkError.unavailable("timescaledb: read before prepare") }
@@ -35,7 +37,12 @@ extension TimescaleDBSink {
     static func sample(_ r: PostgresResult, _ row: Int) throws -> Sample {
         if let hex = r.text(row, 0) {
             let bytes = hexBytes(hex)
-            if case .sample(let sample) = try SampleCodec.decode(bytes) { return sample }
+            if case .sample(var sample) = try SampleCodec.decode(bytes) {
+                // The user is the row's, as for rows read from their columns: the sink's `user_id`
+                // when the sample came without one.
+                sample.userId = r.text(row, 15)
+                return sample
+            }
         }
         func offset(_ column: Int) -> Int32? { r.int(row, column).map { Int32($0) } }
         let kindName = r.text(row, 16) ?? "quantity"

@@ -43,6 +43,27 @@ import TimescaleDBSink
         try body(sink, schema, connection)
     }
 
+    /// Read back, every sample carries its row's user: the sink's `user_id` when it came without
+    /// one, whether it comes back from its columns or whole from `canonical` (a workout).
+    @Test func readBackGivesEverySampleItsRowsUser() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        var configuration = TimescaleDBSink.Configuration(url: url, schema: PostgresTestDatabase.freshSchema(),
+                                                          requireTimescaledb: false)
+        configuration.userId = "me"
+        let sink = TimescaleDBSink(configuration: configuration, context: ConformanceFixtures.context())
+        _ = try sink.prepare()
+        defer { sink.close() }
+        try sink.write(ConformanceFixtures.entries(ConformanceFixtures.all), cursor: 7)
+        var users: [String: String?] = [:]
+        try sink.readBack(batchSize: 3) { users[$0.id] = $0.userId }
+        #expect(users.count == ConformanceFixtures.all.count)
+        for sample in ConformanceFixtures.all {
+            #expect(users[sample.id] == .some(sample.userId ?? "me"), "\(sample.id) \(sample.kind)")
+        }
+        #expect(ConformanceFixtures.all.contains { $0.userId == "alice" })
+        #expect(ConformanceFixtures.all.contains { $0.kind == .workout && $0.userId == nil })
+    }
+
     @Test func sameBatchTwiceLeavesIdenticalTables() throws {
         guard let url = PostgresTestDatabase.url else { return }
         try conformance(url, schema: PostgresTestDatabase.freshSchema()).sameBatchTwiceLeavesIdenticalContent()
