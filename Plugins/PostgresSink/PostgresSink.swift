@@ -120,6 +120,14 @@ public final class PostgresSink: Sink {
                 try connection.execute("DROP INDEX IF EXISTS \(schema.name("idx_healthkit_metrics_unsummarized"))")
                 try connection.execute("CREATE INDEX IF NOT EXISTS idx_healthkit_metrics_foldable ON "
                                            + "\(schema.name("healthkit_metrics")) (started_at) WHERE \(Self.foldable)")
+                // The ids folded so far: a sample delivered again after its day was folded (a
+                // backfill, a migration) is then dropped instead of counted twice.
+                try connection.execute("CREATE TABLE IF NOT EXISTS \(schema.name("healthkit_summarized_ids")) "
+                                           + "(id uuid PRIMARY KEY)")
+                if configuration.rowLevelSecurity {
+                    // No policy: only the owner (healthrouter) reads it, not Supabase's API roles.
+                    try connection.execute("ALTER TABLE \(schema.name("healthkit_summarized_ids")) ENABLE ROW LEVEL SECURITY")
+                }
                 try connection.transaction { try summarize(connection) }
             }
             self.connection = connection
@@ -197,7 +205,9 @@ public final class PostgresSink: Sink {
     /// Folds raw quantity rows of days (in `time_zone`) that ended more than `summarize_after` ago
     /// into `healthkit_daily_summaries` and deletes them, in one statement: the summary of a day
     /// that already has one is merged with the late rows (counts and sums added, extremes kept,
-    /// the average recomputed), so late data re-summarizes its day instead of being lost. Category,
+    /// the average recomputed), so late data re-summarizes its day instead of being lost. The ids
+    /// folded are kept in `healthkit_summarized_ids`: a row of an id folded before (a sample delivered
+    /// again: a backfill, a migration) is deleted without being counted again. Category,
     /// workout and `record` rows stay raw (health4ai reads them raw; records have no value).
     func summarize(_ connection: PostgresConnection) throws {
         guard let after = configuration.summarizeAfter else { return }
@@ -209,11 +219,14 @@ public final class PostgresSink: Sink {
             gone AS (
               DELETE FROM \(metrics) m USING cutoff c
               WHERE m.started_at < c.at AND \(Self.foldable)
-              RETURNING m.user_id, m.metric_type, (m.started_at AT TIME ZONE $1)::date AS day, m.value, coalesce(m.unit, '') AS unit),
+              RETURNING m.id, m.user_id, m.metric_type, (m.started_at AT TIME ZONE $1)::date AS day, m.value,
+                        coalesce(m.unit, '') AS unit),
+            first_time AS (
+              INSERT INTO \(schema.name("healthkit_summarized_ids")) (id) SELECT id FROM gone ON CONFLICT DO NOTHING RETURNING id),
             days AS (
               SELECT user_id, metric_type, day, unit, avg(value) AS avg_value, min(value) AS min_value, max(value) AS max_value,
                      sum(value) AS sum_value, count(*)::integer AS sample_count
-              FROM gone GROUP BY user_id, metric_type, day, unit)
+              FROM gone JOIN first_time USING (id) GROUP BY user_id, metric_type, day, unit)
             INSERT INTO \(summaries) AS s (user_id, metric_type, summary_date, unit, avg_value, min_value, max_value,
                                           sum_value, sample_count)
             SELECT user_id, metric_type, day, unit, avg_value, min_value, max_value, sum_value, sample_count FROM days

@@ -269,5 +269,14 @@ import PostgresSink
         _ = try again.prepare()
         again.close()
         #expect(try summary() == ["2024-01-05", "5", "336", "60", "90", "67.2", "count/min"])
+
+        // Delivered again after their day was folded (a backfill, a migration): not counted twice.
+        let backfill = PostgresSink(configuration: configuration, context: ConformanceFixtures.context())
+        _ = try backfill.prepare()
+        try backfill.write(ConformanceFixtures.entries(beats + [reading] + raw, from: 20), cursor: 30)
+        backfill.close()
+        #expect(try summary() == ["2024-01-05", "5", "336", "60", "90", "67.2", "count/min"])
+        #expect(try connection.execute("SELECT count(*) FROM \(metrics)").int(0, 0) == 3)
+        #expect(try connection.execute("SELECT count(*) FROM \(SQL.qualified(schema, "healthkit_summarized_ids"))").int(0, 0) == 5)
     }
 }
