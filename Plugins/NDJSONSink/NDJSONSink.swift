@@ -65,7 +65,7 @@ public final class NDJSONSink: Sink {
 
     public func prepare() throws -> Int64? {
         if let problem = StorePath.folderProblem(configuration.directory, key: "directory") {
-            throw SinkError.unavailable(problem)
+            throw SinkError.misconfigured(problem)
         }
         do {
             try FileManager.default.createDirectory(atPath: configuration.directory, withIntermediateDirectories: true)

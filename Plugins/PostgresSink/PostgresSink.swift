@@ -93,12 +93,22 @@ public final class PostgresSink: Sink {
         do {
             let connection = try PostgresConnection(url: configuration.url,
                                                     statementTimeoutSeconds: Int(configuration.statementTimeout.seconds))
+            if configuration.summarizeAfter != nil {
+                // Before any DDL: a wrong zone leaves nothing behind.
+                do {
+                    try connection.query("SELECT now() AT TIME ZONE $1", [configuration.timeZone])
+                } catch {
+                    connection.close()
+                    throw SinkError.misconfigured("time_zone '\(configuration.timeZone)' is not a zone PostgreSQL knows: "
+                                                      + "use an IANA name such as Europe/Lisbon")
+                }
+            }
             try connection.transaction {
                 try connection.query("SELECT pg_advisory_xact_lock(hashtext($1))", ["healthrouter:" + configuration.schema])
                 for statement in schema.ddl { try connection.execute(statement) }
                 let stored = try connection.query("SELECT max(version) FROM \(schema.name("healthrouter_schema"))").int(0, 0)
                 if let stored, stored > PostgresSinkSchema.version {
-                    throw SinkError.unavailable("schema \(configuration.schema) has healthrouter schema version \(stored), "
+                    throw SinkError.misconfigured("schema \(configuration.schema) has healthrouter schema version \(stored), "
                                                     + "written by a newer healthrouter: upgrade healthrouter")
                 }
                 if stored == nil {
@@ -108,12 +118,6 @@ public final class PostgresSink: Sink {
                 if configuration.rowLevelSecurity { try enableRowLevelSecurity(connection) }
             }
             if configuration.summarizeAfter != nil {
-                do {
-                    try connection.query("SELECT now() AT TIME ZONE $1", [configuration.timeZone])
-                } catch {
-                    throw SinkError.unavailable("time_zone \(configuration.timeZone) is not a zone PostgreSQL knows: use an "
-                                                    + "IANA name such as Europe/Lisbon")
-                }
                 // A partial index on exactly the rows a fold takes, so folding after every batch
                 // reads only the rows it folds.
                 // (Named anew when the foldable rows changed to leave `record` rows out; the old one goes.)
@@ -151,7 +155,7 @@ public final class PostgresSink: Sink {
         let hasAuth = try connection.query(
             "SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'auth' AND p.proname = 'uid'")
         guard hasAuth.rowCount > 0 else {
-            throw SinkError.unavailable("row_level_security: true needs Supabase's auth.uid() function, which this "
+            throw SinkError.misconfigured("row_level_security: true needs Supabase's auth.uid() function, which this "
                                             + "database lacks: remove the option or use a Supabase database")
         }
         for table in ["healthkit_metrics", "healthkit_daily_summaries"] {
@@ -166,7 +170,7 @@ public final class PostgresSink: Sink {
             }
         }
         guard connection.serverVersion >= 150_000 else {
-            throw SinkError.unavailable("row_level_security: true needs PostgreSQL 15 or later (this server is "
+            throw SinkError.misconfigured("row_level_security: true needs PostgreSQL 15 or later (this server is "
                                             + "\(connection.serverVersion / 10_000)): older servers cannot make the daily view "
                                             + "v_healthkit_daily_quantity respect the policies, so it would show every user's data")
         }

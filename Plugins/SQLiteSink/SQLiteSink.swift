@@ -78,7 +78,7 @@ public final class SQLiteSink: Sink {
         if let problem = StorePath.fileProblem(configuration.path, key: "path")
             ?? StorePath.folderProblem((configuration.path as NSString).deletingLastPathComponent, key: "path",
                                        for: configuration.path) {
-            throw SinkError.unavailable(problem)
+            throw SinkError.misconfigured(problem)
         }
         do {
             let directory = (configuration.path as NSString).deletingLastPathComponent
@@ -106,7 +106,7 @@ public final class SQLiteSink: Sink {
         } catch let error as SinkError {
             throw error
         } catch let error as SQLiteError where error.code == 26 {
-            throw SinkError.unavailable("\(configuration.path) is not a SQLite database: set `path` to a new file, "
+            throw SinkError.misconfigured("\(configuration.path) is not a SQLite database: set `path` to a new file, "
                                         + "or to a store healthrouter made")
         } catch let error as SQLiteError {
             throw SinkError.unavailable(error.description)

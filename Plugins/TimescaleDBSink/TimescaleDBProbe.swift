@@ -40,9 +40,20 @@ struct TimescaleDBProbe {
         do {
             try connection.execute("SELECT 1")
         } catch let error as PostgresError {
-            throw SinkError.unavailable(mismatchMessage(error, catalog: catalog, database: database))
+            throw mismatchError(error, catalog: catalog, database: database)
         }
         return probe
+    }
+
+    /// The failure of the versioned library to load as the worker should treat it: a missing library
+    /// or a library the catalog disagrees with needs a person (`misconfigured`); a session that
+    /// still had the old library, or any other failure, may pass on the next connection.
+    static func mismatchError(_ error: PostgresError, catalog: String, database: String) -> SinkError {
+        let message = mismatchMessage(error, catalog: catalog, database: database)
+        let text = error.message + " " + (error.detail ?? "")
+        let permanent = error.sqlState == "58P01" || text.contains("$libdir/timescaledb-")
+            || ((text.contains("version mismatch") || text.contains("must be preloaded")) && error.sqlState != "42710")
+        return permanent ? .misconfigured(message) : .unavailable(message)
     }
 
     /// The explanation for a failure of the versioned library to load.

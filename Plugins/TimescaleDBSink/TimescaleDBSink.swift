@@ -118,8 +118,15 @@ public final class TimescaleDBSink: Sink {
             let database = connection.endpoint
             let probe = try TimescaleDBProbe.run(on: connection, database: database)
             if let problem = probe.problem(database: database) {
-                if configuration.requireTimescaledb { throw SinkError.unavailable(problem) }
+                if configuration.requireTimescaledb {
+                    connection.close()
+                    throw SinkError.misconfigured(problem)
+                }
                 logger.info("creating plain tables", [("reason", problem)])
+                if configuration.compression != nil || configuration.retention != nil || configuration.dailyAggregates {
+                    logger.warning("compression, retention and daily_aggregates are TimescaleDB features: on plain tables "
+                                       + "they do nothing (set up TimescaleDB, or remove them)")
+                }
             }
             if let pending = probe.pendingUpdate { logger.warning(pending) }
             usesHypertables = probe.isUsable
@@ -153,7 +160,7 @@ public final class TimescaleDBSink: Sink {
             try addMissingColumns(connection)
             let stored = try connection.query("SELECT max(version) FROM \(schema.name("healthrouter_schema"))").int(0, 0)
             if let stored, stored > TimescaleDBSchema.version {
-                throw SinkError.unavailable(
+                throw SinkError.misconfigured(
                     "schema \(configuration.schema) has healthrouter schema version \(stored), written by a newer "
                         + "healthrouter; this one writes version \(TimescaleDBSchema.version): upgrade healthrouter")
             }
@@ -189,7 +196,7 @@ public final class TimescaleDBSink: Sink {
         let wanted = configuration.compression != nil || configuration.retention != nil || configuration.dailyAggregates
         guard wanted else { return }
         guard probe.hasCommunityFeatures else {
-            throw SinkError.unavailable("compression, retention and daily_aggregates need TimescaleDB's community "
+            throw SinkError.misconfigured("compression, retention and daily_aggregates need TimescaleDB's community "
                                             + "license; this server runs license \(probe.license ?? "?"): remove them")
         }
         for table in ["samples", "sleep_stages", "workouts"] {

@@ -95,6 +95,10 @@ struct LoadedConfig {
     /// Creates the state directory, or says why it cannot.
     func ensureStateDirectory() throws {
         let path = config.stateDirectory
+        if let problem = StorePath.folderProblem(path, key: "state_directory") {
+            throw CommandFailure(message: problem, hint: "state_directory holds the journal and the sinks' cursors: a folder "
+                                     + "healthrouter can create and write", code: .cannotCreate)
+        }
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         } catch {

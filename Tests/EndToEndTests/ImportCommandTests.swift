@@ -130,7 +130,8 @@ import HealthRouterCore
         let config = try writeConfig("state_directory: \(blocked)/state\n", in: directory)
         let result = try CommandRunner.run(["import", export, "--config", config], in: directory)
         #expect(result.status == 73)
-        #expect(result.stderr.contains("\(blocked)/state"))
+        #expect(result.stderr.contains("\(blocked) is a file, so \(blocked)/state cannot be a folder: set `state_directory` "
+                                       + "to another folder"), "\(result.stderr)")
         #expect(result.stderr.contains("hint:"))
     }
 

@@ -46,4 +46,28 @@ import HealthRouterCore
         #expect(columns.dropFirst(6).joined(separator: " ").hasPrefix("unavailable: http://127.0.0.1:1"), "\(mirror)")
         #expect(status.stdout.contains("\nlast error of mirror: unavailable: http://127.0.0.1:1/health: "), "\(status.stdout)")
     }
+
+    /// A sink whose configuration is wrong (its folder would be under a file) is not retried as if
+    /// its store were down: the import gives up on it at once, says what to fix, and the other
+    /// sink gets everything.
+    @Test func aMisconfiguredSinkIsNotRetried() throws {
+        let directory = makeTemporaryDirectory()
+        let export = directory + "/export.xml"
+        try CommandRunner.generateExport(records: 200, to: export, zip: false, quirks: false)
+        try "x".write(toFile: directory + "/afile", atomically: true, encoding: .utf8)
+        let config = try writeConfig("""
+            state_directory: \(directory)/state
+            sinks:
+              local: { type: sqlite, path: \(directory)/state/health.sqlite }
+              lake: { type: ndjson, directory: \(directory)/afile/ndjson }
+            """, in: directory)
+        let result = try CommandRunner.run(["import", export, "--config", config], in: directory)
+        #expect(result.status == 1, "stdout: \(result.stdout) stderr: \(result.stderr)")
+        let notCaughtUp = try #require(result.stdout.split(separator: "\n").first { $0.contains("NOT caught up") }, "\(result.stdout)")
+        #expect(notCaughtUp.contains("misconfigured: \(directory)/afile is a file, so \(directory)/afile/ndjson cannot be a folder"),
+                "\(notCaughtUp)")
+        #expect(!result.stderr.contains("retrying") && result.stderr.contains("gave up"), "\(result.stderr)")
+        let stored = try SQLiteDatabase(path: directory + "/state/health.sqlite", readOnly: true)
+        #expect(try stored.scalarInt("SELECT count(*) FROM samples") ?? 0 > 100)
+    }
 }

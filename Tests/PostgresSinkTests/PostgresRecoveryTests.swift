@@ -61,6 +61,37 @@ import TimescaleDBSink
         #expect(expected.count == samples.count * 2 + 2)
     }
 
+    /// A backfill or migration (`DirectDelivery`) whose connection dies between batches reconnects
+    /// and completes: the retry prepares the sink again instead of writing on the dead connection.
+    @Test func aDirectDeliveryReconnectsAfterItsConnectionDies() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let application = "hr_direct_" + PostgresTestDatabase.freshSchema()
+        let schema = PostgresTestDatabase.freshSchema()
+        let sink = TimescaleDBSink(configuration: .init(url: url + " application_name=" + application, schema: schema,
+                                                        requireTimescaledb: false),
+                                   context: ConformanceFixtures.context())
+        let cursor = try sink.prepare() ?? 0
+        defer { sink.close() }
+        let admin = try PostgresConnection(url: url)
+        defer { admin.close() }
+        var killed: Int64 = 0
+        let delivery = DirectDelivery(sink: sink, sinkCursor: cursor, filter: SampleFilter(), resumeAfter: 0, batchSize: 100,
+                                      maxAttempts: 3) { position, _ in
+            // After the first two batches the server ends the sink's session.
+            guard position <= 200 else { return }
+            killed += try admin.query("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = $1",
+                                      [application]).int(0, 0) ?? 0
+        }
+        let samples = (0..<500).map(ConformanceFixtures.numbered)
+        for (index, sample) in samples.enumerated() {
+            try delivery.accept(JournalEntry(sequence: Int64(index + 1), source: "history", item: .sample(sample)))
+        }
+        try delivery.finish()
+        #expect(killed == 2)
+        #expect(delivery.counts.samples == 500 && delivery.counts.rejected == 0)
+        #expect(try admin.execute("SELECT count(*) FROM \(SQL.qualified(schema, "samples"))").int(0, 0) == 500)
+    }
+
     @Test func aSampleRedeliveredWithAnotherStartMoves() throws {
         guard let url = PostgresTestDatabase.url else { return }
         let (sink, schema) = try PostgresTestDatabase.preparedTimescaleDBSink(url)

@@ -140,5 +140,18 @@ import TestSupport
             #expect(mismatch.contains("shared_preload_libraries") && mismatch.contains("catalog version 2.17.2"))
             #expect(mismatch.contains("restart PostgreSQL"))
         }
+
+        // A missing or disagreeing library needs a person (an import stops at once); a session that
+        // had the old library, or another failure, may pass on the next connection (retried).
+        func kind(_ sqlState: String, _ text: String) -> String {
+            let error = TimescaleDBProbe.mismatchError(PostgresError(sqlState: sqlState, message: text, detail: nil, operation: "SELECT 1"),
+                                                       catalog: "2.17.2", database: database)
+            return String("\(error)".prefix { $0 != ":" })
+        }
+        #expect(kind("58P01", "could not access file \"$libdir/timescaledb-2.17.2\"") == "misconfigured")
+        #expect(kind("XX000", "extension \"timescaledb\" must be preloaded") == "misconfigured")
+        #expect(kind("0A000", "extension \"timescaledb\" version mismatch: shared library version 2.28.3") == "misconfigured")
+        #expect(kind("42710", "\"timescaledb\" already loaded with a different version") == "unavailable")
+        #expect(kind("57P01", "terminating connection due to administrator command") == "unavailable")
     }
 }

@@ -122,7 +122,7 @@ import TimescaleDBSink
         do {
             _ = try sink.prepare()
             Issue.record("prepare succeeded without TimescaleDB")
-        } catch SinkError.unavailable(let reason) {
+        } catch SinkError.misconfigured(let reason) {  // not retried: a person must act
             #expect(reason.contains("timescaledb"))
             #expect(reason.contains("require_timescaledb: false"))
         }

@@ -70,7 +70,7 @@ import Testing
             (directory.path + "/lake/ndjson", "\(directory.path)/lake is a file, so \(directory.path)/lake/ndjson cannot be a folder: set `directory` to another folder"),
         ] {
             let sink = NDJSONSink(configuration: .init(directory: folder), context: SinkFixtures.context(directory.path))
-            #expect(throws: SinkError.unavailable(expected)) { _ = try sink.prepare() }
+            #expect(throws: SinkError.misconfigured(expected)) { _ = try sink.prepare() }
             sink.close()
         }
     }

@@ -300,8 +300,8 @@ import Testing
         #expect {
             _ = try sink.prepare()
         } throws: { error in
-            guard case .unavailable = error as? SinkError else { return false }
-            return true
+            guard case .misconfigured(let reason) = error as? SinkError else { return false }
+            return reason.contains("is not a SQLite database")
         }
     }
 

@@ -160,6 +160,8 @@ public enum SinkFixtures {
             return nil
         } catch SinkError.unavailable(let reason) {
             return reason
+        } catch SinkError.misconfigured(let reason) {
+            return reason
         } catch {
             return "\(error)"
         }

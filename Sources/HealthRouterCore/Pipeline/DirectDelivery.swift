@@ -11,7 +11,9 @@ import Foundation
 /// moves no cursor of any sink. After each acknowledged batch `onBatch` receives the
 /// position reached (the caller saves it in a `ResumeCursor`).
 ///
-/// A store failure is retried with backoff (`maxAttempts` tries); a rejected batch is
+/// A store failure is retried with backoff (`maxAttempts` tries), the sink closed and prepared
+/// again before each retry (a lost connection is reconnected, not written on again); a
+/// `misconfigured` sink is not retried; a rejected batch is
 /// split to find the entries the store refuses, which are counted and reported, not written.
 public final class DirectDelivery {
     public struct Counts: Sendable {
@@ -98,8 +100,14 @@ public final class DirectDelivery {
     /// Writes `batch`, retrying store failures and isolating refused entries.
     private func deliver(_ batch: [JournalEntry]) throws {
         var attempt = 0
+        var reopen = false
         while true {
             do {
+                if reopen {
+                    sink.close()
+                    _ = try sink.prepare()
+                    reopen = false
+                }
                 try sink.write(batch, cursor: sinkCursor)
                 return
             } catch SinkError.rejected(let reason) {
@@ -112,9 +120,12 @@ public final class DirectDelivery {
                 try deliver(Array(batch[..<middle]))
                 try deliver(Array(batch[middle...]))
                 return
+            } catch SinkError.misconfigured(let reason) {
+                throw SinkError.misconfigured(reason)
             } catch {
                 attempt += 1
                 guard attempt < maxAttempts else { throw error }
+                reopen = true
                 Thread.sleep(forTimeInterval: min(8, 0.5 * pow(2, Double(attempt - 1))))
             }
         }

@@ -71,11 +71,17 @@ public enum SinkError: Error, Sendable, Equatable, CustomStringConvertible {
     case rejected(String)
     /// The store failed; the same entries may succeed later.
     case unavailable(String)
+    /// The sink's configuration, or its store's setup, is wrong (a missing extension, an unknown
+    /// time zone, a path under a file): nothing succeeds until a person fixes it. An import gives
+    /// up at once; the daemon tries again at its longest retry delay (the fix may come without a
+    /// restart). The reason says what to fix.
+    case misconfigured(String)
 
     public var description: String {
         switch self {
         case .rejected(let reason): "rejected: \(reason)"
         case .unavailable(let reason): "unavailable: \(reason)"
+        case .misconfigured(let reason): "misconfigured: \(reason)"
         }
     }
 }

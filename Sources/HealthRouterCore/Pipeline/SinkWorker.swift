@@ -196,11 +196,13 @@ public final class SinkWorker: Sendable {
                 } else {
                     try? journal.setLastError(sink: name, message)
                 }
-                if let max = settings.maxAttempts, attempts >= max {
+                let misconfigured = if case SinkError.misconfigured = error { true } else { false }
+                if let max = settings.maxAttempts, attempts >= max || misconfigured {
                     giveUp(message)
                     return
                 }
-                let delay = min(settings.retryCap, settings.retryInitial * pow(2, Double(attempts - 1)))
+                let delay = misconfigured ? settings.retryCap
+                    : min(settings.retryCap, settings.retryInitial * pow(2, Double(attempts - 1)))
                 logger.warning("write failed, retrying in \(Self.format(delay))", [("error", message)])
                 // A fresh sink after a failure: reconnects, and re-reads its own cursor.
                 sink?.close()
