@@ -61,6 +61,11 @@ public final class PostgresSink: Sink {
             if schema.isEmpty {
                 throw DecodingError.dataCorruptedError(forKey: .schema, in: c, debugDescription: "must not be empty")
             }
+            // The server knows the zones (checked at connect); this catches what cannot be a zone's name.
+            if timeZone.isEmpty || timeZone.contains(where: { !($0.isASCII && ($0.isLetter || $0.isNumber || "/_+-:".contains($0))) }) {
+                throw DecodingError.dataCorruptedError(forKey: .timeZone, in: c, debugDescription:
+                    "'\(timeZone)' is not a time zone name: use an IANA name such as Europe/Lisbon")
+            }
         }
     }
 

@@ -24,12 +24,31 @@ public final class TimescaleDBSink: Sink {
             /// Columns compressed data is segmented by: any of `type`, `user_id`, `source_name` (default `type`).
             public var segmentBy: [String]?
             enum CodingKeys: String, CodingKey, CaseIterable { case after, segmentBy = "segment_by" }
+
+            public init(from decoder: any Decoder) throws {
+                let c = try decoder.container(keyedBy: CodingKeys.self)
+                after = try c.decode(ConfigDuration.self, forKey: .after)
+                segmentBy = try c.decodeIfPresent([String].self, forKey: .segmentBy)
+                if after.seconds <= 0 {
+                    throw DecodingError.dataCorruptedError(forKey: .after, in: c, debugDescription:
+                        "must be longer than 0 (chunks older than this are compressed), e.g. 30d")
+                }
+            }
         }
 
         public struct Retention: Decodable, Sendable {
             /// Chunks older than this are dropped.
             public var dropAfter: ConfigDuration
             enum CodingKeys: String, CodingKey, CaseIterable { case dropAfter = "drop_after" }
+
+            public init(from decoder: any Decoder) throws {
+                let c = try decoder.container(keyedBy: CodingKeys.self)
+                dropAfter = try c.decode(ConfigDuration.self, forKey: .dropAfter)
+                if dropAfter.seconds <= 0 {
+                    throw DecodingError.dataCorruptedError(forKey: .dropAfter, in: c, debugDescription:
+                        "must be longer than 0 (chunks older than this are dropped, with their data), e.g. 520w")
+                }
+            }
         }
 
         /// A libpq URL or conninfo (`postgres://user:${PGPASSWORD}@host/db?sslmode=require`).

@@ -84,6 +84,23 @@ import Testing
         #expect(ndjson.stderr.contains("sinks.lake.directory: must not be empty: the folder to write"), "\(ndjson.stderr)")
     }
 
+    @Test func aPostgresTimeZoneMustLookLikeOne() throws {
+        let zone = try check("sinks:\n  p:\n    type: postgres\n    url: postgres://x/y\n    user_id: me\n    time_zone: \"UTC'; DROP TABLE x; --\"\n")
+        #expect(zone.status == 78)
+        #expect(zone.stderr.contains("sinks.p.time_zone: 'UTC'; DROP TABLE x; --' is not a time zone name"), "\(zone.stderr)")
+        #expect(try check("sinks:\n  p:\n    type: postgres\n    url: postgres://x/y\n    user_id: me\n    time_zone: America/Port-au-Prince\n").status == 0)
+    }
+
+    /// Durations that would drop or compress everything at once are refused.
+    @Test func timescaleDBPolicyDurationsMustBePositive() throws {
+        let retention = try check("sinks:\n  t:\n    type: timescaledb\n    url: postgres://x/y\n    retention: { drop_after: 0d }\n")
+        #expect(retention.status == 78)
+        #expect(retention.stderr.contains("sinks.t.retention.drop_after: must be longer than 0"), "\(retention.stderr)")
+        let compression = try check("sinks:\n  t:\n    type: timescaledb\n    url: postgres://x/y\n    compression: { after: 0s }\n")
+        #expect(compression.status == 78)
+        #expect(compression.stderr.contains("sinks.t.compression.after: must be longer than 0"), "\(compression.stderr)")
+    }
+
     @Test func anUnknownSinkTypeSuggestsTheRightOne() throws {
         let result = try check("sinks:\n  local:\n    type: sqlit\n    path: x\n")
         #expect(result.status == 78)

@@ -96,6 +96,12 @@ struct HTTPSinkTests {
         let context = PluginContext(name: "mirror", stateDirectory: NSTemporaryDirectory(), logger: Logger())
         #expect(throws: ConfigError.self) { _ = try HTTPSink(configuration: .init(url: ""), context: context) }
         #expect(throws: ConfigError.self) { _ = try HTTPSink(configuration: .init(url: "ftp://x"), context: context) }
+        for notAURL in ["not a url", "http://", "https:///ingest"] {
+            #expect(throws: ConfigError.self, "\(notAURL)") { _ = try HTTPSink(configuration: .init(url: notAURL), context: context) }
+        }
+        for url in ["health.example.org", "http://[::1]:8080/", "https://host.tailnet.ts.net/ingest", "10.0.0.2:9000"] {
+            #expect(throws: Never.self, "\(url)") { _ = try HTTPSink(configuration: .init(url: url), context: context) }
+        }
         var big = HTTPSink.Configuration(url: "http://x")
         big.batchSize = 6_000
         #expect(throws: ConfigError.self) { _ = try HTTPSink(configuration: big, context: context) }
