@@ -193,8 +193,31 @@ public final class PostgresConnection {
     }
 
     /// The first words of a statement, for messages.
+    /// What a statement does, for an error message: its write and the table written
+    /// (`INSERT INTO "public"."healthkit_metrics"`, also inside a `WITH`), else its first words.
     static func operation(_ sql: String) -> String {
-        let flat = sql.split(whereSeparator: { $0 == "\n" || $0 == " " }).prefix(6).joined(separator: " ")
+        let words = sql.split(whereSeparator: { $0 == "\n" || $0 == " " || $0 == "\t" }).map(String.init)
+        /// The table name starting at `index`: quoted parts may hold spaces; a column list or alias is left out.
+        func table(at index: Int) -> String {
+            var name = ""
+            for word in words[index...] {
+                name += (name.isEmpty ? "" : " ") + word
+                if name.filter({ $0 == "\"" }).count % 2 == 0 { break }
+            }
+            if let paren = name.firstIndex(of: "("), name[..<paren].filter({ $0 == "\"" }).count % 2 == 0 {
+                name = String(name[..<paren])
+            }
+            return name
+        }
+        let keywords = words.map { $0.drop { $0 == "(" }.uppercased() }
+        for index in words.indices.dropLast() {
+            let verb = keywords[index]
+            if index > 0, (verb == "INTO" && keywords[index - 1] == "INSERT") || (verb == "FROM" && keywords[index - 1] == "DELETE") {
+                return keywords[index - 1] + " " + verb + " " + table(at: index + 1)
+            }
+            if verb == "UPDATE" || verb == "COPY" { return verb + " " + table(at: index + 1) }
+        }
+        let flat = words.prefix(6).joined(separator: " ")
         return flat.count > 80 ? String(flat.prefix(80)) + "…" : flat
     }
 
