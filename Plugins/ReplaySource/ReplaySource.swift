@@ -30,6 +30,8 @@ public final class ReplaySource: FiniteSource {
     public let configuration: Configuration
     private let context: PluginContext
     static let batchSize = 5_000
+    /// Refused lines before any sample that make a file another format, not a replay file with bad lines.
+    static let refusedLinesThatMakeAnotherFormat = 5
 
     public init(configuration: Configuration, context: PluginContext) {
         self.configuration = configuration
@@ -87,8 +89,31 @@ public final class ReplaySource: FiniteSource {
         batch.reserveCapacity(Self.batchSize)
         for (file, size) in zip(files, sizes) {
             let name = (file as NSString).lastPathComponent
+            // A file none of whose first lines is a sample is not a replay file at all (another
+            // JSON document, pretty-printed JSON): refused, rather than every line skipped.
+            var sawItem = false
+            var leading: [(problem: String, line: Int)] = []
+            func notReplay() -> SourceError {
+                SourceError(input: file, location: leading.first.map { "line \($0.line)" },
+                            problem: "this is not NDJSON of health samples: "
+                                + (leading.count == 1 ? "its line is not one (" : "none of its first \(leading.count) lines is one (")
+                                + (leading.first?.problem ?? "?") + ")",
+                            hint: "import an export.zip or export.xml, a file `healthrouter dump` wrote, or a folder an ndjson "
+                                + "sink or Pulso's server wrote; apps that post JSON (Health Auto Export) post it to "
+                                + "`healthrouter run`'s http_push source")
+            }
             try NDJSONLineReader.forEachLine(path: file) { line, number, consumed in
-                switch Self.item(line) {
+                let parsed = Self.item(line)
+                if !sawItem {
+                    if case .failure(let failure) = parsed {
+                        leading.append((failure.problem, number))
+                        if leading.count >= Self.refusedLinesThatMakeAnotherFormat { throw notReplay() }
+                        return
+                    }
+                    sawItem = true
+                    for failure in leading { output.skipped(failure.problem, location: "\(name):\(failure.line)") }
+                }
+                switch parsed {
                 case .success(var item):
                     if case .sample(var sample) = item, sample.userId == nil, let user = configuration.userId {
                         sample.userId = user
@@ -104,6 +129,7 @@ public final class ReplaySource: FiniteSource {
                     output.skipped(failure.problem, location: "\(name):\(number)")
                 }
             }
+            if !sawItem && !leading.isEmpty { throw notReplay() }
             done += size
             output.progress(bytes: done, total: total)
         }

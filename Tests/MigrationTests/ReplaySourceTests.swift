@@ -106,4 +106,33 @@ final class CollectingOutput: SourceOutput {
         #expect(output.skips.isEmpty, "\(output.skips)")
         #expect(output.items.compactMap { if case .sample(let sample) = $0 { sample.id } else { nil } } == ["H-1", "H-2"])
     }
+
+    /// A file whose first lines are none of them samples is another format (a JSON document, a
+    /// pretty-printed export of another app): refused with the reason, not imported as skips. Bad
+    /// lines before the first good one are still skipped one by one.
+    @Test func aFileWithoutSamplesIsNotAReplayFile() throws {
+        let directory = NSTemporaryDirectory() + "replay-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        func read(_ text: String) throws -> CollectingOutput {
+            let path = directory + "/input.json"
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            let output = CollectingOutput()
+            try ReplaySource(configuration: .init(path: path), context: SinkFixtures.context(directory)).read(into: output)
+            return output
+        }
+        for document in [#"{"hello":[1,2,3]}"#, "{\n  \"data\": {\n    \"metrics\": [\n      {\"name\": \"step_count\"}\n    ]\n  }\n}\n"] {
+            #expect {
+                _ = try read(document)
+            } throws: { error in
+                let text = "\(error)"
+                return text.contains("input.json, line 1: this is not NDJSON of health samples")
+                    && text.contains("hint: import an export.zip or export.xml")
+            }
+        }
+        let good = Self.line(SinkFixtures.heartRate)
+        let late = try read("not json\n{\"uuid\":\"X\"}\n" + good + "\n")
+        #expect(late.items.count == 1)
+        #expect(late.skips.map(\.location) == ["input.json:1", "input.json:2"])
+    }
 }
