@@ -79,7 +79,9 @@ struct ImportReport {
                 lines.append("    \(NumberText.grouped(count)) × \(reason)\(at)")
             }
         }
-        if !summary.sinks.isEmpty {
+        if summary.sinks.isEmpty {
+            lines.append("  sinks       none in the config: what was read stays in the journal (add one under sinks:)")
+        } else {
             lines.append("  sinks")
             let width = summary.sinks.keys.map(\.count).max() ?? 0
             for name in summary.sinks.keys.sorted() {

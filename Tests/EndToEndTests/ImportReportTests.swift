@@ -31,6 +31,16 @@ import Testing
         #expect(untold.errors() == ["export.zip: not a zip (the 120 records read before the error were kept)"])
     }
 
+    /// A config without sinks: the summary says where the samples went, and `check` warns.
+    @Test func withoutSinksTheSummarySaysSo() throws {
+        var summary = report(written: 0).summary
+        summary.sinks = [:]
+        let text = ImportReport(summary: summary, inputs: ["export.zip"], sinkTypes: [:]).render()
+        #expect(text.contains("  sinks       none in the config: what was read stays in the journal (add one under sinks:)"))
+        let config = try HealthRouterConfig.parse(yaml: "state_directory: ./data\n")
+        #expect(config.warnings.map(\.message) == ["no sinks: samples are journaled but delivered nowhere"])
+    }
+
     @Test func aCommandFailureInALogReadsAsItsMessageAndHint() {
         let missing = CommandFailure(message: "config file /etc/h.yaml does not exist", hint: "check the path", code: .config)
         #expect("\(missing)" == "config file /etc/h.yaml does not exist (hint: check the path)")

@@ -168,9 +168,13 @@ struct HealthRouterConfigParser {
 
     // MARK: - Warnings
 
-    /// Sinks no route feeds, and sources no route selects.
+    /// No sink at all, sinks no route feeds, and sources no route selects.
     private func coverageWarnings(_ config: HealthRouterConfig) -> [ConfigWarning] {
         var warnings: [ConfigWarning] = []
+        if config.sinks.isEmpty {
+            warnings.append(ConfigWarning(location: nil, path: "sinks", message: "no sinks: samples are journaled but delivered nowhere",
+                                          suggestion: "add one under sinks: (config/healthrouter.reference.yaml lists them)"))
+        }
         let fed = Set(config.routes.flatMap(\.to))
         for sink in config.sinks where !fed.contains(sink.name) {
             warnings.append(ConfigWarning(location: sink.location, path: sink.path, message: "no route sends anything to this sink",
