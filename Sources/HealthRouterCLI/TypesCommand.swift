@@ -3,14 +3,15 @@ import HealthRouterCore
 /// `healthrouter types`: prints the type registry.
 enum TypesCommand {
     static let help = """
-        usage: healthrouter types [--group NAME]
+        usage: healthrouter types [--group NAME] [--config FILE]
 
         Prints every type healthrouter knows: the HealthKit identifier (as export.xml and
         Postgres stores write it), Pulso's short key, Health Auto Export's names, the
         group routes can select, the kind and the canonical unit values are stored in.
-        Types not listed still pass through untouched, in the group `other`.
+        Types not listed still pass through untouched, in the group `other`. The registry is
+        built in: a --config FILE is only checked (as every command checks it), not needed.
 
-        exit codes: 0 done, 64 wrong options or an unknown group
+        exit codes: 0 done, 64 wrong options or an unknown group, 78 the --config FILE is wrong
 
         examples:
           healthrouter types --group sleep
@@ -24,6 +25,8 @@ enum TypesCommand {
             return .success
         }
         try arguments.refusePositional(command: "types")
+        // Not used, but a path given and wrong is said, as every command says it.
+        if arguments.values["--config"] != nil { _ = try LoadedConfig.load(arguments, environment: environment, usesSources: false) }
         var types = TypeRegistry.all
         if let group = arguments.values["--group"] {
             guard TypeRegistry.groups.contains(group) else {
