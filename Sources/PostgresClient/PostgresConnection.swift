@@ -26,6 +26,14 @@ public final class PostgresConnection {
         handle = connection
         if let connection, PQstatus(connection) == CONNECTION_OK {
             endpoint = Self.describe(connection)
+            // The server's warnings, and a FATAL it sends while the session is idle (an
+            // administrator ending it), on one line with healthrouter's prefix instead of libpq's
+            // bare multi-line text.
+            PQsetNoticeProcessor(connection, { _, message in
+                guard let message else { return }
+                let line = "healthrouter: postgres: " + String(cString: message).asOneLine + "\n"
+                FileHandle.standardError.write(Data(line.utf8))
+            }, nil)
         } else {
             let message = connection.map { String(cString: PQerrorMessage($0)) } ?? "out of memory"
             let target = connection.map(Self.describe) ?? "PostgreSQL"
