@@ -46,6 +46,15 @@ final class ExportDocumentParser {
         if isLast || handler.pending.count >= Self.batchSize { try emitPending() }
     }
 
+    /// The bytes stopped coming (the zip could not be read further): emits the items parsed so
+    /// far and returns the error to throw, saying how many were kept.
+    func readFailed(_ error: any Error) -> any Error {
+        do { try emitPending() } catch { return error }
+        guard emittedItems > 0, var failure = error as? SourceError else { return error }
+        failure.problem += ". The \(NumberText.grouped(emittedItems)) items read before this point were kept."
+        return failure
+    }
+
     /// Items emitted so far, by kind name, and other facts for the import log.
     var summary: [(String, String)] {
         var fields: [(String, String)] = []

@@ -23,22 +23,43 @@ struct ZipExportReader {
 
     func read(into output: SourceOutput) throws {
         let routes = try RoutePointStore(directory: stateDirectory)
-        guard let dataEntry = try scan(routes: routes, output: output) else {
+        let (found, cutShort) = try scan(routes: routes, output: output)
+        guard let dataEntry = found else {
             throw SourceError(input: file.path, problem: "the zip file contains no Apple Health data file (an XML file starting with <HealthData>)",
                               hint: "Export again from the Health app (Profile → Export All Health Data); it sometimes writes an empty or incomplete zip.")
         }
         let folderEnd = dataEntry.path.lastIndex(of: "/").map { dataEntry.path.index(after: $0) } ?? dataEntry.path.startIndex
         routes.dataFolder = String(dataEntry.path[..<folderEnd])
         logger.info("reading \(dataEntry.path) from \(file.path)", [("routes", String(routes.routeCount))])
+        // A zip cut short (a copy that stopped) still gives what it holds: the data file up to the
+        // cut, which the parser keeps, then the error.
         try stream(dataEntry, routes: routes, output: output)
+        if let cutShort {
+            throw SourceError(input: file.path, problem: "the zip ends early (\(cutShort)): its Health data file was read "
+                                  + "whole and kept, but entries after it (workout routes) are missing",
+                              hint: "Copy the export.zip again (the copy stopped before its end), then import it again.")
+        }
     }
 
-    /// Pass 1: finds the data entry and indexes the GPX routes.
-    private func scan(routes: RoutePointStore, output: SourceOutput) throws -> ZipArchive.Entry? {
+    /// Pass 1: finds the data entry and indexes the GPX routes. An archive that ends early
+    /// (truncated) after the data entry's start returns the entry and the error, for pass 2 to
+    /// read what there is; before it, the error is thrown.
+    private func scan(routes: RoutePointStore, output: SourceOutput) throws -> (ZipArchive.Entry?, cutShort: Error?) {
         let archive = try ZipArchive(path: file.path)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ExportFile.chunkSize, alignment: 16)
         defer { buffer.deallocate() }
         var dataEntry: ZipArchive.Entry?
+        do {
+            try scanEntries(archive, buffer: buffer, dataEntry: &dataEntry, routes: routes, output: output)
+        } catch {
+            guard dataEntry != nil else { throw error }
+            return (dataEntry, error)
+        }
+        return (dataEntry, nil)
+    }
+
+    private func scanEntries(_ archive: ZipArchive, buffer: UnsafeMutableRawBufferPointer, dataEntry: inout ZipArchive.Entry?,
+                             routes: RoutePointStore, output: SourceOutput) throws {
         while let entry = try archive.nextEntry() {
             guard !entry.isDirectory, !Self.isIgnored(entry.path) else { continue }
             let head = try archive.readFully(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<Self.sniffLength]))
@@ -55,7 +76,6 @@ struct ZipExportReader {
                 output.skipped(Self.notImportedReason(entry.path), location: "entry \(entry.path)")
             }
         }
-        return dataEntry
     }
 
     private func indexRoute(_ entry: ZipArchive.Entry, head: Int, buffer: UnsafeMutableRawBufferPointer,
@@ -99,7 +119,8 @@ struct ZipExportReader {
         defer { buffer.deallocate() }
         var reported: Int64 = 0
         while true {
-            let count = try archive.read(into: buffer)
+            let count: Int
+            do { count = try archive.read(into: buffer) } catch { throw document.readFailed(error) }
             try document.feed(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]), isLast: count == 0)
             reported = max(reported, min(archive.compressedBytesConsumed, file.size))
             output.progress(bytes: count == 0 ? file.size : reported, total: file.size)

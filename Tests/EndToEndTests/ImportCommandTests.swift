@@ -92,7 +92,8 @@ import HealthRouterCore
         let empty = directory + "/empty.zip"
         _ = FileManager.default.createFile(atPath: empty, contents: Data())
         let truncatedZip = directory + "/truncated.zip"
-        try CommandRunner.generateExport(records: 2_000, to: directory + "/full.zip", zip: true, quirks: false)
+        // The same export, zipped: what its first half holds is already imported.
+        try CommandRunner.generateExport(records: 500, to: directory + "/full.zip", zip: true, quirks: false)
         let zipData = try Data(contentsOf: URL(fileURLWithPath: directory + "/full.zip"))
         try zipData.prefix(zipData.count / 2).write(to: URL(fileURLWithPath: truncatedZip))
         let truncatedXML = directory + "/truncated.xml"
@@ -118,6 +119,26 @@ import HealthRouterCore
         }
         // Nothing imported before the errors was lost or changed.
         #expect(try StoreChecksum.sqlite(directory + "/state/health.sqlite") == kept)
+    }
+
+    /// A zip cut short (a copy that stopped) imports what it holds up to the cut, as a cut
+    /// export.xml does, then fails; the whole zip, imported later, adds the rest.
+    @Test func aTruncatedZipKeepsWhatItHolds() throws {
+        let directory = makeTemporaryDirectory()
+        let config = try Self.isolatedConfig(in: directory)
+        try CommandRunner.generateExport(records: 4_000, to: directory + "/full.zip", zip: true, quirks: false)
+        let zipData = try Data(contentsOf: URL(fileURLWithPath: directory + "/full.zip"))
+        try zipData.prefix(zipData.count * 6 / 10).write(to: URL(fileURLWithPath: directory + "/cut.zip"))
+        let cut = try CommandRunner.run(["import", "cut.zip", "--config", config, "--quiet"], in: directory)
+        #expect(cut.status == 65, "\(cut.stdout) \(cut.stderr)")
+        #expect(cut.stderr.contains("cut.zip") && cut.stderr.contains("were kept"), "\(cut.stderr)")
+        let store = directory + "/state/health.sqlite"
+        let partial = try SQLiteDatabase(path: store, readOnly: true).scalarInt("SELECT count(*) FROM samples") ?? 0
+        #expect(partial > 1_000, "\(cut.stdout)")
+        let whole = try CommandRunner.run(["import", "full.zip", "--config", config, "--quiet"], in: directory)
+        #expect(whole.status == 0, "\(whole.stderr)")
+        let all = try SQLiteDatabase(path: store, readOnly: true).scalarInt("SELECT count(*) FROM samples") ?? 0
+        #expect(all > partial)
     }
 
     @Test func anUnwritableStateDirectoryIsNamed() throws {
