@@ -40,6 +40,11 @@ public final class AppleHealthExportSource: FiniteSource {
         context.expandingTilde(configuration.path)
     }
 
+    /// Opens the file and classifies its first bytes (`ExportFile`): missing, empty, or neither zip nor XML.
+    public func checkInput() throws {
+        _ = try ExportFile(path: resolvedPath)
+    }
+
     public func read(into output: SourceOutput) throws {
         let file = try ExportFile(path: resolvedPath)
         let logger = context.logger

@@ -93,15 +93,7 @@ public final class ReplaySource: FiniteSource {
             // JSON document, pretty-printed JSON): refused, rather than every line skipped.
             var sawItem = false
             var leading: [(problem: String, line: Int)] = []
-            func notReplay() -> SourceError {
-                SourceError(input: file, location: leading.first.map { "line \($0.line)" },
-                            problem: "this is not NDJSON of health samples: "
-                                + (leading.count == 1 ? "its line is not one (" : "none of its first \(leading.count) lines is one (")
-                                + (leading.first?.problem ?? "?") + ")",
-                            hint: "import an export.zip or export.xml, a file `healthrouter dump` wrote, or a folder an ndjson "
-                                + "sink or Pulso's server wrote; apps that post JSON (Health Auto Export) post it to "
-                                + "`healthrouter run`'s http_push source")
-            }
+            func notReplay() -> SourceError { Self.notReplay(file, leading: leading) }
             try NDJSONLineReader.forEachLine(path: file) { line, number, consumed in
                 let parsed = Self.item(line)
                 if !sawItem {
@@ -134,6 +126,39 @@ public final class ReplaySource: FiniteSource {
             output.progress(bytes: done, total: total)
         }
         if !batch.isEmpty { try output.emit(batch) }
+    }
+
+    /// Reads each file's first lines, up to its first item: a file that has none among them is not
+    /// a replay file (see `read(into:)`).
+    public func checkInput() throws {
+        struct Enough: Error {}
+        for file in try inputFiles() {
+            var leading: [(problem: String, line: Int)] = []
+            var sawItem = false
+            do {
+                try NDJSONLineReader.forEachLine(path: file) { line, number, _ in
+                    guard case .failure(let failure) = Self.item(line) else {
+                        sawItem = true
+                        throw Enough()
+                    }
+                    leading.append((failure.problem, number))
+                    if leading.count >= Self.refusedLinesThatMakeAnotherFormat { throw Enough() }
+                }
+            } catch is Enough {}
+            // Bad lines and no item (the end came first, or enough of them): `read`'s verdict.
+            if !sawItem && !leading.isEmpty { throw Self.notReplay(file, leading: leading) }
+        }
+    }
+
+    /// A file none of whose first lines (`leading`: each one's problem and number) is an item.
+    static func notReplay(_ file: String, leading: [(problem: String, line: Int)]) -> SourceError {
+        SourceError(input: file, location: leading.first.map { "line \($0.line)" },
+                    problem: "this is not NDJSON of health samples: "
+                        + (leading.count == 1 ? "its line is not one (" : "none of its first \(leading.count) lines is one (")
+                        + (leading.first?.problem ?? "?") + ")",
+                    hint: "import an export.zip or export.xml, a file `healthrouter dump` wrote, or a folder an ndjson "
+                        + "sink or Pulso's server wrote; apps that post JSON (Health Auto Export) post it to "
+                        + "`healthrouter run`'s http_push source")
     }
 
     /// One line as a canonical item: Pulso's own lines (without healthrouter's `kind`) are

@@ -109,7 +109,9 @@ enum ImportCommand {
                 let kind = PluginList.source(type: plugin.type)!
                 try InputPath.checkConfigured(plugin, loaded: loaded)
                 let input = plugin.options["path"]?.scalar ?? plugin.name
-                return PlannedSource(name: plugin.name, input: input, source: try kind.make(plugin, loaded.context(for: plugin.name)))
+                let source = try kind.make(plugin, loaded.context(for: plugin.name))
+                try checkInput(source)
+                return PlannedSource(name: plugin.name, input: input, source: source)
             }
         }
         return try paths.map { path in
@@ -123,7 +125,21 @@ enum ImportCommand {
             } else {
                 plugin = PluginConfig.commandLine(name: "import", type: kind.type, path: path)
             }
-            return PlannedSource(name: plugin.name, input: path, source: try kind.make(plugin, loaded.context(for: plugin.name)))
+            let source = try kind.make(plugin, loaded.context(for: plugin.name))
+            try checkInput(source)
+            return PlannedSource(name: plugin.name, input: path, source: source)
+        }
+    }
+
+    /// The source's own look at its input, before the journal is opened: a file plainly not what it
+    /// reads fails here (65, or 66 when it cannot be read), leaving no state behind.
+    private static func checkInput(_ source: any FiniteSource) throws {
+        do {
+            try source.checkInput()
+        } catch let error as SourceError {
+            let unreadable = error.problem.hasPrefix("cannot open") || error.problem.hasPrefix("cannot read")
+            throw CommandFailure(message: error.description.components(separatedBy: "\n  hint: ").first ?? error.problem,
+                                 hint: error.hint, code: unreadable ? .noInput : .dataError)
         }
     }
 }

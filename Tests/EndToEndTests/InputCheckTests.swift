@@ -66,6 +66,24 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory + "/state/journal.sqlite"))
     }
 
+    /// A file that is plainly not an export or a replay file (empty, an image, another JSON
+    /// document) fails before the journal and the stores are made: no data directory is left.
+    @Test func aFilePlainlyNotAnExportLeavesNoStateBehind() throws {
+        let directory = makeTemporaryDirectory()
+        _ = FileManager.default.createFile(atPath: directory + "/empty.zip", contents: Data())
+        _ = FileManager.default.createFile(atPath: directory + "/pic.png", contents: Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0]))
+        try #"{"hello":[1,2,3]}"#.write(toFile: directory + "/random.json", atomically: true, encoding: .utf8)
+        for (file, says) in [("empty.zip", "the file is empty (0 bytes)"),
+                             ("pic.png", "this is not an Apple Health export (neither a zip file nor XML)"),
+                             ("random.json", "random.json, line 1: this is not NDJSON of health samples")] {
+            let result = try CommandRunner.run(["import", file], in: directory)
+            #expect(result.status == 65, "\(file): \(result.stderr)")
+            #expect(result.stderr.contains(says) && result.stderr.contains("hint: "), "\(file): \(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 2, "\(file): \(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: directory + "/healthrouter-data"), "\(file) left a data directory")
+        }
+    }
+
     @Test func tildeInTheConfigIsTheHomeOfTheCommandsEnvironment() throws {
         let home = makeTemporaryDirectory("home")
         try CommandRunner.generateExport(records: 100, to: home + "/export.xml", zip: false, quirks: false)

@@ -30,12 +30,22 @@ extension SourceOutput {
 
 /// A finite source (a file): it reads everything, emits it, and returns.
 ///
-/// Contract: `read(into:)` is called once. It returns when the input has been read to
+/// Contract: `checkInput()` may be called first, before the journal is opened; then
+/// `read(into:)` is called once. It returns when the input has been read to
 /// its end and every item was emitted; it throws `SourceError` naming the file and
 /// what to do when the input is unusable. Items emitted before a throw stay in the
 /// journal.
 public protocol FiniteSource {
+    /// Throws the `SourceError` `read(into:)` would throw at once for an input that is plainly not
+    /// what this source reads (empty, another format), looking at no more than its first bytes and
+    /// writing nothing: a wrong input then leaves no journal or store behind. Default: no check.
+    func checkInput() throws
+
     func read(into output: SourceOutput) throws
+}
+
+extension FiniteSource {
+    public func checkInput() throws {}
 }
 
 /// A source failure a person can act on: it names the input and says what to do.
