@@ -68,7 +68,7 @@ let package = Package(
             "TimescaleDBSink", "PostgresSink", "PostgresClient", "SQLiteSink", "NDJSONSink", "HealthRouterCore", "CSQLite3",
             "TestSupport",
         ]),
-        .testTarget(name: "MigrationTests", dependencies: ["ReplaySource", "SQLiteSink", "NDJSONSink", "HealthRouterCLI", "HealthRouterCore", "CSQLite3", "TestSupport"]),
+        .testTarget(name: "MigrationTests", dependencies: ["ReplaySource", "SQLiteSink", "NDJSONSink", "HealthRouterCLI", "HealthRouterCore", "PostgresClient", "CSQLite3", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["HealthRouterCLI", "HealthRouterCore", "CSQLite3", "TestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTPPushSource", "HTTPSink", "HealthRouterCore", "CCurl", "CZlib", "CSQLite3",
                                                   "TestSupport"]),

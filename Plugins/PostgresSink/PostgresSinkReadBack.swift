@@ -82,6 +82,11 @@ extension PostgresSink {
 }
 
 extension PostgresSink: ReadableSink {
+    /// `healthkit_metrics` in the configured schema, when the server has no such table.
+    public var missingStore: String? {
+        PostgresConnection.missingTable(url: configuration.url, schema: configuration.schema, table: "healthkit_metrics")
+    }
+
     /// `readBack(batchSize:_:)`'s samples as items (this schema records no tombstones).
     public func readBack(_ visit: (HealthItem) throws -> Void) throws {
         try readBack(batchSize: 10_000) { try visit(.sample($0)) }

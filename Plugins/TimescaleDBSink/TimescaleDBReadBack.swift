@@ -81,6 +81,11 @@ extension TimescaleDBSink {
 }
 
 extension TimescaleDBSink: ReadableSink {
+    /// `samples` in the configured schema, when the server has no such table.
+    public var missingStore: String? {
+        PostgresConnection.missingTable(url: configuration.url, schema: configuration.schema, table: "samples")
+    }
+
     /// `readBack(batchSize:_:)`'s samples as items.
     public func readBack(_ visit: (HealthItem) throws -> Void) throws {
         try readBack(batchSize: 10_000) { try visit(.sample($0)) }

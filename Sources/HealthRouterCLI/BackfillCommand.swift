@@ -29,7 +29,8 @@ enum BackfillCommand {
 
         exit codes: 0 done, 1 the sink failed (run again to resume), 64 wrong options or unknown
                     sink, 65 the file is not usable or the sink refused entries, 66 no journal yet,
-                    or the --from file is missing, 73 the sink cannot be opened, 78 the config is wrong
+                    or the --from file is missing, 73 the sink cannot be opened (five tries over about
+                    8 s), 78 the config or the sink is wrong (misconfigured)
 
         examples:
           healthrouter backfill lake

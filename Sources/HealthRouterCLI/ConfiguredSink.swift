@@ -27,9 +27,12 @@ struct ConfiguredSink {
 
     /// Builds and prepares the sink called `name`; a clear error when the config has none.
     /// With `existingStoreOnly`, a readable sink whose store (file or folder) does not exist
-    /// fails with exit 66 before `prepare()` could create it empty.
+    /// fails with exit 66 before `prepare()` could create it empty. A store that is down is
+    /// tried five times, 0.5 s to 4 s apart, as an import tries it (exit 73 after that); a
+    /// misconfigured sink fails at once (exit 78).
     static func open(_ name: String, loaded: LoadedConfig, command: String, existingStoreOnly: Bool = false) throws -> ConfiguredSink {
         let spec = try spec(name, loaded: loaded)
+        let retryDelays = Self.retryDelays
         func cannotOpen(_ error: any Error) -> CommandFailure {
             CommandFailure(message: "cannot open the sink '\(name)' (\(spec.type)): \(error)",
                            hint: "check that the store is reachable and not in use by a running healthrouter",
@@ -43,20 +46,38 @@ struct ConfiguredSink {
             throw cannotOpen(error)
         }
         if existingStoreOnly, let missing = (sink as? any ReadableSink)?.missingStore {
-            let absolute = ConfigPath.resolve(missing, homeDirectory: loaded.homeDirectory)
+            let isDatabase = missing.contains("://")
+            let absolute = isDatabase ? missing : ConfigPath.resolve(missing, homeDirectory: loaded.homeDirectory)
             let fill = "or fill the store first: healthrouter import, or healthrouter backfill \(name)"
-            let hint = loaded.file.map { "check sinks.\(name) in \($0) (a relative path is taken from the current directory), \(fill)" }
+            let hint = isDatabase ? "check sinks.\(name).url and .schema\(loaded.file.map { " in \($0)" } ?? ""), \(fill)"
+                : loaded.file.map { "check sinks.\(name) in \($0) (a relative path is taken from the current directory), \(fill)" }
                 ?? "the embedded default keeps its stores in ./healthrouter-data/: run where that folder is, give --config FILE, \(fill)"
             throw CommandFailure(message: "the sink '\(name)' (\(spec.type)) has no store to read: \(absolute) does not exist",
                                  hint: hint, code: .noInput)
         }
-        do {
-            own = try sink.prepareOrClose()
-        } catch {
-            throw cannotOpen(error)
+        var attempt = 0
+        while true {
+            do {
+                own = try sink.prepareOrClose()
+                break
+            } catch SinkError.unavailable(let reason) where attempt < retryDelays.count {
+                loaded.logger.warning("cannot open the sink, retrying in \(SinkWorker.format(retryDelays[attempt]))",
+                                      [("sink", name), ("error", reason)])
+                Thread.sleep(forTimeInterval: retryDelays[attempt])
+                attempt += 1
+            } catch SinkError.misconfigured(let reason) {
+                throw CommandFailure(message: "the sink '\(name)' (\(spec.type)) is misconfigured: \(reason)",
+                                     hint: "fix sinks.\(name)\(loaded.file.map { " in \($0)" } ?? "") or its store, then run again",
+                                     code: .config)
+            } catch {
+                throw cannotOpen(error)
+            }
         }
         return ConfiguredSink(name: name, type: spec.type, spec: spec, sink: sink, ownCursor: own)
     }
+
+    /// How long `open` waits before trying a store that is down again.
+    static let retryDelays: [Double] = [0.5, 1, 2, 4]
 
     /// The cursor to pass the sink's writes so that no cursor moves: its own, else the core's
     /// cursor for it in the journal (when there is a journal), else 0.

@@ -47,6 +47,19 @@ public final class PostgresConnection {
 
     deinit { close() }
 
+    /// `postgres://host:port/db (table "schema"."table")` when the server at `url` answers and has
+    /// no such table; nil when it has it, or cannot be asked (the caller's next step reports that).
+    /// For a read-only command to refuse a store that is not there instead of creating it.
+    public static func missingTable(url: String, schema: String, table: String) -> String? {
+        guard let connection = try? PostgresConnection(url: url) else { return nil }
+        defer { connection.close() }
+        let name = SQL.qualified(schema, table)
+        guard let exists = try? connection.query("SELECT to_regclass($1) IS NOT NULL", [name]).bool(0, 0), !exists else {
+            return nil
+        }
+        return "postgres://\(connection.endpoint) (table \(name))"
+    }
+
     public func close() {
         if let handle { PQfinish(handle) }
         handle = nil

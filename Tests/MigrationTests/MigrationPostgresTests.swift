@@ -1,6 +1,7 @@
 import TestSupport
 import Foundation
 import HealthRouterCore
+import PostgresClient
 import Testing
 
 /// Migrations through PostgreSQL (the throwaway one of scripts/with-postgres.sh, PG_URL):
@@ -57,6 +58,41 @@ import Testing
         #expect(back.status == 0, "\(back.stdout)\(back.stderr)")
         #expect(try MigrationCommandTests.samples(sqlite: directory + "/back.sqlite")
                 == MigrationCommandTests.samples(sqlite: directory + "/local.sqlite"))
+    }
+
+    /// Reading a database sink whose schema was never filled fails (66) and creates nothing;
+    /// a backfill into a server that is down tries five times before it gives up (73).
+    @Test func aDatabaseStoreThatIsNotThereIsNotCreatedByReadingIt() throws {
+        guard let url = Self.url else { return }
+        let directory = try Self.directory(url: url, schema: Self.schema())
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // The import prepared the config's sinks; these are never prepared.
+        let schema = Self.schema()
+        try """
+            state_directory: ./state
+            sinks:
+              tsdb: { type: timescaledb, url: "\(url)", schema: \(schema)_ts, require_timescaledb: false }
+              supa: { type: postgres, url: "\(url)", schema: \(schema)_pg, user_id: me }
+            """.write(toFile: directory + "/fresh.yaml", atomically: true, encoding: .utf8)
+        for sink in ["tsdb", "supa"] {
+            let dump = try CommandRunner.run(["dump", "--from", sink, "--config", "fresh.yaml"], in: directory)
+            #expect(dump.status == 66, "\(sink): \(dump.stdout)\(dump.stderr)")
+            #expect(dump.stderr.contains("has no store to read: postgres://") && dump.stderr.contains("does not exist"),
+                    "\(dump.stderr)")
+            #expect(dump.stderr.contains("check sinks.\(sink).url and .schema"), "\(dump.stderr)")
+        }
+        let connection = try PostgresConnection(url: url)
+        defer { connection.close() }
+        #expect(try connection.query("SELECT count(*) FROM pg_namespace WHERE nspname LIKE $1", [schema + "%"]).int(0, 0) == 0)
+
+        try """
+            state_directory: ./state
+            sinks:
+              down: { type: postgres, url: "host=127.0.0.1 port=1 dbname=x connect_timeout=1", user_id: me }
+            """.write(toFile: directory + "/down.yaml", atomically: true, encoding: .utf8)
+        let backfill = try CommandRunner.run(["backfill", "down", "--from", "export.zip", "--config", "down.yaml"], in: directory)
+        #expect(backfill.status == 73, "\(backfill.stdout)\(backfill.stderr)")
+        #expect(backfill.stderr.components(separatedBy: "cannot open the sink, retrying in").count == 5, "\(backfill.stderr)")
     }
 
     @Test func sqliteToPostgresMigratesAndVerifyReportsPerType() throws {

@@ -13,8 +13,9 @@ public protocol ReadableSink: Sink {
 
     /// The file or folder the store would be, when it does not exist: asked before `prepare()`
     /// (which creates a missing store empty), so that reading a store that is not there fails
-    /// instead of reading nothing. Nil when the store exists, or when that cannot be told
-    /// without connecting (a database server): the default.
+    /// instead of reading nothing. A database sink may connect to tell, and names the table as
+    /// `postgres://host:port/db (table …)` (a URL, not a path). Nil when the store exists, or
+    /// when that cannot be told: the default.
     var missingStore: String? { get }
 }
 

@@ -269,7 +269,7 @@ public final class SinkWorker: Sendable {
     }
 
     /// A retry delay for the log: `0.5s`, `4s`, `2m`.
-    static func format(_ seconds: Double) -> String {
+    public static func format(_ seconds: Double) -> String {
         if seconds < 1 { return String(format: "%.1gs", seconds) }
         return seconds < 60 ? "\(Int(seconds))s" : "\(Int(seconds / 60))m"
     }
