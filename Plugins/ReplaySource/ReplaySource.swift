@@ -89,23 +89,19 @@ public final class ReplaySource: FiniteSource {
         batch.reserveCapacity(Self.batchSize)
         for (file, size) in zip(files, sizes) {
             let name = (file as NSString).lastPathComponent
-            // A file none of whose first lines is a sample is not a replay file at all (another
-            // JSON document, pretty-printed JSON): refused, rather than every line skipped.
-            var sawItem = false
-            var leading: [(problem: String, line: Int)] = []
-            func notReplay() -> SourceError { Self.notReplay(file, leading: leading) }
-            try NDJSONLineReader.forEachLine(path: file) { line, number, consumed in
-                let parsed = Self.item(line)
-                if !sawItem {
-                    if case .failure(let failure) = parsed {
-                        leading.append((failure.problem, number))
-                        if leading.count >= Self.refusedLinesThatMakeAnotherFormat { throw notReplay() }
-                        return
-                    }
-                    sawItem = true
-                    for failure in leading { output.skipped(failure.problem, location: "\(name):\(failure.line)") }
+            // A file that is another format (see `formatProblem`): a lone file is refused, rather
+            // than every line skipped; in a folder, it is skipped and the other files are read.
+            if let problem = try Self.formatProblem(file) {
+                guard files.count > 1 else {
+                    if !batch.isEmpty { try output.emit(batch) }
+                    throw problem
                 }
-                switch parsed {
+                output.skipped("not NDJSON of health samples (file not read): " + problem.problem, location: name)
+                done += size
+                continue
+            }
+            try NDJSONLineReader.forEachLine(path: file) { line, number, consumed in
+                switch Self.item(line) {
                 case .success(var item):
                     if case .sample(var sample) = item, sample.userId == nil, let user = configuration.userId {
                         sample.userId = user
@@ -121,41 +117,49 @@ public final class ReplaySource: FiniteSource {
                     output.skipped(failure.problem, location: "\(name):\(number)")
                 }
             }
-            if !sawItem && !leading.isEmpty { throw notReplay() }
             done += size
             output.progress(bytes: done, total: total)
         }
         if !batch.isEmpty { try output.emit(batch) }
     }
 
-    /// Reads each file's first lines, up to its first item: a file that has none among them is not
-    /// a replay file (see `read(into:)`).
+    /// A file, or a folder whose every file, is another format (see `formatProblem`): refused
+    /// before anything is read (`read(into:)` would refuse it too).
     public func checkInput() throws {
-        struct Enough: Error {}
-        for file in try inputFiles() {
-            var leading: [(problem: String, line: Int)] = []
-            var sawItem = false
-            do {
-                try NDJSONLineReader.forEachLine(path: file) { line, number, _ in
-                    guard case .failure(let failure) = Self.item(line) else {
-                        sawItem = true
-                        throw Enough()
-                    }
-                    leading.append((failure.problem, number))
-                    if leading.count >= Self.refusedLinesThatMakeAnotherFormat { throw Enough() }
-                }
-            } catch is Enough {}
-            // Bad lines and no item (the end came first, or enough of them): `read`'s verdict.
-            if !sawItem && !leading.isEmpty { throw Self.notReplay(file, leading: leading) }
+        let files = try inputFiles()
+        var problems: [SourceError] = []
+        for file in files {
+            guard let problem = try Self.formatProblem(file) else { return }
+            problems.append(problem)
         }
+        if let first = problems.first { throw first }
     }
 
-    /// A file none of whose first lines (`leading`: each one's problem and number) is an item.
-    static func notReplay(_ file: String, leading: [(problem: String, line: Int)]) -> SourceError {
-        SourceError(input: file, location: leading.first.map { "line \($0.line)" },
+    /// Why `file` is not a replay file, when it is another format: none of its lines up to the
+    /// first that is shaped like a sample (or tombstone) is one, and there are
+    /// `refusedLinesThatMakeAnotherFormat` of them or the file ends (a JSON document, pretty-printed
+    /// JSON, CSV). A sample with a bad value (`end before start`, an unknown kind) is the right
+    /// format: its line is skipped when read. Reads only up to that first line.
+    static func formatProblem(_ file: String) throws -> SourceError? {
+        struct Enough: Error {}
+        var leading: [(problem: String, line: Int)] = []
+        var sawSample = false
+        do {
+            try NDJSONLineReader.forEachLine(path: file) { line, number, _ in
+                if case .failure(let failure) = item(line), failure.notASample {
+                    leading.append((failure.problem, number))
+                    if leading.count >= refusedLinesThatMakeAnotherFormat { throw Enough() }
+                    return
+                }
+                sawSample = true
+                throw Enough()
+            }
+        } catch is Enough {}
+        guard !sawSample, let first = leading.first else { return nil }
+        return SourceError(input: file, location: "line \(first.line)",
                     problem: "this is not NDJSON of health samples: "
                         + (leading.count == 1 ? "its line is not one (" : "none of its first \(leading.count) lines is one (")
-                        + (leading.first?.problem ?? "?") + ")",
+                        + first.problem + ")",
                     hint: "import an export.zip or export.xml, a file `healthrouter dump` wrote, or a folder an ndjson "
                         + "sink or Pulso's server wrote; apps that post JSON (Health Auto Export) post it to "
                         + "`healthrouter run`'s http_push source")

@@ -134,5 +134,23 @@ final class CollectingOutput: SourceOutput {
         let late = try read("not json\n{\"uuid\":\"X\"}\n" + good + "\n")
         #expect(late.items.count == 1)
         #expect(late.skips.map(\.location) == ["input.json:1", "input.json:2"])
+        // Samples with a bad value (a kind a newer healthrouter wrote) are the right format: skipped.
+        let newer = try read(String(repeating: good.replacingOccurrences(of: "\"kind\":\"quantity\"", with: "\"kind\":\"hologram\"") + "\n",
+                                    count: 6))
+        #expect(newer.items.isEmpty && newer.skips.count == 6 && newer.skips[0].reason == "unknown kind 'hologram'",
+                "\(newer.skips)")
+
+        // In a folder, a file of another format is skipped and the others are read.
+        let folder = directory + "/lake"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try (good + "\n").write(toFile: folder + "/heartRate.ndjson", atomically: true, encoding: .utf8)
+        try "{\n  \"not\": \"ndjson\"\n}\n".write(toFile: folder + "/notes.ndjson", atomically: true, encoding: .utf8)
+        let source = ReplaySource(configuration: .init(path: folder), context: SinkFixtures.context(directory))
+        try source.checkInput()
+        let output = CollectingOutput()
+        try source.read(into: output)
+        #expect(output.items.count == 1)
+        #expect(output.skips.map(\.location) == ["notes.ndjson"])
+        #expect(output.skips.first?.reason.hasPrefix("not NDJSON of health samples (file not read): this is not NDJSON") == true)
     }
 }

@@ -19,7 +19,14 @@ public enum PulsoJSONDecoder {
     /// A line that cannot become an item: what is wrong with it.
     public struct Failure: Error, Sendable, CustomStringConvertible {
         public var problem: String
-        public init(_ problem: String) { self.problem = problem }
+        /// Whether the line is not shaped like a sample or tombstone at all (not JSON, not an
+        /// object, no uuid, type or start): a file of such lines is another format, where a
+        /// sample with a bad value is a bad line of the right format.
+        public var notASample: Bool
+        public init(_ problem: String, notASample: Bool = false) {
+            self.problem = problem
+            self.notASample = notASample
+        }
         public var description: String { problem }
     }
 
@@ -29,23 +36,23 @@ public enum PulsoJSONDecoder {
         do {
             value = try JSONParser.parse(line)
         } catch let error as JSONParser.Failure {
-            throw Failure("not JSON: \(error)")
+            throw Failure("not JSON: \(error)", notASample: true)
         }
         return try decode(value)
     }
 
     /// Decodes one parsed line.
     public static func decode(_ object: JSONValue) throws -> (item: HealthItem, isPulsoLine: Bool) {
-        guard case .object = object else { throw Failure("not a JSON object") }
+        guard case .object = object else { throw Failure("not a JSON object", notASample: true) }
         if let deleted = object["deleted"] {
             let ids = deleted.arrayValue?.compactMap(\.stringValue) ?? []
             return (.tombstone(Tombstone(ids: ids, userId: object["userId"]?.stringValue)), object["kind"] == nil)
         }
-        guard let id = object["uuid"]?.stringValue else { throw Failure("no string uuid") }
+        guard let id = object["uuid"]?.stringValue else { throw Failure("no string uuid", notASample: true) }
         guard !id.isEmpty else { throw Failure("empty uuid") }
-        guard let key = object["type"]?.stringValue else { throw Failure("no string type") }
+        guard let key = object["type"]?.stringValue else { throw Failure("no string type", notASample: true) }
         let type = object["identifier"]?.stringValue ?? TypeRegistry.identifier(of: key)
-        guard let startText = object["start"]?.stringValue else { throw Failure("no start") }
+        guard let startText = object["start"]?.stringValue else { throw Failure("no start", notASample: true) }
         guard let start = timestamp(startText) else { throw Failure("start '\(startText)' is not a date") }
         var end = start
         if let endText = object["end"]?.stringValue {
