@@ -102,7 +102,7 @@ public final class PostgresSink: Sink {
                 // Before any DDL: a wrong zone leaves nothing behind.
                 do {
                     try connection.query("SELECT now() AT TIME ZONE $1", [configuration.timeZone])
-                } catch {
+                } catch let error as PostgresError where error.sqlState == "22023" {
                     connection.close()
                     throw SinkError.misconfigured("time_zone '\(configuration.timeZone)' is not a zone PostgreSQL knows: "
                                                       + "use an IANA name such as Europe/Lisbon")
@@ -110,7 +110,11 @@ public final class PostgresSink: Sink {
             }
             try connection.transaction {
                 try connection.query("SELECT pg_advisory_xact_lock(hashtext($1))", ["healthrouter:" + configuration.schema])
-                for statement in schema.ddl { try connection.execute(statement) }
+                // Keep the view's security_invoker when another sink's prepare (with RLS) set it.
+                let invoker = try connection.serverVersion >= 150_000 && (configuration.rowLevelSecurity || connection.query(
+                    "SELECT coalesce(array_to_string(reloptions, ',') LIKE '%security_invoker=true%', false) FROM pg_class "
+                        + "WHERE oid = to_regclass($1)", [schema.name("v_healthkit_daily_quantity")]).bool(0, 0) == true)
+                for statement in schema.ddl(viewSecurityInvoker: invoker) { try connection.execute(statement) }
                 let stored = try connection.query("SELECT max(version) FROM \(schema.name("healthrouter_schema"))").int(0, 0)
                 if let stored, stored > PostgresSinkSchema.version {
                     throw SinkError.misconfigured("schema \(configuration.schema) has healthrouter schema version \(stored), "
@@ -119,6 +123,11 @@ public final class PostgresSink: Sink {
                 if stored == nil {
                     try connection.execute("INSERT INTO \(schema.name("healthrouter_schema")) (version) VALUES "
                                                + "(\(PostgresSinkSchema.version)) ON CONFLICT DO NOTHING")
+                }
+                if configuration.summarizeAfter != nil {
+                    // The ids folded so far: a sample delivered again after its day was folded (a
+                    // backfill, a migration) is then dropped instead of counted twice.
+                    try connection.execute(schema.summarizedIdsDDL)
                 }
                 if configuration.rowLevelSecurity { try enableRowLevelSecurity(connection) }
             }
@@ -129,14 +138,6 @@ public final class PostgresSink: Sink {
                 try connection.execute("DROP INDEX IF EXISTS \(schema.name("idx_healthkit_metrics_unsummarized"))")
                 try connection.execute("CREATE INDEX IF NOT EXISTS idx_healthkit_metrics_foldable ON "
                                            + "\(schema.name("healthkit_metrics")) (started_at) WHERE \(Self.foldable)")
-                // The ids folded so far: a sample delivered again after its day was folded (a
-                // backfill, a migration) is then dropped instead of counted twice.
-                try connection.execute("CREATE TABLE IF NOT EXISTS \(schema.name("healthkit_summarized_ids")) "
-                                           + "(id uuid PRIMARY KEY)")
-                if configuration.rowLevelSecurity {
-                    // No policy: only the owner (healthrouter) reads it, not Supabase's API roles.
-                    try connection.execute("ALTER TABLE \(schema.name("healthkit_summarized_ids")) ENABLE ROW LEVEL SECURITY")
-                }
                 try connection.transaction { try summarize(connection) }
             }
             self.connection = connection
@@ -154,9 +155,14 @@ public final class PostgresSink: Sink {
     }
 
     /// RLS on both tables with policies on `auth.uid()`, created once; the daily view runs with
-    /// the querying user's rights (`security_invoker`), so the policies hold through it too (a
-    /// view otherwise reads with its owner's rights, past every policy).
+    /// the querying user's rights (`security_invoker`, set by the DDL), so the policies hold
+    /// through it too (a view otherwise reads with its owner's rights, past every policy).
     private func enableRowLevelSecurity(_ connection: PostgresConnection) throws {
+        guard connection.serverVersion >= 150_000 else {
+            throw SinkError.misconfigured("row_level_security: true needs PostgreSQL 15 or later (this server is "
+                                            + "\(connection.serverVersion / 10_000)): older servers cannot make the daily view "
+                                            + "v_healthkit_daily_quantity respect the policies, so it would show every user's data")
+        }
         let hasAuth = try connection.query(
             "SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'auth' AND p.proname = 'uid'")
         guard hasAuth.rowCount > 0 else {
@@ -174,12 +180,10 @@ public final class PostgresSink: Sink {
                                            + "WITH CHECK ((SELECT auth.uid())::text = user_id)")
             }
         }
-        guard connection.serverVersion >= 150_000 else {
-            throw SinkError.misconfigured("row_level_security: true needs PostgreSQL 15 or later (this server is "
-                                            + "\(connection.serverVersion / 10_000)): older servers cannot make the daily view "
-                                            + "v_healthkit_daily_quantity respect the policies, so it would show every user's data")
+        if configuration.summarizeAfter != nil {
+            // No policy: only the owner (healthrouter) reads it, not Supabase's API roles.
+            try connection.execute("ALTER TABLE \(schema.name("healthkit_summarized_ids")) ENABLE ROW LEVEL SECURITY")
         }
-        try connection.execute("ALTER VIEW \(schema.name("v_healthkit_daily_quantity")) SET (security_invoker = true)")
     }
 
     public func write(_ entries: [JournalEntry], cursor: Int64) throws {
@@ -251,18 +255,22 @@ public final class PostgresSink: Sink {
     }
 
     /// Ends the batch's COPY and upserts. A sample whose id is stored under another key (its start,
-    /// type or device changed) fails the upsert on the id's primary key: the upsert is rolled back to
-    /// a savepoint (the staged rows stay), the id's old row deleted, and the upsert run again. The
-    /// common batch, new or unchanged samples, pays only for the savepoint.
+    /// type or device changed), or staged twice under two keys, fails the upsert on the id's primary
+    /// key: the upsert is rolled back to a savepoint (the staged rows stay), the id's earlier staged
+    /// versions and its old row deleted, and the upsert run again. The common batch, new or
+    /// unchanged samples, pays only for the savepoint.
     private func flush(_ connection: PostgresConnection) throws {
         let table = schema.metrics
-        try stream.finish(&rows, on: connection, returning: ["id"]) { upsert in
+        try stream.finish(&rows, on: connection) { upsert in
             try connection.execute("SAVEPOINT hr_upsert")
             let written: Int
             do {
                 written = try connection.execute(upsert).affectedRows
-            } catch let error as PostgresError where error.sqlState == "23505" && error.constraint == "healthkit_metrics_pkey" {
+            } catch let error as PostgresError where error.sqlState == "23505"
+                && error.constraint == PostgresSinkSchema.metricsPrimaryKey {
                 try connection.execute("ROLLBACK TO SAVEPOINT hr_upsert")
+                // An id staged twice (an edit in the same batch): its last version only.
+                try connection.execute(table.deleteStagedEarlierVersionsSQL(identity: "id"))
                 try connection.execute(table.deleteMovedSQL(identity: "id"))
                 written = try connection.execute(upsert).affectedRows
             }

@@ -38,13 +38,24 @@ struct PostgresSinkSchema {
 
     func name(_ table: String) -> String { SQL.qualified(schema, table) }
 
+    /// The ids `summarize_after` folded into daily summaries (see `PostgresSink.summarize`).
+    var summarizedIdsDDL: String {
+        "CREATE TABLE IF NOT EXISTS \(name("healthkit_summarized_ids")) (id uuid PRIMARY KEY)"
+    }
+
+    /// The primary key's constraint name (PostgreSQL's default for `PRIMARY KEY (id)`).
+    static let metricsPrimaryKey = "healthkit_metrics_pkey"
+
     /// The rows that hold quantities: what the daily view aggregates and tiering folds. Not
     /// category or workout rows (as health4ai's view), nor `record` rows (correlations, activity
     /// summaries, the profile, other records: NULL value, the sample in metadata).
     static let quantityRows = "metric_type NOT LIKE 'HKCategoryType%' AND metric_type NOT LIKE 'HKWorkoutType%' "
         + "AND unit IS DISTINCT FROM '\(PostgresMetricRow.recordUnit)'"
 
-    var ddl: [String] {
+    /// `viewSecurityInvoker`: the daily view reads with the querying user's rights (PostgreSQL
+    /// 15+), as row-level security needs; `CREATE OR REPLACE VIEW` resets a view's options, so
+    /// every prepare states it.
+    func ddl(viewSecurityInvoker: Bool) -> [String] {
         [
             "CREATE SCHEMA IF NOT EXISTS \(SQL.identifier(schema))",
             "CREATE TABLE IF NOT EXISTS \(name("healthrouter_schema")) (version integer PRIMARY KEY, "
@@ -68,7 +79,7 @@ struct PostgresSinkSchema {
             "CREATE INDEX IF NOT EXISTS idx_healthkit_daily_summaries_user_date ON \(name("healthkit_daily_summaries")) "
                 + "(user_id, summary_date DESC)",
             """
-            CREATE OR REPLACE VIEW \(name("v_healthkit_daily_quantity")) AS
+            CREATE OR REPLACE VIEW \(name("v_healthkit_daily_quantity"))\(viewSecurityInvoker ? " WITH (security_invoker = true)" : "") AS
             SELECT user_id, metric_type, summary_date, avg_value, min_value, max_value, sum_value, sample_count, unit,
                    'summary'::text AS source
             FROM \(name("healthkit_daily_summaries"))

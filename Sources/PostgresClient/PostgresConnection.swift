@@ -213,7 +213,6 @@ public final class PostgresConnection {
                              operation: operation)
     }
 
-    /// The first words of a statement, for messages.
     /// What a statement does, for an error message: its write and the table written
     /// (`INSERT INTO "public"."healthkit_metrics"`, also inside a `WITH`), else its first words.
     static func operation(_ sql: String) -> String {

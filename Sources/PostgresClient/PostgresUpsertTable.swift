@@ -104,8 +104,8 @@ public struct PostgresUpsertTable: Sendable {
 
     /// Deletes the target's rows whose `identity` column (unique too, beside `key`: an `id` primary
     /// key) is staged under another key: the row moved (its start or type changed), and the upsert,
-    /// which matches rows by `key`, would otherwise fail on `identity`'s uniqueness. Run before the
-    /// upsert, in the same transaction.
+    /// which matches rows by `key`, fails on `identity`'s uniqueness. Run when it did (rolled back
+    /// to a savepoint), then the upsert again, in the same transaction.
     public func deleteMovedSQL(identity: String) -> String {
         let staged = Dictionary(uniqueKeysWithValues: columns.map { ($0.name, $0.expression) })
         let stored = key.map { "t." + SQL.identifier($0) }.joined(separator: ", ")
@@ -113,10 +113,18 @@ public struct PostgresUpsertTable: Sendable {
             + " AND (\(stored)) IS DISTINCT FROM (" + key.map { staged[$0] ?? "" }.joined(separator: ", ") + ")"
     }
 
+    /// Deletes the staged rows of an `identity` staged more than once but the last (highest
+    /// `order`): the batch's dedup is by `key`, so two versions of one id under two keys both stay.
+    public func deleteStagedEarlierVersionsSQL(identity: String) -> String {
+        let id = SQL.identifier(identity), order = SQL.identifier(order)
+        return "DELETE FROM \(stagingName) s USING \(stagingName) n WHERE s.\(id) = n.\(id) AND s.\(order) < n.\(order)"
+    }
+
     /// Stages `rows` (COPY text, columns in order) and upserts them; returns the rows written.
     /// `run`, when given, runs the upsert instead: it receives the upsert with
-    /// `RETURNING t.<returning>` (only rows inserted or changed come back), to wrap in a CTE, and
-    /// returns what it ran returned. The caller owns the transaction.
+    /// `RETURNING t.<returning>` (only rows inserted or changed come back), to wrap in a CTE, or
+    /// without RETURNING when `returning` is empty, and returns the rows it wrote. The caller owns
+    /// the transaction.
     @discardableResult
     public func write(_ rows: CopyTextWriter, on connection: PostgresConnection, returning: [String] = [],
                       run: ((String) throws -> Int)? = nil) throws -> Int {
@@ -129,6 +137,7 @@ public struct PostgresUpsertTable: Sendable {
     /// Upserts what the staging table holds (see `write`).
     func upsertStaged(on connection: PostgresConnection, returning: [String], run: ((String) throws -> Int)?) throws -> Int {
         guard let run else { return try connection.execute(upsertSQL).affectedRows }
+        guard !returning.isEmpty else { return try run(upsertSQL) }
         return try run(upsertSQL + " RETURNING " + returning.map { "t." + SQL.identifier($0) }.joined(separator: ", "))
     }
 }

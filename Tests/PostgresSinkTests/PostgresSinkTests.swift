@@ -124,6 +124,17 @@ import PostgresSink
         try sink.readBack(batchSize: 10) { read[$0.id] = $0 }
         #expect(read[first.id] == moved)
         #expect(read[other.id] == retyped)
+
+        // Both versions of an id in one batch (a backfill of an edited sample): the last one lands.
+        var third = ConformanceFixtures.numbered(3)
+        var edited = third
+        edited.start = ConformanceFixtures.at(900)
+        edited.end = edited.start
+        try sink.write(ConformanceFixtures.entries([third, edited], from: 5), cursor: 6)
+        third = edited
+        let versions = try connection.execute("SELECT extract(epoch FROM started_at)::bigint FROM \(SQL.qualified(schema, "healthkit_metrics")) "
+                                                  + "WHERE metadata ->> 'healthrouter_id' = '\(third.id)'")
+        #expect(versions.rowCount == 1 && versions.text(0, 0) == String(edited.start.epochMilliseconds / 1000))
     }
 
     @Test func schemaCreationTwiceAndReadBack() throws {
@@ -204,6 +215,11 @@ import PostgresSink
             try sink.write(ConformanceFixtures.entries(ConformanceFixtures.all), cursor: 7)
             sink.close()
         }
+        // A sink without the option on the same schema (another config) keeps the view's security_invoker.
+        let plain = PostgresSink(configuration: PostgresSink.Configuration(url: dbURL, userId: Self.userId),
+                                 context: ConformanceFixtures.context())
+        _ = try plain.prepare()
+        plain.close()
         let check = try PostgresConnection(url: dbURL)
         defer { check.close() }
         let reader = SQL.identifier(database + "_reader")
