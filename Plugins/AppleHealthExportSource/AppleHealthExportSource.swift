@@ -40,6 +40,15 @@ public final class AppleHealthExportSource: FiniteSource {
         context.expandingTilde(configuration.path)
     }
 
+    /// Whether the file at `path` is a Health data XML file, by content as in a zip (its name is
+    /// localized): its first bytes hold `<!DOCTYPE HealthData` or `<HealthData`.
+    public static func isHealthDataXML(path: String) -> Bool {
+        guard let file = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? file.close() }
+        let head = (try? file.read(upToCount: ZipExportReader.sniffLength)) ?? Data()
+        return head.withUnsafeBytes { ZipExportReader.isHealthData($0) }
+    }
+
     /// Opens the file and classifies its first bytes (`ExportFile`): missing, empty, or neither zip nor XML.
     public func checkInput() throws {
         _ = try ExportFile(path: resolvedPath)

@@ -64,7 +64,7 @@ struct ZipExportReader {
             guard !entry.isDirectory, !Self.isIgnored(entry.path) else { continue }
             let head = try archive.readFully(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<Self.sniffLength]))
             let headBytes = UnsafeRawBufferPointer(rebasing: buffer[0..<head])
-            if Self.contains(headBytes, "<!DOCTYPE HealthData") || Self.contains(headBytes, "<HealthData") {
+            if Self.isHealthData(headBytes) {
                 if dataEntry == nil {
                     dataEntry = entry
                 } else {
@@ -138,6 +138,11 @@ struct ZipExportReader {
         if components.contains("__MACOSX") { return true }
         guard let name = components.last else { return true }
         return name == ".DS_Store" || name.hasPrefix("._") || name.lowercased().hasSuffix("_cda.xml")
+    }
+
+    /// Whether the first bytes of a file (`sniffLength` of them) show a Health data file.
+    static func isHealthData(_ head: UnsafeRawBufferPointer) -> Bool {
+        contains(head, "<!DOCTYPE HealthData") || contains(head, "<HealthData")
     }
 
     static func notImportedReason(_ path: String) -> String {

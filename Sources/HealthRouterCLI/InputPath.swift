@@ -1,5 +1,6 @@
 import Foundation
 import HealthRouterCore
+import AppleHealthExportSource
 import ReplaySource
 
 /// Checks an input (`import PATH`, `backfill --from PATH`, a file source's `path`) before
@@ -51,16 +52,13 @@ enum InputPath {
 
     /// The export.xml of an unpacked export folder (in `folder` or `folder/apple_health_export`),
     /// when there is one: found by content, as in a zip (the name is localized: `exportar.xml`,
-    /// `导出.xml`), `export_cda.xml` left out.
+    /// `导出.xml`; `export_cda.xml` holds no HealthData).
     static func exportInside(_ folder: String) -> String? {
         for candidate in [folder, (folder as NSString).appendingPathComponent("apple_health_export")] {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: candidate)) ?? []
-            for name in names.sorted() where name.lowercased().hasSuffix(".xml") && name != "export_cda.xml" {
+            for name in names.sorted() where name.lowercased().hasSuffix(".xml") {
                 let path = (candidate as NSString).appendingPathComponent(name)
-                guard let file = FileHandle(forReadingAtPath: path) else { continue }
-                defer { try? file.close() }
-                let head = (try? file.read(upToCount: 4096)) ?? Data()
-                if head.range(of: Data("<HealthData".utf8)) != nil { return path }
+                if AppleHealthExportSource.isHealthDataXML(path: path) { return path }
             }
         }
         return nil
