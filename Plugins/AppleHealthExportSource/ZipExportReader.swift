@@ -35,8 +35,8 @@ struct ZipExportReader {
         // cut, which the parser keeps, then the error.
         try stream(dataEntry, routes: routes, output: output)
         if let cutShort {
-            throw SourceError(input: file.path, problem: "the zip ends early (\(cutShort)): its Health data file was read "
-                                  + "whole and kept, but entries after it (workout routes) are missing",
+            throw SourceError(input: file.path, problem: "the zip ends early (\(cutShort.problem)): its Health data file was "
+                                  + "read whole (its items were kept), but entries after it (workout routes) are missing",
                               hint: "Copy the export.zip again (the copy stopped before its end), then import it again.")
         }
     }
@@ -44,15 +44,16 @@ struct ZipExportReader {
     /// Pass 1: finds the data entry and indexes the GPX routes. An archive that ends early
     /// (truncated) after the data entry's start returns the entry and the error, for pass 2 to
     /// read what there is; before it, the error is thrown.
-    private func scan(routes: RoutePointStore, output: SourceOutput) throws -> (ZipArchive.Entry?, cutShort: Error?) {
+    private func scan(routes: RoutePointStore, output: SourceOutput) throws -> (ZipArchive.Entry?, cutShort: SourceError?) {
         let archive = try ZipArchive(path: file.path)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ExportFile.chunkSize, alignment: 16)
         defer { buffer.deallocate() }
         var dataEntry: ZipArchive.Entry?
         do {
             try scanEntries(archive, buffer: buffer, dataEntry: &dataEntry, routes: routes, output: output)
-        } catch {
-            guard dataEntry != nil else { throw error }
+        } catch let error as SourceError where dataEntry != nil && error.input == file.path {
+            // The archive's own failure, which names the zip (a route store that cannot be
+            // written is not a cut zip).
             return (dataEntry, error)
         }
         return (dataEntry, nil)

@@ -135,6 +135,14 @@ import HealthRouterCore
         let store = directory + "/state/health.sqlite"
         let partial = try SQLiteDatabase(path: store, readOnly: true).scalarInt("SELECT count(*) FROM samples") ?? 0
         #expect(partial > 1_000, "\(cut.stdout)")
+        // Cut in a route file after the data file: the data file is read whole, the error says what is missing.
+        try zipData.prefix(zipData.count * 985 / 1000).write(to: URL(fileURLWithPath: directory + "/tail.zip"))
+        let tail = try CommandRunner.run(["import", "tail.zip", "--config", config, "--quiet"], in: directory)
+        #expect(tail.status == 65, "\(tail.stdout) \(tail.stderr)")
+        #expect(tail.stderr.contains("tail.zip: the zip ends early (cannot read apple_health_export/workout-routes/"), "\(tail.stderr)")
+        #expect(tail.stderr.contains("its Health data file was read whole (its items were kept)"), "\(tail.stderr)")
+        #expect(tail.stderr.components(separatedBy: "kept").count == 2 && tail.stderr.split(separator: "\n").count == 2,
+                "\(tail.stderr)")
         let whole = try CommandRunner.run(["import", "full.zip", "--config", config, "--quiet"], in: directory)
         #expect(whole.status == 0, "\(whole.stderr)")
         let all = try SQLiteDatabase(path: store, readOnly: true).scalarInt("SELECT count(*) FROM samples") ?? 0
