@@ -282,6 +282,13 @@ public final class PostgresSink: Sink {
     /// The open connection, for read-back.
     var liveConnection: PostgresConnection? { connection }
 
+    /// A new connection, prepared as at the start (`Sink.reconnect()`).
+    public func reconnect() throws {
+        connection?.close()
+        connection = nil
+        _ = try prepare()
+    }
+
     public func close() {
         connection?.close()
         connection = nil

@@ -11,8 +11,8 @@ import Foundation
 /// moves no cursor of any sink. After each acknowledged batch `onBatch` receives the
 /// position reached (the caller saves it in a `ResumeCursor`).
 ///
-/// A store failure is retried with backoff (`maxAttempts` tries), the sink closed and prepared
-/// again before each retry (a lost connection is reconnected, not written on again); a
+/// A store failure is retried with backoff (`maxAttempts` tries), the sink reconnected
+/// (`Sink.reconnect()`) before each retry (a lost connection is not written on again); a
 /// `misconfigured` sink is not retried; a rejected batch is
 /// split to find the entries the store refuses, which are counted and reported, not written.
 public final class DirectDelivery {
@@ -104,8 +104,7 @@ public final class DirectDelivery {
         while true {
             do {
                 if reopen {
-                    sink.close()
-                    _ = try sink.prepare()
+                    try sink.reconnect()
                     reopen = false
                 }
                 try sink.write(batch, cursor: sinkCursor)

@@ -44,6 +44,12 @@ public protocol Sink: AnyObject {
     /// the worker waits. A throw counts as a failed write: retried with backoff.
     func caughtUp() throws
 
+    /// Called, between two tries, by a caller that keeps this instance across a failed write (a
+    /// backfill or migration: `DirectDelivery`; the worker makes a fresh instance instead):
+    /// re-establish what the failure may have broken, such as a lost connection, as `prepare()`
+    /// would. Default: nothing (a local file needs nothing).
+    func reconnect() throws
+
     /// Releases connections and files.
     func close()
 }
@@ -51,6 +57,9 @@ public protocol Sink: AnyObject {
 extension Sink {
     /// Nothing put off: the default.
     public func caughtUp() throws {}
+
+    /// Nothing to re-establish: the default.
+    public func reconnect() throws {}
 }
 
 extension Sink {
