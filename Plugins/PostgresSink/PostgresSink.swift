@@ -98,6 +98,7 @@ public final class PostgresSink: Sink {
         do {
             let connection = try PostgresConnection(url: configuration.url,
                                                     statementTimeoutSeconds: Int(configuration.statementTimeout.seconds))
+            connection.onNotice = { [logger] notice in logger.warning("postgres: \(notice)") }
             if configuration.summarizeAfter != nil {
                 // Before any DDL: a wrong zone leaves nothing behind.
                 do {

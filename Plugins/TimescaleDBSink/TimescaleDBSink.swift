@@ -134,6 +134,7 @@ public final class TimescaleDBSink: Sink {
         do {
             let connection = try PostgresConnection(url: configuration.url,
                                                     statementTimeoutSeconds: Int(configuration.statementTimeout.seconds))
+            connection.onNotice = { [logger] notice in logger.warning("postgres: \(notice)") }
             let database = connection.endpoint
             let probe = try TimescaleDBProbe.run(on: connection, database: database)
             if let problem = probe.problem(database: database) {

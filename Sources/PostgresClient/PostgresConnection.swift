@@ -15,6 +15,10 @@ public final class PostgresConnection {
     private var copyInProgress: String?
     /// The address for messages: `host:port/db`, never the password.
     public let endpoint: String
+    /// Receives the server's notices (a WARNING, a FATAL sent to an idle session), on one line;
+    /// nil: they go to standard error with healthrouter's prefix. Called on the thread using the
+    /// connection, during a call on it.
+    public var onNotice: ((String) -> Void)?
 
     public init(url: String, connectTimeoutSeconds: Int = 10, statementTimeoutSeconds: Int = 300) throws {
         // Later keywords win over the expanded URL only when given after it: defaults go first.
@@ -29,11 +33,15 @@ public final class PostgresConnection {
             // The server's warnings, and a FATAL it sends while the session is idle (an
             // administrator ending it), on one line with healthrouter's prefix instead of libpq's
             // bare multi-line text.
-            PQsetNoticeProcessor(connection, { _, message in
-                guard let message else { return }
-                let line = "healthrouter: postgres: " + String(cString: message).asOneLine + "\n"
-                FileHandle.standardError.write(Data(line.utf8))
-            }, nil)
+            PQsetNoticeProcessor(connection, { context, message in
+                guard let context, let message else { return }
+                let notice = String(cString: message).asOneLine
+                if let handler = Unmanaged<PostgresConnection>.fromOpaque(context).takeUnretainedValue().onNotice {
+                    handler(notice)
+                } else {
+                    FileHandle.standardError.write(Data("healthrouter: postgres: \(notice)\n".utf8))
+                }
+            }, Unmanaged.passUnretained(self).toOpaque())
         } else {
             let message = connection.map { String(cString: PQerrorMessage($0)) } ?? "out of memory"
             let target = connection.map(Self.describe) ?? "PostgreSQL"

@@ -21,6 +21,19 @@ import TestSupport
             "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")) ?? text
     }
 
+    /// The server's notices reach the connection's handler (a sink logs them), each on one line.
+    @Test func noticesGoToTheHandlerOnOneLine() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let connection = try PostgresConnection(url: url)
+        defer { connection.close() }
+        final class Notices: @unchecked Sendable { var lines: [String] = [] }
+        let notices = Notices()
+        connection.onNotice = { notices.lines.append($0) }
+        try connection.execute("DO $$ BEGIN RAISE WARNING 'first line%second line', E'\\n'; END $$")
+        #expect(notices.lines.count == 1)
+        #expect(notices.lines.first?.contains("WARNING:  first line; second line") == true, "\(notices.lines)")
+    }
+
     @Test func tlsWithTheServerCertificateVerified() throws {
         guard let url = PostgresTestDatabase.url, let port = PostgresTestDatabase.port,
               let rootCertificate = PostgresTestDatabase.environment("PG_TLS_ROOT_CERT") else { return }
