@@ -93,6 +93,11 @@ public final class HTTPPushSource: ServiceSource {
                 throw ConfigError(path: path + ".users.\(name).token", message: "the token of user '\(name)' is empty",
                                   suggestion: "set it, e.g. token: \"${\(name.uppercased())_TOKEN}\"")
             }
+            // A token names its user: two users with one token would push as whichever comes first.
+            if let same = entries.first(where: { $0.token == Array(user.token.utf8) }) {
+                throw ConfigError(path: path + ".users.\(name).token", message: "users '\(same.user)' and '\(name)' have the same token",
+                                  suggestion: "give each user a token of their own (openssl rand -hex 24)")
+            }
             entries.append(TokenTable.Entry(user: name, userId: user.userId ?? name, token: Array(user.token.utf8)))
         }
         tokens = TokenTable(entries: entries)

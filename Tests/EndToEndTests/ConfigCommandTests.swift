@@ -91,6 +91,18 @@ import Testing
         #expect(try check("sinks:\n  p:\n    type: postgres\n    url: postgres://x/y\n    user_id: me\n    time_zone: America/Port-au-Prince\n").status == 0)
     }
 
+    /// A token names its user: two users with one token are refused (one would push as the other).
+    @Test func twoPushUsersCannotShareAToken() throws {
+        let result = try check("""
+            sources:
+              phone: { type: http_push, listen: "127.0.0.1:0", users: { alice: { token: short }, bob: { token: short } } }
+            sinks:
+              local: { type: sqlite, path: x.sqlite }
+            """)
+        #expect(result.status == 78)
+        #expect(result.stderr.contains("sources.phone.users.bob.token: users 'alice' and 'bob' have the same token"), "\(result.stderr)")
+    }
+
     /// Durations that would drop or compress everything at once are refused.
     @Test func timescaleDBPolicyDurationsMustBePositive() throws {
         let retention = try check("sinks:\n  t:\n    type: timescaledb\n    url: postgres://x/y\n    retention: { drop_after: 0d }\n")
