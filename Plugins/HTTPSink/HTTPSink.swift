@@ -63,9 +63,10 @@ public final class HTTPSink: Sink {
         guard base.hasPrefix("http://") || base.hasPrefix("https://") else {
             throw ConfigError(path: path + ".url", message: "url must be http:// or https://, not '\(configuration.url)'")
         }
-        guard !base.contains(where: \.isWhitespace), let host = URLComponents(string: base)?.host, !host.isEmpty else {
+        guard !base.contains(where: \.isWhitespace), let components = URLComponents(string: base),
+              let host = components.host, !host.isEmpty, (1...65_535).contains(components.port ?? 443) else {
             throw ConfigError(path: path + ".url", message: "'\(configuration.url)' is not a URL",
-                              suggestion: "write it as https://host[:port][/path], e.g. https://health.example.org")
+                              suggestion: "write it as https://host[:port][/path] (a port from 1 to 65535), e.g. https://health.example.org")
         }
         while base.hasSuffix("/") { base.removeLast() }
         if base.hasSuffix("/ingest") { base.removeLast("/ingest".count) }

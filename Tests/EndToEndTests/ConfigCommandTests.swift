@@ -91,6 +91,13 @@ import Testing
         #expect(try check("sinks:\n  p:\n    type: postgres\n    url: postgres://x/y\n    user_id: me\n    time_zone: America/Port-au-Prince\n").status == 0)
     }
 
+    /// A sqlite sink on the journal's own file would write its tables into the journal.
+    @Test func aSinkCannotBeTheJournal() throws {
+        let result = try check("state_directory: ./st\nsinks:\n  local: { type: sqlite, path: ./st/../st/journal.sqlite }\n")
+        #expect(result.status == 78)
+        #expect(result.stderr.contains("sinks.local.path: ./st/../st/journal.sqlite is the journal's own file"), "\(result.stderr)")
+    }
+
     /// A token names its user: two users with one token are refused (one would push as the other).
     @Test func twoPushUsersCannotShareAToken() throws {
         let result = try check("""

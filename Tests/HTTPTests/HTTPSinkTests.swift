@@ -96,7 +96,7 @@ struct HTTPSinkTests {
         let context = PluginContext(name: "mirror", stateDirectory: NSTemporaryDirectory(), logger: Logger())
         #expect(throws: ConfigError.self) { _ = try HTTPSink(configuration: .init(url: ""), context: context) }
         #expect(throws: ConfigError.self) { _ = try HTTPSink(configuration: .init(url: "ftp://x"), context: context) }
-        for notAURL in ["not a url", "http://", "https:///ingest"] {
+        for notAURL in ["not a url", "http://", "https:///ingest", "http://host:99999/", "host:0"] {
             #expect(throws: ConfigError.self, "\(notAURL)") { _ = try HTTPSink(configuration: .init(url: notAURL), context: context) }
         }
         for url in ["health.example.org", "http://[::1]:8080/", "https://host.tailnet.ts.net/ingest", "10.0.0.2:9000"] {
