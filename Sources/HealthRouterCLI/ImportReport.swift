@@ -1,3 +1,4 @@
+import Foundation
 import HealthRouterCore
 
 /// The summary printed at the end of an import: what was read by kind, what was
@@ -8,8 +9,8 @@ struct ImportReport {
     var inputs: [String]
     var sinkTypes: [String: String]
 
-    /// Whether anything was read: a failed import that read nothing shows only its error.
-    var readAnything: Bool { summary.sources.contains { $0.counters.records > 0 || !$0.counters.skipped.isEmpty } }
+    /// Whether any record was read: a failed import that read none shows only its error.
+    var readAnything: Bool { summary.sources.contains { $0.counters.records > 0 } }
 
     private func input(_ index: Int) -> String {
         index < inputs.count ? inputs[index] : summary.sources[index].name
@@ -35,14 +36,22 @@ struct ImportReport {
         var merged = ImportCounters()
         var skipped: [String: Int] = [:]
         var examples: [String: String] = [:]
-        for counters in summary.sources.map(\.counters) {
+        for (index, source) in summary.sources.enumerated() {
+            let counters = source.counters
             merged.appended.merge(counters.appended)
             merged.bytes += counters.bytes
             skipped.merge(counters.skipped, uniquingKeysWith: +)
-            examples.merge(counters.skippedExamples) { a, _ in a }
+            // With several files, a place says which file it is in (`line 41` alone could be any).
+            let file = (input(index) as NSString).lastPathComponent
+            let named = summary.sources.count > 1
+                ? counters.skippedExamples.mapValues { $0.contains(file) ? $0 : "\(file), \($0)" } : counters.skippedExamples
+            examples.merge(named) { a, _ in a }
         }
         let appended = merged.appended
-        let inputList = summary.sources.indices.map(input).joined(separator: ", ")
+        // The files read: not one that failed before it gave a record (its error says what happened).
+        let inputList = summary.sources.indices.filter {
+            summary.sources[$0].failure == nil || summary.sources[$0].counters.records > 0
+        }.map(input).joined(separator: ", ")
         var rate = ""
         if summary.seconds > 0 && merged.bytes > 0 {
             rate = ", \(NumberText.bytes(Int64(Double(merged.bytes) / summary.seconds)))/s"

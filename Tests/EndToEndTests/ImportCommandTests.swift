@@ -219,6 +219,8 @@ import HealthRouterCore
         #expect(broken.status == 65)
         #expect(broken.stderr.contains("healthrouter: cut.xml"), "\(broken.stderr)")
         #expect(!broken.stderr.contains("a.zip: cut.xml"), "\(broken.stderr)")
+        // The summary names the file that was read, not the one that failed before giving a record.
+        #expect(broken.stdout.hasPrefix("imported a.zip in "), "\(broken.stdout)")
     }
 
     @Test func withoutAConfigTheEmbeddedDefaultIsUsed() throws {

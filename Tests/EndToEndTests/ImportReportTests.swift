@@ -41,6 +41,26 @@ import Testing
         #expect(config.warnings.map(\.message) == ["no sinks: samples are journaled but delivered nowhere"])
     }
 
+    /// With several files, where a skip was seen names its file; one file's summary stays as it was.
+    @Test func skipPlacesNameTheirFileWhenSeveralWereRead() {
+        var first = ImportCounters(), second = ImportCounters()
+        first.appended.new[.quantity] = 10
+        first.skipped["end before start"] = 2
+        first.skippedExamples["end before start"] = "line 41"
+        second.appended.new[.quantity] = 5
+        second.skipped["not JSON"] = 1
+        second.skippedExamples["not JSON"] = "b.ndjson:3"
+        var summary = ImportRun.Summary()
+        summary.sources = [ImportRun.SourceResult(name: "import", counters: first),
+                           ImportRun.SourceResult(name: "import", counters: second)]
+        let text = ImportReport(summary: summary, inputs: ["/tmp/a.xml", "/tmp/b.ndjson"], sinkTypes: [:]).render()
+        #expect(text.contains("2 × end before start, first at a.xml, line 41"), "\(text)")
+        #expect(text.contains("1 × not JSON, first at b.ndjson:3"), "\(text)")
+        summary.sources.removeLast()
+        let alone = ImportReport(summary: summary, inputs: ["/tmp/a.xml"], sinkTypes: [:]).render()
+        #expect(alone.contains("2 × end before start, first at line 41"), "\(alone)")
+    }
+
     @Test func aCommandFailureInALogReadsAsItsMessageAndHint() {
         let missing = CommandFailure(message: "config file /etc/h.yaml does not exist", hint: "check the path", code: .config)
         #expect("\(missing)" == "config file /etc/h.yaml does not exist (hint: check the path)")
