@@ -132,7 +132,7 @@ enum BackfillCommand {
         let counts = delivery.counts
         let narrowed = FilterOptions.describe(filter)
         print("backfill of '\(name)' (\(opened.type)) from \(path ?? "the journal")\(narrowed.isEmpty ? "" : " (\(narrowed))"):"
-              + " \(NumberText.grouped(counts.samples)) samples and \(NumberText.grouped(counts.tombstones)) tombstones delivered"
+              + " \(NumberText.counted(counts.samples, "sample")) and \(NumberText.counted(counts.tombstones, "tombstone")) delivered"
               + " in \(NumberText.duration(Date().timeIntervalSince(started)))")
         print("  \(DirectDeliveryText.keptAsTheyAre)")
         if counts.resumed > 0 { print("  \(NumberText.grouped(counts.resumed)) delivered by the interrupted run before") }

@@ -87,7 +87,7 @@ enum DumpCommand {
         try output.close()
         let destination = arguments.values["--output"] ?? "standard output"
         let narrowed = FilterOptions.describe(filter)
-        StandardError.write("dumped \(NumberText.grouped(samples)) samples and \(NumberText.grouped(tombstones)) tombstones"
+        StandardError.write("dumped \(NumberText.counted(samples, "sample")) and \(NumberText.counted(tombstones, "tombstone"))"
                             + " from \(origin)\(narrowed.isEmpty ? "" : " (\(narrowed))") to \(destination)"
                             + " in \(NumberText.duration(Date().timeIntervalSince(started)))\n")
         return .success

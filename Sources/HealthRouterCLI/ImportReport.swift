@@ -96,9 +96,9 @@ struct ImportReport {
             for name in summary.sinks.keys.sorted() {
                 let progress = summary.sinks[name]!
                 let padded = name.padding(toLength: width, withPad: " ", startingAt: 0)
-                var line = "    \(padded)  \(sinkTypes[name] ?? "")  \(NumberText.grouped(progress.written)) \(progress.written == 1 ? "row" : "rows") written"
+                var line = "    \(padded)  \(sinkTypes[name] ?? "")  \(NumberText.counted(progress.written, "row")) written"
                 if progress.deadLetters > 0 {
-                    line += ", \(NumberText.grouped(progress.deadLetters)) dead letters (see: healthrouter status)"
+                    line += ", \(NumberText.counted(progress.deadLetters, "dead letter")) (see: healthrouter status)"
                 }
                 if let reason = progress.gaveUp {
                     line += "\n      NOT caught up: \(reason)\n      the entries stay in the journal: once the sink is back (or its config "

@@ -108,7 +108,7 @@ enum MigrateCommand {
         let seconds = Date().timeIntervalSince(started)
         let rate = seconds > 0 ? Int(Double(counts.samples) / seconds) : 0
         print("migrated \(from) (\(source.type)) → \(to) (\(target.type))\(run.isEmpty ? "" : " (\(run))"):"
-              + " \(NumberText.grouped(counts.samples)) samples and \(NumberText.grouped(counts.tombstones)) tombstones delivered"
+              + " \(NumberText.counted(counts.samples, "sample")) and \(NumberText.counted(counts.tombstones, "tombstone")) delivered"
               + " in \(NumberText.duration(seconds)) (\(NumberText.grouped(rate)) samples/s)")
         print("  \(DirectDeliveryText.keptAsTheyAre)")
         if counts.resumed > 0 { print("  \(NumberText.grouped(counts.resumed)) items delivered by the interrupted run before") }

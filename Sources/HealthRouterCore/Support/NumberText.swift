@@ -13,6 +13,12 @@ public enum NumberText {
 
     public static func grouped(_ value: Int64) -> String { grouped(Int(value)) }
 
+    /// `1 sample`, `1,200 samples`: the count grouped, the noun in its number (`plural` when
+    /// adding an s will not do).
+    public static func counted(_ value: Int, _ noun: String, plural: String? = nil) -> String {
+        grouped(value) + " " + (value == 1 ? noun : plural ?? noun + "s")
+    }
+
     /// Bytes as `512 B`, `12.3 MB`, `1.40 GB`.
     public static func bytes(_ value: Int64) -> String {
         let v = Double(value)
