@@ -14,7 +14,8 @@ enum CheckCommand {
           --connect   also open each sink and create its schema if missing, as a run would
 
         exit codes: 0 valid, 1 a sink could not be reached (--connect), 64 wrong options,
-                    73 the state directory is not writable (--connect), 78 the config is wrong
+                    73 the state directory is not writable (--connect), 78 the config is wrong,
+                    or a sink is misconfigured (--connect: a path under a file, no TimescaleDB, …)
 
         examples:
           healthrouter check --config healthrouter.yaml
@@ -54,7 +55,7 @@ enum CheckCommand {
         }
         guard arguments.flags.contains("--connect") else { return .success }
         try loaded.ensureStateDirectory()
-        var failed = false
+        var failed = false, misconfigured = false
         for sink in sinks {
             do {
                 let instance = try sink.makeSink()
@@ -62,10 +63,10 @@ enum CheckCommand {
                 instance.close()
                 print("  \(sink.name): connected, schema ready")
             } catch {
-                failed = true
+                if case SinkError.misconfigured = error { misconfigured = true } else { failed = true }
                 print("  \(sink.name): FAILED: \(error)")
             }
         }
-        return failed ? .incomplete : .success
+        return misconfigured ? .config : failed ? .incomplete : .success
     }
 }

@@ -91,6 +91,23 @@ import Testing
         #expect(try check("sinks:\n  p:\n    type: postgres\n    url: postgres://x/y\n    user_id: me\n    time_zone: America/Port-au-Prince\n").status == 0)
     }
 
+    /// `check --connect` opens each sink: a misconfigured one (its folder under a file) is a config
+    /// error (78), not a store that could not be reached (1).
+    @Test func checkConnectCallsAMisconfiguredSinkAConfigError() throws {
+        let directory = makeTemporaryDirectory()
+        try "x".write(toFile: directory + "/afile", atomically: true, encoding: .utf8)
+        let config = try writeConfig("""
+            state_directory: \(directory)/state
+            sinks:
+              good: { type: sqlite, path: \(directory)/state/health.sqlite }
+              lake: { type: ndjson, directory: \(directory)/afile/ndjson }
+            """, in: directory)
+        let result = try CommandRunner.run(["check", "--connect", "--config", config], in: directory)
+        #expect(result.status == 78, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("good: connected, schema ready"))
+        #expect(result.stdout.contains("lake: FAILED: misconfigured: \(directory)/afile is a file"), "\(result.stdout)")
+    }
+
     /// A sqlite sink on the journal's own file would write its tables into the journal.
     @Test func aSinkCannotBeTheJournal() throws {
         let result = try check("state_directory: ./st\nsinks:\n  local: { type: sqlite, path: ./st/../st/journal.sqlite }\n")
