@@ -13,7 +13,8 @@ enum StatusCommand {
         added later delivers them.
 
         exit codes: 0 every sink caught up, 1 a sink lags, has dead letters or an error,
-                    64 wrong options, 78 the config is wrong
+                    64 wrong options, 73 the state directory cannot be one (a file is in its
+                    place), 78 the config is wrong
         """
 
     /// The widest last error the table shows; a longer one is cut there and printed whole below.
@@ -31,6 +32,9 @@ enum StatusCommand {
         let journalPath = (config.stateDirectory as NSString).appendingPathComponent("journal.sqlite")
         print("config           \(loaded.origin)")
         print("state directory  \(config.stateDirectory)")
+        if let problem = StorePath.folderProblem(config.stateDirectory, key: "state_directory") {
+            throw CommandFailure(message: problem, hint: "nothing can have been imported there", code: .cannotCreate)
+        }
         guard FileManager.default.fileExists(atPath: journalPath) else {
             print("journal          empty: nothing imported yet (try: healthrouter import ~/Downloads/export.zip)")
             return .success

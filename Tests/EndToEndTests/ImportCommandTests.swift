@@ -162,6 +162,9 @@ import HealthRouterCore
         #expect(result.stderr.contains("\(blocked) is a file, so \(blocked)/state cannot be a folder: set `state_directory` "
                                        + "to another folder"), "\(result.stderr)")
         #expect(result.stderr.contains("hint:"))
+        let status = try CommandRunner.run(["status", "--config", config], in: directory)
+        #expect(status.status == 73 && status.stderr.contains("\(blocked) is a file"), "\(status.stdout)\(status.stderr)")
+        #expect(try CommandRunner.exitCodesInHelp("status").contains(73))
     }
 
     /// A journal that cannot grow (the state directory's disk is full: here a file-size limit
