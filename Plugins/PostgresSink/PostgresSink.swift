@@ -113,8 +113,9 @@ public final class PostgresSink: Sink {
                 try connection.query("SELECT pg_advisory_xact_lock(hashtext($1))", ["healthrouter:" + configuration.schema])
                 // Keep the view's security_invoker when another sink's prepare (with RLS) set it.
                 let invoker = try connection.serverVersion >= 150_000 && (configuration.rowLevelSecurity || connection.query(
-                    "SELECT coalesce(array_to_string(reloptions, ',') LIKE '%security_invoker=true%', false) FROM pg_class "
-                        + "WHERE oid = to_regclass($1)", [schema.name("v_healthkit_daily_quantity")]).bool(0, 0) == true)
+                    "SELECT o.option_value::bool FROM pg_class c, pg_options_to_table(c.reloptions) o "
+                        + "WHERE c.oid = to_regclass($1) AND o.option_name = 'security_invoker'",
+                    [schema.name("v_healthkit_daily_quantity")]).bool(0, 0) == true)
                 for statement in schema.ddl(viewSecurityInvoker: invoker) { try connection.execute(statement) }
                 let stored = try connection.query("SELECT max(version) FROM \(schema.name("healthrouter_schema"))").int(0, 0)
                 if let stored, stored > PostgresSinkSchema.version {

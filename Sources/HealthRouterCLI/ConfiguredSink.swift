@@ -38,7 +38,7 @@ struct ConfiguredSink {
                            hint: "check that the store is reachable and not in use by a running healthrouter",
                            code: .cannotCreate)
         }
-        let sink: any Sink
+        var sink: any Sink
         let own: Int64?
         do {
             sink = try spec.makeSink()
@@ -58,6 +58,8 @@ struct ConfiguredSink {
         var attempt = 0
         while true {
             do {
+                // A failed prepare closed the sink: each try is a fresh instance (the Sink contract).
+                if attempt > 0 { sink = try spec.makeSink() }
                 own = try sink.prepareOrClose()
                 break
             } catch SinkError.unavailable(let reason) where attempt < retryDelays.count {

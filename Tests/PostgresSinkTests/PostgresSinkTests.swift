@@ -215,7 +215,11 @@ import PostgresSink
             try sink.write(ConformanceFixtures.entries(ConformanceFixtures.all), cursor: 7)
             sink.close()
         }
-        // A sink without the option on the same schema (another config) keeps the view's security_invoker.
+        // A sink without the option on the same schema (another config) keeps the view's security_invoker,
+        // also as an administrator wrote it (`on`, as Supabase's documentation does).
+        let admin2 = try PostgresConnection(url: dbURL)
+        try admin2.execute("ALTER VIEW v_healthkit_daily_quantity SET (security_invoker = on)")
+        admin2.close()
         let plain = PostgresSink(configuration: PostgresSink.Configuration(url: dbURL, userId: Self.userId),
                                  context: ConformanceFixtures.context())
         _ = try plain.prepare()
