@@ -21,7 +21,7 @@ struct ExportFile {
         guard stat(path, &info) == 0 else {
             let reason = String(cString: strerror(errno))
             throw SourceError(input: path, problem: "cannot open the export: \(reason)",
-                              hint: "Give the export.zip (or export.xml) the Health app wrote.")
+                              hint: "Give the export.zip (or export.xml) the Health app wrote.", cannotRead: true)
         }
         guard info.st_mode & S_IFMT != S_IFDIR else {
             throw SourceError(input: path, problem: "this is a folder, not an export file",
@@ -36,7 +36,7 @@ struct ExportFile {
         guard descriptor >= 0 else {
             let reason = String(cString: strerror(errno))
             throw SourceError(input: path, problem: "cannot read the export: \(reason)",
-                              hint: "Check the file's permissions.")
+                              hint: "Check the file's permissions.", cannotRead: true)
         }
         defer { close(descriptor) }
         var magic = [UInt8](repeating: 0, count: 512)

@@ -69,10 +69,17 @@ public final class ReplaySource: FiniteSource {
         let path = resolvedPath
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw SourceError(input: path, problem: "does not exist", hint: "give an .ndjson file or a folder of them")
+            throw SourceError(input: path, problem: "does not exist", hint: "give an .ndjson file or a folder of them",
+                              cannotRead: true)
         }
         guard isDirectory.boolValue else { return [path] }
-        let files = try Self.files(in: path)
+        let files: [String]
+        do {
+            files = try Self.files(in: path)
+        } catch {
+            throw SourceError(input: path, problem: "cannot list the folder: \((error as NSError).localizedDescription)",
+                              hint: "check the folder's permissions", cannotRead: true)
+        }
         guard !files.isEmpty else {
             throw SourceError(input: path, problem: "holds no .ndjson files",
                               hint: "give the folder an ndjson sink or Pulso's server wrote (<type>.ndjson files)")

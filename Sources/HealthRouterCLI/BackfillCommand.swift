@@ -60,7 +60,16 @@ enum BackfillCommand {
         try loaded.ensureStateDirectory()
         let state = loaded.config.stateDirectory
         let path = arguments.values["--from"]
-        if let path { try InputPath.checkCommandLine(path) }
+        // The file is looked at before the sink is opened (which may create its schema).
+        var fileSource: (any FiniteSource)?
+        if let path {
+            try InputPath.checkCommandLine(path)
+            let kind = PluginList.sources.first { $0.recognizes(path) } ?? PluginList.sources[0]
+            let plugin = PluginConfig.commandLine(name: "backfill", type: kind.type, path: path)
+            let source = try kind.make(plugin, loaded.context(for: "backfill"))
+            try ImportCommand.checkInput(source)
+            fileSource = source
+        }
         var journal: Journal?
         if path == nil {
             guard FileManager.default.fileExists(atPath: (state as NSString).appendingPathComponent("journal.sqlite")) else {
@@ -104,16 +113,13 @@ enum BackfillCommand {
                     guard selects(entry.item.sampleTypeName, entry.source) else { return }
                     try delivery.accept(entry)
                 }
-            } else if let path {
-                let kind = PluginList.sources.first { $0.recognizes(path) } ?? PluginList.sources[0]
-                let plugin = PluginConfig.commandLine(name: "backfill", type: kind.type, path: path)
-                let source = try kind.make(plugin, loaded.context(for: "backfill"))
+            } else if let source = fileSource {
                 let output = DirectDeliveryOutput(delivery: delivery, sourceName: "backfill")
                 do {
                     try source.read(into: output)
                 } catch let error as SourceError {
                     progress.stop()
-                    throw CommandFailure(message: "\(error)", hint: nil, code: .dataError)
+                    throw ImportCommand.commandFailure(error)
                 }
                 skippedLines = output.skipped
                 examples = output.skippedExamples
@@ -121,6 +127,10 @@ enum BackfillCommand {
             try delivery.finish()
         } catch let failure as CommandFailure {
             throw failure
+        } catch SinkError.misconfigured(let reason) {
+            progress.stop()
+            throw CommandFailure(message: "the backfill of '\(name)' stopped: the sink is misconfigured: \(reason)",
+                                 hint: "fix sinks.\(name) or its store, then run the same command again to resume", code: .config)
         } catch {
             progress.stop()
             StandardError.write("healthrouter: the backfill of '\(name)' stopped: \(error)\n"

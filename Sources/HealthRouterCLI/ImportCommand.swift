@@ -133,13 +133,19 @@ enum ImportCommand {
 
     /// The source's own look at its input, before the journal is opened: a file plainly not what it
     /// reads fails here (65, or 66 when it cannot be read), leaving no state behind.
-    private static func checkInput(_ source: any FiniteSource) throws {
+    static func checkInput(_ source: any FiniteSource) throws {
         do {
             try source.checkInput()
         } catch let error as SourceError {
-            let unreadable = error.problem.hasPrefix("cannot open") || error.problem.hasPrefix("cannot read")
-            throw CommandFailure(message: error.description.components(separatedBy: "\n  hint: ").first ?? error.problem,
-                                 hint: error.hint, code: unreadable ? .noInput : .dataError)
+            throw commandFailure(error)
         }
+    }
+
+    /// A source's error as the command reports it: 66 when the input could not be read at all,
+    /// else 65; the message and the hint on their own lines.
+    static func commandFailure(_ error: SourceError) -> CommandFailure {
+        var message = error
+        message.hint = nil
+        return CommandFailure(message: message.description, hint: error.hint, code: error.cannotRead ? .noInput : .dataError)
     }
 }

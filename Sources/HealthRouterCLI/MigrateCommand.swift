@@ -96,6 +96,10 @@ enum MigrateCommand {
                 try delivery.accept(JournalEntry(sequence: position, source: from, item: item))
             }
             try delivery.finish()
+        } catch SinkError.misconfigured(let reason) {
+            progress.stop()
+            throw CommandFailure(message: "the migration \(from) → \(to) stopped: a sink is misconfigured: \(reason)",
+                                 hint: "fix it, then run the same command again to resume", code: .config)
         } catch {
             progress.stop()
             StandardError.write("healthrouter: the migration \(from) → \(to) stopped: \(error)\n"

@@ -176,6 +176,20 @@ import Testing
         #expect(try Self.cursors(directory) == cursors)
     }
 
+    /// A --from file that is plainly not an input fails before the sink is opened: its store is
+    /// not created.
+    @Test func backfillFromAFileThatIsNoInputLeavesTheSinkAlone() throws {
+        let directory = try Self.imported()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        _ = FileManager.default.createFile(atPath: directory + "/pic.png", contents: Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A]))
+        try "state_directory: ./state\nsinks:\n  fresh: { type: sqlite, path: ./fresh.sqlite }\n"
+            .write(toFile: directory + "/fresh.yaml", atomically: true, encoding: .utf8)
+        let result = try CommandRunner.run(["backfill", "fresh", "--from", "pic.png", "--config", "fresh.yaml"], in: directory)
+        #expect(result.status == 65, "\(result.stdout)\(result.stderr)")
+        #expect(result.stderr.contains("pic.png: this is not an Apple Health export"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory + "/fresh.sqlite"))
+    }
+
     @Test func backfillFromAnExportWritesWhatItsImportWrote() throws {
         // The export's records reach the sink straight from the parser (no journal), which leaves
         // their ids for the output to fill in.

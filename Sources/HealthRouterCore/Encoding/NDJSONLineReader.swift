@@ -10,7 +10,7 @@ public enum NDJSONLineReader {
                                    _ visit: (_ line: ArraySlice<UInt8>, _ number: Int, _ consumed: Int64) throws -> Void) throws {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw SourceError(input: path, problem: "cannot be opened for reading",
-                              hint: "check that the file exists and is readable")
+                              hint: "check that the file exists and is readable", cannotRead: true)
         }
         defer { try? handle.close() }
         var pending: [UInt8] = []

@@ -58,12 +58,16 @@ public struct SourceError: Error, Sendable, CustomStringConvertible {
     public var problem: String
     /// What the user can do about it.
     public var hint: String?
+    /// Whether the input could not be opened or read at all (missing, no permission), rather
+    /// than read and found wrong: a command's exit code tells the two apart.
+    public var cannotRead: Bool
 
-    public init(input: String, location: String? = nil, problem: String, hint: String? = nil) {
+    public init(input: String, location: String? = nil, problem: String, hint: String? = nil, cannotRead: Bool = false) {
         self.input = input
         self.location = location
         self.problem = problem
         self.hint = hint
+        self.cannotRead = cannotRead
     }
 
     public var description: String {
