@@ -28,15 +28,29 @@ struct LoadedConfig {
                                      hint: "check the path, or leave --config out to use ./healthrouter.yaml or the embedded default",
                                      code: .config)
             }
-            return LoadedConfig(try HealthRouterConfig.load(path: file, environment: environment, unusedSections: unused),
-                                file: file, logger: logger, homeDirectory: home)
+            return try LoadedConfig(try HealthRouterConfig.load(path: file, environment: environment, unusedSections: unused),
+                                    file: file, logger: logger, homeDirectory: home).refusingSinksOnTheJournal()
         }
         let local = "healthrouter.yaml"
         if FileManager.default.fileExists(atPath: local) {
-            return LoadedConfig(try HealthRouterConfig.load(path: local, environment: environment, unusedSections: unused),
-                                file: local, logger: logger, homeDirectory: home)
+            return try LoadedConfig(try HealthRouterConfig.load(path: local, environment: environment, unusedSections: unused),
+                                    file: local, logger: logger, homeDirectory: home).refusingSinksOnTheJournal()
         }
         return LoadedConfig(HealthRouterConfig.embeddedDefault(), file: nil, logger: logger, homeDirectory: home)
+    }
+
+    /// Itself, unless a sink's `path` is the journal's own file (its tables would be written into
+    /// the journal): both resolved as the command will open them (current directory, `~`).
+    func refusingSinksOnTheJournal() throws -> LoadedConfig {
+        let journal = ConfigPath.resolve(config.stateDirectory + "/journal.sqlite", homeDirectory: homeDirectory)
+        for sink in config.sinks {
+            guard let written = sink.options["path"], let path = written.scalar,
+                  ConfigPath.resolve(path, homeDirectory: homeDirectory) == journal else { continue }
+            throw ConfigError(at: written.location, path: sink.path + ".path",
+                              message: "\(path) is the journal's own file (state_directory/journal.sqlite)",
+                              suggestion: "give the store a file of its own, e.g. \(config.stateDirectory)/health.sqlite")
+        }
+        return self
     }
 
     init(_ config: HealthRouterConfig, file: String?, logger: Logger, homeDirectory: String) {

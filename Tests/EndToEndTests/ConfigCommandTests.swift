@@ -56,9 +56,11 @@ import Testing
     }
 
     /// `healthrouter check` on `yaml`, written as hr.yaml in a fresh directory.
+    /// `@DIR@` in `yaml` stands for that directory, where check runs.
     func check(_ yaml: String) throws -> CommandRunner.Result {
         let directory = makeTemporaryDirectory()
-        return try CommandRunner.run(["check", "--config", writeConfig(yaml, in: directory)], in: directory)
+        return try CommandRunner.run(["check", "--config", writeConfig(yaml.replacingOccurrences(of: "@DIR@", with: directory),
+                                                                       in: directory)], in: directory)
     }
 
     @Test func aMisspeltKeyIsNamedWithItsPathAndTheRightKey() throws {
@@ -88,6 +90,9 @@ import Testing
         ("a store on the journal's own file would write its tables into the journal",
          "state_directory: ./st\nsinks:\n  local: { type: sqlite, path: ./st/../st/journal.sqlite }\n",
          "sinks.local.path: ./st/../st/journal.sqlite is the journal's own file"),
+        ("the same, named from the root (`check` runs in the config's folder)",
+         "state_directory: ./st\nsinks:\n  local: { type: sqlite, path: \"@DIR@/st/journal.sqlite\" }\n",
+         "/st/journal.sqlite is the journal's own file"),
         ("a token names its user: with one token for two, one would push as the other",
          "sources:\n  phone: { type: http_push, listen: \"127.0.0.1:0\", users: { alice: { token: short }, bob: { token: short } } }\n"
             + "sinks:\n  local: { type: sqlite, path: x.sqlite }\n",

@@ -40,7 +40,6 @@ struct HealthRouterConfigParser {
         config.journal = document.journal ?? JournalConfig()
         config.sources = try plugins(document.sources, kind: .source)
         config.sinks = try plugins(document.sinks, kind: .sink)
-        try refuseSinksOnTheJournal(config)
         var warnings: [ConfigWarning] = []
         config.routes = try routes(document.routes, config: config, warnings: &warnings)
         if config.routes.isEmpty, !config.sinks.isEmpty {
@@ -51,19 +50,6 @@ struct HealthRouterConfigParser {
     }
 
     // MARK: - Plugins
-
-    /// A sink whose `path` is the journal's own file would write its tables into the journal.
-    private func refuseSinksOnTheJournal(_ config: HealthRouterConfig) throws(ConfigError) {
-        // Both as written (relative to one current directory, `~` to one home): compared lexically.
-        let key = { (path: String) in ConfigPath.resolve(path, currentDirectory: "/", homeDirectory: "/~") }
-        let journal = key(config.stateDirectory + "/journal.sqlite")
-        for sink in config.sinks {
-            guard let written = sink.options["path"], let path = written.scalar, key(path) == journal else { continue }
-            throw ConfigError(at: written.location, path: sink.path + ".path",
-                              message: "\(path) is the journal's own file (state_directory/journal.sqlite)",
-                              suggestion: "give the store a file of its own, e.g. \(config.stateDirectory)/health.sqlite")
-        }
-    }
 
     private func plugins(_ node: ConfigNode?, kind: PluginConfig.Kind) throws(ConfigError) -> [PluginConfig] {
         guard let node, !node.isNull else { return [] }
