@@ -8,7 +8,7 @@ import Foundation
 /// - Sets `application_name=healthrouter` and a connect timeout unless the URL names its own.
 /// - Every session runs with `TimeZone = 'UTC'` and the given `statement_timeout`.
 /// - Reconnecting is the caller's: a `SinkWorker` makes a fresh sink (and connection) after a
-///   failure, with exponential backoff.
+///   failure, with exponential backoff; `DirectDelivery` calls the sink's `reconnect()`.
 public final class PostgresConnection {
     private var handle: OpaquePointer?
     /// The COPY statement `beginCopy` started and `endCopy` has not ended.
@@ -202,7 +202,7 @@ public final class PostgresConnection {
         guard let result else { throw failure(sql) }
         switch PQresultStatus(result) {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
-            return PostgresResult(result)
+            return PostgresResult(result, connection: self)
         default:
             let error = Self.error(from: result, connection: handle, operation: Self.operation(sql))
             PQclear(result)

@@ -3,9 +3,13 @@ import CLibPQ
 /// The rows of one statement, in libpq's text format. Owns its `PGresult`.
 public final class PostgresResult {
     private let handle: OpaquePointer
+    /// Kept alive with the result: libpq copies the connection's notice processor into every
+    /// result, with the connection as its context, and may call it for the result later.
+    private let connection: PostgresConnection
 
-    init(_ handle: OpaquePointer) {
+    init(_ handle: OpaquePointer, connection: PostgresConnection) {
         self.handle = handle
+        self.connection = connection
     }
 
     deinit { PQclear(handle) }
