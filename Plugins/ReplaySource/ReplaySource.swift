@@ -32,6 +32,8 @@ public final class ReplaySource: FiniteSource {
     static let batchSize = 5_000
     /// Refused lines before any sample that make a file another format, not a replay file with bad lines.
     static let refusedLinesThatMakeAnotherFormat = 5
+    /// The longest line the format check parses (a workout with a long route is a few MiB).
+    static let maxLineBytesToLookAt = 64 << 20
 
     public init(configuration: Configuration, context: PluginContext) {
         self.configuration = configuration
@@ -99,10 +101,7 @@ public final class ReplaySource: FiniteSource {
             // A file that is another format (see `formatProblem`): a lone file is refused, rather
             // than every line skipped; in a folder, it is skipped and the other files are read.
             if let problem = try Self.formatProblem(file) {
-                guard files.count > 1 else {
-                    if !batch.isEmpty { try output.emit(batch) }
-                    throw problem
-                }
+                guard files.count > 1 else { throw problem }
                 output.skipped("not NDJSON of health samples (file not read): " + problem.problem, location: name)
                 done += size
                 continue
@@ -152,7 +151,7 @@ public final class ReplaySource: FiniteSource {
         var leading: [(problem: String, line: Int)] = []
         var sawSample = false
         do {
-            try NDJSONLineReader.forEachLine(path: file) { line, number, _ in
+            try NDJSONLineReader.forEachLine(path: file, maxLineBytes: maxLineBytesToLookAt) { line, number, _ in
                 if case .failure(let failure) = item(line), failure.notASample {
                     leading.append((failure.problem, number))
                     if leading.count >= refusedLinesThatMakeAnotherFormat { throw Enough() }
@@ -161,7 +160,11 @@ public final class ReplaySource: FiniteSource {
                 sawSample = true
                 throw Enough()
             }
-        } catch is Enough {}
+        } catch is Enough {
+        } catch let long as NDJSONLineReader.LineTooLong {
+            // A document on one line (minified JSON), not a line of NDJSON: not parsed whole.
+            leading.append(("a line longer than \(maxLineBytesToLookAt >> 20) MiB", long.lineNumber))
+        }
         guard !sawSample, let first = leading.first else { return nil }
         return SourceError(input: file, location: "line \(first.line)",
                     problem: "this is not NDJSON of health samples: "

@@ -140,6 +140,16 @@ final class CollectingOutput: SourceOutput {
         #expect(newer.items.isEmpty && newer.skips.count == 6 && newer.skips[0].reason == "unknown kind 'hologram'",
                 "\(newer.skips)")
 
+        // Lines are found however they are cut into reads, and one longer than asked for stops the reader.
+        let long = directory + "/long.ndjson"
+        try (String(repeating: "x", count: 3_000_000) + "\n" + good + "\n").write(toFile: long, atomically: true, encoding: .utf8)
+        var lengths: [Int] = []
+        try NDJSONLineReader.forEachLine(path: long) { line, _, _ in lengths.append(line.count) }
+        #expect(lengths == [3_000_000, good.utf8.count])
+        #expect(throws: NDJSONLineReader.LineTooLong.self) {
+            try NDJSONLineReader.forEachLine(path: long, maxLineBytes: 1 << 20) { _, _, _ in }
+        }
+
         // In a folder, a file of another format is skipped and the others are read.
         let folder = directory + "/lake"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

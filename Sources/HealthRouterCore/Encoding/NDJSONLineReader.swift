@@ -3,10 +3,17 @@ import Foundation
 /// Reads a file of newline-delimited lines in 1 MiB chunks and hands each non-blank line
 /// (without its `\n` or `\r\n`) to a closure with its 1-based line number. A last line
 /// without a newline is handed over too. A UTF-8 byte-order mark at the start of the file
-/// (editors on Windows write one) is not part of the first line.
+/// (editors on Windows write one) is not part of the first line. Each byte is searched for a
+/// newline once, however long the line.
 public enum NDJSONLineReader {
-    /// Calls `visit(line, lineNumber, bytesConsumed)` for each non-blank line of `path`.
-    public static func forEachLine(path: String,
+    /// A line longer than the reader was told to take (`maxLineBytes`).
+    public struct LineTooLong: Error {
+        public var lineNumber: Int
+    }
+
+    /// Calls `visit(line, lineNumber, bytesConsumed)` for each non-blank line of `path`; throws
+    /// `LineTooLong` at a line longer than `maxLineBytes`, when given.
+    public static func forEachLine(path: String, maxLineBytes: Int? = nil,
                                    _ visit: (_ line: ArraySlice<UInt8>, _ number: Int, _ consumed: Int64) throws -> Void) throws {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw SourceError(input: path, problem: "cannot be opened for reading",
@@ -14,6 +21,8 @@ public enum NDJSONLineReader {
         }
         defer { try? handle.close() }
         var pending: [UInt8] = []
+        // The bytes of `pending` already searched for a newline (none was there).
+        var searched = 0
         var lineNumber = 0
         var consumed: Int64 = 0
         func emit(_ line: ArraySlice<UInt8>) throws {
@@ -37,11 +46,15 @@ public enum NDJSONLineReader {
             pending.append(contentsOf: chunk)
             var lineStart = 0
             if isFirstChunk, pending.starts(with: [0xEF, 0xBB, 0xBF]) { lineStart = 3 }
-            while let newline = pending[lineStart...].firstIndex(of: 0x0A) {
+            var searchFrom = max(lineStart, searched)
+            while let newline = pending[searchFrom...].firstIndex(of: 0x0A) {
                 try emit(pending[lineStart..<newline])
                 lineStart = newline + 1
+                searchFrom = lineStart
             }
             pending.removeFirst(lineStart)
+            searched = pending.count
+            if let maxLineBytes, pending.count > maxLineBytes { throw LineTooLong(lineNumber: lineNumber + 1) }
         }
         if !pending.isEmpty { try emit(pending[...]) }
     }

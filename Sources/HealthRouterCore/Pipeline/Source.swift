@@ -37,8 +37,9 @@ extension SourceOutput {
 /// journal.
 public protocol FiniteSource {
     /// Throws the `SourceError` `read(into:)` would throw at once for an input that is plainly not
-    /// what this source reads (empty, another format), looking at no more than its first bytes and
-    /// writing nothing: a wrong input then leaves no journal or store behind. Default: no check.
+    /// what this source reads (empty, another format), looking only at its beginning (bounded, not
+    /// the whole input) and writing nothing: a wrong input then leaves no journal or store behind.
+    /// Default: no check.
     func checkInput() throws
 
     func read(into output: SourceOutput) throws
