@@ -41,10 +41,13 @@ struct ImportReport {
             merged.appended.merge(counters.appended)
             merged.bytes += counters.bytes
             skipped.merge(counters.skipped, uniquingKeysWith: +)
-            // With several files, a place says which file it is in (`line 41` alone could be any).
-            let file = (input(index) as NSString).lastPathComponent
-            let named = summary.sources.count > 1
-                ? counters.skippedExamples.mapValues { $0.contains(file) ? $0 : "\(file), \($0)" } : counters.skippedExamples
+            // With several files, a place says which file it is in (`line 41` alone could be any), by
+            // the input as given (two files of one name in two folders stay apart).
+            let file = input(index), name = (file as NSString).lastPathComponent
+            let named = summary.sources.count > 1 ? counters.skippedExamples.mapValues { place in
+                // `b.ndjson:3` of the file b.ndjson → `dir/b.ndjson:3`; `line 41` → `dir/a.xml, line 41`.
+                place.hasPrefix(name + ":") ? file + place.dropFirst(name.count) : "\(file), \(place)"
+            } : counters.skippedExamples
             examples.merge(named) { a, _ in a }
         }
         let appended = merged.appended
