@@ -63,10 +63,16 @@ public final class HTTPSink: Sink {
         guard base.hasPrefix("http://") || base.hasPrefix("https://") else {
             throw ConfigError(path: path + ".url", message: "url must be http:// or https://, not '\(configuration.url)'")
         }
+        // Said without a password the URL may carry (user:pass@host).
+        let shown = configuration.url.replacingOccurrences(of: #"//([^/@:]*):[^/@]*@"#, with: "//$1:…@", options: .regularExpression)
         guard !base.contains(where: \.isWhitespace), let components = URLComponents(string: base),
               let host = components.host, !host.isEmpty, (1...65_535).contains(components.port ?? 443) else {
-            throw ConfigError(path: path + ".url", message: "'\(configuration.url)' is not a URL",
+            throw ConfigError(path: path + ".url", message: "'\(shown)' is not a URL",
                               suggestion: "write it as https://host[:port][/path] (a port from 1 to 65535), e.g. https://health.example.org")
+        }
+        guard components.query == nil, components.fragment == nil else {
+            throw ConfigError(path: path + ".url", message: "'\(shown)' has a query or fragment: healthrouter appends /ingest "
+                                  + "and /health to the url's path", suggestion: "give the server's base URL, e.g. https://health.example.org")
         }
         while base.hasSuffix("/") { base.removeLast() }
         if base.hasSuffix("/ingest") { base.removeLast("/ingest".count) }

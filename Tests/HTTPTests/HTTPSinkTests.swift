@@ -96,11 +96,17 @@ struct HTTPSinkTests {
         let context = PluginContext(name: "mirror", stateDirectory: NSTemporaryDirectory(), logger: Logger())
         #expect(throws: ConfigError.self) { _ = try HTTPSink(configuration: .init(url: ""), context: context) }
         #expect(throws: ConfigError.self) { _ = try HTTPSink(configuration: .init(url: "ftp://x"), context: context) }
-        for notAURL in ["not a url", "http://", "https:///ingest", "http://host:99999/", "host:0"] {
+        for notAURL in ["not a url", "http://", "https:///ingest", "http://host:99999/", "host:0", "https://h/api?k=1", "https://h/#x"] {
             #expect(throws: ConfigError.self, "\(notAURL)") { _ = try HTTPSink(configuration: .init(url: notAURL), context: context) }
         }
         for url in ["health.example.org", "http://[::1]:8080/", "https://host.tailnet.ts.net/ingest", "10.0.0.2:9000"] {
             #expect(throws: Never.self, "\(url)") { _ = try HTTPSink(configuration: .init(url: url), context: context) }
+        }
+        do {
+            _ = try HTTPSink(configuration: .init(url: "https://me:s3cret@host:99999/"), context: context)
+            Issue.record("port 99999 accepted")
+        } catch let error as ConfigError {
+            #expect(!"\(error)".contains("s3cret") && "\(error)".contains("https://me:…@host:99999/"), "\(error)")
         }
         var big = HTTPSink.Configuration(url: "http://x")
         big.batchSize = 6_000
