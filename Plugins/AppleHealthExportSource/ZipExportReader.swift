@@ -35,6 +35,7 @@ struct ZipExportReader {
         // cut, which the parser keeps, then the error.
         try stream(dataEntry, routes: routes, output: output)
         if let cutShort {
+            // The archive's problem names the entry it could not read.
             throw SourceError(input: file.path, problem: "the zip ends early (\(cutShort.problem)): its Health data file was "
                                   + "read whole (its items were kept), but entries after it (workout routes) are missing",
                               hint: "Copy the export.zip again (the copy stopped before its end), then import it again.")
