@@ -29,8 +29,8 @@ enum BackfillCommand {
 
         exit codes: 0 done, 1 the sink failed (run again to resume), 64 wrong options or unknown
                     sink, 65 the file is not usable or the sink refused entries, 66 no journal yet,
-                    or the --from file is missing, 73 the sink cannot be opened (five tries over about
-                    8 s), 78 the config or the sink is wrong (misconfigured)
+                    or the --from file is missing, 73 the sink cannot be opened (five tries, 0.5 s to
+                    4 s apart), 78 the config or the sink is wrong (misconfigured)
 
         examples:
           healthrouter backfill lake

@@ -23,7 +23,7 @@ enum DumpCommand {
         exit codes: 0 done, 1 reading stopped on an error, 64 wrong options, an unknown sink or one
                     that cannot be read back, 66 no journal yet, or the sink's store (file, folder,
                     or a database's table) does not exist, 73 the output or the sink cannot be
-                    opened (five tries over about 8 s), 78 the config or the sink is wrong (misconfigured)
+                    opened (five tries, 0.5 s to 4 s apart), 78 the config or the sink is wrong (misconfigured)
 
         examples:
           healthrouter dump --types sleep --since 2024-01-01 > sleep.ndjson

@@ -33,8 +33,8 @@ enum MigrateCommand {
                     64 wrong options, an unknown sink, or a --from sink that cannot be read back,
                     65 the data differ: --verify found differences, or the target refused samples,
                     66 the --from store (an sqlite file, an ndjson folder) does not exist (with
-                    --verify-only, the --to store too), 73 a sink cannot be opened (five tries
-                    over about 8 s), 78 the config or a sink is wrong (misconfigured)
+                    --verify-only, the --to store too), 73 a sink cannot be opened (five tries,
+                    0.5 s to 4 s apart), 78 the config or a sink is wrong (misconfigured)
 
         examples:
           healthrouter migrate --from local --to tsdb --verify
