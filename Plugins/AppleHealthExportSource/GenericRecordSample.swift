@@ -2,9 +2,10 @@ import HealthRouterCore
 
 /// Turns a top-level element kept whole into a sample:
 ///
-/// - `ActivitySummary` → kind `.activitySummary`, type `ActivitySummary`, from 00:00 of
-///   its `dateComponents` day in the export's UTC offset to 00:00 the next day; its id is
-///   the fingerprint (one per day, so a re-export updates the day).
+/// - `ActivitySummary` → kind `.activitySummary`, type `ActivitySummary`, from 00:00 UTC of
+///   its `dateComponents` day to 00:00 UTC the next day (offset 0): a calendar day, the same
+///   instants in every export (the export's own offset changes with daylight saving); its id
+///   is the fingerprint (one per day, so a re-export updates the day).
 /// - `Me` → kind `.profile`, type `Me`, at the export date.
 /// - anything else → kind `.other`, type = its `type` attribute or element name, at its
 ///   first date attribute (`startDate`, `date`, `receivedDate`, `dateIssued`,
@@ -23,7 +24,7 @@ enum GenericRecordSample {
         let fallbackTime = exportDate ?? Timestamp(epochMilliseconds: 0, utcOffsetSeconds: exportOffset)
         switch record.element {
         case "ActivitySummary":
-            guard let day = record[attribute: "dateComponents"], let start = startOfDay(day, offset: exportOffset ?? 0) else {
+            guard let day = record[attribute: "dateComponents"], let start = startOfDay(day, offset: 0) else {
                 return .failure(SkipReason("ActivitySummary without a valid dateComponents"))
             }
             let end = Timestamp(epochMilliseconds: start.epochMilliseconds + 86_400_000,

@@ -194,6 +194,38 @@ import HealthRouterCore
         #expect(status.status == 0, "\(status.stdout)")
     }
 
+    /// An export stamps every date with the phone's offset of the day it was made: the same
+    /// history exported in winter (-0800) and in summer (-0700) is the same samples, and the same
+    /// activity days. The second import writes nothing new.
+    @Test func exportsOnEitherSideOfADaylightSavingChangeAreTheSameData() throws {
+        let directory = makeTemporaryDirectory()
+        func export(_ offset: String, hour: Int, exportDate: String) -> String {
+            """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <HealthData locale="en_US">
+             <ExportDate value="\(exportDate) 10:00:00 \(offset)"/>
+             <Record type="HKQuantityTypeIdentifierStepCount" sourceName="Phone" unit="count" value="30" \
+            startDate="2024-01-15 \(hour):00:00 \(offset)" endDate="2024-01-15 \(hour):05:00 \(offset)"/>
+             <Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="30" durationUnit="min" sourceName="Watch" \
+            startDate="2024-01-15 \(hour):00:00 \(offset)" endDate="2024-01-15 \(hour):30:00 \(offset)"/>
+             <ActivitySummary dateComponents="2024-01-15" activeEnergyBurned="100" activeEnergyBurnedGoal="400" activeEnergyBurnedUnit="kcal"/>
+            </HealthData>
+            """
+        }
+        try export("-0800", hour: 10, exportDate: "2024-02-01").write(toFile: directory + "/winter.xml", atomically: true, encoding: .utf8)
+        try export("-0700", hour: 11, exportDate: "2024-07-01").write(toFile: directory + "/summer.xml", atomically: true, encoding: .utf8)
+        let winter = try CommandRunner.run(["import", "winter.xml", "-q"], in: directory)
+        #expect(winter.status == 0 && winter.stdout.contains("new         3"), "\(winter.stdout)\(winter.stderr)")
+        let summer = try CommandRunner.run(["import", "summer.xml", "-q"], in: directory)
+        #expect(summer.status == 0, "\(summer.stderr)")
+        #expect(summer.stdout.contains("nothing new: every record was already imported"), "\(summer.stdout)")
+        let store = try SQLiteDatabase(path: directory + "/healthrouter-data/health.sqlite", readOnly: true)
+        #expect(try store.scalarInt("SELECT count(*) FROM activity_summaries") == 1)
+        #expect(try store.scalarText("SELECT start_at FROM activity_summaries") == "2024-01-15T00:00:00.000Z")
+        let lines = try String(contentsOfFile: directory + "/healthrouter-data/ndjson/stepCount.ndjson", encoding: .utf8)
+        #expect(lines.split(separator: "\n").count == 1)
+    }
+
     /// Several files on one command line: the summary names each and counts what all of them read.
     @Test func severalFilesAreNamedAndCountedTogether() throws {
         let directory = makeTemporaryDirectory()

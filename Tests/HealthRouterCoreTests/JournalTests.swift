@@ -30,6 +30,30 @@ import Testing
         #expect(try journal.append([.sample(sample), .sample(withoutId)], source: "history").duplicateCount == 2)
     }
 
+    /// Other UTC offsets of the same instants are the same sample: no new entry, and the entry
+    /// keeps the offsets it first came with. A hash stored before offsets were left out of it
+    /// (an older journal) is recognised and brought up to date.
+    @Test func otherOffsetsOfTheSameInstantsAreTheSameSample() throws {
+        let journal = try Journal(stateDirectory: makeTemporaryDirectory())
+        var winter = heartRate(60, at: 0)
+        winter.id = "HK-UUID-2"
+        winter.start.utcOffsetSeconds = -28_800
+        winter.end.utcOffsetSeconds = -28_800
+        try journal.append([.sample(winter)], source: "history")
+        var summer = winter
+        summer.start.utcOffsetSeconds = -25_200
+        summer.end.utcOffsetSeconds = -25_200
+        let again = try journal.append([.sample(summer)], source: "history")
+        #expect(again.duplicateCount == 1 && again.changedCount == 0 && again.entriesWritten == 0)
+        #expect(try journal.entries(after: 0, limit: 10).map { try $0.decoded().item } == [.sample(winter)])
+
+        let legacy = ContentHash.of(SampleCodec.encode(.sample(winter)))
+        try journal.database.execute("UPDATE sample_ids SET content_hash = \(legacy)")
+        #expect(try journal.append([.sample(winter)], source: "history").duplicateCount == 1)
+        #expect(try journal.database.scalarInt("SELECT content_hash FROM sample_ids") != legacy)
+        #expect(try journal.append([.sample(summer)], source: "history").duplicateCount == 1)
+    }
+
     @Test func changedSampleUnderSameIdIsANewEntry() throws {
         let journal = try Journal(stateDirectory: makeTemporaryDirectory())
         var sample = heartRate(60, at: 0)

@@ -3,6 +3,9 @@
 /// strings as a varint length and UTF-8 bytes.
 public struct ByteWriter {
     public private(set) var bytes: [UInt8] = []
+    /// Timestamps are written without their UTC offsets (`SampleCodec`): for a content hash that
+    /// other offsets of the same instants do not change. Such bytes are hashed, never decoded.
+    public var omitsOffsets = false
 
     public init(capacity: Int = 256) { bytes.reserveCapacity(capacity) }
 

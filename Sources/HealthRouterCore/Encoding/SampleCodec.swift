@@ -131,7 +131,7 @@ public enum SampleCodec {
     private static func timestamp(_ t: Timestamp, _ w: inout ByteWriter) {
         w.signed(t.epochMilliseconds)
         // Offsets are whole seconds within ±18 h; 0x7FFF_FFFF marks "unknown".
-        w.signed(Int64(t.utcOffsetSeconds ?? Int32.max))
+        if !w.omitsOffsets { w.signed(Int64(t.utcOffsetSeconds ?? Int32.max)) }
     }
 
     private static func timestamp(_ r: inout ByteReader) throws -> Timestamp {

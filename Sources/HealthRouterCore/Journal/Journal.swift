@@ -24,6 +24,7 @@ public final class Journal {
         "INSERT INTO sample_ids(start, id, content_hash, seq) VALUES (?4, ?1, ?2, ?3) ON CONFLICT(start, id) DO UPDATE SET content_hash = excluded.content_hash, seq = excluded.seq")
     private lazy var insertNewId = try! database.prepare(
         "INSERT INTO sample_ids(start, id, content_hash, seq) VALUES (?4, ?1, ?2, ?3) ON CONFLICT(start, id) DO NOTHING")
+    private lazy var updateHash = try! database.prepare("UPDATE sample_ids SET content_hash = ?2 WHERE start = ?3 AND id = ?1")
     private lazy var lookupFingerprint = try! database.prepare("SELECT id FROM fingerprints WHERE start = ?2 AND fingerprint = ?1")
     private lazy var insertFingerprint = try! database.prepare("INSERT OR IGNORE INTO fingerprints(start, fingerprint, id) VALUES (?3, ?1, ?2)")
     private lazy var insertAlias = try! database.prepare("INSERT OR IGNORE INTO aliases(alias, id) VALUES (?1, ?2)")
@@ -215,11 +216,23 @@ public final class Journal {
     /// when it does. The entry is the first of its id (true) when the sample is new and its id is a
     /// fingerprint id: a fingerprint id fixes the start, so no entry under another start has it.
     /// A producer's own id may come back at another start, which `sample_ids` keys apart.
+    ///
+    /// The content hash leaves UTC offsets out: the same instants with other offsets are the same
+    /// sample (an Apple export stamps every date with the exporting phone's offset of the day, so
+    /// exports before and after a daylight-saving change differ in nothing else). The entry keeps
+    /// the offsets the sample first came with.
     private func admit(_ sample: Sample, sequence: Int64, result: inout AppendResult) throws -> Bool? {
         precondition(!sample.id.isEmpty, "samples are admitted with an id")
         writer.reset()
+        writer.omitsOffsets = true
         SampleCodec.encode(sample: sample, into: &writer)
+        writer.omitsOffsets = false
         let hash = ContentHash.of(writer.bytes)
+        // The entry's encoding, offsets included (the writer holds the hash's until then).
+        func encodeEntry() {
+            writer.reset()
+            SampleCodec.encode(sample: sample, into: &writer)
+        }
 
         let start = Self.keySecond(sample)
         var isNew = true
@@ -238,6 +251,7 @@ public final class Journal {
             try insertNewId.run()
             if database.changes == 1 {
                 result.new[sample.kind, default: 0] += 1
+                encodeEntry()
                 return true
             }
         }
@@ -248,6 +262,17 @@ public final class Journal {
             let stored = lookupId.int64(0)
             lookupId.reset()
             if stored == hash {
+                result.duplicates[sample.kind, default: 0] += 1
+                return nil
+            }
+            encodeEntry()
+            if stored == ContentHash.of(writer.bytes) {
+                // Stored by a journal whose hash had the offsets in it: the same sample. Its hash
+                // is brought up to date, so the next look is one encoding again.
+                key.bind(updateHash, 1, through: bindings)
+                updateHash.bind(2, hash)
+                updateHash.bind(3, start)
+                try updateHash.run()
                 result.duplicates[sample.kind, default: 0] += 1
                 return nil
             }
@@ -271,6 +296,7 @@ public final class Journal {
         insertId.bind(3, sequence)
         insertId.bind(4, start)
         try insertId.run()
+        if isNew { encodeEntry() }
         return isNew && isFingerprintId
     }
 
