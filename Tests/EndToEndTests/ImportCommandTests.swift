@@ -226,6 +226,39 @@ import HealthRouterCore
         #expect(lines.split(separator: "\n").count == 1)
     }
 
+    /// Two records one fingerprint cannot tell apart (same type, source, times and value; other
+    /// metadata: two foods of equal energy at one meal) are two samples in one file, and importing
+    /// the file again writes nothing; they no longer take turns as "changed".
+    @Test func twoRecordsOfOneFingerprintAreTwoSamplesAndReimportIsQuiet() throws {
+        let directory = makeTemporaryDirectory()
+        let record = { (food: String) in
+            """
+             <Record type="HKQuantityTypeIdentifierDietaryEnergyConsumed" sourceName="Cronometer" unit="kcal" value="155" \
+            startDate="2024-03-07 13:00:00 -0800" endDate="2024-03-07 13:00:00 -0800">
+              <MetadataEntry key="HKFoodType" value="\(food)"/>
+             </Record>
+            """
+        }
+        try """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <HealthData locale="en_US">
+             <ExportDate value="2024-03-08 10:00:00 -0800"/>
+            \(record("Eggs"))
+            \(record("Toast"))
+            </HealthData>
+            """.write(toFile: directory + "/export.xml", atomically: true, encoding: .utf8)
+        let first = try CommandRunner.run(["import", "export.xml", "-q"], in: directory)
+        #expect(first.status == 0 && first.stdout.contains("new         2"), "\(first.stdout)\(first.stderr)")
+        let store = try SQLiteDatabase(path: directory + "/healthrouter-data/health.sqlite", readOnly: true)
+        #expect(try store.scalarInt("SELECT count(DISTINCT metadata) FROM samples") == 2)
+        for _ in 0..<2 {
+            let again = try CommandRunner.run(["import", "export.xml", "-q"], in: directory)
+            #expect(again.stdout.contains("nothing new: every record was already imported"), "\(again.stdout)")
+        }
+        let lines = try String(contentsOfFile: directory + "/healthrouter-data/ndjson/dietaryEnergyConsumed.ndjson", encoding: .utf8)
+        #expect(lines.split(separator: "\n").count == 2)
+    }
+
     /// Several files on one command line: the summary names each and counts what all of them read.
     @Test func severalFilesAreNamedAndCountedTogether() throws {
         let directory = makeTemporaryDirectory()

@@ -54,6 +54,33 @@ import Testing
         #expect(try journal.append([.sample(summer)], source: "history").duplicateCount == 1)
     }
 
+    /// A fingerprint id met again with other content: in the import that journaled it (after
+    /// `twinsAfter`), a second sample under its twin id; in a later one, or without `twinsAfter`
+    /// (the daemon), a change.
+    @Test func aSecondSampleOfOneFingerprintInOneImportIsATwin() throws {
+        let journal = try Journal(stateDirectory: makeTemporaryDirectory())
+        var eggs = heartRate(155, at: 0)
+        eggs.id = ""
+        eggs.metadata = [MetadataEntry("HKFoodType", .string("Eggs"))]
+        var toast = eggs
+        toast.metadata = [MetadataEntry("HKFoodType", .string("Toast"))]
+        journal.twinsAfter = try journal.head()
+        let first = try journal.appendCollecting([.sample(eggs), .sample(toast)], source: "history")
+        #expect(first.result.newCount == 2 && first.result.changedCount == 0)
+        let ids = first.entries.compactMap { if case .sample(let s) = $0.item { s.id } else { nil } }
+        #expect(Set(ids).count == 2)
+        journal.twinsAfter = try journal.head()
+        let again = try journal.append([.sample(eggs), .sample(toast)], source: "history")
+        #expect(again.duplicateCount == 2 && again.entriesWritten == 0)
+        var edited = eggs
+        edited.metadata = [MetadataEntry("HKFoodType", .string("Omelette"))]
+        #expect(try journal.append([.sample(edited)], source: "history").changedCount == 1)
+        journal.twinsAfter = nil
+        var renamed = toast
+        renamed.metadata = [MetadataEntry("HKFoodType", .string("Bread"))]
+        #expect(try journal.append([.sample(renamed)], source: "history").changedCount == 1)
+    }
+
     @Test func changedSampleUnderSameIdIsANewEntry() throws {
         let journal = try Journal(stateDirectory: makeTemporaryDirectory())
         var sample = heartRate(60, at: 0)

@@ -19,7 +19,7 @@ public final class Journal {
     /// starts it anew for each item, and steps every statement it binds through it before.
     private let bindings = SQLiteBindingArena(capacity: 16 * 1024)
 
-    private lazy var lookupId = try! database.prepare("SELECT content_hash FROM sample_ids WHERE start = ?2 AND id = ?1")
+    private lazy var lookupId = try! database.prepare("SELECT content_hash, seq FROM sample_ids WHERE start = ?2 AND id = ?1")
     private lazy var insertId = try! database.prepare(
         "INSERT INTO sample_ids(start, id, content_hash, seq) VALUES (?4, ?1, ?2, ?3) ON CONFLICT(start, id) DO UPDATE SET content_hash = excluded.content_hash, seq = excluded.seq")
     private lazy var insertNewId = try! database.prepare(
@@ -195,7 +195,7 @@ public final class Journal {
             // Moved out of the batch and back: binding it in place would copy it, retaining every string.
             guard case .sample(var sample) = Self.take(&item) else { preconditionFailure() }
             sample.assignFingerprintIdIfMissing()
-            let first = try admit(sample, sequence: sequence, result: &result)
+            let first = try admit(&sample, sequence: sequence, result: &result)
             item = .sample(sample)
             guard let first else { return nil }
             firstOfId = first
@@ -221,7 +221,10 @@ public final class Journal {
     /// sample (an Apple export stamps every date with the exporting phone's offset of the day, so
     /// exports before and after a daylight-saving change differ in nothing else). The entry keeps
     /// the offsets the sample first came with.
-    private func admit(_ sample: Sample, sequence: Int64, result: inout AppendResult) throws -> Bool? {
+    ///
+    /// With `twinsAfter` set, a sample whose fingerprint id was journaled after that sequence with
+    /// other content is a second sample, not a change: it gets its twin id (see `twinId`).
+    private func admit(_ sample: inout Sample, sequence: Int64, result: inout AppendResult) throws -> Bool? {
         precondition(!sample.id.isEmpty, "samples are admitted with an id")
         writer.reset()
         writer.omitsOffsets = true
@@ -260,6 +263,7 @@ public final class Journal {
         lookupId.bind(2, start)
         if try lookupId.step() {
             let stored = lookupId.int64(0)
+            let storedSequence = lookupId.int64(1)
             lookupId.reset()
             if stored == hash {
                 result.duplicates[sample.kind, default: 0] += 1
@@ -275,6 +279,29 @@ public final class Journal {
                 try updateHash.run()
                 result.duplicates[sample.kind, default: 0] += 1
                 return nil
+            }
+            if isFingerprintId, let twinsAfter {
+                let twin = Self.twinId(of: sample.id, contentHash: hash)
+                let twinKey = SampleIdKey.Key(twin)
+                twinKey.bind(lookupId, 1, through: bindings)
+                lookupId.bind(2, start)
+                let twinKnown = try lookupId.step()
+                lookupId.reset()
+                if twinKnown {
+                    result.duplicates[sample.kind, default: 0] += 1
+                    return nil
+                }
+                if storedSequence > twinsAfter {
+                    sample.id = twin
+                    encodeEntry()
+                    result.new[sample.kind, default: 0] += 1
+                    twinKey.bind(insertId, 1, through: bindings)
+                    insertId.bind(2, hash)
+                    insertId.bind(3, sequence)
+                    insertId.bind(4, start)
+                    try insertId.run()
+                    return true
+                }
             }
             result.changed[sample.kind, default: 0] += 1
             isNew = false
@@ -330,6 +357,20 @@ public final class Journal {
 
     /// Whether the last sample admitted was new: the next one probably is too.
     private var lastWasNew = true
+
+    /// The id of a second sample with the same fingerprint as one journaled before but other
+    /// content (two food entries of equal nutrients at one time, told apart by their metadata, or
+    /// two records differing in their creation date): the UUIDv5 of the fingerprint id and the
+    /// content hash, the same in every import of the file, whatever order the two come in.
+    static func twinId(of fingerprintId: String, contentHash: Int64) -> String {
+        UUIDv5.string(name: fingerprintId + "\u{1F}" + String(contentHash))
+    }
+
+    /// Set by a one-shot import to the journal's head when it starts: a fingerprint id journaled
+    /// after it, met again with other content in the same import, is a second sample (a file holds
+    /// both), not a change; met again in a later import, it is a change. Nil (the daemon): always a
+    /// change.
+    public var twinsAfter: Int64?
 
     static func isFingerprintId(_ id: String) -> Bool {
         let utf8 = id.utf8

@@ -64,6 +64,8 @@ public final class ImportRun {
                     onStart: ([JournalSourceOutput], [SinkWorker]) -> Void = { _, _ in }) throws -> Summary {
         let started = Date()
         let journal = try Journal(stateDirectory: stateDirectory)
+        // Two samples of one fingerprint in what this run reads are two samples (Journal.twinsAfter).
+        journal.twinsAfter = try journal.head()
         let control = WorkerControl()
         // A batch from the source holds at least `transactionSize` items (a few more when the
         // source's last chunk brought them): workers take one whole, or two that fit.
