@@ -162,8 +162,9 @@ final class WorkoutBuilder {
         return sample
     }
 
-    /// Fills the totals the attributes did not give from statistics (sums add up across
-    /// activities; heart-rate figures only come from a single statistic).
+    /// Fills the totals the attributes did not give, or gave as 0 (an app that wrote no total),
+    /// from statistics when they sum to more (sums add up across activities; heart-rate figures
+    /// only come from a single statistic).
     private func applyStatistics(_ statistics: [WorkoutStatistic]) {
         var distance: Double?
         var energy: Double?
@@ -184,8 +185,12 @@ final class WorkoutBuilder {
                 heartRates.append(statistic)
             }
         }
-        if workout.totalDistanceMeters == nil { workout.totalDistanceMeters = distance }
-        if workout.totalEnergyBurnedKilocalories == nil { workout.totalEnergyBurnedKilocalories = energy }
+        if (workout.totalDistanceMeters ?? 0) == 0, let distance, distance > 0 || workout.totalDistanceMeters == nil {
+            workout.totalDistanceMeters = distance
+        }
+        if (workout.totalEnergyBurnedKilocalories ?? 0) == 0, let energy, energy > 0 || workout.totalEnergyBurnedKilocalories == nil {
+            workout.totalEnergyBurnedKilocalories = energy
+        }
         if workout.totalBasalEnergyBurnedKilocalories == nil { workout.totalBasalEnergyBurnedKilocalories = basal }
         if heartRates.count == 1, let heartRate = heartRates.first {
             workout.averageHeartRate = heartRate.average.flatMap { WorkoutUnits.beatsPerMinute($0, unit: heartRate.unit) }

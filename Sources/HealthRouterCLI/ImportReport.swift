@@ -23,8 +23,9 @@ struct ImportReport {
             guard let failure = source.failure else { continue }
             let input = input(index), records = source.counters.records
             var text = failure.hasPrefix(input) ? failure : "\(input): \(failure)"
-            if records > 0 && !failure.contains("were kept") {
-                text += " (the \(NumberText.grouped(records)) records read before the error were kept)"
+            // Said once: the source may have said it already ("… were kept.", "… was kept.").
+            if records > 0 && !failure.contains(" kept") {
+                text += " (the \(NumberText.counted(records, "record")) read before the error \(records == 1 ? "was" : "were") kept)"
             }
             lines.append(text)
         }

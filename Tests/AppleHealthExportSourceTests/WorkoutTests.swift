@@ -75,6 +75,19 @@ import AppleHealthExportSource
         #expect(output.skips.map(\.reason) == ["Location without a valid date, latitude or longitude"])
     }
 
+    /// Totals an app wrote as 0 while its statistics sum to more are the statistics' sums.
+    @Test func zeroTotalsGiveWayToStatistics() throws {
+        let directory = try TemporaryDirectory()
+        let zero = Self.modernWorkout.replacingOccurrences(
+            of: "duration=\"30\" durationUnit=\"min\" sourceName",
+            with: "duration=\"30\" durationUnit=\"min\" totalDistance=\"0\" totalDistanceUnit=\"km\" totalEnergyBurned=\"0\" totalEnergyBurnedUnit=\"kcal\" sourceName")
+        #expect(zero != Self.modernWorkout)
+        let path = try directory.write("export.xml", Fixtures.export(zero))
+        let workout = try #require(workouts(try Fixtures.read(path)).first)
+        #expect(workout.totalDistanceMeters == 5200)
+        #expect(workout.totalEnergyBurnedKilocalories == 300)
+    }
+
     @Test func iOS16WorkoutTakesTotalsFromStatistics() throws {
         let directory = try TemporaryDirectory()
         let path = try directory.write("export.xml", Fixtures.export(Self.modernWorkout))
