@@ -15,6 +15,8 @@ final class ExportElementHandler: SAXHandler {
     var pending: [HealthItem] = []
     /// Items produced so far, by `SampleKind.rawValue`.
     private(set) var countsByKind = [Int](repeating: 0, count: 8)
+    /// Offsets of the recorded zone for samples with `HKTimeZone` (the export's are the day's of the export).
+    private var zoneOffsets = RecordedZoneOffsets()
     private(set) var sawRoot = false
     private(set) var exportDate: Timestamp?
     private(set) var locale: String?
@@ -411,6 +413,8 @@ final class ExportElementHandler: SAXHandler {
 
     private func append(_ sample: consuming Sample) {
         countsByKind[Int(sample.kind.rawValue)] += 1
+        // A consuming parameter is the function's own: adjusted in place, not copied.
+        if sample.timeZone != nil { zoneOffsets.apply(to: &sample) }
         pending.append(.sample(consume sample))
     }
 

@@ -192,6 +192,23 @@ import AppleHealthExportSource
         }
     }
 
+    /// A record that kept its zone (`HKTimeZone`) gets that zone's offset at its instants (Lisbon
+    /// is +00:00 in January), not the export's +0100 of the day it was made; one without keeps it.
+    @Test func aRecordedZoneGivesItsOwnOffsets() throws {
+        let output = try read("""
+         <Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="Watch" value="HKCategoryValueSleepAnalysisAsleepCore" startDate="2024-01-15 02:00:00 +0100" endDate="2024-01-15 03:00:00 +0100">
+          <MetadataEntry key="HKTimeZone" value="Europe/Lisbon"/>
+         </Record>
+         <Record type="HKQuantityTypeIdentifierStepCount" sourceName="Phone" unit="count" value="5" startDate="2024-01-15 02:00:00 +0100" endDate="2024-01-15 02:01:00 +0100"/>
+        """, exportDate: "2024-07-02 10:00:00 +0100")
+        let sleep = try #require(output.samples(.category).first)
+        #expect(sleep.timeZone == "Europe/Lisbon")
+        #expect(sleep.start == Timestamp(epochSeconds: 1_705_280_400, utcOffsetSeconds: 0))   // 01:00Z, 01:00 in Lisbon
+        #expect(sleep.end.utcOffsetSeconds == 0)
+        let steps = try #require(output.samples(.quantity).first)
+        #expect(steps.start.utcOffsetSeconds == 3600)
+    }
+
     /// A calendar day, the same instants in every export: the export's offset (which daylight
     /// saving changes between two exports) would make the same day two days.
     @Test func activitySummaryIsItsDayInUTC() throws {

@@ -1,0 +1,31 @@
+import Foundation
+import HealthRouterCore
+
+/// The UTC offsets of a sample that recorded its zone (`HKTimeZone`): that zone's offset at each
+/// of its instants, as Pulso's protocol writes them (v1.2 §1.5), instead of the export's, which is
+/// the exporting phone's offset on the day of the export for every date. A zone the system does
+/// not know (no tzdata installed) leaves the export's offsets. Zones are looked up once each.
+struct RecordedZoneOffsets {
+    private var zones: [String: TimeZone?] = [:]
+
+    mutating func apply(to sample: inout Sample) {
+        guard let name = sample.timeZone else { return }
+        let zone: TimeZone?
+        if let cached = zones[name] {
+            zone = cached
+        } else {
+            zone = TimeZone(identifier: name)
+            zones[name] = zone
+        }
+        guard let zone else { return }
+        func offset(_ instant: Timestamp) -> Int32 {
+            Int32(zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(instant.epochMilliseconds) / 1000)))
+        }
+        sample.start.utcOffsetSeconds = offset(sample.start)
+        sample.end.utcOffsetSeconds = offset(sample.end)
+        if var created = sample.createdAt {
+            created.utcOffsetSeconds = offset(created)
+            sample.createdAt = created
+        }
+    }
+}
