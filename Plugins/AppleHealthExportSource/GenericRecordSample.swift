@@ -71,7 +71,9 @@ enum GenericRecordSample {
         return nil
     }
 
-    /// The UUIDv5 of the element's whole content (names, attributes, children, in order).
+    /// The UUIDv5 of the element's whole content (names, attributes, children, in order), a date
+    /// attribute as its instant (epoch milliseconds): the export writes every date with the phone's
+    /// offset of the export day, which a daylight-saving change between two exports changes.
     static func contentId(of record: GenericRecord) -> String {
         var text = ""
         append(record, to: &text)
@@ -85,7 +87,11 @@ enum GenericRecordSample {
             text += "\u{1F}"
             text += attribute.name
             text += "="
-            text += attribute.value
+            if attribute.value.count >= 19, let instant = HealthDateParser.parse(attribute.value) {
+                text += "@" + String(instant.epochMilliseconds)
+            } else {
+                text += attribute.value
+            }
         }
         for child in record.children {
             append(child, to: &text)

@@ -209,19 +209,23 @@ import HealthRouterCore
              <Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="30" durationUnit="min" sourceName="Watch" \
             startDate="2024-01-15 \(hour):00:00 \(offset)" endDate="2024-01-15 \(hour):30:00 \(offset)"/>
              <ActivitySummary dateComponents="2024-01-15" activeEnergyBurned="100" activeEnergyBurnedGoal="400" activeEnergyBurnedUnit="kcal"/>
+             <ClinicalRecord type="HKClinicalTypeIdentifierImmunizationRecord" identifier="a" sourceName="Clinic" \
+            receivedDate="2024-01-15 \(hour):00:00 \(offset)" resourceFilePath="/clinical-records/Immunization-1.json"/>
             </HealthData>
             """
         }
         try export("-0800", hour: 10, exportDate: "2024-02-01").write(toFile: directory + "/winter.xml", atomically: true, encoding: .utf8)
         try export("-0700", hour: 11, exportDate: "2024-07-01").write(toFile: directory + "/summer.xml", atomically: true, encoding: .utf8)
         let winter = try CommandRunner.run(["import", "winter.xml", "-q"], in: directory)
-        #expect(winter.status == 0 && winter.stdout.contains("new         3"), "\(winter.stdout)\(winter.stderr)")
+        #expect(winter.status == 0 && winter.stdout.contains("new         4"), "\(winter.stdout)\(winter.stderr)")
         let summer = try CommandRunner.run(["import", "summer.xml", "-q"], in: directory)
         #expect(summer.status == 0, "\(summer.stderr)")
         #expect(summer.stdout.contains("nothing new: every record was already imported"), "\(summer.stdout)")
         let store = try SQLiteDatabase(path: directory + "/healthrouter-data/health.sqlite", readOnly: true)
         #expect(try store.scalarInt("SELECT count(*) FROM activity_summaries") == 1)
         #expect(try store.scalarText("SELECT start_at FROM activity_summaries") == "2024-01-15T00:00:00.000Z")
+        #expect(try store.scalarInt("SELECT count(*) FROM other_records") == 1)
+        #expect(try store.scalarInt("SELECT count(*) FROM workouts") == 1)
         let lines = try String(contentsOfFile: directory + "/healthrouter-data/ndjson/stepCount.ndjson", encoding: .utf8)
         #expect(lines.split(separator: "\n").count == 1)
     }
@@ -257,6 +261,18 @@ import HealthRouterCore
         }
         let lines = try String(contentsOfFile: directory + "/healthrouter-data/ndjson/dietaryEnergyConsumed.ndjson", encoding: .utf8)
         #expect(lines.split(separator: "\n").count == 2)
+
+        // In two files of one command line (an old and a new export), the same reading with other
+        // metadata is an edit, not a second sample.
+        let later = makeTemporaryDirectory()
+        for (name, food) in [("old.xml", "Eggs"), ("new.xml", "Scrambled eggs")] {
+            try "<?xml version=\"1.0\"?>\n<HealthData locale=\"en_US\">\n\(record(food))\n</HealthData>\n"
+                .write(toFile: later + "/" + name, atomically: true, encoding: .utf8)
+        }
+        let both = try CommandRunner.run(["import", "old.xml", "new.xml", "-q"], in: later)
+        #expect(both.stdout.contains("new         1") && both.stdout.contains("changed     1"), "\(both.stdout)")
+        let edited = try SQLiteDatabase(path: later + "/healthrouter-data/health.sqlite", readOnly: true)
+        #expect(try edited.scalarText("SELECT metadata FROM samples") == #"{"HKFoodType":"Scrambled eggs"}"#)
     }
 
     /// Several files on one command line: the summary names each and counts what all of them read.

@@ -219,7 +219,15 @@ public enum SampleCodec {
     private static func encodeRecord(_ record: GenericRecord, _ w: inout ByteWriter) {
         w.string(record.element)
         w.varint(UInt64(record.attributes.count))
-        for a in record.attributes { w.string(a.name); w.string(a.value) }
+        for a in record.attributes {
+            w.string(a.name)
+            // For a hash without offsets, a date attribute (`receivedDate="2022-05-01 09:00:00 -0700"`) is its instant.
+            if w.omitsOffsets, a.value.utf8.count >= 19, let instant = HealthDateParser.parse(a.value) {
+                w.signed(instant.epochMilliseconds)
+            } else {
+                w.string(a.value)
+            }
+        }
         w.varint(UInt64(record.children.count))
         for child in record.children { encodeRecord(child, &w) }
     }

@@ -64,8 +64,6 @@ public final class ImportRun {
                     onStart: ([JournalSourceOutput], [SinkWorker]) -> Void = { _, _ in }) throws -> Summary {
         let started = Date()
         let journal = try Journal(stateDirectory: stateDirectory)
-        // Two samples of one fingerprint in what this run reads are two samples (Journal.twinsAfter).
-        journal.twinsAfter = try journal.head()
         let control = WorkerControl()
         // A batch from the source holds at least `transactionSize` items (a few more when the
         // source's last chunk brought them): workers take one whole, or two that fit.
@@ -98,6 +96,10 @@ public final class ImportRun {
         for (index, entry) in sources.enumerated() {
             var failure: String?
             do {
+                // Two samples of one fingerprint in one file are two samples (Journal.twinsAfter);
+                // in the next file (a later export), a change. The previous file's output finished
+                // above, so its entries are in.
+                journal.twinsAfter = try journal.head()
                 defer { _ = try? outputs[index].finish() }
                 try entry.source.read(into: outputs[index])
                 try outputs[index].finish()
