@@ -63,7 +63,7 @@ enum CheckCommand {
                 instance.close()
                 print("  \(sink.name): connected, schema ready")
             } catch {
-                if case SinkError.misconfigured = error { misconfigured = true } else { failed = true }
+                if (error as? SinkError)?.isMisconfigured == true { misconfigured = true } else { failed = true }
                 print("  \(sink.name): FAILED: \(error)")
             }
         }

@@ -32,7 +32,7 @@ struct ConfiguredSink {
     /// misconfigured sink fails at once (exit 78).
     static func open(_ name: String, loaded: LoadedConfig, command: String, existingStoreOnly: Bool = false) throws -> ConfiguredSink {
         let spec = try spec(name, loaded: loaded)
-        let retryDelays = Self.retryDelays
+        let retry = SinkWorker.Settings.oneShot
         func cannotOpen(_ error: any Error) -> CommandFailure {
             CommandFailure(message: "cannot open the sink '\(name)' (\(spec.type)): \(error)",
                            hint: "check that the store is reachable and not in use by a running healthrouter",
@@ -55,17 +55,18 @@ struct ConfiguredSink {
             throw CommandFailure(message: "the sink '\(name)' (\(spec.type)) has no store to read: \(absolute) does not exist",
                                  hint: hint, code: .noInput)
         }
-        var attempt = 0
+        var attempt = 1
         while true {
             do {
                 // A failed prepare closed the sink: each try is a fresh instance (the Sink contract).
-                if attempt > 0 { sink = try spec.makeSink() }
+                if attempt > 1 { sink = try spec.makeSink() }
                 own = try sink.prepareOrClose()
                 break
-            } catch SinkError.unavailable(let reason) where attempt < retryDelays.count {
-                loaded.logger.warning("cannot open the sink, retrying in \(SinkWorker.format(retryDelays[attempt]))",
+            } catch SinkError.unavailable(let reason) where attempt < retry.maxAttempts ?? 1 {
+                let delay = retry.retryDelay(afterAttempt: attempt)
+                loaded.logger.warning("cannot open the sink, retrying in \(SinkWorker.format(delay))",
                                       [("sink", name), ("error", reason)])
-                Thread.sleep(forTimeInterval: retryDelays[attempt])
+                Thread.sleep(forTimeInterval: delay)
                 attempt += 1
             } catch SinkError.misconfigured(let reason) {
                 throw CommandFailure(message: "the sink '\(name)' (\(spec.type)) is misconfigured: \(reason)",
@@ -77,9 +78,6 @@ struct ConfiguredSink {
         }
         return ConfiguredSink(name: name, type: spec.type, spec: spec, sink: sink, ownCursor: own)
     }
-
-    /// How long `open` waits before trying a store that is down again.
-    static let retryDelays: [Double] = [0.5, 1, 2, 4]
 
     /// The cursor to pass the sink's writes so that no cursor moves: its own, else the core's
     /// cursor for it in the journal (when there is a journal), else 0.

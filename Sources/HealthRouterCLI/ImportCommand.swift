@@ -47,11 +47,8 @@ enum ImportCommand {
         let sinks = try loaded.sinkSpecs()
         try loaded.ensureStateDirectory()
 
-        var settings = SinkWorker.Settings()
         // An import is finite: a store that stays down is reported, not waited for.
-        settings.retryInitial = 0.5
-        settings.retryCap = 4
-        settings.maxAttempts = 5
+        var settings = SinkWorker.Settings.oneShot
         settings.batchSize = 5_000
         let run = ImportRun(stateDirectory: loaded.config.stateDirectory, sinks: sinks, settings: settings,
                             retainSeconds: loaded.config.journal.retain.seconds, logger: loaded.logger)

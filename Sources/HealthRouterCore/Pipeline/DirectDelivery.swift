@@ -119,13 +119,13 @@ public final class DirectDelivery {
                 try deliver(Array(batch[..<middle]))
                 try deliver(Array(batch[middle...]))
                 return
-            } catch SinkError.misconfigured(let reason) {
-                throw SinkError.misconfigured(reason)
+            } catch let error as SinkError where error.isMisconfigured {
+                throw error
             } catch {
                 attempt += 1
                 guard attempt < maxAttempts else { throw error }
                 reopen = true
-                Thread.sleep(forTimeInterval: min(8, 0.5 * pow(2, Double(attempt - 1))))
+                Thread.sleep(forTimeInterval: SinkWorker.Settings.oneShot.retryDelay(afterAttempt: attempt))
             }
         }
     }

@@ -93,4 +93,9 @@ public enum SinkError: Error, Sendable, Equatable, CustomStringConvertible {
         case .misconfigured(let reason): "misconfigured: \(reason)"
         }
     }
+
+    /// Whether a person must fix something first: not worth retrying soon.
+    public var isMisconfigured: Bool {
+        if case .misconfigured = self { true } else { false }
+    }
 }

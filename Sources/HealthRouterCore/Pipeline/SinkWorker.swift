@@ -17,6 +17,22 @@ public final class SinkWorker: Sendable {
         /// Give up after this many consecutive failed attempts (nil: never, as a daemon does).
         public var maxAttempts: Int?
         public init() {}
+
+        /// A one-shot command's (import, backfill, migrate, dump): five tries, 0.5 s to 4 s
+        /// apart, about 8 s for a store to come back; then it is reported, not waited for.
+        public static var oneShot: Settings {
+            var settings = Settings()
+            settings.retryInitial = 0.5
+            settings.retryCap = 4
+            settings.maxAttempts = 5
+            return settings
+        }
+
+        /// The wait after the `attempt`th consecutive failure (1-based): doubling from
+        /// `retryInitial` up to `retryCap`.
+        public func retryDelay(afterAttempt attempt: Int) -> Double {
+            min(retryCap, retryInitial * pow(2, Double(attempt - 1)))
+        }
     }
 
     /// What a worker did, readable while it runs.
@@ -196,13 +212,12 @@ public final class SinkWorker: Sendable {
                 } else {
                     try? journal.setLastError(sink: name, message)
                 }
-                let misconfigured = if case SinkError.misconfigured = error { true } else { false }
+                let misconfigured = (error as? SinkError)?.isMisconfigured == true
                 if let max = settings.maxAttempts, attempts >= max || misconfigured {
                     giveUp(message)
                     return
                 }
-                let delay = misconfigured ? settings.retryCap
-                    : min(settings.retryCap, settings.retryInitial * pow(2, Double(attempts - 1)))
+                let delay = misconfigured ? settings.retryCap : settings.retryDelay(afterAttempt: attempts)
                 logger.warning("write failed, retrying in \(Self.format(delay))", [("error", message)])
                 // A fresh sink after a failure: reconnects, and re-reads its own cursor.
                 sink?.close()
