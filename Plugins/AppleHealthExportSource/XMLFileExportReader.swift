@@ -11,7 +11,8 @@ struct XMLFileExportReader {
     func read(into output: SourceOutput) throws {
         let descriptor = open(file.path, O_RDONLY)
         guard descriptor >= 0 else {
-            throw SourceError(input: file.path, problem: "cannot read the export: \(String(cString: strerror(errno)))")
+            throw SourceError(input: file.path, problem: "cannot read the export: \(String(cString: strerror(errno)))",
+                              cannotRead: true)
         }
         defer { close(descriptor) }
         let folder = (file.path as NSString).deletingLastPathComponent

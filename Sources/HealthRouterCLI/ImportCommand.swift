@@ -73,16 +73,14 @@ enum ImportCommand {
         let report = ImportReport(summary: summary,
                                   inputs: plan.map(\.input),
                                   sinkTypes: Dictionary(sinks.map { ($0.name, $0.type) }) { a, _ in a })
-        if report.readAnything || summary.firstFailure == nil { print(report.render()) }
+        if report.readAnything || summary.firstFailed == nil { print(report.render()) }
         for line in report.errors() { StandardError.write("healthrouter: \(line)\n") }
         if summary.journalRefused {
             StandardError.write("  hint: free space in \(loaded.config.stateDirectory) (or make it writable), then run the "
                                 + "import again: it resumes where it stopped\n")
             return .cannotCreate
         }
-        if let failure = summary.firstFailure {
-            return failure.contains("does not exist") || failure.contains("cannot be read") ? .noInput : .dataError
-        }
+        if let failed = summary.firstFailed { return failed.cannotRead ? .noInput : .dataError }
         return summary.succeeded ? .success : .incomplete
     }
 

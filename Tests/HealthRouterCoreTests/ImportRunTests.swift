@@ -56,7 +56,7 @@ struct ListSource: FiniteSource {
         let directory = makeTemporaryDirectory()
         let items = (0..<1_000).map { HealthItem.sample(heartRate(60, at: Int64($0))) }
         let summary = try run(directory, ListSource(items: items, failAfter: 3), retain: nil)
-        #expect(summary.firstFailure?.contains("line 7") == true)
+        #expect(summary.firstFailed?.failure?.contains("line 7") == true)
         #expect(summary.sinks["table"]?.written == 300)
         #expect(try SQLiteDatabase(path: directory + "/sink.sqlite").scalarInt("SELECT count(*) FROM rows") == 300)
     }

@@ -38,7 +38,8 @@ public enum NDJSONLineReader {
             do {
                 chunk = try handle.read(upToCount: 1 << 20) ?? Data()
             } catch {
-                throw SourceError(input: path, location: "line \(lineNumber + 1)", problem: "cannot be read: \(error)")
+                throw SourceError(input: path, location: "line \(lineNumber + 1)", problem: "cannot be read: \(error)",
+                                  cannotRead: true)
             }
             if chunk.isEmpty { break }
             let isFirstChunk = consumed == 0

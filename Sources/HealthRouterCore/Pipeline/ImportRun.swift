@@ -9,11 +9,14 @@ public final class ImportRun {
         public var counters: ImportCounters
         /// The error to show when the source stopped before its end.
         public var failure: String?
+        /// Whether that error is an input that could not be read at all (`SourceError.cannotRead`).
+        public var cannotRead: Bool
 
-        public init(name: String, counters: ImportCounters, failure: String? = nil) {
+        public init(name: String, counters: ImportCounters, failure: String? = nil, cannotRead: Bool = false) {
             self.name = name
             self.counters = counters
             self.failure = failure
+            self.cannotRead = cannotRead
         }
     }
 
@@ -33,8 +36,8 @@ public final class ImportRun {
             sources.allSatisfy { $0.failure == nil } && sinks.values.allSatisfy { $0.gaveUp == nil }
         }
 
-        /// The first source's error, when one stopped early.
-        public var firstFailure: String? { sources.lazy.compactMap(\.failure).first }
+        /// The first source that stopped early, when one did.
+        public var firstFailed: SourceResult? { sources.first { $0.failure != nil } }
     }
 
     /// Items appended to the journal per transaction. Larger transactions write each page
@@ -94,7 +97,7 @@ public final class ImportRun {
 
         var summary = Summary()
         for (index, entry) in sources.enumerated() {
-            var failure: String?
+            var failure: String?, cannotRead = false
             do {
                 // Two samples of one fingerprint in one file are two samples (Journal.twinsAfter);
                 // in the next file (a later export), a change. The previous file's output finished
@@ -105,9 +108,11 @@ public final class ImportRun {
                 try outputs[index].finish()
             } catch {
                 failure = "\(error)"
+                cannotRead = (error as? SourceError)?.cannotRead ?? false
                 if outputs[index].journalRefused { summary.journalRefused = true }
             }
-            summary.sources.append(SourceResult(name: entry.name, counters: outputs[index].snapshot, failure: failure))
+            summary.sources.append(SourceResult(name: entry.name, counters: outputs[index].snapshot, failure: failure,
+                                                cannotRead: cannotRead))
         }
         control.finishInput()
         group.wait()
