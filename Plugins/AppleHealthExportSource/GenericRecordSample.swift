@@ -87,7 +87,7 @@ enum GenericRecordSample {
             text += "\u{1F}"
             text += attribute.name
             text += "="
-            if attribute.value.count >= 19, let instant = HealthDateParser.parse(attribute.value) {
+            if let instant = attribute.instant {
                 text += "@" + String(instant.epochMilliseconds)
             } else {
                 text += attribute.value

@@ -222,7 +222,7 @@ public enum SampleCodec {
         for a in record.attributes {
             w.string(a.name)
             // For a hash without offsets, a date attribute (`receivedDate="2022-05-01 09:00:00 -0700"`) is its instant.
-            if w.omitsOffsets, a.value.utf8.count >= 19, let instant = HealthDateParser.parse(a.value) {
+            if w.omitsOffsets, let instant = a.instant {
                 w.signed(instant.epochMilliseconds)
             } else {
                 w.string(a.value)

@@ -14,6 +14,13 @@ public struct GenericRecord: Sendable, Hashable {
             self.name = name
             self.value = value
         }
+
+        /// The instant the value names when it is a date with a time (`receivedDate="2022-05-01
+        /// 09:00:00 -0700"`); nil for anything else, a bare day (`1990-02-02`) included. What
+        /// identifies a record across exports: the export writes the offset of its own day.
+        public var instant: Timestamp? {
+            value.utf8.count >= 19 ? HealthDateParser.parse(value) : nil
+        }
     }
 
     public init(element: String, attributes: [Attribute] = [], children: [GenericRecord] = []) {
