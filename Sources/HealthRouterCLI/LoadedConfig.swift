@@ -22,21 +22,20 @@ struct LoadedConfig {
         let unused: Set<String> = usesSources ? [] : ["sources"]
         let logger = try makeLogger(arguments)
         let home = ConfigPath.homeDirectory(environment: environment)
-        if let file = arguments.values["--config"] {
-            guard FileManager.default.fileExists(atPath: file) else {
-                throw CommandFailure(message: "config file \(file) does not exist",
+        let file: String?
+        if let given = arguments.values["--config"] {
+            guard FileManager.default.fileExists(atPath: given) else {
+                throw CommandFailure(message: "config file \(given) does not exist",
                                      hint: "check the path, or leave --config out to use ./healthrouter.yaml or the embedded default",
                                      code: .config)
             }
-            return try LoadedConfig(try HealthRouterConfig.load(path: file, environment: environment, unusedSections: unused),
-                                    file: file, logger: logger, homeDirectory: home).refusingSinksOnTheJournal()
+            file = given
+        } else {
+            file = FileManager.default.fileExists(atPath: "healthrouter.yaml") ? "healthrouter.yaml" : nil
         }
-        let local = "healthrouter.yaml"
-        if FileManager.default.fileExists(atPath: local) {
-            return try LoadedConfig(try HealthRouterConfig.load(path: local, environment: environment, unusedSections: unused),
-                                    file: local, logger: logger, homeDirectory: home).refusingSinksOnTheJournal()
-        }
-        return LoadedConfig(HealthRouterConfig.embeddedDefault(), file: nil, logger: logger, homeDirectory: home)
+        let config = try file.map { try HealthRouterConfig.load(path: $0, environment: environment, unusedSections: unused) }
+            ?? HealthRouterConfig.embeddedDefault()
+        return try LoadedConfig(config, file: file, logger: logger, homeDirectory: home).refusingSinksOnTheJournal()
     }
 
     /// Itself, unless a sink's `path` is the journal's own file (its tables would be written into
