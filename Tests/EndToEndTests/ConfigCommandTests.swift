@@ -120,13 +120,7 @@ import Testing
     /// error (78), not a store that could not be reached (1).
     @Test func checkConnectCallsAMisconfiguredSinkAConfigError() throws {
         let directory = makeTemporaryDirectory()
-        try "x".write(toFile: directory + "/afile", atomically: true, encoding: .utf8)
-        let config = try writeConfig("""
-            state_directory: \(directory)/state
-            sinks:
-              good: { type: sqlite, path: \(directory)/state/health.sqlite }
-              lake: { type: ndjson, directory: \(directory)/afile/ndjson }
-            """, in: directory)
+        let config = try SinkDownTests.configWithAMisconfiguredSink(in: directory, goodSink: "good")
         let result = try CommandRunner.run(["check", "--connect", "--config", config], in: directory)
         #expect(result.status == 78, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.contains("good: connected, schema ready"))

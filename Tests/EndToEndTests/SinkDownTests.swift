@@ -54,13 +54,7 @@ import HealthRouterCore
         let directory = makeTemporaryDirectory()
         let export = directory + "/export.xml"
         try CommandRunner.generateExport(records: 200, to: export, zip: false, quirks: false)
-        try "x".write(toFile: directory + "/afile", atomically: true, encoding: .utf8)
-        let config = try writeConfig("""
-            state_directory: \(directory)/state
-            sinks:
-              local: { type: sqlite, path: \(directory)/state/health.sqlite }
-              lake: { type: ndjson, directory: \(directory)/afile/ndjson }
-            """, in: directory)
+        let config = try Self.configWithAMisconfiguredSink(in: directory, goodSink: "local")
         let result = try CommandRunner.run(["import", export, "--config", config], in: directory)
         #expect(result.status == 1, "stdout: \(result.stdout) stderr: \(result.stderr)")
         let notCaughtUp = try #require(result.stdout.split(separator: "\n").first { $0.contains("NOT caught up") }, "\(result.stdout)")
@@ -69,5 +63,17 @@ import HealthRouterCore
         #expect(!result.stderr.contains("retrying") && result.stderr.contains("gave up"), "\(result.stderr)")
         let stored = try SQLiteDatabase(path: directory + "/state/health.sqlite", readOnly: true)
         #expect(try stored.scalarInt("SELECT count(*) FROM samples") ?? 0 > 100)
+    }
+
+    /// A config in `directory` with a sqlite sink `goodSink` and an ndjson sink `lake` whose folder
+    /// would be under the file `directory/afile` (misconfigured); its path.
+    static func configWithAMisconfiguredSink(in directory: String, goodSink: String) throws -> String {
+        try "x".write(toFile: directory + "/afile", atomically: true, encoding: .utf8)
+        return try writeConfig("""
+            state_directory: \(directory)/state
+            sinks:
+              \(goodSink): { type: sqlite, path: \(directory)/state/health.sqlite }
+              lake: { type: ndjson, directory: \(directory)/afile/ndjson }
+            """, in: directory)
     }
 }
