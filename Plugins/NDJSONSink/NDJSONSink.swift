@@ -32,11 +32,7 @@ public final class NDJSONSink: Sink {
 
         public init(from decoder: Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
-            directory = try c.decode(String.self, forKey: .directory)
-            if directory.isEmpty {
-                throw DecodingError.dataCorruptedError(forKey: .directory, in: c,
-                                                       debugDescription: "must not be empty: the folder to write, e.g. ./healthrouter-data/ndjson")
-            }
+            directory = try c.decodeNonEmptyString(forKey: .directory, purpose: "the folder to write, e.g. ./healthrouter-data/ndjson")
         }
     }
 

@@ -49,18 +49,12 @@ public final class PostgresSink: Sink {
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             url = try c.decode(String.self, forKey: .url)
-            userId = try c.decode(String.self, forKey: .userId)
-            schema = try c.decodeIfPresent(String.self, forKey: .schema) ?? "public"
+            userId = try c.decodeNonEmptyString(forKey: .userId)
+            schema = try c.decodeNonEmptyString(forKey: .schema, default: "public")
             rowLevelSecurity = try c.decodeIfPresent(Bool.self, forKey: .rowLevelSecurity) ?? false
             summarizeAfter = try c.decodeIfPresent(ConfigDuration.self, forKey: .summarizeAfter)
             timeZone = try c.decodeIfPresent(String.self, forKey: .timeZone) ?? "UTC"
             statementTimeout = try c.decodeIfPresent(ConfigDuration.self, forKey: .statementTimeout) ?? .minutes(5)
-            if userId.isEmpty {
-                throw DecodingError.dataCorruptedError(forKey: .userId, in: c, debugDescription: "must not be empty")
-            }
-            if schema.isEmpty {
-                throw DecodingError.dataCorruptedError(forKey: .schema, in: c, debugDescription: "must not be empty")
-            }
             // The server knows the zones (checked at connect); this catches what cannot be a zone's name.
             if timeZone.isEmpty || timeZone.contains(where: { !($0.isASCII && ($0.isLetter || $0.isNumber || "/_+-:".contains($0))) }) {
                 throw DecodingError.dataCorruptedError(forKey: .timeZone, in: c, debugDescription:

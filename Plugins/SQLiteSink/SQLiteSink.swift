@@ -37,12 +37,8 @@ public final class SQLiteSink: Sink {
 
         public init(from decoder: Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
-            path = try c.decode(String.self, forKey: .path)
             // SQLite would open "" as a temporary database, gone at the end of the run.
-            if path.isEmpty {
-                throw DecodingError.dataCorruptedError(forKey: .path, in: c,
-                                                       debugDescription: "must not be empty: the SQLite file to write, e.g. ./healthrouter-data/health.sqlite")
-            }
+            path = try c.decodeNonEmptyString(forKey: .path, purpose: "the SQLite file to write, e.g. ./healthrouter-data/health.sqlite")
         }
     }
 

@@ -82,7 +82,7 @@ public final class TimescaleDBSink: Sink {
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             url = try c.decode(String.self, forKey: .url)
-            schema = try c.decodeIfPresent(String.self, forKey: .schema) ?? "public"
+            schema = try c.decodeNonEmptyString(forKey: .schema, default: "public")
             requireTimescaledb = try c.decodeIfPresent(Bool.self, forKey: .requireTimescaledb) ?? true
             chunkTimeInterval = try c.decodeIfPresent(ConfigDuration.self, forKey: .chunkTimeInterval) ?? .days(30)
             compression = try c.decodeIfPresent(Compression.self, forKey: .compression)
@@ -90,9 +90,6 @@ public final class TimescaleDBSink: Sink {
             dailyAggregates = try c.decodeIfPresent(Bool.self, forKey: .dailyAggregates) ?? false
             userId = try c.decodeIfPresent(String.self, forKey: .userId)
             statementTimeout = try c.decodeIfPresent(ConfigDuration.self, forKey: .statementTimeout) ?? .minutes(5)
-            if schema.isEmpty {
-                throw DecodingError.dataCorruptedError(forKey: .schema, in: c, debugDescription: "must not be empty")
-            }
             if chunkTimeInterval.seconds < 3600 {
                 throw DecodingError.dataCorruptedError(forKey: .chunkTimeInterval, in: c,
                                                        debugDescription: "must be at least 1h")
