@@ -145,6 +145,8 @@ public final class PostgresSink: Sink {
                                         [sinkName]).int(0, 0)
         } catch let error as SinkError {
             throw error
+        } catch let error as PostgresError {
+            throw error.sinkError
         } catch {
             throw SinkError.unavailable("\(error)")
         }
@@ -207,7 +209,7 @@ public final class PostgresSink: Sink {
                                      [sinkName, String(cursor)])
             }
         } catch let error as PostgresError {
-            throw error.isDataError ? SinkError.rejected(error.description) : SinkError.unavailable(error.description)
+            throw error.isDataError ? SinkError.rejected(error.description) : error.sinkError
         }
     }
 

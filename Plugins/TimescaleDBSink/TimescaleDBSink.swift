@@ -164,6 +164,8 @@ public final class TimescaleDBSink: Sink {
             return cursor
         } catch let error as SinkError {
             throw error
+        } catch let error as PostgresError {
+            throw error.sinkError
         } catch {
             throw SinkError.unavailable("\(error)")
         }
@@ -278,7 +280,7 @@ public final class TimescaleDBSink: Sink {
                                      [sinkName, String(cursor)])
             }
         } catch let error as PostgresError {
-            throw error.isDataError ? SinkError.rejected(error.description) : SinkError.unavailable(error.description)
+            throw error.isDataError ? SinkError.rejected(error.description) : error.sinkError
         }
     }
 

@@ -45,9 +45,11 @@ public final class PostgresConnection {
         } else {
             let message = connection.map { String(cString: PQerrorMessage($0)) } ?? "out of memory"
             let target = connection.map(Self.describe) ?? "PostgreSQL"
+            let needsPassword = connection.map { PQconnectionNeedsPassword($0) != 0 } ?? false
             if let connection { PQfinish(connection) }
             handle = nil
-            throw PostgresError(message: message.asOneLine, operation: "connect to \(target)")
+            throw PostgresError(message: message.asOneLine, operation: "connect to \(target)",
+                                misconfiguration: PostgresConnectFailure.advice(message: message, needsPassword: needsPassword))
         }
         try execute("SET TimeZone = 'UTC'; SET statement_timeout = \(statementTimeoutSeconds * 1000);"
                         + " SET client_min_messages = warning")

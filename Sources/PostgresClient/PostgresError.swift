@@ -1,3 +1,5 @@
+import HealthRouterCore
+
 /// A failure reported by libpq or the server, with the server's SQLSTATE when it sent one.
 public struct PostgresError: Error, Sendable, CustomStringConvertible {
     /// The five-character SQLSTATE (`22021`), or nil for client-side failures (connection lost).
@@ -9,15 +11,20 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     public var constraint: String?
     /// What was being done (`connect to 127.0.0.1:5432`, `COPY samples`).
     public var operation: String
+    /// Set when a connection was refused for its configuration (a wrong password, a database that
+    /// does not exist, a certificate `sslrootcert` does not vouch for): what to fix. No retry
+    /// succeeds until someone does. Nil for everything else, a server that is down included.
+    public var misconfiguration: String?
 
     public init(sqlState: String? = nil, message: String, detail: String? = nil, hint: String? = nil,
-                constraint: String? = nil, operation: String) {
+                constraint: String? = nil, operation: String, misconfiguration: String? = nil) {
         self.sqlState = sqlState
         self.message = message
         self.detail = detail
         self.hint = hint
         self.constraint = constraint
         self.operation = operation
+        self.misconfiguration = misconfiguration
     }
 
     /// True when the data itself is at fault and retrying the same rows cannot succeed:
@@ -28,6 +35,14 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     public var isDataError: Bool {
         guard let sqlState else { return false }
         return ["21", "22", "23", "54"].contains { sqlState.hasPrefix($0) }
+    }
+
+    /// How a sink reports it when it is not the data's fault: misconfigured (with what to fix)
+    /// when the configuration is at fault, else unavailable (retried). A write that fails on its
+    /// data (`isDataError`) reports `SinkError.rejected` instead.
+    public var sinkError: SinkError {
+        if let misconfiguration { return .misconfigured("\(description). To fix: \(misconfiguration)") }
+        return .unavailable(description)
     }
 
     public var description: String {

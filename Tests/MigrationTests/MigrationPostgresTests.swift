@@ -95,6 +95,39 @@ import Testing
         #expect(backfill.stderr.components(separatedBy: "cannot open the sink, retrying in").count == 5, "\(backfill.stderr)")
     }
 
+    /// A Postgres sink whose server refuses the config (here: its database does not exist) is a
+    /// config error, not a store that is down: `check --connect` and `backfill` exit 78 at once, an
+    /// import gives up on it without retrying and the other sink gets everything.
+    @Test func aDatabaseThatDoesNotExistIsAConfigErrorNotRetried() throws {
+        guard let url = Self.url, let port = ProcessInfo.processInfo.environment["PG_PORT"] else { return }
+        let directory = try Self.directory(url: url, schema: Self.schema())
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try """
+            state_directory: ./state2
+            sinks:
+              local: { type: sqlite, path: ./local2.sqlite }
+              supa: { type: postgres, url: "postgres://postgres@127.0.0.1:\(port)/no_such_db?sslmode=disable", user_id: me }
+            """.write(toFile: directory + "/refused.yaml", atomically: true, encoding: .utf8)
+        let check = try CommandRunner.run(["check", "--connect", "--config", "refused.yaml"], in: directory)
+        #expect(check.status == 78, "\(check.stdout)\(check.stderr)")
+        #expect(check.stdout.contains("supa: FAILED: misconfigured: connect to 127.0.0.1:\(port)/no_such_db: ")
+                    && check.stdout.contains("database \"no_such_db\" does not exist")
+                    && check.stdout.contains("To fix: create the database"), "\(check.stdout)")
+
+        let started = Date()
+        let backfill = try CommandRunner.run(["backfill", "supa", "--from", "export.zip", "--config", "refused.yaml"], in: directory)
+        #expect(backfill.status == 78, "\(backfill.stdout)\(backfill.stderr)")
+        #expect(!backfill.stderr.contains("retrying"), "\(backfill.stderr)")
+
+        let imported = try CommandRunner.run(["import", "export.zip", "--config", "refused.yaml"], in: directory)
+        // No retries: five tries of a store that is down take 7.5 s.
+        #expect(Date().timeIntervalSince(started) < 7)
+        #expect(imported.status == 1, "\(imported.stdout)\(imported.stderr)")
+        #expect(imported.stdout.contains("NOT caught up") && imported.stdout.contains("does not exist"), "\(imported.stdout)")
+        #expect(!imported.stderr.contains("retrying") && imported.stderr.contains("gave up"), "\(imported.stderr)")
+        #expect(try SQLiteDatabase(path: directory + "/local2.sqlite", readOnly: true).scalarInt("SELECT count(*) FROM samples") ?? 0 > 100)
+    }
+
     @Test func sqliteToPostgresMigratesAndVerifyReportsPerType() throws {
         guard let url = Self.url else { return }
         let directory = try Self.directory(url: url, schema: Self.schema())

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import HealthRouterCore
 import PostgresClient
+import PostgresSink
 import TimescaleDBSink
 import TestSupport
 
@@ -69,29 +70,37 @@ import TestSupport
             let text = "\(error)"
             return text.contains("connect to") && text.contains("certificate verify failed")
         }
-        // The timescaledb sink reports it as the sink being unavailable (the worker retries), not as bad data.
+        // The timescaledb sink reports it as misconfigured (no retry mends it), saying what to fix.
         let sink = TimescaleDBSink(configuration: .init(url: url, schema: "unused", requireTimescaledb: false),
                                    context: ConformanceFixtures.context())
         #expect {
             _ = try sink.prepare()
         } throws: { error in
-            guard case SinkError.unavailable(let reason) = error else { return false }
-            return reason.contains("certificate verify failed")
+            guard case SinkError.misconfigured(let reason) = error else { return false }
+            return reason.contains("certificate verify failed") && reason.contains("To fix: ") && reason.contains("sslrootcert")
         }
+    }
+
+    /// The password of the role PG_PASSWORD_ROLE, which whichever test comes first creates.
+    static let password = "p@ss:w/rd?é #1"
+
+    /// Creates `role` with `password` unless it exists. Tests run side by side: two creating it at
+    /// once fail on the catalog's unique index rather than with duplicate_object.
+    static func createPasswordRole(_ role: String, on admin: PostgresConnection) throws {
+        try admin.execute("""
+            DO $$ BEGIN CREATE ROLE \(SQL.identifier(role)) LOGIN PASSWORD \(SQL.literal(password));
+            EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$
+            """)
     }
 
     @Test func aPasswordInTheURLIsUsedAndAWrongOneRefused() throws {
         guard let url = PostgresTestDatabase.url, let port = PostgresTestDatabase.port, let role = PostgresTestDatabase.environment("PG_PASSWORD_ROLE") else {
             return
         }
-        let password = "p@ss:w/rd?é #1"
+        let password = Self.password
         let admin = try PostgresConnection(url: url)
         defer { admin.close() }
-        // Tests run side by side: whichever comes first creates the role.
-        try admin.execute("""
-            DO $$ BEGIN CREATE ROLE \(SQL.identifier(role)) LOGIN PASSWORD \(SQL.literal(password));
-            EXCEPTION WHEN duplicate_object THEN NULL; END $$
-            """)
+        try Self.createPasswordRole(role, on: admin)
         func login(_ password: String) -> String {
             "postgres://\(role):\(Self.percentEncoded(password))@127.0.0.1:\(port)/postgres?sslmode=disable"
         }
@@ -102,6 +111,50 @@ import TestSupport
             try PostgresConnection(url: login("wrong"))
         } throws: { error in
             "\(error)".contains("password authentication failed for user \"\(role)\"")
+                && (error as? PostgresError)?.misconfiguration?.contains("password") == true
+        }
+    }
+
+    /// A connection the server refuses for its configuration (a wrong or missing password, a
+    /// database or role that does not exist) makes both sinks report `misconfigured`, saying what to
+    /// fix: retrying cannot help. A server that is not there stays `unavailable` (retried).
+    @Test func aRefusedConfigurationIsMisconfiguredAndAServerThatIsDownIsUnavailable() throws {
+        guard let url = PostgresTestDatabase.url, let port = PostgresTestDatabase.port,
+              let role = PostgresTestDatabase.environment("PG_PASSWORD_ROLE") else { return }
+        let admin = try PostgresConnection(url: url)
+        defer { admin.close() }
+        try Self.createPasswordRole(role, on: admin)
+        let server = "127.0.0.1:\(port)"
+        let refused: [(url: String, says: String, fix: String)] = [
+            ("postgres://\(role):wrong@\(server)/postgres?sslmode=disable", "password authentication failed", "password in the sink's `url`"),
+            ("postgres://\(role)@\(server)/postgres?sslmode=disable", "no password supplied", "asks for a password"),
+            ("postgres://postgres@\(server)/no_such_database?sslmode=disable", "database \"no_such_database\" does not exist", "createdb"),
+            ("postgres://no_such_role@\(server)/postgres?sslmode=disable", "role \"no_such_role\" does not exist", "createuser"),
+            ("postgres://postgres@\(server)/postgres?sslmode=sometimes", "invalid sslmode", "fix the sink's `url`"),
+        ]
+        for (bad, says, fix) in refused {
+            let sinks: [any Sink] = [
+                TimescaleDBSink(configuration: .init(url: bad, schema: "unused", requireTimescaledb: false),
+                                context: ConformanceFixtures.context()),
+                PostgresSink(configuration: .init(url: bad, userId: "me", schema: "unused"), context: ConformanceFixtures.context()),
+            ]
+            for sink in sinks {
+                #expect {
+                    _ = try sink.prepare()
+                } throws: { error in
+                    guard case SinkError.misconfigured(let reason) = error else { return false }
+                    return reason.contains(says) && reason.contains("To fix: ") && reason.contains(fix)
+                }
+            }
+        }
+        let down = PostgresSink(configuration: .init(url: "host=127.0.0.1 port=1 dbname=x connect_timeout=2", userId: "me",
+                                                     schema: "unused"),
+                                context: ConformanceFixtures.context())
+        #expect {
+            _ = try down.prepare()
+        } throws: { error in
+            guard case SinkError.unavailable(let reason) = error else { return false }
+            return reason.contains("connect to") && !reason.contains("To fix")
         }
     }
 
