@@ -52,7 +52,8 @@ public final class PostgresSink: Sink {
             userId = try c.decodeNonEmptyString(forKey: .userId)
             schema = try c.decodeNonEmptyString(forKey: .schema, default: "public")
             rowLevelSecurity = try c.decodeIfPresent(Bool.self, forKey: .rowLevelSecurity) ?? false
-            summarizeAfter = try c.decodeIfPresent(ConfigDuration.self, forKey: .summarizeAfter)
+            summarizeAfter = try c.decodeDeletionAgeIfPresent(forKey: .summarizeAfter,
+                                                              deletes: "raw rows older than this are folded into daily summaries and deleted")
             timeZone = try c.decodeIfPresent(String.self, forKey: .timeZone) ?? "UTC"
             statementTimeout = try c.decodeIfPresent(ConfigDuration.self, forKey: .statementTimeout) ?? .minutes(5)
             // The server knows the zones (checked at connect); this catches what cannot be a zone's name.

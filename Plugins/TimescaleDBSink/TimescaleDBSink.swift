@@ -43,11 +43,7 @@ public final class TimescaleDBSink: Sink {
 
             public init(from decoder: any Decoder) throws {
                 let c = try decoder.container(keyedBy: CodingKeys.self)
-                dropAfter = try c.decode(ConfigDuration.self, forKey: .dropAfter)
-                if dropAfter.seconds <= 0 {
-                    throw DecodingError.dataCorruptedError(forKey: .dropAfter, in: c, debugDescription:
-                        "must be longer than 0 (chunks older than this are dropped, with their data), e.g. 520w")
-                }
+                dropAfter = try c.decodeDeletionAge(forKey: .dropAfter, deletes: "chunks older than this are dropped, with their data")
             }
         }
 

@@ -12,3 +12,21 @@ extension KeyedDecodingContainer {
                                                debugDescription: "must not be empty" + (purpose.map { ": " + $0 } ?? ""))
     }
 }
+
+extension KeyedDecodingContainer {
+    /// The duration at `key` after which a sink deletes data: raw rows folded into summaries,
+    /// chunks dropped. Refused under one day, with `deletes` in the message (`raw rows older than
+    /// this are folded into daily summaries and deleted`): a shorter one is almost always a slip
+    /// (`30m` is 30 minutes, not months) that would delete nearly everything at once.
+    public func decodeDeletionAge(forKey key: Key, deletes: String) throws -> ConfigDuration {
+        let age = try decode(ConfigDuration.self, forKey: key)
+        guard age.seconds < 86_400 else { return age }
+        throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription:
+            "must be at least 1d, is \(age) (\(deletes)); `m` means minutes: write months as days or weeks, e.g. 180d or 26w")
+    }
+
+    /// As `decodeDeletionAge`, nil when `key` is absent.
+    public func decodeDeletionAgeIfPresent(forKey key: Key, deletes: String) throws -> ConfigDuration? {
+        try contains(key) ? decodeDeletionAge(forKey: key, deletes: deletes) : nil
+    }
+}
