@@ -122,6 +122,20 @@ import Testing
         #expect(try check("sinks:\n  p:\n    type: postgres\n    url: postgres://x/y\n    user_id: me\n    time_zone: America/Port-au-Prince\n").status == 0)
     }
 
+    /// A config read from a pipe (`--config <(envsubst < healthrouter.yaml)`) is read like a file;
+    /// a folder named as the config says so.
+    @Test func aConfigFromAPipeIsReadAndAFolderIsRefused() throws {
+        let directory = makeTemporaryDirectory()
+        _ = try writeConfig("sinks:\n  local: { type: sqlite, path: x.sqlite }\n", in: directory)
+        let piped = try CommandRunner.run(["check", "--config", "config.fifo"], in: directory,
+                                          shellSetup: "mkfifo config.fifo && (cat hr.yaml > config.fifo &)")
+        #expect(piped.status == 0, "\(piped.stdout)\(piped.stderr)")
+        #expect(piped.stdout.contains("config.fifo: valid — 0 source(s), 1 sink(s)"), "\(piped.stdout)")
+        let folder = try CommandRunner.run(["check", "--config", directory], in: directory)
+        #expect(folder.status == 78)
+        #expect(folder.stderr.contains("\(directory): is a folder, not a config file"), "\(folder.stderr)")
+    }
+
     /// `check --connect` opens each sink: a misconfigured one (its folder under a file) is a config
     /// error (78), not a store that could not be reached (1).
     @Test func checkConnectCallsAMisconfiguredSinkAConfigError() throws {

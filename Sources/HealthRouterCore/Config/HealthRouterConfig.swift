@@ -50,13 +50,26 @@ public struct HealthRouterConfig: Sendable {
     public static func load(path: String,
                             environment: [String: String] = ProcessInfo.processInfo.environment,
                             unusedSections: Set<String> = []) throws(ConfigError) -> HealthRouterConfig {
+        // Read through a descriptor rather than `Data(contentsOf:)`, which fails on a pipe
+        // (`--config <(envsubst < healthrouter.yaml)`) with a message about permissions.
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else {
+            let reason = errno
+            let missing = reason == ENOENT
+            throw ConfigError(file: path, message: missing ? "config file not found" : "cannot read config file (\(String(cString: strerror(reason))))",
+                              suggestion: missing ? "check the path, or run without a config to use the embedded default" : nil)
+        }
+        let file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        var status = stat()
+        if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+            throw ConfigError(file: path, message: "is a folder, not a config file",
+                              suggestion: "name the YAML file, e.g. \((path as NSString).appendingPathComponent("healthrouter.yaml"))")
+        }
         let data: Data
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            data = try file.readToEnd() ?? Data()
         } catch {
-            let missing = !FileManager.default.fileExists(atPath: path)
-            throw ConfigError(file: path, message: missing ? "config file not found" : "cannot read config file (\(error.localizedDescription))",
-                              suggestion: missing ? "check the path, or run without a config to use the embedded default" : nil)
+            throw ConfigError(file: path, message: "cannot read config file (\(error.localizedDescription))")
         }
         return try HealthRouterConfigParser(file: path, environment: environment, unusedSections: unusedSections).parse([UInt8](data))
     }
