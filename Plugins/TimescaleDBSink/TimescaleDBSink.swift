@@ -90,6 +90,12 @@ public final class TimescaleDBSink: Sink {
                 throw DecodingError.dataCorruptedError(forKey: .chunkTimeInterval, in: c,
                                                        debugDescription: "must be at least 1h")
             }
+            if let compression, let retention, retention.dropAfter.seconds <= compression.after.seconds {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .retention, in: c,
+                    debugDescription: "drop_after (\(retention.dropAfter)) is not longer than compression.after "
+                        + "(\(compression.after)): chunks would be dropped before they are compressed. Swapped?")
+            }
             for column in compression?.segmentBy ?? [] where !Self.segmentColumns.contains(column) {
                 throw DecodingError.dataCorruptedError(
                     forKey: .compression, in: c,
