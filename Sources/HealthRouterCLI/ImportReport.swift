@@ -9,8 +9,8 @@ struct ImportReport {
     var inputs: [String]
     var sinkTypes: [String: String]
 
-    /// Whether any record was read: a failed import that read none shows only its error.
-    var readAnything: Bool { summary.sources.contains { $0.counters.records > 0 } }
+    /// Whether any record was read or skipped: a failed import that read neither shows only its error.
+    var readAnything: Bool { summary.sources.contains { $0.counters.records > 0 || !$0.counters.skipped.isEmpty } }
 
     private func input(_ index: Int) -> String {
         index < inputs.count ? inputs[index] : summary.sources[index].name
@@ -52,9 +52,10 @@ struct ImportReport {
             examples.merge(named) { a, _ in a }
         }
         let appended = merged.appended
-        // The files read: not one that failed before it gave a record (its error says what happened).
+        // The files read: not one that failed before it gave a record or a skip (its error says what happened).
         let inputList = summary.sources.indices.filter {
-            summary.sources[$0].failure == nil || summary.sources[$0].counters.records > 0
+            let source = summary.sources[$0]
+            return source.failure == nil || source.counters.records > 0 || !source.counters.skipped.isEmpty
         }.map(input).joined(separator: ", ")
         var rate = ""
         if summary.seconds > 0 && merged.bytes > 0 {

@@ -41,6 +41,23 @@ import Testing
         #expect(config.warnings.map(\.message) == ["no sinks: samples are journaled but delivered nowhere"])
     }
 
+    /// A file that failed after only skipped records still shows the summary with the skips' reasons
+    /// (the error alone would hide why nothing was read); one that failed before anything shows none.
+    @Test func aFailedImportThatOnlySkippedShowsTheSkips() {
+        var counters = ImportCounters()
+        counters.skipped["Record without a startDate"] = 2
+        counters.skippedExamples["Record without a startDate"] = "line 3"
+        var summary = ImportRun.Summary()
+        summary.sources = [ImportRun.SourceResult(name: "import", counters: counters, failure: "cut.xml: truncated")]
+        let report = ImportReport(summary: summary, inputs: ["cut.xml"], sinkTypes: [:])
+        #expect(report.readAnything)
+        let text = report.render()
+        #expect(text.hasPrefix("imported cut.xml in "), "\(text)")
+        #expect(text.contains("2 × Record without a startDate, first at line 3"), "\(text)")
+        summary.sources = [ImportRun.SourceResult(name: "import", counters: ImportCounters(), failure: "cut.xml: truncated")]
+        #expect(!ImportReport(summary: summary, inputs: ["cut.xml"], sinkTypes: [:]).readAnything)
+    }
+
     /// With several files, where a skip was seen names its file; one file's summary stays as it was.
     @Test func skipPlacesNameTheirFileWhenSeveralWereRead() {
         var first = ImportCounters(), second = ImportCounters()
