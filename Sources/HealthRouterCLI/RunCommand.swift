@@ -82,6 +82,14 @@ enum RunCommand {
     /// and waited past: the running daemon is never stopped for it.
     static func waitForStopOrReload(_ signals: SignalWaiter, arguments: CommandLineArguments, logger: Logger) -> Plan? {
         while signals.wait() == SIGHUP {
+            // A config from a pipe (`--config <(envsubst < healthrouter.yaml)`) was read once, at the
+            // start: opened again it is empty, which would stop every source and sink.
+            if let path = arguments.values["--config"], !Self.isRegularFile(path) {
+                logger.error("config not reloaded, keeping the running one",
+                             [("error", "\(path) is not a regular file (a pipe is read once, at the start): "
+                                 + "restart healthrouter to change its config")])
+                continue
+            }
             do {
                 let next = try Plan(arguments: arguments, environment: ProcessInfo.processInfo.environment)
                 try next.loaded.ensureStateDirectory()
@@ -91,6 +99,12 @@ enum RunCommand {
             }
         }
         return nil
+    }
+
+    /// Whether `path` is a regular file (following symbolic links).
+    static func isRegularFile(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
     }
 
     /// What one config runs: its sinks and long-running sources, checked without I/O.

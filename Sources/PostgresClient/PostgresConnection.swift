@@ -252,7 +252,8 @@ public final class PostgresConnection {
     }
 
     private static func describe(_ connection: OpaquePointer) -> String {
-        let host = PQhost(connection).map { String(cString: $0) } ?? "?"
+        // A url libpq could not parse leaves no host to name.
+        guard let host = PQhost(connection).map({ String(cString: $0) }), !host.isEmpty else { return "PostgreSQL" }
         let port = PQport(connection).map { String(cString: $0) } ?? "?"
         let db = PQdb(connection).map { String(cString: $0) } ?? "?"
         return "\(host):\(port)/\(db)"

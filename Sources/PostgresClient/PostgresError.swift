@@ -41,7 +41,10 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     /// when the configuration is at fault, else unavailable (retried). A write that fails on its
     /// data (`isDataError`) reports `SinkError.rejected` instead.
     public var sinkError: SinkError {
-        if let misconfiguration { return .misconfigured("\(description). To fix: \(misconfiguration)") }
+        if let misconfiguration {
+            let text = description.hasSuffix(".") ? String(description.dropLast()) : description
+            return .misconfigured("\(text). To fix: \(misconfiguration)")
+        }
         return .unavailable(description)
     }
 

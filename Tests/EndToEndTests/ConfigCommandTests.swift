@@ -131,7 +131,7 @@ import Testing
         let directory = makeTemporaryDirectory()
         _ = try writeConfig("sinks:\n  local: { type: sqlite, path: x.sqlite }\n", in: directory)
         let piped = try CommandRunner.run(["check", "--config", "config.fifo"], in: directory,
-                                          shellSetup: "mkfifo config.fifo && (cat hr.yaml > config.fifo &)")
+                                          shellSetup: "mkfifo config.fifo && (timeout 10 sh -c 'cat hr.yaml > config.fifo' &)")
         #expect(piped.status == 0, "\(piped.stdout)\(piped.stderr)")
         #expect(piped.stdout.contains("config.fifo: valid — 0 source(s), 1 sink(s)"), "\(piped.stdout)")
         let folder = try CommandRunner.run(["check", "--config", directory], in: directory)

@@ -245,6 +245,24 @@ struct DaemonReloadTests {
         #expect(ids.count == 110)
     }
 
+    /// A config read from a pipe cannot be read again: SIGHUP says so and keeps the running config,
+    /// instead of applying the empty text a second read gives (which would stop every source and sink).
+    @Test func sighupWithAConfigFromAPipeKeepsTheRunningConfig() throws {
+        let daemon = try DaemonProcess()
+        daemon.configThroughPipe = true
+        try daemon.start()
+        kill(daemon.process!.processIdentifier, SIGHUP)
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while Date() < deadline, !daemon.log.contains("config not reloaded") { usleep(50_000) }
+        let batch = DaemonProcess.batch(prefix: "P", count: 20)
+        #expect(daemon.client.post("/ingest", batch.body, token: DaemonProcess.token).status == 200)
+        #expect(daemon.stop() == 0)
+        #expect(daemon.log.contains("is not a regular file (a pipe is read once, at the start): restart healthrouter"),
+                "\(daemon.log)")
+        #expect(!daemon.log.contains("config reloaded"))
+        #expect(try daemon.sinkIds() == Set(batch.ids))
+    }
+
     @Test func brokenConfigOnSighupIsLoggedWithoutStoppingTheListener() throws {
         let daemon = try DaemonProcess()
         try daemon.start()

@@ -59,6 +59,9 @@ final class DaemonProcess {
     /// A client of the admin listener (port 0, refused everywhere, without one).
     var adminClient: HTTPTestClient { HTTPTestClient(port: adminPort ?? 0) }
 
+    /// Whether `run` reads its config from a pipe (`--config <(cat config.yaml)`) instead of the file.
+    var configThroughPipe = false
+
     /// Starts the daemon and waits until `/health` answers. Random ports that something else
     /// took meanwhile (another test's listener, a client's ephemeral port) are replaced by others.
     func start() throws {
@@ -93,8 +96,14 @@ final class DaemonProcess {
     @discardableResult
     func launch() throws -> Process {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.executable)
-        process.arguments = ["run", "--config", directory + "/config.yaml"]
+        if configThroughPipe {
+            // bash hands the config over as /dev/fd/N and execs: the process is the daemon itself.
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = ["-c", #"exec "$0" run --config <(cat "$1")"#, Self.executable, directory + "/config.yaml"]
+        } else {
+            process.executableURL = URL(fileURLWithPath: Self.executable)
+            process.arguments = ["run", "--config", directory + "/config.yaml"]
+        }
         var environment = ProcessInfo.processInfo.environment
         environment["TEST_TOKEN"] = Self.token
         process.environment = environment

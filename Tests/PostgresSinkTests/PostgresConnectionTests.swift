@@ -124,8 +124,25 @@ import TestSupport
         let admin = try PostgresConnection(url: url)
         defer { admin.close() }
         try Self.createPasswordRole(role, on: admin)
+        // A role that may not log in, and a database the public may not connect to.
+        try admin.execute("""
+            DO $$ BEGIN CREATE ROLE hr_nologin NOLOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$;
+            DO $$ BEGIN CREATE ROLE hr_noconnect LOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$
+            """)
+        if try admin.query("SELECT count(*) FROM pg_database WHERE datname = 'hr_noconnect'").int(0, 0) == 0 {
+            _ = try? admin.execute("CREATE DATABASE hr_noconnect")  // another run may be creating it too
+        }
+        try admin.execute("REVOKE CONNECT ON DATABASE hr_noconnect FROM PUBLIC")
         let server = "127.0.0.1:\(port)"
         let refused: [(url: String, says: String, fix: String)] = [
+            ("postgres://hr_nologin@\(server)/postgres?sslmode=disable", "is not permitted to log in", "ALTER ROLE"),
+            ("postgres://hr_noconnect@\(server)/hr_noconnect?sslmode=disable", "does not have CONNECT privilege", "GRANT CONNECT"),
+            ("postgres://postgres@\(server)/postgres?sslmode=verify-full&sslrootcert=/nonexistent/ca.pem",
+             "root certificate file \"/nonexistent/ca.pem\" does not exist", "names a file that does not exist"),
+            ("host=127.0.0.1 port=99999 dbname=postgres", "invalid port number", "fix the sink's `url`"),
+            ("postgres://us%zzer@\(server)/postgres", "invalid percent-encoded token", "fix the sink's `url`"),
+            ("postgres://postgres@\(server)/postgres?sslmode=disable&channel_binding=require", "channel binding required",
+             "channel_binding"),
             ("postgres://\(role):wrong@\(server)/postgres?sslmode=disable", "password authentication failed", "password in the sink's `url`"),
             ("postgres://\(role)@\(server)/postgres?sslmode=disable", "no password supplied", "asks for a password"),
             ("postgres://postgres@\(server)/no_such_database?sslmode=disable", "database \"no_such_database\" does not exist", "createdb"),
@@ -143,7 +160,7 @@ import TestSupport
                     _ = try sink.prepare()
                 } throws: { error in
                     guard case SinkError.misconfigured(let reason) = error else { return false }
-                    return reason.contains(says) && reason.contains("To fix: ") && reason.contains(fix)
+                    return reason.contains(says) && reason.contains("To fix: ") && reason.contains(fix) && !reason.contains("..")
                 }
             }
         }

@@ -21,8 +21,10 @@ extension KeyedDecodingContainer {
     public func decodeDeletionAge(forKey key: Key, deletes: String) throws -> ConfigDuration {
         let age = try decode(ConfigDuration.self, forKey: key)
         guard age.seconds < 86_400 else { return age }
+        // Shown in its shortest form: minutes only when it was a whole number of them (`30m`).
+        let minutes = "\(age)".hasSuffix("m") ? "; `m` means minutes: write months as days or weeks, e.g. 180d or 26w" : ""
         throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription:
-            "must be at least 1d, is \(age) (\(deletes)); `m` means minutes: write months as days or weeks, e.g. 180d or 26w")
+            "must be at least 1d, is \(age) (\(deletes))" + minutes)
     }
 
     /// As `decodeDeletionAge`, nil when `key` is absent.
