@@ -104,6 +104,28 @@ import Testing
                     == CategoryValueNames.pulsoName("HKCategoryValueAppleStandHourStood", type: both.type))
     }
 
+    /// Pulso sends no `value` for a mindful session or sexual activity; healthrouter's extension
+    /// `categoryValue` keeps HealthKit's, so its own reader gets the sample back as it was.
+    @Test func aMindfulSessionHasNoPulsoValue() throws {
+        for type in ["HKCategoryTypeIdentifierMindfulSession", "HKCategoryTypeIdentifierSexualActivity"] {
+            let session = Sample(id: "M-1", type: type, kind: .category,
+                                 start: SinkFixtures.time("2024-01-05 09:00:00 +0100"),
+                                 end: SinkFixtures.time("2024-01-05 09:10:00 +0100"),
+                                 categoryValue: "HKCategoryValueNotApplicable", sourceName: "Breathe")
+            let pulso = try object(encode(session, extensions: false))
+            #expect(pulso["value"] == nil, "\(type): \(pulso)")
+            let line = encode(session)
+            let extended = try object(line)
+            #expect(extended["value"] == nil)
+            #expect(extended["categoryValue"] as? String == "HKCategoryValueNotApplicable")
+            let decoded = try PulsoJSONDecoder.decode(ArraySlice(Array(line.utf8))).item
+            guard case .sample(let back) = decoded else { Issue.record("not a sample: \(decoded)"); continue }
+            #expect(back.categoryValue == "HKCategoryValueNotApplicable" && back.kind == .category && back.type == type)
+        }
+        // Other categories keep theirs.
+        #expect(try object(encode(SinkFixtures.standHour, extensions: false))["value"] as? String == "stood")
+    }
+
     @Test func sampleZoneMovesOutOfTheWayOfAMetadataTimeZone() throws {
         var sample = SinkFixtures.sleep
         sample.metadata = [MetadataEntry("timeZone", .string("producer's own"))]
@@ -122,6 +144,8 @@ import Testing
                     == "highIntensityIntervalTraining")
         #expect(PulsoJSONEncoder.pulsoWorkoutActivityType("running") == "running")
         #expect(PulsoJSONEncoder.pulsoWorkoutActivityType("activity_3000") == "activity_3000")
+        // A raw value without a name: Pulso's `activity_<n>`.
+        #expect(PulsoJSONEncoder.pulsoWorkoutActivityType("HKWorkoutActivityType3000") == "activity_3000")
         #expect(PulsoJSONEncoder.pulsoWorkoutActivityType("HKWorkoutActivityType") == "HKWorkoutActivityType")
     }
 

@@ -39,9 +39,13 @@ public enum PulsoJSONEncoder {
         writer.key("end"); writer.timestamp(sample.end)
         var pulsoCategory: String?
         if let category = sample.categoryValue {
-            let name = CategoryValueNames.pulsoName(category, type: sample.type)
-            pulsoCategory = name
-            writer.key("value"); writer.string(name)
+            // Pulso sends none for a mindful session or sexual activity: the extension
+            // `categoryValue` below keeps HealthKit's value for healthrouter's own reader.
+            if !CategoryValueNames.pulsoOmitsValue(type: sample.type) {
+                let name = CategoryValueNames.pulsoName(category, type: sample.type)
+                pulsoCategory = name
+                writer.key("value"); writer.string(name)
+            }
         } else if let value = sample.value {
             writer.key("value"); writer.number(value)
         }
@@ -221,11 +225,13 @@ public enum PulsoJSONEncoder {
     }
 
     /// Pulso's name for a workout activity type: HealthKit's `HKWorkoutActivityTypeRunning`
-    /// becomes the Swift case name `running`; any other spelling is returned unchanged.
+    /// becomes the Swift case name `running`, a raw value HealthKit had no name for
+    /// (`HKWorkoutActivityType3000`) Pulso's `activity_3000`; any other spelling is returned unchanged.
     public static func pulsoWorkoutActivityType(_ name: String) -> String {
         let prefix = "HKWorkoutActivityType"
         guard name.hasPrefix(prefix), name.utf8.count > prefix.utf8.count else { return name }
         let rest = name.dropFirst(prefix.count)
+        if rest.allSatisfy({ $0.isASCII && $0.isNumber }) { return "activity_" + rest }
         guard let first = rest.first, first.isUppercase else { return name }
         return first.lowercased() + rest.dropFirst()
     }

@@ -35,6 +35,16 @@ public enum CategoryValueNames {
         }
     }
 
+    /// Whether Pulso sends no `value` for `type` (`mindfulSession`, `sexualActivity`: the interval
+    /// is the data, and HealthKit's only value is `HKCategoryValueNotApplicable`).
+    public static func pulsoOmitsValue(type: String) -> Bool {
+        switch type {
+        case "HKCategoryTypeIdentifierMindfulSession", "mindfulSession",
+             "HKCategoryTypeIdentifierSexualActivity", "sexualActivity": true
+        default: false
+        }
+    }
+
     /// HealthKit's name for a Pulso category value of `type`; unknown names are returned unchanged.
     public static func healthKitName(_ value: String, type: String) -> String {
         switch family(of: type) {
