@@ -37,6 +37,48 @@ import Testing
         }
     }
 
+    /// The journal's content hash leaves UTC offsets out. It is taken from the entry's encoding
+    /// without the offsets' bytes (`marksOffsets`), which must be the hash of the encoding written
+    /// without them (`omitsOffsets`): for every detail but a record's, whose dates count as instants.
+    @Test func theHashWithoutOffsetsIsTheEntryEncodingWithoutTheirBytes() throws {
+        let t = Timestamp(epochMilliseconds: 1_700_000_000_250, utcOffsetSeconds: -18_000)
+        let summer = Timestamp(epochMilliseconds: 1_700_000_100_000, utcOffsetSeconds: 7_200)
+        let workout = Workout(
+            activityType: "HKWorkoutActivityTypeRunning", durationSeconds: 1800,
+            events: [WorkoutEvent(type: "HKWorkoutEventTypePause", date: t, durationSeconds: 3)],
+            statistics: [WorkoutStatistic(type: "HKQuantityTypeIdentifierHeartRate", start: t, end: summer, average: 150, unit: "count/min")],
+            activities: [WorkoutActivity(id: "A", activityType: nil, start: t, end: nil, durationSeconds: 60)],
+            routes: [WorkoutRoute(sourceName: "Watch", start: t, filePath: "/r.gpx",
+                                  points: (0..<300).map { RoutePoint(time: Timestamp(epochMilliseconds: 1_700_000_000_000 + Int64($0) * 1000,
+                                                                                   utcOffsetSeconds: 3_600),
+                                                                       latitude: 52.1, longitude: 4.3, altitude: nil, speed: 3.2) })])
+        let samples = [
+            Sample(id: "W", type: "HKWorkoutTypeIdentifier", kind: .workout, start: t, end: summer, sourceName: "Watch",
+                   createdAt: summer, detail: .workout(workout)),
+            Sample(id: "H", type: "HKQuantityTypeIdentifierHeartRateVariabilitySDNN", kind: .quantity, start: t, end: t,
+                   value: 42, unit: "ms", sourceName: "Watch",
+                   detail: .heartbeats([Heartbeat(time: t, beatsPerMinute: 61), Heartbeat(time: summer, beatsPerMinute: 62)])),
+            Sample(id: "C", type: "HKCorrelationTypeIdentifierBloodPressure", kind: .correlation, start: t, end: t,
+                   sourceName: "Cuff", detail: .correlation(memberIds: ["a", "b"])),
+            Sample(id: "S", type: "HKCategoryTypeIdentifierSleepAnalysis", kind: .category,
+                   start: Timestamp(epochMilliseconds: -5, utcOffsetSeconds: nil), end: t,
+                   categoryValue: "HKCategoryValueSleepAnalysisAsleepCore", sourceName: "Watch"),
+        ]
+        for sample in samples {
+            var without = ByteWriter()
+            without.omitsOffsets = true
+            SampleCodec.encode(sample: sample, into: &without)
+            var marked = ByteWriter()
+            marked.marksOffsets = true
+            SampleCodec.encode(sample: sample, into: &marked)
+            #expect(!marked.offsetRanges.isEmpty)
+            #expect(marked.bytes.count - marked.offsetRanges.reduce(0) { $0 + $1.count } == without.bytes.count)
+            #expect(ContentHash.of(marked.bytes, skipping: marked.offsetRanges) == ContentHash.of(without.bytes), "\(sample.id)")
+            // The marks change nothing in the entry itself.
+            #expect(marked.bytes == SampleCodec.encode(.sample(sample)))
+        }
+    }
+
     @Test func damagedPayloadThrows() {
         let bytes = SampleCodec.encode(.sample(heartRate(60, at: 0)))
         #expect(throws: ByteReader.Truncated.self) { try SampleCodec.decode(Array(bytes.dropLast(3))) }

@@ -6,10 +6,20 @@ public struct ByteWriter {
     /// Timestamps are written without their UTC offsets (`SampleCodec`): for a content hash that
     /// other offsets of the same instants do not change. Such bytes are hashed, never decoded.
     public var omitsOffsets = false
+    /// Timestamps' UTC offsets are written, and where their bytes are kept in `offsetRanges`
+    /// (ascending): the same hash can then be taken from the full encoding (`ContentHash.of(_:skipping:)`).
+    public var marksOffsets = false
+    public private(set) var offsetRanges: [Range<Int>] = []
 
     public init(capacity: Int = 256) { bytes.reserveCapacity(capacity) }
 
-    public mutating func reset() { bytes.removeAll(keepingCapacity: true) }
+    public mutating func reset() {
+        bytes.removeAll(keepingCapacity: true)
+        offsetRanges.removeAll(keepingCapacity: true)
+    }
+
+    /// Records that the bytes from `start` to the end hold an offset (with `marksOffsets`).
+    mutating func markOffset(from start: Int) { offsetRanges.append(start..<bytes.count) }
 
     public mutating func byte(_ value: UInt8) { bytes.append(value) }
 

@@ -131,7 +131,10 @@ public enum SampleCodec {
     private static func timestamp(_ t: Timestamp, _ w: inout ByteWriter) {
         w.signed(t.epochMilliseconds)
         // Offsets are whole seconds within ±18 h; 0x7FFF_FFFF marks "unknown".
-        if !w.omitsOffsets { w.signed(Int64(t.utcOffsetSeconds ?? Int32.max)) }
+        guard !w.omitsOffsets else { return }
+        let start = w.bytes.count
+        w.signed(Int64(t.utcOffsetSeconds ?? Int32.max))
+        if w.marksOffsets { w.markOffset(from: start) }
     }
 
     private static func timestamp(_ r: inout ByteReader) throws -> Timestamp {

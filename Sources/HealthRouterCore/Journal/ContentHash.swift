@@ -2,10 +2,26 @@
 /// every process, so it can be stored.
 public enum ContentHash {
     public static func of(_ bytes: [UInt8]) -> Int64 {
+        of(bytes, skipping: [])
+    }
+
+    /// The hash of `bytes` without those in `skipped` (ascending, not overlapping): the hash of
+    /// the bytes that are left, one after the other.
+    public static func of(_ bytes: [UInt8], skipping skipped: [Range<Int>]) -> Int64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
+        bytes.withUnsafeBufferPointer { bytes in
+            var from = 0
+            func add(_ end: Int) {
+                for index in from..<end {
+                    hash ^= UInt64(bytes[index])
+                    hash = hash &* 0x0000_0100_0000_01b3
+                }
+            }
+            for range in skipped {
+                add(range.lowerBound)
+                from = range.upperBound
+            }
+            add(bytes.count)
         }
         return Int64(bitPattern: hash)
     }

@@ -15,6 +15,13 @@ public final class Journal {
     public let path: String
     let database: SQLiteDatabase
     private var writer = ByteWriter(capacity: 1024)
+    /// The offset-free encoding of a sample with a record detail, whose content hash cannot be taken
+    /// from its entry's encoding (see `contentHash`).
+    private var recordHashWriter: ByteWriter = {
+        var writer = ByteWriter(capacity: 1024)
+        writer.omitsOffsets = true
+        return writer
+    }()
     /// The id key and entry columns of the item being admitted, read by SQLite in place: `admit`
     /// starts it anew for each item, and steps every statement it binds through it before.
     private let bindings = SQLiteBindingArena(capacity: 16 * 1024)
@@ -226,16 +233,15 @@ public final class Journal {
     /// other content is a second sample, not a change: it gets its twin id (see `twinId`).
     private func admit(_ sample: inout Sample, sequence: Int64, result: inout AppendResult) throws -> Bool? {
         precondition(!sample.id.isEmpty, "samples are admitted with an id")
-        writer.reset()
-        writer.omitsOffsets = true
-        SampleCodec.encode(sample: sample, into: &writer)
-        writer.omitsOffsets = false
-        let hash = ContentHash.of(writer.bytes)
-        // The entry's encoding, offsets included (the writer holds the hash's until then).
+        // The entry's encoding, offsets included and marked, once: the hash is taken from it.
         func encodeEntry() {
             writer.reset()
+            writer.marksOffsets = true
             SampleCodec.encode(sample: sample, into: &writer)
+            writer.marksOffsets = false
         }
+        encodeEntry()
+        let hash = contentHash(of: sample)
 
         let start = Self.keySecond(sample)
         var isNew = true
@@ -254,7 +260,6 @@ public final class Journal {
             try insertNewId.run()
             if database.changes == 1 {
                 result.new[sample.kind, default: 0] += 1
-                encodeEntry()
                 return true
             }
         }
@@ -269,7 +274,6 @@ public final class Journal {
                 result.duplicates[sample.kind, default: 0] += 1
                 return nil
             }
-            encodeEntry()
             if stored == ContentHash.of(writer.bytes) {
                 // Stored by a journal whose hash had the offsets in it: the same sample. Its hash
                 // is brought up to date, so the next look is one encoding again.
@@ -323,8 +327,18 @@ public final class Journal {
         insertId.bind(3, sequence)
         insertId.bind(4, start)
         try insertId.run()
-        if isNew { encodeEntry() }
         return isNew && isFingerprintId
+    }
+
+    /// The content hash of `sample`, whose entry encoding `writer` holds: the hash of its encoding
+    /// without UTC offsets (`ByteWriter.omitsOffsets`), taken from the entry's bytes without the
+    /// offsets' ones. A record detail's date attributes count as their instants in that encoding,
+    /// which skipping bytes cannot give: such a sample is encoded a second time.
+    private func contentHash(of sample: Sample) -> Int64 {
+        guard case .record = sample.detail else { return ContentHash.of(writer.bytes, skipping: writer.offsetRanges) }
+        recordHashWriter.reset()
+        SampleCodec.encode(sample: sample, into: &recordHashWriter)
+        return ContentHash.of(recordHashWriter.bytes)
     }
 
     /// The id under which the reading `sample` brings was stored before under another id,
