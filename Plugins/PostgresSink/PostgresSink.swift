@@ -210,7 +210,7 @@ public final class PostgresSink: Sink {
                                      [sinkName, String(cursor)])
             }
         } catch let error as PostgresError {
-            throw error.isDataError ? SinkError.rejected(error.description) : error.sinkError
+            throw error.writeError
         }
     }
 

@@ -282,7 +282,7 @@ public final class TimescaleDBSink: Sink {
                                      [sinkName, String(cursor)])
             }
         } catch let error as PostgresError {
-            throw error.isDataError ? SinkError.rejected(error.description) : error.sinkError
+            throw error.writeError
         }
     }
 

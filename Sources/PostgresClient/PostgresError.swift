@@ -38,14 +38,19 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     }
 
     /// How a sink reports it when it is not the data's fault: misconfigured (with what to fix)
-    /// when the configuration is at fault, else unavailable (retried). A write that fails on its
-    /// data (`isDataError`) reports `SinkError.rejected` instead.
+    /// when the configuration is at fault, else unavailable (retried).
     public var sinkError: SinkError {
         if let misconfiguration {
             let text = description.hasSuffix(".") ? String(description.dropLast()) : description
             return .misconfigured("\(text). To fix: \(misconfiguration)")
         }
         return .unavailable(description)
+    }
+
+    /// How a sink's write reports it: rejected when the data is at fault (`isDataError`: the
+    /// worker splits the batch to park the bad entries), else as `sinkError`.
+    public var writeError: SinkError {
+        isDataError ? .rejected(description) : sinkError
     }
 
     public var description: String {
