@@ -51,8 +51,13 @@ final class ExportDocumentParser {
     func readFailed(_ error: any Error) -> any Error {
         do { try emitPending() } catch { return error }
         guard emittedItems > 0, var failure = error as? SourceError else { return error }
-        failure.problem += ". The \(NumberText.counted(emittedItems, "item")) read before this point \(emittedItems == 1 ? "was" : "were") kept."
+        failure.problem += "." + keptNote
         return failure
+    }
+
+    /// ` The 120 items read before this point were kept.`: for an error after items were emitted.
+    private var keptNote: String {
+        " The \(NumberText.counted(emittedItems, "item")) read before this point \(emittedItems == 1 ? "was" : "were") kept."
     }
 
     /// Items emitted so far, by kind name, and other facts for the import log.
@@ -79,7 +84,7 @@ final class ExportDocumentParser {
 
     private func sourceError(_ failure: SAXParseFailure) -> SourceError {
         let location = (entry.map { "entry \($0), " } ?? "") + "line \(failure.line)"
-        let kept = emittedItems > 0 ? " The \(NumberText.counted(emittedItems, "item")) read before this point \(emittedItems == 1 ? "was" : "were") kept." : ""
+        let kept = emittedItems > 0 ? keptNote : ""
         if failure.raisedByHandler {
             return SourceError(input: input, location: location, problem: failure.message,
                                hint: "Give the export.zip the Health app wrote, or the export.xml inside it.")
