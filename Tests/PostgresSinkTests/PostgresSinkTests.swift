@@ -11,6 +11,13 @@ import PostgresSink
         PostgresSink.Configuration(url: url, userId: Self.userId, schema: schema)
     }
 
+    /// A sink on `schema`, prepared (the caller closes it).
+    func preparedSink(_ url: String, _ schema: String) throws -> PostgresSink {
+        let sink = PostgresSink(configuration: configuration(url, schema), context: ConformanceFixtures.context())
+        _ = try sink.prepare()
+        return sink
+    }
+
     func conformance(_ url: String, schema: String) -> SinkConformance {
         let configuration = configuration(url, schema)
         var refused = ConformanceFixtures.numbered(999)
@@ -49,8 +56,7 @@ import PostgresSink
     @Test func rowsAreWhatHealth4aiReads() throws {
         guard let url = PostgresTestDatabase.url else { return }
         let schema = PostgresTestDatabase.freshSchema()
-        let sink = PostgresSink(configuration: configuration(url, schema), context: ConformanceFixtures.context())
-        _ = try sink.prepare()
+        let sink = try preparedSink(url, schema)
         var oxygen = ConformanceFixtures.numbered(5)
         oxygen.type = "HKQuantityTypeIdentifierOxygenSaturation"
         oxygen.value = 97
@@ -100,8 +106,7 @@ import PostgresSink
     @Test func aSampleThatMovedUnderItsIdReplacesItsRow() throws {
         guard let url = PostgresTestDatabase.url else { return }
         let schema = PostgresTestDatabase.freshSchema()
-        let sink = PostgresSink(configuration: configuration(url, schema), context: ConformanceFixtures.context())
-        _ = try sink.prepare()
+        let sink = try preparedSink(url, schema)
         defer { sink.close() }
         let first = ConformanceFixtures.numbered(1), other = ConformanceFixtures.numbered(2)
         try sink.write(ConformanceFixtures.entries([first, other]), cursor: 2)
@@ -145,8 +150,7 @@ import PostgresSink
             _ = try sink.prepare()
             sink.close()
         }
-        let sink = PostgresSink(configuration: configuration(url, schema), context: ConformanceFixtures.context())
-        _ = try sink.prepare()
+        let sink = try preparedSink(url, schema)
         defer { sink.close() }
         try sink.write(ConformanceFixtures.entries(ConformanceFixtures.all), cursor: 7)
         var read: [String: Sample] = [:]
@@ -176,8 +180,7 @@ import PostgresSink
     @Test func rowsWithAKeyPerFieldReadBack() throws {
         guard let url = PostgresTestDatabase.url else { return }
         let schema = PostgresTestDatabase.freshSchema()
-        let sink = PostgresSink(configuration: configuration(url, schema), context: ConformanceFixtures.context())
-        _ = try sink.prepare()
+        let sink = try preparedSink(url, schema)
         defer { sink.close() }
         try sink.write(ConformanceFixtures.entries(ConformanceFixtures.all), cursor: 7)
         let connection = try PostgresTestDatabase.connect(url)
