@@ -7,6 +7,8 @@
 ///   (newlines kept). iOS 16's export version 12 ships an internal subset that is not
 ///   well-formed (an unclosed `<!ATTLIST VisionPrescription`), and healthrouter never
 ///   validates, so the DTD is dropped rather than parsed.
+/// - Character references to forbidden characters (`&#11;`) become references to a space
+///   (`ForbiddenCharacterReference`); one the chunk cuts off is held back for the next chunk.
 ///
 /// The prolog is held back until the DOCTYPE (or the first element) is complete, at
 /// most `prologLimit` bytes; after that bytes pass straight through.
@@ -19,13 +21,17 @@ struct ExportByteFilter {
     /// Whether the DOCTYPE was found and blanked (for the log).
     private(set) var removedDoctype = false
 
+    /// The start of a character reference the last chunk cut off (at most
+    /// `ForbiddenCharacterReference.longest` bytes), not delivered yet.
+    private var carried: [UInt8] = []
+
     /// Filters `chunk` in place and hands the bytes that are ready to `deliver`
     /// (possibly nothing, while the prolog is incomplete; everything when `isLast`).
     mutating func filter(_ chunk: UnsafeMutableRawBufferPointer, isLast: Bool,
                          deliver: (UnsafeRawBufferPointer) throws -> Void) rethrows {
         Self.replaceControlCharacters(chunk)
         guard var held = prolog else {
-            try deliver(UnsafeRawBufferPointer(chunk))
+            try deliverRepaired(chunk, isLast: isLast, deliver: deliver)
             return
         }
         held.append(contentsOf: chunk)
@@ -36,7 +42,42 @@ struct ExportByteFilter {
         }
         removedDoctype = state == .removed
         prolog = nil
-        try held.withUnsafeBytes { try deliver($0) }
+        try held.withUnsafeMutableBytes { try deliverRepaired($0, isLast: isLast, deliver: deliver) }
+    }
+
+    /// Rewrites forbidden character references in `bytes` and delivers them, holding back a
+    /// reference cut off at the end. A reference carried from the last chunk is completed
+    /// from the start of this one: its bytes are delivered first, the ones it took from this
+    /// chunk rewritten in place.
+    private mutating func deliverRepaired(_ bytes: UnsafeMutableRawBufferPointer, isLast: Bool,
+                                          deliver: (UnsafeRawBufferPointer) throws -> Void) rethrows {
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+            if isLast && !carried.isEmpty {
+                try carried.withUnsafeBytes { try deliver($0) }
+                carried = []
+            }
+            return
+        }
+        let count = bytes.count
+        if !carried.isEmpty {
+            let borrowed = min(count, ForbiddenCharacterReference.longest)
+            var joined = carried
+            joined.append(contentsOf: UnsafeBufferPointer(start: base, count: borrowed))
+            let scan = joined.withUnsafeBufferPointer { ForbiddenCharacterReference.scan($0.baseAddress!, count: $0.count, at: 0) }
+            if scan == .incomplete && !isLast {
+                carried = joined   // this chunk was shorter than the rest of the reference
+                return
+            }
+            if case .forbidden(let end) = scan {
+                joined.withUnsafeMutableBufferPointer { ForbiddenCharacterReference.rewrite($0.baseAddress!, length: end) }
+                for index in 0..<borrowed { base[index] = joined[carried.count + index] }
+            }
+            try joined[..<carried.count].withUnsafeBytes { try deliver($0) }
+            carried = []
+        }
+        let ready = ForbiddenCharacterReference.rewriteAll(base, count: count, atEnd: isLast)
+        if ready < count { carried = Array(UnsafeBufferPointer(start: base + ready, count: count - ready)) }
+        try deliver(UnsafeRawBufferPointer(start: base, count: ready))
     }
 
     /// Replaces the C0 control characters XML forbids with spaces.

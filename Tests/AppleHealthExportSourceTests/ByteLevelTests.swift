@@ -143,3 +143,67 @@ import Testing
         }
     }
 }
+
+@Suite struct ForbiddenCharacterReferenceTests {
+    private func repaired(_ text: String) -> String {
+        var bytes = Array(text.utf8)
+        let ready = bytes.withUnsafeMutableBufferPointer {
+            ForbiddenCharacterReference.rewriteAll($0.baseAddress!, count: $0.count, atEnd: true)
+        }
+        #expect(ready == bytes.count)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    @Test func forbiddenReferencesBecomeASpaceOfTheSameLength() {
+        let cases = [
+            ("a&#11;b", "a&#32;b"), ("&#x0B;", "&#032;"), ("&#xB;", "&#32;"), ("&#xb;", "&#32;"),
+            ("&#1;", "    "), ("&#0;", "    "), ("&#00011;", "&#00032;"), ("&#x0000000B;", "&#000000032;"),
+            ("&#55357;&#56832;", "&#00032;&#00032;"), ("&#xFFFE;", "&#00032;"), ("&#1114112;", "&#0000032;"),
+            ("&#99999999;", "&#00000032;"),
+        ]
+        for (input, output) in cases {
+            #expect(repaired(input) == output, "\(input)")
+            #expect(output.utf8.count == input.utf8.count)
+        }
+        // Allowed references, entities, malformed or overlong ones are libxml2's to judge.
+        for untouched in ["&#9;", "&#10;", "&#13;", "&#32;", "&#38;", "&#xD7FF;", "&#x1F600;", "&#;", "&#x;", "&#X0B;",
+                          "&amp;", "&lt;&#", "&#0000000000011;", "&#1a;", "&", "a&#", "&#x"] {
+            #expect(repaired(untouched) == untouched, "\(untouched)")
+        }
+    }
+
+    @Test func aReferenceCutByTheChunkIsRepairedWhateverTheSplit() {
+        let text = "<HealthData a=\"x&#11;y&#x0B;z&#1;&amp;&#38;&#55357;\">&#31;&#x0000000B;</HealthData>&#2;"
+        let expected = "<HealthData a=\"x&#32;y&#032;z    &amp;&#38;&#00032;\">&#32;&#000000032;</HealthData>    "
+        func run(_ splits: [Int]) -> String {
+            var filter = ExportByteFilter()
+            var bytes = Array(text.utf8)
+            var delivered: [UInt8] = []
+            var bounds = [0] + splits + [bytes.count]
+            bounds = bounds.sorted()
+            for (start, end) in zip(bounds, bounds.dropFirst()) {
+                bytes.withUnsafeMutableBytes { buffer in
+                    let chunk = UnsafeMutableRawBufferPointer(rebasing: buffer[start..<end])
+                    filter.filter(chunk, isLast: end == bounds.last) { delivered.append(contentsOf: $0) }
+                }
+            }
+            return String(decoding: delivered, as: UTF8.self)
+        }
+        let count = text.utf8.count
+        for first in 0...count {
+            #expect(run([first]) == expected, "split at \(first)")
+        }
+        for size in 1...5 {
+            #expect(run(Array(stride(from: size, to: count, by: size))) == expected, "chunks of \(size)")
+        }
+        // A chunk that ends inside a reference which the document's end then leaves unfinished.
+        var filter = ExportByteFilter()
+        var bytes = Array("<a/>&#1".utf8)
+        var delivered: [UInt8] = []
+        bytes.withUnsafeMutableBytes { filter.filter($0, isLast: false) { delivered.append(contentsOf: $0) } }
+        #expect(delivered == Array("<a/>".utf8))
+        bytes = []
+        bytes.withUnsafeMutableBytes { filter.filter($0, isLast: true) { delivered.append(contentsOf: $0) } }
+        #expect(String(decoding: delivered, as: UTF8.self) == "<a/>&#1")
+    }
+}

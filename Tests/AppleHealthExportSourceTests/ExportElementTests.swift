@@ -300,4 +300,21 @@ import AppleHealthExportSource
         // Line numbers still count the blanked DOCTYPE's lines.
         #expect(output.skips.first?.location == "line \(20_000 + 10)")
     }
+
+    @Test func referencesToForbiddenCharactersBecomeSpaces() throws {
+        // libxml2 stops the document at `&#11;` as at the raw byte; every record after one is read.
+        let records = (0..<3).map { index in
+            """
+             <Record type="HKQuantityTypeIdentifierStepCount" sourceName="P&#11;Q\(index)" unit="count" startDate="2023-01-01 0\(index):00:00 +0100" endDate="2023-01-01 0\(index):00:00 +0100" value="5">
+              <MetadataEntry key="note" value="a&#x1F;b &#55357;&#56832; &#1;c &#38; &#10;d"/>
+             </Record>
+            """
+        }.joined(separator: "\n")
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("export.xml", "<HealthData locale=\"en_US\">\n\(records)\n</HealthData>\n")
+        let output = try Fixtures.read(path)
+        #expect(output.samples.map(\.sourceName) == ["P Q0", "P Q1", "P Q2"])
+        #expect(output.samples.allSatisfy { $0.metadata[key: "note"] == .string("a b" + String(repeating: " ", count: 8) + "c & \nd") })
+        #expect(output.skips.isEmpty)
+    }
 }
