@@ -112,7 +112,7 @@ final class WorkoutBuilder {
                 route?.filePath = path
                 switch routes.points(forReference: path) {
                 case .found(let points): route?.points.append(contentsOf: points)
-                case .missing: report("WorkoutRoute file not found in the export (route kept without points)", line)
+                case .missing: report("WorkoutRoute file not found in the export (route kept without points, or with those an earlier import brought)", line)
                 }
             }
         case (.workoutRoute, .location):

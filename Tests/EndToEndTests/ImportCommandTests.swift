@@ -47,6 +47,55 @@ import HealthRouterCore
         #expect(try StoreChecksum.ndjson(directory + "/state/ndjson") == before.1)
     }
 
+    /// The export.xml of a zip imported before, on its own (no workout-routes/ beside it): its
+    /// workouts come without route points, and the stores keep the ones the zip brought.
+    @Test func aBareExportXMLAfterItsZipKeepsTheRoutePoints() throws {
+        let directory = makeTemporaryDirectory()
+        let export = directory + "/export.zip"
+        try CommandRunner.generateExport(records: 3_000, to: export, zip: true, quirks: false)
+        let config = try Self.isolatedConfig(in: directory)
+        let first = try CommandRunner.run(["import", export, "--config", config, "--quiet"], in: directory)
+        #expect(first.status == 0, "stderr: \(first.stderr)")
+        let store = directory + "/state/health.sqlite"
+        let points = try SQLiteDatabase(path: store, readOnly: true).scalarInt("SELECT count(*) FROM workout_route_points") ?? 0
+        #expect(points > 100)
+        let before = (try StoreChecksum.sqlite(store), try StoreChecksum.ndjson(directory + "/state/ndjson"))
+
+        let bare = directory + "/elsewhere/export.xml"
+        try FileManager.default.createDirectory(atPath: directory + "/elsewhere", withIntermediateDirectories: true)
+        let unzip = Process()
+        unzip.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        unzip.arguments = ["python3", "-c", "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); "
+                               + "open(sys.argv[2], 'wb').write(z.read([n for n in z.namelist() if n.endswith('.xml') "
+                               + "and '/' not in n.split('apple_health_export/', 1)[1] and 'cda' not in n "
+                               + "and not n.startswith('__MACOSX')][0]))", export, bare]
+        try unzip.run()
+        unzip.waitUntilExit()
+        #expect(unzip.terminationStatus == 0)
+
+        let second = try CommandRunner.run(["import", bare, "--config", config], in: directory)
+        #expect(second.status == 0, "stderr: \(second.stderr)")
+        #expect(second.stdout.contains("WorkoutRoute file not found"), "\(second.stdout)")
+        #expect(second.stdout.contains("nothing new"), "\(second.stdout)")
+        #expect(!second.stdout.contains("changed"), "\(second.stdout)")
+        #expect(try StoreChecksum.sqlite(store) == before.0)
+        #expect(try StoreChecksum.ndjson(directory + "/state/ndjson") == before.1)
+
+        // The other way round, the zip brings the points the bare file could not.
+        let other = directory + "/other"
+        try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)
+        let otherConfig = try Self.isolatedConfig(in: other)
+        #expect(try CommandRunner.run(["import", bare, "--config", otherConfig, "--quiet"], in: other).status == 0)
+        let otherStore = other + "/state/health.sqlite"
+        // Only the points of routes given inline (Location elements) are in the export.xml itself.
+        let inline = try SQLiteDatabase(path: otherStore, readOnly: true).scalarInt("SELECT count(*) FROM workout_route_points") ?? 0
+        #expect(inline < points)
+        let zipAfter = try CommandRunner.run(["import", export, "--config", otherConfig], in: other)
+        #expect(zipAfter.status == 0, "stderr: \(zipAfter.stderr)")
+        #expect(zipAfter.stdout.contains("changed"), "\(zipAfter.stdout)")
+        #expect(try SQLiteDatabase(path: otherStore, readOnly: true).scalarInt("SELECT count(*) FROM workout_route_points") == points)
+    }
+
     @Test func killedImportsResumeToTheSameContent() throws {
         let directory = makeTemporaryDirectory()
         let export = directory + "/export.xml"

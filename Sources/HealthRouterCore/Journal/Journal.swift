@@ -241,7 +241,7 @@ public final class Journal {
             writer.marksOffsets = false
         }
         encodeEntry()
-        let hash = contentHash(of: sample)
+        var hash = contentHash(of: sample)
 
         let start = Self.keySecond(sample)
         var isNew = true
@@ -273,6 +273,16 @@ public final class Journal {
             if stored == hash {
                 result.duplicates[sample.kind, default: 0] += 1
                 return nil
+            }
+            if case .workout(var workout) = sample.detail,
+               try restoreRoutePoints(of: &workout, storedSequence: storedSequence) {
+                sample.detail = .workout(workout)
+                encodeEntry()
+                hash = contentHash(of: sample)
+                if stored == hash {
+                    result.duplicates[sample.kind, default: 0] += 1
+                    return nil
+                }
             }
             if stored == ContentHash.of(writer.bytes) {
                 // Stored by a journal whose hash had the offsets in it: the same sample. Its hash
