@@ -96,6 +96,58 @@ import HealthRouterCore
         #expect(try SQLiteDatabase(path: otherStore, readOnly: true).scalarInt("SELECT count(*) FROM workout_route_points") == points)
     }
 
+    /// The same with twins: two workouts alike in everything the fingerprint holds (the second
+    /// stored under its twin id), each with its own route file. The bare export.xml keeps both.
+    @Test func aBareExportXMLKeepsTheRoutePointsOfTwinWorkouts() throws {
+        let directory = makeTemporaryDirectory()
+        func workout(_ note: String, _ file: String) -> String {
+            """
+             <Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="30" durationUnit="min" sourceName="Watch" startDate="2023-01-01 08:00:00 -0800" endDate="2023-01-01 08:30:00 -0800">
+              <MetadataEntry key="note" value="\(note)"/>
+              <WorkoutRoute sourceName="Watch" startDate="2023-01-01 08:00:00 -0800" endDate="2023-01-01 08:30:00 -0800">
+               <FileReference path="/workout-routes/\(file)"/>
+              </WorkoutRoute>
+             </Workout>
+            """
+        }
+        func gpx(_ latitude: String) -> String {
+            """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <gpx version="1.1" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>
+             <trkpt lon="-122.03" lat="\(latitude)"><time>2023-01-01T16:00:00Z</time></trkpt>
+             <trkpt lon="-122.04" lat="\(latitude)"><time>2023-01-01T16:00:01Z</time></trkpt>
+            </trkseg></trk></gpx>
+            """
+        }
+        let export = "<?xml version=\"1.0\"?>\n<HealthData locale=\"en_US\">\n <ExportDate value=\"2023-02-01 00:00:00 -0800\"/>\n"
+            + workout("first", "route_a.gpx") + "\n" + workout("second", "route_b.gpx") + "\n</HealthData>\n"
+        for folder in ["full/workout-routes", "bare"] {
+            try FileManager.default.createDirectory(atPath: directory + "/" + folder, withIntermediateDirectories: true)
+        }
+        for folder in ["full", "bare"] { try export.write(toFile: "\(directory)/\(folder)/export.xml", atomically: true, encoding: .utf8) }
+        try gpx("37.1").write(toFile: directory + "/full/workout-routes/route_a.gpx", atomically: true, encoding: .utf8)
+        try gpx("37.2").write(toFile: directory + "/full/workout-routes/route_b.gpx", atomically: true, encoding: .utf8)
+        let config = try Self.isolatedConfig(in: directory)
+        let first = try CommandRunner.run(["import", "full/export.xml", "--config", config], in: directory)
+        #expect(first.status == 0 && first.stdout.contains("new         2"), "\(first.stdout) \(first.stderr)")
+        let store = directory + "/state/health.sqlite"
+        // Each workout's note with the latitudes of its route's points.
+        func routes() throws -> String? {
+            try SQLiteDatabase(path: store, readOnly: true).scalarText(
+                "SELECT group_concat(line, ' ') FROM (SELECT w.metadata || p.latitude AS line FROM workouts w "
+                    + "JOIN workout_route_points p ON p.workout_id = w.id ORDER BY 1)")
+        }
+        let before = try routes()
+        #expect(before == #"{"note":"first"}37.1 {"note":"first"}37.1 {"note":"second"}37.2 {"note":"second"}37.2"#)
+        let ndjson = try StoreChecksum.ndjson(directory + "/state/ndjson")
+
+        let second = try CommandRunner.run(["import", "bare/export.xml", "--config", config], in: directory)
+        #expect(second.status == 0, "stderr: \(second.stderr)")
+        #expect(second.stdout.contains("nothing new") && !second.stdout.contains("changed"), "\(second.stdout)")
+        #expect(try routes() == before)
+        #expect(try StoreChecksum.ndjson(directory + "/state/ndjson") == ndjson)
+    }
+
     @Test func killedImportsResumeToTheSameContent() throws {
         let directory = makeTemporaryDirectory()
         let export = directory + "/export.xml"

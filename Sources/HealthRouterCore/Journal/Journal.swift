@@ -274,9 +274,7 @@ public final class Journal {
                 result.duplicates[sample.kind, default: 0] += 1
                 return nil
             }
-            if case .workout(var workout) = sample.detail,
-               try restoreRoutePoints(of: &workout, storedSequence: storedSequence) {
-                sample.detail = .workout(workout)
+            if case .workout = sample.detail, try restoreRoutePoints(of: &sample, storedSequence: storedSequence, start: start) {
                 encodeEntry()
                 hash = contentHash(of: sample)
                 if stored == hash {
