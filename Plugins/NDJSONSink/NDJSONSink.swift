@@ -8,7 +8,9 @@ import HealthRouterCore
 /// - A re-delivery never writes a second line for an id: `.healthrouter-index.sqlite` keeps,
 ///   per id, the content hash and journal sequence of its last line. A sample is appended
 ///   when its id is new, was deleted before, or its content changed (readers take the last
-///   line of an id); not when the index holds the same content or a later sequence.
+///   line of an id); not when the index holds the same content or a later journal sequence
+///   (items delivered around the journal, `JournalEntry.isFromJournal` false, are judged by
+///   their content alone).
 ///   A tombstone line lists only the ids not already recorded as deleted.
 /// - `write` returns after the lines are fsynced and the index committed, with the cursor,
 ///   in one transaction; `prepare` returns that cursor.
@@ -148,6 +150,12 @@ public final class NDJSONSink: Sink {
             try entries.withUnsafeBufferPointer { entries in
                 for position in entries.indices {
                     let sequence = entries[position].sequence
+                    // An item delivered around the journal (`migrate`, `backfill --from`) carries a
+                    // read position, not a journal sequence: its content decides, and its line is
+                    // indexed at sequence 0, so no later journal entry is taken for an older one.
+                    let fromJournal = entries[position].isFromJournal
+                    let ordering = fromJournal ? sequence : 0
+                    func isLater(_ stored: Int64) -> Bool { fromJournal && stored >= sequence }
                     switch entries[position].item {
                     case .sample(let sample):
                         line.reset()
@@ -158,8 +166,8 @@ public final class NDJSONSink: Sink {
                             appended.append((sample.id, NDJSONIndex.Entry(contentHash: contentHash, sequence: sequence)))
                         } else {
                             let known = try entry(for: sample.id)
-                            if let known, known.sequence >= sequence || known.contentHash == contentHash { continue }
-                            updates[sample.id] = NDJSONIndex.Entry(contentHash: contentHash, sequence: sequence, row: known?.row)
+                            if let known, isLater(known.sequence) || known.contentHash == contentHash { continue }
+                            updates[sample.id] = NDJSONIndex.Entry(contentHash: contentHash, sequence: ordering, row: known?.row)
                         }
                         let file = buffer(stem(forType: sample.type))
                         file.buffer.append(contentsOf: line.bytes)
@@ -173,8 +181,8 @@ public final class NDJSONSink: Sink {
                                 appended.append((id, NDJSONIndex.Entry(contentHash: nil, sequence: sequence)))
                             } else {
                                 let known = try entry(for: id)
-                                if let known, known.sequence >= sequence || known.contentHash == nil { continue }
-                                updates[id] = NDJSONIndex.Entry(contentHash: nil, sequence: sequence, row: known?.row)
+                                if let known, isLater(known.sequence) || known.contentHash == nil { continue }
+                                updates[id] = NDJSONIndex.Entry(contentHash: nil, sequence: ordering, row: known?.row)
                             }
                             deleted.append(id)
                         }

@@ -93,7 +93,7 @@ enum MigrateCommand {
         do {
             try reader.readBack { item in
                 position += 1
-                try delivery.accept(JournalEntry(sequence: position, source: from, item: item))
+                try delivery.accept(JournalEntry(sequence: position, source: from, item: item, isFromJournal: false))
             }
             try delivery.finish()
         } catch SinkError.misconfigured(let reason) {

@@ -77,6 +77,41 @@ import Testing
         #expect(try Self.samples(sqlite: directory + "/back.sqlite") == original)
     }
 
+    /// A second migration into an ndjson store brings what changed and what was deleted since the
+    /// first: items read from another store carry read positions, not journal sequences, so the
+    /// sink must judge them by content (it skipped them as older than its lines).
+    @Test func aSecondMigrationIntoNDJSONBringsChangesAndDeletions() throws {
+        let directory = try Self.imported()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let first = try CommandRunner.run(["migrate", "--from", "local", "--to", "copy", "-q"], in: directory)
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        let dump = try CommandRunner.run(["dump", "--from", "local", "--output", "all.ndjson"], in: directory)
+        #expect(dump.status == 0, "\(dump.stderr)")
+        let lines = try String(contentsOfFile: directory + "/all.ndjson", encoding: .utf8).split(separator: "\n")
+        let heartRates = lines.filter { $0.contains("\"type\":\"heartRate\"") }
+        let edited = try #require(heartRates.first)
+        let value = try #require(edited.range(of: #""value":[0-9.]+"#, options: .regularExpression))
+        let gone = try #require(heartRates.dropFirst().first)
+        let goneId = try #require(gone.range(of: #""uuid":"[^"]+""#, options: .regularExpression))
+        func importAndMigrate(_ lines: String) throws {
+            try lines.write(toFile: directory + "/edit.ndjson", atomically: true, encoding: .utf8)
+            let edit = try CommandRunner.run(["import", "edit.ndjson"], in: directory)
+            #expect(edit.status == 0, "\(edit.stdout)\(edit.stderr)")
+            let again = try CommandRunner.run(["migrate", "--from", "local", "--to", "copy", "--verify", "-q"], in: directory)
+            #expect(again.status == 0, "\(again.stdout)\(again.stderr)")
+        }
+        try importAndMigrate(edited.replacingCharacters(in: value, with: "\"value\":199") + "\n")
+        let copy = try String(contentsOfFile: directory + "/copy/heartRate.ndjson", encoding: .utf8)
+        let editedId = try #require(edited.range(of: #""uuid":"[^"]+""#, options: .regularExpression))
+        let last = copy.split(separator: "\n").last { $0.contains(edited[editedId]) }
+        #expect(last?.contains("\"value\":199") == true, "\(last ?? "")")
+
+        try importAndMigrate("{\"deleted\":[" + gone[goneId].dropFirst(7) + "]}\n")
+        let id = String(gone[goneId].dropFirst(8).dropLast())
+        let deleted = try? String(contentsOfFile: directory + "/copy/_deleted.ndjson", encoding: .utf8)
+        #expect(deleted?.contains(id) == true)
+    }
+
     @Test func dumpThenImportOfTheDumpReproducesTheStore() throws {
         let directory = try Self.imported()
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -19,7 +19,7 @@ public final class DirectDeliveryOutput: SourceOutput {
         for var item in items {
             position += 1
             item.assignFingerprintIdIfMissing()
-            try delivery.accept(JournalEntry(sequence: position, source: sourceName, item: item))
+            try delivery.accept(JournalEntry(sequence: position, source: sourceName, item: item, isFromJournal: false))
         }
     }
 
