@@ -71,7 +71,7 @@ public final class NDJSONSink: Sink {
             let index = try NDJSONIndex(path: configuration.directory + "/" + NDJSONIndex.fileName)
             self.index = index
             try recover(index)
-            return storedCursor
+            return storedCursor ?? 0
         } catch let error as SinkError {
             throw error
         } catch {

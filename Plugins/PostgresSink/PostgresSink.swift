@@ -143,7 +143,7 @@ public final class PostgresSink: Sink {
                 logger.info("user_id \(configuration.userId) is stored as \(user) (set HEALTHKIT_USER_ID=\(user) for health4ai)")
             }
             return try connection.query("SELECT journal_seq FROM \(schema.name("healthrouter_cursor")) WHERE sink = $1",
-                                        [sinkName]).int(0, 0)
+                                        [sinkName]).int(0, 0) ?? 0
         } catch let error as SinkError {
             throw error
         } catch let error as PostgresError {

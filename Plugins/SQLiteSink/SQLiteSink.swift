@@ -98,7 +98,7 @@ public final class SQLiteSink: Sink {
             }
             loadingInBulk = false
             logger.debug("opened \(configuration.path)", [("cursor", cursor.map(String.init) ?? "none")])
-            return cursor
+            return cursor ?? 0
         } catch let error as SinkError {
             throw error
         } catch let error as SQLiteError where error.code == 26 {

@@ -163,7 +163,7 @@ public final class TimescaleDBSink: Sink {
                                               [sinkName]).int(0, 0)
             logger.debug("connected to \(database)", [("cursor", cursor.map(String.init) ?? "none"),
                                                      ("hypertables", String(usesHypertables))])
-            return cursor
+            return cursor ?? 0
         } catch let error as SinkError {
             throw error
         } catch let error as PostgresError {

@@ -148,6 +148,27 @@ import HealthRouterCore
         #expect(try StoreChecksum.ndjson(directory + "/state/ndjson") == ndjson)
     }
 
+    /// A store deleted (or replaced by an empty one) after an import is filled again from the
+    /// journal by the next import, with a warning that says so; it used to stay empty while its
+    /// cursor said it was caught up.
+    @Test func aDeletedStoreIsFilledAgainFromTheJournal() throws {
+        let directory = makeTemporaryDirectory()
+        let export = directory + "/export.zip"
+        try CommandRunner.generateExport(records: 1_000, to: export, zip: true, quirks: false)
+        let config = try Self.isolatedConfig(in: directory)
+        #expect(try CommandRunner.run(["import", export, "--config", config, "--quiet"], in: directory).status == 0)
+        let store = directory + "/state/health.sqlite"
+        let before = try StoreChecksum.sqlite(store)
+        let lake = try StoreChecksum.ndjson(directory + "/state/ndjson")
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) }
+
+        let again = try CommandRunner.run(["import", export, "--config", config], in: directory)
+        #expect(again.status == 0, "stderr: \(again.stderr)")
+        #expect(again.stderr.contains("holds no cursor") && again.stderr.contains("delivering the journal again"), "\(again.stderr)")
+        #expect(try StoreChecksum.sqlite(store) == before)
+        #expect(try StoreChecksum.ndjson(directory + "/state/ndjson") == lake)
+    }
+
     @Test func killedImportsResumeToTheSameContent() throws {
         let directory = makeTemporaryDirectory()
         let export = directory + "/export.xml"

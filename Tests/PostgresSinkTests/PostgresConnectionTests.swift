@@ -54,7 +54,7 @@ import TestSupport
         let sink = TimescaleDBSink(configuration: .init(url: secure, schema: schema, requireTimescaledb: false),
                                    context: ConformanceFixtures.context())
         defer { sink.close() }
-        #expect(try sink.prepare() == nil)
+        #expect(try sink.prepare() == 0)
         try sink.write(ConformanceFixtures.entries([ConformanceFixtures.heartRate]), cursor: 1)
         #expect(try Self.storedIds(sink) == [ConformanceFixtures.heartRate.id])
     }

@@ -19,7 +19,7 @@ struct SinkConformance {
     /// sink's own cursor) leaves the store as once; a fresh instance prepares the same schema again.
     func sameBatchTwiceLeavesIdenticalContent() throws {
         let first = try make()
-        #expect(try first.prepare() == nil)
+        #expect(try first.prepare() == 0)
         try first.write(ConformanceFixtures.entries(ConformanceFixtures.all), cursor: 7)
         first.close()
         let once = try snapshot()

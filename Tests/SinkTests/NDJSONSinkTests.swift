@@ -17,7 +17,7 @@ import Testing
         defer { temporary.remove() }
         let directory = temporary.path + "/out"
         let sink = makeSink(directory)
-        #expect(try sink.prepare() == nil)
+        #expect(try sink.prepare() == 0)
         defer { sink.close() }
         try body(sink, directory)
     }
@@ -395,7 +395,7 @@ import Testing
                 try? FileManager.default.removeItem(atPath: directory + "/" + NDJSONIndex.fileName + suffix)
             }
             let rebuilt = makeSink(directory)
-            #expect(try rebuilt.prepare() == nil)
+            #expect(try rebuilt.prepare() == 0)
             try rebuilt.write(entries, cursor: 13)
             rebuilt.close()
             #expect(try contents(directory) == files)
@@ -408,7 +408,7 @@ import Testing
             sink.close()
             try Data().write(to: URL(fileURLWithPath: directory + "/heartRate.ndjson"))
             let restarted = makeSink(directory)
-            #expect(try restarted.prepare() == nil)
+            #expect(try restarted.prepare() == 0)
             try restarted.write(SinkFixtures.entries([SinkFixtures.heartRate, SinkFixtures.steps]), cursor: 2)
             restarted.close()
             #expect(try sampleIds(directory).sorted() == [SinkFixtures.heartRate.id, SinkFixtures.steps.id].sorted())

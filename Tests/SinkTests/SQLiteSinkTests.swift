@@ -14,7 +14,7 @@ import Testing
         defer { directory.remove() }
         let path = directory.path + "/nested/health.sqlite"
         let sink = SQLiteSink(configuration: .init(path: path), context: SinkFixtures.context(directory.path))
-        #expect(try sink.prepare() == nil)
+        #expect(try sink.prepare() == 0)
         defer { sink.close() }
         try body(sink, path)
     }

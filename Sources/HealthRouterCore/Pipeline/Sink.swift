@@ -22,8 +22,9 @@
 ///   `prepare()` too, so whatever `prepare()` acquired (a lock, a connection) is released.
 public protocol Sink: AnyObject {
     /// Connects and creates the schema if missing. Returns the cursor the sink keeps
-    /// in its own store (the sequence of the last entry it durably wrote), or nil
-    /// when it keeps none and the core's cursor applies. A sink that keeps its own
+    /// in its own store (the sequence of the last entry it durably wrote; 0 when the store
+    /// holds none: it is new, or was emptied or replaced), or nil when the sink keeps no
+    /// cursor and the core's cursor applies. A sink that keeps its own
     /// cursor is believed over the core's, since it is written in the same
     /// transaction as the rows.
     func prepare() throws -> Int64?

@@ -131,7 +131,16 @@ public final class SinkWorker: Sendable {
                     let recorded = try journal.cursor(sink: name) ?? 0
                     cursor = own ?? recorded
                     let head = try journal.head()
-                    if let own, own > 0, recorded == 0 {
+                    if own == 0, recorded > 0 {
+                        // The store holds no cursor although this journal delivered to it: it is
+                        // new, or was emptied or replaced. Deliver what the journal still holds.
+                        let oldest = try journal.oldestRetained() ?? head + 1
+                        let pruned = oldest > 1
+                            ? "; entries before \(oldest) were pruned (journal.retain): bring them back with "
+                                + "`healthrouter backfill \(name) --from <export.zip or dump>`" : ""
+                        logger.warning("the sink's store holds no cursor, while this journal had delivered \(recorded) "
+                                           + "entries to it (a new, emptied or replaced store): delivering the journal again\(pruned)")
+                    } else if let own, own > 0, recorded == 0 {
                         // The store was written through another journal (the state directory was
                         // recreated, or the store came from elsewhere): its cursor numbers that
                         // journal's entries. Deliver everything (writes are idempotent), rather
