@@ -161,6 +161,29 @@ import Testing
         #expect(try journal.head() == 1)
     }
 
+    /// Two producer ids for one reading are two samples (two users' equal readings, two foods of
+    /// equal energy): neither is an alias, and a tombstone for one leaves the other. A record
+    /// without an id of its own that comes later is still the first one's alias.
+    @Test func twoProducerIdsOfOneReadingAreTwoSamples() throws {
+        let journal = try Journal(stateDirectory: makeTemporaryDirectory())
+        let exported = heartRate(72, at: 10)
+        var alice = exported
+        alice.id = "5A000000-0000-4000-8000-000000000001"
+        alice.userId = "alice"
+        var bob = exported
+        bob.id = "5B000000-0000-4000-8000-000000000002"
+        bob.userId = "bob"
+        #expect(try journal.append([.sample(alice)], source: "phone").entriesWritten == 1)
+        let second = try journal.append([.sample(bob)], source: "phone")
+        #expect(second.entriesWritten == 1 && second.aliased == 0)
+        try journal.append([.tombstone(Tombstone(ids: [bob.id], userId: "bob"))], source: "phone")
+        guard case .tombstone(let tombstone) = try journal.entries(after: 2, limit: 1)[0].decoded().item else {
+            Issue.record("expected a tombstone"); return
+        }
+        #expect(tombstone.ids == [bob.id])
+        #expect(try journal.append([.sample(exported)], source: "history").aliased == 1)
+    }
+
     @Test func pruneKeepsWhatASinkHasNotPassedAndWhatRetainKeeps() throws {
         let directory = makeTemporaryDirectory()
         let journal = try Journal(stateDirectory: directory)

@@ -363,8 +363,11 @@ public final class Journal {
             defer { lookupFingerprint.reset() }
             return try lookupFingerprint.step() ? SampleIdKey.read(lookupFingerprint, 0) : nil
         }
+        // A sample with its own id is the same as one stored without (an export's record), never
+        // as another that brought its own: two producer ids are two samples (two foods of equal
+        // energy logged at one time; two users' equal readings), and the first keeps the fingerprint.
         let fingerprintId = Fingerprint.id(of: sample)
-        if let existing = try knownId(forFingerprint: fingerprintId, start: Self.keySecond(sample)) { return existing }
+        if try isStored(fingerprintId, start: Self.keySecond(sample)) { return fingerprintId }
         SampleIdKey.bind(insertFingerprint, 1, fingerprintId)
         SampleIdKey.bind(insertFingerprint, 2, sample.id)
         insertFingerprint.bind(3, Self.keySecond(sample))
@@ -400,19 +403,12 @@ public final class Journal {
         return utf8[utf8.index(utf8.startIndex, offsetBy: 14)] == UInt8(ascii: "5")
     }
 
-    /// The id a reading with this fingerprint id is stored under, if any: the
-    /// fingerprint id itself (a sample that had none of its own), or the own id of
-    /// the first sample that brought this reading.
-    private func knownId(forFingerprint fingerprintId: String, start: Int64) throws -> String? {
-        SampleIdKey.bind(lookupId, 1, fingerprintId)
+    /// Whether a sample is stored under `id` at the key second `start`.
+    private func isStored(_ id: String, start: Int64) throws -> Bool {
+        SampleIdKey.bind(lookupId, 1, id)
         lookupId.bind(2, start)
-        let derived = try lookupId.step()
-        lookupId.reset()
-        if derived { return fingerprintId }
-        SampleIdKey.bind(lookupFingerprint, 1, fingerprintId)
-        lookupFingerprint.bind(2, start)
-        defer { lookupFingerprint.reset() }
-        return try lookupFingerprint.step() ? SampleIdKey.read(lookupFingerprint, 0) : nil
+        defer { lookupId.reset() }
+        return try lookupId.step()
     }
 
     /// The key second of a sample: its start, floored to whole seconds as fingerprints are.
