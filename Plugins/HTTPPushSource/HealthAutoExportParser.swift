@@ -76,7 +76,10 @@ enum HealthAutoExportParser {
                 let unit = units ?? "mmHg"
                 for (key, typeName) in [("systolic", "HKQuantityTypeIdentifierBloodPressureSystolic"),
                                         ("diastolic", "HKQuantityTypeIdentifierBloodPressureDiastolic")] {
-                    if let value = JSONValues.number(point[key]) { payload.items.append(.sample(normalized(make(typeName, value, unit: unit)))) }
+                    guard let value = JSONValues.number(point[key]) else { continue }
+                    var sample = make(typeName, value, unit: unit)
+                    if point["startDate"] == nil { sample.id = periodId(sample, userId: userId) }
+                    payload.items.append(.sample(normalized(sample)))
                 }
                 continue
             }
@@ -100,8 +103,24 @@ enum HealthAutoExportParser {
                 if case .category = sample.kind, key == "value" { continue }
                 if let converted = JSONValues.metadataValue(value) { sample.metadata.append(MetadataEntry(key, converted)) }
             }
+            if point["startDate"] == nil { sample.id = periodId(sample, userId: userId) }
             payload.items.append(.sample(normalized(sample)))
         }
+    }
+
+    /// The id of a data point that stands for a period (`date` only: a day's, an hour's total):
+    /// from the user, type, source and start, not the value. Health Auto Export sends the
+    /// period again at every sync while it is under way (today's steps so far): each sync is a
+    /// change of one sample, not a new sample beside the last (the totals would add up), as the
+    /// official server's unique `(date, source)` index has it. The UUIDv5 of those fields with
+    /// version 8 (custom), so the journal takes it for a producer's own id and still recognises
+    /// the same reading from an export (its fingerprint) as one sample.
+    static func periodId(_ sample: Sample, userId: String?, part: String = "") -> String {
+        let name = ["hae-period", userId ?? "", sample.type, sample.sourceName, String(sample.start.epochMilliseconds), part]
+            .joined(separator: "\u{1F}")
+        var id = Array(UUIDv5.string(name: name).utf8)
+        id[14] = UInt8(ascii: "8")
+        return String(decoding: id, as: UTF8.self)
     }
 
     /// A data point's interval: `startDate`…`endDate`, else `date` as a point in time; nil
@@ -119,10 +138,18 @@ enum HealthAutoExportParser {
     private static let sleepTotals = ["totalSleep", "asleep", "core", "deep", "rem", "awake", "inBed"]
 
     static func readSleep(_ point: [String: Any], source: String, userId: String?, into payload: inout Payload) {
-        func sleep(_ start: Timestamp, _ end: Timestamp, _ value: String, metadata: [MetadataEntry], source: String) -> HealthItem {
+        func sleep(_ start: Timestamp, _ end: Timestamp, _ value: String, metadata: [MetadataEntry], source: String,
+                   night: Timestamp? = nil) -> HealthItem {
             var sample = Sample(id: "", type: sleepIdentifier, kind: .category, start: start, end: end,
                                 categoryValue: CategoryValueNames.healthKitName(value, type: sleepIdentifier),
                                 sourceName: source, metadata: metadata, userId: userId)
+            // A night's aggregate grows while the night goes on (its end, its totals): one sample
+            // per night and part, keyed by the night's date.
+            if let night {
+                var key = sample
+                key.start = night
+                sample.id = periodId(key, userId: userId, part: value)
+            }
             SampleNormalizer.normalize(&sample, convention: .canonical)
             return .sample(sample)
         }
@@ -143,11 +170,11 @@ enum HealthAutoExportParser {
         }
         if let start = date("sleepStart"), let end = date("sleepEnd"), end >= start {
             let sleepSource = point["sleepSource"] as? String ?? source
-            payload.items.append(sleep(start, end, "Asleep", metadata: totals, source: sleepSource))
+            payload.items.append(sleep(start, end, "Asleep", metadata: totals, source: sleepSource, night: date("date") ?? start))
         }
         if let start = date("inBedStart"), let end = date("inBedEnd"), end > start {
             let inBedSource = point["inBedSource"] as? String ?? source
-            payload.items.append(sleep(start, end, "In Bed", metadata: [], source: inBedSource))
+            payload.items.append(sleep(start, end, "In Bed", metadata: [], source: inBedSource, night: date("date") ?? start))
         }
     }
 

@@ -83,6 +83,35 @@ struct HealthAutoExportTests {
         #expect(server.client.post("/hae", Self.metrics, token: alice).body == #"{"received": 11, "new": 0, "deleted": 0}"#)
     }
 
+    /// A period's total sent again while the period goes on (today's steps so far, a night whose
+    /// end grows) is a change of one sample: the journal's last version is the total, and no
+    /// second row adds up with the first.
+    @Test func aPeriodSentAgainWithAGrownTotalIsOneSample() throws {
+        let server = try PushServerFixture()
+        func steps(_ quantity: Int, sleepEnd: String) -> String {
+            #"{"data":{"metrics":[{"name":"step_count","units":"count","data":[{"qty":\#(quantity),"date":"2026-07-08 00:00:00 +0000","source":"iPhone"}]},"#
+                + #"{"name":"sleep_analysis","units":"hr","data":[{"date":"2026-07-08","asleep":5,"inBed":6,"sleepStart":"2026-07-07 23:00:00 +0000","#
+                + #""sleepEnd":"\#(sleepEnd)","inBedStart":"2026-07-07 22:50:00 +0000","inBedEnd":"\#(sleepEnd)","source":"Watch"}]}]}}"#
+        }
+        #expect(server.client.post("/hae", steps(5000, sleepEnd: "2026-07-08 04:00:00 +0000"), token: alice).status == 200)
+        #expect(server.client.post("/hae", steps(8000, sleepEnd: "2026-07-08 06:30:00 +0000"), token: alice).status == 200)
+        #expect(server.client.post("/hae", steps(8000, sleepEnd: "2026-07-08 06:30:00 +0000"), token: alice).body
+                == #"{"received": 3, "new": 0, "deleted": 0}"#)
+        let all = try samples(server)
+        #expect(all.count == 6)
+        var last: [String: Sample] = [:]
+        for sample in all { last[sample.id] = sample }
+        #expect(last.count == 3)
+        let day = try #require(last.values.first { $0.type == "HKQuantityTypeIdentifierStepCount" })
+        #expect(day.value == 8000)
+        #expect(last.values.filter { $0.type == "HKCategoryTypeIdentifierSleepAnalysis" }
+                    .allSatisfy { $0.end.epochMilliseconds == 1_783_492_200_000 })
+        // Another user's equal total is a sample of its own.
+        let bob = PushServerFixture.tokens["bob"]!
+        #expect(server.client.post("/hae", steps(8000, sleepEnd: "2026-07-08 06:30:00 +0000"), token: bob).body
+                == #"{"received": 3, "new": 3, "deleted": 0}"#)
+    }
+
     @Test func sleepInItsThreeShapes() throws {
         let server = try PushServerFixture()
         let reply = server.client.post("/hae", Self.sleep, token: alice, gzip: true)
