@@ -184,6 +184,25 @@ import Testing
         #expect(try journal.append([.sample(exported)], source: "history").aliased == 1)
     }
 
+    /// A UUID in lower or mixed case is stored in upper case, so a tombstone in either case
+    /// names the same sample in every sink; other ids keep their case.
+    @Test func uuidsAreStoredInUpperCase() throws {
+        let journal = try Journal(stateDirectory: makeTemporaryDirectory())
+        var lower = heartRate(60, at: 1)
+        lower.id = "7a000000-0000-4000-8000-00000000000b"
+        var other = heartRate(61, at: 2)
+        other.id = "garmin-abc-def"
+        let appended = try journal.appendCollecting([.sample(lower), .sample(other)], source: "phone")
+        #expect(appended.entries.compactMap { if case .sample(let s) = $0.item { s.id } else { nil } }
+                    == ["7A000000-0000-4000-8000-00000000000B", "garmin-abc-def"])
+        lower.value = 62
+        #expect(try journal.append([.sample(lower)], source: "phone").changed[.quantity] == 1)
+        let deletion = try journal.appendCollecting([.tombstone(Tombstone(ids: ["7A000000-0000-4000-8000-00000000000b"]))],
+                                                    source: "phone")
+        guard case .tombstone(let tombstone) = deletion.entries.first?.item else { Issue.record("no tombstone"); return }
+        #expect(tombstone.ids == ["7A000000-0000-4000-8000-00000000000B"])
+    }
+
     @Test func pruneKeepsWhatASinkHasNotPassedAndWhatRetainKeeps() throws {
         let directory = makeTemporaryDirectory()
         let journal = try Journal(stateDirectory: directory)

@@ -202,6 +202,7 @@ public final class Journal {
             // Moved out of the batch and back: binding it in place would copy it, retaining every string.
             guard case .sample(var sample) = Self.take(&item) else { preconditionFailure() }
             sample.assignFingerprintIdIfMissing()
+            sample.id = SampleIdKey.canonicalCase(sample.id)
             let first = try admit(&sample, sequence: sequence, result: &result)
             item = .sample(sample)
             guard let first else { return nil }
@@ -421,7 +422,7 @@ public final class Journal {
     private func admit(_ tombstone: Tombstone, sequence: Int64, result: inout AppendResult) throws -> Tombstone? {
         var ids: [String] = []
         var seen = Set<String>()
-        for id in tombstone.ids where seen.insert(id).inserted {
+        for id in tombstone.ids.map(SampleIdKey.canonicalCase) where seen.insert(id).inserted {
             SampleIdKey.bind(lookupDeleted, 1, id)
             let known = try lookupDeleted.step()
             lookupDeleted.reset()

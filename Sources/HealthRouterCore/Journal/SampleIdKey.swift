@@ -59,6 +59,20 @@ enum SampleIdKey {
         }
     }
 
+    /// `id` in the canonical upper-case form when it is a UUID written in lower or mixed case
+    /// (`7a00…` → `7A00…`), else `id` itself: a producer that writes its UUIDs in lower case and
+    /// deletes them in upper case (or the other way) names one sample. Upper-case ids, the
+    /// usual case, are returned without a copy.
+    static func canonicalCase(_ id: String) -> String {
+        let utf8 = id.utf8
+        guard utf8.count == 36, utf8.contains(where: { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "f") }) else { return id }
+        let upper = id.uppercased()
+        var copy = upper
+        var bytes = (UInt64(0), UInt64(0))
+        let isUUID = copy.withUTF8 { utf8 in withUnsafeMutableBytes(of: &bytes) { parseCanonicalUUID(utf8, into: $0) } }
+        return isUUID ? upper : id
+    }
+
     /// Where each of the 16 bytes' two hex digits start in the canonical form.
     private static let digitOffsets = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34]
 
