@@ -127,7 +127,7 @@ public final class HTTPSink: Sink {
         let gzip = configuration.gzip ?? true
         var headers = self.headers
         if gzip { headers.append("Content-Encoding: gzip") }
-        for body in encoder.bodies(entries) {
+        for (body, elements) in encoder.bodies(entries) {
             let payload = gzip ? GzipDeflater.gzip(body, level: 1) : body
             let response: CurlSession.Response
             do {
@@ -141,7 +141,21 @@ public final class HTTPSink: Sink {
                 if response.status == 401 { reason += " (check the sink's token)" }
                 throw SinkError.unavailable(reason)
             }
+            // A Pulso server acknowledges a batch with `"received": <element count>`; any other 2xx
+            // (a proxy's page, a server that is not a Pulso server) has not stored it.
+            guard Self.received(in: response.body) == elements else {
+                throw SinkError.unavailable("\(url) answered \(response.status) without \"received\": \(elements) "
+                                                + "(\(response.text.prefix(120))): not a Pulso server, or it did not take "
+                                                + "the whole batch; check the sink's url")
+            }
         }
+    }
+
+    /// The `received` count of a Pulso reply, nil when the reply is not a JSON object with one.
+    static func received(in reply: [UInt8]) -> Int? {
+        guard case .object(let fields)? = try? JSONParser.parse(reply[...]),
+              case .number(let count)? = fields.first(where: { $0.key == "received" })?.value else { return nil }
+        return Int(exactly: count)
     }
 
     public func close() {

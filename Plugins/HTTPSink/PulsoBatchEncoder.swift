@@ -13,11 +13,12 @@ struct PulsoBatchEncoder {
     /// NDJSON (one element a line, no brackets) for healthrouter's native `POST /v1/samples`.
     var ndjson = false
 
-    func bodies(_ entries: [JournalEntry]) -> [[UInt8]] {
+    /// The bodies, each with the number of elements it holds (what the server's `"received"` must say).
+    func bodies(_ entries: [JournalEntry]) -> [(bytes: [UInt8], elements: Int)] {
         let open: [UInt8] = ndjson ? [] : [UInt8(ascii: "[")]
         let close = ndjson ? UInt8(ascii: "\n") : UInt8(ascii: "]")
         let separator = ndjson ? UInt8(ascii: "\n") : UInt8(ascii: ",")
-        var bodies: [[UInt8]] = []
+        var bodies: [(bytes: [UInt8], elements: Int)] = []
         var current: [UInt8] = open
         var count = 0
         var element = JSONWriter(capacity: 1024)
@@ -39,7 +40,7 @@ struct PulsoBatchEncoder {
             let size = element.bytes.count + 1
             if count > 0 && (count >= maxElements || current.count + size + 1 > maxBytes) {
                 current.append(close)
-                bodies.append(current)
+                bodies.append((current, count))
                 current = open
                 count = 0
             }
@@ -49,7 +50,7 @@ struct PulsoBatchEncoder {
         }
         if count > 0 {
             current.append(close)
-            bodies.append(current)
+            bodies.append((current, count))
         }
         return bodies
     }

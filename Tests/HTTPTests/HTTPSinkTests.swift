@@ -78,18 +78,62 @@ struct HTTPSinkTests {
         #expect(throws: SinkError.self) { try down.write(Self.samples(1), cursor: 1) }
     }
 
+    /// A server that answers 200 without Pulso's `"received"` (a proxy's page, not a Pulso
+    /// server) has not stored the batch: the write fails as unavailable, so nothing is counted
+    /// as delivered and the worker retries.
+    @Test func aReplyWithoutReceivedIsNotADelivery() throws {
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        server.arguments = ["python3", "-c", """
+            import http.server, sys
+            class H(http.server.BaseHTTPRequestHandler):
+                def do_POST(self):
+                    self.rfile.read(int(self.headers.get('Content-Length', 0)))
+                    body = b'<html>welcome</html>' if self.path == '/ingest' else b'{"received": 1}'
+                    self.send_response(200); self.send_header('Content-Length', str(len(body))); self.end_headers()
+                    self.wfile.write(body)
+                def log_message(self, *args): pass
+            s = http.server.HTTPServer(('127.0.0.1', 0), H)
+            print(s.server_address[1], flush=True)
+            s.serve_forever()
+            """]
+        let output = Pipe()
+        server.standardOutput = output
+        try server.run()
+        defer {
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+        }
+        let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        let port = try #require(Int(line.trimmingCharacters(in: .whitespacesAndNewlines)))
+        let context = PluginContext(name: "mirror", stateDirectory: NSTemporaryDirectory(), logger: Logger(minimumLevel: .error))
+        let sink = try HTTPSink(configuration: .init(url: "http://127.0.0.1:\(port)"), context: context)
+        do {
+            try sink.write(Self.samples(2), cursor: 2)
+            Issue.record("a page was taken for a delivery")
+        } catch SinkError.unavailable(let reason) {
+            #expect(reason.contains("without \"received\": 2") && reason.contains("welcome"), "\(reason)")
+        }
+        #expect(HTTPSink.received(in: Array(#"{"received": 3, "new": 2, "deleted": 0}"#.utf8)) == 3)
+        #expect(HTTPSink.received(in: Array(#"{"received": 2.5}"#.utf8)) == nil)
+        #expect(HTTPSink.received(in: Array("[]".utf8)) == nil)
+    }
+
     @Test func bodiesAreSplitByCountAndSize() throws {
         let encoder = PulsoBatchEncoder()
         let bodies = encoder.bodies(Self.samples(12_001))
         #expect(bodies.count == 3)
-        let counts = bodies.map { (try? JSONSerialization.jsonObject(with: Data($0)) as? [Any])?.count ?? -1 }
+        let counts = bodies.map { (try? JSONSerialization.jsonObject(with: Data($0.bytes)) as? [Any])?.count ?? -1 }
         #expect(counts == [5_000, 5_000, 2_001])
+        #expect(bodies.map(\.elements) == counts)
         var small = PulsoBatchEncoder()
         small.maxBytes = 10_000
         let sliced = small.bodies(Self.samples(300))
         #expect(sliced.count > 1)
-        #expect(sliced.allSatisfy { $0.count <= 10_000 })
-        #expect(sliced.map { (try? JSONSerialization.jsonObject(with: Data($0)) as? [Any])?.count ?? -1 }.reduce(0, +) == 300)
+        #expect(sliced.allSatisfy { $0.bytes.count <= 10_000 })
+        let elements: [Int] = sliced.map { (try? JSONSerialization.jsonObject(with: Data($0.bytes)) as? [Any])?.count ?? -1 }
+        #expect(elements.reduce(0, +) == 300)
+        #expect(sliced.map(\.elements) == elements)
     }
 
     @Test func configurationIsChecked() throws {
