@@ -12,7 +12,8 @@ enum DumpCommand {
 
           --from SINK     read the rows of that configured sink (sqlite, ndjson, postgres,
                           timescaledb) instead of the journal
-          --output FILE   write to FILE (replaced) instead of standard output
+          --output FILE   write to FILE (replaced when the dump is complete; a named pipe or
+                          device is written into) instead of standard output
         \(FilterOptions.help)
 
         The journal holds what was imported within journal.retain (older entries are pruned once
@@ -94,23 +95,37 @@ enum DumpCommand {
     }
 }
 
-/// Standard output, or a file written beside its final name and renamed into place on close.
+/// Standard output; a pipe, device or socket that `--output` names (a FIFO, `/dev/stdout`),
+/// written in place; else a file written beside its final name and renamed into place on close
+/// (a symbolic link is followed: the file it points at is replaced, not the link).
 final class DumpOutput {
     private let handle: FileHandle
     private let path: String?
     private let temporary: String?
 
-    init(path: String?) throws {
-        self.path = path
-        guard let path else {
+    init(path given: String?) throws {
+        guard let given else {
             handle = FileHandle.standardOutput
+            path = nil
             temporary = nil
             return
         }
+        var status = stat()
+        if stat(given, &status) == 0, status.st_mode & S_IFMT != S_IFREG, status.st_mode & S_IFMT != S_IFDIR {
+            guard let handle = FileHandle(forWritingAtPath: given) else {
+                throw CommandFailure(message: "cannot write to \(given)", hint: "check that it is writable", code: .cannotCreate)
+            }
+            self.handle = handle
+            self.path = nil
+            self.temporary = nil
+            return
+        }
+        let path = URL(fileURLWithPath: given).resolvingSymlinksInPath().path
+        self.path = path
         let temporary = path + ".partial"
         guard FileManager.default.createFile(atPath: temporary, contents: nil),
               let handle = FileHandle(forWritingAtPath: temporary) else {
-            throw CommandFailure(message: "cannot create \(path)", hint: "check that its folder exists and is writable",
+            throw CommandFailure(message: "cannot create \(given)", hint: "check that its folder exists and is writable",
                                  code: .cannotCreate)
         }
         self.handle = handle
@@ -123,7 +138,10 @@ final class DumpOutput {
     }
 
     func close() throws {
-        guard let path, let temporary else { return }
+        guard let path, let temporary else {
+            if handle !== FileHandle.standardOutput { try handle.close() }
+            return
+        }
         try handle.synchronize()
         try handle.close()
         if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }

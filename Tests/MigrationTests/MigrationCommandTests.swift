@@ -112,6 +112,36 @@ import Testing
         #expect(deleted?.contains(id) == true)
     }
 
+    /// `dump --output` into a named pipe writes into the pipe (it replaced the pipe with a file,
+    /// and the reader waited forever); through a symbolic link it replaces the file the link
+    /// points at and keeps the link.
+    @Test func dumpIntoAPipeOrThroughALinkWritesWhereTheyLead() throws {
+        let directory = try Self.imported(records: 300)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(try CommandRunner.run(["dump", "--from", "local", "--output", "plain.ndjson"], in: directory).status == 0)
+        let expected = try String(contentsOfFile: directory + "/plain.ndjson", encoding: .utf8)
+        #expect(expected.count > 1_000)
+
+        #expect(mkfifo(directory + "/pipe", 0o600) == 0)
+        let reader = Process()
+        reader.executableURL = URL(fileURLWithPath: "/bin/sh")
+        reader.arguments = ["-c", "cat pipe > piped.ndjson"]
+        reader.currentDirectoryURL = URL(fileURLWithPath: directory)
+        try reader.run()
+        let piped = try CommandRunner.run(["dump", "--from", "local", "--output", "pipe"], in: directory)
+        reader.waitUntilExit()
+        #expect(piped.status == 0, "\(piped.stderr)")
+        var status = stat()
+        #expect(stat(directory + "/pipe", &status) == 0 && status.st_mode & S_IFMT == S_IFIFO)
+        #expect(try String(contentsOfFile: directory + "/piped.ndjson", encoding: .utf8) == expected)
+
+        try "old".write(toFile: directory + "/target.ndjson", atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: directory + "/link.ndjson", withDestinationPath: "target.ndjson")
+        #expect(try CommandRunner.run(["dump", "--from", "local", "--output", "link.ndjson"], in: directory).status == 0)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: directory + "/link.ndjson") == "target.ndjson")
+        #expect(try String(contentsOfFile: directory + "/target.ndjson", encoding: .utf8) == expected)
+    }
+
     @Test func dumpThenImportOfTheDumpReproducesTheStore() throws {
         let directory = try Self.imported()
         defer { try? FileManager.default.removeItem(atPath: directory) }
