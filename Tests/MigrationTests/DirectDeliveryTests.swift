@@ -31,6 +31,9 @@ import Testing
         #expect(!stored.contains(SinkFixtures.heartRate.id))  // before the resume point
         #expect(!stored.contains("BAD"))
         #expect(stored.contains(SinkFixtures.workout.id))
+        // The counts say what the store holds: the refused sample is not among them.
+        #expect(counts.samples == stored.count)
+        #expect(counts.samplesByType[bad.type] == stored.filter { $0 == SinkFixtures.steps.id }.count)
         let database = try SQLiteDatabase(path: directory.path + "/s.sqlite", readOnly: true)
         #expect(try database.scalarInt("SELECT journal_seq FROM sink_cursor") == 7)  // the sink's cursor did not move
     }

@@ -86,19 +86,26 @@ public final class DirectDelivery {
         guard !pending.isEmpty else { return }
         let batch = pending
         pending.removeAll(keepingCapacity: true)
-        try deliver(batch)
+        let refused = try deliver(batch)
         for entry in batch {
             switch entry.item {
             case .sample(let s): counts.samplesByType[s.type, default: 0] += 1
             case .tombstone: counts.tombstones += 1
             }
         }
+        // What the store refused was not delivered: the summary's figures are what it holds.
+        for entry in refused {
+            switch entry.item {
+            case .sample(let s): counts.samplesByType[s.type, default: 0] -= 1
+            case .tombstone: counts.tombstones -= 1
+            }
+        }
         counts.position = lastSeen
         try onBatch(lastSeen, counts)
     }
 
-    /// Writes `batch`, retrying store failures and isolating refused entries.
-    private func deliver(_ batch: [JournalEntry]) throws {
+    /// Writes `batch`, retrying store failures and isolating refused entries; returns those.
+    private func deliver(_ batch: [JournalEntry]) throws -> [JournalEntry] {
         var attempt = 0
         var reopen = false
         while true {
@@ -108,17 +115,15 @@ public final class DirectDelivery {
                     reopen = false
                 }
                 try sink.write(batch, cursor: sinkCursor)
-                return
+                return []
             } catch SinkError.rejected(let reason) {
                 guard batch.count > 1 else {
                     counts.rejected += 1
                     if counts.rejectionReasons.count < 5 { counts.rejectionReasons.append(reason) }
-                    return
+                    return batch
                 }
                 let middle = batch.count / 2
-                try deliver(Array(batch[..<middle]))
-                try deliver(Array(batch[middle...]))
-                return
+                return try deliver(Array(batch[..<middle])) + deliver(Array(batch[middle...]))
             } catch let error as SinkError where error.isMisconfigured {
                 throw error
             } catch {
