@@ -138,7 +138,7 @@ enum RunCommand {
             // behind catches up in larger transactions, which rewrite each index page fewer times.
             settings.batchSize = 20_000
             return DaemonRun(stateDirectory: loaded.config.stateDirectory, sinks: sinks, settings: settings,
-                             logger: loaded.logger)
+                             logger: loaded.logger, retainSeconds: loaded.config.journal.retain.seconds)
         }
     }
 }

@@ -24,6 +24,32 @@ struct DaemonEndToEndTests {
         #expect(try daemon.sinkIds() == expected)
     }
 
+    /// The daemon prunes the journal as `journal.retain` says (it never did: only an import
+    /// pruned): entries every sink passed go once they are older than that; the store keeps them.
+    @Test func theDaemonPrunesTheJournal() throws {
+        let directory = NSTemporaryDirectory() + "daemon-\(UUID().uuidString)"
+        let daemon = try DaemonProcess(directory: directory, sinks: """
+            journal:
+              retain: 1s
+            sinks:
+              local:
+                type: sqlite
+                path: \(directory)/health.sqlite
+            """)
+        try daemon.start()
+        let batch = DaemonProcess.batch(prefix: "P", count: 300)
+        #expect(daemon.client.post("/ingest", batch.body, token: DaemonProcess.token).status == 200)
+        let journal = try Journal(stateDirectory: directory + "/state", role: .reader)
+        let deadline = Date(timeIntervalSinceNow: 30)
+        while try journal.counts().entries > 0, Date() < deadline { Thread.sleep(forTimeInterval: 0.25) }
+        #expect(try journal.counts().entries == 0)
+        #expect(try journal.counts().samples == 300)  // identities stay: a re-push is still a duplicate
+        #expect(daemon.client.post("/ingest", batch.body, token: DaemonProcess.token).body == #"{"received": 300, "new": 0, "deleted": 0}"#)
+        #expect(daemon.stop(signal: SIGTERM) == 0, "\(daemon.log)")
+        #expect(daemon.log.contains("pruned the journal"))
+        #expect(try daemon.sinkIds() == Set(batch.ids))
+    }
+
     @Test func killNineWhilePushingLosesNothingAcknowledged() throws {
         let daemon = try DaemonProcess()
         try daemon.start()

@@ -581,11 +581,14 @@ public final class Journal {
     /// of the whole journal at the end of every import). Where the order and the times disagree (a
     /// clock set back, two processes appending at once), an old entry after a younger one waits for
     /// a later prune: nothing is pruned early.
+    /// With `maximum`, at most that many entries go in one call (a short write lock, for the
+    /// daemon, whose pushes wait for it); the rest at the next.
     @discardableResult
-    public func prune(sinks: [String], retainSeconds: Double?, now: Date = Date()) throws -> Int {
+    public func prune(sinks: [String], retainSeconds: Double?, maximum: Int64? = nil, now: Date = Date()) throws -> Int {
         guard let retainSeconds else { return 0 }
         var floor = try head()
         for sink in sinks { floor = min(floor, try cursor(sink: sink) ?? 0) }
+        if let maximum, let oldest = try oldestRetained() { floor = min(floor, oldest + maximum - 1) }
         let cutoff = Int64((now.timeIntervalSince1970 - retainSeconds) * 1000)
         let firstKept = try database.prepare(
             "SELECT seq FROM entries WHERE seq <= ?1 AND received_at >= ?2 ORDER BY seq LIMIT 1")

@@ -12,22 +12,26 @@ public final class DaemonRun: Sendable {
     private let settings: SinkWorker.Settings
     private let logger: Logger
     private let drainSeconds: Double
+    /// `journal.retain` in seconds; nil: entries are kept forever.
+    private let retainSeconds: Double?
     public let control = WorkerControl()
 
     public init(stateDirectory: String, sinks: [SinkSpec], settings: SinkWorker.Settings, logger: Logger,
-                drainSeconds: Double = 5) {
+                drainSeconds: Double = 5, retainSeconds: Double? = nil) {
         self.stateDirectory = stateDirectory
         self.sinks = sinks
         self.settings = settings
         self.logger = logger
         self.drainSeconds = drainSeconds
+        self.retainSeconds = retainSeconds
     }
 
     /// Starts the workers and the sources, then blocks until `waitForStop` returns, then shuts
     /// down. Throws when a source cannot start (after stopping what did start).
     public func run(sources: [(name: String, source: any ServiceSource)], waitForStop: () -> Void) throws {
         let ingest = try PushIngest(stateDirectory: stateDirectory, control: control, logger: logger, autocheckpoint: false)
-        let checkpointer = JournalCheckpointer(stateDirectory: stateDirectory, logger: logger)
+        let checkpointer = JournalCheckpointer(stateDirectory: stateDirectory, logger: logger,
+                                               pruning: retainSeconds.map { (sinks.map(\.name), $0) })
         let workers = sinks.map {
             SinkWorker(name: $0.name, stateDirectory: stateDirectory, settings: settings, logger: logger,
                        makeSink: $0.makeSink, selects: $0.selects)

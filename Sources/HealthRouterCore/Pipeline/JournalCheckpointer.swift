@@ -11,16 +11,30 @@ import Foundation
 /// after something was appended (the workers' wake-up signal). Durability is not involved:
 /// a commit is durable in the log (fsync) before its request is answered.
 ///
+/// It also prunes the journal as `journal.retain` says (`pruning`): a few seconds after the
+/// start, then every `pruneInterval` seconds, at most `pruneBatch` entries at a time (again
+/// soon while there is more), so the pushes waiting for the journal's write lock wait little.
+/// An import prunes at its end; the daemon has no end.
+///
 /// `run(control:)` blocks its thread until `control` asks to stop.
 public final class JournalCheckpointer: Sendable {
     private let stateDirectory: String
     private let interval: Double
     private let logger: Logger
+    /// The sinks whose cursors bound pruning and the retention in seconds; nil: no pruning.
+    private let pruning: (sinks: [String], retainSeconds: Double)?
+    private let pruneInterval: Double
+    private let pruneBatch: Int64
 
-    public init(stateDirectory: String, interval: Double = 0.25, logger: Logger) {
+    public init(stateDirectory: String, interval: Double = 0.25, logger: Logger,
+                pruning: (sinks: [String], retainSeconds: Double)? = nil, pruneInterval: Double = 600,
+                pruneBatch: Int64 = 50_000) {
         self.stateDirectory = stateDirectory
         self.interval = interval
         self.logger = logger
+        self.pruning = pruning
+        self.pruneInterval = pruneInterval
+        self.pruneBatch = pruneBatch
     }
 
     public func run(control: WorkerControl) {
@@ -33,8 +47,21 @@ public final class JournalCheckpointer: Sendable {
         }
         var lastHead: Int64 = -1
         var failures = 0
+        // The first prune a few seconds in: a restart after a long stop finds old entries at once.
+        var nextPrune = Date(timeIntervalSinceNow: min(5, pruneInterval))
         while !control.isStopRequested {
             let started = Date()
+            if let pruning, started >= nextPrune {
+                do {
+                    let pruned = try journal.prune(sinks: pruning.sinks, retainSeconds: pruning.retainSeconds,
+                                                   maximum: pruneBatch)
+                    if pruned > 0 { logger.info("pruned the journal", [("entries", String(pruned))]) }
+                    nextPrune = Date(timeIntervalSinceNow: Int64(pruned) >= pruneBatch ? 1 : pruneInterval)
+                } catch {
+                    logger.warning("could not prune the journal", [("error", "\(error)")])
+                    nextPrune = Date(timeIntervalSinceNow: pruneInterval)
+                }
+            }
             do {
                 let head = try journal.head()
                 if head != lastHead {
