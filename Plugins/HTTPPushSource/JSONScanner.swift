@@ -210,7 +210,9 @@ struct JSONScanner {
         return value
     }
 
-    /// A number value, checked against JSON's grammar, read with `strtod`.
+    /// A number value, checked against JSON's grammar, read with `strtod`: ±infinity when it is
+    /// out of a double's range (`1e400`), for the caller to refuse that one value (a whole batch
+    /// refused for it would come back at every retry and block every batch behind it).
     mutating func number() throws(Unsupported) -> Double {
         skipWhitespace()
         let start = index
@@ -235,7 +237,6 @@ struct JSONScanner {
         let value = bytes.baseAddress!.advanced(by: start).withMemoryRebound(to: CChar.self, capacity: index - start + 1) {
             strtod($0, nil)
         }
-        guard value.isFinite else { throw Unsupported() }
         return value
     }
 

@@ -157,7 +157,8 @@ enum PulsoBatchParser {
     }
 
     /// One sample element as a canonical sample; nil without a uuid, with a `type` that is not
-    /// a string, without readable dates or with the end before the start.
+    /// a string, without readable dates, with the end before the start, or with a value out of
+    /// a double's range.
     static func sample(from element: PulsoElement, userId: String?) -> Sample? {
         guard let id = element.uuid, !id.isEmpty, !element.typeIsNotAString,
               let start = element.startInstant ?? element.start.flatMap({ HealthDateParser.parse($0) }),
@@ -187,6 +188,8 @@ enum PulsoBatchParser {
             sample.categoryValue = element.categoryValue ?? CategoryValueNames.healthKitName(text, type: identifier)
             sample.value = element.numericValue
         case .number(let number):
+            // Out of a double's range (`1e400`): this sample is skipped, not the batch.
+            guard number.isFinite else { return nil }
             sample.value = number
         case .none, .other:
             break

@@ -247,7 +247,9 @@ struct PulsoElement {
 
     private static func number(_ scanner: inout JSONScanner) throws(JSONScanner.Unsupported) -> Double? {
         switch try scanner.peek() {
-        case UInt8(ascii: "-"), 0x30...0x39: return try scanner.number()
+        case UInt8(ascii: "-"), 0x30...0x39:
+            let number = try scanner.number()
+            return number.isFinite ? number : nil
         default:
             try scanner.skipValue()
             return nil
@@ -293,7 +295,13 @@ struct PulsoElement {
                 } else {
                     entries.append(MetadataEntry(key, .string(value)))
                 }
-            case UInt8(ascii: "-"), 0x30...0x39: entries.append(MetadataEntry(key, .number(try scanner.number())))
+            case UInt8(ascii: "-"), 0x30...0x39:
+                // A number out of a double's range is kept as its text.
+                scanner.skipWhitespace()
+                let start = scanner.index
+                let number = try scanner.number()
+                entries.append(MetadataEntry(key, number.isFinite ? .number(number)
+                    : .string(String(decoding: UnsafeBufferPointer(rebasing: scanner.bytes[start..<scanner.index]), as: UTF8.self))))
             case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
                 if let flag = try scanner.literal() { entries.append(MetadataEntry(key, .bool(flag))) }
             default:

@@ -89,6 +89,16 @@ struct PulsoProtocolTests {
         let ids = try server.journalItems().compactMap { if case .sample(let sample) = $0 { sample.id } else { nil } }
         #expect(ids == ["OK"])
         #expect(server.client.get("/latest", token: alice).body == #"{"heartRate": "2026-07-06T08:00:00Z"}"#)
+
+        // A value out of a double's range skips its sample, not the batch (a 400 would come back
+        // at every retry and block the phone's queue); such a metadata number is kept as text.
+        let huge = #"{"uuid":"HUGE","type":"heartRate","start":"2026-07-06T08:01:00Z","end":"2026-07-06T08:01:00Z","value":1e400,"source":"Watch"}"#
+        let note = #"{"uuid":"NOTE","type":"heartRate","start":"2026-07-06T08:02:00Z","end":"2026-07-06T08:02:00Z","value":62,"source":"Watch","metadata":{"far":-1E999,"near":2}}"#
+        let second = server.client.post("/ingest", "[\(huge),\(note)]", token: alice)
+        #expect(second.body == #"{"received": 2, "new": 1, "deleted": 0}"#)
+        let kept = try server.journalItems().compactMap { if case .sample(let sample) = $0, sample.id == "NOTE" { sample } else { nil } }
+        #expect(kept.first?.metadata[key: "far"] == .string("-1E999"))
+        #expect(kept.first?.metadata[key: "near"] == .number(2))
     }
 
     @Test func latestComparesAbsoluteTimeAndKeepsTheString() throws {
