@@ -86,8 +86,28 @@ extension TimescaleDBSink: ReadableSink {
         PostgresConnection.missingTable(url: configuration.url, schema: configuration.schema, table: "samples")
     }
 
-    /// `readBack(batchSize:_:)`'s samples as items.
+    /// The tombstones `deleted_samples` recorded (in the order they came), then
+    /// `readBack(batchSize:_:)`'s samples, as items.
     public func readBack(_ visit: (HealthItem) throws -> Void) throws {
+        try readTombstones(batchSize: 10_000) { try visit(.tombstone($0)) }
         try readBack(batchSize: 10_000) { try visit(.sample($0)) }
+    }
+
+    /// Every id `deleted_samples` holds as a tombstone of its own, in journal order, `batchSize`
+    /// rows at a time.
+    func readTombstones(batchSize: Int, _ body: (Tombstone) throws -> Void) throws {
+        guard let connection = liveConnection else { throw SinkError.unavailable("timescaledb: read before prepare") }
+        try connection.transaction {
+            try connection.execute("DECLARE hr_deleted NO SCROLL CURSOR FOR SELECT id, user_id FROM "
+                                       + "\(SQL.qualified(configuration.schema, "deleted_samples")) ORDER BY journal_seq, id")
+            while true {
+                let result = try connection.execute("FETCH \(batchSize) FROM hr_deleted")
+                if result.rowCount == 0 { break }
+                for row in 0..<result.rowCount {
+                    try body(Tombstone(ids: [result.text(row, 0) ?? ""], userId: result.text(row, 1)))
+                }
+            }
+            try connection.execute("CLOSE hr_deleted")
+        }
     }
 }

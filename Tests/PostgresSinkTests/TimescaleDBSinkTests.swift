@@ -147,6 +147,20 @@ import TimescaleDBSink
             expected.metadata.sort { $0.key < $1.key }
             #expect(back == expected)
         }
+
+        // As items (what migrate and dump read): the recorded tombstones first, then the samples.
+        let gone = ConformanceFixtures.all[0].id
+        try sink.write([ConformanceFixtures.tombstone([gone, "NEVER-STORED"], sequence: 8)], cursor: 8)
+        var items: [HealthItem] = []
+        try sink.readBack { (item: HealthItem) in items.append(item) }
+        var deleted: [String] = []
+        for item in items {
+            guard case .tombstone(let tombstone) = item else { break }
+            deleted += tombstone.ids
+        }
+        #expect(Set(deleted) == [gone, "NEVER-STORED"])
+        let tombstones = items.prefix(deleted.count)
+        #expect(items.count == tombstones.count + ConformanceFixtures.all.count - 1)
     }
 
     @Test func connectionRefusedIsAClearErrorRetriedAndNothingIsLost() throws {
