@@ -49,6 +49,9 @@ enum RunCommand {
             do {
                 try plan.daemon().run(sources: plan.services) {
                     next = waitForStopOrReload(signals, arguments: arguments, logger: plan.loaded.logger)
+                    // A reload does not wait for behind sinks to catch up: the push port would be
+                    // closed meanwhile, and phones back off for a minute or more.
+                    return next == nil
                 }
             } catch {
                 // A reloaded config that cannot start (address in use): go back to the one that ran.

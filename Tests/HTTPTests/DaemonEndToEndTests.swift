@@ -271,6 +271,34 @@ struct DaemonReloadTests {
         #expect(ids.count == 110)
     }
 
+    /// A reload does not wait for a sink that is behind (its store down) to catch up: the push
+    /// port is back at once, not after the 5 s a stop gives the workers; nothing accepted is lost.
+    @Test func sighupWithASinkBehindKeepsThePortClosedBriefly() throws {
+        let directory = NSTemporaryDirectory() + "daemon-\(UUID().uuidString)"
+        let daemon = try DaemonProcess(directory: directory, sinks: """
+            sinks:
+              local:
+                type: sqlite
+                path: \(directory)/health.sqlite
+              away:
+                type: http
+                url: http://127.0.0.1:9
+            """)
+        try daemon.start()
+        let batch = DaemonProcess.batch(prefix: "B", count: 50)
+        #expect(daemon.client.post("/ingest", batch.body, token: DaemonProcess.token).status == 200)
+        let started = Date()
+        kill(daemon.process!.processIdentifier, SIGHUP)
+        usleep(100_000)
+        while daemon.client.get("/health").status != 200, Date().timeIntervalSince(started) < 10 { usleep(20_000) }
+        let closedFor = Date().timeIntervalSince(started)
+        #expect(closedFor < 2.5, "the port was closed for \(closedFor) s")
+        #expect(daemon.stop() == 0)
+        #expect(try daemon.sinkIds() == Set(batch.ids))
+        let journal = try Journal(stateDirectory: directory + "/state", role: .reader)
+        #expect(try journal.cursor(sink: "away") ?? 0 == 0)  // still behind: its entries wait in the journal
+    }
+
     /// A config read from a pipe cannot be read again: SIGHUP says so and keeps the running config,
     /// instead of applying the empty text a second read gives (which would stop every source and sink).
     @Test func sighupWithAConfigFromAPipeKeepsTheRunningConfig() throws {

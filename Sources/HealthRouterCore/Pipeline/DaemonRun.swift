@@ -27,8 +27,10 @@ public final class DaemonRun: Sendable {
     }
 
     /// Starts the workers and the sources, then blocks until `waitForStop` returns, then shuts
-    /// down. Throws when a source cannot start (after stopping what did start).
-    public func run(sources: [(name: String, source: any ServiceSource)], waitForStop: () -> Void) throws {
+    /// down: with the drain when it returns true (a stop), without when false (a reload: the
+    /// next run's workers resume from the journal, and the listeners are closed meanwhile).
+    /// Throws when a source cannot start (after stopping what did start).
+    public func run(sources: [(name: String, source: any ServiceSource)], waitForStop: () -> Bool) throws {
         let ingest = try PushIngest(stateDirectory: stateDirectory, control: control, logger: logger, autocheckpoint: false)
         let checkpointer = JournalCheckpointer(stateDirectory: stateDirectory, logger: logger,
                                                pruning: retainSeconds.map { (sinks.map(\.name), $0) })
@@ -67,11 +69,11 @@ public final class DaemonRun: Sendable {
             throw error
         }
         logger.info("running", [("sources", String(sources.count)), ("sinks", String(workers.count))])
-        waitForStop()
+        let drains = waitForStop()
         logger.info("stopping: no new requests; finishing those in flight")
         for source in started { source.stop() }
         let head = (try? ingest.head()) ?? 0
-        let deadline = Date(timeIntervalSinceNow: drainSeconds)
+        let deadline = Date(timeIntervalSinceNow: drains ? drainSeconds : 0)
         while Date() < deadline && !workers.allSatisfy({ $0.progress.cursor >= head || $0.progress.finished }) {
             control.wait(seconds: 0.02)
         }
