@@ -66,7 +66,11 @@ public final class NDJSONSink: Sink {
             throw SinkError.misconfigured(problem)
         }
         do {
-            try FileManager.default.createDirectory(atPath: configuration.directory, withIntermediateDirectories: true)
+            do {
+                try FileManager.default.createDirectory(atPath: configuration.directory, withIntermediateDirectories: true)
+            } catch {
+                throw StorePath.creationFailure(configuration.directory, key: "directory", error: error)
+            }
             try lockDirectory()
             let index = try NDJSONIndex(path: configuration.directory + "/" + NDJSONIndex.fileName)
             self.index = index

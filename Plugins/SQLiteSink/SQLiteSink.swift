@@ -79,7 +79,11 @@ public final class SQLiteSink: Sink {
         do {
             let directory = (configuration.path as NSString).deletingLastPathComponent
             if !directory.isEmpty {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                do {
+                    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                } catch {
+                    throw StorePath.creationFailure(directory, key: "path", error: error)
+                }
             }
             let database = try SQLiteDatabase(path: configuration.path)
             // A larger page cache keeps more of the id indexes in memory for upserts, which land

@@ -61,6 +61,19 @@ import Testing
     // MARK: - Layout and fields
 
     /// A file where the folder should be says which key to change, not a raw Foundation error.
+
+    /// A folder the system refuses to make (/proc refuses even root) is misconfigured, in the
+    /// config's terms, not Foundation's "NSCocoaErrorDomain Code=4" retried as an outage.
+    @Test func aFolderThatCannotBeMadeSaysWhichKeyToChange() throws {
+        let lake = NDJSONSink(configuration: .init(directory: "/proc/healthrouter-test/nd"), context: SinkFixtures.context(NSTemporaryDirectory()))
+        defer { lake.close() }
+        do {
+            _ = try lake.prepare()
+            Issue.record("a folder under /proc prepared")
+        } catch SinkError.misconfigured(let reason) {
+            #expect(reason.hasPrefix("cannot create the folder /proc/healthrouter-test/nd: No such file or directory: set `directory`"))
+        }
+    }
     @Test func aFileWhereTheFolderShouldBeSaysWhichKeyToChange() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -75,6 +75,18 @@ import Testing
         #expect(problem(directory.path + "/notes.txt/health.sqlite")
                 == "\(directory.path)/notes.txt is a file, so \(directory.path)/notes.txt/health.sqlite cannot be made: set `path` elsewhere")
         #expect(problem(directory.path + "/fine/health.sqlite") == nil)
+        // A folder the system refuses to make (here /proc, which refuses even root): misconfigured,
+        // in the config's terms, not Foundation's "NSCocoaErrorDomain Code=4" retried as an outage.
+        let refused = SQLiteSink(configuration: .init(path: "/proc/healthrouter-test/h.sqlite"),
+                                 context: SinkFixtures.context(directory.path))
+        do {
+            _ = try refused.prepare()
+            Issue.record("a store under /proc prepared")
+        } catch SinkError.misconfigured(let reason) {
+            #expect(reason == "cannot create the folder /proc/healthrouter-test: No such file or directory: set `path` to a place "
+                        + "the user running healthrouter may write, or create the folder and give that user its ownership")
+        }
+        refused.close()
     }
 
     @Test func writesEveryKindToItsTable() throws {

@@ -25,4 +25,30 @@ public enum StorePath {
         }
         return nil
     }
+
+    /// The folder `path` could not be created (`error`, from `FileManager.createDirectory`): a
+    /// `misconfigured` error saying which key to change when the user or the place refuses it
+    /// (no permission, a read-only or virtual file system such as /proc), else `unavailable`
+    /// (a full disk, an I/O error: worth retrying). Instead of Foundation's
+    /// "NSCocoaErrorDomain Code=4", which reads like a passing failure.
+    public static func creationFailure(_ path: String, key: String, error: any Error) -> SinkError {
+        let nsError = error as NSError
+        let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError
+        var errno: Int32? = underlying?.domain == NSPOSIXErrorDomain ? Int32(underlying!.code) : nil
+        if errno == nil, nsError.domain == NSCocoaErrorDomain {
+            // Foundation on Linux often gives only its own code.
+            switch CocoaError.Code(rawValue: nsError.code) {
+            case .fileNoSuchFile, .fileReadNoSuchFile: errno = ENOENT
+            case .fileWriteNoPermission, .fileReadNoPermission: errno = EACCES
+            case .fileWriteVolumeReadOnly: errno = EROFS
+            default: break
+            }
+        }
+        let reason = errno.map { String(cString: strerror($0)) } ?? nsError.localizedDescription
+        guard let errno, [EACCES, EPERM, EROFS, ENOENT, ENOTDIR].contains(errno) else {
+            return .unavailable("cannot create the folder \(path): \(reason)")
+        }
+        return .misconfigured("cannot create the folder \(path): \(reason): set `\(key)` to a place the user running "
+                                + "healthrouter may write, or create the folder and give that user its ownership")
+    }
 }
