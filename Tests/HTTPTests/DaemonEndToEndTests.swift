@@ -28,14 +28,7 @@ struct DaemonEndToEndTests {
     /// pruned): entries every sink passed go once they are older than that; the store keeps them.
     @Test func theDaemonPrunesTheJournal() throws {
         let directory = NSTemporaryDirectory() + "daemon-\(UUID().uuidString)"
-        let daemon = try DaemonProcess(directory: directory, sinks: """
-            journal:
-              retain: 1s
-            sinks:
-              local:
-                type: sqlite
-                path: \(directory)/health.sqlite
-            """)
+        let daemon = try DaemonProcess(directory: directory, sinks: DaemonProcess.localSink(in: directory, preamble: "journal:\n  retain: 1s\n"))
         try daemon.start()
         let batch = DaemonProcess.batch(prefix: "P", count: 300)
         #expect(daemon.client.post("/ingest", batch.body, token: DaemonProcess.token).status == 200)
@@ -275,15 +268,8 @@ struct DaemonReloadTests {
     /// port is back at once, not after the 5 s a stop gives the workers; nothing accepted is lost.
     @Test func sighupWithASinkBehindKeepsThePortClosedBriefly() throws {
         let directory = NSTemporaryDirectory() + "daemon-\(UUID().uuidString)"
-        let daemon = try DaemonProcess(directory: directory, sinks: """
-            sinks:
-              local:
-                type: sqlite
-                path: \(directory)/health.sqlite
-              away:
-                type: http
-                url: http://127.0.0.1:9
-            """)
+        let daemon = try DaemonProcess(directory: directory, sinks: DaemonProcess.localSink(
+            in: directory, more: "  away:\n    type: http\n    url: http://127.0.0.1:9\n"))
         try daemon.start()
         let batch = DaemonProcess.batch(prefix: "B", count: 50)
         #expect(daemon.client.post("/ingest", batch.body, token: DaemonProcess.token).status == 200)

@@ -55,6 +55,18 @@ final class DaemonProcess {
         try config.write(toFile: directory + "/config.yaml", atomically: true, encoding: .utf8)
     }
 
+    /// A `sinks:` section with the sqlite sink `local` in `directory`, then `more` (sinks' YAML at
+    /// the same indentation), after `preamble` (top-level keys such as `journal:`).
+    static func localSink(in directory: String, preamble: String = "", more: String = "") -> String {
+        preamble + """
+            sinks:
+              local:
+                type: sqlite
+                path: \(directory)/health.sqlite
+
+            """ + more
+    }
+
     var client: HTTPTestClient { HTTPTestClient(port: port) }
     /// A client of the admin listener (port 0, refused everywhere, without one).
     var adminClient: HTTPTestClient { HTTPTestClient(port: adminPort ?? 0) }
