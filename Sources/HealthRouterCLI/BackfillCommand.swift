@@ -114,7 +114,9 @@ enum BackfillCommand {
                     try delivery.accept(entry)
                 }
             } else if let source = fileSource {
-                let output = DirectDeliveryOutput(delivery: delivery, sourceName: "backfill")
+                let stateJournal = FileManager.default.fileExists(atPath: (state as NSString).appendingPathComponent("journal.sqlite"))
+                    ? try Journal(stateDirectory: state, role: .reader) : nil
+                let output = DirectDeliveryOutput(delivery: delivery, sourceName: "backfill", journal: stateJournal)
                 do {
                     try source.read(into: output)
                 } catch let error as SourceError {

@@ -142,6 +142,23 @@ import Testing
         #expect(try String(contentsOfFile: directory + "/target.ndjson", encoding: .utf8) == expected)
     }
 
+    /// `backfill --from` the export again after a sample was deleted: the deleted sample is not
+    /// written back (an import of the same file adds nothing for it either), and the summary says so.
+    @Test func backfillFromAFileLeavesDeletedSamplesDeleted() throws {
+        let directory = try Self.imported(records: 300)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let stored = try Self.samples(sqlite: directory + "/local.sqlite")
+        let gone = try #require(stored.keys.sorted().first)
+        try "{\"deleted\":[\"\(gone)\"]}\n".write(toFile: directory + "/delete.ndjson", atomically: true, encoding: .utf8)
+        #expect(try CommandRunner.run(["import", "delete.ndjson", "-q"], in: directory).status == 0)
+        let result = try CommandRunner.run(["backfill", "back", "--from", "export.zip"], in: directory)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect((result.stdout + result.stderr).contains("deleted since"), "\(result.stdout)\(result.stderr)")
+        let back = try Self.samples(sqlite: directory + "/back.sqlite")
+        #expect(back[gone] == nil)
+        #expect(back.count == stored.count - 1)
+    }
+
     @Test func dumpThenImportOfTheDumpReproducesTheStore() throws {
         let directory = try Self.imported()
         defer { try? FileManager.default.removeItem(atPath: directory) }

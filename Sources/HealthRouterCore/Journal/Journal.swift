@@ -418,6 +418,23 @@ public final class Journal {
         return ms >= 0 ? ms / 1000 : (ms - 999) / 1000
     }
 
+    /// Whether a tombstone deleted the sample `id` names: it, or an alias of it (the same reading
+    /// under another id), is recorded as deleted.
+    public func isDeleted(_ id: String) throws -> Bool {
+        var names = [SampleIdKey.canonicalCase(id)]
+        SampleIdKey.bind(aliasesOf, 1, names[0])
+        while try aliasesOf.step() {
+            if let other = SampleIdKey.read(aliasesOf, 0) { names.append(other) }
+        }
+        aliasesOf.reset()
+        for name in names {
+            SampleIdKey.bind(lookupDeleted, 1, name)
+            defer { lookupDeleted.reset() }
+            if try lookupDeleted.step() { return true }
+        }
+        return false
+    }
+
     /// The tombstone to store (its ids not tombstoned before, with their aliases), or nil when nothing is new.
     private func admit(_ tombstone: Tombstone, sequence: Int64, result: inout AppendResult) throws -> Tombstone? {
         var ids: [String] = []

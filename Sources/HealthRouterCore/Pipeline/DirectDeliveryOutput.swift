@@ -1,6 +1,8 @@
 /// The `SourceOutput` of a file read for one sink alone (`backfill --from PATH`): numbers the
 /// items it receives 1, 2, 3, … (the position a resumed run counts up to again) and hands them
-/// to a `DirectDelivery`, without the journal.
+/// to a `DirectDelivery`, without the journal. Samples the journal (when there is one) records
+/// as deleted since are not delivered: they are skipped, as an import of the file adds nothing
+/// for them either.
 public final class DirectDeliveryOutput: SourceOutput {
     private let delivery: DirectDelivery
     private let sourceName: String
@@ -10,15 +12,25 @@ public final class DirectDeliveryOutput: SourceOutput {
     public private(set) var bytes: Int64 = 0
     public private(set) var totalBytes: Int64?
 
-    public init(delivery: DirectDelivery, sourceName: String) {
+    private let journal: Journal?
+
+    public init(delivery: DirectDelivery, sourceName: String, journal: Journal? = nil) {
         self.delivery = delivery
         self.sourceName = sourceName
+        self.journal = journal
     }
+
+    /// Why a sample the journal recorded as deleted is not delivered.
+    public static let deletedReason = "sample deleted since (a tombstone in the journal): not written back"
 
     public func emit(_ items: [HealthItem]) throws {
         for var item in items {
             position += 1
             item.assignFingerprintIdIfMissing()
+            if let journal, case .sample(let sample) = item, try journal.isDeleted(sample.id) {
+                skipped(Self.deletedReason, location: nil)
+                continue
+            }
             try delivery.accept(JournalEntry(sequence: position, source: sourceName, item: item, isFromJournal: false))
         }
     }
