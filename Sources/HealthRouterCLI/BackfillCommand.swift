@@ -70,13 +70,12 @@ enum BackfillCommand {
             try ImportCommand.checkInput(source)
             fileSource = source
         }
-        var journal: Journal?
-        if path == nil {
-            guard FileManager.default.fileExists(atPath: (state as NSString).appendingPathComponent("journal.sqlite")) else {
-                throw CommandFailure(message: "there is no journal in \(state) yet",
-                                     hint: "import something first, or backfill from a file with --from PATH", code: .noInput)
-            }
-            journal = try Journal(stateDirectory: state, role: .reader)
+        // The journal is what a backfill without --from reads; with --from, it says what was deleted since.
+        let journal = FileManager.default.fileExists(atPath: (state as NSString).appendingPathComponent("journal.sqlite"))
+            ? try Journal(stateDirectory: state, role: .reader) : nil
+        if path == nil && journal == nil {
+            throw CommandFailure(message: "there is no journal in \(state) yet",
+                                 hint: "import something first, or backfill from a file with --from PATH", code: .noInput)
         }
         let opened = try ConfiguredSink.open(name, loaded: loaded, command: "backfill")
         defer { opened.sink.close() }
@@ -102,7 +101,7 @@ enum BackfillCommand {
         var skippedLines: [String: Int] = [:]
         var examples: [String: String] = [:]
         do {
-            if let journal {
+            if path == nil, let journal {
                 let retention = try journal.retention()
                 if retention.pruned, let oldest = retention.oldest {
                     StandardError.write("note: journal entries before \(oldest) were pruned (journal.retain); "
@@ -114,9 +113,7 @@ enum BackfillCommand {
                     try delivery.accept(entry)
                 }
             } else if let source = fileSource {
-                let stateJournal = FileManager.default.fileExists(atPath: (state as NSString).appendingPathComponent("journal.sqlite"))
-                    ? try Journal(stateDirectory: state, role: .reader) : nil
-                let output = DirectDeliveryOutput(delivery: delivery, sourceName: "backfill", journal: stateJournal)
+                let output = DirectDeliveryOutput(delivery: delivery, sourceName: "backfill", journal: journal)
                 do {
                     try source.read(into: output)
                 } catch let error as SourceError {
