@@ -69,17 +69,17 @@ enum HealthAutoExportParser {
             }
             guard let (start, end) = interval(point) else { payload.skipped += 1; continue }
             func make(_ identifier: String, _ value: Double?, unit: String?) -> Sample {
-                Sample(id: "", type: identifier, kind: TypeRegistry.resolve(identifier)?.kind ?? .quantity,
-                       start: start, end: end, value: value, unit: unit, sourceName: source, userId: userId)
+                var sample = Sample(id: "", type: identifier, kind: TypeRegistry.resolve(identifier)?.kind ?? .quantity,
+                                    start: start, end: end, value: value, unit: unit, sourceName: source, userId: userId)
+                // A point with a `date` alone stands for a period (see `periodId`).
+                if point["startDate"] == nil { sample.id = periodId(sample, userId: userId) }
+                return sample
             }
             if name == "blood_pressure" {
                 let unit = units ?? "mmHg"
                 for (key, typeName) in [("systolic", "HKQuantityTypeIdentifierBloodPressureSystolic"),
                                         ("diastolic", "HKQuantityTypeIdentifierBloodPressureDiastolic")] {
-                    guard let value = JSONValues.number(point[key]) else { continue }
-                    var sample = make(typeName, value, unit: unit)
-                    if point["startDate"] == nil { sample.id = periodId(sample, userId: userId) }
-                    payload.items.append(.sample(normalized(sample)))
+                    if let value = JSONValues.number(point[key]) { payload.items.append(.sample(normalized(make(typeName, value, unit: unit)))) }
                 }
                 continue
             }
@@ -103,7 +103,6 @@ enum HealthAutoExportParser {
                 if case .category = sample.kind, key == "value" { continue }
                 if let converted = JSONValues.metadataValue(value) { sample.metadata.append(MetadataEntry(key, converted)) }
             }
-            if point["startDate"] == nil { sample.id = periodId(sample, userId: userId) }
             payload.items.append(.sample(normalized(sample)))
         }
     }
