@@ -322,10 +322,13 @@ public final class TimescaleDBSink: Sink {
         try connection.execute("SAVEPOINT hr_locate")
         let written: Int
         do {
-            written = try connection.execute(insertNew(table, upsert: upsert)).affectedRows
+            written = Int(try connection.execute(insertNew(table, upsert: upsert)).int(0, 0) ?? 0)
         } catch let error as PostgresError where error.sqlState == "23505" && error.constraint == "sample_index_pkey" {
             try connection.execute("ROLLBACK TO SAVEPOINT hr_locate")
-            written = try connection.execute(relocate(table, upsert: upsert)).affectedRows
+            let result = try connection.execute(relocate(table, upsert: upsert))
+            written = Int(result.int(0, 0) ?? 0)
+            try TimescaleDBKeyedDeletes(schema: schema).run(TimescaleDBKeyedDeletes.locations(in: result, first: 1),
+                                                            on: connection)
         }
         try connection.execute("RELEASE SAVEPOINT hr_locate")
         return written
@@ -344,16 +347,13 @@ public final class TimescaleDBSink: Sink {
     }
 
     /// One statement around `upsert` for any batch (see `locate`):
-    /// `sample_index` points at the new rows, and rows of those ids that lived elsewhere (another
-    /// table or start: the index row's previous location, which its upsert records) are deleted.
-    /// One index lookup per row: the upsert's conflict check finds the previous location too. An
-    /// unchanged re-delivery returns nothing, so touches nothing.
+    /// `sample_index` points at the new rows, and the statement returns, beside the count of rows
+    /// written, where each id that moved lived before (another table or start: the index row's
+    /// previous location, which its upsert records), for `TimescaleDBKeyedDeletes` to delete by
+    /// constants. One index lookup per row: the upsert's conflict check finds the previous
+    /// location too. An unchanged re-delivery returns nothing, so touches nothing.
     private func relocate(_ table: PostgresUpsertTable, upsert: String) -> String {
         let here = SQL.literal(table.name)
-        let deletes = schema.timeTables.enumerated().map { index, other in
-            "d\(index) AS (DELETE FROM \(other.qualifiedName) t USING moved m WHERE m.table_name = "
-                + "\(SQL.literal(other.name)) AND t.id = m.id AND t.start_at = m.start_at)"
-        }.joined(separator: ", ")
         let index = "located AS (INSERT INTO \(schema.name("sample_index")) AS k (id, table_name, start_at) "
             + "SELECT id, \(here), start_at FROM up ON CONFLICT (id) DO UPDATE SET table_name = EXCLUDED.table_name, "
             + "start_at = EXCLUDED.start_at, previous_table = k.table_name, previous_start_at = k.start_at "
@@ -368,27 +368,28 @@ public final class TimescaleDBSink: Sink {
             "SELECT id FROM moved WHERE table_name = 'workouts'" + (table.name == "workouts" ? " UNION SELECT id FROM up" : ""),
             prefix: "cd")
         if table.name == "workouts" { childWork += children.insertions(from: "up") }
-        return "WITH up AS (\(upsert)), \(index), \(moved), \(deletes), \(childWork.joined(separator: ", ")) "
-            + "SELECT count(*) FROM up"
+        return "WITH up AS (\(upsert)), \(index), \(moved), \(childWork.joined(separator: ", ")) "
+            + "SELECT (SELECT count(*) FROM up), m.id, m.table_name, m.start_at::text FROM (VALUES (1)) AS one(x) "
+            + "LEFT JOIN moved m ON true"
     }
 
-    /// Deletes the tombstone's ids by their full key through `sample_index`, and records them.
+    /// Deletes the tombstone's ids by their full key, which `sample_index` gives (see
+    /// `TimescaleDBKeyedDeletes`), with the children of workouts among them, and records them.
     private func delete(_ tombstone: Tombstone, sequence: Int64, _ connection: PostgresConnection) throws {
         guard !tombstone.ids.isEmpty else { return }
-        let deletes = schema.timeTables.enumerated().map { index, table in
-            "d\(index) AS (DELETE FROM \(table.qualifiedName) t USING gone g WHERE g.table_name = "
-                + "\(SQL.literal(table.name)) AND t.id = g.id AND t.start_at = g.start_at)"
-        }.joined(separator: ", ")
         let children = TimescaleDBWorkoutChildren(schema: configuration.schema)
             .deletions("SELECT id FROM gone WHERE table_name = 'workouts'", prefix: "cd").joined(separator: ", ")
         let sql = "WITH gone AS (DELETE FROM \(schema.name("sample_index")) WHERE id = ANY($1::text[]) "
-            + "RETURNING id, table_name, start_at), \(deletes), \(children) "
-            + "INSERT INTO \(schema.name("deleted_samples")) AS d (id, user_id, journal_seq) "
+            + "RETURNING id, table_name, start_at), \(children), "
+            + "recorded AS (INSERT INTO \(schema.name("deleted_samples")) AS d (id, user_id, journal_seq) "
             + "SELECT DISTINCT unnest($1::text[]), $2, $3::bigint "
             + "ON CONFLICT (id) DO UPDATE SET user_id = EXCLUDED.user_id, journal_seq = EXCLUDED.journal_seq "
-            + "WHERE EXCLUDED.journal_seq > d.journal_seq"
-        try connection.query(sql, [SQL.textArray(tombstone.ids), tombstone.userId ?? configuration.userId,
-                                   String(sequence)])
+            + "WHERE EXCLUDED.journal_seq > d.journal_seq) "
+            + "SELECT id, table_name, start_at::text FROM gone"
+        let gone = try connection.query(sql, [SQL.textArray(tombstone.ids), tombstone.userId ?? configuration.userId,
+                                              String(sequence)])
+        try TimescaleDBKeyedDeletes(schema: schema).run(TimescaleDBKeyedDeletes.locations(in: gone, first: 0),
+                                                        on: connection)
     }
 
     /// The open connection, for read-back.
