@@ -17,16 +17,20 @@ struct TimescaleDBProbe {
     /// Compression, policies and continuous aggregates are available.
     var hasCommunityFeatures: Bool { license == nil || license == "timescale" }
 
-    /// Probes `connection`. Throws `SinkError.unavailable` with the fix when the library the server
-    /// would load does not match the catalog (the loader opens `timescaledb-<extversion>.so`; when
-    /// that file is missing or another version is loaded, every statement in the database fails).
-    static func run(on connection: PostgresConnection, database: String) throws -> TimescaleDBProbe {
+    /// Probes `connection` (a library that fails to load has failed the connection before:
+    /// `libraryFailure`).
+    static func run(on connection: PostgresConnection) throws -> TimescaleDBProbe {
         var probe = TimescaleDBProbe()
         let available = try connection.query(
             "SELECT default_version FROM pg_available_extensions WHERE name = 'timescaledb'")
         probe.availableVersion = available.rowCount > 0 ? available.text(0, 0) : nil
+        // shared_preload_libraries is readable by superusers and pg_read_all_settings only; for
+        // other roles, the setting the preloaded loader defines tells the same.
         let installed = try connection.query("""
-            SELECT e.extversion, current_setting('shared_preload_libraries') ~ 'timescaledb',
+            SELECT e.extversion,
+                   CASE WHEN pg_has_role(current_user, 'pg_read_all_settings', 'USAGE')
+                        THEN current_setting('shared_preload_libraries') ~ 'timescaledb'
+                        ELSE current_setting('timescaledb.disable_load', true) IS NOT NULL END,
                    current_setting('timescaledb.license', true)
             FROM pg_extension e WHERE e.extname = 'timescaledb'
             """)
@@ -35,20 +39,36 @@ struct TimescaleDBProbe {
             probe.preloaded = installed.bool(0, 1) ?? false
             probe.license = installed.text(0, 2)
         }
-        guard let catalog = probe.catalogVersion else { return probe }
-        // The first statement after the catalog query makes the loader open the versioned library.
-        do {
-            try connection.execute("SELECT 1")
-        } catch let error as PostgresError {
-            throw mismatchError(error, catalog: catalog, database: database)
-        }
         return probe
+    }
+
+    /// The loader opens the library of the catalog's version at a session's first statement
+    /// (`PostgresConnection` sets the session up with one), so a missing or disagreeing library
+    /// fails the connection itself, before any probe: that failure, as `mismatchError` tells it,
+    /// or nil when `error` is something else. The catalog version is read from the error's text
+    /// (`$libdir/timescaledb-2.17.2`, `SQL version 2.17.2`); the database from its operation
+    /// (`connect to host:port/db`).
+    static func libraryFailure(_ error: PostgresError) -> SinkError? {
+        let text = error.message + " " + (error.detail ?? "")
+        let fromTimescaleDB = text.contains("$libdir/timescaledb-") || (text.contains("timescaledb")
+            && ["version mismatch", "must be preloaded", "already loaded with a different version"].contains { text.contains($0) })
+        guard fromTimescaleDB else { return nil }
+        func version(after marker: String) -> String? {
+            guard let range = text.range(of: marker) else { return nil }
+            let version = text[range.upperBound...].prefix { $0.isNumber || $0.isLetter || $0 == "." || $0 == "-" }
+            return version.isEmpty ? nil : String(version)
+        }
+        let catalog = version(after: "$libdir/timescaledb-") ?? version(after: "SQL version ")
+            ?? version(after: "this session is using version \"")
+        let prefix = "connect to "
+        let database = error.operation.hasPrefix(prefix) ? String(error.operation.dropFirst(prefix.count)) : error.operation
+        return mismatchError(error, catalog: catalog, database: database)
     }
 
     /// The failure of the versioned library to load as the worker should treat it: a missing library
     /// or a library the catalog disagrees with needs a person (`misconfigured`); a session that
     /// still had the old library, or any other failure, may pass on the next connection.
-    static func mismatchError(_ error: PostgresError, catalog: String, database: String) -> SinkError {
+    static func mismatchError(_ error: PostgresError, catalog: String?, database: String) -> SinkError {
         let message = mismatchMessage(error, catalog: catalog, database: database)
         let text = error.message + " " + (error.detail ?? "")
         let permanent = error.sqlState == "58P01" || text.contains("$libdir/timescaledb-")
@@ -56,10 +76,11 @@ struct TimescaleDBProbe {
         return permanent ? .misconfigured(message) : .unavailable(message)
     }
 
-    /// The explanation for a failure of the versioned library to load.
-    static func mismatchMessage(_ error: PostgresError, catalog: String, database: String) -> String {
+    /// The explanation for a failure of the versioned library to load; `catalog` is the
+    /// database's TimescaleDB version, when known.
+    static func mismatchMessage(_ error: PostgresError, catalog: String?, database: String) -> String {
         let text = error.message + " " + (error.detail ?? "")
-        if error.sqlState == "58P01" || text.contains("$libdir/timescaledb-") {
+        if let catalog, error.sqlState == "58P01" || text.contains("$libdir/timescaledb-") {
             return "database \(database) is at TimescaleDB \(catalog) but the server has no timescaledb-\(catalog) "
                 + "library (\(error.message)): install the TimescaleDB \(catalog) package for this PostgreSQL "
                 + "major version next to the newer one, or run ALTER EXTENSION timescaledb UPDATE as the first "
@@ -72,7 +93,7 @@ struct TimescaleDBProbe {
         if text.contains("version mismatch") || text.contains("must be preloaded") {
             return "TimescaleDB library and catalog disagree in database \(database): \(error.message). "
                 + "Add timescaledb to shared_preload_libraries, make the installed package match the catalog "
-                + "version \(catalog) (SELECT extversion FROM pg_extension WHERE extname = 'timescaledb'), "
+                + "version \(catalog.map { $0 + " " } ?? "")(SELECT extversion FROM pg_extension WHERE extname = 'timescaledb'), "
                 + "and restart PostgreSQL"
         }
         return "\(error)"

@@ -135,7 +135,7 @@ public final class TimescaleDBSink: Sink {
                                                     statementTimeoutSeconds: Int(configuration.statementTimeout.seconds))
             connection.onNotice = { [logger] notice in logger.warning("postgres: \(notice)") }
             let database = connection.endpoint
-            let probe = try TimescaleDBProbe.run(on: connection, database: database)
+            let probe = try TimescaleDBProbe.run(on: connection)
             if let problem = probe.problem(database: database) {
                 if configuration.requireTimescaledb {
                     connection.close()
@@ -167,7 +167,7 @@ public final class TimescaleDBSink: Sink {
         } catch let error as SinkError {
             throw error
         } catch let error as PostgresError {
-            throw error.sinkError
+            throw TimescaleDBProbe.libraryFailure(error) ?? error.sinkError
         } catch {
             throw SinkError.unavailable("\(error)")
         }

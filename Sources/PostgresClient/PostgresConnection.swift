@@ -51,8 +51,15 @@ public final class PostgresConnection {
             throw PostgresError(message: message.asOneLine, operation: "connect to \(target)",
                                 misconfiguration: PostgresConnectFailure.advice(message: message, needsPassword: needsPassword))
         }
-        try execute("SET TimeZone = 'UTC'; SET statement_timeout = \(statementTimeoutSeconds * 1000);"
-                        + " SET client_min_messages = warning")
+        // The session's first statement: on a server with TimescaleDB preloaded it also makes the
+        // loader open the library of the database's catalog version, which may fail.
+        do {
+            try execute("SET TimeZone = 'UTC'; SET statement_timeout = \(statementTimeoutSeconds * 1000);"
+                            + " SET client_min_messages = warning")
+        } catch var error as PostgresError {
+            error.operation = "connect to \(endpoint)"
+            throw error
+        }
     }
 
     deinit { close() }

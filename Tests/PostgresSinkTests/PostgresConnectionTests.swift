@@ -175,6 +175,19 @@ import TestSupport
         }
     }
 
+    /// The session's setup is part of connecting (with TimescaleDB preloaded, its first statement
+    /// loads the library): its failure names the server it connected to.
+    @Test func aFailureToSetUpTheSessionIsAFailureToConnect() throws {
+        guard let url = PostgresTestDatabase.url, let port = PostgresTestDatabase.port else { return }
+        do {
+            _ = try PostgresConnection(url: url, statementTimeoutSeconds: 3_000_000)   // past statement_timeout's range
+            Issue.record("connected with a statement timeout PostgreSQL refuses")
+        } catch let error as PostgresError {
+            #expect(error.operation == "connect to 127.0.0.1:\(port)/postgres", "\(error)")
+            #expect(error.sqlState == "22023", "\(error)")
+        }
+    }
+
     @Test func aStatementOverItsTimeoutIsCancelledAndTheConnectionStaysUsable() throws {
         guard let url = PostgresTestDatabase.url else { return }
         let connection = try PostgresConnection(url: url, statementTimeoutSeconds: 1)

@@ -35,7 +35,7 @@ import TestSupport
         try withDatabase { url, name, connection in
             let database = "127.0.0.1:\(PostgresTestDatabase.port ?? "")/\(name)"
             // Available on the server, not installed in the database.
-            var probe = try TimescaleDBProbe.run(on: connection, database: database)
+            var probe = try TimescaleDBProbe.run(on: connection)
             #expect(probe.catalogVersion == nil && probe.availableVersion == "2.28.3" && !probe.isUsable)
             let notInstalled = try #require(prepareError(url))
             #expect(notInstalled.contains("the timescaledb extension (2.28.3) is available but not installed in database \(database)"))
@@ -43,7 +43,7 @@ import TestSupport
 
             // Installed at an older version, and not in shared_preload_libraries.
             try connection.execute("CREATE EXTENSION timescaledb VERSION '2.17.2'")
-            probe = try TimescaleDBProbe.run(on: connection, database: database)
+            probe = try TimescaleDBProbe.run(on: connection)
             #expect(probe.catalogVersion == "2.17.2" && probe.availableVersion == "2.28.3")
             #expect(!probe.preloaded && !probe.isUsable)
             let notPreloaded = try #require(prepareError(url))
@@ -65,9 +65,54 @@ import TestSupport
 
             // The update the warning asks for clears it.
             try connection.execute("ALTER EXTENSION timescaledb UPDATE")
-            probe = try TimescaleDBProbe.run(on: connection, database: database)
+            probe = try TimescaleDBProbe.run(on: connection)
             #expect(probe.catalogVersion == "2.28.3" && probe.pendingUpdate == nil)
         }
+    }
+
+    /// shared_preload_libraries is for superusers and pg_read_all_settings only: the least
+    /// privileged role a sink should use gets its answer from the loader's own setting instead of
+    /// a permission error that would be retried forever.
+    @Test func aRoleThatMayNotReadServerSettingsIsProbedToo() throws {
+        try withDatabase { _, name, connection in
+            let role = "hr_probe_plain_role"
+            try connection.execute("""
+                DO $$ BEGIN CREATE ROLE \(role) LOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$;
+                CREATE EXTENSION timescaledb VERSION '2.17.2'; GRANT CREATE ON DATABASE \(SQL.identifier(name)) TO \(role)
+                """)
+            let url = "host=127.0.0.1 port=\(PostgresTestDatabase.port ?? "") user=\(role) sslmode=disable dbname=\(name)"
+            let plain = try PostgresConnection(url: url)
+            defer { plain.close() }
+            #expect(throws: PostgresError.self) { try plain.execute("SELECT current_setting('shared_preload_libraries')") }
+            let probe = try TimescaleDBProbe.run(on: plain)
+            #expect(probe.catalogVersion == "2.17.2" && !probe.preloaded)
+            let notPreloaded = try #require(prepareError(url))
+            #expect(notPreloaded.contains("TimescaleDB 2.17.2 is installed in database") && notPreloaded.contains("but not preloaded"))
+            #expect(prepareError(url, requireTimescaledb: false) == nil)
+        }
+    }
+
+    /// The loader opens the library at a session's first statement, the connection's own SET: a
+    /// library that is missing or disagrees fails the connection, and that failure is told as
+    /// what is wrong with TimescaleDB, with the version from the error and the database it was.
+    @Test func aLibraryThatFailsToLoadAtConnectIsToldWithTheCatalogVersion() {
+        func failure(_ sqlState: String, _ text: String, detail: String? = nil) -> String? {
+            TimescaleDBProbe.libraryFailure(PostgresError(sqlState: sqlState, message: text, detail: detail,
+                                                          operation: "connect to db.lan:5432/health")).map { "\($0)" }
+        }
+        let missing = failure("58P01", "could not access file \"$libdir/timescaledb-2.17.2\": No such file or directory")
+        #expect(missing?.hasPrefix("misconfigured") == true)
+        #expect(missing?.contains("database db.lan:5432/health is at TimescaleDB 2.17.2 but the server has no timescaledb-2.17.2 library") == true)
+        let disagree = failure("0A000", "extension \"timescaledb\" version mismatch: shared library version 2.28.3; SQL version 2.17.2")
+        #expect(disagree?.hasPrefix("misconfigured") == true)
+        #expect(disagree?.contains("disagree in database db.lan:5432/health") == true && disagree?.contains("catalog version 2.17.2 (SELECT") == true)
+        let notPreloaded = failure("XX000", "extension \"timescaledb\" must be preloaded")
+        #expect(notPreloaded?.contains("match the catalog version (SELECT extversion") == true, "\(notPreloaded ?? "nil")")
+        let reloaded = failure("42710", "\"timescaledb\" already loaded with a different version",
+                               detail: "The new version is \"2.28.3\", this session is using version \"2.17.2\".")
+        #expect(reloaded?.hasPrefix("unavailable") == true)
+        #expect(failure("57P01", "terminating connection due to administrator command") == nil)
+        #expect(failure("42501", "permission denied for table samples") == nil)
     }
 
     /// With a library preloaded whose name says timescaledb, the probe finds TimescaleDB usable and
