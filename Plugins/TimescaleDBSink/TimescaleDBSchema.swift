@@ -86,11 +86,17 @@ struct TimescaleDBSchema {
     /// Turns the three tables into hypertables (TimescaleDB 2.13+ `by_range`; `if_not_exists` makes
     /// it idempotent; an existing non-empty plain table is migrated in place).
     func hypertableDDL(chunkInterval: ConfigDuration) -> [String] {
-        let sparse = max(chunkInterval.seconds, 365 * 86_400)
-        return [("samples", chunkInterval.seconds), ("sleep_stages", sparse), ("workouts", sparse)].map { table, seconds in
+        chunkIntervals(chunkInterval).map { table, seconds in
             "SELECT create_hypertable(\(regclass(table)), "
                 + "by_range('start_at', INTERVAL '\(Int64(seconds)) seconds'), if_not_exists => true, migrate_data => true)"
         }
+    }
+
+    /// Each hypertable's chunk interval in seconds for the configured one: `samples` takes it,
+    /// the sparse `sleep_stages` and `workouts` at least a year.
+    func chunkIntervals(_ chunkInterval: ConfigDuration) -> [(table: String, seconds: Double)] {
+        let sparse = max(chunkInterval.seconds, 365 * 86_400)
+        return [("samples", chunkInterval.seconds), ("sleep_stages", sparse), ("workouts", sparse)]
     }
 
     /// `regclass` text for a table (`"my schema"."samples"`), as TimescaleDB functions take it.

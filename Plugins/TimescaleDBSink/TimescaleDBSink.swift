@@ -7,8 +7,9 @@ import PostgresClient
 ///
 /// - `prepare()` connects, probes the extension (installed, preloaded, library matching the
 ///   catalog: any mismatch is reported with its fix), creates or migrates the schema (versioned
-///   in `healthrouter_schema`, idempotent, serialized by an advisory lock), applies the optional
-///   compression, retention and daily aggregates, and returns the cursor in `sink_cursor`.
+///   in `healthrouter_schema`, idempotent, serialized by an advisory lock), brings the chunk
+///   intervals, compression, retention and daily aggregates to what the config says
+///   (`TimescaleDBPolicies`), and returns the cursor in `sink_cursor`.
 /// - `write(_:cursor:)` runs one transaction per batch: consecutive samples are COPYed into a
 ///   temporary staging table per target and upserted (`INSERT … SELECT DISTINCT ON … ON CONFLICT
 ///   … DO UPDATE … WHERE … IS DISTINCT FROM …`, so unchanged re-deliveries write nothing),
@@ -189,7 +190,8 @@ public final class TimescaleDBSink: Sink {
                 for statement in schema.hypertableDDL(chunkInterval: configuration.chunkTimeInterval) {
                     try connection.execute(statement)
                 }
-                try applyTimescaleOptions(connection, probe: probe)
+                try TimescaleDBPolicies(configuration: configuration, schema: schema, logger: logger, connection: connection)
+                    .apply(probe: probe)
             }
             if stored == nil {
                 try connection.execute("INSERT INTO \(schema.name("healthrouter_schema")) (version) VALUES "
@@ -208,50 +210,6 @@ public final class TimescaleDBSink: Sink {
             if present.rowCount == 0 {
                 try connection.execute("ALTER TABLE \(schema.name(table)) ADD COLUMN IF NOT EXISTS \(SQL.identifier(column)) \(type)")
             }
-        }
-    }
-
-    /// Compression, retention and the daily aggregate, each only when configured. Needs the
-    /// community license (not `apache`, as on Supabase).
-    private func applyTimescaleOptions(_ connection: PostgresConnection, probe: TimescaleDBProbe) throws {
-        let wanted = configuration.compression != nil || configuration.retention != nil || configuration.dailyAggregates
-        guard wanted else { return }
-        guard probe.hasCommunityFeatures else {
-            throw SinkError.misconfigured("compression, retention and daily_aggregates need TimescaleDB's community "
-                                            + "license; this server runs license \(probe.license ?? "?"): remove them")
-        }
-        for table in ["samples", "sleep_stages", "workouts"] {
-            let regclass = schema.regclass(table)
-            if let compression = configuration.compression {
-                let segments = (compression.segmentBy ?? ["type"]).joined(separator: ", ")
-                // Only once: changing the settings of a hypertable with compressed chunks is an error.
-                let enabled = try connection.query(
-                    "SELECT compression_enabled FROM timescaledb_information.hypertables "
-                        + "WHERE hypertable_schema = $1 AND hypertable_name = $2", [configuration.schema, table]).bool(0, 0)
-                if enabled != true {
-                    try connection.execute("ALTER TABLE \(schema.name(table)) SET (timescaledb.compress, "
-                                               + "timescaledb.compress_segmentby = \(SQL.literal(segments)), "
-                                               + "timescaledb.compress_orderby = 'start_at DESC')")
-                }
-                try connection.execute("SELECT add_compression_policy(\(regclass), compress_after => INTERVAL "
-                                           + "'\(Int64(compression.after.seconds)) seconds', if_not_exists => true)")
-            }
-            if let retention = configuration.retention {
-                try connection.execute("SELECT add_retention_policy(\(regclass), drop_after => INTERVAL "
-                                           + "'\(Int64(retention.dropAfter.seconds)) seconds', if_not_exists => true)")
-            }
-        }
-        if configuration.dailyAggregates {
-            try connection.execute("""
-                CREATE MATERIALIZED VIEW IF NOT EXISTS \(schema.name("samples_daily"))
-                WITH (timescaledb.continuous, timescaledb.materialized_only = false) AS
-                SELECT user_id, type, unit, time_bucket(INTERVAL '1 day', start_at) AS day, count(*) AS sample_count,
-                       sum(value) AS sum_value, avg(value) AS avg_value, min(value) AS min_value, max(value) AS max_value
-                FROM \(schema.name("samples")) GROUP BY user_id, type, unit, day WITH NO DATA
-                """)
-            try connection.execute("SELECT add_continuous_aggregate_policy(\(schema.regclass("samples_daily")), "
-                                       + "start_offset => INTERVAL '30 days', end_offset => INTERVAL '1 hour', "
-                                       + "schedule_interval => INTERVAL '1 hour', if_not_exists => true)")
         }
     }
 

@@ -118,7 +118,8 @@ import TestSupport
     /// With a library preloaded whose name says timescaledb, the probe finds TimescaleDB usable and
     /// the sink runs its hypertable DDL: the stand-in's functions, declared with TimescaleDB's
     /// signatures, record that every call binds to them (the 2.13+ `create_hypertable` with
-    /// `by_range`, not the deprecated form), with the intervals the config asks for, idempotently.
+    /// `by_range`, not the deprecated form), with the intervals the config asks for, idempotently,
+    /// and that a later start with another config changes the chunk interval and the policies.
     /// Compression and continuous aggregates are left out: plain PostgreSQL refuses their
     /// `timescaledb.*` table options.
     @Test func withTimescaleDBPreloadedTheHypertableDDLBindsToItsSignatures() throws {
@@ -130,34 +131,54 @@ import TestSupport
         let admin = try PostgresConnection(url: server.url)
         defer { admin.close() }
         try admin.execute("CREATE EXTENSION timescaledb")
-        let config = try HealthRouterConfig.parse(yaml: """
-            sinks:
-              tsdb:
-                type: timescaledb
-                url: "\(server.url)"
-                schema: health
-                chunk_time_interval: 7d
-                retention: { drop_after: 520w }
-            """)
-        let options = try #require(config.sink(named: "tsdb")).options
-        let configuration = try ConfigDecoder.decode(TimescaleDBSink.Configuration.self, from: options, path: "sinks.tsdb")
-        for _ in 0..<2 {
+        func start(_ options: String) throws -> [String] {
+            let config = try HealthRouterConfig.parse(yaml: """
+                sinks:
+                  tsdb:
+                    type: timescaledb
+                    url: "\(server.url)"
+                    schema: health
+                    \(options)
+                """)
+            let configuration = try ConfigDecoder.decode(TimescaleDBSink.Configuration.self,
+                                                         from: try #require(config.sink(named: "tsdb")).options, path: "sinks.tsdb")
             let sink = TimescaleDBSink(configuration: configuration, context: ConformanceFixtures.context())
             defer { sink.close() }
             _ = try sink.prepare()
             #expect(sink.usesHypertables)
             try sink.write(ConformanceFixtures.entries([ConformanceFixtures.heartRate, ConformanceFixtures.sleep]), cursor: 2)
+            let calls = try admin.execute("SELECT call FROM _timescaledb_internal.stand_in_calls ORDER BY seq")
+            try admin.execute("TRUNCATE _timescaledb_internal.stand_in_calls")
+            return (0..<calls.rowCount).compactMap { calls.text($0, 0) }
         }
-        let calls = try admin.execute("SELECT call FROM _timescaledb_internal.stand_in_calls ORDER BY seq")
-        let recorded = (0..<calls.rowCount).compactMap { calls.text($0, 0) }
         // INTERVAL '<n> seconds' as the server prints it: 7 days = 168 h; sparse tables at least 365 days;
         // retention 520 weeks = 87,360 h.
-        let once = [("samples", "168:00:00"), ("sleep_stages", "8760:00:00"), ("workouts", "8760:00:00")].map {
-            "create_hypertable(health.\($0.0), by_range(start_at, \($0.1)), if_not_exists => t, migrate_data => t)"
-        } + ["samples", "sleep_stages", "workouts"].map {
-            "add_retention_policy(health.\($0), drop_after => 87360:00:00, if_not_exists => t)"
+        func hypertables(_ samples: String) -> [String] {
+            [("samples", samples), ("sleep_stages", "8760:00:00"), ("workouts", "8760:00:00")].map {
+                "create_hypertable(health.\($0.0), by_range(start_at, \($0.1)), if_not_exists => t, migrate_data => t)"
+            }
         }
-        #expect(recorded == once + once, "\(recorded)")
+        let tables = ["samples", "sleep_stages", "workouts"]
+        let weekly = "chunk_time_interval: 7d\n    retention: { drop_after: 520w }"
+        #expect(try start(weekly) == hypertables("168:00:00") + tables.map {
+            "add_retention_policy(health.\($0), drop_after => 87360:00:00, if_not_exists => t)"
+        })
+        // Started again with the same config: the policies are there as the config says.
+        #expect(try start(weekly) == hypertables("168:00:00"))
+        // A new chunk interval applies to new chunks; a new drop_after replaces the policy, which
+        // TimescaleDB's if_not_exists alone would keep.
+        #expect(try start("chunk_time_interval: 14d\n    retention: { drop_after: 260w }")
+                == hypertables("336:00:00") + ["set_chunk_time_interval(health.samples, 336:00:00)"] + tables.flatMap {
+                    ["remove_retention_policy(health.\($0), if_exists => t)",
+                     "add_retention_policy(health.\($0), drop_after => 43680:00:00, if_not_exists => t)"]
+                })
+        let dropAfter = try admin.execute("SELECT DISTINCT config->>'drop_after' FROM timescaledb_information.jobs")
+        #expect(dropAfter.rowCount == 1 && dropAfter.text(0, 0) == "43680:00:00")
+        // Retention taken out of the config stops dropping data.
+        #expect(try start("chunk_time_interval: 14d") == hypertables("336:00:00") + tables.map {
+            "remove_retention_policy(health.\($0), if_exists => t)"
+        })
+        #expect(try admin.execute("SELECT count(*) FROM timescaledb_information.jobs").int(0, 0) == 0)
         #expect(try admin.execute("SELECT count(*) FROM health.samples").int(0, 0) == 1)
     }
 

@@ -1,0 +1,119 @@
+import HealthRouterCore
+import PostgresClient
+
+/// Brings what the config declares about TimescaleDB onto the sink's hypertables, at every start:
+/// the chunk intervals, compression with its policy, the retention policy and the daily aggregate.
+///
+/// The config is the truth for the policies of the sink's own tables: a policy whose interval
+/// changed is replaced (TimescaleDB's `if_not_exists` keeps an existing policy with other
+/// arguments, with only a warning), and a policy whose option left the config is removed, so that
+/// raising `drop_after`, or removing `retention`, stops dropping data. A changed chunk interval
+/// applies to chunks created from then on (`set_chunk_time_interval`). Compression settings
+/// (`segment_by`) are set once: TimescaleDB refuses to change them on a table with compressed
+/// chunks. The aggregate is never dropped (it holds what it materialized).
+///
+/// Called by `TimescaleDBSink.prepare` inside the schema transaction, only when TimescaleDB is
+/// usable (installed and preloaded).
+struct TimescaleDBPolicies {
+    /// A policy kind, by the names TimescaleDB gives its job and functions.
+    struct Kind {
+        var option: String
+        var procName: String
+        var argument: String
+        var add: String
+        var remove: String
+
+        static let compression = Kind(option: "compression.after", procName: "policy_compression",
+                                      argument: "compress_after", add: "add_compression_policy",
+                                      remove: "remove_compression_policy")
+        static let retention = Kind(option: "retention.drop_after", procName: "policy_retention",
+                                    argument: "drop_after", add: "add_retention_policy", remove: "remove_retention_policy")
+    }
+
+    let configuration: TimescaleDBSink.Configuration
+    let schema: TimescaleDBSchema
+    let logger: Logger
+    let connection: PostgresConnection
+
+    static let hypertables = ["samples", "sleep_stages", "workouts"]
+
+    func apply(probe: TimescaleDBProbe) throws {
+        try applyChunkIntervals()
+        let wanted = configuration.compression != nil || configuration.retention != nil || configuration.dailyAggregates
+        guard probe.hasCommunityFeatures else {
+            guard !wanted else {
+                throw SinkError.misconfigured("compression, retention and daily_aggregates need TimescaleDB's community "
+                                                + "license; this server runs license \(probe.license ?? "?"): remove them")
+            }
+            return
+        }
+        for table in Self.hypertables {
+            if let compression = configuration.compression { try enableCompression(table, segmentBy: compression.segmentBy) }
+            try applyPolicy(.compression, table: table, interval: configuration.compression?.after)
+            try applyPolicy(.retention, table: table, interval: configuration.retention?.dropAfter)
+        }
+        if configuration.dailyAggregates { try createDailyAggregate() }
+    }
+
+    /// Sets the chunk interval of each hypertable whose dimension has another one.
+    private func applyChunkIntervals() throws {
+        for (table, seconds) in schema.chunkIntervals(configuration.chunkTimeInterval) {
+            let same = try connection.query(
+                "SELECT time_interval = $3::interval FROM timescaledb_information.dimensions "
+                    + "WHERE hypertable_schema = $1 AND hypertable_name = $2 AND column_name = 'start_at'",
+                [configuration.schema, table, "\(Int64(seconds)) seconds"]).bool(0, 0)
+            guard same == false else { continue }
+            try connection.execute("SELECT set_chunk_time_interval(\(schema.regclass(table)), INTERVAL '\(Int64(seconds)) seconds')")
+            logger.info("chunk interval of \(schema.name(table)) set to \(ConfigDuration(seconds: seconds)) (chunks created from now on)")
+        }
+    }
+
+    /// Turns compression on, once: changing the settings of a hypertable with compressed chunks is an error.
+    private func enableCompression(_ table: String, segmentBy: [String]?) throws {
+        let enabled = try connection.query(
+            "SELECT compression_enabled FROM timescaledb_information.hypertables "
+                + "WHERE hypertable_schema = $1 AND hypertable_name = $2", [configuration.schema, table]).bool(0, 0)
+        guard enabled != true else { return }
+        let segments = (segmentBy ?? ["type"]).joined(separator: ", ")
+        try connection.execute("ALTER TABLE \(schema.name(table)) SET (timescaledb.compress, "
+                                   + "timescaledb.compress_segmentby = \(SQL.literal(segments)), "
+                                   + "timescaledb.compress_orderby = 'start_at DESC')")
+    }
+
+    /// Makes `table`'s policy of `kind` have `interval`, or not exist when `interval` is nil.
+    private func applyPolicy(_ kind: Kind, table: String, interval: ConfigDuration?) throws {
+        let wanted = interval.map { "\(Int64($0.seconds)) seconds" }
+        let existing = try connection.query(
+            "SELECT (config->>$3)::interval = $4::interval FROM timescaledb_information.jobs "
+                + "WHERE proc_name = $5 AND hypertable_schema = $1 AND hypertable_name = $2",
+            [configuration.schema, table, kind.argument, wanted, kind.procName])
+        let regclass = schema.regclass(table)
+        if existing.rowCount > 0 {
+            if existing.bool(0, 0) == true { return }
+            try connection.execute("SELECT \(kind.remove)(\(regclass), if_exists => true)")
+            if interval == nil {
+                logger.warning("removed the \(kind.procName) job of \(schema.name(table)): \(kind.option) is no longer in the config")
+                return
+            }
+        }
+        guard let interval, let wanted else { return }
+        try connection.execute("SELECT \(kind.add)(\(regclass), \(kind.argument) => INTERVAL '\(wanted)', if_not_exists => true)")
+        if existing.rowCount > 0 {
+            logger.info("\(kind.procName) job of \(schema.name(table)) now runs with \(kind.option) \(interval)")
+        }
+    }
+
+    /// The continuous aggregate `samples_daily` and its refresh policy (both idempotent).
+    private func createDailyAggregate() throws {
+        try connection.execute("""
+            CREATE MATERIALIZED VIEW IF NOT EXISTS \(schema.name("samples_daily"))
+            WITH (timescaledb.continuous, timescaledb.materialized_only = false) AS
+            SELECT user_id, type, unit, time_bucket(INTERVAL '1 day', start_at) AS day, count(*) AS sample_count,
+                   sum(value) AS sum_value, avg(value) AS avg_value, min(value) AS min_value, max(value) AS max_value
+            FROM \(schema.name("samples")) GROUP BY user_id, type, unit, day WITH NO DATA
+            """)
+        try connection.execute("SELECT add_continuous_aggregate_policy(\(schema.regclass("samples_daily")), "
+                                   + "start_offset => INTERVAL '30 days', end_offset => INTERVAL '1 hour', "
+                                   + "schedule_interval => INTERVAL '1 hour', if_not_exists => true)")
+    }
+}
