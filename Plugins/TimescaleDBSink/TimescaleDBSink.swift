@@ -178,6 +178,10 @@ public final class TimescaleDBSink: Sink {
     private func migrate(_ connection: PostgresConnection, probe: TimescaleDBProbe) throws {
         try connection.transaction {
             try connection.query("SELECT pg_advisory_xact_lock(hashtext($1))", ["healthrouter:" + configuration.schema])
+            // Turning a large plain table (from `require_timescaledb: false`) into a hypertable moves
+            // its rows (`migrate_data`): that may take longer than the statement timeout, and
+            // failing it would fail every start the same way.
+            if probe.isUsable { try connection.execute("SET LOCAL statement_timeout = 0") }
             for statement in schema.baseDDL { try connection.execute(statement) }
             try addMissingColumns(connection)
             let stored = try connection.query("SELECT max(version) FROM \(schema.name("healthrouter_schema"))").int(0, 0)
