@@ -37,6 +37,18 @@ import Testing
         #expect(resolve("20:05:01.234567", evening) == 1_710_097_501_234)
     }
 
+    /// Finnish, Danish and Indonesian phones separate the fields with dots (`8.14.49,5`); the
+    /// seconds are then required, and the separators may not be mixed.
+    @Test func dottedFields() {
+        #expect(resolve("8.33.44,67", morning) == 1_710_056_024_670)
+        #expect(resolve("08.33.44,67", morning) == 1_710_056_024_670)
+        #expect(resolve("08.33.44", morning) == 1_710_056_024_000)
+        #expect(resolve("8.33.44.67", morning) == 1_710_056_024_670)
+        #expect(resolve("8.33", morning) == nil)
+        #expect(resolve("8.33:44", morning) == nil)
+        #expect(resolve("8:33.44", morning) == nil)
+    }
+
     @Test func eastAsianMarkers() {
         let evening = Timestamp(epochMilliseconds: 1_710_090_880_000, utcOffsetSeconds: 3600)
         #expect(resolve("午後6:14:48.94", evening) == 1_710_090_888_940)

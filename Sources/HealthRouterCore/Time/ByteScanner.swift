@@ -156,20 +156,31 @@ struct ByteScanner {
     ]
 
     /// A time of day: an optional leading marker (`午後6:14:48`), `H:mm` or `HH:mm`,
-    /// optional `:ss`, an optional fraction (`.94`, `,67`), then optionally spaces and
+    /// optional `:ss` (or `H.mm.ss`, seconds required), an optional fraction (`.94`, `,67`), then optionally spaces and
     /// an AM/PM marker. Returns milliseconds since local midnight; nil when malformed
     /// or out of range (hour 24, minute 60, `13:00 PM`, `0:30 AM`).
     mutating func timeOfDayMilliseconds() -> Int? {
         let start = index
         let leadingMarker = Self.isASCIIDigit(current) ? nil : meridiem()
         if leadingMarker != nil { skipSpaces() }
-        guard var hour = oneOrTwoDigits(), consume(UInt8(ascii: ":")), let minute = digits(2), minute < 60 else {
+        guard var hour = oneOrTwoDigits() else {
+            index = start
+            return nil
+        }
+        // `:` between the fields, or `.` as Finnish, Danish and Indonesian write them (`8.14.49,5`),
+        // then with the seconds required, so that a lone `8.14` is no time.
+        let separator = current == UInt8(ascii: ".") ? UInt8(ascii: ".") : UInt8(ascii: ":")
+        guard consume(separator), let minute = digits(2), minute < 60 else {
             index = start
             return nil
         }
         var second = 0
         var milliseconds = 0
-        if consume(UInt8(ascii: ":")) {
+        if separator == UInt8(ascii: "."), current != separator {
+            index = start
+            return nil
+        }
+        if consume(separator) {
             guard let value = digits(2), value < 60, let fraction = fractionMilliseconds() else {
                 index = start
                 return nil

@@ -2,7 +2,8 @@
 /// (`InstantaneousBeatsPerMinute@time`: `8:05:01.23 AM`, `08:33:44,67`, U+202F before AM)
 /// to instants, on the local day of a reference instant.
 ///
-/// Accepted: `H:mm:ss` or `HH:mm:ss` (seconds optional), a fraction after `.` or `,`
+/// Accepted: `H:mm:ss` or `HH:mm:ss` (seconds optional), `H.mm.ss` (Finnish, Danish;
+/// seconds required), a fraction after `.` or `,`
 /// truncated to milliseconds, then optionally an ASCII space, U+00A0 or U+202F and
 /// `AM`/`PM` in any case (`a.m.` too); the Japanese, Chinese and Korean markers before
 /// the time (`午後6:14:48.94`) or after it. Without a marker the time is 24-hour.
