@@ -108,14 +108,16 @@ enum HealthAutoExportParser {
     }
 
     /// The id of a data point that stands for a period (`date` only: a day's, an hour's total):
-    /// from the user, type, source and start, not the value. Health Auto Export sends the
-    /// period again at every sync while it is under way (today's steps so far): each sync is a
-    /// change of one sample, not a new sample beside the last (the totals would add up), as the
-    /// official server's unique `(date, source)` index has it. The UUIDv5 of those fields with
+    /// from the user, type and start, not the value. Health Auto Export sends the period again
+    /// at every sync while it is under way (today's steps so far): each sync is a change of one
+    /// sample, not a new sample beside the last (the totals would add up). Nor the source: an
+    /// aggregated point names every source that added to it, joined with `|`, and that list grows
+    /// when the watch's data arrives later in the day (`iPhone` → `iPhone|Apple Watch`), while
+    /// the point stays the one total of that period. The UUIDv5 of those fields with
     /// version 8 (custom), so the journal takes it for a producer's own id and still recognises
     /// the same reading from an export (its fingerprint) as one sample.
     static func periodId(_ sample: Sample, userId: String?, part: String = "") -> String {
-        let name = ["hae-period", userId ?? "", sample.type, sample.sourceName, String(sample.start.epochMilliseconds), part]
+        let name = ["hae-period", userId ?? "", sample.type, String(sample.start.epochMilliseconds), part]
             .joined(separator: "\u{1F}")
         var id = Array(UUIDv5.string(name: name).utf8)
         id[14] = UInt8(ascii: "8")

@@ -88,8 +88,8 @@ struct HealthAutoExportTests {
     /// second row adds up with the first.
     @Test func aPeriodSentAgainWithAGrownTotalIsOneSample() throws {
         let server = try PushServerFixture()
-        func steps(_ quantity: Int, sleepEnd: String) -> String {
-            #"{"data":{"metrics":[{"name":"step_count","units":"count","data":[{"qty":\#(quantity),"date":"2026-07-08 00:00:00 +0000","source":"iPhone"}]},"#
+        func steps(_ quantity: Int, sleepEnd: String, source: String = "iPhone") -> String {
+            #"{"data":{"metrics":[{"name":"step_count","units":"count","data":[{"qty":\#(quantity),"date":"2026-07-08 00:00:00 +0000","source":"\#(source)"}]},"#
                 + #"{"name":"sleep_analysis","units":"hr","data":[{"date":"2026-07-08","asleep":5,"inBed":6,"sleepStart":"2026-07-07 23:00:00 +0000","#
                 + #""sleepEnd":"\#(sleepEnd)","inBedStart":"2026-07-07 22:50:00 +0000","inBedEnd":"\#(sleepEnd)","source":"Watch"}]}]}}"#
         }
@@ -97,13 +97,16 @@ struct HealthAutoExportTests {
         #expect(server.client.post("/hae", steps(8000, sleepEnd: "2026-07-08 06:30:00 +0000"), token: alice).status == 200)
         #expect(server.client.post("/hae", steps(8000, sleepEnd: "2026-07-08 06:30:00 +0000"), token: alice).body
                 == #"{"received": 3, "new": 0, "deleted": 0}"#)
+        // The watch's steps arrive: the day's total now names both sources, and is still the one total.
+        #expect(server.client.post("/hae", steps(9000, sleepEnd: "2026-07-08 06:30:00 +0000", source: "iPhone|Apple Watch"),
+                                   token: alice).status == 200)
         let all = try samples(server)
-        #expect(all.count == 6)
+        #expect(all.count == 7)
         var last: [String: Sample] = [:]
         for sample in all { last[sample.id] = sample }
         #expect(last.count == 3)
         let day = try #require(last.values.first { $0.type == "HKQuantityTypeIdentifierStepCount" })
-        #expect(day.value == 8000)
+        #expect(day.value == 9000 && day.sourceName == "iPhone|Apple Watch")
         #expect(last.values.filter { $0.type == "HKCategoryTypeIdentifierSleepAnalysis" }
                     .allSatisfy { $0.end.epochMilliseconds == 1_783_492_200_000 })
         // Another user's equal total is a sample of its own.
