@@ -104,7 +104,7 @@ final class PushRequestHandler: Sendable {
         } catch {
             return .badJSON
         }
-        guard let result = append(batch.items) else { return .storageError }
+        guard let result = append(batch.items, caller: caller) else { return .storageError }
         if batch.skipped > 0 { logger.debug("pulso: skipped \(batch.skipped) invalid elements") }
         do {
             try latest.record(batch.ends, user: caller.name)
@@ -123,15 +123,20 @@ final class PushRequestHandler: Sendable {
         } catch {
             return .badJSON
         }
-        guard let result = append(payload.items) else { return .storageError }
+        guard let result = append(payload.items, caller: caller) else { return .storageError }
         if payload.skipped > 0 { logger.debug("health auto export: skipped \(payload.skipped) data points") }
         return Self.received(payload.items.count, result: result)
     }
 
     /// Appends durably; nil (and a logged error) when the journal refused.
-    private func append(_ items: [HealthItem]) -> AppendResult? {
+    private func append(_ items: [HealthItem], caller: Caller) -> AppendResult? {
         do {
-            return try ingest.append(items, source: sourceName)
+            let result = try ingest.append(items, source: sourceName)
+            if result.refusedOtherUsersIds > 0 {
+                logger.warning("user \(caller.name) sent \(result.refusedOtherUsersIds) ids another user's samples have: "
+                                   + "left out (an id is changed or deleted by the user who pushed it first)")
+            }
+            return result
         } catch {
             logger.error("cannot write the journal", [("error", "\(error)")])
             return nil

@@ -24,6 +24,36 @@ struct UserIsolationTests {
         #expect(server.client.get("/latest", token: bob).body == #"{"stepCount": "2026-07-07T08:00:00Z"}"#)
     }
 
+    /// A sample's id belongs to the user who pushed it first: another user's token can neither
+    /// change it (at the same start or another) nor delete it; its owner still can.
+    @Test func anotherUsersTokenNeitherChangesNorDeletesASample() throws {
+        let server = try PushServerFixture()
+        let alice = PushServerFixture.tokens["alice"]!
+        let bob = PushServerFixture.tokens["bob"]!
+        func mass(_ id: String, _ value: Double, at hour: Int = 8) -> String {
+            #"[{"uuid":"\#(id)","type":"bodyMass","start":"2026-07-08T0\#(hour):00:00Z","end":"2026-07-08T0\#(hour):00:00Z","value":\#(value),"unit":"kg","source":"Scale"}]"#
+        }
+        let first = "AAAAAAAA-1111-2222-3333-444444444444", second = "BBBBBBBB-1111-2222-3333-444444444444"
+        #expect(server.client.post("/ingest", mass(first, 70.5) , token: alice).body == #"{"received": 1, "new": 1, "deleted": 0}"#)
+        #expect(server.client.post("/ingest", mass(second, 70.1, at: 9), token: alice).status == 200)
+        #expect(server.client.post("/ingest", mass(first, 99.9), token: bob).body == #"{"received": 1, "new": 0, "deleted": 0}"#)
+        #expect(server.client.post("/ingest", mass(first.lowercased(), 99.9, at: 7), token: bob).body
+                == #"{"received": 1, "new": 0, "deleted": 0}"#)
+        #expect(server.client.post("/ingest", #"[{"deleted":["\#(second)"]}]"#, token: bob).body
+                == #"{"received": 1, "new": 0, "deleted": 0}"#)
+        // The owner changes and deletes as before.
+        #expect(server.client.post("/ingest", mass(first, 70.7), token: alice).body == #"{"received": 1, "new": 1, "deleted": 0}"#)
+        #expect(server.client.post("/ingest", #"[{"deleted":["\#(second)"]}]"#, token: alice).body
+                == #"{"received": 1, "new": 0, "deleted": 1}"#)
+        let items = try server.journalItems().map { item -> String in
+            switch item {
+            case .sample(let s): return "\(s.id)=\(s.value ?? 0)@\(s.userId ?? "-")"
+            case .tombstone(let t): return "deleted \(t.ids.joined(separator: ","))@\(t.userId ?? "-")"
+            }
+        }
+        #expect(items == ["\(first)=70.5@alice", "\(second)=70.1@alice", "\(first)=70.7@alice", "deleted \(second)@alice"])
+    }
+
     @Test func latestSurvivesARestart() throws {
         let directory: String
         do {

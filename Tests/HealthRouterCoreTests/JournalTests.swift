@@ -16,6 +16,32 @@ import Testing
         #expect(try journal.head() == 100)
     }
 
+    /// A producer's id belongs to the first user who brought it: another user's sample or
+    /// tombstone under it is left out and counted; the owner, and items without a user (what the
+    /// config itself imports or replays), still change and delete it.
+    @Test func aProducersIdBelongsToItsFirstUser() throws {
+        let journal = try Journal(stateDirectory: makeTemporaryDirectory())
+        func pushed(_ id: String, _ bpm: Double, by user: String?, at second: Int64 = 0) -> HealthItem {
+            var sample = heartRate(bpm, at: second)
+            sample.id = id
+            sample.userId = user
+            return .sample(sample)
+        }
+        #expect(try journal.append([pushed("P-1", 60, by: "alice"), pushed("P-2", 61, by: "alice")], source: "push").newCount == 2)
+        let refused = try journal.append([pushed("P-1", 99, by: "bob"), pushed("P-1", 99, by: "bob", at: 60),
+                                          .tombstone(Tombstone(ids: ["P-2"], userId: "bob"))], source: "push")
+        #expect(refused.refusedOtherUsersIds == 3 && refused.entriesWritten == 0)
+        #expect(try journal.append([pushed("P-1", 62, by: "alice")], source: "push").changedCount == 1)
+        #expect(try journal.append([pushed("P-1", 63, by: nil)], source: "replay").changedCount == 1)
+        #expect(try journal.append([.tombstone(Tombstone(ids: ["P-2"], userId: nil))], source: "replay").deletedIds == 1)
+        // Fingerprint ids have no owner: they name a reading, not a choice.
+        var export = heartRate(70, at: 5)
+        export.userId = "alice"
+        #expect(try journal.append([.sample(export)], source: "history").newCount == 1)
+        export.userId = "bob"
+        #expect(try journal.append([.sample(export)], source: "history").refusedOtherUsersIds == 0)
+    }
+
     @Test func aSampleWithoutAnIdGetsItsFingerprintId() throws {
         let journal = try Journal(stateDirectory: makeTemporaryDirectory())
         let sample = heartRate(60, at: 0)

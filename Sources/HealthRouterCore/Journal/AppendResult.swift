@@ -10,6 +10,9 @@ public struct AppendResult: Sendable, Equatable {
     public var aliased = 0
     /// Tombstoned ids not recorded before.
     public var deletedIds = 0
+    /// Samples and tombstoned ids left out because their id belongs to another user
+    /// (`Journal.mayWrite`, `Journal.mayDelete`).
+    public var refusedOtherUsersIds = 0
     /// The sequence numbers of the entries written, when any.
     public var firstSequence: Int64?
     public var lastSequence: Int64?
@@ -30,6 +33,7 @@ public struct AppendResult: Sendable, Equatable {
         changed.merge(other.changed, uniquingKeysWith: +)
         aliased += other.aliased
         deletedIds += other.deletedIds
+        refusedOtherUsersIds += other.refusedOtherUsersIds
         if firstSequence == nil { firstSequence = other.firstSequence }
         if other.lastSequence != nil { lastSequence = other.lastSequence }
     }

@@ -38,6 +38,8 @@ public final class Journal {
     private lazy var aliasesOf = try! database.prepare("SELECT alias FROM aliases WHERE id = ?1 UNION SELECT id FROM aliases WHERE alias = ?1")
     private lazy var lookupDeleted = try! database.prepare("SELECT 1 FROM deleted_ids WHERE id = ?1")
     private lazy var insertDeleted = try! database.prepare("INSERT OR IGNORE INTO deleted_ids(id, seq) VALUES (?1, ?2)")
+    lazy var lookupOwner = try! database.prepare("SELECT user_id FROM sample_owners WHERE id = ?1")
+    lazy var insertOwner = try! database.prepare("INSERT OR IGNORE INTO sample_owners(id, user_id) VALUES (?1, ?2)")
     private lazy var insertEntry = try! database.prepare(
         "INSERT INTO entries(seq, source, type, received_at, payload, first_of_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
     private lazy var readEntries = try! database.prepare(
@@ -77,6 +79,8 @@ public final class Journal {
             CREATE TABLE IF NOT EXISTS aliases(alias PRIMARY KEY, id NOT NULL);
             CREATE INDEX IF NOT EXISTS aliases_by_id ON aliases(id);
             CREATE TABLE IF NOT EXISTS deleted_ids(id PRIMARY KEY, seq INTEGER NOT NULL);
+            -- The user a producer's own id was first pushed by (see Journal+Owners).
+            CREATE TABLE IF NOT EXISTS sample_owners(id PRIMARY KEY, user_id TEXT NOT NULL) WITHOUT ROWID;
             CREATE TABLE IF NOT EXISTS cursors(
                 sink TEXT PRIMARY KEY,
                 seq INTEGER NOT NULL,
@@ -234,6 +238,10 @@ public final class Journal {
     /// other content is a second sample, not a change: it gets its twin id (see `twinId`).
     private func admit(_ sample: inout Sample, sequence: Int64, result: inout AppendResult) throws -> Bool? {
         precondition(!sample.id.isEmpty, "samples are admitted with an id")
+        guard try mayWrite(sample) else {
+            result.refusedOtherUsersIds += 1
+            return nil
+        }
         // The entry's encoding, offsets included and marked, once: the hash is taken from it.
         func encodeEntry() {
             writer.reset()
@@ -440,6 +448,10 @@ public final class Journal {
         var ids: [String] = []
         var seen = Set<String>()
         for id in tombstone.ids.map(SampleIdKey.canonicalCase) where seen.insert(id).inserted {
+            guard try mayDelete(id, for: tombstone.userId) else {
+                result.refusedOtherUsersIds += 1
+                continue
+            }
             SampleIdKey.bind(lookupDeleted, 1, id)
             let known = try lookupDeleted.step()
             lookupDeleted.reset()
