@@ -1,6 +1,7 @@
 import Foundation
 import HealthRouterCore
 import Testing
+import TestSupport
 @testable import HTTPPushSource
 @testable import HTTPSink
 
@@ -24,6 +25,29 @@ struct NativeFormatTests {
             }
         }
         #expect(try server.journalItems() == expected)
+    }
+
+    /// Another healthrouter forwarding samples this one holds whole (imported from the same
+    /// export) sends them without the parts its format does not carry back (workout events,
+    /// statistics, activities and routes, HRV beats, correlation members): they are the same
+    /// samples, and the parts stay; a changed value still counts, with the parts kept.
+    @Test func aForwardWithoutTheDetailKeepsTheDetailThisJournalHolds() throws {
+        let server = try PushServerFixture()
+        var whole = [SinkFixtures.workout, SinkFixtures.hrv, SinkFixtures.bloodPressure]
+        for index in whole.indices { whole[index].userId = "bob" }
+        _ = try Journal(stateDirectory: server.directory).append(whole.map(HealthItem.sample), source: "history")
+        let context = PluginContext(name: "peer", stateDirectory: server.directory, logger: Logger(minimumLevel: .error))
+        var configuration = HTTPSink.Configuration(url: "http://127.0.0.1:\(server.source.listeningPort)",
+                                                   token: PushServerFixture.tokens["bob"])
+        configuration.format = .native
+        let sink = try HTTPSink(configuration: configuration, context: context)
+        try sink.write(SinkFixtures.entries(whole), cursor: 3)
+        #expect(try server.journalItems() == whole.map(HealthItem.sample))
+
+        var changed = whole[1]
+        changed.value = 50
+        try sink.write(SinkFixtures.entries([changed], from: 4), cursor: 4)
+        #expect(try server.journalItems() == (whole + [changed]).map(HealthItem.sample))
     }
 
     @Test func ndjsonBodies() throws {

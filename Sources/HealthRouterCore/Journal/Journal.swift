@@ -283,7 +283,11 @@ public final class Journal {
                 result.duplicates[sample.kind, default: 0] += 1
                 return nil
             }
+            var restored = try restoreOmittedDetail(of: &sample, storedSequence: storedSequence)
             if case .workout = sample.detail, try restoreRoutePoints(of: &sample, storedSequence: storedSequence, start: start) {
+                restored = true
+            }
+            if restored {
                 encodeEntry()
                 hash = contentHash(of: sample)
                 if stored == hash {
