@@ -19,7 +19,9 @@ enum RunCommand {
 
         SIGTERM or SIGINT (Ctrl-C) shut down gracefully: no new requests are accepted, those
         in flight finish, the sinks get a few seconds to deliver what was accepted, and the
-        process exits 0. SIGHUP reloads the config: it is read and checked first, and one that
+        process exits 0 (a sink whose server accepted a request and does not answer is left
+        behind 5 s later: its batch is delivered again at the next start, as with a kill -9).
+        SIGHUP reloads the config: it is read and checked first, and one that
         does not check is logged (file:line and key) while the running one goes on untouched.
         One that checks replaces the running one the same way (nothing accepted is lost); if
         it cannot start (address in use), the previous one is started again.

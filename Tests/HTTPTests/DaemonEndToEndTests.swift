@@ -285,6 +285,50 @@ struct DaemonReloadTests {
         #expect(try journal.cursor(sink: "away") ?? 0 == 0)  // still behind: its entries wait in the journal
     }
 
+    /// A sink whose server accepts the connection and never answers holds neither a reload (the
+    /// push port is back within seconds) nor a stop (exit 0 well before a service manager's
+    /// 90 s): its call is left behind, its batch waits in the journal, the other sink has all.
+    @Test func aSinkThatNeverAnswersHoldsNeitherAReloadNorAStop() throws {
+        // A listening socket nobody accepts on: the kernel completes connections, nothing answers.
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Bool in
+                bind(listener, pointer, length) == 0 && listen(listener, 16) == 0
+                    && getsockname(listener, pointer, &length) == 0
+            }
+        }
+        try #require(bound)
+        let silentPort = UInt16(bigEndian: address.sin_port)
+        let directory = NSTemporaryDirectory() + "daemon-\(UUID().uuidString)"
+        let daemon = try DaemonProcess(directory: directory, sinks: DaemonProcess.localSink(
+            in: directory, more: "  silent:\n    type: http\n    url: http://127.0.0.1:\(silentPort)\n    timeout: 600s\n"))
+        try daemon.start()
+        let batch = DaemonProcess.batch(prefix: "S", count: 20)
+        #expect(daemon.client.post("/ingest", batch.body, token: DaemonProcess.token).status == 200)
+        usleep(300_000)
+
+        let reloaded = Date()
+        kill(daemon.process!.processIdentifier, SIGHUP)
+        usleep(100_000)
+        while daemon.client.get("/health").status != 200, Date().timeIntervalSince(reloaded) < 30 { usleep(50_000) }
+        let closedFor = Date().timeIntervalSince(reloaded)
+        #expect(closedFor < 9, "the port was closed for \(closedFor) s")
+
+        let stopped = Date()
+        #expect(daemon.stop() == 0)
+        let stoppingTook = Date().timeIntervalSince(stopped)
+        #expect(stoppingTook < 15, "stopping took \(stoppingTook) s")
+        #expect(daemon.log.contains("sink did not stop in time"))
+        #expect(try daemon.sinkIds() == Set(batch.ids))
+        let journal = try Journal(stateDirectory: directory + "/state", role: .reader)
+        #expect(try journal.cursor(sink: "silent") ?? 0 == 0)
+    }
+
     /// A config read from a pipe cannot be read again: SIGHUP says so and keeps the running config,
     /// instead of applying the empty text a second read gives (which would stop every source and sink).
     @Test func sighupWithAConfigFromAPipeKeepsTheRunningConfig() throws {
