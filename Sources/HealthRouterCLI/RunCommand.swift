@@ -50,6 +50,8 @@ enum RunCommand {
             var next: Plan?
             do {
                 try plan.daemon().run(sources: plan.services) {
+                    // Called once the sources listen: a reloaded config has taken over.
+                    if previous != nil { plan.loaded.logger.info("config reloaded", [("config", plan.loaded.origin)]) }
                     next = waitForStopOrReload(signals, arguments: arguments, logger: plan.loaded.logger)
                     // A reload does not wait for behind sinks to catch up: the push port would be
                     // closed meanwhile, and phones back off for a minute or more.
@@ -76,7 +78,6 @@ enum RunCommand {
             guard let next else { break }
             previous = plan
             plan = next
-            plan.loaded.logger.info("config reloaded", [("config", plan.loaded.origin)])
         }
         plan.loaded.logger.info("stopped")
         return .success

@@ -285,6 +285,41 @@ struct DaemonReloadTests {
         #expect(try journal.cursor(sink: "away") ?? 0 == 0)  // still behind: its entries wait in the journal
     }
 
+    /// A reloaded config that cannot start (its port is taken) gives way to the one that ran,
+    /// which serves again; the log says so, and does not say the config was reloaded.
+    @Test func aReloadedConfigThatCannotStartGivesWayToThePreviousOne() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let taken = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(taken) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Bool in
+                bind(taken, pointer, length) == 0 && listen(taken, 4) == 0 && getsockname(taken, pointer, &length) == 0
+            }
+        }
+        try #require(bound)
+        let path = daemon.directory + "/config.yaml"
+        try String(contentsOfFile: path, encoding: .utf8)
+            .replacingOccurrences(of: "listen: 127.0.0.1:\(daemon.port)\n", with: "listen: 127.0.0.1:\(UInt16(bigEndian: address.sin_port))\n")
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        kill(daemon.process!.processIdentifier, SIGHUP)
+        let deadline = Date(timeIntervalSinceNow: 10)
+        usleep(300_000)
+        while !daemon.log.contains("keeping the previous one") || daemon.client.get("/health").status != 200, Date() < deadline {
+            usleep(50_000)
+        }
+        let batch = DaemonProcess.batch(prefix: "P", count: 5)
+        #expect(daemon.client.post("/ingest", batch.body, token: DaemonProcess.token).status == 200)
+        #expect(daemon.stop() == 0)
+        #expect(daemon.log.contains("the reloaded config cannot start; keeping the previous one"))
+        #expect(!daemon.log.contains("config reloaded"), "\(daemon.log)")
+        #expect(try daemon.sinkIds() == Set(batch.ids))
+    }
+
     /// A sink whose server accepts the connection and never answers holds neither a reload (the
     /// push port is back within seconds) nor a stop (exit 0 well before a service manager's
     /// 90 s): its call is left behind, its batch waits in the journal, the other sink has all.
