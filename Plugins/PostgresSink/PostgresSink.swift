@@ -155,7 +155,9 @@ public final class PostgresSink: Sink {
 
     /// RLS on both tables with policies on `auth.uid()`, created once; the daily view runs with
     /// the querying user's rights (`security_invoker`, set by the DDL), so the policies hold
-    /// through it too (a view otherwise reads with its owner's rights, past every policy).
+    /// through it too (a view otherwise reads with its owner's rights, past every policy). The
+    /// bookkeeping tables (`healthrouter_schema`, `healthrouter_cursor`, `healthkit_summarized_ids`)
+    /// get RLS without a policy: closed to every role but the owner and those that bypass RLS.
     private func enableRowLevelSecurity(_ connection: PostgresConnection) throws {
         guard connection.serverVersion >= 150_000 else {
             throw SinkError.misconfigured("row_level_security: true needs PostgreSQL 15 or later (this server is "
@@ -179,9 +181,14 @@ public final class PostgresSink: Sink {
                                            + "WITH CHECK ((SELECT auth.uid())::text = user_id)")
             }
         }
-        if configuration.summarizeAfter != nil {
-            // No policy: only the owner (healthrouter) reads it, not Supabase's API roles.
-            try connection.execute("ALTER TABLE \(schema.name("healthkit_summarized_ids")) ENABLE ROW LEVEL SECURITY")
+        // Bookkeeping: RLS with no policy, so only healthrouter's role (the owner, or one that bypasses
+        // RLS) reads or writes them, not Supabase's API roles, which get default privileges on every
+        // table of `public`: they could otherwise store a schema version that stops the sink, or move
+        // its cursor past data it never wrote.
+        var bookkeeping = ["healthrouter_schema", "healthrouter_cursor"]
+        if configuration.summarizeAfter != nil { bookkeeping.append("healthkit_summarized_ids") }
+        for table in bookkeeping {
+            try connection.execute("ALTER TABLE \(schema.name(table)) ENABLE ROW LEVEL SECURITY")
         }
     }
 

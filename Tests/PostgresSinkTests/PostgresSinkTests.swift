@@ -195,58 +195,113 @@ import PostgresSink
         for sample in ConformanceFixtures.all { #expect(read[sample.id] == sample, "\(sample.id)") }
     }
 
-    @Test func rowLevelSecurityUsesAuthUid() throws {
-        guard let url = PostgresTestDatabase.url else { return }
+    /// Runs `body` on a database of its own (its URL) with a stand-in for Supabase's `auth.uid()`
+    /// (the `request.jwt.claim.sub` setting) and a role without login (its quoted name) that stands
+    /// for Supabase's API roles; both are dropped afterwards.
+    func withSupabaseLikeDatabase(_ url: String, _ body: (_ url: String, _ reader: String) throws -> Void) throws {
         let database = PostgresTestDatabase.freshSchema()
         let admin = try PostgresTestDatabase.connect(url)
         defer { admin.close() }
         try admin.execute("CREATE DATABASE \(SQL.identifier(database))")
-        defer { _ = try? admin.execute("DROP DATABASE \(SQL.identifier(database)) WITH (FORCE)") }
+        let reader = SQL.identifier(database + "_reader")
+        defer {
+            _ = try? admin.execute("DROP DATABASE \(SQL.identifier(database)) WITH (FORCE)")
+            _ = try? admin.execute("DROP ROLE IF EXISTS \(reader)")
+        }
         let dbURL = url + " dbname=" + database
         let setup = try PostgresConnection(url: dbURL)
         try setup.execute("""
             CREATE SCHEMA auth;
             CREATE FUNCTION auth.uid() RETURNS uuid LANGUAGE sql STABLE AS
               $$ SELECT nullif(current_setting('request.jwt.claim.sub', true), '')::uuid $$;
-            CREATE ROLE \(SQL.identifier(database + "_reader")) NOLOGIN;
+            CREATE ROLE \(reader) NOLOGIN;
             """)
         setup.close()
-        let configuration = PostgresSink.Configuration(url: dbURL, userId: Self.userId, rowLevelSecurity: true)
-        for _ in 0..<2 {
+        try body(dbURL, reader)
+    }
+
+    @Test func rowLevelSecurityUsesAuthUid() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        try withSupabaseLikeDatabase(url) { dbURL, reader in
+            let configuration = PostgresSink.Configuration(url: dbURL, userId: Self.userId, rowLevelSecurity: true)
+            for _ in 0..<2 {
+                let sink = PostgresSink(configuration: configuration, context: ConformanceFixtures.context())
+                _ = try sink.prepare()
+                try sink.write(ConformanceFixtures.entries(ConformanceFixtures.all), cursor: 7)
+                sink.close()
+            }
+            // A sink without the option on the same schema (another config) keeps the view's security_invoker,
+            // also as an administrator wrote it (`on`, as Supabase's documentation does).
+            let admin2 = try PostgresConnection(url: dbURL)
+            try admin2.execute("ALTER VIEW v_healthkit_daily_quantity SET (security_invoker = on)")
+            admin2.close()
+            let plain = PostgresSink(configuration: PostgresSink.Configuration(url: dbURL, userId: Self.userId),
+                                     context: ConformanceFixtures.context())
+            _ = try plain.prepare()
+            plain.close()
+            let check = try PostgresConnection(url: dbURL)
+            defer { check.close() }
+            try check.execute("GRANT SELECT ON healthkit_metrics, healthkit_daily_summaries, v_healthkit_daily_quantity TO \(reader); "
+                                  + "GRANT USAGE ON SCHEMA auth TO \(reader)")
+            let view = "SELECT count(*) FROM v_healthkit_daily_quantity"
+            let counts = try check.transaction { () -> (Int64?, Int64?, Int64?, Int64?) in
+                try check.execute("SET LOCAL ROLE \(reader)")
+                let none = try check.execute("SELECT count(*) FROM healthkit_metrics").int(0, 0)
+                let noneInView = try check.execute(view).int(0, 0)
+                try check.query("SELECT set_config('request.jwt.claim.sub', $1, true)", [Self.userId.lowercased()])
+                let mine = try check.execute("SELECT count(*) FROM healthkit_metrics").int(0, 0)
+                return (none, mine, noneInView, try check.execute(view).int(0, 0))
+            }
+            #expect(counts.0 == 0)
+            #expect(counts.1 == 6)  // all but alice's heart rate
+            // The daily view holds to the policies too (it runs with the reader's rights).
+            #expect(counts.2 == 0)
+            #expect((counts.3 ?? 0) > 0)
+        }
+    }
+
+    /// Supabase grants its API roles every privilege on the tables of `public`: with RLS, they must
+    /// still neither store a schema version (the sink would refuse to start) nor move the cursor
+    /// (the sink would skip data), nor read the folded ids; the sink itself keeps working.
+    @Test func rowLevelSecurityClosesTheBookkeepingTables() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        try withSupabaseLikeDatabase(url) { dbURL, reader in
+            var configuration = PostgresSink.Configuration(url: dbURL, userId: Self.userId, rowLevelSecurity: true)
+            configuration.summarizeAfter = .days(30)
             let sink = PostgresSink(configuration: configuration, context: ConformanceFixtures.context())
             _ = try sink.prepare()
             try sink.write(ConformanceFixtures.entries(ConformanceFixtures.all), cursor: 7)
             sink.close()
+            let check = try PostgresConnection(url: dbURL)
+            defer { check.close() }
+            try check.execute("GRANT ALL ON ALL TABLES IN SCHEMA public TO \(reader); GRANT USAGE ON SCHEMA auth TO \(reader)")
+            func asReader<T>(_ body: () throws -> T) throws -> T {
+                try check.transaction {
+                    try check.execute("SET LOCAL ROLE \(reader)")
+                    try check.query("SELECT set_config('request.jwt.claim.sub', $1, true)", [Self.userId.lowercased()])
+                    return try body()
+                }
+            }
+            #expect(throws: PostgresError.self) {
+                try asReader { try check.execute("INSERT INTO healthrouter_schema (version) VALUES (99)") }
+            }
+            #expect(throws: PostgresError.self) {
+                try asReader { try check.execute("INSERT INTO healthrouter_cursor (sink, journal_seq) VALUES ('other', 1)") }
+            }
+            let moved = try asReader { try check.execute("UPDATE healthrouter_cursor SET journal_seq = 1000000").affectedRows }
+            #expect(moved == 0)
+            let seen = try asReader {
+                try ["healthrouter_schema", "healthrouter_cursor", "healthkit_summarized_ids"].map {
+                    try check.execute("SELECT count(*) FROM \($0)").int(0, 0)
+                }
+            }
+            #expect(seen == [0, 0, 0])
+            // The sink, as the owner, still reads its cursor and writes.
+            let again = PostgresSink(configuration: configuration, context: ConformanceFixtures.context())
+            defer { again.close() }
+            #expect(try again.prepare() == 7)
+            try again.write(ConformanceFixtures.entries([ConformanceFixtures.numbered(40)], from: 8), cursor: 8)
         }
-        // A sink without the option on the same schema (another config) keeps the view's security_invoker,
-        // also as an administrator wrote it (`on`, as Supabase's documentation does).
-        let admin2 = try PostgresConnection(url: dbURL)
-        try admin2.execute("ALTER VIEW v_healthkit_daily_quantity SET (security_invoker = on)")
-        admin2.close()
-        let plain = PostgresSink(configuration: PostgresSink.Configuration(url: dbURL, userId: Self.userId),
-                                 context: ConformanceFixtures.context())
-        _ = try plain.prepare()
-        plain.close()
-        let check = try PostgresConnection(url: dbURL)
-        defer { check.close() }
-        let reader = SQL.identifier(database + "_reader")
-        try check.execute("GRANT SELECT ON healthkit_metrics, healthkit_daily_summaries, v_healthkit_daily_quantity TO \(reader); "
-                              + "GRANT USAGE ON SCHEMA auth TO \(reader)")
-        let view = "SELECT count(*) FROM v_healthkit_daily_quantity"
-        let counts = try check.transaction { () -> (Int64?, Int64?, Int64?, Int64?) in
-            try check.execute("SET LOCAL ROLE \(reader)")
-            let none = try check.execute("SELECT count(*) FROM healthkit_metrics").int(0, 0)
-            let noneInView = try check.execute(view).int(0, 0)
-            try check.query("SELECT set_config('request.jwt.claim.sub', $1, true)", [Self.userId.lowercased()])
-            let mine = try check.execute("SELECT count(*) FROM healthkit_metrics").int(0, 0)
-            return (none, mine, noneInView, try check.execute(view).int(0, 0))
-        }
-        #expect(counts.0 == 0)
-        #expect(counts.1 == 6)  // all but alice's heart rate
-        // The daily view holds to the policies too (it runs with the reader's rights).
-        #expect(counts.2 == 0)
-        #expect((counts.3 ?? 0) > 0)
-        _ = try? admin.execute("DROP ROLE IF EXISTS \(reader)")
     }
 }
 
