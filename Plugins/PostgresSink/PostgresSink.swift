@@ -29,7 +29,9 @@ public final class PostgresSink: Sink {
         /// Tiering: raw quantity rows older than this are folded into `healthkit_daily_summaries`
         /// and deleted (nil: keep every raw row).
         public var summarizeAfter: ConfigDuration?
-        /// The IANA zone whose days the summaries use (health4ai's reader: UTC by default).
+        /// The IANA zone whose days the summaries use (health4ai's reader: UTC by default); a
+        /// POSIX-style offset (`+02:00`, `UTC+2`) is refused (`PostgresTimeZoneName`), as is a name
+        /// the server does not list in `pg_timezone_names` (at connect).
         public var timeZone: String = "UTC"
         public var statementTimeout: ConfigDuration = .minutes(5)
 
@@ -56,10 +58,10 @@ public final class PostgresSink: Sink {
                                                               deletes: "raw rows older than this are folded into daily summaries and deleted")
             timeZone = try c.decodeIfPresent(String.self, forKey: .timeZone) ?? "UTC"
             statementTimeout = try c.decodeIfPresent(ConfigDuration.self, forKey: .statementTimeout) ?? .minutes(5)
-            // The server knows the zones (checked at connect); this catches what cannot be a zone's name.
-            if timeZone.isEmpty || timeZone.contains(where: { !($0.isASCII && ($0.isLetter || $0.isNumber || "/_+-:".contains($0))) }) {
-                throw DecodingError.dataCorruptedError(forKey: .timeZone, in: c, debugDescription:
-                    "'\(timeZone)' is not a time zone name: use an IANA name such as Europe/Lisbon")
+            // The server knows the zones (checked at connect); this catches what cannot be a zone's
+            // name, and POSIX-style offsets, which PostgreSQL would apply with the opposite sign.
+            if let problem = PostgresTimeZoneName.problem(with: timeZone) {
+                throw DecodingError.dataCorruptedError(forKey: .timeZone, in: c, debugDescription: problem)
             }
         }
     }
@@ -95,13 +97,15 @@ public final class PostgresSink: Sink {
                                                     statementTimeoutSeconds: Int(configuration.statementTimeout.seconds))
             connection.onNotice = { [logger] notice in logger.warning("postgres: \(notice)") }
             if configuration.summarizeAfter != nil {
-                // Before any DDL: a wrong zone leaves nothing behind.
-                do {
-                    try connection.query("SELECT now() AT TIME ZONE $1", [configuration.timeZone])
-                } catch let error as PostgresError where error.sqlState == "22023" {
+                // Before any DDL: a wrong zone leaves nothing behind. A zone's name, not anything
+                // `AT TIME ZONE` takes: an abbreviation (`CEST`) is a fixed offset all year, and a
+                // POSIX-style offset (`+02:00`) has the opposite sign.
+                let known = try connection.query("SELECT 1 FROM pg_timezone_names WHERE lower(name) = lower($1)",
+                                                 [configuration.timeZone])
+                if known.rowCount == 0 {
                     connection.close()
-                    throw SinkError.misconfigured("time_zone '\(configuration.timeZone)' is not a zone PostgreSQL knows: "
-                                                      + "use an IANA name such as Europe/Lisbon")
+                    throw SinkError.misconfigured("time_zone '\(configuration.timeZone)' is not the name of a zone PostgreSQL knows "
+                                                      + "(pg_timezone_names): use an IANA name such as Europe/Lisbon")
                 }
             }
             try connection.transaction {

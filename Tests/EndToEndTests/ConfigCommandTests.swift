@@ -87,6 +87,12 @@ import Testing
         ("a time zone that cannot be one's name", "sinks:\n  p:\n    type: postgres\n    url: postgres://x/y\n    user_id: me\n"
             + "    time_zone: \"UTC'; DROP TABLE x; --\"\n",
          "sinks.p.time_zone: 'UTC'; DROP TABLE x; --' is not a time zone name"),
+        ("PostgreSQL reads a POSIX-style offset with the opposite sign: +02:00 would be UTC-2",
+         "sinks:\n  p:\n    type: postgres\n    url: postgres://x/y\n    user_id: me\n    time_zone: \"+02:00\"\n",
+         "sinks.p.time_zone: '+02:00' is a POSIX-style offset, which PostgreSQL applies with the opposite sign"),
+        ("the same spelt with UTC, and the zone probably meant is named",
+         "sinks:\n  p:\n    type: postgres\n    url: postgres://x/y\n    user_id: me\n    time_zone: UTC-5\n",
+         "use an IANA zone name instead: Etc/GMT+5 is UTC-5 all year, or a place's zone such as Europe/Berlin"),
         ("a store on the journal's own file would write its tables into the journal",
          "state_directory: ./st\nsinks:\n  local: { type: sqlite, path: ./st/../st/journal.sqlite }\n",
          "sinks.local.path: ./st/../st/journal.sqlite is the journal's own file"),
@@ -121,8 +127,10 @@ import Testing
         #expect(result.stderr.contains(says), "\(why): \(result.stderr)")
     }
 
-    @Test func aZoneWithADashIsAZone() throws {
-        #expect(try check("sinks:\n  p:\n    type: postgres\n    url: postgres://x/y\n    user_id: me\n    time_zone: America/Port-au-Prince\n").status == 0)
+    /// Zone names with a dash, digits or `+` (IANA's `Etc/` zones and legacy names) are zones.
+    @Test(arguments: ["America/Port-au-Prince", "Etc/GMT-2", "Etc/GMT+10", "EST5EDT", "GMT0"])
+    func aZoneWithADashOrDigitsIsAZone(_ zone: String) throws {
+        #expect(try check("sinks:\n  p:\n    type: postgres\n    url: postgres://x/y\n    user_id: me\n    time_zone: \(zone)\n").status == 0)
     }
 
     /// A config read from a pipe (`--config <(envsubst < healthrouter.yaml)`) is read like a file;

@@ -306,6 +306,37 @@ import PostgresSink
 }
 
 @Suite struct PostgresSinkTieringTests {
+    /// `time_zone` must name a zone the server knows: not an abbreviation (a fixed offset all year)
+    /// nor a POSIX-style offset (which PostgreSQL applies with the opposite sign), though `AT TIME
+    /// ZONE` takes both; refused before any table is created. Names are matched as the server does, ignoring case.
+    @Test func aTimeZoneThatIsNoZoneNameIsRefusedAtConnect() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let connection = try PostgresTestDatabase.connect(url)
+        defer { connection.close() }
+        for zone in ["CEST", "+02:00", "UTC+2", "Mars/Olympus", "europe/lisbon"] {
+            let schema = PostgresTestDatabase.freshSchema()
+            var configuration = PostgresSink.Configuration(url: url, userId: PostgresSinkTests.userId, schema: schema)
+            configuration.summarizeAfter = .days(30)
+            configuration.timeZone = zone
+            let sink = PostgresSink(configuration: configuration, context: ConformanceFixtures.context())
+            defer { sink.close() }
+            let created = { try connection.query("SELECT to_regclass($1) IS NOT NULL", [SQL.qualified(schema, "healthkit_metrics")]).bool(0, 0) }
+            if zone == "europe/lisbon" {
+                _ = try sink.prepare()
+                #expect(try created() == true)
+                continue
+            }
+            do {
+                _ = try sink.prepare()
+                Issue.record("time_zone \(zone) was accepted")
+            } catch let error as SinkError {
+                #expect(error.isMisconfigured, "\(zone): \(error)")
+                #expect("\(error)".contains("time_zone '\(zone)' is not the name of a zone"), "\(error)")
+            }
+            #expect(try created() == false, "\(zone)")
+        }
+    }
+
     @Test func oldRawRowsFoldIntoDailySummariesAndLateRowsResummarize() throws {
         guard let url = PostgresTestDatabase.url else { return }
         let schema = PostgresTestDatabase.freshSchema()
