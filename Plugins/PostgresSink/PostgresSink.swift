@@ -29,7 +29,7 @@ public final class PostgresSink: Sink {
         /// Tiering: raw quantity rows older than this are folded into `healthkit_daily_summaries`
         /// and deleted (nil: keep every raw row).
         public var summarizeAfter: ConfigDuration?
-        /// The IANA zone whose days the summaries use (health4ai's reader: UTC by default); a
+        /// The IANA zone whose days the summaries and the daily view use (health4ai's reader: UTC by default); a
         /// POSIX-style offset (`+02:00`, `UTC+2`) is refused (`PostgresTimeZoneName`), as is a name
         /// the server does not list in `pg_timezone_names` (at connect).
         public var timeZone: String = "UTC"
@@ -96,17 +96,16 @@ public final class PostgresSink: Sink {
             let connection = try PostgresConnection(url: configuration.url,
                                                     statementTimeoutSeconds: Int(configuration.statementTimeout.seconds))
             connection.onNotice = { [logger] notice in logger.warning("postgres: \(notice)") }
-            if configuration.summarizeAfter != nil {
-                // Before any DDL: a wrong zone leaves nothing behind. A zone's name, not anything
-                // `AT TIME ZONE` takes: an abbreviation (`CEST`) is a fixed offset all year, and a
-                // POSIX-style offset (`+02:00`) has the opposite sign.
-                let known = try connection.query("SELECT 1 FROM pg_timezone_names WHERE lower(name) = lower($1)",
-                                                 [configuration.timeZone])
-                if known.rowCount == 0 {
-                    connection.close()
-                    throw SinkError.misconfigured("time_zone '\(configuration.timeZone)' is not the name of a zone PostgreSQL knows "
-                                                      + "(pg_timezone_names): use an IANA name such as Europe/Lisbon")
-                }
+            // Before any DDL (the daily view's days and the summaries' are in this zone): a wrong
+            // zone leaves nothing behind. A zone's name, not anything `AT TIME ZONE` takes: an
+            // abbreviation (`CEST`) is a fixed offset all year, a POSIX-style offset (`+02:00`) has
+            // the opposite sign.
+            let known = try connection.query("SELECT 1 FROM pg_timezone_names WHERE lower(name) = lower($1)",
+                                             [configuration.timeZone])
+            if known.rowCount == 0 {
+                connection.close()
+                throw SinkError.misconfigured("time_zone '\(configuration.timeZone)' is not the name of a zone PostgreSQL knows "
+                                                  + "(pg_timezone_names): use an IANA name such as Europe/Lisbon")
             }
             try connection.transaction {
                 try connection.query("SELECT pg_advisory_xact_lock(hashtext($1))", ["healthrouter:" + configuration.schema])
@@ -115,7 +114,9 @@ public final class PostgresSink: Sink {
                     "SELECT o.option_value::bool FROM pg_class c, pg_options_to_table(c.reloptions) o "
                         + "WHERE c.oid = to_regclass($1) AND o.option_name = 'security_invoker'",
                     [schema.name("v_healthkit_daily_quantity")]).bool(0, 0) == true)
-                for statement in schema.ddl(viewSecurityInvoker: invoker) { try connection.execute(statement) }
+                for statement in schema.ddl(viewSecurityInvoker: invoker, timeZone: configuration.timeZone) {
+                    try connection.execute(statement)
+                }
                 let stored = try connection.query("SELECT max(version) FROM \(schema.name("healthrouter_schema"))").int(0, 0)
                 if let stored, stored > PostgresSinkSchema.version {
                     throw SinkError.misconfigured("schema \(configuration.schema) has healthrouter schema version \(stored), "
@@ -248,7 +249,7 @@ public final class PostgresSink: Sink {
               INSERT INTO \(schema.name("healthkit_summarized_ids")) (id) SELECT id FROM gone ON CONFLICT DO NOTHING RETURNING id),
             days AS (
               SELECT user_id, metric_type, day, unit, avg(value) AS avg_value, min(value) AS min_value, max(value) AS max_value,
-                     sum(value) AS sum_value, count(*)::integer AS sample_count
+                     sum(value) AS sum_value, count(value)::integer AS sample_count
               FROM gone JOIN first_time USING (id) GROUP BY user_id, metric_type, day, unit)
             INSERT INTO \(summaries) AS s (user_id, metric_type, summary_date, unit, avg_value, min_value, max_value,
                                           sum_value, sample_count)

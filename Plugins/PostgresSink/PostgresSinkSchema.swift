@@ -54,9 +54,12 @@ struct PostgresSinkSchema {
 
     /// `viewSecurityInvoker`: the daily view reads with the querying user's rights (PostgreSQL
     /// 15+), as row-level security needs; `CREATE OR REPLACE VIEW` resets a view's options, so
-    /// every prepare states it.
-    func ddl(viewSecurityInvoker: Bool) -> [String] {
-        [
+    /// every prepare states it. `timeZone` (a zone the server knows): the days of the view's raw
+    /// part, as tiering's summaries use them; every prepare replaces the view, so an existing
+    /// database gets the current definition.
+    func ddl(viewSecurityInvoker: Bool, timeZone: String) -> [String] {
+        let day = "(started_at AT TIME ZONE \(SQL.literal(timeZone)))::date"
+        return [
             "CREATE SCHEMA IF NOT EXISTS \(SQL.identifier(schema))",
             "CREATE TABLE IF NOT EXISTS \(name("healthrouter_schema")) (version integer PRIMARY KEY, "
                 + "applied_at timestamptz NOT NULL DEFAULT now())",
@@ -84,11 +87,11 @@ struct PostgresSinkSchema {
                    'summary'::text AS source
             FROM \(name("healthkit_daily_summaries"))
             UNION ALL
-            SELECT user_id, metric_type, (started_at AT TIME ZONE 'UTC')::date, avg(value), min(value), max(value),
-                   sum(value), count(*)::integer, max(unit), 'raw'::text
+            SELECT user_id, metric_type, \(day), avg(value), min(value), max(value),
+                   sum(value), count(value)::integer, coalesce(unit, ''), 'raw'::text
             FROM \(name("healthkit_metrics"))
             WHERE \(Self.quantityRows)
-            GROUP BY user_id, metric_type, (started_at AT TIME ZONE 'UTC')::date
+            GROUP BY user_id, metric_type, \(day), coalesce(unit, '')
             """,
         ]
     }

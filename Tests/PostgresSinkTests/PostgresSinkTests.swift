@@ -337,6 +337,67 @@ import PostgresSink
         }
     }
 
+    /// The daily view's raw part groups by day in `time_zone`, as the summaries do, and by unit
+    /// (32 g and 0.032 kg are two rows, not 32.032 of either); NULL values are not counted. Every
+    /// prepare replaces the view, so a database whose view has other days gets these.
+    @Test func theDailyViewUsesTheZonesDaysAndKeepsUnitsApart() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let schema = PostgresTestDatabase.freshSchema()
+        var configuration = PostgresSink.Configuration(url: url, userId: PostgresSinkTests.userId, schema: schema)
+        let utc = PostgresSink(configuration: configuration, context: ConformanceFixtures.context())
+        _ = try utc.prepare()
+        utc.close()
+        configuration.timeZone = "Europe/Berlin"
+        let sink = PostgresSink(configuration: configuration, context: ConformanceFixtures.context())
+        defer { sink.close() }
+        _ = try sink.prepare()
+        func protein(_ n: Int, _ value: Double?, _ unit: String) -> Sample {
+            var sample = ConformanceFixtures.numbered(n)
+            sample.type = "HKQuantityTypeIdentifierDietaryProtein"
+            sample.value = value
+            sample.unit = unit
+            return sample
+        }
+        // 2024-01-05 23:30 UTC is 00:30 on the 6th in Berlin.
+        var lateEvening = ConformanceFixtures.numbered(1)
+        lateEvening.start = ConformanceFixtures.at(12_177)
+        lateEvening.end = lateEvening.start
+        try sink.write(ConformanceFixtures.entries([protein(2, 32, "g"), protein(3, 0.032, "kg"), protein(4, nil, "g"),
+                                                    lateEvening]), cursor: 4)
+        let connection = try PostgresTestDatabase.connect(url)
+        defer { connection.close() }
+        let rows = try connection.execute(
+            "SELECT metric_type, summary_date::text, unit, sum_value::text, sample_count FROM "
+                + "\(SQL.qualified(schema, "v_healthkit_daily_quantity")) ORDER BY 1, 2, 3")
+        let view = (0..<rows.rowCount).map { row in (0..<5).map { rows.text(row, $0) ?? "NULL" }.joined(separator: " ") }
+        #expect(view == ["HKQuantityTypeIdentifierDietaryProtein 2024-01-05 g 32 1",
+                         "HKQuantityTypeIdentifierDietaryProtein 2024-01-05 kg 0.032 1",
+                         "HKQuantityTypeIdentifierHeartRate 2024-01-06 count/min 61 1"])
+    }
+
+    /// A NULL value is not a sample of the day's statistics: `sample_count` counts values, so
+    /// that sum / count stays the average when late rows are merged.
+    @Test func foldingCountsValuesNotRows() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let schema = PostgresTestDatabase.freshSchema()
+        var configuration = PostgresSink.Configuration(url: url, userId: PostgresSinkTests.userId, schema: schema)
+        configuration.summarizeAfter = .days(30)
+        let sink = PostgresSink(configuration: configuration, context: ConformanceFixtures.context())
+        defer { sink.close() }
+        _ = try sink.prepare()
+        var empty = ConformanceFixtures.numbered(3)
+        empty.value = nil
+        try sink.write(ConformanceFixtures.entries([ConformanceFixtures.numbered(1), ConformanceFixtures.numbered(2), empty]),
+                       cursor: 3)
+        try sink.write(ConformanceFixtures.entries([ConformanceFixtures.numbered(4)], from: 4), cursor: 4)
+        let connection = try PostgresTestDatabase.connect(url)
+        defer { connection.close() }
+        let result = try connection.execute("SELECT sample_count, sum_value, avg_value FROM "
+                                                + SQL.qualified(schema, "healthkit_daily_summaries"))
+        #expect(result.rowCount == 1)
+        #expect((0..<3).map { result.text(0, $0) } == ["3", "187", "62.333333333333336"])
+    }
+
     @Test func oldRawRowsFoldIntoDailySummariesAndLateRowsResummarize() throws {
         guard let url = PostgresTestDatabase.url else { return }
         let schema = PostgresTestDatabase.freshSchema()
