@@ -14,7 +14,8 @@ import PostgresClient
 ///   stored in `healthrouter_cursor` under the sink's name.
 /// - `write(_:cursor:)`: one transaction per batch; COPY into a staging table (streamed while the
 ///   batch is encoded) and an upsert that writes only new or changed rows; tombstones delete by
-///   id; the cursor in the same transaction.
+///   id (and, with tiering, take a folded sample out of its day's summary); the cursor in the same
+///   transaction.
 public final class PostgresSink: Sink {
     public struct Configuration: Decodable, Sendable {
         /// A libpq URL or conninfo (`postgres://postgres:${SUPABASE_DB_PASSWORD}@db.x.supabase.co:5432/postgres`).
@@ -67,15 +68,18 @@ public final class PostgresSink: Sink {
     }
 
     public let configuration: Configuration
-    private let logger: Logger
+    let logger: Logger
     private let sinkName: String
-    private let schema: PostgresSinkSchema
+    let schema: PostgresSinkSchema
     private var connection: PostgresConnection?
     private var rows = CopyTextWriter(capacity: 1 << 18)
     /// Sends the batch's rows to the server while the rest are encoded.
     private var stream: PostgresUpsertStream
     private var json = JSONWriter(capacity: 1024)
     private var fields = JSONWriter(capacity: 256)
+    /// Whether the schema has `healthkit_summarized_ids` (tiering is or was on): tombstones then
+    /// also take folded samples out of their summaries. Set by `prepare()`.
+    private var tiered = false
     /// `configuration.userId` as stored.
     private let defaultUserId: String
     /// Rows tiering folds: quantities, not category, workout (health4ai reads those raw) or
@@ -126,10 +130,13 @@ public final class PostgresSink: Sink {
                     try connection.execute("INSERT INTO \(schema.name("healthrouter_schema")) (version) VALUES "
                                                + "(\(PostgresSinkSchema.version)) ON CONFLICT DO NOTHING")
                 }
-                if configuration.summarizeAfter != nil {
-                    // The ids folded so far: a sample delivered again after its day was folded (a
-                    // backfill, a migration) is then dropped instead of counted twice.
-                    try connection.execute(schema.summarizedIdsDDL)
+                // The ids folded so far: a sample delivered again after its day was folded (a
+                // backfill, a migration) is then dropped instead of counted twice, and a tombstone
+                // takes its value out of the summary, also after tiering was turned off.
+                tiered = try configuration.summarizeAfter != nil
+                    || connection.query("SELECT to_regclass($1) IS NOT NULL", [schema.name("healthkit_summarized_ids")]).bool(0, 0) == true
+                if tiered {
+                    for statement in schema.summarizedIdsDDL { try connection.execute(statement) }
                 }
                 if configuration.rowLevelSecurity { try enableRowLevelSecurity(connection) }
             }
@@ -211,8 +218,10 @@ public final class PostgresSink: Sink {
                         try stream.sendIfFull(&rows, on: connection)
                     case .tombstone(let tombstone):
                         try flush(connection)
+                        let uuids = tombstone.ids.map(PostgresUserId.uuid)
                         try connection.query("DELETE FROM \(schema.name("healthkit_metrics")) WHERE id = ANY($1::uuid[])",
-                                             [SQL.textArray(tombstone.ids.map(PostgresUserId.uuid))])
+                                             [SQL.textArray(uuids)])
+                        if tiered { try unsummarize(uuids, on: connection) }
                     }
                 }
                 try flush(connection)
@@ -224,45 +233,6 @@ public final class PostgresSink: Sink {
         } catch let error as PostgresError {
             throw error.writeError
         }
-    }
-
-    /// Folds raw quantity rows of days (in `time_zone`) that ended more than `summarize_after` ago
-    /// into `healthkit_daily_summaries` and deletes them, in one statement: the summary of a day
-    /// that already has one is merged with the late rows (counts and sums added, extremes kept,
-    /// the average recomputed), so late data re-summarizes its day instead of being lost. The ids
-    /// folded are kept in `healthkit_summarized_ids`: a row of an id folded before (a sample delivered
-    /// again: a backfill, a migration) is deleted without being counted again. Category,
-    /// workout and `record` rows stay raw (health4ai reads them raw; records have no value).
-    func summarize(_ connection: PostgresConnection) throws {
-        guard let after = configuration.summarizeAfter else { return }
-        let metrics = schema.name("healthkit_metrics")
-        let summaries = schema.name("healthkit_daily_summaries")
-        let sql = """
-            WITH cutoff AS (
-              SELECT (date_trunc('day', (now() - make_interval(secs => $2::float8)) AT TIME ZONE $1) AT TIME ZONE $1) AS at),
-            gone AS (
-              DELETE FROM \(metrics) m USING cutoff c
-              WHERE m.started_at < c.at AND \(Self.foldable)
-              RETURNING m.id, m.user_id, m.metric_type, (m.started_at AT TIME ZONE $1)::date AS day, m.value,
-                        coalesce(m.unit, '') AS unit),
-            first_time AS (
-              INSERT INTO \(schema.name("healthkit_summarized_ids")) (id) SELECT id FROM gone ON CONFLICT DO NOTHING RETURNING id),
-            days AS (
-              SELECT user_id, metric_type, day, unit, avg(value) AS avg_value, min(value) AS min_value, max(value) AS max_value,
-                     sum(value) AS sum_value, count(value)::integer AS sample_count
-              FROM gone JOIN first_time USING (id) GROUP BY user_id, metric_type, day, unit)
-            INSERT INTO \(summaries) AS s (user_id, metric_type, summary_date, unit, avg_value, min_value, max_value,
-                                          sum_value, sample_count)
-            SELECT user_id, metric_type, day, unit, avg_value, min_value, max_value, sum_value, sample_count FROM days
-            ON CONFLICT (user_id, metric_type, summary_date, unit) DO UPDATE SET
-              sum_value = coalesce(s.sum_value, 0) + coalesce(EXCLUDED.sum_value, 0),
-              sample_count = coalesce(s.sample_count, 0) + EXCLUDED.sample_count,
-              min_value = least(s.min_value, EXCLUDED.min_value),
-              max_value = greatest(s.max_value, EXCLUDED.max_value),
-              avg_value = (coalesce(s.sum_value, 0) + coalesce(EXCLUDED.sum_value, 0))
-                          / nullif(coalesce(s.sample_count, 0) + EXCLUDED.sample_count, 0)
-            """
-        try connection.query(sql, [configuration.timeZone, String(after.seconds)])
     }
 
     /// Ends the batch's COPY and upserts. A sample whose id is stored under another key (its start,

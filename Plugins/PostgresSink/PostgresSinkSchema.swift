@@ -38,9 +38,17 @@ struct PostgresSinkSchema {
 
     func name(_ table: String) -> String { SQL.qualified(schema, table) }
 
-    /// The ids `summarize_after` folded into daily summaries (see `PostgresSink.summarize`).
-    var summarizedIdsDDL: String {
-        "CREATE TABLE IF NOT EXISTS \(name("healthkit_summarized_ids")) (id uuid PRIMARY KEY)"
+    /// The ids `summarize_after` folded into daily summaries, with the day, type, unit and value
+    /// each added to (see `PostgresSink.summarize`, `unsummarize`). Tables created before those
+    /// columns get them (NULL in the rows already there: their values cannot be taken back out).
+    var summarizedIdsDDL: [String] {
+        let table = name("healthkit_summarized_ids")
+        return [
+            "CREATE TABLE IF NOT EXISTS \(table) (id uuid PRIMARY KEY)",
+            "ALTER TABLE \(table) ADD COLUMN IF NOT EXISTS user_id text, ADD COLUMN IF NOT EXISTS metric_type text, "
+                + "ADD COLUMN IF NOT EXISTS summary_date date, ADD COLUMN IF NOT EXISTS unit text, "
+                + "ADD COLUMN IF NOT EXISTS value double precision",
+        ]
     }
 
     /// The primary key's constraint name (PostgreSQL's default for `PRIMARY KEY (id)`).

@@ -375,6 +375,57 @@ import PostgresSink
                          "HKQuantityTypeIdentifierHeartRate 2024-01-06 count/min 61 1"])
     }
 
+    /// A tombstone for a sample whose day was folded takes its value out of the summary: sum,
+    /// count and average follow; an extreme it was is recomputed from the values kept for the day,
+    /// or, when those are not all of them (an id folded before values were kept), unknown (NULL),
+    /// and stays unknown when late rows are merged. A tombstone delivered again changes nothing.
+    @Test func aTombstoneTakesAFoldedSampleOutOfItsSummary() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let schema = PostgresTestDatabase.freshSchema()
+        var configuration = PostgresSink.Configuration(url: url, userId: PostgresSinkTests.userId, schema: schema)
+        configuration.summarizeAfter = .days(30)
+        let connection = try PostgresTestDatabase.connect(url)
+        defer { connection.close() }
+        // The table as versions before kept values made it: prepare adds the columns.
+        try connection.execute("CREATE SCHEMA \(SQL.identifier(schema)); "
+                                   + "CREATE TABLE \(SQL.qualified(schema, "healthkit_summarized_ids")) (id uuid PRIMARY KEY)")
+        let sink = PostgresSink(configuration: configuration, context: ConformanceFixtures.context())
+        defer { sink.close() }
+        _ = try sink.prepare()
+        let beats = (0..<4).map(ConformanceFixtures.numbered)  // 60, 61, 62, 63 on one day
+        try sink.write(ConformanceFixtures.entries(beats), cursor: 4)
+        func summary() throws -> [String?] {
+            let result = try connection.execute("SELECT sample_count, sum_value, avg_value, min_value, max_value FROM "
+                                                    + SQL.qualified(schema, "healthkit_daily_summaries"))
+            #expect(result.rowCount == 1)
+            return (0..<5).map { result.text(0, $0) }
+        }
+        var sequence: Int64 = 4
+        func delete(_ sample: Sample) throws {
+            sequence += 1
+            try sink.write([ConformanceFixtures.tombstone([sample.id], sequence: sequence)], cursor: sequence)
+        }
+        #expect(try summary() == ["4", "246", "61.5", "60", "63"])
+        try delete(beats[1])
+        #expect(try summary() == ["3", "185", "61.666666666666664", "60", "63"])
+        try delete(beats[3])  // the maximum: the kept values give the next one
+        #expect(try summary() == ["2", "122", "61", "60", "62"])
+        try delete(beats[3])
+        #expect(try summary() == ["2", "122", "61", "60", "62"])
+        // An id folded before values were kept cannot be subtracted (a warning names it).
+        try connection.query("UPDATE \(SQL.qualified(schema, "healthkit_summarized_ids")) SET user_id = NULL, metric_type = NULL, "
+                                 + "summary_date = NULL, unit = NULL, value = NULL WHERE id = $1::uuid", [beats[0].id])
+        try delete(beats[0])
+        #expect(try summary() == ["2", "122", "61", "60", "62"])
+        try delete(beats[2])  // the maximum, and the kept values are not all of the day's: unknown
+        #expect(try summary() == ["1", "60", "60", "60", nil])
+        var late = ConformanceFixtures.numbered(5)
+        late.value = 70
+        sequence += 1
+        try sink.write(ConformanceFixtures.entries([late], from: sequence), cursor: sequence)
+        #expect(try summary() == ["2", "130", "65", "60", nil])
+    }
+
     /// A NULL value is not a sample of the day's statistics: `sample_count` counts values, so
     /// that sum / count stays the average when late rows are merged.
     @Test func foldingCountsValuesNotRows() throws {
