@@ -8,9 +8,10 @@ extension PostgresSink {
     /// into `healthkit_daily_summaries` and deletes them, in one statement: the summary of a day
     /// that already has one is merged with the late rows (counts and sums added, extremes kept,
     /// the average recomputed), so late data re-summarizes its day instead of being lost. The ids
-    /// folded are kept in `healthkit_summarized_ids`, with their day, type, unit and value: a row of
-    /// an id folded before (a sample delivered again: a backfill, a migration) is deleted without
-    /// being counted again, and a tombstone can take the value back out (`unsummarize`). An
+    /// folded are kept in `healthkit_summarized_ids`, with their day, type, unit, value and raw key: a
+    /// row of an id folded before (a sample delivered again: a backfill, a migration), or of another
+    /// id under a key folded before (two samples that shared one raw row, in different batches), is
+    /// deleted without being counted again, and a tombstone can take the value back out (`unsummarize`). An
     /// extreme a tombstone left unknown (NULL while `sample_count` > 0) stays unknown when late rows
     /// are merged. Category, workout and `record` rows stay raw (health4ai reads them raw; records
     /// have no value).
@@ -25,10 +26,11 @@ extension PostgresSink {
               DELETE FROM \(metrics) m USING cutoff c
               WHERE m.started_at < c.at AND \(Self.foldable)
               RETURNING m.id, m.user_id, m.metric_type, (m.started_at AT TIME ZONE $1)::date AS day, m.value,
-                        coalesce(m.unit, '') AS unit),
+                        coalesce(m.unit, '') AS unit, \(PostgresSinkSchema.rawKey(of: "m")) AS raw_key),
             first_time AS (
-              INSERT INTO \(schema.name("healthkit_summarized_ids")) (id, user_id, metric_type, summary_date, unit, value)
-              SELECT id, user_id, metric_type, day, unit, value FROM gone ON CONFLICT DO NOTHING RETURNING id),
+              INSERT INTO \(schema.name("healthkit_summarized_ids")) (id, user_id, metric_type, summary_date, unit, value, raw_key)
+              SELECT id, user_id, metric_type, day, unit, value, raw_key FROM gone
+              ON CONFLICT DO NOTHING RETURNING id),
             days AS (
               SELECT user_id, metric_type, day, unit, avg(value) AS avg_value, min(value) AS min_value, max(value) AS max_value,
                      sum(value) AS sum_value, count(value)::integer AS sample_count

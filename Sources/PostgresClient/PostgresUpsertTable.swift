@@ -46,9 +46,12 @@ public struct PostgresUpsertTable: Sendable {
     public var extraDeclarations: [String]
     /// Set on every write that changes a row (`written_at = now()`).
     public var touch: [String]
+    /// A further condition for replacing a stored row, in terms of `t` (stored) and `EXCLUDED`
+    /// (staged); nil: every changed row is replaced.
+    public var updateCondition: String?
 
     public init(schema: String, name: String, columns: [Column], key: [String], order: String = "journal_seq",
-                extraDeclarations: [String] = [], touch: [String] = []) {
+                extraDeclarations: [String] = [], touch: [String] = [], updateCondition: String? = nil) {
         self.schema = schema
         self.name = name
         self.columns = columns
@@ -56,6 +59,7 @@ public struct PostgresUpsertTable: Sendable {
         self.order = order
         self.extraDeclarations = extraDeclarations
         self.touch = touch
+        self.updateCondition = updateCondition
     }
 
     public var qualifiedName: String { SQL.qualified(schema, name) }
@@ -100,6 +104,7 @@ public struct PostgresUpsertTable: Sendable {
             + sets.joined(separator: ", ")
             + " WHERE (" + compared.map { "t.\($0)" }.joined(separator: ", ") + ") IS DISTINCT FROM ("
             + compared.map { "EXCLUDED.\($0)" }.joined(separator: ", ") + ")"
+            + (updateCondition.map { " AND (\($0))" } ?? "")
     }
 
     /// Deletes the target's rows whose `identity` column (unique too, beside `key`: an `id` primary

@@ -101,6 +101,40 @@ import PostgresSink
         }
     }
 
+    /// Two ids under one key share a row, the later journal entry's: delivering both again in
+    /// separate batches (a backfill) writes nothing, instead of the earlier one taking the row and
+    /// the later one taking it back. The same id replaces its row whatever its sequence (a
+    /// migration numbers entries anew).
+    @Test func anEarlierIdUnderTheSameKeyDoesNotTakeTheRowBack() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let schema = PostgresTestDatabase.freshSchema()
+        let sink = try preparedSink(url, schema)
+        defer { sink.close() }
+        let first = ConformanceFixtures.numbered(1)
+        var second = first
+        second.id = "00000000-0000-4000-8000-0000000000b2"
+        second.value = 70
+        try sink.write(ConformanceFixtures.entries([first], from: 1), cursor: 1)
+        try sink.write(ConformanceFixtures.entries([second], from: 2), cursor: 2)
+        let connection = try PostgresTestDatabase.connect(url)
+        defer { connection.close() }
+        func row() throws -> [String?] {
+            let result = try connection.execute("SELECT metadata ->> 'healthrouter_id', value, xmin::text FROM "
+                                                    + SQL.qualified(schema, "healthkit_metrics"))
+            #expect(result.rowCount == 1)
+            return (0..<3).map { result.text(0, $0) }
+        }
+        let written = try row()
+        #expect(written[0] == second.id && written[1] == "70")
+        try sink.write(ConformanceFixtures.entries([first], from: 1), cursor: 2)
+        try sink.write(ConformanceFixtures.entries([second], from: 2), cursor: 2)
+        #expect(try row() == written)
+        var edited = second
+        edited.value = 80
+        try sink.write(ConformanceFixtures.entries([edited], from: 1), cursor: 2)
+        #expect(try row()[1] == "80")
+    }
+
     /// A sample whose start, type or device changed under its id replaces its row (the upsert
     /// matches health4ai's natural key, so the old row is deleted first): no dead letter, no stale row.
     @Test func aSampleThatMovedUnderItsIdReplacesItsRow() throws {
@@ -424,6 +458,30 @@ import PostgresSink
         sequence += 1
         try sink.write(ConformanceFixtures.entries([late], from: sequence), cursor: sequence)
         #expect(try summary() == ["2", "130", "65", "60", nil])
+    }
+
+    /// Two samples under one key (health4ai's: user, type, device, start) that arrive in different
+    /// batches share one raw row in turn; once the key was folded, the second is not counted again.
+    @Test func aSecondIdUnderAFoldedKeyIsNotCountedAgain() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let schema = PostgresTestDatabase.freshSchema()
+        var configuration = PostgresSink.Configuration(url: url, userId: PostgresSinkTests.userId, schema: schema)
+        configuration.summarizeAfter = .days(30)
+        let sink = PostgresSink(configuration: configuration, context: ConformanceFixtures.context())
+        defer { sink.close() }
+        _ = try sink.prepare()
+        let first = ConformanceFixtures.numbered(1)
+        var second = first
+        second.id = "00000000-0000-4000-8000-0000000000b2"
+        second.value = 70
+        try sink.write(ConformanceFixtures.entries([first, ConformanceFixtures.numbered(2)]), cursor: 2)
+        try sink.write(ConformanceFixtures.entries([second], from: 3), cursor: 3)
+        let connection = try PostgresTestDatabase.connect(url)
+        defer { connection.close() }
+        let result = try connection.execute("SELECT sample_count, sum_value FROM " + SQL.qualified(schema, "healthkit_daily_summaries"))
+        #expect(result.rowCount == 1)
+        #expect((0..<2).map { result.text(0, $0) } == ["2", "123"])
+        #expect(try connection.execute("SELECT count(*) FROM \(SQL.qualified(schema, "healthkit_metrics"))").int(0, 0) == 0)
     }
 
     /// A NULL value is not a sample of the day's statistics: `sample_count` counts values, so
