@@ -8,7 +8,8 @@ extension PostgresSink {
     /// `metadata.healthrouter_id` when present, `%` values return to 0–100, a category's value name
     /// comes from `metadata.sleep_stage`/`category_value`, a workout's activity and totals from its
     /// metadata; the source is `source_device`. The `healthrouter:` keys (`PostgresReservedKeys`)
-    /// then restore what the columns could not hold, and are removed. Call after `prepare()`.
+    /// then restore what the columns could not hold, and are removed. Daily summaries (tiering)
+    /// cannot be returned as samples: when there are any, a warning says how many. Call after `prepare()`.
     public func readBack(batchSize: Int = 10_000, _ body: (Sample) throws -> Void) throws {
         guard let connection = liveConnection else { throw SinkError.unavailable("postgres: read before prepare") }
         try connection.transaction {
@@ -25,7 +26,21 @@ extension PostgresSink {
                 for row in 0..<result.rowCount { try body(try Self.sample(result, row)) }
             }
             try connection.execute("CLOSE hr_read")
+            try warnAboutSummaries(connection)
         }
+    }
+
+    /// Logs a warning when `healthkit_daily_summaries` has days (tiering folded them, or another
+    /// writer made them): their samples exist only as the day's statistics, which read-back cannot
+    /// return, and a comparison of read-back samples (`migrate --verify`) cannot see them.
+    private func warnAboutSummaries(_ connection: PostgresConnection) throws {
+        let summaries = try connection.execute(
+            "SELECT count(*), coalesce(sum(sample_count), 0) FROM \(SQL.qualified(configuration.schema, "healthkit_daily_summaries"))")
+        guard let days = summaries.int(0, 0), days > 0 else { return }
+        logger.warning("read back left out \(days) day summaries (\(summaries.int(0, 1) ?? 0) samples) of healthkit_daily_summaries: "
+                           + "those samples exist only as daily statistics (summarize_after folded their raw rows), which "
+                           + "cannot be read back as samples, so a migration does not carry them and migrate --verify does not "
+                           + "compare them")
     }
 
     static func sample(_ r: PostgresResult, _ row: Int) throws -> Sample {

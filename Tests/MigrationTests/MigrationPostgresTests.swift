@@ -17,7 +17,9 @@ import Testing
         "m_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
     }
 
-    static func directory(url: String, schema: String) throws -> String {
+    /// A folder with a config (sinks `local`, `back`: sqlite; `tsdb`, `supa`: the schemas `schema`_ts,
+    /// `schema`_pg; `supaOptions`: more lines for `supa`) and an export imported into `local`.
+    static func directory(url: String, schema: String, supaOptions: String = "") throws -> String {
         let directory = makeTemporaryDirectory("migrate-pg")
         try """
             state_directory: ./state
@@ -38,6 +40,7 @@ import Testing
                 url: "\(url)"
                 schema: \(schema)_pg
                 user_id: 00000000-0000-4000-8000-000000000001
+            \(supaOptions)
             routes:
               - types: ["*"]
                 to: [local]
@@ -139,5 +142,23 @@ import Testing
         // Every kind has a row (correlations, activity summaries, … as `record` rows): nothing differs.
         #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
         #expect(!verify.stdout.contains("DIFFERENT"), "\(verify.stdout)")
+    }
+
+    /// A tiered store's folded days cannot be read back as samples: reading it says how many
+    /// days and samples are left out, instead of a migration and its verify silently agreeing.
+    @Test func readingATieredStoreSaysWhatOnlyItsSummariesHold() throws {
+        guard let url = Self.url else { return }
+        let schema = Self.schema()
+        let directory = try Self.directory(url: url, schema: schema, supaOptions: "    summarize_after: 30d")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let migrated = try CommandRunner.run(["migrate", "--from", "local", "--to", "supa", "-q"], in: directory)
+        #expect(migrated.status == 0, "\(migrated.stdout)\(migrated.stderr)")
+        let back = try CommandRunner.run(["migrate", "--from", "supa", "--to", "back", "--verify", "-q"], in: directory)
+        let connection = try PostgresConnection(url: url)
+        defer { connection.close() }
+        let summaries = try connection.execute("SELECT count(*), sum(sample_count) FROM \(SQL.qualified(schema + "_pg", "healthkit_daily_summaries"))")
+        #expect((summaries.int(0, 0) ?? 0) > 0)
+        #expect(back.stderr.contains("read back left out \(summaries.int(0, 0) ?? 0) day summaries (\(summaries.int(0, 1) ?? 0) samples)"),
+                "\(back.stderr)")
     }
 }
