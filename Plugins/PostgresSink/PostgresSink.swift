@@ -30,6 +30,15 @@ public final class PostgresSink: Sink {
         /// Tiering: raw quantity rows older than this are folded into `healthkit_daily_summaries`
         /// and deleted (nil: keep every raw row).
         public var summarizeAfter: ConfigDuration?
+
+        /// Why `summarize_after` is likely wrong though it works, for `check` and start to print:
+        /// under 30 days, health4ai's reader, which reads raw rows for windows of up to 30 days and
+        /// summaries only beyond, misses the days already folded. Nil when fine.
+        public var summarizeAfterWarning: String? {
+            guard let after = summarizeAfter, after.seconds < 30 * 86_400 else { return nil }
+            return "summarize_after \(after) is under 30d: health4ai's reader reads raw rows for windows of up to 30 days "
+                + "(summaries only beyond), so it would undercount the days already folded into summaries; use 30d or more"
+        }
         /// The IANA zone whose days the summaries and the daily view use (health4ai's reader: UTC by default); a
         /// POSIX-style offset (`+02:00`, `UTC+2`) is refused (`PostgresTimeZoneName`), as is a name
         /// the server does not list in `pg_timezone_names` (at connect).

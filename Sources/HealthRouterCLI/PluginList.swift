@@ -51,6 +51,9 @@ enum PluginList {
         },
         SinkPlugin(type: "postgres", summary: "PostgreSQL/Supabase tables in health4ai's schema (healthkit_metrics)") { plugin, context in
             let configuration = try ConfigDecoder.decode(PostgresSink.Configuration.self, from: plugin.options, path: plugin.path)
+            if let warning = configuration.summarizeAfterWarning {
+                context.logger.warning("\(plugin.path).summarize_after: \(warning)")
+            }
             return { PostgresSink(configuration: configuration, context: context) }
         },
         SinkPlugin(type: "http", summary: "a Pulso protocol server, or another healthrouter") { plugin, context in

@@ -133,6 +133,17 @@ import Testing
         #expect(try check("sinks:\n  p:\n    type: postgres\n    url: postgres://x/y\n    user_id: me\n    time_zone: \(zone)\n").status == 0)
     }
 
+    /// Tiering under 30 days works but makes health4ai's reader undercount: `check` says so, and passes.
+    @Test func tieringUnderThirtyDaysIsAWarning() throws {
+        let config = "sinks:\n  p:\n    type: postgres\n    url: postgres://x/y\n    user_id: me\n    summarize_after: "
+        let short = try check(config + "7d\n")
+        #expect(short.status == 0, "\(short.stderr)")
+        #expect(short.stderr.contains("warning: sinks.p.summarize_after: summarize_after 7d is under 30d: health4ai's reader"),
+                "\(short.stderr)")
+        let month = try check(config + "30d\n")
+        #expect(month.status == 0 && !month.stderr.contains("summarize_after"), "\(month.stderr)")
+    }
+
     /// A config read from a pipe (`--config <(envsubst < healthrouter.yaml)`) is read like a file;
     /// a folder named as the config says so.
     @Test func aConfigFromAPipeIsReadAndAFolderIsRefused() throws {
