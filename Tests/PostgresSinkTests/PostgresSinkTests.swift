@@ -340,6 +340,16 @@ import PostgresSink
 }
 
 @Suite struct PostgresSinkTieringTests {
+    /// A sink with `summarize_after: 30d` on a fresh schema, prepared (the caller closes it).
+    func tieredSink(_ url: String) throws -> (sink: PostgresSink, schema: String) {
+        let schema = PostgresTestDatabase.freshSchema()
+        var configuration = PostgresSink.Configuration(url: url, userId: PostgresSinkTests.userId, schema: schema)
+        configuration.summarizeAfter = .days(30)
+        let sink = PostgresSink(configuration: configuration, context: ConformanceFixtures.context())
+        _ = try sink.prepare()
+        return (sink, schema)
+    }
+
     /// `time_zone` must name a zone the server knows: not an abbreviation (a fixed offset all year)
     /// nor a POSIX-style offset (which PostgreSQL applies with the opposite sign), though `AT TIME
     /// ZONE` takes both; refused before any table is created. Names are matched as the server does, ignoring case.
@@ -464,12 +474,8 @@ import PostgresSink
     /// batches share one raw row in turn; once the key was folded, the second is not counted again.
     @Test func aSecondIdUnderAFoldedKeyIsNotCountedAgain() throws {
         guard let url = PostgresTestDatabase.url else { return }
-        let schema = PostgresTestDatabase.freshSchema()
-        var configuration = PostgresSink.Configuration(url: url, userId: PostgresSinkTests.userId, schema: schema)
-        configuration.summarizeAfter = .days(30)
-        let sink = PostgresSink(configuration: configuration, context: ConformanceFixtures.context())
+        let (sink, schema) = try tieredSink(url)
         defer { sink.close() }
-        _ = try sink.prepare()
         let first = ConformanceFixtures.numbered(1)
         var second = first
         second.id = "00000000-0000-4000-8000-0000000000b2"
@@ -488,12 +494,8 @@ import PostgresSink
     /// that sum / count stays the average when late rows are merged.
     @Test func foldingCountsValuesNotRows() throws {
         guard let url = PostgresTestDatabase.url else { return }
-        let schema = PostgresTestDatabase.freshSchema()
-        var configuration = PostgresSink.Configuration(url: url, userId: PostgresSinkTests.userId, schema: schema)
-        configuration.summarizeAfter = .days(30)
-        let sink = PostgresSink(configuration: configuration, context: ConformanceFixtures.context())
+        let (sink, schema) = try tieredSink(url)
         defer { sink.close() }
-        _ = try sink.prepare()
         var empty = ConformanceFixtures.numbered(3)
         empty.value = nil
         try sink.write(ConformanceFixtures.entries([ConformanceFixtures.numbered(1), ConformanceFixtures.numbered(2), empty]),
