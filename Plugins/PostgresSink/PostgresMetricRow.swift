@@ -5,7 +5,8 @@ import PostgresClient
 /// Maps a canonical sample to a `healthkit_metrics` row the way health4ai's app writes one:
 ///
 /// - quantity: `value`/`unit` as canonical, except `%` stored as a 0–1 fraction;
-/// - category: `value` = HealthKit's raw integer (sleep: 0 inBed … 5 asleepREM), `unit = 'category'`,
+/// - category: `value` = HealthKit's raw integer (`CategoryValueCodes`; sleep: 0 inBed … 5 asleepREM;
+///   0, `HKCategoryValueNotApplicable`, without a value, as for mindful sessions), `unit = 'category'`,
 ///   `metadata.sleep_stage` = the HealthKit value name for sleep, `metadata.category_value` otherwise;
 /// - workout: `value` = duration in seconds, `unit = 'seconds'`, `metadata.workout_type`
 ///   (`HKWorkoutActivityType…`), `duration_seconds`, `total_distance_meters`, `total_energy_burned_cal` (kcal);
@@ -16,13 +17,6 @@ import PostgresClient
 /// - `metadata` = the sample's metadata plus the above, `healthrouter_id` (the sample's own id), and
 ///   the `healthrouter:` keys of `PostgresReservedKeys` for what the columns cannot hold.
 enum PostgresMetricRow {
-    static let sleepCodes: [String: Double] = [
-        "HKCategoryValueSleepAnalysisInBed": 0, "HKCategoryValueSleepAnalysisAsleepUnspecified": 1,
-        "HKCategoryValueSleepAnalysisAwake": 2, "HKCategoryValueSleepAnalysisAsleepCore": 3,
-        "HKCategoryValueSleepAnalysisAsleepDeep": 4, "HKCategoryValueSleepAnalysisAsleepREM": 5,
-    ]
-    static let standCodes: [String: Double] = ["HKCategoryValueAppleStandHourStood": 0, "HKCategoryValueAppleStandHourIdle": 1]
-
     /// The `unit` of a row that holds a sample of a kind health4ai has no column layout for.
     static let recordUnit = "record"
 
@@ -39,15 +33,12 @@ enum PostgresMetricRow {
             if unit == "%", let percent = value { value = percent / 100 }
         case .category:
             unit = "category"
-            if let name = sample.categoryValue.map({ CategoryValueNames.healthKitName($0, type: sample.type) }) {
-                if sample.type == "HKCategoryTypeIdentifierSleepAnalysis" {
-                    json.key("sleep_stage"); json.string(name)
-                    value = sleepCodes[name] ?? value
-                } else {
-                    json.key("category_value"); json.string(name)
-                    if sample.type == "HKCategoryTypeIdentifierAppleStandHour" { value = standCodes[name] ?? value }
-                }
+            let name = sample.categoryValue.map { CategoryValueNames.healthKitName($0, type: sample.type) }
+            if let name {
+                json.key(sample.type == "HKCategoryTypeIdentifierSleepAnalysis" ? "sleep_stage" : "category_value")
+                json.string(name)
             }
+            value = PostgresReservedKeys.categoryCode(name).map(Double.init) ?? value
         case .workout:
             let workout: Workout
             if case .workout(let detail) = sample.detail { workout = detail } else { workout = Workout(activityType: "") }

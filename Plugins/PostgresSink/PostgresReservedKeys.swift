@@ -71,13 +71,13 @@ enum PostgresReservedKeys {
         json.field("bundle_id", sample.sourceBundleId)
         json.field("device", sample.device)
         if sample.userId != userId { optional("user_id", sample.userId) }
-        if !same(value(stored: storedValue, unit: storedUnit, kind: sample.kind, type: sample.type), sample.value) {
+        let restoredCategory = sample.kind == .category
+            ? sample.categoryValue.map { CategoryValueNames.healthKitName($0, type: sample.type) } : nil
+        if !same(value(stored: storedValue, unit: storedUnit, kind: sample.kind, categoryValue: restoredCategory), sample.value) {
             json.key("value")
             if let value = sample.value, value.isFinite { json.number(value) } else { json.null() }
         }
         if (sample.kind == .quantity ? storedUnit : nil) != sample.unit { optional("unit", sample.unit) }
-        let restoredCategory = sample.kind == .category
-            ? sample.categoryValue.map { CategoryValueNames.healthKitName($0, type: sample.type) } : nil
         if restoredCategory != sample.categoryValue { optional("category_value", sample.categoryValue) }
         if let metadataZone = sample.metadata.first(where: { $0.key == "HKTimeZone" }),
            metadataZone.value != sample.timeZone.map(MetadataValue.string) {
@@ -116,13 +116,20 @@ enum PostgresReservedKeys {
         return unit == "category" ? .category : .quantity
     }
 
-    /// The value read-back restores from a row's value without `healthrouter:value`.
-    static func value(stored: Double?, unit: String?, kind: SampleKind, type: String) -> Double? {
+    /// The value read-back restores from a row's value without `healthrouter:value`: a category's
+    /// stored raw integer is its value name's (`categoryCode`), not a value of the sample's own.
+    static func value(stored: Double?, unit: String?, kind: SampleKind, categoryValue: String?) -> Double? {
         switch kind {
         case .workout: nil
-        case .category: type == "HKCategoryTypeIdentifierSleepAnalysis" ? nil : stored
+        case .category: stored == categoryCode(categoryValue).map(Double.init) ? nil : stored
         default: unit == "%" ? stored.map { $0 * 100 } : stored
         }
+    }
+
+    /// The raw integer a category row stores for the HealthKit value name `name`; a category
+    /// without a value name is HealthKit's `NotApplicable` (0).
+    static func categoryCode(_ name: String?) -> Int? {
+        CategoryValueCodes.code(name ?? "HKCategoryValueNotApplicable")
     }
 
     /// Whether the columns and the health4ai keys restore the sample's detail (a quantity or

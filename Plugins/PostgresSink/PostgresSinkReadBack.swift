@@ -89,7 +89,8 @@ extension PostgresSink {
         default:
             break
         }
-        sample.value = PostgresReservedKeys.value(stored: sample.value, unit: unit, kind: sample.kind, type: type)
+        sample.value = PostgresReservedKeys.value(stored: sample.value, unit: unit, kind: sample.kind,
+                                                  categoryValue: sample.categoryValue)
         sample.metadata = metadata
         try PostgresReservedKeys.restore(reserved, metadata: allMetadata, into: &sample)
         return sample

@@ -53,6 +53,46 @@ import PostgresSink
         try conformance(url, schema: PostgresTestDatabase.freshSchema()).refusedRowBecomesDeadLetter()
     }
 
+    /// Every category row holds HealthKit's raw integer, as health4ai's app writes it: the value
+    /// name's code, 0 (NotApplicable) for categories without a value; read back, each sample is
+    /// the one written.
+    @Test func categoryRowsHoldHealthKitsRawIntegers() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let schema = PostgresTestDatabase.freshSchema()
+        let sink = try preparedSink(url, schema)
+        defer { sink.close() }
+        func category(_ n: Int, _ type: String, _ value: String?, number: Double? = nil) -> Sample {
+            var sample = ConformanceFixtures.numbered(n)
+            sample.kind = .category
+            sample.type = type
+            sample.categoryValue = value
+            sample.value = number
+            sample.unit = nil
+            return sample
+        }
+        let samples = [
+            category(1, "HKCategoryTypeIdentifierVaginalBleeding", "HKCategoryValueVaginalBleedingMedium"),
+            category(2, "HKCategoryTypeIdentifierMindfulSession", "HKCategoryValueNotApplicable"),
+            category(3, "HKCategoryTypeIdentifierMindfulSession", nil),
+            category(4, "HKCategoryTypeIdentifierSleepAnalysis", "asleepDeep"),
+            category(5, "HKCategoryTypeIdentifierAppleStandHour", "HKCategoryValueAppleStandHourIdle"),
+            category(6, "HKCategoryTypeIdentifierHeadache", "value_7"),
+            category(7, "HKCategoryTypeIdentifierCoughing", "HKCategoryValueSeverityModerate", number: 5),
+            category(8, "HKCategoryTypeIdentifierNewThing", "SomethingNew"),
+        ]
+        try sink.write(ConformanceFixtures.entries(samples), cursor: 8)
+        let connection = try PostgresTestDatabase.connect(url)
+        defer { connection.close() }
+        let result = try connection.execute("SELECT coalesce(value::text, 'null') || ' ' || unit FROM "
+                                                + SQL.qualified(schema, "healthkit_metrics") + " ORDER BY started_at")
+        #expect((0..<result.rowCount).compactMap { result.text($0, 0) }
+                == ["3 category", "0 category", "0 category", "4 category", "1 category", "7 category", "3 category",
+                    "null category"])
+        var read: [String: Sample] = [:]
+        try sink.readBack(batchSize: 3) { read[$0.id] = $0 }
+        for sample in samples { #expect(read[sample.id] == sample, "\(sample.id)") }
+    }
+
     @Test func rowsAreWhatHealth4aiReads() throws {
         guard let url = PostgresTestDatabase.url else { return }
         let schema = PostgresTestDatabase.freshSchema()
