@@ -290,21 +290,11 @@ struct DaemonReloadTests {
     @Test func aReloadedConfigThatCannotStartGivesWayToThePreviousOne() throws {
         let daemon = try DaemonProcess()
         try daemon.start()
-        let taken = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(taken) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Bool in
-                bind(taken, pointer, length) == 0 && listen(taken, 4) == 0 && getsockname(taken, pointer, &length) == 0
-            }
-        }
-        try #require(bound)
+        let taken = try #require(DaemonProcess.listeningSocket())
+        defer { close(taken.descriptor) }
         let path = daemon.directory + "/config.yaml"
         try String(contentsOfFile: path, encoding: .utf8)
-            .replacingOccurrences(of: "listen: 127.0.0.1:\(daemon.port)\n", with: "listen: 127.0.0.1:\(UInt16(bigEndian: address.sin_port))\n")
+            .replacingOccurrences(of: "listen: 127.0.0.1:\(daemon.port)\n", with: "listen: 127.0.0.1:\(taken.port)\n")
             .write(toFile: path, atomically: true, encoding: .utf8)
         kill(daemon.process!.processIdentifier, SIGHUP)
         let deadline = Date(timeIntervalSinceNow: 10)
@@ -325,20 +315,9 @@ struct DaemonReloadTests {
     /// 90 s): its call is left behind, its batch waits in the journal, the other sink has all.
     @Test func aSinkThatNeverAnswersHoldsNeitherAReloadNorAStop() throws {
         // A listening socket nobody accepts on: the kernel completes connections, nothing answers.
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(listener) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Bool in
-                bind(listener, pointer, length) == 0 && listen(listener, 16) == 0
-                    && getsockname(listener, pointer, &length) == 0
-            }
-        }
-        try #require(bound)
-        let silentPort = UInt16(bigEndian: address.sin_port)
+        let silent = try #require(DaemonProcess.listeningSocket())
+        defer { close(silent.descriptor) }
+        let silentPort = silent.port
         let directory = NSTemporaryDirectory() + "daemon-\(UUID().uuidString)"
         let daemon = try DaemonProcess(directory: directory, sinks: DaemonProcess.localSink(
             in: directory, more: "  silent:\n    type: http\n    url: http://127.0.0.1:\(silentPort)\n    timeout: 600s\n"))
