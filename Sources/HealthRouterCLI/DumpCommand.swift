@@ -13,7 +13,7 @@ enum DumpCommand {
           --from SINK     read the rows of that configured sink (sqlite, ndjson, postgres,
                           timescaledb) instead of the journal
           --output FILE   write to FILE (replaced when the dump is complete; a named pipe or
-                          device is written into) instead of standard output
+                          device is written into; a folder is refused) instead of standard output
         \(FilterOptions.help)
 
         The journal holds what was imported within journal.retain (older entries are pruned once
@@ -21,10 +21,11 @@ enum DumpCommand {
         version of a changed sample included (a replay keeps the last); a sink's rows come
         tombstones first, then one line per stored sample.
 
-        exit codes: 0 done, 1 reading stopped on an error, 64 wrong options, an unknown sink or one
-                    that cannot be read back, 66 no journal yet, or the sink's store (file, folder,
-                    or a database's table) does not exist, 73 the output or the sink cannot be
-                    opened (five tries, 0.5 s to 4 s apart), 78 the config or the sink is wrong (misconfigured)
+        exit codes: 0 done, 1 reading stopped on an error, 64 wrong options (a folder as --output), an
+                    unknown sink or one that cannot be read back, 66 no journal yet, or the sink's
+                    store (file, folder, or a database's table) does not exist, 73 the output or the
+                    sink cannot be opened (five tries, 0.5 s to 4 s apart), 78 the config or the
+                    sink is wrong (misconfigured)
 
         examples:
           healthrouter dump --types sleep --since 2024-01-01 > sleep.ndjson
@@ -43,6 +44,7 @@ enum DumpCommand {
             throw UsageError("dump takes no file (did you mean --output \(arguments.positional[0])?)", command: "dump")
         }
         let filter = try FilterOptions.filter(arguments, command: "dump")
+        try DumpOutput.refuseFolder(arguments.values["--output"])
         let loaded = try LoadedConfig.load(arguments, environment: environment, usesSources: false)
         // What to read is opened before the output is created: a missing input leaves no file behind.
         let opened = try arguments.values["--from"].map {
@@ -97,7 +99,9 @@ enum DumpCommand {
 
 /// Standard output; a pipe, device or socket that `--output` names (a FIFO, `/dev/stdout`),
 /// written in place; else a file written beside its final name and renamed into place on close
-/// (a symbolic link is followed: the file it points at is replaced, not the link).
+/// (a symbolic link is followed: the file it points at is replaced, not the link). A folder is
+/// refused (exit 64), and nothing but a regular file is ever replaced: the rename is rename(2),
+/// which cannot put a file in place of a folder.
 final class DumpOutput {
     private let handle: FileHandle
     private let path: String?
@@ -110,8 +114,9 @@ final class DumpOutput {
             temporary = nil
             return
         }
+        try Self.refuseFolder(given)
         var status = stat()
-        if stat(given, &status) == 0, status.st_mode & S_IFMT != S_IFREG, status.st_mode & S_IFMT != S_IFDIR {
+        if stat(given, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
             guard let handle = FileHandle(forWritingAtPath: given) else {
                 throw CommandFailure(message: "cannot write to \(given)", hint: "check that it is writable", code: .cannotCreate)
             }
@@ -132,6 +137,15 @@ final class DumpOutput {
         self.temporary = temporary
     }
 
+    /// Throws a usage error (64) when `path` is a folder, or a link to one (`--output .`): a dump is
+    /// one file, and replacing a folder with it would delete everything in the folder.
+    static func refuseFolder(_ path: String?) throws {
+        var status = stat()
+        guard let path, stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else { return }
+        let example = (path as NSString).appendingPathComponent("dump.ndjson")
+        throw CommandFailure(message: "--output \(path) is a folder", hint: "name a file, e.g. \(example)", code: .usage)
+    }
+
     func write(_ bytes: [UInt8]) throws {
         guard !bytes.isEmpty else { return }
         try handle.write(contentsOf: Data(bytes))
@@ -144,7 +158,12 @@ final class DumpOutput {
         }
         try handle.synchronize()
         try handle.close()
-        if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
-        try FileManager.default.moveItem(atPath: temporary, toPath: path)
+        // rename(2) replaces a file atomically and fails on a folder (one put there since `init`).
+        guard rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw CommandFailure(message: "cannot put the dump in place at \(path): \(reason)",
+                                 hint: "name a file whose folder is writable", code: .cannotCreate)
+        }
     }
 }

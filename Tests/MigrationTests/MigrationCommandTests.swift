@@ -142,6 +142,27 @@ import Testing
         #expect(try String(contentsOfFile: directory + "/target.ndjson", encoding: .utf8) == expected)
     }
 
+    /// `dump --output` a folder (or `.`) is refused with 64 and leaves the folder as it was (it was
+    /// deleted, recursively, and replaced by the dump).
+    @Test func dumpIntoAFolderIsRefusedAndDeletesNothing() throws {
+        let directory = try Self.imported(records: 300)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory + "/victim/sub", withIntermediateDirectories: true)
+        try "x".write(toFile: directory + "/victim/sub/n.txt", atomically: true, encoding: .utf8)
+        for target in ["victim", "victim/", "."] {
+            let result = try CommandRunner.run(["dump", "--from", "local", "--output", target], in: directory)
+            #expect(result.status == 64, "\(target): \(result.stderr)")
+            #expect(result.stderr.contains("is a folder") && result.stderr.contains("dump.ndjson"), "\(result.stderr)")
+            #expect(try CommandRunner.exitCodesInHelp("dump").contains(result.status))
+        }
+        #expect(try String(contentsOfFile: directory + "/victim/sub/n.txt", encoding: .utf8) == "x")
+        #expect(FileManager.default.fileExists(atPath: directory + "/local.sqlite"))
+        #expect(FileManager.default.fileExists(atPath: directory + "/state/journal.sqlite"))
+        let dumped = try CommandRunner.run(["dump", "--output", "victim/dump.ndjson"], in: directory)
+        #expect(dumped.status == 0, "\(dumped.stderr)")
+        #expect(try String(contentsOfFile: directory + "/victim/sub/n.txt", encoding: .utf8) == "x")
+    }
+
     /// `backfill --from` the export again after a sample was deleted: the deleted sample is not
     /// written back (an import of the same file adds nothing for it either), and the summary says so.
     @Test func backfillFromAFileLeavesDeletedSamplesDeleted() throws {
