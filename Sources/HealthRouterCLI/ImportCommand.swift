@@ -23,12 +23,14 @@ enum ImportCommand {
         that type (so its routes' `from:` apply), else the source name `import`.
 
         exit codes: 0 done (samples a sink refused are dead letters, listed by `status`; they do
-                    not change the exit code), 1 a sink could not be reached in five tries over
-                    about 8 s and has not caught up (the entries stay in the journal: the next
-                    run delivers them), 64 wrong options or nothing to import, 65 the file or
-                    folder is not usable input, 66 the file is missing or cannot be read (on the
-                    command line or in the config), 73 the state directory is not writable or is
-                    full, 78 the config is wrong
+                    not change the exit code), 1 a sink's store could not be reached and the sink
+                    has not caught up (five tries, 0.5 s to 4 s apart, each waiting up to the
+                    connection's timeout; the entries stay in the journal: the next run delivers
+                    them), 64 wrong options or nothing to import, 65 the file or folder is not
+                    usable input, 66 the file is missing or cannot be read (on the command line or
+                    in the config), 73 the state directory is not writable or is full, 78 the
+                    config is wrong, or a sink is misconfigured (`misconfigured: …`, given up at
+                    once: fix its config, then import again), also when another sink is only down
 
         examples:
           healthrouter import ~/Downloads/export.zip
@@ -81,6 +83,9 @@ enum ImportCommand {
             return .cannotCreate
         }
         if let failed = summary.firstFailed { return failed.cannotRead ? .noInput : .dataError }
+        // A misconfigured sink waits for its config to be fixed: 78, also when another sink's store is
+        // merely down (that one alone, 1, catches up by itself on the next run).
+        if summary.sinkMisconfigured { return .config }
         return summary.succeeded ? .success : .incomplete
     }
 

@@ -48,21 +48,41 @@ import HealthRouterCore
     }
 
     /// A sink whose configuration is wrong (its folder would be under a file) is not retried as if
-    /// its store were down: the import gives up on it at once, says what to fix, and the other
-    /// sink gets everything.
+    /// its store were down: the import gives up on it at once, says what to fix, exits 78 as
+    /// `check --connect` and `backfill` do for it (it exited 1), and the other sink gets everything.
     @Test func aMisconfiguredSinkIsNotRetried() throws {
         let directory = makeTemporaryDirectory()
         let export = directory + "/export.xml"
         try CommandRunner.generateExport(records: 200, to: export, zip: false, quirks: false)
         let config = try Self.configWithAMisconfiguredSink(in: directory, goodSink: "local")
         let result = try CommandRunner.run(["import", export, "--config", config], in: directory)
-        #expect(result.status == 1, "stdout: \(result.stdout) stderr: \(result.stderr)")
+        #expect(result.status == 78, "stdout: \(result.stdout) stderr: \(result.stderr)")
+        #expect(try CommandRunner.exitCodesInHelp("import").contains(78))
         let notCaughtUp = try #require(result.stdout.split(separator: "\n").first { $0.contains("NOT caught up") }, "\(result.stdout)")
         #expect(notCaughtUp.contains("misconfigured: \(directory)/afile is a file, so \(directory)/afile/ndjson cannot be a folder"),
                 "\(notCaughtUp)")
         #expect(!result.stderr.contains("retrying") && result.stderr.contains("gave up"), "\(result.stderr)")
         let stored = try SQLiteDatabase(path: directory + "/state/health.sqlite", readOnly: true)
         #expect(try stored.scalarInt("SELECT count(*) FROM samples") ?? 0 > 100)
+    }
+
+    /// One sink misconfigured, another whose store is down: 78, the fix the config needs (the
+    /// sink that is down catches up by itself on a later run).
+    @Test func aMisconfiguredSinkBesideOneThatIsDownExits78() throws {
+        let directory = makeTemporaryDirectory()
+        let export = directory + "/export.xml"
+        try CommandRunner.generateExport(records: 100, to: export, zip: false, quirks: false)
+        try "x".write(toFile: directory + "/afile", atomically: true, encoding: .utf8)
+        let config = try writeConfig("""
+            state_directory: \(directory)/state
+            sinks:
+              lake: { type: ndjson, directory: \(directory)/afile/ndjson }
+              mirror: { type: http, url: "http://127.0.0.1:1", token: t }
+            """, in: directory)
+        let result = try CommandRunner.run(["import", export, "--config", config], in: directory)
+        #expect(result.status == 78, "stdout: \(result.stdout) stderr: \(result.stderr)")
+        let notCaughtUp = result.stdout.split(separator: "\n").filter { $0.contains("NOT caught up") }
+        #expect(notCaughtUp.count == 2, "\(result.stdout)")
     }
 
     /// A config in `directory` with a sqlite sink `goodSink` and an ndjson sink `lake` whose folder

@@ -100,7 +100,7 @@ import Testing
 
     /// A Postgres sink whose server refuses the config (here: its database does not exist) is a
     /// config error, not a store that is down: `check --connect` and `backfill` exit 78 at once, an
-    /// import gives up on it without retrying and the other sink gets everything.
+    /// import gives up on it without retrying, exits 78 too, and the other sink gets everything.
     @Test func aDatabaseThatDoesNotExistIsAConfigErrorNotRetried() throws {
         guard let url = Self.url, let port = ProcessInfo.processInfo.environment["PG_PORT"] else { return }
         let directory = try Self.directory(url: url, schema: Self.schema())
@@ -125,7 +125,7 @@ import Testing
         let imported = try CommandRunner.run(["import", "export.zip", "--config", "refused.yaml"], in: directory)
         // No retries: five tries of a store that is down take 7.5 s.
         #expect(Date().timeIntervalSince(started) < 7)
-        #expect(imported.status == 1, "\(imported.stdout)\(imported.stderr)")
+        #expect(imported.status == 78, "\(imported.stdout)\(imported.stderr)")
         #expect(imported.stdout.contains("NOT caught up") && imported.stdout.contains("does not exist"), "\(imported.stdout)")
         #expect(!imported.stderr.contains("retrying") && imported.stderr.contains("gave up"), "\(imported.stderr)")
         #expect(try SQLiteDatabase(path: directory + "/local2.sqlite", readOnly: true).scalarInt("SELECT count(*) FROM samples") ?? 0 > 100)

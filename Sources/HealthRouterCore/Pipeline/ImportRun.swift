@@ -36,6 +36,9 @@ public final class ImportRun {
             sources.allSatisfy { $0.failure == nil } && sinks.values.allSatisfy { $0.gaveUp == nil }
         }
 
+        /// Whether a sink did not catch up because it is misconfigured (its config needs a fix).
+        public var sinkMisconfigured: Bool { sinks.values.contains { $0.gaveUpMisconfigured } }
+
         /// The first source that stopped early, when one did.
         public var firstFailed: SourceResult? { sources.first { $0.failure != nil } }
     }

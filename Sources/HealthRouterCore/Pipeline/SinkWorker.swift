@@ -43,6 +43,9 @@ public final class SinkWorker: Sendable {
         public var lastError: String?
         /// Set when the worker stopped without catching up.
         public var gaveUp: String?
+        /// Whether it gave up because its sink is misconfigured (`SinkError.misconfigured`: the
+        /// config needs a fix), not because its store stayed down.
+        public var gaveUpMisconfigured = false
         public var finished = false
     }
 
@@ -86,7 +89,7 @@ public final class SinkWorker: Sendable {
         do {
             journal = try Journal(stateDirectory: stateDirectory, role: .reader)
         } catch {
-            giveUp("cannot open the journal: \(error)")
+            giveUp("cannot open the journal: \(error)", misconfigured: false)
             return
         }
         var attempts = 0
@@ -223,7 +226,7 @@ public final class SinkWorker: Sendable {
                 }
                 let misconfigured = (error as? SinkError)?.isMisconfigured == true
                 if let max = settings.maxAttempts, attempts >= max || misconfigured {
-                    giveUp(message)
+                    giveUp(message, misconfigured: misconfigured)
                     return
                 }
                 let delay = misconfigured ? settings.retryCap : settings.retryDelay(afterAttempt: attempts)
@@ -287,8 +290,11 @@ public final class SinkWorker: Sendable {
         }
     }
 
-    private func giveUp(_ reason: String) {
-        progressState.withLock { $0.gaveUp = reason }
+    private func giveUp(_ reason: String, misconfigured: Bool) {
+        progressState.withLock {
+            $0.gaveUp = reason
+            $0.gaveUpMisconfigured = misconfigured
+        }
         logger.error("gave up: \(reason)")
     }
 
