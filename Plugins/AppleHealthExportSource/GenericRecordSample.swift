@@ -32,7 +32,7 @@ enum GenericRecordSample {
             return .success(Sample(id: "", type: "ActivitySummary", kind: .activitySummary, start: start, end: end,
                                    sourceName: exportSourceName, userId: userId, detail: .record(record)))
         case "Me":
-            return .success(Sample(id: contentId(of: record), type: "Me", kind: .profile, start: fallbackTime,
+            return .success(Sample(id: contentId(of: record), type: TypeRegistry.profileType, kind: .profile, start: fallbackTime,
                                    end: fallbackTime, sourceName: exportSourceName, userId: userId,
                                    detail: .record(record)))
         default:

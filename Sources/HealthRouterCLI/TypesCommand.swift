@@ -8,8 +8,11 @@ enum TypesCommand {
         Prints every type healthrouter knows: the HealthKit identifier (as export.xml and
         Postgres stores write it), Pulso's short key, Health Auto Export's names, the
         group routes can select, the kind and the canonical unit values are stored in.
-        Types not listed still pass through untouched, in the group `other`. The registry is
-        built in: a --config FILE is only checked (as every command checks it), not needed.
+        Types not listed still pass through untouched, in the group `other`. What the export
+        reader stores under the export's own names is selected by those names and as its type:
+        ActivitySummary (activitySummary), HKGlassesPrescription and HKContactsPrescription
+        (visionPrescription), and Me, the profile (no HealthKit type: group `other`). The registry
+        is built in: a --config FILE is only checked (as every command checks it), not needed.
 
         exit codes: 0 done, 64 wrong options or an unknown group, 78 the --config FILE is wrong
 
@@ -43,6 +46,13 @@ enum TypesCommand {
         }
         print(Table.render(rows))
         print("\n\(types.count) types; groups: \(TypeRegistry.groups.joined(separator: ", "))")
+        let stored = types.filter { !$0.storedNames.isEmpty }.map { type in
+            "\(type.storedNames.joined(separator: ", ")) (\(type.key ?? type.identifier))"
+        } + (arguments.values["--group"] == nil ? ["\(TypeRegistry.profileType) (the profile)"] : [])
+        if !stored.isEmpty {
+            print("stored by the export reader under the export's names, which routes and --types take too: "
+                  + stored.joined(separator: "; "))
+        }
         return .success
     }
 }

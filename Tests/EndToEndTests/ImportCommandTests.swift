@@ -18,6 +18,38 @@ import HealthRouterCore
         return path
     }
 
+    /// Activity summaries, the profile and vision prescriptions, which the export reader stores as
+    /// `ActivitySummary`, `Me` and `HKGlassesPrescription`, reach a sink whose route names them by
+    /// their registry key (`activitySummary` delivered nothing) or their stored name, and `dump
+    /// --types` takes either (it refused `ActivitySummary`, `Me` and `HKGlassesPrescription`).
+    @Test func typesTheExportReaderStoresUnderItsOwnNamesAreSelectable() throws {
+        let directory = makeTemporaryDirectory()
+        let export = directory + "/export.zip"
+        try CommandRunner.generateExport(records: 300, to: export, zip: true, quirks: true)
+        let config = try writeConfig("""
+            state_directory: \(directory)/state
+            sinks:
+              picked: { type: sqlite, path: \(directory)/picked.sqlite }
+            routes:
+              - types: [activitySummary, Me, visionPrescription]
+                to: [picked]
+            """, in: directory)
+        let imported = try CommandRunner.run(["import", export, "--config", config], in: directory)
+        #expect(imported.status == 0, "\(imported.stdout)\(imported.stderr)")
+        #expect(!imported.stderr.contains("no known type"), "\(imported.stderr)")
+        let picked = try SQLiteDatabase(path: directory + "/picked.sqlite", readOnly: true)
+        #expect(try picked.scalarInt("SELECT count(*) FROM activity_summaries") == 2)
+        #expect(try picked.scalarInt("SELECT count(*) FROM profile") == 1)
+        #expect(try picked.scalarInt("SELECT count(*) FROM other_records WHERE type = 'HKGlassesPrescription'") == 1)
+        #expect(try picked.scalarInt("SELECT count(*) FROM samples") == 0)
+        for (types, expected) in [("ActivitySummary", 2), ("activitySummary", 2), ("Me", 1), ("HKGlassesPrescription", 1),
+                                  ("visionPrescription", 1)] {
+            let dump = try CommandRunner.run(["dump", "--types", types, "--config", config], in: directory)
+            #expect(dump.status == 0, "\(types): \(dump.stderr)")
+            #expect(dump.stdout.split(separator: "\n").count == expected, "\(types): \(dump.stdout)")
+        }
+    }
+
     @Test func importThenReimportWritesNothingNew() throws {
         let directory = makeTemporaryDirectory()
         let export = directory + "/export.zip"

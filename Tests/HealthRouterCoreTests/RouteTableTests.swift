@@ -54,6 +54,50 @@ import Testing
         #expect(routes.sinks(forType: sleep, source: "phone") == ["b"])
     }
 
+    /// What the export reader stores under the export's own names (`ActivitySummary`,
+    /// `HKGlassesPrescription`, `Me`) is routed by those names and as the registry type they stand
+    /// for (key, identifier, group): `types: [activitySummary]` delivered nothing.
+    @Test func typesStoredUnderTheExportsNamesAreRoutedByThemAndAsTheirType() throws {
+        let routes = try table("""
+            routes:
+              - types: [activitySummary]
+                to: a
+              - types: [visionPrescription, HKActivitySummaryTypeIdentifier]
+                to: b
+              - types: [Me, "Activity*"]
+                to: c
+            """)
+        #expect(routes.sinks(forType: "ActivitySummary", source: "history") == ["a", "b", "c"])
+        #expect(routes.sinks(forType: "HKGlassesPrescription", source: "history") == ["b"])
+        #expect(routes.sinks(forType: "HKContactsPrescription", source: "history") == ["b"])
+        #expect(routes.sinks(forType: "Me", source: "history") == ["c"])
+        let groups = try table("routes:\n  - types: [activity]\n    to: a\n  - types: [clinical]\n    to: b\n  - types: [other]\n    to: c\n")
+        #expect(groups.sinks(forType: "ActivitySummary", source: "history") == ["a"])
+        #expect(groups.sinks(forType: "HKGlassesPrescription", source: "history") == ["b"])
+        #expect(groups.sinks(forType: "Me", source: "history") == ["c"])
+    }
+
+    /// `--types` takes those names as known (they were refused, or told to mean `activitySummary`),
+    /// and the registry does not map them, so the stored type and the fingerprint id stay as they were.
+    @Test func typesStoredUnderTheExportsNamesAreKnownToFiltersAndKeepTheirStoredType() throws {
+        for name in ["ActivitySummary", "Me", "HKGlassesPrescription", "activitySummary", "visionPrescription"] {
+            #expect(SampleFilter(types: [name]).unknownTypes.isEmpty, "\(name)")
+        }
+        #expect(SampleFilter(types: ["activitySummary"]).selects(type: "ActivitySummary"))
+        #expect(SampleFilter(types: ["ActivitySummary"]).selects(type: "ActivitySummary"))
+        #expect(!SampleFilter(types: ["ActivitySummary"]).selects(type: "Me"))
+        #expect(SampleFilter(types: ["Me"]).selects(type: "Me"))
+        #expect(SampleFilter(types: ["visionPrescription"]).selects(type: "HKGlassesPrescription"))
+        for name in ["ActivitySummary", "Me", "HKGlassesPrescription", "HKContactsPrescription"] {
+            #expect(TypeRegistry.resolve(name) == nil, "\(name)")
+            #expect(TypeRegistry.identifier(of: name) == name)
+        }
+        let day = Sample(id: "", type: "ActivitySummary", kind: .activitySummary,
+                         start: Timestamp(epochMilliseconds: 0, utcOffsetSeconds: 0),
+                         end: Timestamp(epochMilliseconds: 86_400_000, utcOffsetSeconds: 0), sourceName: "Health")
+        #expect(Fingerprint.text(of: day).hasPrefix("ActivitySummary\u{1F}Health\u{1F}0\u{1F}86400\u{1F}"))
+    }
+
     @Test func unknownIdentifierIsRoutableByName() throws {
         let routes = try table("routes:\n  - types: [\(unknown)]\n    to: a\n")
         #expect(routes.sinks(forType: unknown, source: "phone") == ["a"])

@@ -92,8 +92,8 @@ public final class RouteTable: Sendable {
         self.known = known
     }
 
-    /// The names of the sinks that receive an entry of `type` (a HealthKit identifier, or
-    /// a short key) from the source named `source`: unique, in config order; empty when
+    /// The names of the sinks that receive an entry of `type` (a HealthKit identifier, a short
+    /// key, or a type name healthrouter stores, `TypeRegistry.ownTypeNames`) from the source named `source`: unique, in config order; empty when
     /// no route selects it.
     public func sinks(forType type: String, source: String) -> [String] {
         if let answers = known[type] { return answers.answer(for: source) }
@@ -113,14 +113,11 @@ public final class RouteTable: Sendable {
 
     /// The answer for `type` from `source` (nil: a source that no route's `from` names).
     private static func compute(type: String, source: String?, routes: [CompiledRoute], sinkNames: [String]) -> [String] {
-        let known = TypeRegistry.type(identifier: type) ?? TypeRegistry.type(key: type)
-        let identifier = known?.identifier ?? type
-        let key = known?.key
-        let group = known?.group ?? TypeRegistry.unknownGroup
+        let known = TypeRegistry.selectionType(of: type)
         var selected = [Bool](repeating: false, count: sinkNames.count)
         for route in routes {
             if let sources = route.sources, !(source.map(sources.contains) ?? false) { continue }
-            guard route.selectors.contains(where: { $0.matches(identifier: identifier, key: key, group: group) }) else { continue }
+            guard route.selectors.contains(where: { $0.matches(type: type, as: known) }) else { continue }
             for index in route.sinkIndices { selected[index] = true }
         }
         return sinkNames.indices.filter { selected[$0] }.map { sinkNames[$0] }

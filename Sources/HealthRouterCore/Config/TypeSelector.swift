@@ -1,10 +1,12 @@
 /// One entry of a route's `types:`, compiled for matching.
 ///
 /// - `*` selects every type, known or not.
-/// - A glob (`*`, `?`) matches the HealthKit identifier or the short key.
-/// - Any other text matches a type whose identifier, short key or group is that text;
-///   the group of unknown types is `TypeRegistry.unknownGroup` (`other`), and an unknown
-///   identifier is still matched exactly, so new HealthKit types can be routed by name.
+/// - A glob (`*`, `?`) matches the type as stored, the HealthKit identifier or the short key.
+/// - Any other text matches a type whose stored name, identifier, short key or group is that
+///   text; a type stored under one of healthrouter's own names (`ActivitySummary`) is matched as
+///   the registry type it stands for (`activitySummary`, `activity`) too. The group of unknown
+///   types is `TypeRegistry.unknownGroup` (`other`), and an unknown type is still matched
+///   exactly, so new HealthKit types can be routed by name.
 struct TypeSelector: Sendable, Hashable {
     enum Pattern: Sendable, Hashable {
         case all
@@ -35,28 +37,36 @@ struct TypeSelector: Sendable, Hashable {
         }
     }
 
-    /// True when the selector names a known identifier, short key or group, or is a glob.
+    /// True when the selector names a known identifier, short key or group, a type name
+    /// healthrouter's own sources store (`TypeRegistry.ownTypeNames`), or is a glob.
     var isKnownOrGlob: Bool {
         switch pattern {
         case .all, .glob: true
         case .name(let name):
-            TypeRegistry.type(identifier: name) != nil || TypeRegistry.type(key: name) != nil || TypeRegistry.groups.contains(name)
+            TypeRegistry.type(identifier: name) != nil || TypeRegistry.type(key: name) != nil
+                || TypeRegistry.ownTypeNames.contains(name) || TypeRegistry.groups.contains(name)
         }
     }
 
     /// Every name a selector could mean, for suggestions.
     static var knownNames: [String] {
         TypeRegistry.groups + TypeRegistry.all.compactMap(\.key) + TypeRegistry.all.map(\.identifier)
+            + TypeRegistry.ownTypeNames.sorted()
     }
 
-    func matches(identifier: String, key: String?, group: String) -> Bool {
+    /// Whether the selector takes an entry stored with type `type`, which the registry knows as
+    /// `known` (`TypeRegistry.selectionType(of: type)`; nil: an unknown type, in the group `other`).
+    func matches(type: String, as known: HealthType?) -> Bool {
         switch pattern {
         case .all:
             return true
         case .name(let name):
-            return name == identifier || name == key || name == group
+            return name == type || name == known?.identifier || name == known?.key
+                || name == (known?.group ?? TypeRegistry.unknownGroup)
         case .glob(let glob):
-            return Self.glob(glob, matches: Array(identifier.utf8)) || key.map { Self.glob(glob, matches: Array($0.utf8)) } == true
+            return [type, known?.identifier, known?.key].contains { name in
+                name.map { Self.glob(glob, matches: Array($0.utf8)) } == true
+            }
         }
     }
 

@@ -18,17 +18,15 @@ public struct SampleFilter: Sendable {
     /// True when the filter takes everything.
     public var isEverything: Bool { since == nil && until == nil && selectors.isEmpty }
 
-    /// The `types` no known identifier, short key or group answers to (and that are no glob):
-    /// probably typos.
+    /// The `types` no known identifier, short key, group or type name healthrouter stores
+    /// answers to (and that are no glob): probably typos.
     public var unknownTypes: [String] { selectors.filter { !$0.isKnownOrGlob }.map(\.text) }
 
     /// Whether an entry of `type` (nil: a tombstone) can pass, before its time is known.
     public func selects(type: String?) -> Bool {
         guard let type, !selectors.isEmpty else { return true }
-        let known = TypeRegistry.resolve(type)
-        let identifier = known?.identifier ?? type
-        let group = known?.group ?? TypeRegistry.unknownGroup
-        return selectors.contains { $0.matches(identifier: identifier, key: known?.key, group: group) }
+        let known = TypeRegistry.selectionType(of: type)
+        return selectors.contains { $0.matches(type: type, as: known) }
     }
 
     /// Whether `item` passes.

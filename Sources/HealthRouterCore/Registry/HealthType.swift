@@ -17,9 +17,15 @@ public struct HealthType: Sendable, Hashable {
     /// Whether the type is one of the Pulso protocol's 59 type keys (PROTOCOL.md v1.2 and
     /// the app's registry).
     public var isInPulsoProtocol: Bool
+    /// The names healthrouter's export reader stores samples of this type under instead of the
+    /// identifier (`ActivitySummary`, `HKGlassesPrescription`: the export's own names). Routes and
+    /// `--types` select such a sample as this type; `TypeRegistry.resolve` does not map them, so
+    /// the stored type, which the fingerprint id, the journal and every store hold, stays as written.
+    public var storedNames: [String]
 
     public init(identifier: String, key: String? = nil, haeNames: [String] = [], group: String,
-                kind: SampleKind, canonicalUnit: String? = nil, isInPulsoProtocol: Bool = false) {
+                kind: SampleKind, canonicalUnit: String? = nil, isInPulsoProtocol: Bool = false,
+                storedNames: [String] = []) {
         self.identifier = identifier
         self.key = key
         self.haeNames = haeNames
@@ -27,5 +33,6 @@ public struct HealthType: Sendable, Hashable {
         self.kind = kind
         self.canonicalUnit = canonicalUnit
         self.isInPulsoProtocol = isInPulsoProtocol
+        self.storedNames = storedNames
     }
 }

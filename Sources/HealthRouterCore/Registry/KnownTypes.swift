@@ -63,7 +63,7 @@ enum KnownTypes {
         quantity("UnderwaterDepth", hae: ["under_water_depth"], group: "activity", unit: "m"),
         quantity("WaterTemperature", hae: ["under_water_temperature"], group: "activity", unit: "°C"),
         HealthType(identifier: "HKActivitySummaryTypeIdentifier", key: "activitySummary", group: "activity",
-                   kind: .activitySummary),
+                   kind: .activitySummary, storedNames: ["ActivitySummary"]),
     ]
 
     static let cardio: [HealthType] = [
@@ -240,7 +240,7 @@ enum KnownTypes {
         HealthType(identifier: "HKClinicalTypeIdentifier" + $0, key: lowerFirst($0), group: "clinical", kind: .other)
     } + [
         HealthType(identifier: "HKVisionPrescriptionTypeIdentifier", key: "visionPrescription", group: "clinical",
-                   kind: .other),
+                   kind: .other, storedNames: ["HKGlassesPrescription", "HKContactsPrescription"]),
     ]
 
     // MARK: Row builders

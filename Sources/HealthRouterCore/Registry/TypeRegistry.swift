@@ -37,8 +37,19 @@ public enum TypeRegistry {
     private static let byAnyName: [String: HealthType] =
         byHAEName.merging(byKey) { _, key in key }.merging(byIdentifier) { _, identifier in identifier }
 
+    private static let byStoredName: [String: HealthType] =
+        Dictionary(all.flatMap { t in t.storedNames.map { ($0, t) } }) { a, _ in a }
+
     /// The group of a type the registry does not know.
     public static let unknownGroup = "other"
+
+    /// The type the export reader stores the profile (`<Me>`) under. HealthKit has no identifier
+    /// for it, so no registry type stands for it: its group is `unknownGroup`.
+    public static let profileType = "Me"
+
+    /// Every type name healthrouter's own sources store that is no identifier: each type's
+    /// `storedNames`, and `profileType`. Routes and `--types` know them as they know identifiers.
+    public static let ownTypeNames: Set<String> = Set(byStoredName.keys).union([profileType])
 
     /// The type with this HealthKit identifier.
     public static func type(identifier: String) -> HealthType? { byIdentifier[identifier] }
@@ -48,6 +59,13 @@ public enum TypeRegistry {
 
     /// The type with this Health Auto Export metric name (`heart_rate`).
     public static func type(haeName: String) -> HealthType? { byHAEName[haeName] }
+
+    /// The type whose `storedNames` has `name` (`ActivitySummary` → the activity summary type).
+    public static func type(storedName name: String) -> HealthType? { byStoredName[name] }
+
+    /// The type a stored entry of type `name` is selected as, by routes and `--types`: `resolve`,
+    /// else the type `name` is a stored name of. Never used to rewrite the stored type.
+    public static func selectionType(of name: String) -> HealthType? { byAnyName[name] ?? byStoredName[name] }
 
     /// The type `name` names: a HealthKit identifier, a short key or a Health Auto Export
     /// metric name, tried in that order. Nil for a type the registry does not know.
