@@ -49,9 +49,12 @@ public final class AppleHealthExportSource: FiniteSource {
         return head.withUnsafeBytes { ZipExportReader.isHealthData($0) }
     }
 
-    /// Opens the file and classifies its first bytes (`ExportFile`): missing, empty, or neither zip nor XML.
+    /// Opens the file and classifies its first bytes (`ExportFile`): missing, empty, or neither zip
+    /// nor XML; a zip's entries are listed (headers only): one without a file that can be the
+    /// Health data is refused (`ZipExportReader.checkEntries`).
     public func checkInput() throws {
-        _ = try ExportFile(path: resolvedPath)
+        let file = try ExportFile(path: resolvedPath)
+        if file.format == .zip { try ZipExportReader.checkEntries(of: file) }
     }
 
     public func read(into output: SourceOutput) throws {

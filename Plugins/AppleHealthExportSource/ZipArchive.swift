@@ -12,6 +12,8 @@ final class ZipArchive {
         /// The entry's position in the archive, from 0.
         var index: Int
         var isDirectory: Bool
+        /// False when libarchive gave no name (`path` then says so): the name tells nothing.
+        var hasName: Bool
     }
 
     private let archive: OpaquePointer
@@ -65,7 +67,7 @@ final class ZipArchive {
         entryEnded = false
         let isDirectory = archive_entry_filetype(entry) == 0o040000 /* AE_IFDIR, a cast macro Swift does not import */ || currentPath.hasSuffix("/")
         defer { nextIndex += 1 }
-        return Entry(path: currentPath, index: nextIndex, isDirectory: isDirectory)
+        return Entry(path: currentPath, index: nextIndex, isDirectory: isDirectory, hasName: name != nil)
     }
 
     /// Reads the current entry's next bytes into `buffer`; 0 at the entry's end.

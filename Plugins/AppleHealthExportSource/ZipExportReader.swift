@@ -42,6 +42,26 @@ struct ZipExportReader {
         }
     }
 
+    /// Before anything is created: lists the zip's entries, headers only (no data is
+    /// decompressed), up to the first that can be the Health data file (an `.xml` file, whatever
+    /// its localized name, that is not ignored, or one without a readable name), and throws a
+    /// `SourceError` when there is none: a zip of other files is not an export. Whether that entry
+    /// really holds Health data is left to `read`, which looks at its content.
+    static func checkEntries(of file: ExportFile) throws {
+        let archive = try ZipArchive(path: file.path)
+        var others: [String] = []
+        while let entry = try archive.nextEntry() {
+            guard !entry.isDirectory else { continue }
+            if !isIgnored(entry.path) && (!entry.hasName || entry.path.lowercased().hasSuffix(".xml")) { return }
+            others.append(entry.path)
+        }
+        let listed = others.isEmpty ? "it has no files"
+            : "its files: " + others.prefix(5).joined(separator: ", ") + (others.count > 5 ? ", and \(others.count - 5) more" : "")
+        throw SourceError(input: file.path, problem: "this zip is not an Apple Health export: it holds no XML file that could be "
+                              + "the Health data (\(listed))",
+                          hint: "Give the export.zip the Health app wrote (Profile → Export All Health Data), or the export.xml inside it.")
+    }
+
     /// Pass 1: finds the data entry and indexes the GPX routes. An archive that ends early
     /// (truncated) after the data entry's start returns the entry and the error, for pass 2 to
     /// read what there is; before it, the error is thrown.

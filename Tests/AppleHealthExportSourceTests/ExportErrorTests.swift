@@ -65,6 +65,23 @@ import AppleHealthExportSource
         #expect(output.skips.map(\.location) == ["entry notes.txt"])
     }
 
+    /// `checkInput` lists a zip's entries (headers only) and refuses one in which no entry can be
+    /// the data file, before the journal is opened; a zip with an `.xml` entry of any name passes
+    /// (its content is looked at when it is read).
+    @Test func checkInputRefusesAZipWithoutAnXMLEntry() throws {
+        let directory = try TemporaryDirectory()
+        let notes = directory.file("notes.zip")
+        try Fixtures.zip([("a.txt", "hi"), ("apple_health_export/export_cda.xml", "<ClinicalDocument/>"),
+                          ("__MACOSX/._export.xml", "<HealthData>")], to: notes)
+        let failure = try #require(throws: SourceError.self) { try Fixtures.source(notes).checkInput() }
+        #expect(failure.input == notes)
+        #expect(failure.problem.contains("not an Apple Health export") && failure.problem.contains("a.txt"), "\(failure.problem)")
+        #expect(failure.hint != nil)
+        let localized = directory.file("exportado.zip")
+        try Fixtures.zip([("a.txt", "hi"), ("apple_health_export/导出.xml", Fixtures.export(""))], to: localized)
+        try Fixtures.source(localized).checkInput()
+    }
+
     @Test func nonHealthXML() throws {
         let directory = try TemporaryDirectory()
         let path = try directory.write("export.xml", "<?xml version=\"1.0\"?>\n<gpx version=\"1.1\"><trk/></gpx>\n")

@@ -76,7 +76,17 @@ import Testing
         _ = FileManager.default.createFile(atPath: directory + "/empty.zip", contents: Data())
         _ = FileManager.default.createFile(atPath: directory + "/pic.png", contents: Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0]))
         try #"{"hello":[1,2,3]}"#.write(toFile: directory + "/random.json", atomically: true, encoding: .utf8)
-        for (file, says) in [("empty.zip", "the file is empty (0 bytes)"),
+        // A real zip of a text file (as `zip n.zip a.txt` makes): it was read, summed up and failed
+        // after the journal and both stores were made.
+        try "hi\n".write(toFile: directory + "/a.txt", atomically: true, encoding: .utf8)
+        let zip = Process()
+        zip.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        zip.arguments = ["python3", "-c", "import sys, zipfile; zipfile.ZipFile(sys.argv[1], 'w').write(sys.argv[2], 'a.txt')",
+                         directory + "/n.zip", directory + "/a.txt"]
+        try zip.run()
+        zip.waitUntilExit()
+        for (file, says) in [("n.zip", "this zip is not an Apple Health export: it holds no XML file that could be the Health data (its files: a.txt)"),
+                             ("empty.zip", "the file is empty (0 bytes)"),
                              ("pic.png", "this is not an Apple Health export (neither a zip file nor XML)"),
                              ("random.json", "random.json, line 1: this is not NDJSON of health samples")] {
             let result = try CommandRunner.run(["import", file], in: directory)
