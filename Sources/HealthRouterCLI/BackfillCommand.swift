@@ -132,8 +132,9 @@ enum BackfillCommand {
                                  hint: "fix sinks.\(name) or its store, then run the same command again to resume", code: .config)
         } catch {
             progress.stop()
-            StandardError.write("healthrouter: the backfill of '\(name)' stopped: \(error)\n"
-                                + "  hint: run the same command again to resume after \(NumberText.grouped(delivery.counts.position))\n")
+            ErrorOutput(format: loaded.logger.format).write("the backfill of '\(name)' stopped: \(error)\n"
+                + "  hint: run the same command again to resume after \(NumberText.grouped(delivery.counts.position))",
+                exitCode: .incomplete)
             return .incomplete
         }
         progress.stop()
@@ -151,7 +152,8 @@ enum BackfillCommand {
         }
         print("  other sinks and cursors untouched")
         if counts.rejected > 0 {
-            StandardError.write("healthrouter: '\(name)' refused \(counts.rejected) entries: \(counts.rejectionReasons.joined(separator: "; "))\n")
+            ErrorOutput(format: loaded.logger.format).write(
+                "'\(name)' refused \(counts.rejected) entries: \(counts.rejectionReasons.joined(separator: "; "))", exitCode: .dataError)
             return .dataError
         }
         return .success

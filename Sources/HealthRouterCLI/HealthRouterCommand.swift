@@ -26,6 +26,7 @@ public enum HealthRouterCommand {
           --config FILE        the config (default: ./healthrouter.yaml when it exists, else the
                                embedded default: SQLite + NDJSON under ./healthrouter-data/)
           --log-format text|json   log lines for people (text) or one JSON object a line
+                               (json: an error that ends the command too, with its hint and exit_code)
           --log-level debug|info|warning|error
           -q, --quiet          no progress line
           -h, --help           help for a command: healthrouter import --help
@@ -73,7 +74,7 @@ public enum HealthRouterCommand {
             }
             return code.rawValue
         } catch {
-            return report(error).rawValue
+            return report(error, to: ErrorOutput(arguments: arguments)).rawValue
         }
     }
 
@@ -97,23 +98,22 @@ public enum HealthRouterCommand {
         return nil
     }
 
-    /// Prints `error` on standard error as one or two lines a person can act on, and picks the exit code.
-    static func report(_ error: any Error) -> ExitCode {
+    /// Writes `error` to `output` as one or two lines a person can act on (one JSON object with
+    /// `--log-format json`), and picks the exit code.
+    static func report(_ error: any Error, to output: ErrorOutput) -> ExitCode {
+        let text: String, code: ExitCode
         switch error {
         case let error as UsageError:
-            StandardError.write("healthrouter: \(error)\n")
-            return .usage
+            (text, code) = ("\(error)", .usage)
         case let error as ConfigError:
-            StandardError.write("healthrouter: config error: \(error)\n")
-            return .config
+            (text, code) = ("config error: \(error)", .config)
         case let error as CommandFailure:
-            StandardError.write("healthrouter: \(error.message)\n")
-            if let hint = error.hint { StandardError.write("  hint: \(hint)\n") }
-            return error.code
+            (text, code) = (error.message + (error.hint.map { "\n  hint: \($0)" } ?? ""), error.code)
         default:
-            StandardError.write("healthrouter: \(error)\n")
-            return .incomplete
+            (text, code) = ("\(error)", .incomplete)
         }
+        output.write(text, exitCode: code)
+        return code
     }
 }
 

@@ -76,12 +76,15 @@ enum ImportCommand {
                                   inputs: plan.map(\.input),
                                   sinkTypes: Dictionary(sinks.map { ($0.name, $0.type) }) { a, _ in a })
         if report.readAnything || summary.firstFailed == nil { print(report.render()) }
-        for line in report.errors() { StandardError.write("healthrouter: \(line)\n") }
+        let errors = ErrorOutput(format: loaded.logger.format)
+        var lines = report.errors()
         if summary.journalRefused {
-            StandardError.write("  hint: free space in \(loaded.config.stateDirectory) (or make it writable), then run the "
-                                + "import again: it resumes where it stopped\n")
-            return .cannotCreate
+            if lines.isEmpty { lines.append("the journal in \(loaded.config.stateDirectory) refused what was read") }
+            lines[lines.count - 1] += "\n  hint: free space in \(loaded.config.stateDirectory) (or make it writable), then run the "
+                + "import again: it resumes where it stopped"
         }
+        for line in lines { errors.write(line) }
+        if summary.journalRefused { return .cannotCreate }
         if let failed = summary.firstFailed { return failed.cannotRead ? .noInput : .dataError }
         // A misconfigured sink waits for its config to be fixed: 78, also when another sink's store is
         // merely down (that one alone, 1, catches up by itself on the next run).

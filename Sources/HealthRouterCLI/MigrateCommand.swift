@@ -102,8 +102,9 @@ enum MigrateCommand {
                                  hint: "fix it, then run the same command again to resume", code: .config)
         } catch {
             progress.stop()
-            StandardError.write("healthrouter: the migration \(from) → \(to) stopped: \(error)\n"
-                                + "  hint: run the same command again to resume after \(NumberText.grouped(delivery.counts.position)) items\n")
+            ErrorOutput(format: loaded.logger.format).write("the migration \(from) → \(to) stopped: \(error)\n"
+                + "  hint: run the same command again to resume after \(NumberText.grouped(delivery.counts.position)) items",
+                exitCode: .incomplete)
             return .incomplete
         }
         progress.stop()
@@ -117,7 +118,8 @@ enum MigrateCommand {
         print("  \(DirectDeliveryText.keptAsTheyAre)")
         if counts.resumed > 0 { print("  \(NumberText.grouped(counts.resumed)) items delivered by the interrupted run before") }
         if counts.rejected > 0 {
-            StandardError.write("healthrouter: '\(to)' refused \(counts.rejected) samples: \(counts.rejectionReasons.joined(separator: "; "))\n")
+            ErrorOutput(format: loaded.logger.format).write(
+                "'\(to)' refused \(counts.rejected) samples: \(counts.rejectionReasons.joined(separator: "; "))")
         }
         guard arguments.flags.contains("--verify") else { return counts.rejected > 0 ? .dataError : .success }
         return try verify(reader, from: from, target, to: to, filter: filter, rejected: counts.rejected)

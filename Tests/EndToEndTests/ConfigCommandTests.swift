@@ -76,6 +76,33 @@ import Testing
         #expect(result.stderr.contains("hr.yaml:4"))
     }
 
+    /// With `--log-format json`, an error that ends a command is one JSON object a line, in the
+    /// log's shape, with its hint and exit code (it was two lines of plain text): a config error, a
+    /// wrong command line, an input that is not an export.
+    @Test func withJSONLogsAFatalErrorIsOneJSONLine() throws {
+        let directory = makeTemporaryDirectory()
+        let config = try writeConfig("sinks:\n  local:\n    type: sqlite\n    pth: x.sqlite\n", in: directory)
+        _ = FileManager.default.createFile(atPath: directory + "/pic.png", contents: Data([0x89, 0x50, 0x4E, 0x47, 0, 0]))
+        let cases: [([String], Int32, message: String, hint: String)] = [
+            (["check", "--config", config, "--log-format", "json"], 78, "sinks.local.pth: unknown key", "did you mean 'path'?"),
+            (["--log-format=json", "status", "extra"], 64, "status takes no arguments, not 'extra'", "see: healthrouter status --help"),
+            (["import", "pic.png", "--log-format", "json"], 65, "pic.png: this is not an Apple Health export", "Give the export.zip"),
+        ]
+        for (arguments, status, message, hint) in cases {
+            let result = try CommandRunner.run(arguments, in: directory)
+            #expect(result.status == status, "\(arguments): \(result.stderr)")
+            let lines = result.stderr.split(separator: "\n")
+            #expect(lines.count == 1, "\(arguments): \(result.stderr)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data((lines.first ?? "").utf8)) as? [String: String],
+                                      "\(result.stderr)")
+            #expect(object["level"] == "error" && object["time"] != nil)
+            #expect(object["message"]?.contains(message) == true, "\(object)")
+            #expect(object["hint"]?.hasPrefix(hint) == true, "\(object)")
+            #expect(object["exit_code"] == String(status))
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory + "/healthrouter-data"))
+    }
+
     /// Configs that cannot work are refused by `check` (78), each at its key with what is wrong:
     /// (why, the config, what stderr says).
     static let refused: [(String, String, String)] = [

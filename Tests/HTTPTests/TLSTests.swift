@@ -72,11 +72,14 @@ struct TLSTests {
                                            in: directory)
         let text = result.stderr
         #expect(result.status != 0)
-        // The log, then the command's own error on its last two lines (plain text, for a person).
+        // The log, then the command's own error on the last line, a JSON line too (it was plain text).
         let lines = text.split(separator: "\n")
-        let log = lines.prefix { !$0.hasPrefix("healthrouter: ") }
-        #expect(lines.count == log.count + 2 && lines[log.count].contains("the TLS key or certificate was refused"), "\(text)")
+        let log = lines.dropLast()
+        let last = String(lines.last ?? "")
+        #expect(last.hasPrefix("{\"time\":") && last.contains("\"level\":\"error\"")
+                    && last.contains("the TLS key or certificate was refused") && last.contains("\"exit_code\":\"\(result.status)\""),
+                "\(text)")
         #expect(log.contains { $0.contains("libmicrohttpd: ") && $0.contains("TLS") }, "\(text)")
-        #expect(log.allSatisfy { $0.hasPrefix("{") }, "\(text)")
+        #expect(lines.allSatisfy { $0.hasPrefix("{") }, "\(text)")
     }
 }

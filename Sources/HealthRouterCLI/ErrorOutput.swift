@@ -1,0 +1,49 @@
+import HealthRouterCore
+
+/// Where a command writes the errors a person must act on: standard error, as
+/// `healthrouter: MESSAGE` with indented `  hint: …` lines, or, with `--log-format json`, as one
+/// JSON object a line in the log's own shape (`time`, `level` `error`, `message`, then `hint` and
+/// `exit_code` when there are), so that whatever reads the log as JSON meets no plain text.
+struct ErrorOutput {
+    var format: Logger.Format
+
+    init(format: Logger.Format) {
+        self.format = format
+    }
+
+    /// The format the raw command line asks for (`--log-format json`, `--log-format=json`), read
+    /// before the line is parsed, so that a wrong command line is reported in it too; else text.
+    init(arguments: [String]) {
+        var format = Logger.Format.text
+        for (index, word) in arguments.enumerated() {
+            if word == "--" { break }
+            if word == "--log-format", index + 1 < arguments.count {
+                format = Logger.Format(rawValue: arguments[index + 1]) ?? format
+            } else if word.hasPrefix("--log-format=") {
+                format = Logger.Format(rawValue: String(word.dropFirst("--log-format=".count))) ?? format
+            }
+        }
+        self.format = format
+    }
+
+    /// Writes `text`, an error's words as a person reads them: its first line is the message, the
+    /// indented lines after it (`  hint: …`, `  see: …`) the hint. `exitCode` is the code the
+    /// command exits with, when the error ends it.
+    func write(_ text: String, exitCode: ExitCode? = nil) {
+        switch format {
+        case .text:
+            StandardError.write("healthrouter: \(text)\n")
+        case .json:
+            var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            let message = lines.removeFirst()
+            let hint = lines.map { line in
+                let trimmed = line.drop { $0 == " " }
+                return trimmed.hasPrefix("hint: ") ? String(trimmed.dropFirst("hint: ".count)) : String(trimmed)
+            }.filter { !$0.isEmpty }.joined(separator: "; ")
+            var fields: [(String, String)] = []
+            if !hint.isEmpty { fields.append(("hint", hint)) }
+            if let exitCode { fields.append(("exit_code", String(exitCode.rawValue))) }
+            Logger(minimumLevel: .debug, format: .json).error(message, fields)
+        }
+    }
+}
