@@ -97,11 +97,14 @@ struct ImportReport {
             lines.append("  sinks       none in the config: what was read stays in the journal (add one under sinks:)")
         } else {
             lines.append("  sinks")
+            // Names and types in columns: `local  sqlite       …` above `tsdb   timescaledb  …`.
             let width = summary.sinks.keys.map(\.count).max() ?? 0
+            let typeWidth = summary.sinks.keys.map { (sinkTypes[$0] ?? "").count }.max() ?? 0
             for name in summary.sinks.keys.sorted() {
                 let progress = summary.sinks[name]!
                 let padded = name.padding(toLength: width, withPad: " ", startingAt: 0)
-                var line = "    \(padded)  \(sinkTypes[name] ?? "")  \(NumberText.counted(progress.written, "row")) written"
+                let type = (sinkTypes[name] ?? "").padding(toLength: typeWidth, withPad: " ", startingAt: 0)
+                var line = "    \(padded)  \(type)  \(NumberText.counted(progress.written, "row")) written"
                 if progress.deadLetters > 0 {
                     line += ", \(NumberText.counted(progress.deadLetters, "dead letter")) (see: healthrouter status)"
                 }

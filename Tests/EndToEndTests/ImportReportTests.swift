@@ -31,6 +31,16 @@ import Testing
         #expect(untold.errors() == ["export.zip: not a zip (the 120 records read before the error were kept)"])
     }
 
+    /// Sink types of different lengths stay in a column, so the counts line up.
+    @Test func sinkTypesArePaddedToAColumn() {
+        var summary = report(written: 3).summary
+        summary.sinks["tsdb"] = SinkWorker.Progress()
+        let text = ImportReport(summary: summary, inputs: ["export.zip"], sinkTypes: ["local": "sqlite", "tsdb": "timescaledb"])
+            .render()
+        #expect(text.contains("\n    local  sqlite       3 rows written, caught up\n    tsdb   timescaledb  0 rows written, caught up"),
+                "\(text)")
+    }
+
     /// A config without sinks: the summary says where the samples went, and `check` warns.
     @Test func withoutSinksTheSummarySaysSo() throws {
         var summary = report(written: 0).summary
