@@ -68,7 +68,7 @@ struct ImportReport {
         byKind.merge(appended.changed, uniquingKeysWith: +)
         let kinds = SampleKind.allCases.compactMap { kind in byKind[kind].map { "\(NumberText.grouped($0)) \(kind.name)" } }
         let records = merged.records
-        lines.append("  read        \(NumberText.grouped(records)) records" + (kinds.isEmpty ? "" : ": " + kinds.joined(separator: ", ")))
+        lines.append("  read        \(NumberText.counted(records, "record"))" + (kinds.isEmpty ? "" : ": " + kinds.joined(separator: ", ")))
         if appended.newCount == 0 && appended.changedCount == 0 && appended.deletedIds == 0 && records > 0 {
             if summary.sinks.values.contains(where: { $0.written > 0 }) {
                 lines.append("  nothing new: every record was already in the journal; the sinks below caught up on what an earlier run left undelivered")

@@ -31,6 +31,14 @@ import Testing
         #expect(untold.errors() == ["export.zip: not a zip (the 120 records read before the error were kept)"])
     }
 
+    /// One record is one record, not "1 records".
+    @Test func oneRecordIsSingular() {
+        var summary = report(written: 1).summary
+        summary.sources[0].counters.appended.duplicates[.quantity] = 1
+        let text = ImportReport(summary: summary, inputs: ["export.zip"], sinkTypes: ["local": "sqlite"]).render()
+        #expect(text.contains("\n  read        1 record: 1 quantity\n"), "\(text)")
+    }
+
     /// Sink types of different lengths stay in a column, so the counts line up.
     @Test func sinkTypesArePaddedToAColumn() {
         var summary = report(written: 3).summary
