@@ -57,7 +57,6 @@ enum BackfillCommand {
         let loaded = try LoadedConfig.load(arguments, environment: environment, usesSources: false)
         // The sink's name first: a wrong name is the mistake to report, whatever else is missing.
         _ = try ConfiguredSink.spec(name, loaded: loaded)
-        try loaded.ensureStateDirectory()
         let state = loaded.config.stateDirectory
         let path = arguments.values["--from"]
         // The file is looked at before the sink is opened (which may create its schema).
@@ -77,6 +76,8 @@ enum BackfillCommand {
             throw CommandFailure(message: "there is no journal in \(state) yet",
                                  hint: "import something first, or backfill from a file with --from PATH", code: .noInput)
         }
+        // Made only now: a backfill refused above leaves no empty state directory behind.
+        try loaded.ensureStateDirectory()
         let opened = try ConfiguredSink.open(name, loaded: loaded, command: "backfill")
         defer { opened.sink.close() }
 

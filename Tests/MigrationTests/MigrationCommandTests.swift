@@ -356,6 +356,17 @@ import Testing
         }
     }
 
+    /// A backfill from the journal before there is one exits 66 and leaves no empty state
+    /// directory behind (it made ./state first).
+    @Test func aBackfillWithoutAJournalCreatesNothing() throws {
+        let directory = try Self.empty()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try CommandRunner.run(["backfill", "local"], in: directory)
+        #expect(result.status == 66, "\(result.stderr)")
+        #expect(result.stderr.contains("there is no journal in"), "\(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["healthrouter.yaml"])
+    }
+
     @Test func anUnknownSinkIsReportedBeforeAMissingJournal() throws {
         let directory = try Self.empty()
         defer { try? FileManager.default.removeItem(atPath: directory) }
