@@ -10,7 +10,8 @@ enum InputPath {
     static let commandLineHint = "give the path of the export.zip or export.xml (or a folder of .ndjson replay files)"
 
     /// Throws, with exit code 66, when `path` given on the command line does not exist or
-    /// cannot be read; with 65 when it is a folder no finite source reads (no `.ndjson` files).
+    /// cannot be read; with 65 when it is a folder no finite source reads (no `.ndjson` files),
+    /// hinting at the export.xml or the `data/` folder of NDJSON inside it when there is one.
     static func checkCommandLine(_ path: String) throws {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -24,6 +25,12 @@ enum InputPath {
         if let export = exportInside(path) {
             throw CommandFailure(message: "\(path) is a folder: an unpacked Apple Health export",
                                  hint: "give the export.xml inside it: \(export)", code: .dataError)
+        }
+        let data = (path as NSString).appendingPathComponent("data")
+        if !((try? ReplaySource.files(in: data)) ?? []).isEmpty {
+            throw CommandFailure(message: "\(path) is a folder without .ndjson files; its data/ folder has them",
+                                 hint: "give the data folder inside it (Pulso's reference server keeps its files there): \(data)",
+                                 code: .dataError)
         }
         throw CommandFailure(message: "\(path) is a folder without .ndjson files", hint: commandLineHint, code: .dataError)
     }

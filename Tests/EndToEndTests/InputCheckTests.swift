@@ -49,6 +49,15 @@ import Testing
         #expect(none.stderr.contains("hint: give the path of the export.zip or export.xml (or a folder of .ndjson replay files)"))
         #expect(!none.stderr.contains("`path`"))
 
+        // A Pulso reference server's folder keeps its NDJSON in data/: the hint names it.
+        let pulso = directory + "/pulso-data"
+        try FileManager.default.createDirectory(atPath: pulso + "/data", withIntermediateDirectories: true)
+        try "{\"deleted\":[\"A\"]}\n".write(toFile: pulso + "/data/_deleted.ndjson", atomically: true, encoding: .utf8)
+        let server = try CommandRunner.run(["import", pulso + "/", "--config", config], in: directory)
+        #expect(server.status == 65)
+        #expect(server.stderr.contains("hint: give the data folder inside it (Pulso's reference server keeps its files there): "
+                                       + "\(pulso)/data"), "\(server.stderr)")
+
         let export = try CommandRunner.run(["import", unpacked, "--config", config], in: directory)
         #expect(export.status == 65)
         #expect(export.stderr.contains("hint: give the export.xml inside it: \(unpacked)/apple_health_export/export.xml"),
