@@ -44,7 +44,8 @@ struct ZipExportReader {
 
     /// Before anything is created: lists the zip's entries, headers only (no data is
     /// decompressed), up to the first that can be the Health data file (an `.xml` file, whatever
-    /// its localized name, that is not ignored, or one without a readable name), and throws a
+    /// its localized name, or a file without an extension, that is not ignored, or one without a
+    /// readable name), and throws a
     /// `SourceError` when there is none: a zip of other files is not an export. Whether that entry
     /// really holds Health data is left to `read`, which looks at its content.
     static func checkEntries(of file: ExportFile) throws {
@@ -52,14 +53,22 @@ struct ZipExportReader {
         var others: [String] = []
         while let entry = try archive.nextEntry() {
             guard !entry.isDirectory else { continue }
-            if !isIgnored(entry.path) && (!entry.hasName || entry.path.lowercased().hasSuffix(".xml")) { return }
+            if !isIgnored(entry.path) && (!entry.hasName || mayBeHealthData(entry.path)) { return }
             others.append(entry.path)
         }
         let listed = others.isEmpty ? "it has no files"
             : "its files: " + others.prefix(5).joined(separator: ", ") + (others.count > 5 ? ", and \(others.count - 5) more" : "")
-        throw SourceError(input: file.path, problem: "this zip is not an Apple Health export: it holds no XML file that could be "
+        throw SourceError(input: file.path, problem: "this zip is not an Apple Health export: it holds no file that could be "
                               + "the Health data (\(listed))",
                           hint: "Give the export.zip the Health app wrote (Profile → Export All Health Data), or the export.xml inside it.")
+    }
+
+    /// Whether an entry's name allows it to be the data file, which is found by its content: an
+    /// `.xml` name (localized: `exportar.xml`, `导出.xml`), or a name without an extension (a zip
+    /// someone repacked). A name with another extension (`notes.txt`, `photo.jpg`) does not.
+    static func mayBeHealthData(_ path: String) -> Bool {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        return name.lowercased().hasSuffix(".xml") || !name.dropFirst().contains(".")
     }
 
     /// Pass 1: finds the data entry and indexes the GPX routes. An archive that ends early

@@ -66,8 +66,8 @@ import AppleHealthExportSource
     }
 
     /// `checkInput` lists a zip's entries (headers only) and refuses one in which no entry can be
-    /// the data file, before the journal is opened; a zip with an `.xml` entry of any name passes
-    /// (its content is looked at when it is read).
+    /// the data file, before the journal is opened; a zip with an `.xml` entry of any name, or an
+    /// entry without an extension, passes (its content is looked at when it is read).
     @Test func checkInputRefusesAZipWithoutAnXMLEntry() throws {
         let directory = try TemporaryDirectory()
         let notes = directory.file("notes.zip")
@@ -80,6 +80,10 @@ import AppleHealthExportSource
         let localized = directory.file("exportado.zip")
         try Fixtures.zip([("a.txt", "hi"), ("apple_health_export/导出.xml", Fixtures.export(""))], to: localized)
         try Fixtures.source(localized).checkInput()
+        // The data file is found by its content: a repacked zip whose data file lost its extension passes too.
+        let repacked = directory.file("repacked.zip")
+        try Fixtures.zip([("a.txt", "hi"), ("health/export", Fixtures.export(""))], to: repacked)
+        try Fixtures.source(repacked).checkInput()
     }
 
     @Test func nonHealthXML() throws {

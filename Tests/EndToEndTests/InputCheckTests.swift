@@ -94,7 +94,7 @@ import Testing
                          directory + "/n.zip", directory + "/a.txt"]
         try zip.run()
         zip.waitUntilExit()
-        for (file, says) in [("n.zip", "this zip is not an Apple Health export: it holds no XML file that could be the Health data (its files: a.txt)"),
+        for (file, says) in [("n.zip", "this zip is not an Apple Health export: it holds no file that could be the Health data (its files: a.txt)"),
                              ("empty.zip", "the file is empty (0 bytes)"),
                              ("pic.png", "this is not an Apple Health export (neither a zip file nor XML)"),
                              ("random.json", "random.json, line 1: this is not NDJSON of health samples")] {
