@@ -1,0 +1,73 @@
+import Foundation
+import HealthRouterCore
+
+/// Standard output; a pipe, device or socket that `--output` names (a FIFO, `/dev/stdout`),
+/// written in place; else a file written beside its final name and renamed into place on close
+/// (a symbolic link is followed: the file it points at is replaced, not the link). A folder is
+/// refused (exit 64), and nothing but a regular file is ever replaced: the rename is rename(2),
+/// which cannot put a file in place of a folder.
+final class DumpOutput {
+    private let handle: FileHandle
+    private let path: String?
+    private let temporary: String?
+
+    init(path given: String?) throws {
+        guard let given else {
+            handle = FileHandle.standardOutput
+            path = nil
+            temporary = nil
+            return
+        }
+        try Self.refuseFolder(given)
+        var status = stat()
+        if stat(given, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
+            guard let handle = FileHandle(forWritingAtPath: given) else {
+                throw CommandFailure(message: "cannot write to \(given)", hint: "check that it is writable", code: .cannotCreate)
+            }
+            self.handle = handle
+            self.path = nil
+            self.temporary = nil
+            return
+        }
+        let path = URL(fileURLWithPath: given).resolvingSymlinksInPath().path
+        self.path = path
+        let temporary = path + ".partial"
+        guard FileManager.default.createFile(atPath: temporary, contents: nil),
+              let handle = FileHandle(forWritingAtPath: temporary) else {
+            throw CommandFailure(message: "cannot create \(given)", hint: "check that its folder exists and is writable",
+                                 code: .cannotCreate)
+        }
+        self.handle = handle
+        self.temporary = temporary
+    }
+
+    /// Throws a usage error (64) when `path` is a folder, or a link to one (`--output .`): a dump is
+    /// one file, and replacing a folder with it would delete everything in the folder.
+    static func refuseFolder(_ path: String?) throws {
+        var status = stat()
+        guard let path, stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else { return }
+        let example = (path as NSString).appendingPathComponent("dump.ndjson")
+        throw CommandFailure(message: "--output \(path) is a folder", hint: "name a file, e.g. \(example)", code: .usage)
+    }
+
+    func write(_ bytes: [UInt8]) throws {
+        guard !bytes.isEmpty else { return }
+        try handle.write(contentsOf: Data(bytes))
+    }
+
+    func close() throws {
+        guard let path, let temporary else {
+            if handle !== FileHandle.standardOutput { try handle.close() }
+            return
+        }
+        try handle.synchronize()
+        try handle.close()
+        // rename(2) replaces a file atomically and fails on a folder (one put there since `init`).
+        guard rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw CommandFailure(message: "cannot put the dump in place at \(path): \(reason)",
+                                 hint: "name a file whose folder is writable", code: .cannotCreate)
+        }
+    }
+}
