@@ -23,7 +23,11 @@ stand_in=()
 cleanup() {
   "${as_postgres[@]}" "$bindir/pg_ctl" -D "$datadir/data" -m immediate stop >/dev/null 2>&1 || true
   rm -rf "$datadir"
-  [ ${#stand_in[@]} -eq 0 ] || rm -f "${stand_in[@]}"
+  # The stand-in lives in the server's shared folders: another throwaway server still running
+  # (a second test run) keeps it, and the last one to stop removes it.
+  local others
+  others="$(ls -d /tmp/healthrouter-pg.*/data/postmaster.pid 2>/dev/null | grep -v "^$datadir/" || true)"
+  [ ${#stand_in[@]} -eq 0 ] || [ -n "$others" ] || rm -f "${stand_in[@]}"
 }
 trap cleanup EXIT
 "${as_postgres[@]}" "$bindir/initdb" -D "$datadir/data" -A trust -U postgres >"$datadir/initdb.log" 2>&1 \
