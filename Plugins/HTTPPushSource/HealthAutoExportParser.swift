@@ -187,7 +187,8 @@ enum HealthAutoExportParser {
         let end = (object["end"] as? String).flatMap(HealthDateParser.parse) ?? start
         guard end >= start else { return nil }
         let name = object["name"] as? String ?? "Other"
-        var workout = Workout(activityType: WorkoutActivityName.healthKitName(name))
+        let fitnessName = fitnessAppNames[name]
+        var workout = Workout(activityType: WorkoutActivityName.healthKitName(fitnessName?.activity ?? name))
         workout.durationSeconds = JSONValues.number(object["duration"])
             ?? Double(end.epochMilliseconds - start.epochMilliseconds) / 1000
         workout.totalEnergyBurnedKilocalories = quantity(object["activeEnergyBurned"] ?? object["activeEnergy"], in: "kcal")
@@ -203,6 +204,8 @@ enum HealthAutoExportParser {
         if let location = object["location"] as? String { metadata.append(MetadataEntry("location", .string(location))) }
         if let indoor = object["isIndoor"] as? NSNumber, JSONValues.isBool(indoor) {
             metadata.append(MetadataEntry("HKIndoorWorkout", .bool(indoor.boolValue)))
+        } else if let indoor = fitnessName?.indoor {
+            metadata.append(MetadataEntry("HKIndoorWorkout", .bool(indoor)))
         }
         if let intensity = quantity(object["intensity"], in: nil) { metadata.append(MetadataEntry("intensity", .number(intensity))) }
         var sample = Sample(id: object["id"] as? String ?? "", type: "HKWorkoutTypeIdentifier", kind: .workout,
@@ -211,6 +214,20 @@ enum HealthAutoExportParser {
         SampleNormalizer.normalize(&sample, convention: .canonical)
         return sample
     }
+
+    /// Workout names as Apple's Fitness app shows them, which Health Auto Export may send instead
+    /// of the activity type's name: the activity type, and whether it was indoors (HealthKit's
+    /// `HKIndoorWorkout`), so that `Outdoor Run` is a run, not `HKWorkoutActivityTypeOutdoorRun`.
+    static let fitnessAppNames: [String: (activity: String, indoor: Bool?)] = [
+        "Outdoor Run": ("Running", false), "Indoor Run": ("Running", true),
+        "Outdoor Walk": ("Walking", false), "Indoor Walk": ("Walking", true),
+        "Outdoor Cycle": ("Cycling", false), "Indoor Cycle": ("Cycling", true),
+        "Pool Swim": ("Swimming", nil), "Open Water Swim": ("Swimming", nil),
+        "Outdoor Wheelchair Run Pace": ("Wheelchair Run Pace", false),
+        "Indoor Wheelchair Run Pace": ("Wheelchair Run Pace", true),
+        "Outdoor Wheelchair Walk Pace": ("Wheelchair Walk Pace", false),
+        "Indoor Wheelchair Walk Pace": ("Wheelchair Walk Pace", true),
+    ]
 
     /// A `{qty, units}` object (or a bare number) in `unit` (nil: as sent).
     static func quantity(_ value: Any?, in unit: String?) -> Double? {

@@ -132,6 +132,23 @@ struct HealthAutoExportTests {
         #expect(stages[0].end.epochMilliseconds - stages[0].start.epochMilliseconds == 110 * 60_000)
     }
 
+    /// The Fitness app's names (`Outdoor Run`) are the activity type and where it was, not a
+    /// HealthKit type of their own; `isIndoor`, when sent, has the last word.
+    @Test func fitnessAppWorkoutNames() throws {
+        let server = try PushServerFixture()
+        let body = #"{"data":{"workouts":["#
+            + #"{"name":"Outdoor Run","start":"2024-01-06 07:00:00 +0100","end":"2024-01-06 07:30:00 +0100"},"#
+            + #"{"name":"Indoor Cycle","start":"2024-01-07 07:00:00 +0100","end":"2024-01-07 07:30:00 +0100","isIndoor":false},"#
+            + #"{"name":"Pool Swim","start":"2024-01-08 07:00:00 +0100","end":"2024-01-08 07:30:00 +0100"}]}}"#
+        #expect(server.client.post("/hae", body, token: alice).status == 200)
+        let read = try samples(server).map { sample -> String in
+            guard case .workout(let workout) = sample.detail else { return "no workout" }
+            return workout.activityType + " " + (sample.metadata[key: "HKIndoorWorkout"].map { "\($0)" } ?? "-")
+        }
+        #expect(read == ["HKWorkoutActivityTypeRunning bool(false)", "HKWorkoutActivityTypeCycling bool(false)",
+                         "HKWorkoutActivityTypeSwimming -"])
+    }
+
     @Test func workoutsV1AndV2() throws {
         let server = try PushServerFixture()
         #expect(server.client.post("/hae", Self.workouts, token: alice).body == #"{"received": 2, "new": 2, "deleted": 0}"#)
