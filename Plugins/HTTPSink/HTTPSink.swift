@@ -7,9 +7,12 @@ import HealthRouterCore
 /// - `prepare()` checks `GET <url>/health` answers 2xx (also what `check --connect` does);
 ///   the core keeps the cursor (a Pulso server has none).
 /// - `write(_:cursor:)` posts the entries to `<url>/ingest` in bodies of at most 5,000
-///   elements and 8 MiB uncompressed; each must be answered 2xx. Anything else (another
-///   status, no answer) throws `SinkError.unavailable`, and the worker retries the batch with
-///   exponential backoff; the receiver dedupes by uuid, so a re-sent body is harmless.
+///   elements and 8 MiB uncompressed; each must be answered 2xx. A status that refuses the
+///   content (400, 409, 413, 422) throws `SinkError.rejected`: the worker splits the batch until
+///   the refused entries are isolated as dead letters. Anything else (another status, no answer)
+///   throws `SinkError.unavailable`, and the worker retries the batch with exponential backoff;
+///   the receiver dedupes by uuid, so a re-sent body (of a batch split after part of it was
+///   taken, too) is harmless.
 public final class HTTPSink: Sink {
     public struct Configuration: Decodable, Sendable {
         /// The server's base URL (`https://health.example.org`); `/ingest` and `/health` are appended.
@@ -137,9 +140,7 @@ public final class HTTPSink: Sink {
                 throw SinkError.unavailable(error.description)
             }
             guard (200..<300).contains(response.status) else {
-                var reason = "\(url) answered \(response.status) \(response.text.prefix(200))"
-                if response.status == 401 { reason += " (check the sink's token)" }
-                throw SinkError.unavailable(reason)
+                throw Self.failure(status: response.status, url: url, reply: response.text)
             }
             // A Pulso server acknowledges a batch with `"received": <element count>`; any other 2xx
             // (a proxy's page, a server that is not a Pulso server) has not stored it.
@@ -149,6 +150,30 @@ public final class HTTPSink: Sink {
                                                 + "the whole batch; check the sink's url")
             }
         }
+    }
+
+    /// Statuses by which a receiver refuses the content of a body (`400` bad request, `409`
+    /// conflict, `413` too large, as a proxy's body limit answers, `422` unprocessable): sending the
+    /// same body again cannot succeed, smaller ones may.
+    static let contentRefusals: Set<Int> = [400, 409, 413, 422]
+
+    /// The error for a non-2xx `status` from `url`: `.rejected` for a `contentRefusals` status
+    /// (the worker splits the batch until the refused entries are isolated as dead letters);
+    /// `.unavailable` for anything else, retried whole with backoff: 401/403 (a token to fix),
+    /// 404/405 (a wrong url), 408/429 (busy), other 4xx and 5xx. The reason names the url, the
+    /// status and the start of the reply, and what to check where that is known.
+    static func failure(status: Int, url: String, reply: String) -> SinkError {
+        var reason = "\(url) answered \(status) \(reply.prefix(200))"
+        switch status {
+        case 401, 403:
+            reason += " (check the sink's token)"
+        case 413:
+            reason += " (the receiver, or a proxy before it, refuses bodies this large: raise its limit, such as "
+                + "nginx's client_max_body_size, or lower the sink's batch_size)"
+        default:
+            break
+        }
+        return contentRefusals.contains(status) ? .rejected(reason) : .unavailable(reason)
     }
 
     /// The `received` count of a Pulso reply, nil when the reply is not a JSON object with one.

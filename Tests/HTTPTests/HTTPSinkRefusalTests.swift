@@ -1,0 +1,87 @@
+import Foundation
+import HealthRouterCore
+import Testing
+import TestSupport
+@testable import HTTPSink
+
+/// A receiver that refuses a body's content (400, 413, 422) rejects the batch, so the worker
+/// splits it until the refused entries are dead letters; statuses that say the receiver is
+/// busy, gone or wants another token are retried as unavailable.
+@Suite("http sink refusals", .serialized)
+struct HTTPSinkRefusalTests {
+    /// One sample `id`, as the sink's worker hands it over.
+    static func entry(_ id: String) -> JournalEntry {
+        var entry = HTTPSinkTests.samples(1)[0]
+        if case .sample(var sample) = entry.item {
+            sample.id = id
+            entry = JournalEntry(sequence: 1, source: "history", item: .sample(sample))
+        }
+        return entry
+    }
+
+    @Test func contentRefusalsAreRejectionsAndTheRestUnavailable() throws {
+        let server = try PulsoStandInServer()
+        defer { server.stop() }
+        let context = PluginContext(name: "mirror", stateDirectory: NSTemporaryDirectory(), logger: Logger(minimumLevel: .error))
+        let sink = try HTTPSink(configuration: .init(url: "http://127.0.0.1:\(server.port)"), context: context)
+        for status in [400, 409, 413, 422] {
+            do {
+                try sink.write([Self.entry("STATUS-\(status)-1")], cursor: 1)
+                Issue.record("\(status) taken for a delivery")
+            } catch SinkError.rejected(let reason) {
+                #expect(reason.contains("answered \(status)"), "\(reason)")
+            }
+        }
+        for status in [401, 403, 404, 405, 408, 429, 500, 503] {
+            do {
+                try sink.write([Self.entry("STATUS-\(status)-1")], cursor: 1)
+                Issue.record("\(status) taken for a delivery")
+            } catch SinkError.unavailable(let reason) {
+                #expect(reason.contains("answered \(status)"), "\(reason)")
+                #expect(reason.contains("check the sink's token") == [401, 403].contains(status), "\(reason)")
+            }
+        }
+        try sink.write([Self.entry("GOOD-1")], cursor: 1)
+        #expect(server.received == ["GOOD-1"])
+    }
+
+    /// The daemon forwards a push of 200 good samples and one the receiver refuses (400), in a
+    /// body larger than the receiver's proxy takes (413): the good ones land, the bad one is the
+    /// sink's only dead letter, and `status` shows it with the receiver's answer.
+    @Test func aRefusedElementBecomesADeadLetterAndTheRestLands() throws {
+        let receiver = try PulsoStandInServer(bodyLimit: 12_000)
+        defer { receiver.stop() }
+        let directory = NSTemporaryDirectory() + "daemon-\(UUID().uuidString)"
+        // Uncompressed bodies, so that the limit splits the 201 elements into a known few bodies.
+        let daemon = try DaemonProcess(directory: directory, sinks: DaemonProcess.localSink(in: directory, more: """
+              mirror:
+                type: http
+                url: http://127.0.0.1:\(receiver.port)
+                gzip: false
+
+            """))
+        try daemon.start()
+        let first = DaemonProcess.batch(prefix: "G", count: 120)
+        let bad = DaemonProcess.batch(prefix: "BAD", count: 1)
+        let second = DaemonProcess.batch(prefix: "G", count: 80, offset: 120)
+        let body = "[" + [first.body, bad.body, second.body].map { String(decoding: $0.dropFirst().dropLast(), as: UTF8.self) }
+            .joined(separator: ",") + "]"
+        #expect(daemon.client.post("/ingest", body, token: DaemonProcess.token).status == 200)
+        let good = Set(first.ids + second.ids)
+        let deadline = Date(timeIntervalSinceNow: 20)
+        while Date() < deadline, Set(receiver.received) != good || !daemon.log.contains("dead letter") { usleep(100_000) }
+        #expect(daemon.stop() == 0)
+        #expect(Set(receiver.received) == good, "\(daemon.log)")
+        // The first body was over the proxy's limit, and smaller ones were sent until one held the bad element alone.
+        #expect(receiver.statuses.first == 413 && receiver.statuses.contains(400), "\(receiver.statuses)")
+
+        let status = try CommandRunner.run(["status", "--config", directory + "/config.yaml"], in: directory,
+                                           environment: ["TEST_TOKEN": DaemonProcess.token])
+        #expect(status.status == 1, "\(status.stdout) \(status.stderr)")
+        let mirror = try #require(status.stdout.split(separator: "\n").first { $0.hasPrefix("mirror") }, "\(status.stdout)")
+        let columns = mirror.split(separator: " ", omittingEmptySubsequences: true)
+        #expect(columns.count > 5 && columns[3] == "0" && columns[4] == "200" && columns[5] == "1", "\(mirror)")
+        let letters = try #require(status.stdout.components(separatedBy: "dead letters of mirror").last, "\(status.stdout)")
+        #expect(letters.contains("answered 400 {\"error\": \"bad element\"}"), "\(status.stdout)")
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+
+/// A Pulso receiver stand-in on a random loopback port (Python's `http.server`), strict the way
+/// real receivers and the proxies before them are:
+/// - a request body over `bodyLimit` bytes (as sent, gzip or not) is answered 413 with nginx's
+///   page, after the body was read;
+/// - a body with an element whose `uuid` starts with `BAD` is answered 400;
+/// - a body whose first element's `uuid` is `STATUS-<code>…` is answered `<code>`;
+/// - any other body is stored (its uuids, one a line, in `received`) and answered
+///   `{"received": <element count>}`. `GET` anything answers `{"status": "ok"}`.
+/// Every status a `POST` was answered is kept, in order, in `statuses`.
+///
+/// The process is SIGKILLed by `stop()` or when the value goes away.
+final class PulsoStandInServer {
+    let port: Int
+    private let process: Process
+    private let uuidFile: String
+    private let statusFile: String
+
+    init(bodyLimit: Int = 1 << 30) throws {
+        uuidFile = NSTemporaryDirectory() + "standin-\(UUID().uuidString).txt"
+        statusFile = uuidFile + ".status"
+        _ = FileManager.default.createFile(atPath: uuidFile, contents: nil)
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", Self.script, String(bodyLimit), uuidFile, statusFile]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            throw StandInFailed(output: line)
+        }
+        self.port = port
+    }
+
+    /// The uuids of every element stored so far, in arrival order (a re-sent one repeats).
+    var received: [String] {
+        ((try? String(contentsOfFile: uuidFile, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
+    /// The status of every `POST` answered so far, in order.
+    var statuses: [Int] {
+        ((try? String(contentsOfFile: statusFile, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { Int($0) }
+    }
+
+    func stop() {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(atPath: uuidFile)
+        try? FileManager.default.removeItem(atPath: statusFile)
+    }
+
+    struct StandInFailed: Error {
+        var output: String
+    }
+
+    private static let script = """
+        import gzip, http.server, json, sys
+        limit, path, statuses = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+        class H(http.server.BaseHTTPRequestHandler):
+            def answer(self, status, body):
+                if self.command == 'POST':
+                    with open(statuses, 'a') as f:
+                        f.write(str(status) + '\\n')
+                self.send_response(status)
+                self.send_header('Content-Length', str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+            def do_GET(self):
+                self.answer(200, b'{"status": "ok"}')
+            def do_POST(self):
+                raw = self.rfile.read(int(self.headers.get('Content-Length', 0)))
+                if len(raw) > limit:
+                    return self.answer(413, b'<html><head><title>413 Request Entity Too Large</title></head></html>')
+                if self.headers.get('Content-Encoding', '').lower() == 'gzip':
+                    raw = gzip.decompress(raw)
+                elements = json.loads(raw)
+                uuids = [e.get('uuid', '') for e in elements if isinstance(e, dict)]
+                if uuids and uuids[0].startswith('STATUS-'):
+                    return self.answer(int(uuids[0].split('-')[1]), b'{"error": "as asked"}')
+                if any(u.startswith('BAD') for u in uuids):
+                    return self.answer(400, b'{"error": "bad element"}')
+                with open(path, 'a') as f:
+                    f.write(''.join(u + '\\n' for u in uuids))
+                self.answer(200, json.dumps({'received': len(elements)}).encode())
+            def log_message(self, *args):
+                pass
+        s = http.server.HTTPServer(('127.0.0.1', 0), H)
+        print(s.server_address[1], flush=True)
+        s.serve_forever()
+        """
+}
