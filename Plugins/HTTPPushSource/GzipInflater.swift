@@ -1,23 +1,33 @@
 import CZlib
 
 /// Inflates a gzip body with a hard cap on the output: a gzip bomb is refused as soon as
-/// the output passes the cap, without inflating the rest.
+/// the output passes the cap, without inflating the rest. The memory the output takes is
+/// asked for before it is allocated, so that it can be counted against a budget.
 enum GzipInflater {
     enum Failure: Error, Equatable {
         /// Not gzip, corrupt, or truncated.
         case invalid
         /// The inflated size passed the limit.
         case tooLarge
+        /// `take` refused the memory the output needed next.
+        case outOfMemoryBudget
     }
 
     /// The bytes of the first gzip member of `input` (trailing bytes are ignored, as Pulso's Rust server does).
-    static func inflate(_ input: [UInt8], limit: Int) throws(Failure) -> [UInt8] {
+    ///
+    /// - Parameter take: asked for each growth of the output's storage, with the bytes it adds,
+    ///   before they are allocated; when it refuses the growth the output needs at least, the
+    ///   inflating stops with `.outOfMemoryBudget` (that refused request was the smallest). What
+    ///   it granted stays the caller's to give back, whatever the outcome.
+    static func inflate(_ input: [UInt8], limit: Int, take: (_ bytes: Int) -> Bool = { _ in true }) throws(Failure) -> [UInt8] {
         var stream = z_stream()
         // 15 + 16: gzip wrapper only.
         guard swz_inflateInit2(&stream, 15 + 16) == Z_OK else { throw .invalid }
         defer { inflateEnd(&stream) }
         var output = [UInt8]()
-        output.reserveCapacity(min(limit, max(input.count * 4, 1 << 16)))
+        var granted = min(limit, max(input.count * 4, 1 << 16))
+        guard take(granted) else { throw .outOfMemoryBudget }
+        output.reserveCapacity(granted)
         let chunk = 1 << 18
         var buffer = [UInt8](repeating: 0, count: chunk)
         var status: Int32 = Z_OK
@@ -35,6 +45,20 @@ enum GzipInflater {
                     throw .invalid
                 }
                 if output.count + produced > limit { throw .tooLarge }
+                let needed = output.count + produced
+                if needed > granted {
+                    // Grown by doubling, as an array grows, but asked for first; when the double
+                    // does not fit, just what is needed (the budget may be nearly used up).
+                    let doubled = min(limit, max(needed, granted * 2))
+                    if take(doubled - granted) {
+                        granted = doubled
+                    } else if doubled > needed, take(needed - granted) {
+                        granted = needed
+                    } else {
+                        throw .outOfMemoryBudget
+                    }
+                    output.reserveCapacity(granted)
+                }
                 output.append(contentsOf: buffer[0..<produced])
                 if status != Z_STREAM_END && stream.avail_in == 0 && produced < chunk { throw .invalid }  // truncated
             } while status != Z_STREAM_END

@@ -45,8 +45,9 @@ public final class HTTPPushSource: ServiceSource {
         /// A request's line and headers must be in within this long of the connection opening,
         /// or of its previous request's end, or the connection is closed (default 30s).
         public var headerTimeout: ConfigDuration?
-        /// MiB: the bodies being received at once, all connections together (default 256);
-        /// a push that does not fit is answered 503 with `Retry-After` before its body is read.
+        /// MiB: the bodies being received at once and what gzip bodies inflate to, all
+        /// connections together (default 256); a push that does not fit is answered 503 with
+        /// `Retry-After` (before its body is read when its `Content-Length` does not fit).
         public var maxUploadMemoryMiB: Int?
         /// PEM files for HTTPS; both or neither (`~` is expanded).
         public var tlsCertificate: String?
@@ -140,18 +141,18 @@ public final class HTTPPushSource: ServiceSource {
         }
         let latest = try LatestIndex(path: (context.stateDirectory as NSString)
             .appendingPathComponent("http_push-\(context.name).sqlite"))
+        let uploads = UploadBudget(capacity: (configuration.maxUploadMemoryMiB ?? 256) << 20)
         let handler = PushRequestHandler(sourceName: context.name, tokens: tokens, openUserId: configuration.userId,
                                          ingest: ingest, latest: latest, logger: context.logger,
-                                         bodyLimit: Self.bodyLimit)
+                                         bodyLimit: Self.bodyLimit, uploads: uploads)
         var limits = MHDServer.Limits()
         if let connections = configuration.maxConnections { limits.connections = UInt32(connections) }
         if let perAddress = configuration.maxConnectionsPerAddress { limits.connectionsPerAddress = UInt32(perAddress) }
         if let timeout = configuration.requestTimeout { limits.timeoutSeconds = UInt32(max(1, timeout.seconds.rounded(.up))) }
         if let timeout = configuration.headerTimeout { limits.headerDeadlineSeconds = max(1, timeout.seconds) }
         limits.bodyLimit = Self.bodyLimit
-        if let budget = configuration.maxUploadMemoryMiB { limits.uploadBudget = budget << 20 }
         let logger = context.logger
-        let server = MHDServer(limits: limits, log: { logger.debug("libmicrohttpd: \($0)") },
+        let server = MHDServer(limits: limits, uploads: uploads, log: { logger.debug("libmicrohttpd: \($0)") },
                                examineHead: { handler.examineHead($0) }, handle: { handler.handle($0) })
         let bound = try server.start(host: host, port: port, tls: tls)
         boundPort.withLock { $0 = bound }

@@ -7,9 +7,10 @@ import Synchronization
 /// a request from its headers alone (auth, length) before the body is read; otherwise the
 /// body is gathered (at most `bodyLimit` bytes) and `handle` answers it on the connection's
 /// thread. The declared lengths of the bodies being received, all connections together,
-/// stay within `uploadBudget`: a body that does not fit now is answered `uploadsBusy` (503)
-/// before any of it is read, one that never fits `contentTooLong` (413); its share returns
-/// to the budget when its request completes. A connection whose request line and headers
+/// are taken from `uploads` (which `handle` may take more of, for what it makes of a body):
+/// a body that does not fit now is answered `uploadsBusy` (503) before any of it is read, one
+/// that never fits `contentTooLong` (413); its share returns to the budget when its request
+/// completes. A connection whose request line and headers
 /// are not all in `headerDeadlineSeconds` after it opened, or after its previous request
 /// completed, is shut down. `stop()` stops accepting, waits for the requests in flight,
 /// then closes.
@@ -25,8 +26,6 @@ final class MHDServer: Sendable {
         /// opening or of its previous request completing, however steadily they trickle in.
         var headerDeadlineSeconds: Double = 30
         var bodyLimit = 64 << 20
-        /// Bytes: the sum of the `Content-Length`s of the bodies being received at once.
-        var uploadBudget = 256 << 20
     }
 
     /// The header names handlers may read (lower-cased).
@@ -36,12 +35,12 @@ final class MHDServer: Sendable {
     let examineHead: @Sendable (HTTPRequest) -> HTTPReply?
     let handle: @Sendable (HTTPRequest) -> HTTPReply
     let limits: Limits
+    /// The memory the bodies being received may take, all connections together.
+    let uploads: UploadBudget
     /// The `MHD_Daemon *` as an address (pointers are not Sendable); 0 when not running.
     private let daemon = Mutex<UInt>(0)
     private let inFlight = Mutex(0)
     private let served = Mutex(0)
-    /// The part of `limits.uploadBudget` the requests in flight hold.
-    private let uploadBytesHeld = Mutex(0)
     private let connections = Mutex(OpenConnections())
 
     /// The connections libmicrohttpd has open, by `MHD_Connection` address (from its
@@ -62,9 +61,10 @@ final class MHDServer: Sendable {
     /// The C side of `log`, alive as long as the server.
     private nonisolated(unsafe) let logTarget = UnsafeMutablePointer<swmhd_log_target>.allocate(capacity: 1)
 
-    init(limits: Limits, log: @escaping @Sendable (String) -> Void,
+    init(limits: Limits, uploads: UploadBudget = UploadBudget(capacity: 256 << 20), log: @escaping @Sendable (String) -> Void,
          examineHead: @escaping @Sendable (HTTPRequest) -> HTTPReply?, handle: @escaping @Sendable (HTTPRequest) -> HTTPReply) {
         self.limits = limits
+        self.uploads = uploads
         self.log = log
         self.examineHead = examineHead
         self.handle = handle
@@ -158,7 +158,7 @@ final class MHDServer: Sendable {
     var requestsInFlight: Int { inFlight.withLock { $0 } }
     var requestsServed: Int { served.withLock { $0 } }
     /// The part of the upload budget the requests in flight hold (0 when none is receiving a body).
-    var uploadBytesInUse: Int { uploadBytesHeld.withLock { $0 } }
+    var uploadBytesInUse: Int { uploads.bytesHeld }
 
     // MARK: - libmicrohttpd callbacks
 
@@ -174,7 +174,7 @@ final class MHDServer: Sendable {
         guard let state, let pointer = state.pointee else { return }
         let exchange = Unmanaged<Exchange>.fromOpaque(pointer).takeRetainedValue()
         state.pointee = nil
-        server.uploadBytesHeld.withLock { $0 -= exchange.uploadBytesHeld }
+        server.uploads.giveBack(exchange.uploadBytesHeld)
         server.inFlight.withLock { $0 -= 1 }
     }
 
@@ -240,8 +240,8 @@ final class MHDServer: Sendable {
             state.pointee = Unmanaged.passRetained(exchange).toOpaque()
             if let early = examineHead(request) { return queue(early, on: connection) }
             let length = request.header("content-length").flatMap { Int($0) } ?? 0
-            guard length <= limits.uploadBudget else { return queue(.contentTooLong, on: connection) }
-            guard holdUpload(length) else { return queue(.uploadsBusy, on: connection) }
+            guard length <= uploads.capacity else { return queue(.contentTooLong, on: connection) }
+            guard uploads.take(length) else { return queue(.uploadsBusy, on: connection) }
             exchange.uploadBytesHeld = length
             exchange.request.body.reserveCapacity(min(length, limits.bodyLimit))
             return .YES
@@ -261,15 +261,6 @@ final class MHDServer: Sendable {
         let reply = handle(exchange.request)
         served.withLock { $0 += 1 }
         return queue(reply, on: connection)
-    }
-
-    /// Takes `length` bytes of the upload budget; false, taking nothing, when they do not fit.
-    private func holdUpload(_ length: Int) -> Bool {
-        uploadBytesHeld.withLock { held in
-            guard held + length <= limits.uploadBudget else { return false }
-            held += length
-            return true
-        }
     }
 
     private func queue(_ reply: HTTPReply, on connection: OpaquePointer) -> MHD_Result {

@@ -11,9 +11,12 @@ final class PushRequestHandler: Sendable {
     let latest: LatestIndex
     let logger: Logger
     let bodyLimit: Int
+    /// Shared with the server, which takes each body's `Content-Length` from it: what a gzip
+    /// body inflates to is taken from it too, while the request is handled.
+    let uploads: UploadBudget
 
     init(sourceName: String, tokens: TokenTable, openUserId: String?, ingest: PushIngest, latest: LatestIndex,
-         logger: Logger, bodyLimit: Int) {
+         logger: Logger, bodyLimit: Int, uploads: UploadBudget) {
         self.sourceName = sourceName
         self.tokens = tokens
         self.openUserId = openUserId
@@ -21,6 +24,7 @@ final class PushRequestHandler: Sendable {
         self.latest = latest
         self.logger = logger
         self.bodyLimit = bodyLimit
+        self.uploads = uploads
     }
 
     enum Route {
@@ -72,16 +76,33 @@ final class PushRequestHandler: Sendable {
         }
     }
 
+    /// Answers a request whose body is in (its `Content-Length` held in `uploads` by the
+    /// server). A gzip body's inflated bytes are taken from `uploads` as they grow and given back
+    /// when the reply is made: when they do not fit beside the other requests' the reply is
+    /// `uploadsBusy` (503, retry later), when they could never fit `bodyTooLarge` (413).
     func handle(_ request: HTTPRequest) -> HTTPReply {
         if let early = examineHead(request) { return early }
         guard let route = Self.route(request), let caller = caller(request, route: route) else { return .notFound }
         var body = request.body
+        var inflatedBytesHeld = 0
+        defer { uploads.giveBack(inflatedBytesHeld) }
         if let encoding = request.header("content-encoding"),
            encoding.trimmingCharacters(in: .whitespaces).lowercased() == "gzip" {
+            var refused = 0
             do {
-                body = try GzipInflater.inflate(body, limit: bodyLimit)
+                body = try GzipInflater.inflate(body, limit: bodyLimit) { bytes in
+                    guard uploads.take(bytes) else {
+                        refused = bytes
+                        return false
+                    }
+                    inflatedBytesHeld += bytes
+                    return true
+                }
             } catch .tooLarge {
                 return .bodyTooLarge
+            } catch .outOfMemoryBudget {
+                let needed = request.body.count + inflatedBytesHeld + refused
+                return needed > uploads.capacity ? .bodyTooLarge : .uploadsBusy
             } catch {
                 return .badGzip
             }

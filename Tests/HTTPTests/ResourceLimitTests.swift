@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import HealthRouterCore
 import Testing
 @testable import HTTPPushSource
@@ -78,6 +79,67 @@ struct ResourceLimitTests {
         #expect(tooLarge.status == 413)
         #expect(tooLarge.body == #"{"error": "bad content length"}"#)
         #expect(try server.journalItems().count == 3)
+    }
+
+    /// Gzip bodies count what they inflate to, not only their few compressed bytes: bombs that
+    /// do not fit beside the other uploads are answered 503 (and take nothing from the others),
+    /// one that could never fit 413; a normal push still fits; every push answered 200 is in
+    /// the journal.
+    @Test func gzipBodiesCountWhatTheyInflateToAgainstTheBudget() throws {
+        let server = try PushServerFixture { $0.maxUploadMemoryMiB = 8 }
+        let client = server.client, token = alice
+        // Each inflates to 6 MiB from a few KiB: two never fit in 8 MiB together.
+        @Sendable func bomb(minute: Int) -> [UInt8] { HTTPTestClient.gzip(Self.paddedBatch(minute: minute, size: 6 << 20)) }
+        @Sendable func gzipHead(length: Int) -> String {
+            "POST /ingest HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\nContent-Encoding: gzip\r\n"
+                + "Content-Length: \(length)\r\n\r\n"
+        }
+        // A plain upload holds 3 MiB of the budget while its body is unsent.
+        let size = 3 << 20
+        let holder = try #require(server.client.connection())
+        holder.send(uploadHead(length: size))
+        #expect(holder.receiveResponse().text.hasPrefix("HTTP/1.1 100 "))
+        // Eight bombs at once, none of which fits beside it: 503 with Retry-After, each.
+        let statuses = Mutex([Int]())
+        DispatchQueue.concurrentPerform(iterations: 8) { index in
+            let body = bomb(minute: 10 + index)
+            let reply = client.raw(gzipHead(length: body.count), body: body)
+            statuses.withLock { $0.append(reply.status) }
+        }
+        #expect(statuses.withLock { $0 } == Array(repeating: 503, count: 8))
+        let busy = try #require(server.client.connection())
+        let body = bomb(minute: 20)
+        busy.send(Array(gzipHead(length: body.count).utf8) + body)
+        let refused = busy.receiveResponse().text
+        #expect(refused.hasPrefix("HTTP/1.1 503 ") && refused.contains("Retry-After: 10\r\n"), "\(refused)")
+        #expect(refused.hasSuffix(#"{"error": "too many uploads at once"}"#))
+        #expect(eventually { server.source.uploadBytesInUse == size })
+        // A normal push fits beside the upload.
+        let normal = server.client.post("/ingest", Self.paddedBatch(minute: 1, size: 2000), token: alice, gzip: true)
+        #expect(normal.status == 200)
+        #expect(normal.body == #"{"received": 1, "new": 1, "deleted": 0}"#)
+        holder.send(Self.paddedBatch(minute: 2, size: size))
+        #expect(holder.receiveResponse().text.hasSuffix(#"{"received": 1, "new": 1, "deleted": 0}"#))
+        #expect(eventually { server.source.uploadBytesInUse == 0 })
+        // Alone, a bomb fits; eight at once take turns (what does not fit now is 503).
+        #expect(server.client.post("/ingest", bomb(minute: 3), token: alice, headers: ["Content-Encoding: gzip"]).status == 200)
+        let accepted = Mutex(Set(["M1", "M2", "M3"]))
+        DispatchQueue.concurrentPerform(iterations: 8) { index in
+            let reply = client.post("/ingest", bomb(minute: 30 + index), token: token, headers: ["Content-Encoding: gzip"])
+            #expect(reply.status == 200 || reply.status == 503, "\(reply)")
+            if reply.status == 200 { _ = accepted.withLock { $0.insert("M\(30 + index)") } }
+        }
+        // One that inflates past the whole budget could never fit: 413, not a 503 to retry forever.
+        let tooLarge = server.client.post("/ingest", HTTPTestClient.gzip(Self.paddedBatch(minute: 4, size: 9 << 20)),
+                                          token: alice, headers: ["Content-Encoding: gzip"])
+        #expect(tooLarge.status == 413)
+        #expect(tooLarge.body == #"{"error": "body too large"}"#)
+        #expect(eventually { server.source.uploadBytesInUse == 0 })
+        // Every push answered 200 is in the journal, and nothing else.
+        let stored = try server.journalItems().compactMap { item -> String? in
+            if case .sample(let sample) = item { sample.id } else { nil }
+        }
+        #expect(Set(stored) == accepted.withLock { $0 } && stored.count == accepted.withLock { $0.count })
     }
 
     @Test func connectionsBeyondThePerAddressLimitAreClosed() throws {
