@@ -153,7 +153,8 @@ public final class HTTPPushSource: ServiceSource {
         limits.bodyLimit = Self.bodyLimit
         let logger = context.logger
         let server = MHDServer(limits: limits, uploads: uploads, log: { logger.debug("libmicrohttpd: \($0)") },
-                               examineHead: { handler.examineHead($0) }, handle: { handler.handle($0) })
+                               examineHead: { handler.examineHead($0) }, handle: { handler.handle($0) },
+                               answered: { handler.answered($0, $1) })
         let bound = try server.start(host: host, port: port, tls: tls)
         boundPort.withLock { $0 = bound }
         self.server.withLock { $0 = server }

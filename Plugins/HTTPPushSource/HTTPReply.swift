@@ -28,6 +28,9 @@ public struct HTTPReply: Sendable, Equatable {
     public static let contentTooLong = error(413, "bad content length")
     public static let badGzip = error(400, "bad gzip body")
     public static let bodyTooLarge = error(413, "body too large")
+    /// A `/hae` body over the limit: what to change in Health Auto Export.
+    public static let healthAutoExportTooLarge = error(413, "body too large: in Health Auto Export, turn on Batch Requests "
+                                                            + "in this automation's settings, or export a shorter date range")
     public static let badJSON = error(400, "bad json")
     public static let notArray = error(400, "body must be a json array")
     public static let storageError = error(500, "storage error")

@@ -8,13 +8,17 @@ public struct HTTPRequest: Sendable {
     /// Header values by lower-cased name (only the headers the server reads).
     public var headers: [String: String]
     public var body: [UInt8]
+    /// The client's address (`192.0.2.7`), for logs; empty when unknown.
+    public var peer: String
 
-    public init(method: String, path: String, hasQuery: Bool = false, headers: [String: String] = [:], body: [UInt8] = []) {
+    public init(method: String, path: String, hasQuery: Bool = false, headers: [String: String] = [:], body: [UInt8] = [],
+                peer: String = "") {
         self.method = method
         self.path = path
         self.hasQuery = hasQuery
         self.headers = headers
         self.body = body
+        self.peer = peer
     }
 
     public func header(_ name: String) -> String? { headers[name] }

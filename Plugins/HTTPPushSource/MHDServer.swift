@@ -6,7 +6,7 @@ import Synchronization
 /// An HTTP/1.1 server on libmicrohttpd (a thread per connection). `examineHead` may answer
 /// a request from its headers alone (auth, length) before the body is read; otherwise the
 /// body is gathered (at most `bodyLimit` bytes) and `handle` answers it on the connection's
-/// thread. The declared lengths of the bodies being received, all connections together,
+/// thread; `answered` sees every request with the reply it is given. The declared lengths of the bodies being received, all connections together,
 /// are taken from `uploads` (which `handle` may take more of, for what it makes of a body):
 /// a body that does not fit now is answered `uploadsBusy` (503) before any of it is read, one
 /// that never fits `contentTooLong` (413); its share returns to the budget when its request
@@ -34,6 +34,9 @@ final class MHDServer: Sendable {
 
     let examineHead: @Sendable (HTTPRequest) -> HTTPReply?
     let handle: @Sendable (HTTPRequest) -> HTTPReply
+    /// Called with each request (its headers; its body when it was read) and the reply it gets,
+    /// on the connection's thread, before the reply is sent.
+    let answered: @Sendable (HTTPRequest, HTTPReply) -> Void
     let limits: Limits
     /// The memory the bodies being received may take, all connections together.
     let uploads: UploadBudget
@@ -62,7 +65,9 @@ final class MHDServer: Sendable {
     private nonisolated(unsafe) let logTarget = UnsafeMutablePointer<swmhd_log_target>.allocate(capacity: 1)
 
     init(limits: Limits, uploads: UploadBudget = UploadBudget(capacity: 256 << 20), log: @escaping @Sendable (String) -> Void,
-         examineHead: @escaping @Sendable (HTTPRequest) -> HTTPReply?, handle: @escaping @Sendable (HTTPRequest) -> HTTPReply) {
+         examineHead: @escaping @Sendable (HTTPRequest) -> HTTPReply?, handle: @escaping @Sendable (HTTPRequest) -> HTTPReply,
+         answered: @escaping @Sendable (HTTPRequest, HTTPReply) -> Void = { _, _ in }) {
+        self.answered = answered
         self.limits = limits
         self.uploads = uploads
         self.log = log
@@ -233,15 +238,18 @@ final class MHDServer: Sendable {
                 }
             }
             let arguments = MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, nil, nil)
+            var peer = [CChar](repeating: 0, count: 64)
+            swmhd_connection_peer(connection, &peer, peer.count)
             let request = HTTPRequest(method: method.map { String(cString: $0) } ?? "GET",
                                       path: url.map { String(cString: $0) } ?? "/",
-                                      hasQuery: arguments > 0, headers: headers)
+                                      hasQuery: arguments > 0, headers: headers,
+                                      peer: String(decoding: peer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
             let exchange = Exchange(request: request)
             state.pointee = Unmanaged.passRetained(exchange).toOpaque()
-            if let early = examineHead(request) { return queue(early, on: connection) }
+            if let early = examineHead(request) { return queue(early, to: request, on: connection) }
             let length = request.header("content-length").flatMap { Int($0) } ?? 0
-            guard length <= uploads.capacity else { return queue(.contentTooLong, on: connection) }
-            guard uploads.take(length) else { return queue(.uploadsBusy, on: connection) }
+            guard length <= uploads.capacity else { return queue(.contentTooLong, to: request, on: connection) }
+            guard uploads.take(length) else { return queue(.uploadsBusy, to: request, on: connection) }
             exchange.uploadBytesHeld = length
             exchange.request.body.reserveCapacity(min(length, limits.bodyLimit))
             return .YES
@@ -257,13 +265,14 @@ final class MHDServer: Sendable {
             size.pointee = 0
             return .YES
         }
-        if exchange.overLimit { return queue(.contentTooLong, on: connection) }
+        if exchange.overLimit { return queue(.contentTooLong, to: exchange.request, on: connection) }
         let reply = handle(exchange.request)
         served.withLock { $0 += 1 }
-        return queue(reply, on: connection)
+        return queue(reply, to: exchange.request, on: connection)
     }
 
-    private func queue(_ reply: HTTPReply, on connection: OpaquePointer) -> MHD_Result {
+    private func queue(_ reply: HTTPReply, to request: HTTPRequest, on connection: OpaquePointer) -> MHD_Result {
+        answered(request, reply)
         let response = reply.body.withUnsafeBytes { bytes in
             MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
                                             .RESPMEM_MUST_COPY)

@@ -7,8 +7,9 @@ import HealthRouterCore
 /// - Every element counts in `received`, as Pulso's reference server counts it; elements
 ///   that are not objects, and samples without a string `uuid`, with a `type` that is not a
 ///   string, with dates that cannot be read or an `end` before the `start`, are skipped
-///   (counted in `skipped`, not in the reply's `new`). A sample without `type` is of type
-///   `unknown`, as the reference server files it.
+///   (counted in `skipped`, not in the reply's `new`; the first `reportedSkips` of them, with
+///   the field at fault and why, in `skips`). A sample without `type` is of type `unknown`, as
+///   the reference server files it.
 /// - An element with `deleted` is a tombstone even if it has a `uuid`; a non-list `deleted`
 ///   deletes nothing; non-string entries are skipped.
 /// - Samples: `type` short keys become HealthKit identifiers, category names HealthKit's,
@@ -21,11 +22,19 @@ enum PulsoBatchParser {
         var items: [HealthItem] = []
         var received = 0
         var skipped = 0
+        /// The first `PulsoBatchParser.reportedSkips` elements skipped, for the log.
+        var skips: [SkippedElement] = []
         /// For `/latest`: per wire `type` (sanitized), the newest `end` that has a UTC offset
         /// (the first of equal ones), in the order the types first appear in the body.
         var ends: [(key: String, end: String, instant: Timestamp)] = []
         /// The `ends` index of the type seen last (bodies come in runs of one type).
         private var lastEndIndex = -1
+
+        /// Counts a skipped element, and keeps it when it is one of the first few.
+        mutating func skip(_ element: SkippedElement) {
+            skipped += 1
+            if skips.count < PulsoBatchParser.reportedSkips { skips.append(element) }
+        }
 
         /// Notes a sample's sanitized type `key` and its `end` as written and as read.
         mutating func noteEnd(key: String, end: String, instant: Timestamp) {
@@ -52,6 +61,11 @@ enum PulsoBatchParser {
         case badJSON
         case notArray
     }
+
+    /// How many skipped elements of one body are kept, with their reasons, for the log.
+    static let reportedSkips = 5
+
+    private static let notAnObject = SkippedElement.Problem(field: "element", reason: "not a JSON object")
 
     static func parse(_ body: [UInt8], userId: String?) throws(Failure) -> Batch {
         if let batch = body.withUnsafeBufferPointer({ scan($0, userId: userId) }) { return batch }
@@ -89,7 +103,7 @@ enum PulsoBatchParser {
                     failed = true
                     continue
                 }
-                add(element, userId: userId, to: &batch)
+                add(element, index: batch.received - 1, userId: userId, to: &batch)
             }
         }
         if failed { throw .badJSON }
@@ -103,12 +117,12 @@ enum PulsoBatchParser {
         var batch = Batch()
         batch.received = elements.count
         batch.items.reserveCapacity(elements.count)
-        for element in elements {
+        for (index, element) in elements.enumerated() {
             guard let object = element as? [String: Any] else {
-                batch.skipped += 1
+                batch.skip(SkippedElement(index: index, problem: notAnObject))
                 continue
             }
-            add(PulsoElement(dictionary: object), userId: userId, to: &batch)
+            add(PulsoElement(dictionary: object), index: index, userId: userId, to: &batch)
         }
         return batch
     }
@@ -128,10 +142,10 @@ enum PulsoBatchParser {
                     batch.received += 1
                     if try scanner.peek() == UInt8(ascii: "{") {
                         try element.read(&scanner, reusing: &reuse)
-                        add(element, userId: userId, to: &batch)
+                        add(element, index: batch.received - 1, userId: userId, to: &batch)
                     } else {
                         try scanner.skipValue()
-                        batch.skipped += 1
+                        batch.skip(SkippedElement(index: batch.received - 1, problem: notAnObject))
                     }
                 } while try scanner.next(close: UInt8(ascii: "]"))
             }
@@ -143,27 +157,42 @@ enum PulsoBatchParser {
         }
     }
 
-    private static func add(_ element: PulsoElement, userId: String?, to batch: inout Batch) {
+    /// Adds the element at `index` of the body to `batch`: its sample or tombstone, or a skip.
+    private static func add(_ element: PulsoElement, index: Int, userId: String?, to batch: inout Batch) {
         if let ids = element.deleted {
             if !ids.isEmpty { batch.items.append(.tombstone(Tombstone(ids: ids, userId: userId))) }
             return
         }
-        guard let sample = sample(from: element, userId: userId) else {
-            batch.skipped += 1
+        let sample: Sample
+        do {
+            sample = try self.sample(from: element, userId: userId)
+        } catch {
+            batch.skip(SkippedElement(index: index, uuid: element.uuid.flatMap { $0.isEmpty ? nil : $0 }, problem: error))
             return
         }
         batch.noteEnd(key: sanitizedKey(element.type ?? "unknown"), end: element.end!, instant: sample.end)
         batch.items.append(.sample(sample))
     }
 
-    /// One sample element as a canonical sample; nil without a uuid, with a `type` that is not
-    /// a string, without readable dates, with the end before the start, or with a value out of
-    /// a double's range.
-    static func sample(from element: PulsoElement, userId: String?) -> Sample? {
-        guard let id = element.uuid, !id.isEmpty, !element.typeIsNotAString,
-              let start = element.startInstant ?? element.start.flatMap({ HealthDateParser.parse($0) }),
-              let endText = element.end, let end = element.endInstant ?? HealthDateParser.parse(endText),
-              end >= start else { return nil }
+    /// One sample element as a canonical sample. Throws the field at fault and why without a
+    /// uuid, with a `type` that is not a string, without readable dates, with the end before
+    /// the start, or with a value out of a double's range.
+    static func sample(from element: PulsoElement, userId: String?) throws(SkippedElement.Problem) -> Sample {
+        guard let id = element.uuid, !id.isEmpty else {
+            throw SkippedElement.Problem(field: "uuid", reason: "missing, empty or not a string")
+        }
+        guard !element.typeIsNotAString else { throw SkippedElement.Problem(field: "type", reason: "not a string") }
+        func date(_ field: String, _ text: String?, _ read: Timestamp?) throws(SkippedElement.Problem) -> Timestamp {
+            if let read { return read }
+            guard let text else { throw SkippedElement.Problem(field: field, reason: "missing, or not a string") }
+            guard let instant = HealthDateParser.parse(text) else {
+                throw SkippedElement.Problem(field: field, reason: "\(SkippedElement.quoted(text)) cannot be read as a date")
+            }
+            return instant
+        }
+        let start = try date("start", element.start, element.startInstant)
+        let end = try date("end", element.end, element.end == nil ? nil : element.endInstant)
+        guard end >= start else { throw SkippedElement.Problem(field: "end", reason: "before the start") }
         let key = element.type ?? "unknown"
         let known = TypeRegistry.type(key: key) ?? TypeRegistry.resolve(key)
         let identifier = element.identifier ?? known?.identifier ?? key
@@ -189,7 +218,7 @@ enum PulsoBatchParser {
             sample.value = element.numericValue
         case .number(let number):
             // Out of a double's range (`1e400`): this sample is skipped, not the batch.
-            guard number.isFinite else { return nil }
+            guard number.isFinite else { throw SkippedElement.Problem(field: "value", reason: "out of a double's range") }
             sample.value = number
         case .none, .other:
             break

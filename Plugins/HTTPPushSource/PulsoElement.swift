@@ -17,7 +17,8 @@ struct PulsoElement {
     var typeIsNotAString = false
     var identifier: String?
     var kind: String?
-    /// `start` as written; the fast path reads only `startInstant` (nil: absent or unreadable).
+    /// `start` as written; the fast path reads only `startInstant` (nil: absent or unreadable),
+    /// and keeps the text of an unreadable one, for the log.
     var start: String?
     var end: String?
     /// The dates the fast path parsed straight from the body's bytes.
@@ -236,12 +237,13 @@ struct PulsoElement {
             try scanner.skipValue()
             return (nil, nil)
         }
+        // An unreadable date keeps its text whatever `keepingText` says: the log names it.
         if let raw = try scanner.rawString() {
-            guard let instant = HealthDateParser.parse(raw) else { return (nil, nil) }
+            guard let instant = HealthDateParser.parse(raw) else { return (String(decoding: raw, as: UTF8.self), nil) }
             return (keepingText ? String(decoding: raw, as: UTF8.self) : nil, instant)
         }
         let text = try scanner.string()
-        guard let instant = HealthDateParser.parse(text) else { return (nil, nil) }
+        guard let instant = HealthDateParser.parse(text) else { return (text, nil) }
         return (keepingText ? text : nil, instant)
     }
 

@@ -14,6 +14,8 @@ final class PushRequestHandler: Sendable {
     /// Shared with the server, which takes each body's `Content-Length` from it: what a gzip
     /// body inflates to is taken from it too, while the request is handled.
     let uploads: UploadBudget
+    /// Refused pushes and skipped elements, written at warning level, rate-limited.
+    let warnings: ThrottledWarnings
 
     init(sourceName: String, tokens: TokenTable, openUserId: String?, ingest: PushIngest, latest: LatestIndex,
          logger: Logger, bodyLimit: Int, uploads: UploadBudget) {
@@ -25,6 +27,7 @@ final class PushRequestHandler: Sendable {
         self.logger = logger
         self.bodyLimit = bodyLimit
         self.uploads = uploads
+        warnings = ThrottledWarnings(logger: logger)
     }
 
     enum Route {
@@ -71,7 +74,7 @@ final class PushRequestHandler: Sendable {
             guard let text = request.header("content-length"), let length = Int(text), length > 0 else {
                 return .badContentLength
             }
-            if length > bodyLimit { return .contentTooLong }
+            if length > min(bodyLimit, uploads.capacity) { return route == .hae ? .healthAutoExportTooLarge : .contentTooLong }
             return nil
         }
     }
@@ -99,23 +102,62 @@ final class PushRequestHandler: Sendable {
                     return true
                 }
             } catch .tooLarge {
-                return .bodyTooLarge
+                return route == .hae ? .healthAutoExportTooLarge : .bodyTooLarge
             } catch .outOfMemoryBudget {
                 let needed = request.body.count + inflatedBytesHeld + refused
-                return needed > uploads.capacity ? .bodyTooLarge : .uploadsBusy
+                guard needed <= uploads.capacity else { return route == .hae ? .healthAutoExportTooLarge : .bodyTooLarge }
+                return .uploadsBusy
             } catch {
                 return .badGzip
             }
         }
         switch route {
-        case .ingest: return ingestPulso(body, caller: caller, native: false)
-        case .native: return ingestPulso(body, caller: caller, native: true)
-        case .hae: return ingestHealthAutoExport(body, caller: caller)
+        case .ingest, .native: return ingestPulso(body, caller: caller, request: request)
+        case .hae: return ingestHealthAutoExport(body, caller: caller, request: request)
         case .health, .latest: return .notFound
         }
     }
 
-    private func ingestPulso(_ body: [UInt8], caller: Caller, native: Bool) -> HTTPReply {
+    /// Logs a refusal (any status from 400 on) at warning level: route, status, the reply's
+    /// reason, the user when the token was valid, the client's address. At most one line per
+    /// route, status and reason every 10 s, with the count of those left out.
+    func answered(_ request: HTTPRequest, _ reply: HTTPReply) {
+        guard reply.status >= 400 else { return }
+        let route = Self.route(request) != nil ? request.path : "other"
+        let reason = Self.errorMessage(reply) ?? "status \(reply.status)"
+        warnings.warn(key: "\(route) \(reply.status) \(reason)", "push refused", {
+            var fields = [("route", route == "other" ? SkippedElement.clipped("\(request.method) \(request.path)", limit: 80) : route),
+                          ("status", String(reply.status)), ("reason", reason)]
+            if let route = Self.route(request), !tokens.isEmpty, let caller = caller(request, route: route) {
+                fields.append(("user", caller.name))
+            }
+            fields.append(("peer", request.peer))
+            return fields
+        }())
+    }
+
+    /// The `error` of a `{"error": "…"}` reply.
+    static func errorMessage(_ reply: HTTPReply) -> String? {
+        guard case .object(let fields)? = try? JSONParser.parse(reply.body[...]),
+              case .string(let message)? = fields.first(where: { $0.key == "error" })?.value else { return nil }
+        return message
+    }
+
+    /// Logs, rate-limited, that elements of a body answered 200 were skipped: how many, and the
+    /// first few with the field at fault and why.
+    private func warnSkipped(_ count: Int, of received: Int, examples: [String], request: HTTPRequest, caller: Caller) {
+        guard count > 0 else { return }
+        warnings.warn(key: "\(request.path) skipped", "push: elements skipped (answered 200, not stored)", {
+            var fields = [("route", request.path), ("skipped", String(count)), ("received", String(received))]
+            if !tokens.isEmpty { fields.append(("user", caller.name)) }
+            fields.append(("peer", request.peer))
+            fields.append(("first", examples.joined(separator: "; ")))
+            return fields
+        }())
+    }
+
+    private func ingestPulso(_ body: [UInt8], caller: Caller, request: HTTPRequest) -> HTTPReply {
+        let native = request.path == "/v1/samples"
         let batch: PulsoBatchParser.Batch
         do {
             batch = native ? try PulsoBatchParser.parseNDJSON(body, userId: caller.userId)
@@ -126,7 +168,7 @@ final class PushRequestHandler: Sendable {
             return .badJSON
         }
         guard let result = append(batch.items, caller: caller) else { return .storageError }
-        if batch.skipped > 0 { logger.debug("pulso: skipped \(batch.skipped) invalid elements") }
+        warnSkipped(batch.skipped, of: batch.received, examples: batch.skips.map(\.description), request: request, caller: caller)
         do {
             try latest.record(batch.ends, user: caller.name)
         } catch {
@@ -135,7 +177,7 @@ final class PushRequestHandler: Sendable {
         return Self.received(batch.received, result: result)
     }
 
-    private func ingestHealthAutoExport(_ body: [UInt8], caller: Caller) -> HTTPReply {
+    private func ingestHealthAutoExport(_ body: [UInt8], caller: Caller, request: HTTPRequest) -> HTTPReply {
         let payload: HealthAutoExportParser.Payload
         do {
             payload = try HealthAutoExportParser.parse(body, userId: caller.userId)
@@ -145,7 +187,11 @@ final class PushRequestHandler: Sendable {
             return .badJSON
         }
         guard let result = append(payload.items, caller: caller) else { return .storageError }
-        if payload.skipped > 0 { logger.debug("health auto export: skipped \(payload.skipped) data points") }
+        if payload.skipped > 0 {
+            warnSkipped(payload.skipped, of: payload.items.count,
+                        examples: HealthAutoExportSkips.examples(body, limit: PulsoBatchParser.reportedSkips),
+                        request: request, caller: caller)
+        }
         return Self.received(payload.items.count, result: result)
     }
 

@@ -4,6 +4,7 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
+#include <arpa/inet.h>
 #include <microhttpd.h>
 
 /* MHD_start_daemon, MHD_get_daemon_info and MHD_get_connection_info are variadic: Swift
@@ -61,4 +62,12 @@ static inline uint16_t swmhd_bound_port(struct MHD_Daemon *daemon) {
 static inline int swmhd_connection_socket(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
     return info ? info->connect_fd : -1;
+}
+
+/* The client's IPv4 address as text into `text` (empty when unknown or not IPv4). */
+static inline void swmhd_connection_peer(struct MHD_Connection *connection, char *text, size_t size) {
+    text[0] = 0;
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (!info || !info->client_addr || info->client_addr->sa_family != AF_INET) return;
+    inet_ntop(AF_INET, &((const struct sockaddr_in *)info->client_addr)->sin_addr, text, (socklen_t)size);
 }

@@ -102,6 +102,42 @@ struct PulsoBatchParserTests {
         #expect(native.items.isEmpty)
     }
 
+    /// The first few skipped elements are kept with their position, uuid, the field at fault
+    /// and why, the same on the fast path, the Foundation one and in NDJSON.
+    @Test func skippedElementsSayWhichFieldAndWhy() throws {
+        let elements = [
+            #"{"uuid":"A","type":"heartRate","start":"2026-13-45T99:00:00Z","end":"2026-07-06T08:00:00Z","value":1,"source":"P"}"#,
+            #"{"uuid":"B","type":"heartRate","start":"2026-07-06T08:00:01Z","end":"2026-07-06T08:00:00Z","value":1,"source":"P"}"#,
+            #"{"type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":1,"source":"P"}"#,
+            #"{"uuid":"C","type":"heartRate","start":"2026-07-06T08:00:00Z","value":1,"source":"P"}"#,
+            #"{"uuid":"E","type":7,"start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","source":"P"}"#,
+            #"{"uuid":"F","type":7,"start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","source":"P"}"#,
+        ]
+        let expected = [
+            "#0 uuid=A start: '2026-13-45T99:00:00Z' cannot be read as a date",
+            "#1 uuid=B end: before the start",
+            "#2 uuid: missing, empty or not a string",
+            "#3 uuid=C end: missing, or not a string",
+            "#4 uuid=E type: not a string",
+        ]
+        let array = Array(("[" + elements.joined(separator: ",") + #","x"]"#).utf8)
+        for batch in [try PulsoBatchParser.parse(array, userId: nil), try PulsoBatchParser.parseWithFoundation(array, userId: nil),
+                      try PulsoBatchParser.parseNDJSON(Array(elements.joined(separator: "\n").utf8), userId: nil)] {
+            #expect(batch.skipped == batch.received)
+            #expect(batch.skips.map(\.description) == expected)
+        }
+        let notObject = try PulsoBatchParser.parse(Array(#"[1, {"uuid":"Q","start":"x","end":"y"}]"#.utf8), userId: nil)
+        #expect(notObject.skips.map(\.description) == ["#0 element: not a JSON object", "#1 uuid=Q start: 'x' cannot be read as a date"])
+        // What a client sends is shown clipped, without line breaks.
+        let long = String(repeating: "L", count: 100) + "\nforged"
+        #expect(SkippedElement(index: 0, uuid: long, problem: .init(field: "start", reason: SkippedElement.quoted("a\nb"))).description
+                    == "#0 uuid=\(String(repeating: "L", count: 39))… start: 'a?b'")
+        // JSONSerialization refuses such a number: the fast path's alone.
+        let huge = try PulsoBatchParser.parse(Array(#"[{"uuid":"D","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":1e400}]"#.utf8),
+                                              userId: nil)
+        #expect(huge.skips.map(\.description) == ["#0 uuid=D value: out of a double's range"])
+    }
+
     @Test func controlCharactersAndBadUTF8InStringsAreRefused() {
         for position in 0..<18 {
             var bytes = Array(#"[{"uuid":"abcdefghijklmnopqr"}]"#.utf8)

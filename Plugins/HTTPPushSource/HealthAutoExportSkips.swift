@@ -1,0 +1,51 @@
+/// Why `HealthAutoExportParser` skipped data points and workouts of a `/hae` body, for the log:
+/// a user who sees `"received": 0` learns which point and which date it could not read.
+enum HealthAutoExportSkips {
+    /// The first `limit` points and workouts of `body` the parser skips, each as
+    /// `heart_rate point #3: date '13/07/2026 08:00' cannot be read`. Walks the body again
+    /// (only when something was skipped), asking the parser's own readers.
+    static func examples(_ body: [UInt8], limit: Int) -> [String] {
+        guard let root = JSONValues.parse(body) as? [String: Any] else { return [] }
+        let data = root["data"] as? [String: Any] ?? root
+        var examples: [String] = []
+        for (metricIndex, metric) in (data["metrics"] as? [Any] ?? []).enumerated() where examples.count < limit {
+            guard let metric = metric as? [String: Any] else {
+                examples.append("metric #\(metricIndex): not a JSON object")
+                continue
+            }
+            let name = metric["name"] as? String ?? "unknown"
+            for (index, point) in (metric["data"] as? [Any] ?? []).enumerated() where examples.count < limit {
+                guard let point = point as? [String: Any] else {
+                    examples.append("\(name) point #\(index): not a JSON object")
+                    continue
+                }
+                if name == "sleep_analysis" {
+                    var scratch = HealthAutoExportParser.Payload()
+                    HealthAutoExportParser.readSleep(point, source: "", userId: nil, into: &scratch)
+                    if scratch.items.isEmpty {
+                        examples.append("\(name) point #\(index): \(dates(point, ["date", "startDate", "endDate", "sleepStart", "sleepEnd", "inBedStart", "inBedEnd"]))")
+                    }
+                } else if HealthAutoExportParser.interval(point) == nil {
+                    examples.append("\(name) point #\(index): \(dates(point, ["date", "startDate", "endDate"]))")
+                }
+            }
+        }
+        for (index, workout) in (data["workouts"] as? [Any] ?? []).enumerated() where examples.count < limit {
+            guard let object = workout as? [String: Any] else {
+                examples.append("workout #\(index): not a JSON object")
+                continue
+            }
+            if HealthAutoExportParser.readWorkout(object, userId: nil) == nil {
+                examples.append("workout #\(index): \(dates(object, ["start", "end"]))")
+            }
+        }
+        return examples
+    }
+
+    /// `date '…'` (the date fields `point` has, quoted) followed by what is wrong with them.
+    private static func dates(_ point: [String: Any], _ keys: [String]) -> String {
+        let present = keys.compactMap { key in (point[key] as? String).map { "\(key) \(SkippedElement.quoted($0))" } }
+        guard !present.isEmpty else { return "no date (\(keys.prefix(3).joined(separator: ", ")) missing or not strings)" }
+        return present.joined(separator: ", ") + ": cannot be read as dates, or the end is before the start"
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import HealthRouterCore
+import Synchronization
+import Testing
+@testable import HTTPPushSource
+
+/// Refused pushes and skipped elements are logged at the default level, naming route, status,
+/// reason, user or address, and the elements' fields; a flood of them writes one line per
+/// route and reason every 10 s.
+@Suite("http_push refusal log", .serialized)
+struct PushRefusalLogTests {
+    @Test func aKeyIsWrittenOncePerIntervalWithTheCountLeftOut() {
+        let now = Mutex(100.0)
+        let warnings = ThrottledWarnings(logger: Logger(minimumLevel: .error), interval: 10, clock: { now.withLock { $0 } })
+        #expect(warnings.admit(key: "/ingest 401") == 0)
+        #expect(warnings.admit(key: "/ingest 401") == nil)
+        #expect(warnings.admit(key: "/ingest 400 bad json") == 0)
+        now.withLock { $0 = 109.9 }
+        #expect(warnings.admit(key: "/ingest 401") == nil)
+        now.withLock { $0 = 110 }
+        #expect(warnings.admit(key: "/ingest 401") == 2)
+        #expect(warnings.admit(key: "/ingest 401") == nil)
+        now.withLock { $0 = 200 }
+        #expect(warnings.admit(key: "/ingest 401") == 1)
+        #expect(warnings.admit(key: "/ingest 400 bad json") == 0)
+    }
+
+    /// The lines of `log` that contain every one of `parts`.
+    static func lines(_ log: String, containing parts: [String]) -> [Substring] {
+        log.split(separator: "\n").filter { line in parts.allSatisfy { line.contains($0) } }
+    }
+
+    @Test func refusalsAndSkippedElementsAreWarnedAtTheDefaultLevel() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        defer { daemon.stop() }
+        let client = daemon.client
+        for _ in 0..<5 { #expect(client.post("/ingest", "[]", token: "wrong").status == 401) }
+        #expect(client.post("/ingest", "[", token: DaemonProcess.token).status == 400)
+        let skipped = #"[{"uuid":"A","type":"heartRate","start":"tomorrow","end":"2026-07-06T08:00:00Z","value":1,"source":"P"},"#
+            + #"{"uuid":"B","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":1,"source":"P"}]"#
+        #expect(client.post("/ingest", skipped, token: DaemonProcess.token).body == #"{"received": 2, "new": 1, "deleted": 0}"#)
+        // Health Auto Export: a body over the limit says what to change in the app.
+        let huge = client.raw("POST /hae HTTP/1.1\r\nHost: x\r\napi-key: \(DaemonProcess.token)\r\nContent-Length: \(70 << 20)\r\n\r\n")
+        #expect(huge.status == 413)
+        #expect(huge.body.contains("turn on Batch Requests"), "\(huge.body)")
+        let unreadable = #"{"data":{"metrics":[{"name":"heart_rate","units":"count/min","data":[{"date":"07/06/2026 8h","Avg":60}]}]}}"#
+        #expect(client.post("/hae", unreadable, token: DaemonProcess.token).body == #"{"received": 0, "new": 0, "deleted": 0}"#)
+        Thread.sleep(forTimeInterval: 0.3)
+        let log = daemon.log
+        let unauthorized = Self.lines(log, containing: ["warning: push refused", "route=/ingest", "status=401", "reason=unauthorized",
+                                                        "peer=127.0.0.1"])
+        #expect(unauthorized.count == 1, "\(log)")
+        #expect(Self.lines(log, containing: ["push refused", "status=400", "reason=bad json", "user=alice", "peer=127.0.0.1"]).count == 1,
+                "\(log)")
+        #expect(Self.lines(log, containing: ["push refused", "route=/hae", "status=413", "Batch Requests"]).count == 1, "\(log)")
+        #expect(Self.lines(log, containing: ["warning: push: elements skipped", "route=/ingest", "skipped=1", "received=2", "user=alice",
+                                             "#0 uuid=A start: 'tomorrow' cannot be read as a date"]).count == 1, "\(log)")
+        #expect(Self.lines(log, containing: ["elements skipped", "route=/hae", "skipped=1", "received=0",
+                                             "heart_rate point #0: date '07/06/2026 8h'"]).count == 1, "\(log)")
+    }
+}
