@@ -10,6 +10,9 @@ import HealthRouterCore
 ///   (counted in `skipped`, not in the reply's `new`; the first `reportedSkips` of them, with
 ///   the field at fault and why, in `skips`). A sample without `type` is of type `unknown`, as
 ///   the reference server files it.
+/// - Within one body a `uuid` stands for one sample, the first with it, as the reference server
+///   keeps it: later elements with the same `uuid` are counted in `received` and `duplicates`
+///   and dropped, so a re-sent body is `new: 0` however its duplicates differ.
 /// - An element with `deleted` is a tombstone even if it has a `uuid`; a non-list `deleted`
 ///   deletes nothing; non-string entries are skipped.
 /// - Samples: `type` short keys become HealthKit identifiers, category names HealthKit's,
@@ -24,6 +27,20 @@ enum PulsoBatchParser {
         var skipped = 0
         /// The first `PulsoBatchParser.reportedSkips` elements skipped, for the log.
         var skips: [SkippedElement] = []
+        /// Samples dropped because an earlier element of the body had their `uuid`.
+        var duplicates = 0
+        /// The ids of the samples taken so far (exact strings, as the reference server compares them).
+        private var ids = Set<String>()
+
+        /// Adds `sample` unless an earlier sample of the body had its id; whether it was added.
+        mutating func addFirst(_ sample: Sample) -> Bool {
+            guard ids.insert(sample.id).inserted else {
+                duplicates += 1
+                return false
+            }
+            items.append(.sample(sample))
+            return true
+        }
         /// For `/latest`: per wire `type` (sanitized), the newest `end` that has a UTC offset
         /// (the first of equal ones), in the order the types first appear in the body.
         var ends: [(key: String, end: String, instant: Timestamp)] = []
@@ -170,8 +187,8 @@ enum PulsoBatchParser {
             batch.skip(SkippedElement(index: index, uuid: element.uuid.flatMap { $0.isEmpty ? nil : $0 }, problem: error))
             return
         }
+        guard batch.addFirst(sample) else { return }
         batch.noteEnd(key: sanitizedKey(element.type ?? "unknown"), end: element.end!, instant: sample.end)
-        batch.items.append(.sample(sample))
     }
 
     /// One sample element as a canonical sample. Throws the field at fault and why without a

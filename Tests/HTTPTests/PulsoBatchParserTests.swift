@@ -102,6 +102,19 @@ struct PulsoBatchParserTests {
         #expect(native.items.isEmpty)
     }
 
+    /// A uuid repeated within a body is its first element, on every path; the rest are counted.
+    @Test func aRepeatedUUIDKeepsTheFirstElement() throws {
+        let elements = (0..<3).map { #"{"uuid":"R","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:0\#($0)Z","value":\#($0),"source":"P"}"# }
+        let array = Array(("[" + elements.joined(separator: ",") + "]").utf8)
+        for batch in [try PulsoBatchParser.parse(array, userId: nil), try PulsoBatchParser.parseWithFoundation(array, userId: nil),
+                      try PulsoBatchParser.parseNDJSON(Array(elements.joined(separator: "\n").utf8), userId: nil)] {
+            #expect(batch.received == 3 && batch.duplicates == 2 && batch.skipped == 0)
+            let samples = batch.items.compactMap { if case .sample(let sample) = $0 { sample } else { nil } }
+            #expect(samples.map(\.value) == [0])
+            #expect(batch.ends.map(\.end) == ["2026-07-06T08:00:00Z"])
+        }
+    }
+
     /// The first few skipped elements are kept with their position, uuid, the field at fault
     /// and why, the same on the fast path, the Foundation one and in NDJSON.
     @Test func skippedElementsSayWhichFieldAndWhy() throws {

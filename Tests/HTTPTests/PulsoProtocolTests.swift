@@ -23,6 +23,27 @@ struct PulsoProtocolTests {
     static let goldenWorkout = #"[{"averageHeartRate":132.5,"duration":3612.4,"end":"2026-07-05T19:30:12+01:00","maximumHeartRate":171,"metadata":{"HKIndoorWorkout":true,"HKWorkoutBrandName":"Push Day A","customRounds":3},"minimumHeartRate":88,"source":"SmartGym","start":"2026-07-05T18:30:00+01:00","totalBasalEnergyBurned":96.5,"totalEnergyBurned":412,"type":"workout","uuid":"W-1","workoutActivityType":"traditionalStrengthTraining"}]"#
     static let goldenTombstone = #"[{"deleted":["U1","U2"]}]"#
 
+    /// Two elements of one body with one uuid and different values: the first is the sample,
+    /// as the reference server keeps it; the body and its replays store nothing more.
+    @Test func aUUIDRepeatedWithinABodyIsTheFirstElement() throws {
+        let server = try PushServerFixture()
+        let body = #"[{"uuid":"DUP","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":60,"unit":"count/min","source":"W"},"#
+            + #"{"uuid":"DUP","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":61,"unit":"count/min","source":"W"},"#
+            + #"{"deleted":["GONE"]},"#
+            + #"{"uuid":"DUP","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":62,"unit":"count/min","source":"W"}]"#
+        #expect(server.client.post("/ingest", body, token: alice).body == #"{"received": 4, "new": 1, "deleted": 1}"#)
+        for _ in 0..<2 {
+            #expect(server.client.post("/ingest", body, token: alice, gzip: true).body == #"{"received": 4, "new": 0, "deleted": 0}"#)
+        }
+        let samples = try server.journalItems().compactMap { if case .sample(let sample) = $0 { sample } else { nil } }
+        #expect(samples.map(\.id) == ["DUP"])
+        #expect(samples.map(\.value) == [60])
+        let native = #"{"uuid":"N","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":1,"source":"W"}"#
+            + "\n" + #"{"uuid":"N","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":2,"source":"W"}"#
+        #expect(server.client.post("/v1/samples", native, token: alice).body == #"{"received": 2, "new": 1, "deleted": 0}"#)
+        #expect(server.client.post("/v1/samples", native, token: alice).body == #"{"received": 2, "new": 0, "deleted": 0}"#)
+    }
+
     @Test func protocolExampleGzipThenReplay() throws {
         let server = try PushServerFixture()
         let first = server.client.post("/ingest", Self.protocolExample, token: alice, gzip: true)
