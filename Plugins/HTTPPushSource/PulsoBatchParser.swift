@@ -29,12 +29,13 @@ enum PulsoBatchParser {
         var skips: [SkippedElement] = []
         /// Samples dropped because an earlier element of the body had their `uuid`.
         var duplicates = 0
-        /// The ids of the samples taken so far (exact strings, as the reference server compares them).
+        /// The ids of the samples taken so far, a UUID in upper case (the journal's form, in which
+        /// `7a00…` and `7A00…` are one sample).
         private var ids = Set<String>()
 
         /// Adds `sample` unless an earlier sample of the body had its id; whether it was added.
         mutating func addFirst(_ sample: Sample) -> Bool {
-            guard ids.insert(sample.id).inserted else {
+            guard ids.insert(SampleIdKey.canonicalCase(sample.id)).inserted else {
                 duplicates += 1
                 return false
             }

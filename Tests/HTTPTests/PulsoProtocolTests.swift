@@ -42,6 +42,11 @@ struct PulsoProtocolTests {
             + "\n" + #"{"uuid":"N","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":2,"source":"W"}"#
         #expect(server.client.post("/v1/samples", native, token: alice).body == #"{"received": 2, "new": 1, "deleted": 0}"#)
         #expect(server.client.post("/v1/samples", native, token: alice).body == #"{"received": 2, "new": 0, "deleted": 0}"#)
+        // A UUID in lower and upper case is one id (the journal stores UUIDs in upper case).
+        let cased = #"[{"uuid":"7a00b1c2-0000-4000-8000-000000000001","type":"heartRate","start":"2026-07-06T09:00:00Z","end":"2026-07-06T09:00:00Z","value":70,"unit":"count/min","source":"W"},"#
+            + #"{"uuid":"7A00B1C2-0000-4000-8000-000000000001","type":"heartRate","start":"2026-07-06T09:00:00Z","end":"2026-07-06T09:00:00Z","value":71,"unit":"count/min","source":"W"}]"#
+        #expect(server.client.post("/ingest", cased, token: alice).body == #"{"received": 2, "new": 1, "deleted": 0}"#)
+        #expect(server.client.post("/ingest", cased, token: alice).body == #"{"received": 2, "new": 0, "deleted": 0}"#)
     }
 
     @Test func protocolExampleGzipThenReplay() throws {

@@ -2,7 +2,7 @@
 /// (every HealthKit UUID, every fingerprint id) as its 16 bytes, anything else as text.
 /// SQLite never finds a BLOB equal to a TEXT, so the two forms cannot collide, and the
 /// 16-byte form keeps the id indexes small (the import's hottest B-trees).
-enum SampleIdKey {
+public enum SampleIdKey {
     /// An id in its key form, parsed once for several statements.
     enum Key {
         case uuid(UInt64, UInt64)
@@ -63,7 +63,7 @@ enum SampleIdKey {
     /// (`7a00…` → `7A00…`), else `id` itself: a producer that writes its UUIDs in lower case and
     /// deletes them in upper case (or the other way) names one sample. Upper-case ids, the
     /// usual case, are returned without a copy.
-    static func canonicalCase(_ id: String) -> String {
+    public static func canonicalCase(_ id: String) -> String {
         let utf8 = id.utf8
         guard utf8.count == 36, utf8.contains(where: { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "f") }) else { return id }
         let upper = id.uppercased()
