@@ -54,8 +54,11 @@ public final class PostgresConnection {
         // The session's first statement: on a server with TimescaleDB preloaded it also makes the
         // loader open the library of the database's catalog version, which may fail.
         do {
+            // Literals (`SQL.literal`) double quotes only: with standard_conforming_strings off (a
+            // database or role may set it) a backslash would escape, and a sample id could end a
+            // string early. The session turns it on whatever the server's default.
             try execute("SET TimeZone = 'UTC'; SET statement_timeout = \(statementTimeoutSeconds * 1000);"
-                            + " SET client_min_messages = warning")
+                            + " SET client_min_messages = warning; SET standard_conforming_strings = on")
         } catch var error as PostgresError {
             error.operation = "connect to \(endpoint)"
             throw error

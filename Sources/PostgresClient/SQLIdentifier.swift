@@ -12,7 +12,8 @@ public enum SQL {
     }
 
     /// `text` as a standard string literal: `'it''s'`. NUL characters are dropped
-    /// (PostgreSQL text cannot hold them).
+    /// (PostgreSQL text cannot hold them). Backslashes stay as they are: `PostgresConnection`
+    /// sessions run with `standard_conforming_strings` on, where they are plain characters.
     public static func literal(_ text: String) -> String {
         "'" + text.replacingOccurrences(of: "\0", with: "").replacingOccurrences(of: "'", with: "''") + "'"
     }

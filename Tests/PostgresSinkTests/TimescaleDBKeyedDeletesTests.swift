@@ -48,4 +48,31 @@ import PostgresClient
         let index = try connection.execute("SELECT count(*) FROM \(SQL.qualified(schema, "sample_index"))")
         #expect(index.int(0, 0) == 1)
     }
+
+    /// A database (or role) may turn standard_conforming_strings off, where a backslash escapes in
+    /// a literal: the sink's sessions turn it on, so an id with `\'` is data, not the end of a
+    /// string, and its tombstone deletes it.
+    @Test func anIdWithABackslashIsDataWhateverTheDatabaseSays() throws {
+        guard let adminURL = PostgresTestDatabase.url, let port = PostgresTestDatabase.port else { return }
+        let admin = try PostgresConnection(url: adminURL)
+        defer { admin.close() }
+        let database = "hr_scs_" + PostgresTestDatabase.freshSchema()
+        try admin.execute("CREATE DATABASE \(SQL.identifier(database))")
+        defer { _ = try? admin.execute("DROP DATABASE \(SQL.identifier(database)) WITH (FORCE)") }
+        try admin.execute("ALTER DATABASE \(SQL.identifier(database)) SET standard_conforming_strings = off")
+        let url = "host=127.0.0.1 port=\(port) user=postgres sslmode=disable dbname=\(database)"
+        let sink = TimescaleDBSink(configuration: .init(url: url, schema: "health", requireTimescaledb: false),
+                                   context: ConformanceFixtures.context())
+        _ = try sink.prepare()
+        defer { sink.close() }
+        var sample = ConformanceFixtures.numbered(1)
+        sample.id = #"x\'; CREATE TABLE pwned (); --"#
+        let trailing = { var s = ConformanceFixtures.numbered(2); s.id = #"ends-with\"#; return s }()
+        try sink.write(ConformanceFixtures.entries([sample, trailing]), cursor: 2)
+        try sink.write([ConformanceFixtures.tombstone([sample.id, trailing.id], sequence: 3)], cursor: 3)
+        let connection = try PostgresConnection(url: url)
+        defer { connection.close() }
+        #expect(try connection.execute("SELECT count(*) FROM health.samples").int(0, 0) == 0)
+        #expect(try connection.execute("SELECT to_regclass('public.pwned') IS NULL").bool(0, 0) == true)
+    }
 }
