@@ -16,30 +16,51 @@ import Testing
         #expect(try journal.head() == 100)
     }
 
-    /// A producer's id belongs to the first user who brought it: another user's sample or
-    /// tombstone under it is left out and counted; the owner, and items without a user (what the
-    /// config itself imports or replays), still change and delete it.
-    @Test func aProducersIdBelongsToItsFirstUser() throws {
+    /// Among pushes (`enforcesOwners`), an id belongs to the first user who brought it: another
+    /// user's sample or tombstone under it, or under an alias of it, is left out and counted; the
+    /// owner, and items without a user, still change and delete it. Imports and replays
+    /// (without `enforcesOwners`) record no owners and refuse nothing.
+    @Test func amongPushesAnIdBelongsToItsFirstUser() throws {
         let journal = try Journal(stateDirectory: makeTemporaryDirectory())
+        journal.enforcesOwners = true
         func pushed(_ id: String, _ bpm: Double, by user: String?, at second: Int64 = 0) -> HealthItem {
             var sample = heartRate(bpm, at: second)
             sample.id = id
             sample.userId = user
             return .sample(sample)
         }
-        #expect(try journal.append([pushed("P-1", 60, by: "alice"), pushed("P-2", 61, by: "alice")], source: "push").newCount == 2)
+        #expect(try journal.append([pushed("P-1", 60, by: "alice"), pushed("P-2", 61, by: "alice", at: 30)], source: "push").newCount == 2)
         let refused = try journal.append([pushed("P-1", 99, by: "bob"), pushed("P-1", 99, by: "bob", at: 60),
                                           .tombstone(Tombstone(ids: ["P-2"], userId: "bob"))], source: "push")
         #expect(refused.refusedOtherUsersIds == 3 && refused.entriesWritten == 0)
         #expect(try journal.append([pushed("P-1", 62, by: "alice")], source: "push").changedCount == 1)
         #expect(try journal.append([pushed("P-1", 63, by: nil)], source: "replay").changedCount == 1)
         #expect(try journal.append([.tombstone(Tombstone(ids: ["P-2"], userId: nil))], source: "replay").deletedIds == 1)
-        // Fingerprint ids have no owner: they name a reading, not a choice.
-        var export = heartRate(70, at: 5)
-        export.userId = "alice"
-        #expect(try journal.append([.sample(export)], source: "history").newCount == 1)
-        export.userId = "bob"
-        #expect(try journal.append([.sample(export)], source: "history").refusedOtherUsersIds == 0)
+
+        // A fingerprint id is owned as any other: anyone who knows the reading can compute it.
+        var reading = heartRate(70, at: 90)
+        reading.userId = "alice"
+        #expect(try journal.append([.sample(reading)], source: "push").newCount == 1)
+        reading.userId = "bob"
+        #expect(try journal.append([.sample(reading)], source: "push").refusedOtherUsersIds == 1)
+
+        // Bob's own id for the reading alice pushed under hers is an alias of it: his tombstone
+        // deletes his id, never hers.
+        var hers = heartRate(80, at: 120)
+        hers.id = "ALICE-OWN"
+        hers.userId = "alice"
+        var his = heartRate(80, at: 120)
+        his.userId = "bob"
+        #expect(try journal.append([.sample(hers)], source: "push").newCount == 1)
+        #expect(try journal.append([.sample(his)], source: "push").aliased == 1)
+        let tombstone = try journal.appendCollecting([.tombstone(Tombstone(ids: [his.id], userId: "bob"))], source: "push")
+        #expect(tombstone.result.refusedOtherUsersIds == 1)
+        #expect(tombstone.entries.map(\.item) == [.tombstone(Tombstone(ids: [his.id], userId: "bob"))])
+
+        // An import's journal keeps no owners: the same writes pass.
+        let imports = try Journal(stateDirectory: makeTemporaryDirectory())
+        #expect(try imports.append([pushed("I-1", 60, by: "alice")], source: "history").newCount == 1)
+        #expect(try imports.append([pushed("I-1", 61, by: "bob")], source: "history").changedCount == 1)
     }
 
     @Test func aSampleWithoutAnIdGetsItsFingerprintId() throws {

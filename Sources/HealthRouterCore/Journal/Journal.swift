@@ -389,6 +389,10 @@ public final class Journal {
         return nil
     }
 
+    /// Whether ids belong to the first user who brought them (`mayWrite`, `mayDelete`): set for
+    /// the daemon's pushes, which come from several users' tokens.
+    public var enforcesOwners = false
+
     /// Whether any sample with its own id was ever journaled (refreshed per append, since
     /// another process may append too).
     private var hasNativeIds = false
@@ -465,12 +469,17 @@ public final class Journal {
             try insertDeleted.run()
             ids.append(id)
             result.deletedIds += 1
-            // An alias's other names must go too, wherever a sink stored them.
+            // An alias's other names must go too, wherever a sink stored them, when the
+            // tombstone's user may delete them.
+            var others: [String] = []
             SampleIdKey.bind(aliasesOf, 1, id)
             while try aliasesOf.step() {
-                if let other = SampleIdKey.read(aliasesOf, 0), seen.insert(other).inserted { ids.append(other) }
+                if let other = SampleIdKey.read(aliasesOf, 0), seen.insert(other).inserted { others.append(other) }
             }
             aliasesOf.reset()
+            for other in others {
+                if try mayDelete(other, for: tombstone.userId) { ids.append(other) } else { result.refusedOtherUsersIds += 1 }
+            }
         }
         return ids.isEmpty ? nil : Tombstone(ids: ids, userId: tombstone.userId)
     }

@@ -69,6 +69,8 @@ public final class PushIngest: Sendable {
     public init(stateDirectory: String, control: WorkerControl, logger: Logger = Logger(minimumLevel: .warning),
                 feedEntries: Int = 20_000, autocheckpoint: Bool = true) throws {
         let journal = try Journal(stateDirectory: stateDirectory)
+        // Pushes come from several users' tokens: one may not change or delete another's samples.
+        journal.enforcesOwners = true
         // A 200 promises the samples are kept: every commit reaches the disk before the
         // reply (WAL's NORMAL survives a killed process, not a power cut).
         try journal.database.execute("PRAGMA synchronous=FULL")
