@@ -128,6 +128,30 @@ import Testing
         #expect(try journal.append([.sample(renamed)], source: "history").changedCount == 1)
     }
 
+    /// A forward that leaves out a sample's detail parts keeps the stored ones; but in an import
+    /// that tells twins apart, a second sample of one fingerprint without the parts the first
+    /// has is a twin of its own, with its own (no) parts, not the first one again.
+    @Test func omittedPartsAreKeptExceptBetweenTwins() throws {
+        let journal = try Journal(stateDirectory: makeTemporaryDirectory())
+        var beats = heartRate(48, at: 0)
+        beats.type = "HKQuantityTypeIdentifierHeartRateVariabilitySDNN"
+        beats.unit = "ms"
+        beats.id = ""
+        beats.detail = .heartbeats([Heartbeat(time: beats.start, beatsPerMinute: 61)])
+        var bare = beats
+        bare.detail = .none
+        journal.twinsAfter = try journal.head()
+        let imported = try journal.appendCollecting([.sample(beats), .sample(bare)], source: "history")
+        #expect(imported.result.newCount == 2)
+        #expect(imported.entries.compactMap { if case .sample(let s) = $0.item { s.detail } else { nil } }
+                == [beats.detail, .none])
+        // Forwarded later (no twins told apart), the bare sample is the first one: its beats stay.
+        journal.twinsAfter = nil
+        var forwarded = bare
+        forwarded.id = imported.entries.compactMap { if case .sample(let s) = $0.item { s.id } else { nil } }[0]
+        #expect(try journal.append([.sample(forwarded)], source: "push").duplicateCount == 1)
+    }
+
     @Test func changedSampleUnderSameIdIsANewEntry() throws {
         let journal = try Journal(stateDirectory: makeTemporaryDirectory())
         var sample = heartRate(60, at: 0)

@@ -1,8 +1,8 @@
 extension Journal {
     /// Gives `sample`, met again under its id with other content, the parts of its detail it comes
     /// without and its stored version (the entry at `storedSequence`) has: the HRV beats, a
-    /// correlation's members, a generic record's children, a workout's events, statistics,
-    /// activities and routes. Whether it gave any.
+    /// correlation's members, a generic record (its attributes and children), a workout's events,
+    /// statistics, activities and routes. Whether it gave any.
     ///
     /// Pulso's protocol carries none of these, and a healthrouter receiving from another one
     /// (`format: native`) does not read them back, so the same sample forwarded again would be a
@@ -12,9 +12,9 @@ extension Journal {
     /// A stored entry pruned by `journal.retain` cannot help: the sample is then a change, as
     /// any other.
     func restoreOmittedDetail(of sample: inout Sample, storedSequence: Int64) throws -> Bool {
-        let sameId = try database.prepare("SELECT payload FROM entries WHERE seq = ?1")
-        sameId.bind(1, storedSequence)
-        guard try sameId.step(), let payload = sameId.blob(0), case .sample(let stored) = try SampleCodec.decode(payload),
+        payloadAt.bind(1, storedSequence)
+        defer { payloadAt.reset() }
+        guard try payloadAt.step(), let payload = payloadAt.blob(0), case .sample(let stored) = try SampleCodec.decode(payload),
               stored.kind == sample.kind else { return false }
         switch (sample.detail, stored.detail) {
         case (.none, .none):

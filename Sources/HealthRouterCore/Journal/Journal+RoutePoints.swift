@@ -21,9 +21,11 @@ extension Journal {
                 if let path = route.filePath, missing.remove(path) != nil { found[path] = route.points }
             }
         }
-        let sameId = try database.prepare("SELECT payload FROM entries WHERE seq = ?1")
-        sameId.bind(1, storedSequence)
-        if try sameId.step() { try take(sameId.blob(0)) }
+        payloadAt.bind(1, storedSequence)
+        let hasStored = try payloadAt.step()
+        let storedPayload = hasStored ? payloadAt.blob(0) : nil
+        payloadAt.reset()
+        try take(storedPayload)
         if !missing.isEmpty {
             let sameStart = try database.prepare(
                 "SELECT e.payload FROM sample_ids s JOIN entries e ON e.seq = s.seq WHERE s.start = ?1 AND s.seq <> ?2 AND e.type = ?3")

@@ -38,6 +38,8 @@ public final class Journal {
     private lazy var aliasesOf = try! database.prepare("SELECT alias FROM aliases WHERE id = ?1 UNION SELECT id FROM aliases WHERE alias = ?1")
     private lazy var lookupDeleted = try! database.prepare("SELECT 1 FROM deleted_ids WHERE id = ?1")
     private lazy var insertDeleted = try! database.prepare("INSERT OR IGNORE INTO deleted_ids(id, seq) VALUES (?1, ?2)")
+    /// An entry's payload by its sequence (the stored version of a sample met again).
+    lazy var payloadAt = try! database.prepare("SELECT payload FROM entries WHERE seq = ?1")
     lazy var lookupOwner = try! database.prepare("SELECT user_id FROM sample_owners WHERE id = ?1")
     lazy var insertOwner = try! database.prepare("INSERT OR IGNORE INTO sample_owners(id, user_id) VALUES (?1, ?2)")
     private lazy var insertEntry = try! database.prepare(
@@ -283,27 +285,36 @@ public final class Journal {
                 result.duplicates[sample.kind, default: 0] += 1
                 return nil
             }
-            var restored = try restoreOmittedDetail(of: &sample, storedSequence: storedSequence)
+            // Stored by a journal whose hash had the offsets in it: the same sample. Its hash is
+            // brought up to date, so the next look is one encoding again.
+            func isStoredWithOffsetsInItsHash() throws -> Bool {
+                guard stored == ContentHash.of(writer.bytes) else { return false }
+                key.bind(updateHash, 1, through: bindings)
+                updateHash.bind(2, hash)
+                updateHash.bind(3, start)
+                try updateHash.run()
+                return true
+            }
+            if try isStoredWithOffsetsInItsHash() {
+                result.duplicates[sample.kind, default: 0] += 1
+                return nil
+            }
+            // Parts a forward leaves out come from the stored version; not in an import that tells
+            // twins apart, where a fingerprint met again may be another sample with other parts.
+            var restored = false
+            if !(isFingerprintId && twinsAfter != nil) {
+                restored = try restoreOmittedDetail(of: &sample, storedSequence: storedSequence)
+            }
             if case .workout = sample.detail, try restoreRoutePoints(of: &sample, storedSequence: storedSequence, start: start) {
                 restored = true
             }
             if restored {
                 encodeEntry()
                 hash = contentHash(of: sample)
-                if stored == hash {
+                if try stored == hash || isStoredWithOffsetsInItsHash() {
                     result.duplicates[sample.kind, default: 0] += 1
                     return nil
                 }
-            }
-            if stored == ContentHash.of(writer.bytes) {
-                // Stored by a journal whose hash had the offsets in it: the same sample. Its hash
-                // is brought up to date, so the next look is one encoding again.
-                key.bind(updateHash, 1, through: bindings)
-                updateHash.bind(2, hash)
-                updateHash.bind(3, start)
-                try updateHash.run()
-                result.duplicates[sample.kind, default: 0] += 1
-                return nil
             }
             if isFingerprintId, let twinsAfter {
                 let twin = Self.twinId(of: sample.id, contentHash: hash)
