@@ -224,6 +224,13 @@ public final class SinkWorker: Sendable {
                 } else {
                     try? journal.setLastError(sink: name, message)
                 }
+                // A call that failed after the stop (a worker the daemon left behind, its server
+                // silent till curl's timeout): there is no retry, and another worker may run the sink now.
+                if control.isStopRequested {
+                    logger.warning("write failed after the stop: its batch is delivered again at the next start",
+                                   [("error", message)])
+                    return
+                }
                 let misconfigured = (error as? SinkError)?.isMisconfigured == true
                 if let max = settings.maxAttempts, attempts >= max || misconfigured {
                     giveUp(message, misconfigured: misconfigured)
