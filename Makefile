@@ -12,9 +12,13 @@ build: deps
 demo: build
 	@bash scripts/demo.sh
 
+# The tests' files go to a scratch folder (TMPDIR) removed afterwards, passed or failed: a run
+# leaves a few GB of exports, stores and journals, and runs add up.
 test: deps
 	swift build --build-tests
-	bash scripts/with-postgres.sh swift test --skip-build
+	@scratch="$$(mktemp -d /tmp/healthrouter-tests.XXXXXX)" && chmod 755 "$$scratch" && \
+	  { TMPDIR="$$scratch/" bash scripts/with-postgres.sh swift test --skip-build; status=$$?; \
+	    rm -rf "$$scratch"; exit $$status; }
 
 bench: build
 	bash scripts/bench-import.sh
