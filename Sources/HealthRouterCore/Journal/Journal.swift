@@ -81,7 +81,7 @@ public final class Journal {
             CREATE TABLE IF NOT EXISTS aliases(alias PRIMARY KEY, id NOT NULL);
             CREATE INDEX IF NOT EXISTS aliases_by_id ON aliases(id);
             CREATE TABLE IF NOT EXISTS deleted_ids(id PRIMARY KEY, seq INTEGER NOT NULL);
-            -- The user a producer's own id was first pushed by (see Journal+Owners).
+            -- The user who first pushed each id (see Journal+Owners); pushes only.
             CREATE TABLE IF NOT EXISTS sample_owners(id PRIMARY KEY, user_id TEXT NOT NULL) WITHOUT ROWID;
             CREATE TABLE IF NOT EXISTS cursors(
                 sink TEXT PRIMARY KEY,
