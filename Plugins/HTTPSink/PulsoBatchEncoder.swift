@@ -14,7 +14,10 @@ struct PulsoBatchEncoder {
     var ndjson = false
 
     /// The bodies, each with the number of elements it holds (what the server's `"received"` must say).
+    /// A sample whose id comes again later in `entries` is left out: a receiver keeps the first
+    /// element of a uuid in a body (Pulso's server does), which would be the stale version.
     func bodies(_ entries: [JournalEntry]) -> [(bytes: [UInt8], elements: Int)] {
+        let superseded = entries.supersededSamplePositions()
         let open: [UInt8] = ndjson ? [] : [UInt8(ascii: "[")]
         let close = ndjson ? UInt8(ascii: "\n") : UInt8(ascii: "]")
         let separator = ndjson ? UInt8(ascii: "\n") : UInt8(ascii: ",")
@@ -22,7 +25,7 @@ struct PulsoBatchEncoder {
         var current: [UInt8] = open
         var count = 0
         var element = JSONWriter(capacity: 1024)
-        for entry in entries {
+        for (position, entry) in entries.enumerated() where !superseded.contains(position) {
             element.reset()
             switch entry.item {
             case .sample(let sample):

@@ -220,7 +220,7 @@ public final class TimescaleDBSink: Sink {
     public func write(_ entries: [JournalEntry], cursor: Int64) throws {
         guard let connection else { throw SinkError.unavailable("timescaledb: write before prepare") }
         do {
-            let superseded = Self.supersededPositions(entries)
+            let superseded = entries.supersededSamplePositions()
             try connection.transaction {
                 rows.reset()
                 samplesStream.reset()
@@ -246,17 +246,6 @@ public final class TimescaleDBSink: Sink {
         } catch let error as PostgresError {
             throw error.writeError
         }
-    }
-
-    /// Positions of samples whose id comes again later in `entries` (usually none).
-    static func supersededPositions(_ entries: [JournalEntry]) -> Set<Int> {
-        var seen = Set<String>(minimumCapacity: entries.count)
-        var superseded = Set<Int>()
-        for (position, entry) in entries.enumerated().reversed() {
-            guard case .sample(let sample) = entry.item else { continue }
-            if !seen.insert(sample.id).inserted { superseded.insert(position) }
-        }
-        return superseded
     }
 
     /// Upserts the staged rows of each table and records where each id lives.

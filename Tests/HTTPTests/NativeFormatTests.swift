@@ -50,6 +50,30 @@ struct NativeFormatTests {
         #expect(try server.journalItems() == (whole + [changed]).map(HealthItem.sample))
     }
 
+    /// A batch holding two versions of one sample (a change the receiver was down for) sends the
+    /// later one only: a receiver keeps the first element of a uuid in a body, in either format.
+    @Test func aBatchWithTwoVersionsOfASampleSendsTheLaterOne() throws {
+        for format in [HTTPSink.Configuration.Format.pulso, .native] {
+            let server = try PushServerFixture()
+            let context = PluginContext(name: "peer", stateDirectory: server.directory, logger: Logger(minimumLevel: .error))
+            var configuration = HTTPSink.Configuration(url: "http://127.0.0.1:\(server.source.listeningPort)",
+                                                       token: PushServerFixture.tokens["bob"])
+            configuration.format = format
+            let sink = try HTTPSink(configuration: configuration, context: context)
+            var entries = HTTPSinkTests.samples(3, prefix: "V")
+            guard case .sample(var changed) = entries[1].item else { Issue.record("no sample"); return }
+            changed.value = 99
+            entries.append(JournalEntry(sequence: 4, source: "x", item: .tombstone(Tombstone(ids: ["V-0"]))))
+            entries.append(JournalEntry(sequence: 5, source: "x", item: .sample(changed)))
+            try sink.write(entries, cursor: 5)
+            let values = try server.journalItems().compactMap { item -> String? in
+                guard case .sample(let sample) = item else { return nil }
+                return "\(sample.id)=\(sample.value ?? 0)"
+            }
+            #expect(values == ["V-0=50.0", "V-2=52.0", "V-1=99.0"], "\(format)")
+        }
+    }
+
     @Test func ndjsonBodies() throws {
         let server = try PushServerFixture()
         let alice = PushServerFixture.tokens["alice"]!
