@@ -71,7 +71,10 @@ final class PushRequestHandler: Sendable {
             return HTTPReply(status: 200, json: latest.json(user: caller.name))
         case .ingest, .native, .hae:
             guard caller(request, route: route) != nil else { return .unauthorized }
-            guard let text = request.header("content-length"), let length = Int(text), length > 0 else {
+            // A body must come with its length, and only with it: with `Transfer-Encoding` too,
+            // libmicrohttpd reads the chunks, however many, past what `Content-Length` reserved.
+            guard request.header("transfer-encoding") == nil, let text = request.header("content-length"),
+                  let length = Int(text), length > 0 else {
                 return .badContentLength
             }
             if length > min(bodyLimit, uploads.capacity) { return route == .hae ? .healthAutoExportTooLarge : .contentTooLong }

@@ -33,6 +33,13 @@ struct ErrorStatusTests {
         let chunked = client.raw("POST /ingest HTTP/1.1\r\nHost: x\r\n\(auth)Transfer-Encoding: chunked\r\n\r\n2\r\n[]\r\n0\r\n\r\n")
         #expect(chunked.status == 400)
         #expect(chunked.body == #"{"error": "bad content length"}"#)
+        // With a small Content-Length beside it, the chunks would be read past what it reserved.
+        let element = #"{"uuid":"C-1","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":60,"unit":"count/min","source":"W"}"#
+        let body = "[" + element + "]"
+        let both = client.raw("POST /ingest HTTP/1.1\r\nHost: x\r\n\(auth)Content-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n"
+                                  + String(body.utf8.count, radix: 16) + "\r\n" + body + "\r\n0\r\n\r\n")
+        #expect(both.status == 400)
+        #expect(both.body == #"{"error": "bad content length"}"#)
         let huge = client.raw("POST /ingest HTTP/1.1\r\nHost: x\r\n\(auth)Content-Length: \((64 << 20) + 1)\r\n\r\n")
         #expect(huge.status == 413)
         #expect(huge.body == #"{"error": "bad content length"}"#)
