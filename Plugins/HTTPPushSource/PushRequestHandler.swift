@@ -203,8 +203,10 @@ final class PushRequestHandler: Sendable {
         do {
             let result = try ingest.append(items, source: sourceName)
             if result.refusedOtherUsersIds > 0 {
-                logger.warning("user \(caller.name) sent \(result.refusedOtherUsersIds) ids another user's samples have: "
-                                   + "left out (an id is changed or deleted by the user who pushed it first)")
+                warnings.warn(key: "\(caller.name) foreign ids",
+                              "push: ids another user's samples have were left out (an id is changed or deleted by the "
+                                  + "user who pushed it first)",
+                              [("user", caller.name), ("ids", String(result.refusedOtherUsersIds))])
             }
             return result
         } catch {

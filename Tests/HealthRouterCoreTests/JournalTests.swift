@@ -58,9 +58,16 @@ import Testing
         #expect(tombstone.entries.map(\.item) == [.tombstone(Tombstone(ids: [his.id], userId: "bob"))])
 
         // An import's journal keeps no owners: the same writes pass.
-        let imports = try Journal(stateDirectory: makeTemporaryDirectory())
+        let directory = makeTemporaryDirectory()
+        let imports = try Journal(stateDirectory: directory)
         #expect(try imports.append([pushed("I-1", 60, by: "alice")], source: "history").newCount == 1)
         #expect(try imports.append([pushed("I-1", 61, by: "bob")], source: "history").changedCount == 1)
+        #expect(try imports.append([pushed("I-2", 70, by: "alice")], source: "history").newCount == 1)
+        // Pushed later, an imported id with a user is that user's: another's change is refused.
+        let pushes = try Journal(stateDirectory: directory)
+        pushes.enforcesOwners = true
+        #expect(try pushes.append([pushed("I-2", 1, by: "bob")], source: "push").refusedOtherUsersIds == 1)
+        #expect(try pushes.append([pushed("I-2", 71, by: "alice")], source: "push").changedCount == 1)
     }
 
     @Test func aSampleWithoutAnIdGetsItsFingerprintId() throws {

@@ -9,14 +9,26 @@ extension Journal {
     /// a sample without a user, everything passes and no owner is recorded: the per-record cost
     /// stays off the import's path.
     ///
-    /// Ids journaled before owners were recorded have none until a user pushes them again.
+    /// An id without an owner that is stored at the sample's start (imported, replayed, or pushed
+    /// before owners were recorded) is owned by the user of its stored sample, when it has one.
+    /// Such an id stored at another start only is not found (that would take a search of every
+    /// start): the first user to push it owns it.
     func mayWrite(_ sample: Sample) throws -> Bool {
         guard enforcesOwners, let user = sample.userId else { return true }
         if let owner = try owner(of: sample.id) { return owner == user }
+        var owner = user
+        if let sequence = try storedSequence(of: sample.id, start: Self.keySecond(sample)) {
+            payloadAt.bind(1, sequence)
+            defer { payloadAt.reset() }
+            if try payloadAt.step(), let payload = payloadAt.blob(0), case .sample(let stored) = try SampleCodec.decode(payload),
+               let storedUser = stored.userId {
+                owner = storedUser
+            }
+        }
         SampleIdKey.bind(insertOwner, 1, sample.id)
-        insertOwner.bind(2, user)
+        insertOwner.bind(2, owner)
         try insertOwner.run()
-        return true
+        return owner == user
     }
 
     /// Whether a tombstone of `user` may delete `id`: it has no owner, or `user` owns it. A

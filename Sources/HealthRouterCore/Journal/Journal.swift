@@ -431,6 +431,14 @@ public final class Journal {
         return utf8[utf8.index(utf8.startIndex, offsetBy: 14)] == UInt8(ascii: "5")
     }
 
+    /// The sequence of the entry stored under `id` at the key second `start`, if any.
+    func storedSequence(of id: String, start: Int64) throws -> Int64? {
+        SampleIdKey.bind(lookupId, 1, id)
+        lookupId.bind(2, start)
+        defer { lookupId.reset() }
+        return try lookupId.step() ? lookupId.int64(1) : nil
+    }
+
     /// Whether a sample is stored under `id` at the key second `start`.
     private func isStored(_ id: String, start: Int64) throws -> Bool {
         SampleIdKey.bind(lookupId, 1, id)
