@@ -153,15 +153,18 @@ public final class HTTPSink: Sink {
     }
 
     /// Statuses by which a receiver refuses the content of a body (`400` bad request, `409`
-    /// conflict, `413` too large, as a proxy's body limit answers, `422` unprocessable): sending the
-    /// same body again cannot succeed, smaller ones may.
-    static let contentRefusals: Set<Int> = [400, 409, 413, 422]
+    /// conflict, `422` unprocessable), when it says so as a Pulso server does (`{"error": …}`):
+    /// sending the same body again cannot succeed, smaller ones may. Another reply with such a
+    /// status (FastAPI's `{"detail": …}`, a proxy's page) is a receiver that is not the one
+    /// meant, which would refuse every entry: it is retried as unavailable, not turned into dead letters.
+    static let contentRefusals: Set<Int> = [400, 409, 422]
 
-    /// The error for a non-2xx `status` from `url`: `.rejected` for a `contentRefusals` status
-    /// (the worker splits the batch until the refused entries are isolated as dead letters);
-    /// `.unavailable` for anything else, retried whole with backoff: 401/403 (a token to fix),
-    /// 404/405 (a wrong url), 408/429 (busy), other 4xx and 5xx. The reason names the url, the
-    /// status and the start of the reply, and what to check where that is known.
+    /// The error for a non-2xx `status` from `url`: `.rejected` (the worker splits the batch until
+    /// the refused entries are isolated as dead letters) for `413` (too large, as a proxy's body
+    /// limit answers, whatever its page says) and for a `contentRefusals` status with a Pulso
+    /// error reply; `.unavailable` for anything else, retried whole with backoff: 401/403 (a
+    /// token to fix), 404/405 (a wrong url), 408/429 (busy), other 4xx and 5xx. The reason names
+    /// the url, the status and the start of the reply, and what to check where that is known.
     static func failure(status: Int, url: String, reply: String) -> SinkError {
         var reason = "\(url) answered \(status) \(reply.prefix(200))"
         switch status {
@@ -173,7 +176,18 @@ public final class HTTPSink: Sink {
         default:
             break
         }
-        return contentRefusals.contains(status) ? .rejected(reason) : .unavailable(reason)
+        let refusesContent = status == 413 || (contentRefusals.contains(status) && isPulsoError(reply))
+        if contentRefusals.contains(status) && !refusesContent {
+            reason += " (not a Pulso server's refusal: check the sink's url)"
+        }
+        return refusesContent ? .rejected(reason) : .unavailable(reason)
+    }
+
+    /// Whether `reply` is a Pulso error reply: a JSON object with an `error` string.
+    static func isPulsoError(_ reply: String) -> Bool {
+        guard case .object(let fields)? = try? JSONParser.parse(Array(reply.utf8)[...]),
+              case .string? = fields.first(where: { $0.key == "error" })?.value else { return false }
+        return true
     }
 
     /// The `received` count of a Pulso reply, nil when the reply is not a JSON object with one.

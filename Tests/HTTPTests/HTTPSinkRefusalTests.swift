@@ -32,6 +32,16 @@ struct HTTPSinkRefusalTests {
                 #expect(reason.contains("answered \(status)"), "\(reason)")
             }
         }
+        // Another service's refusal (FastAPI's 422, a proxy's 400) would refuse every entry: the
+        // url is wrong, and the batch is retried rather than parked.
+        for status in [400, 409, 422] {
+            do {
+                try sink.write([Self.entry("OTHER-\(status)-1")], cursor: 1)
+                Issue.record("\(status) taken for a delivery")
+            } catch SinkError.unavailable(let reason) {
+                #expect(reason.contains("not a Pulso server's refusal: check the sink's url"), "\(reason)")
+            }
+        }
         for status in [401, 403, 404, 405, 408, 429, 500, 503] {
             do {
                 try sink.write([Self.entry("STATUS-\(status)-1")], cursor: 1)

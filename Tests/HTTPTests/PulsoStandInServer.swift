@@ -5,7 +5,8 @@ import Foundation
 /// - a request body over `bodyLimit` bytes (as sent, gzip or not) is answered 413 with nginx's
 ///   page, after the body was read;
 /// - a body with an element whose `uuid` starts with `BAD` is answered 400;
-/// - a body whose first element's `uuid` is `STATUS-<code>…` is answered `<code>`;
+/// - a body whose first element's `uuid` is `STATUS-<code>…` is answered `<code>` with a Pulso
+///   error (`{"error": …}`), `OTHER-<code>…` with another service's (`{"detail": …}`);
 /// - any other body is stored (its uuids, one a line, in `received`) and answered
 ///   `{"received": <element count>}`. `GET` anything answers `{"status": "ok"}`.
 /// Every status a `POST` was answered is kept, in order, in `statuses`.
@@ -86,6 +87,8 @@ final class PulsoStandInServer {
                 uuids = [e.get('uuid', '') for e in elements if isinstance(e, dict)]
                 if uuids and uuids[0].startswith('STATUS-'):
                     return self.answer(int(uuids[0].split('-')[1]), b'{"error": "as asked"}')
+                if uuids and uuids[0].startswith('OTHER-'):
+                    return self.answer(int(uuids[0].split('-')[1]), b'{"detail": "validation failed"}')
                 if any(u.startswith('BAD') for u in uuids):
                     return self.answer(400, b'{"error": "bad element"}')
                 with open(path, 'a') as f:
