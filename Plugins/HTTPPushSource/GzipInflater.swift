@@ -25,8 +25,13 @@ enum GzipInflater {
         guard swz_inflateInit2(&stream, 15 + 16) == Z_OK else { throw .invalid }
         defer { inflateEnd(&stream) }
         var output = [UInt8]()
+        // A first guess of four times the input; when that does not fit, what the first chunks
+        // need, grown from there as the output does (the guess is no reason to refuse).
         var granted = min(limit, max(input.count * 4, 1 << 16))
-        guard take(granted) else { throw .outOfMemoryBudget }
+        if !take(granted) {
+            granted = min(limit, 1 << 16)
+            guard take(granted) else { throw .outOfMemoryBudget }
+        }
         output.reserveCapacity(granted)
         let chunk = 1 << 18
         var buffer = [UInt8](repeating: 0, count: chunk)

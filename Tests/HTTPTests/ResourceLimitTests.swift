@@ -85,6 +85,23 @@ struct ResourceLimitTests {
     /// do not fit beside the other uploads are answered 503 (and take nothing from the others),
     /// one that could never fit 413; a normal push still fits; every push answered 200 is in
     /// the journal.
+    /// A gzip body that fits the budget with what it inflates to is taken, even when a first
+    /// guess of its inflated size (four times the compressed) would not fit: with 1 MiB, a
+    /// 550 KB body of hex (about 290 KB gzipped) gets 200, not 413.
+    @Test func aGzipBodyThatFitsIsTakenWhateverTheFirstGuess() throws {
+        let server = try PushServerFixture { $0.maxUploadMemoryMiB = 1 }
+        var generator = SystemRandomNumberGenerator()
+        let hex = (0..<550_000).map { _ in "0123456789abcdef".randomElement(using: &generator)! }
+        let body = Array(#"[{"uuid":"HEX-1","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":60,"source":"W","metadata":{"blob":""#.utf8)
+            + Array(String(hex).utf8) + Array(#""}}]"#.utf8)
+        let compressed = HTTPTestClient.gzip(body)
+        #expect(compressed.count * 4 > (1 << 20) - compressed.count && compressed.count + body.count < 1 << 20,
+                "\(compressed.count) gzipped, \(body.count) inflated")
+        let reply = server.client.post("/ingest", compressed, token: alice, headers: ["Content-Encoding: gzip"])
+        #expect(reply.status == 200, "\(reply)")
+        #expect(eventually { server.source.uploadBytesInUse == 0 })
+    }
+
     @Test func gzipBodiesCountWhatTheyInflateToAgainstTheBudget() throws {
         let server = try PushServerFixture { $0.maxUploadMemoryMiB = 8 }
         let client = server.client, token = alice
