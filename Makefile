@@ -16,9 +16,9 @@ demo: build
 # leaves a few GB of exports, stores and journals, and runs add up.
 test: deps
 	swift build --build-tests
-	@scratch="$$(mktemp -d /tmp/healthrouter-tests.XXXXXX)" && chmod 755 "$$scratch" && \
-	  { TMPDIR="$$scratch/" bash scripts/with-postgres.sh swift test --skip-build; status=$$?; \
-	    rm -rf "$$scratch"; exit $$status; }
+	@scratch="$$(mktemp -d "$${TMPDIR:-/tmp}/healthrouter-tests.XXXXXX")" && chmod 755 "$$scratch" && \
+	  trap 'rm -rf "$$scratch"' EXIT && trap 'exit 130' INT TERM && \
+	  TMPDIR="$$scratch/" bash scripts/with-postgres.sh swift test --skip-build
 
 bench: build
 	bash scripts/bench-import.sh

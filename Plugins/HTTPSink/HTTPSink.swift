@@ -8,7 +8,8 @@ import HealthRouterCore
 ///   the core keeps the cursor (a Pulso server has none).
 /// - `write(_:cursor:)` posts the entries to `<url>/ingest` in bodies of at most 5,000
 ///   elements and 8 MiB uncompressed; each must be answered 2xx. A status that refuses the
-///   content (400, 409, 413, 422) throws `SinkError.rejected`: the worker splits the batch until
+///   content (413, or 400, 409, 422 with a Pulso error reply: `failure`) throws
+///   `SinkError.rejected`: the worker splits the batch until
 ///   the refused entries are isolated as dead letters. Anything else (another status, no answer)
 ///   throws `SinkError.unavailable`, and the worker retries the batch with exponential backoff;
 ///   the receiver dedupes by uuid, so a re-sent body (of a batch split after part of it was

@@ -4,9 +4,10 @@ import Testing
 import TestSupport
 @testable import HTTPSink
 
-/// A receiver that refuses a body's content (400, 413, 422) rejects the batch, so the worker
-/// splits it until the refused entries are dead letters; statuses that say the receiver is
-/// busy, gone or wants another token are retried as unavailable.
+/// A receiver that refuses a body's content (413, or 400, 409, 422 with a Pulso error reply)
+/// rejects the batch, so the worker splits it until the refused entries are dead letters;
+/// statuses that say the receiver is busy, gone, another service or wants another token are
+/// retried as unavailable.
 @Suite("http sink refusals", .serialized)
 struct HTTPSinkRefusalTests {
     /// One sample `id`, as the sink's worker hands it over.

@@ -81,13 +81,9 @@ struct ResourceLimitTests {
         #expect(try server.journalItems().count == 3)
     }
 
-    /// Gzip bodies count what they inflate to, not only their few compressed bytes: bombs that
-    /// do not fit beside the other uploads are answered 503 (and take nothing from the others),
-    /// one that could never fit 413; a normal push still fits; every push answered 200 is in
-    /// the journal.
     /// A gzip body that fits the budget with what it inflates to is taken, even when a first
     /// guess of its inflated size (four times the compressed) would not fit: with 1 MiB, a
-    /// 550 KB body of hex (about 290 KB gzipped) gets 200, not 413.
+    /// 550 KB body of hex (about 300 KB gzipped) gets 200, not 413.
     @Test func aGzipBodyThatFitsIsTakenWhateverTheFirstGuess() throws {
         let server = try PushServerFixture { $0.maxUploadMemoryMiB = 1 }
         var generator = SystemRandomNumberGenerator()
@@ -102,6 +98,10 @@ struct ResourceLimitTests {
         #expect(eventually { server.source.uploadBytesInUse == 0 })
     }
 
+    /// Gzip bodies count what they inflate to, not only their few compressed bytes: bombs that
+    /// do not fit beside the other uploads are answered 503 (and take nothing from the others),
+    /// one that could never fit 413; a normal push still fits; every push answered 200 is in
+    /// the journal.
     @Test func gzipBodiesCountWhatTheyInflateToAgainstTheBudget() throws {
         let server = try PushServerFixture { $0.maxUploadMemoryMiB = 8 }
         let client = server.client, token = alice
