@@ -129,6 +129,14 @@ public final class NDJSONSink: Sink {
         // (backfill, migration, a reset cursor) or a folder with foreign lines is checked
         // against `ids` first.
         let known = storedCursor ?? 0
+        // A batch at or below the stored cursor is a re-delivery: a backfill, a migration, or a
+        // new journal (its state directory recreated) whose numbers say nothing of what the folder
+        // holds. The folder then holds lines this journal's numbering does not order, so from
+        // now on every batch is checked, not only the first one below the old cursor.
+        if !foreignLines, !entries.isEmpty, cursor <= known || (entries.first?.sequence ?? .max) <= known {
+            try index.markForeignLines()
+            foreignLines = true
+        }
         let fresh = !foreignLines && cursor > known && (entries.first?.sequence ?? .max) > known
         if fresh { try index.dropKeyIndex() } else { try index.buildKeyIndex() }
         // What the index will hold once the batch is committed; also the state later

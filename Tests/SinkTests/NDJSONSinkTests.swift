@@ -221,6 +221,29 @@ import Testing
         }
     }
 
+    /// A new journal (the state directory recreated) delivers everything again under its own
+    /// numbers, batch after batch: none of them writes a line the folder holds, also past the
+    /// first batch, whose cursor is below the folder's.
+    @Test func aNewJournalsRedeliveryWritesNothingTheFolderHolds() throws {
+        try withSink { sink, directory in
+            let all = [SinkFixtures.heartRate, SinkFixtures.steps, SinkFixtures.sleep, SinkFixtures.hrv]
+            try sink.write(SinkFixtures.entries(all), cursor: 4)
+            try sink.write([SinkFixtures.tombstone(["GONE-1"], sequence: 5)], cursor: 5)
+            let before = try contents(directory)
+            // The new journal numbers them otherwise, and delivers them in two batches.
+            let renumbered = SinkFixtures.entries([SinkFixtures.steps, SinkFixtures.heartRate, SinkFixtures.hrv, SinkFixtures.sleep])
+            try sink.write(Array(renumbered[0..<2]), cursor: 2)
+            try sink.write(Array(renumbered[2...]), cursor: 4)
+            try sink.write([SinkFixtures.tombstone(["GONE-1"], sequence: 5)], cursor: 5)
+            #expect(try contents(directory) == before)
+            // Prepared again, it keeps checking.
+            sink.close()
+            #expect(try sink.prepare() == 5)
+            try sink.write(SinkFixtures.entries([SinkFixtures.sleep], from: 6), cursor: 6)
+            #expect(try contents(directory) == before)
+        }
+    }
+
     @Test func freshBatchesSkipTheKeyIndexAndARedeliveryRebuildsIt() throws {
         try withSink { sink, directory in
             let index = directory + "/" + NDJSONIndex.fileName
