@@ -285,6 +285,33 @@ struct DaemonReloadTests {
         #expect(try journal.cursor(sink: "away") ?? 0 == 0)  // still behind: its entries wait in the journal
     }
 
+    /// A worker left behind at a reload records nothing when its call ends at last: the new
+    /// worker has delivered the batch meanwhile, and `status` shows its cursor and no error,
+    /// not the old worker's stale cursor and timeout.
+    @Test func aWorkerLeftBehindAtAReloadRecordsNothingWhenItsCallEnds() throws {
+        let receiver = try PulsoStandInServer()
+        defer { receiver.stop() }
+        let directory = NSTemporaryDirectory() + "daemon-\(UUID().uuidString)"
+        let daemon = try DaemonProcess(directory: directory, sinks: DaemonProcess.localSink(
+            in: directory, more: "  mirror:\n    type: http\n    url: http://127.0.0.1:\(receiver.port)\n    timeout: 12s\n"))
+        try daemon.start()
+        let batch = DaemonProcess.batch(prefix: "HANG", count: 5)
+        #expect(daemon.client.post("/ingest", batch.body, token: DaemonProcess.token).status == 200)
+        usleep(500_000)   // the mirror's worker is inside the hanging request now
+        kill(daemon.process!.processIdentifier, SIGHUP)
+        let journal = try Journal(stateDirectory: directory + "/state", role: .reader)
+        func mirror() throws -> SinkState? { try journal.sinkStates(named: ["mirror"]).first }
+        // The new worker delivers the batch again (answered at once), then the old call times out.
+        let deadline = Date(timeIntervalSinceNow: 30)
+        while Date() < deadline, try mirror()?.cursor != 5 { usleep(100_000) }
+        #expect(try mirror()?.cursor == 5)
+        sleep(14)
+        #expect(daemon.log.contains("sink did not stop in time"))
+        let state = try mirror()
+        #expect(state?.cursor == 5 && state?.lastError == nil, "\(String(describing: state))")
+        #expect(daemon.stop() == 0)
+    }
+
     /// A reloaded config that cannot start (its port is taken) gives way to the one that ran,
     /// which serves again; the log says so, and does not say the config was reloaded.
     @Test func aReloadedConfigThatCannotStartGivesWayToThePreviousOne() throws {

@@ -5,6 +5,8 @@ import Foundation
 /// - a request body over `bodyLimit` bytes (as sent, gzip or not) is answered 413 with nginx's
 ///   page, after the body was read;
 /// - a body with an element whose `uuid` starts with `BAD` is answered 400;
+/// - a body with an element whose `uuid` starts with `HANG` is answered 20 s late the first time
+///   (a server that stops answering for a while);
 /// - a body whose first element's `uuid` is `STATUS-<code>…` is answered `<code>` with a Pulso
 ///   error (`{"error": …}`), `OTHER-<code>…` with another service's (`{"detail": …}`);
 /// - any other body is stored (its uuids, one a line, in `received`) and answered
@@ -64,8 +66,9 @@ final class PulsoStandInServer {
     }
 
     private static let script = """
-        import gzip, http.server, json, sys
+        import gzip, http.server, json, sys, time
         limit, path, statuses = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+        hung = set()
         class H(http.server.BaseHTTPRequestHandler):
             def answer(self, status, body):
                 if self.command == 'POST':
@@ -87,6 +90,9 @@ final class PulsoStandInServer {
                 uuids = [e.get('uuid', '') for e in elements if isinstance(e, dict)]
                 if uuids and uuids[0].startswith('STATUS-'):
                     return self.answer(int(uuids[0].split('-')[1]), b'{"error": "as asked"}')
+                if any(u.startswith('HANG') and u not in hung for u in uuids):
+                    hung.update(u for u in uuids if u.startswith('HANG'))
+                    time.sleep(20)
                 if uuids and uuids[0].startswith('OTHER-'):
                     return self.answer(int(uuids[0].split('-')[1]), b'{"detail": "validation failed"}')
                 if any(u.startswith('BAD') for u in uuids):
@@ -96,7 +102,7 @@ final class PulsoStandInServer {
                 self.answer(200, json.dumps({'received': len(elements)}).encode())
             def log_message(self, *args):
                 pass
-        s = http.server.HTTPServer(('127.0.0.1', 0), H)
+        s = http.server.ThreadingHTTPServer(('127.0.0.1', 0), H)
         print(s.server_address[1], flush=True)
         s.serve_forever()
         """

@@ -87,6 +87,7 @@ public final class DaemonRun: Sendable {
         // manager's patience, and a reload's closed listeners for as long. It is left behind:
         // its batch's cursor has not moved, so the batch is delivered again (idempotently).
         if group.wait(timeout: .now() + stopGraceSeconds) == .timedOut {
+            control.abandon()
             for worker in workers where !worker.progress.finished {
                 logger.warning("sink did not stop in time: its call in flight is left behind, and its batch is "
                                    + "delivered again at the next start", [("sink", worker.name)])

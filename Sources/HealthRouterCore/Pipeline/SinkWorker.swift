@@ -103,7 +103,7 @@ public final class SinkWorker: Sendable {
         var unsaved: (sequence: Int64, written: Int)?
         var savedAt = Date.distantPast
         func saveCursor() throws {
-            guard let pending = unsaved else { return }
+            guard let pending = unsaved, !control.isAbandoned else { return }
             if let writer {
                 writer.recordCursor(sink: name, to: pending.sequence, written: pending.written)
             } else {
@@ -219,7 +219,9 @@ public final class SinkWorker: Sendable {
                 let message = "\(error)"
                 progressState.withLock { $0.lastError = message }
                 try? saveCursor()
-                if let writer {
+                if control.isAbandoned {
+                    // Left behind by the daemon: the sink is another worker's now.
+                } else if let writer {
                     writer.recordLastError(sink: name, message)
                 } else {
                     try? journal.setLastError(sink: name, message)

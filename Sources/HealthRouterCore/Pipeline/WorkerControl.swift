@@ -7,6 +7,7 @@ public final class WorkerControl: Sendable {
     private struct State {
         var inputFinished = false
         var stopRequested = false
+        var abandoned = false
         var generation: UInt64 = 0
     }
 
@@ -33,6 +34,14 @@ public final class WorkerControl: Sendable {
         condition.lock(); condition.broadcast(); condition.unlock()
     }
 
+    /// The workers still running after a stop's grace are left behind (`DaemonRun`): another
+    /// run's workers may have the sinks now, so these record nothing more in the journal (their
+    /// cursors and errors would be stale over the new ones).
+    public func abandon() {
+        state.withLock { $0.abandoned = true }
+    }
+
+    public var isAbandoned: Bool { state.withLock { $0.abandoned } }
     public var isInputFinished: Bool { state.withLock { $0.inputFinished } }
     public var isStopRequested: Bool { state.withLock { $0.stopRequested } }
 
