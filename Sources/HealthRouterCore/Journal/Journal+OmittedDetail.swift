@@ -1,6 +1,6 @@
 extension Journal {
     /// Gives `sample`, met again under its id with other content, the parts of its detail it comes
-    /// without and its stored version (the entry at `storedSequence`) has: the HRV beats, a
+    /// without and its stored version `stored` has: the HRV beats, a
     /// correlation's members, a generic record (its attributes and children), a workout's events,
     /// statistics, activities and routes. Whether it gave any.
     ///
@@ -11,11 +11,8 @@ extension Journal {
     ///
     /// A stored entry pruned by `journal.retain` cannot help: the sample is then a change, as
     /// any other.
-    func restoreOmittedDetail(of sample: inout Sample, storedSequence: Int64) throws -> Bool {
-        payloadAt.bind(1, storedSequence)
-        defer { payloadAt.reset() }
-        guard try payloadAt.step(), let payload = payloadAt.blob(0), case .sample(let stored) = try SampleCodec.decode(payload),
-              stored.kind == sample.kind else { return false }
+    func restoreOmittedDetail(of sample: inout Sample, from stored: Sample) -> Bool {
+        guard stored.kind == sample.kind else { return false }
         switch (sample.detail, stored.detail) {
         case (.none, .none):
             return false

@@ -17,13 +17,9 @@ extension Journal {
         guard enforcesOwners, let user = sample.userId else { return true }
         if let owner = try owner(of: sample.id) { return owner == user }
         var owner = user
-        if let sequence = try storedSequence(of: sample.id, start: Self.keySecond(sample)) {
-            payloadAt.bind(1, sequence)
-            defer { payloadAt.reset() }
-            if try payloadAt.step(), let payload = payloadAt.blob(0), case .sample(let stored) = try SampleCodec.decode(payload),
-               let storedUser = stored.userId {
-                owner = storedUser
-            }
+        if let sequence = try storedSequence(of: sample.id, start: Self.keySecond(sample)),
+           let storedUser = try storedSample(at: sequence)?.userId {
+            owner = storedUser
         }
         SampleIdKey.bind(insertOwner, 1, sample.id)
         insertOwner.bind(2, owner)

@@ -38,8 +38,7 @@ public final class Journal {
     private lazy var aliasesOf = try! database.prepare("SELECT alias FROM aliases WHERE id = ?1 UNION SELECT id FROM aliases WHERE alias = ?1")
     private lazy var lookupDeleted = try! database.prepare("SELECT 1 FROM deleted_ids WHERE id = ?1")
     private lazy var insertDeleted = try! database.prepare("INSERT OR IGNORE INTO deleted_ids(id, seq) VALUES (?1, ?2)")
-    /// An entry's payload by its sequence (the stored version of a sample met again).
-    lazy var payloadAt = try! database.prepare("SELECT payload FROM entries WHERE seq = ?1")
+    private lazy var payloadAt = try! database.prepare("SELECT payload FROM entries WHERE seq = ?1")
     lazy var lookupOwner = try! database.prepare("SELECT user_id FROM sample_owners WHERE id = ?1")
     lazy var insertOwner = try! database.prepare("INSERT OR IGNORE INTO sample_owners(id, user_id) VALUES (?1, ?2)")
     private lazy var insertEntry = try! database.prepare(
@@ -301,11 +300,16 @@ public final class Journal {
             }
             // Parts a forward leaves out come from the stored version; not in an import that tells
             // twins apart, where a fingerprint met again may be another sample with other parts.
+            // The stored version is decoded once, for both.
+            let mayRestoreOmittedParts = !(isFingerprintId && twinsAfter != nil)
+            var isWorkout = false
+            if case .workout = sample.detail { isWorkout = true }
+            let storedVersion = mayRestoreOmittedParts || isWorkout ? try storedSample(at: storedSequence) : nil
             var restored = false
-            if !(isFingerprintId && twinsAfter != nil) {
-                restored = try restoreOmittedDetail(of: &sample, storedSequence: storedSequence)
+            if mayRestoreOmittedParts, let storedVersion {
+                restored = restoreOmittedDetail(of: &sample, from: storedVersion)
             }
-            if case .workout = sample.detail, try restoreRoutePoints(of: &sample, storedSequence: storedSequence, start: start) {
+            if isWorkout, try restoreRoutePoints(of: &sample, stored: storedVersion, storedSequence: storedSequence, start: start) {
                 restored = true
             }
             if restored {
@@ -429,6 +433,16 @@ public final class Journal {
         let utf8 = id.utf8
         guard utf8.count == 36 else { return false }
         return utf8[utf8.index(utf8.startIndex, offsetBy: 14)] == UInt8(ascii: "5")
+    }
+
+    /// The sample of the entry at `sequence` (the stored version of a sample met again); nil
+    /// when that entry was pruned or is a tombstone.
+    func storedSample(at sequence: Int64) throws -> Sample? {
+        payloadAt.bind(1, sequence)
+        defer { payloadAt.reset() }
+        guard try payloadAt.step(), let payload = payloadAt.blob(0),
+              case .sample(let stored) = try SampleCodec.decode(payload) else { return nil }
+        return stored
     }
 
     /// The sequence of the entry stored under `id` at the key second `start`, if any.
