@@ -267,9 +267,8 @@ struct DaemonReloadTests {
     /// A reload does not wait for a sink that is behind (its store down) to catch up: the push
     /// port is back at once, not after the 5 s a stop gives the workers; nothing accepted is lost.
     @Test func sighupWithASinkBehindKeepsThePortClosedBriefly() throws {
-        let directory = NSTemporaryDirectory() + "daemon-\(UUID().uuidString)"
-        let daemon = try DaemonProcess(directory: directory, sinks: DaemonProcess.localSink(
-            in: directory, more: "  away:\n    type: http\n    url: http://127.0.0.1:9\n"))
+        let daemon = try DaemonProcess.withHTTPSink("away", url: "http://127.0.0.1:9")
+        let directory = daemon.directory
         try daemon.start()
         let batch = DaemonProcess.batch(prefix: "B", count: 50)
         #expect(daemon.client.post("/ingest", batch.body, token: DaemonProcess.token).status == 200)
@@ -291,9 +290,8 @@ struct DaemonReloadTests {
     @Test func aWorkerLeftBehindAtAReloadRecordsNothingWhenItsCallEnds() throws {
         let receiver = try PulsoStandInServer()
         defer { receiver.stop() }
-        let directory = NSTemporaryDirectory() + "daemon-\(UUID().uuidString)"
-        let daemon = try DaemonProcess(directory: directory, sinks: DaemonProcess.localSink(
-            in: directory, more: "  mirror:\n    type: http\n    url: http://127.0.0.1:\(receiver.port)\n    timeout: 12s\n"))
+        let daemon = try DaemonProcess.withHTTPSink("mirror", url: "http://127.0.0.1:\(receiver.port)", options: ["timeout: 12s"])
+        let directory = daemon.directory
         try daemon.start()
         let batch = DaemonProcess.batch(prefix: "HANG", count: 5)
         #expect(daemon.client.post("/ingest", batch.body, token: DaemonProcess.token).status == 200)
@@ -345,9 +343,8 @@ struct DaemonReloadTests {
         let silent = try #require(DaemonProcess.listeningSocket())
         defer { close(silent.descriptor) }
         let silentPort = silent.port
-        let directory = NSTemporaryDirectory() + "daemon-\(UUID().uuidString)"
-        let daemon = try DaemonProcess(directory: directory, sinks: DaemonProcess.localSink(
-            in: directory, more: "  silent:\n    type: http\n    url: http://127.0.0.1:\(silentPort)\n    timeout: 600s\n"))
+        let daemon = try DaemonProcess.withHTTPSink("silent", url: "http://127.0.0.1:\(silentPort)", options: ["timeout: 600s"])
+        let directory = daemon.directory
         try daemon.start()
         let batch = DaemonProcess.batch(prefix: "S", count: 20)
         #expect(daemon.client.post("/ingest", batch.body, token: DaemonProcess.token).status == 200)

@@ -67,6 +67,14 @@ final class DaemonProcess {
             """ + more
     }
 
+    /// A daemon in a new temporary directory whose sinks are the sqlite sink `local` and an http
+    /// sink `name` posting to `url`, with `options` (`timeout: 12s`, one a line) besides.
+    static func withHTTPSink(_ name: String, url: String, options: [String] = []) throws -> DaemonProcess {
+        let directory = NSTemporaryDirectory() + "daemon-\(UUID().uuidString)"
+        let sink = (["  \(name):", "    type: http", "    url: \(url)"] + options.map { "    " + $0 }).joined(separator: "\n") + "\n"
+        return try DaemonProcess(directory: directory, sinks: localSink(in: directory, more: sink))
+    }
+
     /// A TCP socket listening on a free loopback port that nothing accepts on (the kernel still
     /// completes connections, up to its backlog); nil when none could be made. The caller closes it.
     static func listeningSocket() -> (descriptor: Int32, port: UInt16)? {
