@@ -6,7 +6,8 @@
 -- extension. Each records its call in _timescaledb_internal.stand_in_calls instead of doing
 -- anything, so the tables stay plain. The hypertables' chunk intervals and the retention jobs are
 -- kept as TimescaleDB keeps them, in its timescaledb_information views (the columns the sink
--- reads), so a second start sees what the first one set up.
+-- reads), so a second start sees what the first one set up; its chunks are the ranges that hold
+-- rows, and drop_chunks deletes the rows of the old ones.
 
 CREATE SCHEMA _timescaledb_internal;
 CREATE TYPE _timescaledb_internal.dimension_info AS (column_name name, partition_interval text);
@@ -24,6 +25,42 @@ CREATE VIEW timescaledb_information.jobs AS
     SELECT j.job_id, j.proc_name, n.nspname AS hypertable_schema, c.relname AS hypertable_name, j.config
     FROM _timescaledb_internal.stand_in_jobs j JOIN pg_class c ON c.oid = j.hypertable
     JOIN pg_namespace n ON n.oid = c.relnamespace;
+
+-- The chunks: one per interval of the dimension's column that holds rows (TimescaleDB creates a
+-- chunk for the first row of its range), aligned to the Unix epoch.
+CREATE FUNCTION _timescaledb_internal.stand_in_chunks()
+RETURNS TABLE (hypertable_schema name, hypertable_name name, range_start timestamptz, range_end timestamptz)
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+    d record;
+BEGIN
+    FOR d IN SELECT n.nspname, c.relname, s.hypertable, s.column_name, extract(epoch FROM s.time_interval) AS seconds
+             FROM _timescaledb_internal.stand_in_dimensions s JOIN pg_class c ON c.oid = s.hypertable
+             JOIN pg_namespace n ON n.oid = c.relnamespace LOOP
+        RETURN QUERY EXECUTE format('SELECT DISTINCT $1, $2, to_timestamp(b * $3), to_timestamp((b + 1) * $3) '
+                                    'FROM (SELECT floor(extract(epoch FROM %I) / $3) AS b FROM %s) x',
+                                    d.column_name, d.hypertable)
+            USING d.nspname, d.relname, d.seconds;
+    END LOOP;
+END
+$$;
+CREATE VIEW timescaledb_information.chunks AS SELECT * FROM _timescaledb_internal.stand_in_chunks();
+
+-- drop_chunks(relation, older_than, …): deletes the rows of the chunks that end at or before
+-- now() - older_than, as TimescaleDB's retention job does (the sink never calls it; tests do).
+CREATE FUNCTION drop_chunks(relation regclass, older_than interval DEFAULT NULL, newer_than interval DEFAULT NULL,
+                            verbose boolean DEFAULT false)
+RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+    d record;
+BEGIN
+    SELECT s.column_name, extract(epoch FROM s.time_interval) AS seconds INTO d
+    FROM _timescaledb_internal.stand_in_dimensions s WHERE s.hypertable = relation;
+    EXECUTE format('DELETE FROM %s WHERE floor(extract(epoch FROM %I) / $2) * $2 + $2 <= extract(epoch FROM now() - $1)',
+                   relation, d.column_name) USING older_than, d.seconds;
+    INSERT INTO _timescaledb_internal.stand_in_calls (call) VALUES (format('drop_chunks(%s, older_than => %s)', relation, older_than));
+END
+$$;
 
 -- by_range(column_name, partition_interval, partition_func): a range dimension (2.13+).
 CREATE FUNCTION by_range(column_name name, partition_interval anyelement DEFAULT NULL::bigint,

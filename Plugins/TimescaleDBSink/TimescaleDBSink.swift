@@ -120,6 +120,8 @@ public final class TimescaleDBSink: Sink {
     private var samplesStream: PostgresUpsertStream
     /// Whether the tables are hypertables (TimescaleDB found and usable).
     public private(set) var usesHypertables = false
+    /// When `TimescaleDBRetentionSweep` last ran on this instance (nil: not yet).
+    private var lastSweep: Date?
 
     public init(configuration: Configuration, context: PluginContext) {
         self.configuration = configuration
@@ -341,6 +343,23 @@ public final class TimescaleDBSink: Sink {
                                               String(sequence)])
         try TimescaleDBKeyedDeletes(schema: schema).run(TimescaleDBKeyedDeletes.locations(in: gone, first: 0),
                                                         on: connection)
+    }
+
+    /// Caught up: on hypertables, at most once every `TimescaleDBRetentionSweep.interval`, removes
+    /// the `sample_index` rows and workout parts of rows whose chunks were dropped. A failure is
+    /// logged, not thrown: it is housekeeping, and must not hold back the writes.
+    public func caughtUp() throws {
+        guard usesHypertables, let connection else { return }
+        if let lastSweep, Date().timeIntervalSince(lastSweep) < TimescaleDBRetentionSweep.interval { return }
+        lastSweep = Date()
+        do {
+            let swept = try TimescaleDBRetentionSweep(schema: schema).run(on: connection)
+            if swept > 0 {
+                logger.info("removed \(swept) sample_index rows, with their workout parts, of rows in dropped chunks")
+            }
+        } catch {
+            logger.warning("could not remove the sample_index rows of dropped chunks (tried again in a day): \(error)")
+        }
     }
 
     /// The open connection, for read-back.
