@@ -56,9 +56,10 @@ struct HTTPSinkRefusalTests {
         #expect(server.received == ["GOOD-1"])
     }
 
-    /// The daemon forwards a push of 200 good samples and one the receiver refuses (400), in a
-    /// body larger than the receiver's proxy takes (413): the good ones land, the bad one is the
-    /// sink's only dead letter, and `status` shows it with the receiver's answer.
+    /// The daemon forwards a push of 200 good samples and three the receiver refuses (400), in a
+    /// body larger than the receiver's proxy takes (413): the good ones land, the bad ones are the
+    /// sink's only dead letters, one warning line tells of them, and `status` shows them with the
+    /// receiver's answer.
     @Test func aRefusedElementBecomesADeadLetterAndTheRestLands() throws {
         let receiver = try PulsoStandInServer(bodyLimit: 12_000)
         defer { receiver.stop() }
@@ -73,7 +74,7 @@ struct HTTPSinkRefusalTests {
             """))
         try daemon.start()
         let first = DaemonProcess.batch(prefix: "G", count: 120)
-        let bad = DaemonProcess.batch(prefix: "BAD", count: 1)
+        let bad = DaemonProcess.batch(prefix: "BAD", count: 3)
         let second = DaemonProcess.batch(prefix: "G", count: 80, offset: 120)
         let body = "[" + [first.body, bad.body, second.body].map { String(decoding: $0.dropFirst().dropLast(), as: UTF8.self) }
             .joined(separator: ",") + "]"
@@ -85,13 +86,17 @@ struct HTTPSinkRefusalTests {
         #expect(Set(receiver.received) == good, "\(daemon.log)")
         // The first body was over the proxy's limit, and smaller ones were sent until one held the bad element alone.
         #expect(receiver.statuses.first == 413 && receiver.statuses.contains(400), "\(receiver.statuses)")
+        // One line, not one per entry: a flood of dead letters writes one every 10 s at most.
+        let warnings = daemon.log.split(separator: "\n").filter { $0.contains("parked as dead letters") }
+        #expect(warnings.count == 1 && warnings[0].contains("sink=mirror") && warnings[0].contains("reason=")
+                    && warnings[0].contains("dead_letters_since_start="), "\(daemon.log)")
 
         let status = try CommandRunner.run(["status", "--config", directory + "/config.yaml"], in: directory,
                                            environment: ["TEST_TOKEN": DaemonProcess.token])
         #expect(status.status == 1, "\(status.stdout) \(status.stderr)")
         let mirror = try #require(status.stdout.split(separator: "\n").first { $0.hasPrefix("mirror") }, "\(status.stdout)")
         let columns = mirror.split(separator: " ", omittingEmptySubsequences: true)
-        #expect(columns.count > 5 && columns[3] == "0" && columns[4] == "200" && columns[5] == "1", "\(mirror)")
+        #expect(columns.count > 5 && columns[3] == "0" && columns[4] == "200" && columns[5] == "3", "\(mirror)")
         let letters = try #require(status.stdout.components(separatedBy: "dead letters of mirror").last, "\(status.stdout)")
         #expect(letters.contains("answered 400 {\"error\": \"bad element\"}"), "\(status.stdout)")
     }

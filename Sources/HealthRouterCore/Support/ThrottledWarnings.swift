@@ -1,22 +1,22 @@
 import Foundation
-import HealthRouterCore
 import Synchronization
 
-/// Warnings that clients can cause (refused pushes, skipped elements), at most one line per
-/// key per `interval`, so that a flood cannot fill the disk. The first line of a key is written
-/// at once; those that follow within `interval` of the last written one are counted, and the
-/// next line written for that key carries `suppressed=<count>`. Keys must come from a small
-/// set (route and reason), never from what a client sends.
-final class ThrottledWarnings: Sendable {
-    let logger: Logger
+/// Warnings that can come in floods (refused pushes and skipped elements, which clients cause;
+/// dead letters), at most one line per key per `interval`, so that a flood cannot fill the
+/// disk. The first line of a key is written at once; those that follow within `interval` of the
+/// last written one are counted, and the next line written for that key carries
+/// `suppressed=<count>`. Keys must come from a small set (route and reason), never from what a
+/// client sends.
+public final class ThrottledWarnings: Sendable {
+    public let logger: Logger
     /// Seconds between two lines of one key.
-    let interval: Double
+    public let interval: Double
     private let clock: @Sendable () -> Double
     private let keys = Mutex([String: (writtenAt: Double, suppressed: Int)]())
 
     /// - Parameter clock: seconds on a monotonic clock (a test's own, to be told the time).
-    init(logger: Logger, interval: Double = 10,
-         clock: @escaping @Sendable () -> Double = { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }) {
+    public init(logger: Logger, interval: Double = 10,
+                clock: @escaping @Sendable () -> Double = { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }) {
         self.logger = logger
         self.interval = interval
         self.clock = clock
@@ -24,14 +24,14 @@ final class ThrottledWarnings: Sendable {
 
     /// Writes `message` with `fields` at warning level, unless a line of `key` was written less
     /// than `interval` ago (then it is only counted).
-    func warn(key: String, _ message: @autoclosure () -> String, _ fields: @autoclosure () -> [(String, String)]) {
+    public func warn(key: String, _ message: @autoclosure () -> String, _ fields: @autoclosure () -> [(String, String)]) {
         guard logger.minimumLevel <= .warning, let suppressed = admit(key: key) else { return }
         logger.warning(message(), fields() + (suppressed > 0 ? [("suppressed", String(suppressed))] : []))
     }
 
     /// Whether a line of `key` may be written now: nil when not (it is counted), else how many
     /// were left out since the last one written.
-    func admit(key: String) -> Int? {
+    public func admit(key: String) -> Int? {
         let now = clock()
         return keys.withLock { keys in
             if let last = keys[key], now - last.writtenAt < interval {
