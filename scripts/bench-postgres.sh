@@ -10,19 +10,23 @@
 #     healthrouter_id and healthrouter:fields keys); postgres-bench --reference-sql prints the script;
 #   - for timescaledb also the reference doing the work the sink does beyond it: the same, plus
 #     the id → (table, start_at) lookup table `sample_index` filled in the same statement;
-#   - the sink, 5,000 rows a batch (the worker's default), one transaction each, twice: the second
-#     pass re-delivers every row and must write none; only the sink's write calls are timed;
+#   - the sink, BATCH rows a batch (default 5,000, the worker's default; `import` takes 10,000,
+#     the daemon catching up 20,000, `backfill --batch-size N` N), one transaction each, twice: the
+#     second pass re-delivers every row and must write none; only the sink's write calls are timed;
 # and prints rows/s, the ratios the issue asks for, rows written by the re-delivery and table sizes,
 # and the same ratios by CPU seconds (server process + client), steadier on a shared machine.
 # Before each timed phase the database is settled (VACUUM ANALYZE, untimed), so autovacuum work
 # left by the previous phase does not run during the next one. REPEAT=n runs each sink's
-# references + sink n times (the machine is shared: compare the ratios of one round).
+# references + sink n times (the machine is shared: compare the ratios of one round); SINKS names
+# the sinks to measure (default "timescaledb postgres").
 #   ROWS=200000 REPEAT=3 scripts/bench-postgres.sh
+#   SINKS=timescaledb BATCH=50000 scripts/bench-postgres.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${PG_URL:-}" ]; then exec bash scripts/with-postgres.sh bash "$0" "$@"; fi
 rows="${ROWS:-1000000}"
 repeat="${REPEAT:-1}"
+batch="${BATCH:-5000}"
 work="${BENCH_DIR:-bench-data}"
 mkdir -p "$work"
 swift build -c release --product postgres-bench >/dev/null
@@ -61,7 +65,7 @@ PY
 }
 
 for round in $(seq "$repeat"); do
-for sink in timescaledb postgres; do
+for sink in ${SINKS:-timescaledb postgres}; do
   schema="bench_$sink"
   "${sql[@]}" -c "SET client_min_messages = warning; DROP SCHEMA IF EXISTS $schema CASCADE" \
     -c "DROP SCHEMA IF EXISTS bench_ref_$sink CASCADE; DROP SCHEMA IF EXISTS bench_ref2_$sink CASCADE"
@@ -80,7 +84,7 @@ for sink in timescaledb postgres; do
       "$("$bench" --sink "$sink" --schema "bench_ref2_$sink" --reference-sql "$tsv" --lookup 1)"
     lookup_rate=$ref_rate lookup_cpu=$ref_cpu
   fi
-  out=$("$bench" --url "$PG_URL" --sink "$sink" --schema "$schema" --rows "$rows")
+  out=$("$bench" --url "$PG_URL" --sink "$sink" --schema "$schema" --rows "$rows" --batch "$batch")
   echo "$out"
   python3 - "$sink" "$out" "$main_rate" "$main_cpu" "$lookup_rate" "$lookup_cpu" <<'PY'
 import re, sys

@@ -164,7 +164,7 @@ for pass in 1...2 {
     let serverCPU = sinkBackend.flatMap { pid in serverCPUBefore.flatMap { before in serverCPUSeconds(observer, pid: pid).map { $0 - before } } }
     let state = try measure(observer, since: started)
     let cpu = serverCPU.map { String(format: "; cpu: server %.2f s + client %.2f s", $0, clientCPU) } ?? ""
-    results.append("\(sinkType) pass \(pass): \(rows) rows in \(String(Int(seconds * 1000))) ms = \(Int(Double(rows) / seconds)) rows/s; "
+    results.append("\(sinkType) pass \(pass) (\(batchSize) rows a batch): \(rows) rows in \(String(Int(seconds * 1000))) ms = \(Int(Double(rows) / seconds)) rows/s; "
                    + "table rows \(state.rows), size \(state.bytes / 1_048_576) MB, rows written in this pass \(state.tuples)\(cpu)")
     print(results.last!)
 }
