@@ -44,6 +44,21 @@ final class PostgresServerFixture {
         throw PostgresFixtureError(message: "no PostgreSQL could start on ports \(firstPort)–\(firstPort + 19)")
     }
 
+    /// A server of its own that preloads the library `scripts/with-postgres.sh` named for the
+    /// TimescaleDB stand-in, with the extension created in its `postgres` database (a connection
+    /// to it is returned); nil without the stand-in or a test database. Ports from the shared
+    /// server's + `portOffset`.
+    static func withTimescaleDBStandIn(portOffset: Int) throws -> (server: PostgresServerFixture, admin: PostgresConnection)? {
+        guard PostgresTestDatabase.url != nil, let port = PostgresTestDatabase.port.flatMap(Int.init),
+              PostgresTestDatabase.environment("PG_FAKE_TIMESCALEDB") != nil,
+              let library = PostgresTestDatabase.environment("PG_FAKE_TIMESCALEDB_LIBRARY"),
+              let server = try PostgresServerFixture(firstPort: port + portOffset, settings: ["shared_preload_libraries=\(library)"])
+        else { return nil }
+        let admin = try PostgresConnection(url: server.url)
+        try admin.execute("CREATE EXTENSION timescaledb")
+        return (server, admin)
+    }
+
     deinit {
         if server != nil { stop(mode: "immediate") }
         try? FileManager.default.removeItem(atPath: directory)

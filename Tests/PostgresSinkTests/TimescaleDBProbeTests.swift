@@ -123,14 +123,8 @@ import TestSupport
     /// Compression and continuous aggregates are left out: plain PostgreSQL refuses their
     /// `timescaledb.*` table options.
     @Test func withTimescaleDBPreloadedTheHypertableDDLBindsToItsSignatures() throws {
-        guard PostgresTestDatabase.url != nil, let port = PostgresTestDatabase.port.flatMap(Int.init),
-              PostgresTestDatabase.environment("PG_FAKE_TIMESCALEDB") != nil,
-              let library = PostgresTestDatabase.environment("PG_FAKE_TIMESCALEDB_LIBRARY"),
-              let server = try PostgresServerFixture(firstPort: port + 180, settings: ["shared_preload_libraries=\(library)"])
-        else { return }
-        let admin = try PostgresConnection(url: server.url)
+        guard let (server, admin) = try PostgresServerFixture.withTimescaleDBStandIn(portOffset: 180) else { return }
         defer { admin.close() }
-        try admin.execute("CREATE EXTENSION timescaledb")
         func start(_ options: String) throws -> [String] {
             let config = try HealthRouterConfig.parse(yaml: """
                 sinks:

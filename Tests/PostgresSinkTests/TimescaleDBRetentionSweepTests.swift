@@ -9,14 +9,8 @@ import TimescaleDBSink
 /// are the ranges holding rows and its `drop_chunks` deletes them, as the retention job would.
 @Suite struct TimescaleDBRetentionSweepTests {
     @Test func indexRowsAndWorkoutPartsOfDroppedChunksGoAndTheRestStays() throws {
-        guard PostgresTestDatabase.url != nil, let port = PostgresTestDatabase.port.flatMap(Int.init),
-              PostgresTestDatabase.environment("PG_FAKE_TIMESCALEDB") != nil,
-              let library = PostgresTestDatabase.environment("PG_FAKE_TIMESCALEDB_LIBRARY"),
-              let server = try PostgresServerFixture(firstPort: port + 200, settings: ["shared_preload_libraries=\(library)"])
-        else { return }
-        let admin = try PostgresConnection(url: server.url)
+        guard let (server, admin) = try PostgresServerFixture.withTimescaleDBStandIn(portOffset: 200) else { return }
         defer { admin.close() }
-        try admin.execute("CREATE EXTENSION timescaledb")
         let sink = TimescaleDBSink(configuration: .init(url: server.url, schema: "health"), context: ConformanceFixtures.context())
         defer { sink.close() }
         _ = try sink.prepare()
