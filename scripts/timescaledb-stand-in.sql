@@ -47,13 +47,17 @@ $$;
 CREATE VIEW timescaledb_information.chunks AS SELECT * FROM _timescaledb_internal.stand_in_chunks();
 
 -- drop_chunks(relation, older_than, …): deletes the rows of the chunks that end at or before
--- now() - older_than, as TimescaleDB's retention job does (the sink never calls it; tests do).
+-- now() - older_than, as TimescaleDB's retention job does (the sink never calls it; tests do;
+-- newer_than and verbose are refused, not ignored).
 CREATE FUNCTION drop_chunks(relation regclass, older_than interval DEFAULT NULL, newer_than interval DEFAULT NULL,
                             verbose boolean DEFAULT false)
 RETURNS SETOF text LANGUAGE plpgsql AS $$
 DECLARE
     d record;
 BEGIN
+    IF older_than IS NULL OR newer_than IS NOT NULL OR drop_chunks.verbose THEN
+        RAISE EXCEPTION 'stand-in: drop_chunks takes older_than alone';
+    END IF;
     SELECT s.column_name, extract(epoch FROM s.time_interval) AS seconds INTO d
     FROM _timescaledb_internal.stand_in_dimensions s WHERE s.hypertable = relation;
     EXECUTE format('DELETE FROM %s WHERE floor(extract(epoch FROM %I) / $2) * $2 + $2 <= extract(epoch FROM now() - $1)',
