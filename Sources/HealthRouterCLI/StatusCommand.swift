@@ -7,10 +7,10 @@ enum StatusCommand {
         usage: healthrouter status [--config FILE]
 
         Shows the journal and, per sink: its cursor (the last journal entry it wrote),
-        its lag (entries after the cursor), rows written, dead letters with their
-        reasons, and the last error (in full below the table when it is long). Also
-        lists entries that no route selects: they stay in the journal, and a route
-        added later delivers them.
+        its lag (entries after the cursor that its routes select), rows written, dead
+        letters with their reasons, and the last error (in full below the table when it
+        is long). Also lists entries that no route selects: they stay in the journal,
+        and a route added later delivers them.
 
         exit codes: 0 every sink caught up, 1 a sink lags, has dead letters or an error,
                     64 wrong options, 73 the state directory cannot be one (a file is in its
@@ -49,10 +49,16 @@ enum StatusCommand {
         print(journalLine)
 
         let states = try journal.sinkStates(named: config.sinks.map(\.name))
+        let routes = loaded.routes
         var healthy = true
         var rows: [[String]] = [["sink", "type", "cursor", "lag", "rows written", "dead letters", "last error"]]
         for (sink, state) in zip(config.sinks, states) {
-            let lag = try journal.countEntries(after: state.cursor)
+            // What the sink's worker has yet to deliver: a sink that has not run since its routes
+            // changed (or was just added) has entries after its cursor that it will only pass over.
+            let lag = try journal.entryCountsByTypeAndSource(after: state.cursor).reduce(Int64(0)) { sum, group in
+                guard let type = group.type else { return sum + group.count }  // tombstones go to every sink
+                return routes.selects(sink: sink.name, type: type, source: group.source) ? sum + group.count : sum
+            }
             if lag > 0 || state.deadLetters > 0 || state.lastError != nil { healthy = false }
             rows.append([sink.name, sink.type, NumberText.grouped(state.cursor), NumberText.grouped(lag),
                          NumberText.grouped(state.written), NumberText.grouped(state.deadLetters),
@@ -71,9 +77,8 @@ enum StatusCommand {
             for letter in letters.prefix(10) { print("  \(letter.sequence): \(letter.reason)") }
             if letters.count > 10 { print("  … and \(letters.count - 10) more") }
         }
-        let routes = loaded.routes
         var unrouted: [String: Int64] = [:]
-        for (type, source, count) in try journal.entryCountsByTypeAndSource() {
+        for case let (type?, source, count) in try journal.entryCountsByTypeAndSource() {
             if !config.sinks.contains(where: { routes.selects(sink: $0.name, type: type, source: source) }) {
                 unrouted[type, default: 0] += count
             }

@@ -555,7 +555,8 @@ public final class Journal {
         return out
     }
 
-    /// Entries after `sequence` whose type is in `types` (nil: any) plus every tombstone: for lag figures.
+    /// Entries after `sequence`, whatever their type: the lag `/metrics` reports (a count the
+    /// index answers; `status` counts only what each sink's routes select).
     public func countEntries(after sequence: Int64) throws -> Int64 {
         let statement = try database.prepare("SELECT count(*) FROM entries WHERE seq > ?1")
         statement.bind(1, sequence)
@@ -677,12 +678,13 @@ public final class Journal {
         return database.changes
     }
 
-    /// Stored sample entries grouped by type and source, for finding what no route selects.
-    public func entryCountsByTypeAndSource() throws -> [(type: String, source: String, count: Int64)] {
-        let statement = try database.prepare(
-            "SELECT type, source, count(*) FROM entries WHERE type IS NOT NULL GROUP BY type, source")
-        var out: [(String, String, Int64)] = []
-        while try statement.step() { out.append((statement.string(0) ?? "", statement.string(1) ?? "", statement.int64(2))) }
+    /// The entries after `sequence` grouped by type (nil: tombstones) and source, for `status`:
+    /// what no route selects, and what each sink's routes still have to deliver.
+    public func entryCountsByTypeAndSource(after sequence: Int64 = 0) throws -> [(type: String?, source: String, count: Int64)] {
+        let statement = try database.prepare("SELECT type, source, count(*) FROM entries WHERE seq > ?1 GROUP BY type, source")
+        statement.bind(1, sequence)
+        var out: [(String?, String, Int64)] = []
+        while try statement.step() { out.append((statement.string(0), statement.string(1) ?? "", statement.int64(2))) }
         return out
     }
 

@@ -1,0 +1,62 @@
+import TestSupport
+import Foundation
+import Testing
+
+/// `status` counts as a sink's lag the entries after its cursor that its routes select: a sink
+/// added to the config, which has not run yet, lags by what it will deliver, not by the whole
+/// journal, and `status` exits 0 when no sink has anything left to deliver.
+@Suite struct StatusLagTests {
+    /// The lag column of `sink`'s row in `status`'s table.
+    static func lag(_ stdout: String, sink: String) -> String? {
+        guard let row = stdout.split(separator: "\n").first(where: { $0.hasPrefix(sink + " ") }) else { return nil }
+        let columns = row.split(separator: " ", omittingEmptySubsequences: true)
+        return columns.count > 3 ? String(columns[3]) : nil
+    }
+
+    @Test func aSinkLagsOnlyByWhatItsRoutesSelect() throws {
+        let directory = makeTemporaryDirectory()
+        let export = directory + "/export.xml"
+        try CommandRunner.generateExport(records: 300, to: export, zip: false, quirks: false)
+        let base = """
+            state_directory: \(directory)/state
+            sinks:
+              local: { type: sqlite, path: \(directory)/state/health.sqlite }
+
+            """
+        let first = try writeConfig(base, in: directory)
+        let imported = try CommandRunner.run(["import", export, "--config", first, "--quiet"], in: directory)
+        #expect(imported.status == 0, "\(imported.stderr)")
+
+        // Added after the import, never run: `uv` selects a type the export does not hold, `all` everything.
+        let later = directory + "/later.yaml"
+        try (base + """
+              uv: { type: ndjson, directory: \(directory)/uv }
+              all: { type: ndjson, directory: \(directory)/all }
+            routes:
+              - types: ["*"]
+                to: [local, all]
+              - types: [HKQuantityTypeIdentifierUVExposure]
+                to: [uv]
+            """).write(toFile: later, atomically: true, encoding: .utf8)
+        let status = try CommandRunner.run(["status", "--config", later], in: directory)
+        #expect(status.status == 1, "\(status.stdout)")
+        #expect(Self.lag(status.stdout, sink: "local") == "0", "\(status.stdout)")
+        #expect(Self.lag(status.stdout, sink: "uv") == "0", "\(status.stdout)")
+        let all = try #require(Self.lag(status.stdout, sink: "all").flatMap { Int($0.replacingOccurrences(of: ",", with: "")) },
+                               "\(status.stdout)")
+        #expect(all > 300, "\(status.stdout)")
+
+        // Without the sink that has something to deliver, nothing lags.
+        try (base + """
+              uv: { type: ndjson, directory: \(directory)/uv }
+            routes:
+              - types: ["*"]
+                to: [local]
+              - types: [HKQuantityTypeIdentifierUVExposure]
+                to: [uv]
+            """).write(toFile: later, atomically: true, encoding: .utf8)
+        let quiet = try CommandRunner.run(["status", "--config", later], in: directory)
+        #expect(quiet.status == 0, "\(quiet.stdout)")
+        #expect(Self.lag(quiet.stdout, sink: "uv") == "0", "\(quiet.stdout)")
+    }
+}
