@@ -87,9 +87,9 @@ struct HTTPSinkRefusalTests {
         // The first body was over the proxy's limit, and smaller ones were sent until one held the bad element alone.
         #expect(receiver.statuses.first == 413 && receiver.statuses.contains(400), "\(receiver.statuses)")
         // One line, not one per entry: a flood of dead letters writes one every 10 s at most.
-        let warnings = daemon.log.split(separator: "\n").filter { $0.contains("parked as dead letters") }
-        #expect(warnings.count == 1 && warnings[0].contains("sink=mirror") && warnings[0].contains("reason=")
-                    && warnings[0].contains("dead_letters_since_start="), "\(daemon.log)")
+        let warnings = daemon.log.split(separator: "\n").filter { $0.contains("parked as a dead letter") }
+        #expect(warnings.count == 1 && warnings[0].contains("sink=mirror") && warnings[0].contains("seq=")
+                    && warnings[0].contains("reason=") && warnings[0].contains("answered 400"), "\(daemon.log)")
 
         let status = try CommandRunner.run(["status", "--config", directory + "/config.yaml"], in: directory,
                                            environment: ["TEST_TOKEN": DaemonProcess.token])

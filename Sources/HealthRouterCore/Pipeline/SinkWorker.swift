@@ -55,7 +55,7 @@ public final class SinkWorker: Sendable {
     private let selects: @Sendable (_ type: String?, _ source: String) -> Bool
     private let settings: Settings
     private let logger: Logger
-    /// Dead-letter warnings: a line per batch with dead letters, at most one every 10 s.
+    /// Dead-letter warnings: at most one line every 10 s (the next one counts those left out).
     private let deadLetterWarnings: ThrottledWarnings
     private let progressState = Mutex(Progress())
 
@@ -211,19 +211,11 @@ public final class SinkWorker: Sendable {
                 if Date().timeIntervalSince(savedAt) >= Self.cursorInterval { try saveCursor() }
                 cursor = last
                 attempts = 0
-                let deadLetters = progressState.withLock {
+                progressState.withLock {
                     $0.cursor = cursor
                     $0.written += outcome.written
                     $0.deadLetters += outcome.dead
                     $0.lastError = nil
-                    return $0.deadLetters
-                }
-                if let first = outcome.firstDead {
-                    deadLetterWarnings.warn(
-                        key: "dead letters",
-                        "\(outcome.dead) \(outcome.dead == 1 ? "entry" : "entries") of a batch parked as dead letters: the store "
-                            + "refused \(outcome.dead == 1 ? "it" : "them"), the rest was written (healthrouter status lists them)",
-                        [("seq", String(first.sequence)), ("reason", first.reason), ("dead_letters_since_start", String(deadLetters))])
                 }
             } catch {
                 attempts += 1
@@ -282,39 +274,33 @@ public final class SinkWorker: Sendable {
         return max(0, count - dead)
     }
 
-    /// What `deliver` wrote, and what it parked as dead letters (the first of them, for the log).
-    private struct Delivery {
-        var written = 0
-        var dead = 0
-        var firstDead: (sequence: Int64, reason: String)?
-    }
-
     /// Writes `entries` and sets the sink's cursor to `cursor`; isolates rejected entries.
     private func deliver(_ entries: [JournalEntry], cursor: Int64, sink: any Sink,
-                         journal: Journal, writer: PushIngest?) throws -> Delivery {
+                         journal: Journal, writer: PushIngest?) throws -> (written: Int, dead: Int) {
         do {
             try sink.write(entries, cursor: cursor)
-            return Delivery(written: entries.count)
+            return (entries.count, 0)
         } catch SinkError.rejected(let reason) {
             guard entries.count > 1 else {
-                var delivery = Delivery()
                 if let entry = entries.first {
                     if let writer {
                         try writer.addDeadLetter(sink: name, sequence: entry.sequence, reason: reason)
                     } else {
                         try journal.addDeadLetter(sink: name, sequence: entry.sequence, reason: reason)
                     }
-                    delivery = Delivery(dead: 1, firstDead: (entry.sequence, reason))
+                    deadLetterWarnings.warn(key: "dead letter", "entry parked as a dead letter: the store refused it, the rest "
+                                                + "of its batch is written (healthrouter status lists them)",
+                                            [("seq", String(entry.sequence)), ("reason", reason)])
                 }
                 try sink.write([], cursor: cursor)
-                return delivery
+                return (0, entries.isEmpty ? 0 : 1)
             }
             let middle = entries.count / 2
             let first = Array(entries[..<middle])
             let second = Array(entries[middle...])
             let a = try deliver(first, cursor: first.last!.sequence, sink: sink, journal: journal, writer: writer)
             let b = try deliver(second, cursor: cursor, sink: sink, journal: journal, writer: writer)
-            return Delivery(written: a.written + b.written, dead: a.dead + b.dead, firstDead: a.firstDead ?? b.firstDead)
+            return (a.written + b.written, a.dead + b.dead)
         }
     }
 
