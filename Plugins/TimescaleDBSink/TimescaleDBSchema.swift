@@ -9,7 +9,8 @@ import PostgresClient
 ///   only ids, deletes by the full primary key (fast even in compressed chunks). When an id moves
 ///   (its start or its table changed), the upsert of its index row records where it was
 ///   (`previous_table`, `previous_start_at`), so the old row is deleted without a second lookup.
-/// - `deleted_samples`, `sink_cursor`, `healthrouter_schema` (the schema version).
+/// - `deleted_samples`, `sink_cursor`, `healthrouter_schema` (the schema version), `swept_chunks`
+///   (each hypertable's earliest chunk when `TimescaleDBRetentionSweep` last ran).
 struct TimescaleDBSchema {
     static let version: Int64 = 1
 
@@ -77,6 +78,8 @@ struct TimescaleDBSchema {
             "CREATE TABLE IF NOT EXISTS \(name("deleted_samples")) (id text COLLATE \"C\" PRIMARY KEY, user_id text, "
                 + "deleted_at timestamptz NOT NULL DEFAULT now(), journal_seq bigint NOT NULL)",
             "CREATE TABLE IF NOT EXISTS \(name("sink_cursor")) (sink text PRIMARY KEY, journal_seq bigint NOT NULL)",
+            "CREATE TABLE IF NOT EXISTS \(name("swept_chunks")) (table_name text PRIMARY KEY, earliest_chunk timestamptz, "
+                + "swept_at timestamptz NOT NULL DEFAULT now())",
         ] + TimescaleDBWorkoutChildren(schema: schema).ddl
     }
 

@@ -120,8 +120,10 @@ public final class TimescaleDBSink: Sink {
     private var samplesStream: PostgresUpsertStream
     /// Whether the tables are hypertables (TimescaleDB found and usable).
     public private(set) var usesHypertables = false
-    /// When `TimescaleDBRetentionSweep` last ran on this instance (nil: not yet).
-    private var lastSweep: Date?
+    /// When `TimescaleDBRetentionSweep` last ran on this instance (uptime seconds; nil: not yet).
+    private var lastSweep: Double?
+    /// At most one sweep check an hour per instance: the check reads the chunk list.
+    static let sweepInterval: Double = 3600
 
     public init(configuration: Configuration, context: PluginContext) {
         self.configuration = configuration
@@ -345,20 +347,26 @@ public final class TimescaleDBSink: Sink {
                                                         on: connection)
     }
 
-    /// Caught up: on hypertables, at most once every `TimescaleDBRetentionSweep.interval`, removes
-    /// the `sample_index` rows and workout parts of rows whose chunks were dropped. A failure is
-    /// logged, not thrown: it is housekeeping, and must not hold back the writes.
+    /// Caught up: on hypertables, at most once every `sweepInterval`, runs
+    /// `TimescaleDBRetentionSweep`, which removes the `sample_index` rows and workout parts of rows
+    /// whose chunks were dropped (a read of the chunk list when none was). A failure is logged,
+    /// not thrown: it is housekeeping, and the next check an hour later tries again.
     public func caughtUp() throws {
         guard usesHypertables, let connection else { return }
-        if let lastSweep, Date().timeIntervalSince(lastSweep) < TimescaleDBRetentionSweep.interval { return }
-        lastSweep = Date()
+        let now = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+        if let lastSweep, now - lastSweep < Self.sweepInterval { return }
+        let first = lastSweep == nil
+        lastSweep = now
         do {
-            let swept = try TimescaleDBRetentionSweep(schema: schema).run(on: connection)
-            if swept > 0 {
-                logger.info("removed \(swept) sample_index rows, with their workout parts, of rows in dropped chunks")
+            switch try TimescaleDBRetentionSweep(schema: schema).run(on: connection) {
+            case .unchanged: break
+            case .swept(let count):
+                logger.info("removed \(count) sample_index rows, with their workout parts, of rows in dropped chunks")
+            case .skipped(let reason):
+                if first { logger.info("rows of dropped chunks are not swept from sample_index: \(reason)") }
             }
         } catch {
-            logger.warning("could not remove the sample_index rows of dropped chunks (tried again in a day): \(error)")
+            logger.warning("could not remove the sample_index rows of dropped chunks (tried again in an hour): \(error)")
         }
     }
 
