@@ -24,8 +24,9 @@ enum MigrateCommand {
         The journal is not involved: no sink's cursor moves (the target keeps its own), so a target
         that is also routed from the journal goes on receiving new samples as before. Stopped
         half-way (Ctrl-C, kill -9), the same command resumes after the last batch the target
-        acknowledged (<state_directory>/runs/migrate-FROM-to-TO.cursor); writes are idempotent, so
-        running a finished migration again changes nothing.
+        acknowledged (<state_directory>/runs/migrate-FROM-to-TO.cursor), or starts over, saying so,
+        when the --from store gained or lost rows before that point since; writes are idempotent,
+        so running a finished migration again changes nothing.
         A store whose schema cannot hold every field (postgres' healthkit_metrics) gives back what
         it holds: --verify shows which types differ.
 
@@ -73,29 +74,52 @@ enum MigrateCommand {
 
         let cursor = ResumeCursor(stateDirectory: loaded.config.stateDirectory, name: "migrate-\(from)-to-\(to)")
         let run = FilterOptions.describe(filter)
-        var resumeAfter: Int64 = 0
+        var resume: (position: Int64, digest: Int64?) = (0, nil)
         if !arguments.flags.contains("--restart"), let saved = try cursor.load() {
             if saved.run == run {
-                resumeAfter = saved.position
+                resume = (saved.position, saved.digest)
                 StandardError.write("resuming the migration \(from) → \(to) after \(NumberText.grouped(saved.position)) items\n")
             } else {
                 StandardError.write("note: an earlier migration \(from) → \(to) (\(saved.run)) did not finish; starting over\n")
             }
         }
         let progress = DeliveryProgress(label: "migrating \(from) → \(to)", quiet: arguments.flags.contains("--quiet"))
-        let delivery = DirectDelivery(sink: target.sink, sinkCursor: try target.cursorToKeep(stateDirectory: loaded.config.stateDirectory), filter: filter,
-                                      resumeAfter: resumeAfter, batchSize: batchSize) { position, counts in
-            try cursor.save(position, run: run)
-            progress.update(counts)
-        }
-        let started = Date()
-        var position: Int64 = 0
-        do {
+        let sinkCursor = try target.cursorToKeep(stateDirectory: loaded.config.stateDirectory)
+        var current: DirectDelivery?
+        /// Reads the source into the target, passing over the first `resumeAfter` items, which an
+        /// interrupted run delivered: the source is read in a stable order, but rows added or
+        /// deleted before that position since shift it, so the ids read up to it must hash to
+        /// `expected` (`ReadOrderDigest`), else `SourceChanged`.
+        func copy(resumeAfter: Int64, expected: Int64?) throws -> DirectDelivery {
+            let order = ReadOrderDigest()
+            let delivery = DirectDelivery(sink: target.sink, sinkCursor: sinkCursor, filter: filter,
+                                          resumeAfter: resumeAfter, batchSize: batchSize) { position, counts in
+                try cursor.save(position, run: run, digest: order.value)
+                progress.update(counts)
+            }
+            current = delivery
+            var position: Int64 = 0
             try reader.readBack { item in
                 position += 1
+                order.add(item)
+                if position == resumeAfter, let expected, order.value != expected { throw SourceChanged() }
                 try delivery.accept(JournalEntry(sequence: position, source: from, item: item, isFromJournal: false))
             }
+            if position < resumeAfter, expected != nil { throw SourceChanged() }
             try delivery.finish()
+            return delivery
+        }
+        let started = Date()
+        let delivery: DirectDelivery
+        do {
+            do {
+                delivery = try copy(resumeAfter: resume.position, expected: resume.digest)
+            } catch is SourceChanged {
+                progress.stop()
+                StandardError.write("note: \(from) changed since the interrupted migration (rows added or deleted before where it "
+                                        + "stopped): starting over (writes are idempotent: what it delivered is not doubled)\n")
+                delivery = try copy(resumeAfter: 0, expected: nil)
+            }
         } catch SinkError.misconfigured(let reason) {
             progress.stop()
             throw CommandFailure(message: "the migration \(from) → \(to) stopped: a sink is misconfigured: \(reason)",
@@ -103,7 +127,7 @@ enum MigrateCommand {
         } catch {
             progress.stop()
             ErrorOutput(format: loaded.logger.format).write("the migration \(from) → \(to) stopped: \(error)\n"
-                + "  hint: run the same command again to resume after \(NumberText.grouped(delivery.counts.position)) items",
+                + "  hint: run the same command again to resume after \(NumberText.grouped(current?.counts.position ?? 0)) items",
                 exitCode: .incomplete)
             return .incomplete
         }
@@ -162,5 +186,23 @@ enum MigrateCommand {
             if filter.selects(item) { sums.add(item) }
         }
         return sums
+    }
+}
+
+/// The input of an interrupted migration changed before the position it reached.
+struct SourceChanged: Error {}
+
+/// A running hash of the ids a read-back gave, in its order (`ContentHash`), so that a resumed
+/// migration can tell whether the items before its position are still the same ones.
+final class ReadOrderDigest {
+    private(set) var value = ContentHash.empty
+
+    func add(_ item: HealthItem) {
+        switch item {
+        case .sample(let sample): value = ContentHash.continuing(value, over: sample.id.utf8)
+        case .tombstone(let tombstone):
+            for id in tombstone.ids { value = ContentHash.continuing(value, over: id.utf8 + [UInt8(ascii: ",")]) }
+        }
+        value = ContentHash.continuing(value, over: CollectionOfOne(UInt8(ascii: "\n")))
     }
 }

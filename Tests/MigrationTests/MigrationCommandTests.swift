@@ -220,24 +220,69 @@ import Testing
         #expect(altered.stdout.contains("1 type(s) differ"))
     }
 
-    @Test func killedMigrationResumesToTheIdenticalResult() throws {
-        let directory = try Self.imported(records: 6_000)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+    /// Starts `migrate --from local --to back` 50 samples a batch and kills it (-9) once its resume
+    /// cursor is past `position`; returns the cursor file's path.
+    static func killMigration(in directory: String, past position: Int64 = 0) throws -> String {
         let process = try CommandRunner.start(["migrate", "--from", "local", "--to", "back", "--batch-size", "50", "-q"],
                                               in: directory)
         let cursorFile = directory + "/state/runs/migrate-local-to-back.cursor"
-        let deadline = Date().addingTimeInterval(20)
-        while !FileManager.default.fileExists(atPath: cursorFile), process.isRunning, Date() < deadline {
-            usleep(2_000)
+        func reached() -> Bool {
+            guard let text = try? String(contentsOfFile: cursorFile, encoding: .utf8),
+                  let saved = text.split(separator: "\n").first.flatMap({ Int64($0) }) else { return false }
+            return saved > position
         }
+        let deadline = Date().addingTimeInterval(20)
+        while !reached(), process.isRunning, Date() < deadline { usleep(2_000) }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         #expect(process.terminationReason == .uncaughtSignal, "the migration finished before it could be killed")
+        return cursorFile
+    }
+
+    @Test func killedMigrationResumesToTheIdenticalResult() throws {
+        let directory = try Self.imported(records: 6_000)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let cursorFile = try Self.killMigration(in: directory)
         let resumed = try CommandRunner.run(["migrate", "--from", "local", "--to", "back", "--verify", "-q"], in: directory)
         #expect(resumed.status == 0, "\(resumed.stdout)\(resumed.stderr)")
         #expect(resumed.stderr.contains("resuming"))
         #expect(!FileManager.default.fileExists(atPath: cursorFile))
         #expect(try Self.samples(sqlite: directory + "/back.sqlite") == Self.samples(sqlite: directory + "/local.sqlite"))
+    }
+
+    /// Rows deleted from the source, before where an interrupted migration stopped, shift what
+    /// comes after: resuming at the same position would pass over samples never copied. The
+    /// resumed run sees that the source changed and starts over.
+    @Test func aMigrationWhoseSourceChangedBeforeItsPositionStartsOver() throws {
+        let directory = try Self.imported(records: 6_000)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let cursorFile = try Self.killMigration(in: directory, past: 500)
+        // The first 400 items the source gives back go (at most one batch after the cursor can have been written).
+        let source = SQLiteSink(configuration: .init(path: directory + "/local.sqlite"), context: SinkFixtures.context(NSTemporaryDirectory()))
+        _ = try source.prepare()
+        var first: [String] = []
+        try source.readBack { item in
+            if case .sample(let sample) = item, first.count < 400 { first.append(sample.id) }
+        }
+        source.close()
+        let database = try SQLiteDatabase(path: directory + "/local.sqlite")
+        let ids = first.map { "'\($0.replacingOccurrences(of: "'", with: "''"))'" }.joined(separator: ",")
+        var deleted = 0
+        for table in ["samples", "sleep_stages", "workouts", "correlations", "activity_summaries", "other_records"] {
+            try database.execute("DELETE FROM \(table) WHERE id IN (\(ids))")
+            deleted += Int(database.changes)
+        }
+        #expect(deleted == 400)
+
+        let resumed = try CommandRunner.run(["migrate", "--from", "local", "--to", "back", "-q"], in: directory)
+        #expect(resumed.status == 0, "\(resumed.stdout)\(resumed.stderr)")
+        #expect(resumed.stderr.contains("changed since the interrupted migration"), "\(resumed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: cursorFile))
+        let left = try Self.samples(sqlite: directory + "/local.sqlite")
+        let copied = try Self.samples(sqlite: directory + "/back.sqlite")
+        #expect(left.count > 1_000)
+        let missing = left.filter { copied[$0.key] != $0.value }.count
+        #expect(missing == 0, "\(missing) samples of the source never copied")
     }
 
     @Test func backfillOfOneSinkLeavesTheOthersUntouched() throws {

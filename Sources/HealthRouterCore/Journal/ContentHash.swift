@@ -1,8 +1,21 @@
 /// A stable 64-bit content hash (FNV-1a): unlike Swift's `Hasher` it is the same in
 /// every process, so it can be stored.
 public enum ContentHash {
+    /// The hash of no bytes: where `continuing` starts.
+    public static let empty = Int64(bitPattern: 0xcbf2_9ce4_8422_2325)
+
     public static func of(_ bytes: [UInt8]) -> Int64 {
         of(bytes, skipping: [])
+    }
+
+    /// `hash` (of some bytes) continued over `bytes`: the hash of both, one after the other.
+    public static func continuing(_ hash: Int64, over bytes: some Sequence<UInt8>) -> Int64 {
+        var hash = UInt64(bitPattern: hash)
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return Int64(bitPattern: hash)
     }
 
     /// The hash of `bytes` without those in `skipped` (ascending, not overlapping): the hash of

@@ -13,23 +13,25 @@ public struct ResumeCursor: Sendable {
         path = (stateDirectory as NSString).appendingPathComponent("runs/\(safe).cursor")
     }
 
-    /// The stored position and the run's description, or nil when no run is under way.
-    public func load() throws -> (position: Int64, run: String)? {
+    /// The stored position, the run's description and the digest of what came before the
+    /// position (nil: none was stored), or nil when no run is under way.
+    public func load() throws -> (position: Int64, run: String, digest: Int64?)? {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         let text = String(decoding: data, as: UTF8.self)
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         guard let first = lines.first, let position = Int64(first) else {
             throw ResumeCursorDamaged(path: path)
         }
-        return (position, lines.count > 1 ? String(lines[1]) : "")
+        return (position, lines.count > 1 ? String(lines[1]) : "", lines.count > 2 ? Int64(lines[2]) : nil)
     }
 
-    /// Stores `position` with `run`, a description of the run (its options), durably.
-    public func save(_ position: Int64, run: String) throws {
+    /// Stores `position` with `run`, a description of the run (its options), and `digest`, what
+    /// the caller needs to tell that the input before `position` is still what it was, durably.
+    public func save(_ position: Int64, run: String, digest: Int64? = nil) throws {
         let directory = (path as NSString).deletingLastPathComponent
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let temporary = path + ".tmp"
-        let bytes = Array("\(position)\n\(run)\n".utf8)
+        let bytes = Array("\(position)\n\(run)\n\(digest.map(String.init) ?? "")\n".utf8)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw ResumeCursorDamaged(path: temporary) }
         let written = bytes.withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
