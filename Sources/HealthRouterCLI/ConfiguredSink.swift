@@ -29,8 +29,11 @@ struct ConfiguredSink {
     /// With `existingStoreOnly`, a readable sink whose store (file or folder) does not exist
     /// fails with exit 66 before `prepare()` could create it empty. A store that is down is
     /// tried five times, 0.5 s to 4 s apart, as an import tries it (exit 73 after that); a
-    /// misconfigured sink fails at once (exit 78).
-    static func open(_ name: String, loaded: LoadedConfig, command: String, existingStoreOnly: Bool = false) throws -> ConfiguredSink {
+    /// misconfigured sink fails at once (exit 78). With `readableFor` (what the command would do
+    /// with its rows: "dumped"), a sink that cannot be read back fails (exit 64) before it is
+    /// connected: whether its store is up does not matter.
+    static func open(_ name: String, loaded: LoadedConfig, command: String, existingStoreOnly: Bool = false,
+                     readableFor purpose: String? = nil) throws -> ConfiguredSink {
         let spec = try spec(name, loaded: loaded)
         let retry = SinkWorker.Settings.oneShot
         func cannotOpen(_ error: any Error) -> CommandFailure {
@@ -44,6 +47,10 @@ struct ConfiguredSink {
             sink = try spec.makeSink()
         } catch {
             throw cannotOpen(error)
+        }
+        if let purpose, !(sink is any ReadableSink) {
+            sink.close()
+            throw notReadable(name, type: spec.type, purpose: purpose)
         }
         if existingStoreOnly, let missing = (sink as? any ReadableSink)?.missingStore {
             let isDatabase = missing.contains("://")
@@ -90,10 +97,12 @@ struct ConfiguredSink {
 
     /// The sink as a readable one, or an error saying that this type cannot be read back.
     func readable(for purpose: String) throws -> any ReadableSink {
-        guard let readable = sink as? any ReadableSink else {
-            throw CommandFailure(message: "the sink '\(name)' (\(type)) cannot be read back, so it cannot be \(purpose)",
-                                 hint: "sinks that can be read back: sqlite, ndjson, postgres, timescaledb", code: .usage)
-        }
+        guard let readable = sink as? any ReadableSink else { throw Self.notReadable(name, type: type, purpose: purpose) }
         return readable
+    }
+
+    static func notReadable(_ name: String, type: String, purpose: String) -> CommandFailure {
+        CommandFailure(message: "the sink '\(name)' (\(type)) cannot be read back, so it cannot be \(purpose)",
+                       hint: "sinks that can be read back: sqlite, ndjson, postgres, timescaledb", code: .usage)
     }
 }

@@ -48,7 +48,7 @@ enum DumpCommand {
         let loaded = try LoadedConfig.load(arguments, environment: environment, usesSources: false)
         // What to read is opened before the output is created: a missing input leaves no file behind.
         let opened = try arguments.values["--from"].map {
-            try ConfiguredSink.open($0, loaded: loaded, command: "dump", existingStoreOnly: true)
+            try ConfiguredSink.open($0, loaded: loaded, command: "dump", existingStoreOnly: true, readableFor: "dumped")
         }
         defer { opened?.sink.close() }
         let reader = try opened?.readable(for: "dumped")

@@ -62,12 +62,14 @@ enum MigrateCommand {
         let loaded = try LoadedConfig.load(arguments, environment: environment, usesSources: false)
         // Both names, and the source's store, are checked before anything is created.
         _ = try ConfiguredSink.spec(to, loaded: loaded)
-        let source = try ConfiguredSink.open(from, loaded: loaded, command: "migrate", existingStoreOnly: true)
+        let source = try ConfiguredSink.open(from, loaded: loaded, command: "migrate", existingStoreOnly: true,
+                                             readableFor: "migrated from")
         defer { source.sink.close() }
         let reader = try source.readable(for: "migrated from")
         try loaded.ensureStateDirectory()
         let verifyOnly = arguments.flags.contains("--verify-only")
-        let target = try ConfiguredSink.open(to, loaded: loaded, command: "migrate", existingStoreOnly: verifyOnly)
+        let target = try ConfiguredSink.open(to, loaded: loaded, command: "migrate", existingStoreOnly: verifyOnly,
+                                             readableFor: arguments.flags.contains("--verify") || verifyOnly ? "verified" : nil)
         defer { target.sink.close() }
         if arguments.flags.contains("--verify") || verifyOnly { _ = try target.readable(for: "verified") }
         if verifyOnly { return try verify(reader, from: from, target, to: to, filter: filter, rejected: 0) }

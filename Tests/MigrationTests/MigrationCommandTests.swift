@@ -285,6 +285,23 @@ import Testing
         #expect(missing == 0, "\(missing) samples of the source never copied")
     }
 
+    /// A sink that cannot be read back is refused at once, as a wrong option (64), also when its
+    /// store is down: it is not tried five times and reported as unreachable (73).
+    @Test func aSinkThatCannotBeReadBackIsRefusedBeforeItIsConnected() throws {
+        let directory = try Self.imported(records: 200)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = try writeConfig(Self.config.replacingOccurrences(
+            of: "sinks:\n", with: "sinks:\n  web: { type: http, url: \"http://127.0.0.1:1\", token: t }\n"), in: directory)
+        for command in [["migrate", "--from", "web", "--to", "back"], ["migrate", "--from", "local", "--to", "web", "--verify"],
+                        ["dump", "--from", "web"]] {
+            let started = Date()
+            let result = try CommandRunner.run(command + ["--config", config], in: directory)
+            #expect(result.status == 64, "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("the sink 'web' (http) cannot be read back"), "\(command): \(result.stderr)")
+            #expect(Date().timeIntervalSince(started) < 5, "\(command) tried to connect first")
+        }
+    }
+
     @Test func backfillOfOneSinkLeavesTheOthersUntouched() throws {
         let directory = try Self.imported()
         defer { try? FileManager.default.removeItem(atPath: directory) }
