@@ -101,6 +101,7 @@ enum BackfillCommand {
         let started = Date()
         var skippedLines: [String: Int] = [:]
         var examples: [String: String] = [:]
+        var unrouted = 0
         do {
             if path == nil, let journal {
                 let retention = try journal.retention()
@@ -110,7 +111,10 @@ enum BackfillCommand {
                 }
                 let selects = opened.spec.selects
                 try journal.forEachEntry(after: resumeAfter, filter: filter, batchSize: batchSize) { entry in
-                    guard selects(entry.item.sampleTypeName, entry.source) else { return }
+                    guard selects(entry.item.sampleTypeName, entry.source) else {
+                        if entry.sequence > resumeAfter { unrouted += 1 }
+                        return
+                    }
                     try delivery.accept(entry)
                 }
             } else if let source = fileSource {
@@ -150,6 +154,10 @@ enum BackfillCommand {
         for line in DirectDeliveryText.samplesByType(counts.samplesByType) { print("  \(line)") }
         for (reason, count) in skippedLines.sorted(by: { $0.key < $1.key }) {
             print("  skipped \(NumberText.grouped(count)): \(reason)\(examples[reason].map { " (first at \($0))" } ?? "")")
+        }
+        if unrouted > 0 {
+            print("  passed over \(NumberText.counted(unrouted, "sample")) the routes do not send to '\(name)' (the config's "
+                  + "routes decide what a sink receives, a backfill too)")
         }
         print("  other sinks and cursors untouched")
         if counts.rejected > 0 {

@@ -390,6 +390,9 @@ import Testing
         let unrouted = try CommandRunner.run(["backfill", "back", "-q"], in: directory)
         #expect(unrouted.status == 0)
         #expect(try Self.samples(sqlite: directory + "/back.sqlite").isEmpty)
+        // … and says what it passed over, and why.
+        #expect(unrouted.stdout.contains("0 samples and"), "\(unrouted.stdout)")
+        #expect(unrouted.stdout.contains("samples the routes do not send to 'back'"), "\(unrouted.stdout)")
     }
 
     /// A directory holding only the config: no journal, no store.
