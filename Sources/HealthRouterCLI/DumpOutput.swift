@@ -10,8 +10,11 @@ final class DumpOutput {
     private let handle: FileHandle
     private let path: String?
     private let temporary: String?
+    /// What the user named (`--output`), or standard output: for errors.
+    private let name: String
 
     init(path given: String?) throws {
+        name = given ?? "standard output"
         guard let given else {
             handle = FileHandle.standardOutput
             path = nil
@@ -52,22 +55,39 @@ final class DumpOutput {
 
     func write(_ bytes: [UInt8]) throws {
         guard !bytes.isEmpty else { return }
-        try handle.write(contentsOf: Data(bytes))
+        try failingClearly { try handle.write(contentsOf: Data(bytes)) }
     }
 
     func close() throws {
         guard let path, let temporary else {
-            if handle !== FileHandle.standardOutput { try handle.close() }
+            if handle !== FileHandle.standardOutput { try failingClearly { try handle.close() } }
             return
         }
-        try handle.synchronize()
-        try handle.close()
+        try failingClearly {
+            try handle.synchronize()
+            try handle.close()
+        }
         // rename(2) replaces a file atomically and fails on a folder (one put there since `init`).
         guard rename(temporary, path) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
             throw CommandFailure(message: "cannot put the dump in place at \(path): \(reason)",
                                  hint: "name a file whose folder is writable", code: .cannotCreate)
+        }
+    }
+
+    /// `body`, with a failure (a full disk, a closed device) told as the dump's: what it was
+    /// written to and why (exit 73), and the partial file removed.
+    private func failingClearly(_ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch {
+            if let temporary { unlink(temporary) }
+            let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+            let reason = underlying.flatMap { $0.domain == NSPOSIXErrorDomain ? String(cString: strerror(Int32($0.code))) : nil }
+                ?? (error as NSError).localizedDescription
+            throw CommandFailure(message: "cannot write the dump to \(name): \(reason)",
+                                 hint: "free space there, or name another file with --output", code: .cannotCreate)
         }
     }
 }

@@ -140,6 +140,13 @@ import Testing
         #expect(try CommandRunner.run(["dump", "--from", "local", "--output", "link.ndjson"], in: directory).status == 0)
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: directory + "/link.ndjson") == "target.ndjson")
         #expect(try String(contentsOfFile: directory + "/target.ndjson", encoding: .utf8) == expected)
+
+        // A device that refuses the writes: the dump's error names it and says why.
+        let full = try CommandRunner.run(["dump", "--from", "local", "--output", "/dev/full"], in: directory)
+        #expect(full.status == 73, "\(full.stderr)")
+        #expect(try CommandRunner.exitCodesInHelp("dump").contains(73))
+        #expect(full.stderr.contains("cannot write the dump to /dev/full: No space left on device"), "\(full.stderr)")
+        #expect(!full.stderr.contains("NSCocoaErrorDomain"), "\(full.stderr)")
     }
 
     /// `dump --output` a folder (or `.`) is refused with 64 and leaves the folder as it was (it was
