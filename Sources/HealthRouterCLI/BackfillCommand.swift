@@ -112,7 +112,7 @@ enum BackfillCommand {
                 let selects = opened.spec.selects
                 try journal.forEachEntry(after: resumeAfter, filter: filter, batchSize: batchSize) { entry in
                     guard selects(entry.item.sampleTypeName, entry.source) else {
-                        if entry.sequence > resumeAfter { unrouted += 1 }
+                        unrouted += 1
                         return
                     }
                     try delivery.accept(entry)

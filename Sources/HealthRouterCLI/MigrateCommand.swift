@@ -68,10 +68,10 @@ enum MigrateCommand {
         let reader = try source.readable(for: "migrated from")
         try loaded.ensureStateDirectory()
         let verifyOnly = arguments.flags.contains("--verify-only")
+        // With --verify, a target that cannot be read back is refused here, before anything is written.
         let target = try ConfiguredSink.open(to, loaded: loaded, command: "migrate", existingStoreOnly: verifyOnly,
                                              readableFor: arguments.flags.contains("--verify") || verifyOnly ? "verified" : nil)
         defer { target.sink.close() }
-        if arguments.flags.contains("--verify") || verifyOnly { _ = try target.readable(for: "verified") }
         if verifyOnly { return try verify(reader, from: from, target, to: to, filter: filter, rejected: 0) }
 
         let cursor = ResumeCursor(stateDirectory: loaded.config.stateDirectory, name: "migrate-\(from)-to-\(to)")
