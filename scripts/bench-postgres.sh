@@ -12,7 +12,12 @@
 #     the id → (table, start_at) lookup table `sample_index` filled in the same statement;
 #   - the sink, BATCH rows a batch (default 5,000, the worker's default; `import` takes 10,000,
 #     the daemon catching up 20,000, `backfill --batch-size N` N), one transaction each, twice: the
-#     second pass re-delivers every row and must write none; only the sink's write calls are timed;
+#     second pass re-delivers every entry as a backfill does (the same entries, the sink's cursor
+#     past them) and must write no row; only the sink's write calls, and the
+#     work it does when caught up (a bulk load's put-off key), are timed. The samples carry
+#     fingerprint ids, as an export's do, marked the first of their id as the journal marks them
+#     (so timescaledb loads the first pass in bulk); IDS=producer gives them a phone's own
+#     ids instead (never the first of their id: no bulk load);
 # and prints rows/s, the ratios the issue asks for, rows written by the re-delivery and table sizes,
 # and the same ratios by CPU seconds (server process + client), steadier on a shared machine.
 # Before each timed phase the database is settled (VACUUM ANALYZE, untimed), so autovacuum work
@@ -21,12 +26,16 @@
 # the sinks to measure (default "timescaledb postgres").
 #   ROWS=200000 REPEAT=3 scripts/bench-postgres.sh
 #   SINKS=timescaledb BATCH=50000 scripts/bench-postgres.sh
+#   IDS=producer scripts/bench-postgres.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${PG_URL:-}" ]; then exec bash scripts/with-postgres.sh bash "$0" "$@"; fi
 rows="${ROWS:-1000000}"
 repeat="${REPEAT:-1}"
 batch="${BATCH:-5000}"
+ids="${IDS:-fingerprint}"
+id_option=()
+case "$ids" in fingerprint) ;; producer) id_option=(--producer-ids 1) ;; *) echo "IDS must be fingerprint or producer" >&2; exit 64 ;; esac
 work="${BENCH_DIR:-bench-data}"
 mkdir -p "$work"
 swift build -c release --product postgres-bench >/dev/null
@@ -70,8 +79,8 @@ for sink in ${SINKS:-timescaledb postgres}; do
   "${sql[@]}" -c "SET client_min_messages = warning; DROP SCHEMA IF EXISTS $schema CASCADE" \
     -c "DROP SCHEMA IF EXISTS bench_ref_$sink CASCADE; DROP SCHEMA IF EXISTS bench_ref2_$sink CASCADE"
   "$bench" --url "$PG_URL" --sink "$sink" --schema "$schema" --prepare-only 1
-  tsv="$(realpath "$work")/pg-$sink-$rows.tsv"
-  [ -s "$tsv" ] || "$bench" --rows "$rows" --sink "$sink" --tsv "$tsv"
+  tsv="$(realpath "$work")/pg-$sink-$rows-$ids.tsv"
+  [ -s "$tsv" ] || "$bench" --rows "$rows" --sink "$sink" --tsv "$tsv" "${id_option[@]}"
   main=$([ "$sink" = timescaledb ] && echo samples || echo healthkit_metrics)
   "${sql[@]}" -c "CREATE SCHEMA bench_ref_$sink; CREATE TABLE bench_ref_$sink.$main (LIKE $schema.$main INCLUDING ALL)"
   reference "$sink reference (psql COPY + INSERT … ON CONFLICT into the same table shape)" "bench_ref_$sink" \
@@ -84,7 +93,8 @@ for sink in ${SINKS:-timescaledb postgres}; do
       "$("$bench" --sink "$sink" --schema "bench_ref2_$sink" --reference-sql "$tsv" --lookup 1)"
     lookup_rate=$ref_rate lookup_cpu=$ref_cpu
   fi
-  out=$("$bench" --url "$PG_URL" --sink "$sink" --schema "$schema" --rows "$rows" --batch "$batch")
+  out=$("$bench" --url "$PG_URL" --sink "$sink" --schema "$schema" --rows "$rows" --batch "$batch" "${id_option[@]}")
+  echo "  ($ids ids)"
   echo "$out"
   python3 - "$sink" "$out" "$main_rate" "$main_cpu" "$lookup_rate" "$lookup_cpu" <<'PY'
 import re, sys

@@ -14,7 +14,8 @@ import PostgresClient
 ///   temporary staging table per target and upserted (`INSERT … SELECT DISTINCT ON … ON CONFLICT
 ///   … DO UPDATE … WHERE … IS DISTINCT FROM …`, so unchanged re-deliveries write nothing),
 ///   `sample_index` follows, tombstones delete through `sample_index`, and `sink_cursor` is set
-///   in the same transaction.
+///   in the same transaction. A first load into an empty store puts `sample_index`'s key off
+///   until it has caught up (`TimescaleDBBulkLoad`).
 /// - Data the server refuses (SQLSTATE classes 22, 23, 54) throws `SinkError.rejected`; anything
 ///   else `SinkError.unavailable` (the worker reconnects with backoff).
 public final class TimescaleDBSink: Sink {
@@ -124,6 +125,17 @@ public final class TimescaleDBSink: Sink {
     private var lastSweep: Double?
     /// At most one sweep check an hour per instance: the check reads the chunk list.
     static let sweepInterval: Double = 3600
+    /// Whether `sample_index` is without its key (`TimescaleDBBulkLoad`); nil: not known, read
+    /// from the catalog when a batch needs it (after a failed write, another writer may have changed it).
+    private var loadingInBulk: Bool?
+    /// Whether the batch being written inserts its ids' `sample_index` rows plainly (a bulk load).
+    private var insertsNewIds = false
+    /// Whether the batch being written is likely stored already (entries the stored cursor has
+    /// passed, as a backfill re-sends them, or entries from outside the journal): its upserts
+    /// leave unchanged rows out first (`PostgresUpsertTable.upsertSQL(skippingUnchanged:)`).
+    private var skipsUnchanged = false
+    /// The cursor `sink_cursor` holds, as far as this instance knows.
+    private var storedCursor: Int64 = 0
 
     public init(configuration: Configuration, context: PluginContext) {
         self.configuration = configuration
@@ -166,6 +178,8 @@ public final class TimescaleDBSink: Sink {
             self.connection = connection
             let cursor = try connection.query("SELECT journal_seq FROM \(schema.name("sink_cursor")) WHERE sink = $1",
                                               [sinkName]).int(0, 0)
+            storedCursor = cursor ?? 0
+            loadingInBulk = nil
             logger.debug("connected to \(database)", [("cursor", cursor.map(String.init) ?? "none"),
                                                      ("hypertables", String(usesHypertables))])
             return cursor ?? 0
@@ -226,6 +240,8 @@ public final class TimescaleDBSink: Sink {
         do {
             let superseded = entries.supersededSamplePositions()
             try connection.transaction {
+                insertsNewIds = try planBulkLoad(entries, cursor: cursor, on: connection)
+                skipsUnchanged = entries.first.map { !$0.isFromJournal || $0.sequence <= storedCursor } ?? false
                 rows.reset()
                 samplesStream.reset()
                 for (position, entry) in entries.enumerated() {
@@ -247,21 +263,69 @@ public final class TimescaleDBSink: Sink {
                                          + "ON CONFLICT (sink) DO UPDATE SET journal_seq = EXCLUDED.journal_seq",
                                      [sinkName, String(cursor)])
             }
-        } catch let error as PostgresError {
-            throw error.writeError
+            storedCursor = cursor
+        } catch {
+            // The transaction rolled back, a key dropped or built in it with it.
+            loadingInBulk = nil
+            if let error = error as? PostgresError { throw error.writeError }
+            throw error
         }
+    }
+
+    /// Whether `entries` insert their `sample_index` rows plainly: yes when every one is a sample
+    /// new to the store (past the stored cursor) and the first of its id, and `sample_index` is
+    /// either without its key already or empty (then the key is dropped here, for a batch of
+    /// `TimescaleDBBulkLoad.minimumBatch` entries or more). Otherwise a missing key is built first.
+    private func planBulkLoad(_ entries: [JournalEntry], cursor: Int64, on connection: PostgresConnection) throws -> Bool {
+        guard let first = entries.first else { return false }
+        let qualifies = first.sequence > storedCursor && cursor > storedCursor && entries.areAllFirstOfTheirId
+        let bulk = TimescaleDBBulkLoad(schema: schema)
+        if try isLoadingInBulk(connection) {
+            if qualifies { return true }
+            try finishBulkLoad(connection)
+            return false
+        }
+        guard qualifies, entries.count >= TimescaleDBBulkLoad.minimumBatch, try bulk.isEmpty(connection) else { return false }
+        try bulk.begin(connection)
+        loadingInBulk = true
+        logger.debug("loading into an empty store: sample_index's key is built when the load has caught up")
+        return true
+    }
+
+    private func isLoadingInBulk(_ connection: PostgresConnection) throws -> Bool {
+        if let loadingInBulk { return loadingInBulk }
+        let loading = try TimescaleDBBulkLoad(schema: schema).isLoading(connection)
+        loadingInBulk = loading
+        return loading
+    }
+
+    /// Builds `sample_index`'s key, inside the caller's transaction, unless another writer of the
+    /// schema (another instance, another sink) has built it since this one looked.
+    private func finishBulkLoad(_ connection: PostgresConnection) throws {
+        let started = DispatchTime.now().uptimeNanoseconds
+        guard try TimescaleDBBulkLoad(schema: schema).isLoading(connection) else {
+            loadingInBulk = false
+            return
+        }
+        try TimescaleDBBulkLoad(schema: schema).finish(connection, statementTimeoutSeconds: Int(configuration.statementTimeout.seconds),
+                                                       sinkName: sinkName)
+        loadingInBulk = false
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        logger.debug("built sample_index's key the load put off", [("seconds", String(format: "%.1f", seconds))])
     }
 
     /// Upserts the staged rows of each table and records where each id lives.
     private func flush(_ connection: PostgresConnection) throws {
         guard !rows.isEmpty || samplesStream.isCopying else { return }
         let samples = schema.samples
-        try samplesStream.finish(&rows.samples, on: connection, returning: ["id", "start_at"]) {
+        try samplesStream.finish(&rows.samples, on: connection, returning: ["id", "start_at"], skippingUnchanged: skipsUnchanged) {
             try self.locate(samples, upsert: $0, on: connection)
         }
         for (table, data) in [(schema.sleepStages, rows.sleepStages), (schema.workouts, rows.workouts)] where !data.isEmpty {
             let returning = table.name == "workouts" ? ["id", "start_at", "detail"] : ["id", "start_at"]
-            try table.write(data, on: connection, returning: returning) { try self.locate(table, upsert: $0, on: connection) }
+            try table.write(data, on: connection, returning: returning, skippingUnchanged: skipsUnchanged) {
+                try self.locate(table, upsert: $0, on: connection)
+            }
         }
         rows.reset()
     }
@@ -274,6 +338,8 @@ public final class TimescaleDBSink: Sink {
     /// fails on `sample_index`'s key: it is rolled back to a savepoint (the staged rows stay) and
     /// the batch runs again through `relocate`, which moves the id.
     private func locate(_ table: PostgresUpsertTable, upsert: String, on connection: PostgresConnection) throws -> Int {
+        // A bulk load's ids are new everywhere, and sample_index has no key to fail on.
+        if insertsNewIds { return Int(try connection.execute(insertNew(table, upsert: upsert)).int(0, 0) ?? 0) }
         try connection.execute("SAVEPOINT hr_locate")
         let written: Int
         do {
@@ -347,12 +413,23 @@ public final class TimescaleDBSink: Sink {
                                                         on: connection)
     }
 
-    /// Caught up: on hypertables, at most once every `sweepInterval`, runs
+    /// Caught up: builds the `sample_index` key a bulk load put off (a failure throws: the worker
+    /// tries again). Then, on hypertables, at most once every `sweepInterval`, runs
     /// `TimescaleDBRetentionSweep`, which removes the `sample_index` rows and workout parts of rows
-    /// whose chunks were dropped (a read of the chunk list when none was). A failure is logged,
-    /// not thrown: it is housekeeping, and the next check an hour later tries again.
+    /// whose chunks were dropped (a read of the chunk list when none was). A sweep's failure is
+    /// logged, not thrown: it is housekeeping, and the next check an hour later tries again.
     public func caughtUp() throws {
-        guard usesHypertables, let connection else { return }
+        guard let connection else { return }
+        if try isLoadingInBulk(connection) {
+            do {
+                try connection.transaction { try finishBulkLoad(connection) }
+            } catch {
+                loadingInBulk = nil
+                if let error = error as? PostgresError { throw error.writeError }
+                throw error
+            }
+        }
+        guard usesHypertables else { return }
         let now = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
         if let lastSweep, now - lastSweep < Self.sweepInterval { return }
         let first = lastSweep == nil
@@ -381,6 +458,10 @@ public final class TimescaleDBSink: Sink {
     }
 
     public func close() {
+        // Best effort: the next prepare() and batch build what is still missing.
+        if let connection, (try? isLoadingInBulk(connection)) == true {
+            try? connection.transaction { try finishBulkLoad(connection) }
+        }
         connection?.close()
         connection = nil
     }

@@ -34,15 +34,15 @@ public struct PostgresUpsertStream {
     }
 
     /// Sends the rest of `rows`, ends the COPY and upserts, as `PostgresUpsertTable.write` does
-    /// (`returning` and `run` likewise); returns the rows written, 0 when there was no row.
+    /// (`returning`, `skippingUnchanged` and `run` likewise); returns the rows written, 0 when there was no row.
     @discardableResult
     public mutating func finish(_ rows: inout CopyTextWriter, on connection: PostgresConnection, returning: [String] = [],
-                                run: ((String) throws -> Int)? = nil) throws -> Int {
+                                skippingUnchanged: Bool = false, run: ((String) throws -> Int)? = nil) throws -> Int {
         guard isCopying || !rows.isEmpty else { return 0 }
         if !rows.isEmpty { try send(&rows, on: connection) }
         isCopying = false
         try connection.endCopy()
-        return try table.upsertStaged(on: connection, returning: returning, run: run)
+        return try table.upsertStaged(on: connection, returning: returning, skippingUnchanged: skippingUnchanged, run: run)
     }
 
     /// Forgets the COPY state, after a failed transaction (which ended the COPY).

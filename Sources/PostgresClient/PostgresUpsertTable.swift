@@ -85,21 +85,43 @@ public struct PostgresUpsertTable: Sendable {
     }
 
     /// The staged rows, one per key, as the target's values.
-    public var dedupedSelectSQL: String {
+    public var dedupedSelectSQL: String { dedupedSelectSQL(aliased: false) }
+
+    /// `dedupedSelectSQL`, each value named after its column when `aliased`.
+    func dedupedSelectSQL(aliased: Bool) -> String {
         let keys = key.map { "s." + SQL.identifier($0) }.joined(separator: ", ")
-        return "SELECT DISTINCT ON (\(keys)) " + columns.map(\.expression).joined(separator: ", ")
+        let values = columns.map { aliased ? "\($0.expression) AS \(SQL.identifier($0.name))" : $0.expression }
+        return "SELECT DISTINCT ON (\(keys)) " + values.joined(separator: ", ")
             + " FROM \(stagingName) s ORDER BY \(keys), s.\(SQL.identifier(order)) DESC"
     }
 
     /// The upsert from staging into the target.
-    public var upsertSQL: String {
+    public var upsertSQL: String { upsertSQL(skippingUnchanged: false) }
+
+    /// The upsert from staging into the target. With `skippingUnchanged`, staged rows the target
+    /// holds already, unchanged, are left out before the INSERT (an anti-join on the key), rather
+    /// than met by `ON CONFLICT`, which locks each such row (a heap write and a WAL record apiece)
+    /// before its `WHERE` finds nothing to change: cheaper when most of a batch is stored already
+    /// (a re-delivery), dearer by one index probe a row when most of it is new. Either form
+    /// writes the same rows.
+    public func upsertSQL(skippingUnchanged: Bool) -> String {
         let names = columns.map { SQL.identifier($0.name) }
         let keyNames = Set(key)
         let updated = columns.filter { !keyNames.contains($0.name) }.map { SQL.identifier($0.name) }
         let compared = columns.filter { $0.compared && !keyNames.contains($0.name) }.map { SQL.identifier($0.name) }
         let sets = updated.map { "\($0) = EXCLUDED.\($0)" } + touch
+        var source = dedupedSelectSQL
+        if skippingUnchanged {
+            // After the dedup, so the batch's winner of each key is the row compared.
+            let keys = key.map(SQL.identifier)
+            source = "SELECT " + names.map { "d.\($0)" }.joined(separator: ", ") + " FROM (" + dedupedSelectSQL(aliased: true)
+                + ") d WHERE NOT EXISTS (SELECT 1 FROM \(qualifiedName) x WHERE "
+                + keys.map { "x.\($0) = d.\($0)" }.joined(separator: " AND ")
+                + " AND (" + compared.map { "x.\($0)" }.joined(separator: ", ") + ") IS NOT DISTINCT FROM ("
+                + compared.map { "d.\($0)" }.joined(separator: ", ") + "))"
+        }
         return "INSERT INTO \(qualifiedName) AS t (" + names.joined(separator: ", ") + ") "
-            + dedupedSelectSQL
+            + source
             + " ON CONFLICT (" + key.map(SQL.identifier).joined(separator: ", ") + ") DO UPDATE SET "
             + sets.joined(separator: ", ")
             + " WHERE (" + compared.map { "t.\($0)" }.joined(separator: ", ") + ") IS DISTINCT FROM ("
@@ -130,17 +152,20 @@ public struct PostgresUpsertTable: Sendable {
     /// `RETURNING t.<returning>` (only rows inserted or changed come back), to wrap in a CTE, or
     /// without RETURNING when `returning` is empty, and returns the rows it wrote. The caller owns
     /// the transaction.
+    /// `skippingUnchanged` picks the upsert's form (see `upsertSQL(skippingUnchanged:)`).
     @discardableResult
     public func write(_ rows: CopyTextWriter, on connection: PostgresConnection, returning: [String] = [],
-                      run: ((String) throws -> Int)? = nil) throws -> Int {
+                      skippingUnchanged: Bool = false, run: ((String) throws -> Int)? = nil) throws -> Int {
         guard !rows.isEmpty else { return 0 }
         try connection.execute(createStagingSQL)
         try connection.copy(copySQL, data: rows.bytes)
-        return try upsertStaged(on: connection, returning: returning, run: run)
+        return try upsertStaged(on: connection, returning: returning, skippingUnchanged: skippingUnchanged, run: run)
     }
 
     /// Upserts what the staging table holds (see `write`).
-    func upsertStaged(on connection: PostgresConnection, returning: [String], run: ((String) throws -> Int)?) throws -> Int {
+    func upsertStaged(on connection: PostgresConnection, returning: [String], skippingUnchanged: Bool = false,
+                      run: ((String) throws -> Int)?) throws -> Int {
+        let upsertSQL = upsertSQL(skippingUnchanged: skippingUnchanged)
         guard let run else { return try connection.execute(upsertSQL).affectedRows }
         guard !returning.isEmpty else { return try run(upsertSQL) }
         return try run(upsertSQL + " RETURNING " + returning.map { "t." + SQL.identifier($0) }.joined(separator: ", "))

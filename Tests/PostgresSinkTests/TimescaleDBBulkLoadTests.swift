@@ -1,0 +1,152 @@
+import Foundation
+import Testing
+import HealthRouterCore
+import PostgresClient
+import TimescaleDBSink
+
+/// A first load into an empty timescaledb store puts `sample_index`'s key off until it has caught
+/// up (`TimescaleDBBulkLoad`), and batches that may meet stored rows leave unchanged ones out
+/// before their upsert: the tables end exactly as without either.
+@Suite struct TimescaleDBBulkLoadTests {
+    /// Heart-rate samples `range` as entries the journal marks the first of their id, entry n at sequence n.
+    func firstOfId(_ range: ClosedRange<Int>) -> [JournalEntry] {
+        range.map { n in
+            JournalEntry(sequence: Int64(n), source: "history", item: .sample(ConformanceFixtures.numbered(n)), isFirstOfId: true)
+        }
+    }
+
+    func hasKey(_ connection: PostgresConnection, _ schema: String) throws -> Bool {
+        try connection.query("SELECT EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'p')",
+                             [SQL.qualified(schema, "sample_index")]).text(0, 0) == "t"
+    }
+
+    /// Each stored sample as `id=value@table:start`, joined with its index row (`unmatched` for a
+    /// row without its partner), sorted.
+    func rows(_ connection: PostgresConnection, _ schema: String) throws -> [String] {
+        let result = try connection.execute(
+            "SELECT s.id || '=' || s.value || '@' || i.table_name || ':' || (extract(epoch FROM i.start_at) * 1000)::bigint "
+                + "FROM \(SQL.qualified(schema, "samples")) s FULL JOIN \(SQL.qualified(schema, "sample_index")) i "
+                + "ON i.id = s.id AND i.start_at = s.start_at ORDER BY 1")
+        return (0..<result.rowCount).map { result.text($0, 0) ?? "unmatched" }
+    }
+
+    func expected(_ numbers: [Int], changing: [Int: Sample] = [:]) -> [String] {
+        numbers.map { n in
+            let sample = changing[n] ?? ConformanceFixtures.numbered(n)
+            return "\(sample.id)=\(Int(sample.value!))@samples:\(sample.start.epochMilliseconds)"
+        }.sorted()
+    }
+
+    @Test func aFirstLoadBuildsTheKeyWhenCaughtUpAndTheTablesEndAsWithoutIt() throws {
+        try TimescaleDBSinkTests().withSink { sink, schema, connection in
+            try sink.write(firstOfId(1...1200), cursor: 1200)
+            #expect(try !hasKey(connection, schema), "an empty store and 1,200 new ids: the key waits")
+            #expect(try rows(connection, schema) == expected(Array(1...1200)))
+            // A short batch of new ids carries on the load.
+            try sink.write(firstOfId(1201...1300), cursor: 1300)
+            #expect(try !hasKey(connection, schema))
+            try sink.caughtUp()
+            #expect(try hasKey(connection, schema))
+            #expect(try rows(connection, schema) == expected(Array(1...1300)))
+
+            // After the load the key does its work: a sample that moves leaves no row behind.
+            var moved = ConformanceFixtures.numbered(7)
+            moved.start = ConformanceFixtures.at(99_999)
+            moved.end = moved.start
+            try sink.write(ConformanceFixtures.entries([moved], from: 1301), cursor: 1301)
+            #expect(try rows(connection, schema) == expected(Array(1...1300), changing: [7: moved]))
+        }
+    }
+
+    @Test func aSmallFirstBatchOrAStoreThatHoldsRowsKeepsTheKey() throws {
+        try TimescaleDBSinkTests().withSink { sink, schema, connection in
+            try sink.write(firstOfId(1...10), cursor: 10)
+            #expect(try hasKey(connection, schema), "ten samples are not worth a rebuild")
+            try sink.write(firstOfId(11...1500), cursor: 1500)
+            #expect(try hasKey(connection, schema), "sample_index is not empty: no bulk load")
+            #expect(try rows(connection, schema) == expected(Array(1...1500)))
+        }
+    }
+
+    @Test func aBatchThatIsNotAllNewBuildsTheKeyFirst() throws {
+        try TimescaleDBSinkTests().withSink { sink, schema, connection in
+            try sink.write(firstOfId(1...1200), cursor: 1200)
+            #expect(try !hasKey(connection, schema))
+            let gone = ConformanceFixtures.numbered(5).id
+            try sink.write([ConformanceFixtures.tombstone([gone], sequence: 1201)], cursor: 1201)
+            #expect(try hasKey(connection, schema))
+            #expect(try rows(connection, schema) == expected(Array(1...1200).filter { $0 != 5 }))
+            let recorded = try connection.query("SELECT count(*) FROM \(SQL.qualified(schema, "deleted_samples")) WHERE id = $1",
+                                                [gone])
+            #expect(recorded.int(0, 0) == 1)
+        }
+    }
+
+    /// A load whose process died carries on in the next: the state is the catalog's. The first
+    /// instance, which still believes it loads, finds the key built when it closes.
+    @Test func aLoadCarriesOnInTheNextProcessAndEitherMayFinishIt() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let (first, schema) = try PostgresTestDatabase.preparedTimescaleDBSink(url)
+        let connection = try PostgresTestDatabase.connect(url)
+        defer { connection.close() }
+        try first.write(firstOfId(1...1000), cursor: 1000)
+        #expect(try !hasKey(connection, schema))
+
+        let second = TimescaleDBSink(configuration: .init(url: url, schema: schema, requireTimescaledb: false),
+                                     context: ConformanceFixtures.context())
+        #expect(try second.prepare() == 1000)
+        try second.write(firstOfId(1001...1100), cursor: 1100)
+        #expect(try !hasKey(connection, schema))
+        try second.caughtUp()
+        #expect(try hasKey(connection, schema))
+        second.close()
+        try first.caughtUp()
+        first.close()
+        #expect(try rows(connection, schema) == expected(Array(1...1100)))
+    }
+
+    @Test func idsWithTwoIndexRowsStopTheBuildWithWhatToDo() throws {
+        try TimescaleDBSinkTests().withSink { sink, schema, connection in
+            try sink.write(firstOfId(1...1000), cursor: 1000)
+            let index = SQL.qualified(schema, "sample_index")
+            // Another writer of the schema, unaware of the load, moved sample 3.
+            try connection.execute("INSERT INTO \(index) (id, table_name, start_at) "
+                                       + "SELECT id, 'sleep_stages', start_at FROM \(index) WHERE id = \(SQL.literal(ConformanceFixtures.numbered(3).id))")
+            let error = #expect(throws: SinkError.self) { try sink.caughtUp() }
+            let text = error.map { "\($0)" } ?? ""
+            #expect(text.contains("1 ids have more than one row"), "\(text)")
+            #expect(text.contains("keep the row whose table holds the sample with the highest journal_seq"), "\(text)")
+            #expect(try !hasKey(connection, schema))
+            try connection.execute("DELETE FROM \(index) WHERE table_name = 'sleep_stages'")
+            try sink.caughtUp()
+            #expect(try hasKey(connection, schema))
+            #expect(try rows(connection, schema) == expected(Array(1...1000)))
+        }
+    }
+
+    /// A backfill re-sends entries the sink's cursor has passed: the unchanged ones are left out
+    /// before the upsert (nothing written, `written_at` kept), a changed one is updated and a
+    /// moved one moves, as through the plain upsert.
+    @Test func aBackfillWritesOnlyWhatChanged() throws {
+        try TimescaleDBSinkTests().withSink { sink, schema, connection in
+            let samples = (1...4).map(ConformanceFixtures.numbered)
+            try sink.write(ConformanceFixtures.entries(samples), cursor: 4)
+            func writtenAt() throws -> [String: String] {
+                let result = try connection.execute("SELECT id, written_at::text FROM \(SQL.qualified(schema, "samples"))")
+                return Dictionary(uniqueKeysWithValues: (0..<result.rowCount).map { (result.text($0, 0)!, result.text($0, 1)!) })
+            }
+            let before = try writtenAt()
+            var changed = samples[1]
+            changed.value = 150
+            var moved = samples[2]
+            moved.start = ConformanceFixtures.at(50_000)
+            moved.end = moved.start
+            try sink.write(ConformanceFixtures.entries([samples[0], changed, moved, samples[3]]), cursor: 4)
+            #expect(try rows(connection, schema) == expected([1, 2, 3, 4], changing: [2: changed, 3: moved]))
+            let after = try writtenAt()
+            #expect(after[samples[0].id] == before[samples[0].id])
+            #expect(after[samples[3].id] == before[samples[3].id])
+            #expect(after[changed.id] != before[changed.id])
+        }
+    }
+}
