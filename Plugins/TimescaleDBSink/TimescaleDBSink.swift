@@ -239,8 +239,13 @@ public final class TimescaleDBSink: Sink {
         guard let connection else { throw SinkError.unavailable("timescaledb: write before prepare") }
         do {
             let superseded = entries.supersededSamplePositions()
+            let allNew = entries.first.map { $0.sequence > storedCursor && cursor > storedCursor && entries.areAllFirstOfTheirId }
+                ?? false
+            // In a transaction of its own: a batch the server then refuses, which the worker splits
+            // and tries again piece by piece, must not build the key again with every piece.
+            if !allNew, try isLoadingInBulk(connection) { try connection.transaction { try finishBulkLoad(connection) } }
             try connection.transaction {
-                insertsNewIds = try planBulkLoad(entries, cursor: cursor, on: connection)
+                insertsNewIds = try planBulkLoad(entries, allNew: allNew, on: connection)
                 skipsUnchanged = entries.first.map { !$0.isFromJournal || $0.sequence <= storedCursor } ?? false
                 rows.reset()
                 samplesStream.reset()
@@ -272,20 +277,16 @@ public final class TimescaleDBSink: Sink {
         }
     }
 
-    /// Whether `entries` insert their `sample_index` rows plainly: yes when every one is a sample
-    /// new to the store (past the stored cursor) and the first of its id, and `sample_index` is
-    /// either without its key already or empty (then the key is dropped here, for a batch of
-    /// `TimescaleDBBulkLoad.minimumBatch` entries or more). Otherwise a missing key is built first.
-    private func planBulkLoad(_ entries: [JournalEntry], cursor: Int64, on connection: PostgresConnection) throws -> Bool {
-        guard let first = entries.first else { return false }
-        let qualifies = first.sequence > storedCursor && cursor > storedCursor && entries.areAllFirstOfTheirId
+    /// Whether `entries` insert their `sample_index` rows plainly: yes when `allNew` (every one is
+    /// a sample new to the store, past the stored cursor, and the first of its id) and
+    /// `sample_index` is either without its key already or empty (then the key is dropped here,
+    /// for a batch of `TimescaleDBBulkLoad.minimumBatch` entries or more). A batch not `allNew`
+    /// finds the key built (`write` builds a missing one first).
+    private func planBulkLoad(_ entries: [JournalEntry], allNew: Bool, on connection: PostgresConnection) throws -> Bool {
+        guard allNew else { return false }
+        if try isLoadingInBulk(connection) { return true }
         let bulk = TimescaleDBBulkLoad(schema: schema)
-        if try isLoadingInBulk(connection) {
-            if qualifies { return true }
-            try finishBulkLoad(connection)
-            return false
-        }
-        guard qualifies, entries.count >= TimescaleDBBulkLoad.minimumBatch, try bulk.isEmpty(connection) else { return false }
+        guard entries.count >= TimescaleDBBulkLoad.minimumBatch, try bulk.isEmpty(connection) else { return false }
         try bulk.begin(connection)
         loadingInBulk = true
         logger.debug("loading into an empty store: sample_index's key is built when the load has caught up")
@@ -420,14 +421,12 @@ public final class TimescaleDBSink: Sink {
     /// logged, not thrown: it is housekeeping, and the next check an hour later tries again.
     public func caughtUp() throws {
         guard let connection else { return }
-        if try isLoadingInBulk(connection) {
-            do {
-                try connection.transaction { try finishBulkLoad(connection) }
-            } catch {
-                loadingInBulk = nil
-                if let error = error as? PostgresError { throw error.writeError }
-                throw error
-            }
+        do {
+            if try isLoadingInBulk(connection) { try connection.transaction { try finishBulkLoad(connection) } }
+        } catch {
+            loadingInBulk = nil
+            if let error = error as? PostgresError { throw error.writeError }
+            throw error
         }
         guard usesHypertables else { return }
         let now = Double(DispatchTime.now().uptimeNanoseconds) / 1e9

@@ -82,6 +82,21 @@ import TimescaleDBSink
         }
     }
 
+    /// The key is built in a transaction of its own: a batch the server refuses, which the worker
+    /// then splits and tries piece by piece, finds it built instead of building it with each piece.
+    @Test func aRefusedBatchAfterALoadKeepsTheKeyItBuilt() throws {
+        try TimescaleDBSinkTests().withSink { sink, schema, connection in
+            try sink.write(firstOfId(1...1000), cursor: 1000)
+            #expect(try !hasKey(connection, schema))
+            var far = ConformanceFixtures.numbered(2000)
+            far.start = Timestamp(epochMilliseconds: Int64.max / 2)
+            far.end = far.start
+            #expect(throws: SinkError.self) { try sink.write(ConformanceFixtures.entries([far], from: 1001), cursor: 1001) }
+            #expect(try hasKey(connection, schema))
+            #expect(try rows(connection, schema) == expected(Array(1...1000)))
+        }
+    }
+
     /// A load whose process died carries on in the next: the state is the catalog's. The first
     /// instance, which still believes it loads, finds the key built when it closes.
     @Test func aLoadCarriesOnInTheNextProcessAndEitherMayFinishIt() throws {
