@@ -10,7 +10,7 @@ import PostgresClient
 /// of (`JournalEntry.isFirstOfId`: an export's fingerprint ids), reaches an empty `sample_index`.
 /// Such ids can have no row anywhere yet, so nothing needs the key to find one: their index rows
 /// are inserted plainly. Any other batch (a tombstone, a change, a producer's own ids, a
-/// re-delivery), `caughtUp()` and `close()` build the key first, in their transaction. The state
+/// re-delivery) builds the key first, in a transaction of its own, and so does `caughtUp()`. The state
 /// lives in the catalog (a `sample_index` without a primary key), so a load that was killed
 /// carries on as one after the restart, and any writer of the schema finds the key missing.
 struct TimescaleDBBulkLoad {
@@ -31,6 +31,14 @@ struct TimescaleDBBulkLoad {
     /// Whether `sample_index` holds no row: no sample is stored (each stored one has its row).
     func isEmpty(_ connection: PostgresConnection) throws -> Bool {
         try connection.execute("SELECT NOT EXISTS (SELECT 1 FROM \(index))").text(0, 0) == "t"
+    }
+
+    /// Locks `sample_index` against other builders and writers (until the caller's transaction
+    /// ends; reads go on) and tells whether the key is still missing: two writers that both saw
+    /// it missing build it once.
+    func lockAndCheck(_ connection: PostgresConnection) throws -> Bool {
+        try connection.execute("LOCK TABLE \(index) IN SHARE ROW EXCLUSIVE MODE")
+        return try isLoading(connection)
     }
 
     /// Drops the key, inside the caller's transaction (a rollback brings it back).
@@ -55,8 +63,9 @@ struct TimescaleDBBulkLoad {
             throw SinkError.unavailable(
                 "timescaledb sink '\(sinkName)': cannot build the primary key of \(index) after a bulk load: \(shared) ids "
                     + "have more than one row there (another writer of schema \(schema.schema) moved samples during the "
-                    + "load). For each such id keep the row whose table holds the sample with the highest journal_seq, "
-                    + "delete the other rows, then start again")
+                    + "load). For each such id keep the index row whose table holds the sample with the highest "
+                    + "journal_seq, and delete the other index rows with the rows they point to (table_name, id, "
+                    + "start_at); the sink tries again by itself")
         }
         try connection.execute("SET LOCAL statement_timeout = \(statementTimeoutSeconds * 1000)")
     }

@@ -125,9 +125,14 @@ public final class TimescaleDBSink: Sink {
     private var lastSweep: Double?
     /// At most one sweep check an hour per instance: the check reads the chunk list.
     static let sweepInterval: Double = 3600
-    /// Whether `sample_index` is without its key (`TimescaleDBBulkLoad`); nil: not known, read
-    /// from the catalog when a batch needs it (after a failed write, another writer may have changed it).
-    private var loadingInBulk: Bool?
+    /// Whether this instance's last batch found `sample_index` without its key, or dropped it
+    /// (`TimescaleDBBulkLoad`): `caughtUp()` then builds it. Each batch reads the catalog afresh,
+    /// since another writer of the schema may drop or build the key between two batches.
+    private var loadingInBulk = false
+    /// Whether the id columns of the time tables are in the C collation, as the staged ids are
+    /// (tables created before the C collation keep their own): only then can an anti-join on
+    /// the key use the primary key's index (see `skipsUnchanged`).
+    private var idsInCCollation = false
     /// Whether the batch being written inserts its ids' `sample_index` rows plainly (a bulk load).
     private var insertsNewIds = false
     /// Whether the batch being written is likely stored already (entries the stored cursor has
@@ -179,7 +184,11 @@ public final class TimescaleDBSink: Sink {
             let cursor = try connection.query("SELECT journal_seq FROM \(schema.name("sink_cursor")) WHERE sink = $1",
                                               [sinkName]).int(0, 0)
             storedCursor = cursor ?? 0
-            loadingInBulk = nil
+            loadingInBulk = false
+            idsInCCollation = try connection.query(
+                "SELECT count(*) FROM pg_attribute a JOIN pg_collation c ON c.oid = a.attcollation "
+                    + "WHERE a.attrelid = ANY($1::regclass[]) AND a.attname = 'id' AND c.collname = 'C'",
+                [SQL.textArray(schema.timeTables.map { $0.qualifiedName })]).int(0, 0) == Int64(schema.timeTables.count)
             logger.debug("connected to \(database)", [("cursor", cursor.map(String.init) ?? "none"),
                                                      ("hypertables", String(usesHypertables))])
             return cursor ?? 0
@@ -241,12 +250,15 @@ public final class TimescaleDBSink: Sink {
             let superseded = entries.supersededSamplePositions()
             let allNew = entries.first.map { $0.sequence > storedCursor && cursor > storedCursor && entries.areAllFirstOfTheirId }
                 ?? false
+            // An empty batch (its entries routed elsewhere, or parked) moves the cursor only.
+            if !entries.isEmpty { loadingInBulk = try TimescaleDBBulkLoad(schema: schema).isLoading(connection) }
             // In a transaction of its own: a batch the server then refuses, which the worker splits
             // and tries again piece by piece, must not build the key again with every piece.
-            if !allNew, try isLoadingInBulk(connection) { try connection.transaction { try finishBulkLoad(connection) } }
+            if loadingInBulk, !allNew, !entries.isEmpty { try connection.transaction { try finishBulkLoad(connection) } }
             try connection.transaction {
                 insertsNewIds = try planBulkLoad(entries, allNew: allNew, on: connection)
-                skipsUnchanged = entries.first.map { !$0.isFromJournal || $0.sequence <= storedCursor } ?? false
+                skipsUnchanged = idsInCCollation
+                    && (entries.first.map { !$0.isFromJournal || $0.sequence <= storedCursor } ?? false)
                 rows.reset()
                 samplesStream.reset()
                 for (position, entry) in entries.enumerated() {
@@ -270,8 +282,6 @@ public final class TimescaleDBSink: Sink {
             }
             storedCursor = cursor
         } catch {
-            // The transaction rolled back, a key dropped or built in it with it.
-            loadingInBulk = nil
             if let error = error as? PostgresError { throw error.writeError }
             throw error
         }
@@ -284,7 +294,7 @@ public final class TimescaleDBSink: Sink {
     /// finds the key built (`write` builds a missing one first).
     private func planBulkLoad(_ entries: [JournalEntry], allNew: Bool, on connection: PostgresConnection) throws -> Bool {
         guard allNew else { return false }
-        if try isLoadingInBulk(connection) { return true }
+        if loadingInBulk { return true }
         let bulk = TimescaleDBBulkLoad(schema: schema)
         guard entries.count >= TimescaleDBBulkLoad.minimumBatch, try bulk.isEmpty(connection) else { return false }
         try bulk.begin(connection)
@@ -293,23 +303,16 @@ public final class TimescaleDBSink: Sink {
         return true
     }
 
-    private func isLoadingInBulk(_ connection: PostgresConnection) throws -> Bool {
-        if let loadingInBulk { return loadingInBulk }
-        let loading = try TimescaleDBBulkLoad(schema: schema).isLoading(connection)
-        loadingInBulk = loading
-        return loading
-    }
-
     /// Builds `sample_index`'s key, inside the caller's transaction, unless another writer of the
     /// schema (another instance, another sink) has built it since this one looked.
     private func finishBulkLoad(_ connection: PostgresConnection) throws {
         let started = DispatchTime.now().uptimeNanoseconds
-        guard try TimescaleDBBulkLoad(schema: schema).isLoading(connection) else {
+        let bulk = TimescaleDBBulkLoad(schema: schema)
+        guard try bulk.lockAndCheck(connection) else {
             loadingInBulk = false
             return
         }
-        try TimescaleDBBulkLoad(schema: schema).finish(connection, statementTimeoutSeconds: Int(configuration.statementTimeout.seconds),
-                                                       sinkName: sinkName)
+        try bulk.finish(connection, statementTimeoutSeconds: Int(configuration.statementTimeout.seconds), sinkName: sinkName)
         loadingInBulk = false
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         logger.debug("built sample_index's key the load put off", [("seconds", String(format: "%.1f", seconds))])
@@ -339,8 +342,15 @@ public final class TimescaleDBSink: Sink {
     /// fails on `sample_index`'s key: it is rolled back to a savepoint (the staged rows stay) and
     /// the batch runs again through `relocate`, which moves the id.
     private func locate(_ table: PostgresUpsertTable, upsert: String, on connection: PostgresConnection) throws -> Int {
-        // A bulk load's ids are new everywhere, and sample_index has no key to fail on.
-        if insertsNewIds { return Int(try connection.execute(insertNew(table, upsert: upsert)).int(0, 0) ?? 0) }
+        // A bulk load's ids are new everywhere, and sample_index has no key to fail on (unless
+        // another writer built it since this batch looked: then the batch is tried again).
+        if insertsNewIds {
+            do {
+                return Int(try connection.execute(insertNew(table, upsert: upsert)).int(0, 0) ?? 0)
+            } catch let error as PostgresError where error.sqlState == "23505" && error.constraint == "sample_index_pkey" {
+                throw SinkError.unavailable("another writer built sample_index's key during this batch (\(error)); trying again")
+            }
+        }
         try connection.execute("SAVEPOINT hr_locate")
         let written: Int
         do {
@@ -422,9 +432,8 @@ public final class TimescaleDBSink: Sink {
     public func caughtUp() throws {
         guard let connection else { return }
         do {
-            if try isLoadingInBulk(connection) { try connection.transaction { try finishBulkLoad(connection) } }
+            if loadingInBulk { try connection.transaction { try finishBulkLoad(connection) } }
         } catch {
-            loadingInBulk = nil
             if let error = error as? PostgresError { throw error.writeError }
             throw error
         }
@@ -457,10 +466,8 @@ public final class TimescaleDBSink: Sink {
     }
 
     public func close() {
-        // Best effort: the next prepare() and batch build what is still missing.
-        if let connection, (try? isLoadingInBulk(connection)) == true {
-            try? connection.transaction { try finishBulkLoad(connection) }
-        }
+        // A load put off is not finished here: the worker closes a sink after a failed write too,
+        // and the next instance carries the load on (its batches, or its caughtUp(), build the key).
         connection?.close()
         connection = nil
     }
