@@ -21,17 +21,18 @@
 # and prints rows/s, the ratios the issue asks for, rows written by the re-delivery and table sizes,
 # and the same ratios by CPU seconds (server process + client), steadier on a shared machine.
 # Before each timed phase the database is settled (VACUUM ANALYZE, untimed), so autovacuum work
-# left by the previous phase does not run during the next one. REPEAT=n runs each sink's
-# references + sink n times (the machine is shared: compare the ratios of one round); SINKS names
-# the sinks to measure (default "timescaledb postgres").
-#   ROWS=200000 REPEAT=3 scripts/bench-postgres.sh
+# left by the previous phase does not run during the next one. REPEAT=n (default 3) runs each
+# sink's references + sink n times, and the medians of the rounds' ratios are the figures (the
+# machine is shared and its speed drifts: the ratios of one round compare runs that saw about the
+# same machine); SINKS names the sinks to measure (default "timescaledb postgres").
+#   ROWS=200000 REPEAT=1 scripts/bench-postgres.sh
 #   SINKS=timescaledb BATCH=50000 scripts/bench-postgres.sh
 #   IDS=producer scripts/bench-postgres.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${PG_URL:-}" ]; then exec bash scripts/with-postgres.sh bash "$0" "$@"; fi
 rows="${ROWS:-1000000}"
-repeat="${REPEAT:-1}"
+repeat="${REPEAT:-3}"
 batch="${BATCH:-5000}"
 ids="${IDS:-fingerprint}"
 id_option=()
@@ -73,7 +74,10 @@ PY
   echo "$label: $rows rows in $(python3 -c "print(int(($t1 - $t0) * 1000))") ms = $ref_rate rows/s$cpu"
 }
 
+results="$work/pg-rounds.txt"
+: >"$results"
 for round in $(seq "$repeat"); do
+  echo "== round $round of $repeat"
 for sink in ${SINKS:-timescaledb postgres}; do
   schema="bench_$sink"
   "${sql[@]}" -c "SET client_min_messages = warning; DROP SCHEMA IF EXISTS $schema CASCADE" \
@@ -96,12 +100,14 @@ for sink in ${SINKS:-timescaledb postgres}; do
   out=$("$bench" --url "$PG_URL" --sink "$sink" --schema "$schema" --rows "$rows" --batch "$batch" "${id_option[@]}")
   echo "  ($ids ids)"
   echo "$out"
-  python3 - "$sink" "$out" "$main_rate" "$main_cpu" "$lookup_rate" "$lookup_cpu" <<'PY'
+  python3 - "$sink" "$out" "$main_rate" "$main_cpu" "$lookup_rate" "$lookup_cpu" "$results" <<'PY'
 import re, sys
 sink, text, ref, ref_cpu, lookup, lookup_cpu = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6]
 rate = [int(x) for x in re.findall(r"= (\d+) rows/s", text)]
 written = re.findall(r"rows written in this pass (\d+)", text)
 size = re.findall(r"size (\d+) MB", text)
+with open(sys.argv[7], "a") as rounds:
+    rounds.write(f"{sink} {rate[0] / ref:.4f} {rate[1] / rate[0]:.4f} {written[1]}\n")
 print(f"  => {sink}: new rows {rate[0] / ref:.2f}x the reference (issue asks >= 0.8); re-delivery {rate[1] / rate[0]:.2f}x "
       f"as fast as the first load (issue asks >= 1.5); rows written by the re-delivery: {written[1]}; size {size[0]} -> {size[1]} MB")
 if lookup:
@@ -116,3 +122,20 @@ if ref_cpu and len(cpu) == 2:
 PY
 done
 done
+
+# The figures: per sink, the medians of the rounds' ratios, with each round's own.
+echo
+python3 - "$results" <<'PY'
+import statistics, sys
+rounds = {}
+for line in open(sys.argv[1]):
+    sink, new, again, written = line.split()
+    rounds.setdefault(sink, []).append((float(new), float(again), int(written)))
+for sink, values in rounds.items():
+    new = [v[0] for v in values]
+    again = [v[1] for v in values]
+    print(f"== {sink}: medians of {len(values)} round(s) (each round's own in brackets)")
+    print(f"new rows / reference          {statistics.median(new):.2f}   (target >= 0.8)  [{', '.join(f'{x:.2f}' for x in new)}]")
+    print(f"re-delivery / first load      {statistics.median(again):.2f}   (target >= 1.5)  [{', '.join(f'{x:.2f}' for x in again)}]")
+    print(f"rows written by re-deliveries {sum(v[2] for v in values)}   (target 0)")
+PY
