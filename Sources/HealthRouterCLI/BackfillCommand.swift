@@ -98,6 +98,7 @@ enum BackfillCommand {
             try cursor.save(position, run: run)
             progress.update(counts)
         }
+        delivery.onRetry = progress.retryReporter(sink: name)
         let started = Date()
         var skippedLines: [String: Int] = [:]
         var examples: [String: String] = [:]

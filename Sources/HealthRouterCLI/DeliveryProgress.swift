@@ -27,4 +27,14 @@ final class DeliveryProgress {
     func stop() {
         if enabled { StandardError.write("\r\u{1B}[K") }
     }
+
+    /// Tells the user, on a line of its own (even with --quiet: the run is stalled, not progressing),
+    /// that writing to `sink` failed and when it is tried again.
+    func retryReporter(sink: String) -> (any Error, Int, Int, Double) -> Void {
+        { [self] error, attempt, maxAttempts, delay in
+            stop()
+            StandardError.write("sink '\(sink)': \(error); trying again in "
+                                + String(format: delay < 10 ? "%.1f" : "%.0f", delay) + " s (attempt \(attempt + 1) of \(maxAttempts))\n")
+        }
+    }
 }

@@ -99,6 +99,7 @@ enum MigrateCommand {
                 try cursor.save(position, run: run, digest: order.value)
                 progress.update(counts)
             }
+            delivery.onRetry = progress.retryReporter(sink: to)
             current = delivery
             var position: Int64 = 0
             try reader.readBack { item in

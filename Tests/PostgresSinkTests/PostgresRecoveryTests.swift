@@ -82,12 +82,19 @@ import TimescaleDBSink
             killed += try admin.query("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = $1",
                                       [application]).int(0, 0) ?? 0
         }
+        var retries: [String] = []
+        delivery.onRetry = { error, attempt, maxAttempts, delay in
+            retries.append("\(attempt) of \(maxAttempts) after \(delay > 0 ? "a pause" : "none"): \(error)")
+        }
         let samples = (0..<500).map(ConformanceFixtures.numbered)
         for (index, sample) in samples.enumerated() {
             try delivery.accept(JournalEntry(sequence: Int64(index + 1), source: "history", item: .sample(sample)))
         }
         try delivery.finish()
         #expect(killed == 2)
+        // Each dead connection failed one write, which the caller heard of before the retry.
+        #expect(retries.count == 2, "\(retries)")
+        #expect(retries.allSatisfy { $0.hasPrefix("1 of 3 after a pause: unavailable") }, "\(retries)")
         #expect(delivery.counts.samples == 500 && delivery.counts.rejected == 0)
         #expect(try admin.execute("SELECT count(*) FROM \(SQL.qualified(schema, "samples"))").int(0, 0) == 500)
     }

@@ -11,8 +11,9 @@ import Foundation
 /// moves no cursor of any sink. After each acknowledged batch `onBatch` receives the
 /// position reached (the caller saves it in a `ResumeCursor`).
 ///
-/// A store failure is retried with backoff (`maxAttempts` tries), the sink reconnected
-/// (`Sink.reconnect()`) before each retry (a lost connection is not written on again); a
+/// A store failure is retried with backoff (`maxAttempts` tries; `onRetry` hears of each, to tell
+/// the user), the sink reconnected (`Sink.reconnect()`) before each retry (a lost connection is
+/// not written on again); a
 /// `misconfigured` sink is not retried; a rejected batch is
 /// split to find the entries the store refuses, which are counted and reported, not written.
 public final class DirectDelivery {
@@ -43,6 +44,9 @@ public final class DirectDelivery {
     private var pending: [JournalEntry] = []
     private var lastSeen: Int64
     public private(set) var counts = Counts()
+    /// Called before each retry of a failed write, on the caller's thread: the failure, the attempt
+    /// that failed (1-based), `maxAttempts`, and the seconds until the next.
+    public var onRetry: ((_ error: any Error, _ attempt: Int, _ maxAttempts: Int, _ delay: Double) -> Void)?
 
     public init(sink: any Sink, sinkCursor: Int64, filter: SampleFilter, resumeAfter: Int64, batchSize: Int = 5_000,
                 maxAttempts: Int = 5, onBatch: @escaping (Int64, Counts) throws -> Void) {
@@ -130,7 +134,9 @@ public final class DirectDelivery {
                 attempt += 1
                 guard attempt < maxAttempts else { throw error }
                 reopen = true
-                Thread.sleep(forTimeInterval: SinkWorker.Settings.oneShot.retryDelay(afterAttempt: attempt))
+                let delay = SinkWorker.Settings.oneShot.retryDelay(afterAttempt: attempt)
+                onRetry?(error, attempt, maxAttempts, delay)
+                Thread.sleep(forTimeInterval: delay)
             }
         }
     }
