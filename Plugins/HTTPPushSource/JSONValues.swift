@@ -23,6 +23,11 @@ enum JSONValues {
             return isBool(number) ? .bool(number.boolValue) : .number(number.doubleValue)
         }
         if value is NSNull { return nil }
+        // An array or object (Pulso allows neither): kept as its compact JSON text, as the replay
+        // source keeps it, rather than dropped.
+        if let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes]) {
+            return .string(String(decoding: data, as: UTF8.self))
+        }
         return .string("\(value)")
     }
 

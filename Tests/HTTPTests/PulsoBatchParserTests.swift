@@ -21,6 +21,18 @@ struct PulsoBatchParserTests {
         #"[{"uuid":"K","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":60,"unit":"count/min","source":"P","identifier":"HKQuantityTypeIdentifierHeartRate","kind":"quantity","userId":"bob","sourceVersion":"10.1","device":"<<HKDevice: 0x283>>, name:Apple Watch","creationDate":"2026-07-06T08:00:01Z"}]"#,
     ]
 
+    /// A nested metadata value (not Pulso's, which allows none) is kept as its JSON text, keys
+    /// sorted, as the replay source keeps it.
+    @Test func nestedMetadataIsKeptAsJSONText() throws {
+        let body = #"[{"uuid":"W","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":1,"source":"P","metadata":{"nested":{"y":[1,"a"],"x":1},"n":null,"s":"t"}}]"#
+        let parsed = try PulsoBatchParser.parse(Array(body.utf8), userId: nil)
+        guard case .sample(let sample)? = parsed.items.first else {
+            Issue.record("no sample: \(parsed.items)")
+            return
+        }
+        #expect(sample.metadata == [MetadataEntry("nested", .string(#"{"x":1,"y":[1,"a"]}"#)), MetadataEntry("s", .string("t"))])
+    }
+
     @Test func fastPathEqualsFoundationPath() throws {
         for body in Self.bodies {
             let bytes = Array(body.utf8)

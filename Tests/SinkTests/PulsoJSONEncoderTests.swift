@@ -126,6 +126,19 @@ import Testing
         #expect(try object(encode(SinkFixtures.standHour, extensions: false))["value"] as? String == "stood")
     }
 
+    /// Pulso's metadata holds only strings, numbers and booleans; an array or object from another
+    /// producer is kept as its compact JSON text, keys sorted, and a null is no value.
+    @Test func nestedMetadataIsKeptAsJSONText() throws {
+        let line = #"{"uuid":"N-1","type":"heartRate","start":"2024-01-05T09:00:00Z","end":"2024-01-05T09:00:00Z","value":60,"unit":"count/min","source":"P","metadata":{"a":[1,2.5,"x",null],"b":{"y":2,"x":{"deep":true}},"c":null,"d":1}}"#
+        guard case .sample(let sample) = try PulsoJSONDecoder.decode(ArraySlice(Array(line.utf8))).item else {
+            Issue.record("not a sample")
+            return
+        }
+        #expect(sample.metadata == [MetadataEntry("a", .string(#"[1,2.5,"x",null]"#)),
+                                    MetadataEntry("b", .string(#"{"x":{"deep":true},"y":2}"#)),
+                                    MetadataEntry("d", .number(1))])
+    }
+
     @Test func sampleZoneMovesOutOfTheWayOfAMetadataTimeZone() throws {
         var sample = SinkFixtures.sleep
         sample.metadata = [MetadataEntry("timeZone", .string("producer's own"))]

@@ -71,6 +71,28 @@ public struct JSONWriter: Sendable {
         }
     }
 
+    /// Writes `value` whole, an object's keys in their order, or sorted (byte order) when
+    /// `sortingKeys`, as Foundation's `JSONSerialization` sorts them.
+    public mutating func value(_ value: JSONValue, sortingKeys: Bool = false) {
+        switch value {
+        case .null: null()
+        case .bool(let flag): bool(flag)
+        case .number(let number): self.number(number)
+        case .string(let text): string(text)
+        case .array(let items):
+            beginArray()
+            for item in items { self.value(item, sortingKeys: sortingKeys) }
+            endArray()
+        case .object(let pairs):
+            beginObject()
+            for pair in sortingKeys ? pairs.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) : pairs {
+                key(pair.key)
+                self.value(pair.value, sortingKeys: sortingKeys)
+            }
+            endObject()
+        }
+    }
+
     /// Appends already-encoded JSON (a value) as is.
     public mutating func raw(_ json: [UInt8]) { separate(); bytes.append(contentsOf: json) }
 

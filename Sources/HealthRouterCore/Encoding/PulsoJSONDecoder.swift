@@ -136,8 +136,10 @@ public enum PulsoJSONDecoder {
         return parsed
     }
 
-    /// A metadata object as entries in document order; values other than strings, numbers
-    /// and booleans are dropped (Pulso allows no others).
+    /// A metadata object as entries in document order. Pulso allows only strings, numbers and
+    /// booleans; an array or object another producer sends is kept as its compact JSON text (a
+    /// string, keys sorted, as the push source's Foundation path writes it), not dropped; a null
+    /// is no value.
     public static func metadata(_ value: JSONValue) -> [MetadataEntry] {
         guard let pairs = value.objectValue else { return [] }
         var entries: [MetadataEntry] = []
@@ -147,7 +149,11 @@ public enum PulsoJSONDecoder {
             case .string(let text): entries.append(MetadataEntry(pair.key, .string(text)))
             case .number(let number): entries.append(MetadataEntry(pair.key, .number(number)))
             case .bool(let flag): entries.append(MetadataEntry(pair.key, .bool(flag)))
-            default: break
+            case .array, .object:
+                var text = JSONWriter(capacity: 64)
+                text.value(pair.value, sortingKeys: true)
+                entries.append(MetadataEntry(pair.key, .string(text.text)))
+            case .null: break
             }
         }
         return entries
