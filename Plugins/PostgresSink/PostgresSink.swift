@@ -265,7 +265,6 @@ public final class PostgresSink: Sink {
                 written = try connection.execute(upsert).affectedRows
             }
             try connection.execute("RELEASE SAVEPOINT hr_upsert")
-            if self.tiered { try self.unsummarizeChanged(connection) }
             return written
         }
     }

@@ -51,28 +51,6 @@ extension PostgresSink {
         try connection.query(sql, [configuration.timeZone, String(after.seconds)])
     }
 
-    /// Takes out of their days' summaries the samples of the batch just upserted (the staging
-    /// table's ids) that were folded before and came back changed: another value, day, unit, type
-    /// or user, or no longer a quantity (`unsummarize`). The next fold counts the new version, or
-    /// leaves it raw when its day is recent now. Without this the summary kept the old value,
-    /// and a sample moved to a recent day was counted in both. Samples folded before values were
-    /// kept (no day stored) cannot be compared and stay as they are.
-    func unsummarizeChanged(_ connection: PostgresConnection) throws {
-        let sql = """
-            SELECT i.id::text FROM (SELECT DISTINCT id FROM \(schema.metrics.stagingName)) s
-              JOIN \(schema.name("healthkit_summarized_ids")) i ON i.id = s.id
-              JOIN LATERAL (SELECT user_id, metric_type, value, coalesce(unit, '') AS unit,
-                                   (started_at AT TIME ZONE $1)::date AS day, (\(Self.foldable)) AS foldable
-                            FROM \(schema.name("healthkit_metrics")) WHERE id = s.id) m ON true
-            WHERE i.summary_date IS NOT NULL
-              AND (NOT m.foldable OR (i.user_id, i.metric_type, i.summary_date, i.unit, i.value)
-                   IS DISTINCT FROM (m.user_id, m.metric_type, m.day, m.unit, m.value))
-            """
-        let changed = try connection.query(sql, [configuration.timeZone])
-        let ids = (0..<changed.rowCount).compactMap { changed.text($0, 0) }
-        if !ids.isEmpty { try unsummarize(ids, on: connection) }
-    }
-
     /// Takes the samples of `uuids` (as stored in `id`) that were folded out of their day's summary:
     /// their values are subtracted from `sum_value` and `sample_count` and the average recomputed.
     /// An extreme equal to a removed value is recomputed from the values kept in
