@@ -16,19 +16,30 @@ enum JSONValues {
         return type == "c" || type == "B"
     }
 
-    /// A metadata value: string, number or bool; anything else is stringified.
+    /// A metadata value: string, number or bool; null is none. An array or object (Pulso allows
+    /// neither) is kept as its compact JSON text, written as the replay source writes it
+    /// (`PulsoJSONDecoder.metadata`: `JSONWriter`, keys sorted by their bytes), so the same element
+    /// pushed or replayed is the same sample.
     static func metadataValue(_ value: Any) -> MetadataValue? {
         if let text = value as? String { return .string(text) }
         if let number = value as? NSNumber {
             return isBool(number) ? .bool(number.boolValue) : .number(number.doubleValue)
         }
         if value is NSNull { return nil }
-        // An array or object (Pulso allows neither): kept as its compact JSON text, as the replay
-        // source keeps it, rather than dropped.
-        if let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes]) {
-            return .string(String(decoding: data, as: UTF8.self))
+        var text = JSONWriter(capacity: 64)
+        text.value(jsonValue(value), sortingKeys: true)
+        return .string(text.text)
+    }
+
+    /// What `JSONSerialization` returned, as a `JSONValue` (numbers as doubles, as `JSONParser` reads them).
+    static func jsonValue(_ value: Any) -> JSONValue {
+        switch value {
+        case let text as String: return .string(text)
+        case let number as NSNumber: return isBool(number) ? .bool(number.boolValue) : .number(number.doubleValue)
+        case let items as [Any]: return .array(items.map(jsonValue))
+        case let object as [String: Any]: return .object(object.map { (key: $0.key, value: jsonValue($0.value)) })
+        default: return .null
         }
-        return .string("\(value)")
     }
 
     /// Parses `bytes` as JSON (fragments allowed); nil when they are not valid JSON.

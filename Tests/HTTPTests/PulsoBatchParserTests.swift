@@ -33,6 +33,24 @@ struct PulsoBatchParserTests {
         #expect(sample.metadata == [MetadataEntry("nested", .string(#"{"x":1,"y":[1,"a"]}"#)), MetadataEntry("s", .string("t"))])
     }
 
+    /// The same nested value pushed or replayed is the same text: keys sorted by their bytes (not
+    /// Foundation's case-blind, numeric order), a key given twice written once, numbers and
+    /// escapes as `JSONWriter` writes them.
+    @Test func nestedMetadataIsTheSameTextPushedOrReplayed() throws {
+        let element = #"{"uuid":"W2","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":1,"source":"P","metadata":{"o":{"b":1,"B":2,"a10":1,"a9":2,"é":1,"_":4,"d":1,"d":2},"n":[-0.0,1e15,1.5,1e20,"\b\f\u2028/é😀",true,null]}}"#
+        let pushed = try PulsoBatchParser.parse(Array("[\(element)]".utf8), userId: nil)
+        guard case .sample(let viaPush)? = pushed.items.first,
+              case .sample(let viaReplay) = try PulsoJSONDecoder.decode(ArraySlice(Array(element.utf8))).item else {
+            Issue.record("not a sample: \(pushed.items)")
+            return
+        }
+        func byKey(_ entries: [MetadataEntry]) -> [String: MetadataValue] {
+            Dictionary(entries.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
+        }
+        #expect(byKey(viaPush.metadata) == byKey(viaReplay.metadata))
+        #expect(byKey(viaPush.metadata)["o"] == .string(#"{"B":2,"_":4,"a10":1,"a9":2,"b":1,"d":2,"é":1}"#))
+    }
+
     @Test func fastPathEqualsFoundationPath() throws {
         for body in Self.bodies {
             let bytes = Array(body.utf8)

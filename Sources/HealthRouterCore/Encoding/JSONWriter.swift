@@ -71,8 +71,8 @@ public struct JSONWriter: Sendable {
         }
     }
 
-    /// Writes `value` whole, an object's keys in their order, or sorted (byte order) when
-    /// `sortingKeys`, as Foundation's `JSONSerialization` sorts them.
+    /// Writes `value` whole, an object's keys in their order, or, when `sortingKeys`, sorted by
+    /// their bytes with a key given twice written once, its last value (as a dictionary keeps it).
     public mutating func value(_ value: JSONValue, sortingKeys: Bool = false) {
         switch value {
         case .null: null()
@@ -85,7 +85,14 @@ public struct JSONWriter: Sendable {
             endArray()
         case .object(let pairs):
             beginObject()
-            for pair in sortingKeys ? pairs.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) : pairs {
+            var written = pairs
+            if sortingKeys {
+                var last: [String: Int] = [:]
+                for (index, pair) in pairs.enumerated() { last[pair.key] = index }
+                written = pairs.enumerated().filter { last[$0.element.key] == $0.offset }.map(\.element)
+                written.sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            }
+            for pair in written {
                 key(pair.key)
                 self.value(pair.value, sortingKeys: sortingKeys)
             }

@@ -138,8 +138,8 @@ public enum PulsoJSONDecoder {
 
     /// A metadata object as entries in document order. Pulso allows only strings, numbers and
     /// booleans; an array or object another producer sends is kept as its compact JSON text (a
-    /// string, keys sorted, as the push source's Foundation path writes it), not dropped; a null
-    /// is no value.
+    /// string, keys sorted by their bytes, as the push source's Foundation path writes it too),
+    /// not dropped; a null is no value.
     public static func metadata(_ value: JSONValue) -> [MetadataEntry] {
         guard let pairs = value.objectValue else { return [] }
         var entries: [MetadataEntry] = []
