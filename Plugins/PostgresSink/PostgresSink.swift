@@ -89,9 +89,6 @@ public final class PostgresSink: Sink {
     /// Whether the schema has `healthkit_summarized_ids` (tiering is or was on): tombstones then
     /// also take folded samples out of their summaries. Set by `prepare()`.
     private var tiered = false
-    /// Whether the batch being written may bring back changed a sample folded before: not when
-    /// every entry is the first of its id (the journal never had the id, so no fold did).
-    private var mayChangeFolded = false
     /// `configuration.userId` as stored.
     private let defaultUserId: String
     /// Rows tiering folds: quantities, not category, workout (health4ai reads those raw) or
@@ -219,7 +216,6 @@ public final class PostgresSink: Sink {
     public func write(_ entries: [JournalEntry], cursor: Int64) throws {
         guard let connection else { throw SinkError.unavailable("postgres: write before prepare") }
         do {
-            mayChangeFolded = tiered && !(entries.first?.isFromJournal == true && entries.areAllFirstOfTheirId)
             try connection.transaction {
                 rows.reset()
                 stream.reset()
@@ -269,7 +265,6 @@ public final class PostgresSink: Sink {
                 written = try connection.execute(upsert).affectedRows
             }
             try connection.execute("RELEASE SAVEPOINT hr_upsert")
-            if self.mayChangeFolded { try self.unsummarizeChanged(connection) }
             return written
         }
     }

@@ -43,8 +43,7 @@ struct PostgresSinkSchema {
     func name(_ table: String) -> String { SQL.qualified(schema, table) }
 
     /// The ids `summarize_after` folded into daily summaries, with the day, type, unit and value
-    /// each added to (see `PostgresSink.summarize`, `unsummarize`), the journal entry folded
-    /// (`journal_seq`: a later version replaces it, `unsummarizeChanged`), and `raw_key`, the raw row's key
+    /// each added to (see `PostgresSink.summarize`, `unsummarize`), and `raw_key`, the raw row's key
     /// as a hash (`rawKey`), unique: a sample of another id under a key already folded is not
     /// counted again (a hash: the key's own columns made its index about 220 bytes a row, the hash's
     /// is about 45). Tables created before those columns get them (NULL in the rows already there:
@@ -55,8 +54,7 @@ struct PostgresSinkSchema {
             "CREATE TABLE IF NOT EXISTS \(table) (id uuid PRIMARY KEY)",
             "ALTER TABLE \(table) ADD COLUMN IF NOT EXISTS user_id text, ADD COLUMN IF NOT EXISTS metric_type text, "
                 + "ADD COLUMN IF NOT EXISTS summary_date date, ADD COLUMN IF NOT EXISTS unit text, "
-                + "ADD COLUMN IF NOT EXISTS value double precision, ADD COLUMN IF NOT EXISTS raw_key uuid, "
-                + "ADD COLUMN IF NOT EXISTS journal_seq bigint",
+                + "ADD COLUMN IF NOT EXISTS value double precision, ADD COLUMN IF NOT EXISTS raw_key uuid",
             "CREATE UNIQUE INDEX IF NOT EXISTS healthkit_summarized_ids_raw_key ON \(table) (raw_key)",
             // A tombstone that removes a day's extreme reads the day's kept values (B-tree
             // deduplication keeps this at about 8 bytes a row).

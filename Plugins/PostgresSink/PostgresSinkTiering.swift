@@ -26,11 +26,10 @@ extension PostgresSink {
               DELETE FROM \(metrics) m USING cutoff c
               WHERE m.started_at < c.at AND \(Self.foldable)
               RETURNING m.id, m.user_id, m.metric_type, (m.started_at AT TIME ZONE $1)::date AS day, m.value,
-                        coalesce(m.unit, '') AS unit, \(PostgresSinkSchema.rawKey(of: "m")) AS raw_key, m.journal_seq),
+                        coalesce(m.unit, '') AS unit, \(PostgresSinkSchema.rawKey(of: "m")) AS raw_key),
             first_time AS (
-              INSERT INTO \(schema.name("healthkit_summarized_ids")) (id, user_id, metric_type, summary_date, unit, value, raw_key,
-                                                                      journal_seq)
-              SELECT id, user_id, metric_type, day, unit, value, raw_key, journal_seq FROM gone
+              INSERT INTO \(schema.name("healthkit_summarized_ids")) (id, user_id, metric_type, summary_date, unit, value, raw_key)
+              SELECT id, user_id, metric_type, day, unit, value, raw_key FROM gone
               ON CONFLICT DO NOTHING RETURNING id),
             days AS (
               SELECT user_id, metric_type, day, unit, avg(value) AS avg_value, min(value) AS min_value, max(value) AS max_value,
@@ -50,35 +49,6 @@ extension PostgresSink {
                           / nullif(coalesce(s.sample_count, 0) + EXCLUDED.sample_count, 0)
             """
         try connection.query(sql, [configuration.timeZone, String(after.seconds)])
-    }
-
-    /// Takes out of their days' summaries the samples of the batch just upserted (the staging
-    /// table's ids) that were folded before and came back changed, from a later journal entry than
-    /// the one folded: another value, day, unit, type or user, or no longer a quantity
-    /// (`unsummarize`). The next fold counts the new version, or leaves it raw while its day is
-    /// recent. Without this the summary kept the old value, and a sample moved to a recent day was
-    /// counted in both. Only forward: an earlier version delivered again (a backfill replays every
-    /// version) is left to the fold, which deletes it uncounted, so summaries do not flip back and
-    /// forth. Left as they are: samples folded without their journal sequence (by an older
-    /// healthrouter) or without values, and a new version whose raw row's key another folded
-    /// sample holds (the fold could not count it: taking the old one out would lose it).
-    func unsummarizeChanged(_ connection: PostgresConnection) throws {
-        let ids = schema.name("healthkit_summarized_ids")
-        let sql = """
-            SELECT i.id::text FROM (SELECT DISTINCT id FROM \(schema.metrics.stagingName)) s
-              JOIN \(ids) i ON i.id = s.id
-              JOIN LATERAL (SELECT r.user_id, r.metric_type, r.value, coalesce(r.unit, '') AS unit, r.journal_seq,
-                                   (r.started_at AT TIME ZONE $1)::date AS day, (\(Self.foldable)) AS foldable,
-                                   \(PostgresSinkSchema.rawKey(of: "r")) AS raw_key
-                            FROM \(schema.name("healthkit_metrics")) r WHERE r.id = s.id) m ON true
-            WHERE i.summary_date IS NOT NULL AND i.journal_seq IS NOT NULL AND m.journal_seq > i.journal_seq
-              AND (NOT m.foldable OR (i.user_id, i.metric_type, i.summary_date, i.unit, i.value)
-                   IS DISTINCT FROM (m.user_id, m.metric_type, m.day, m.unit, m.value))
-              AND NOT EXISTS (SELECT 1 FROM \(ids) o WHERE o.raw_key = m.raw_key AND o.id <> i.id)
-            """
-        let changed = try connection.query(sql, [configuration.timeZone])
-        let uuids = (0..<changed.rowCount).compactMap { changed.text($0, 0) }
-        if !uuids.isEmpty { try unsummarize(uuids, on: connection) }
     }
 
     /// Takes the samples of `uuids` (as stored in `id`) that were folded out of their day's summary:

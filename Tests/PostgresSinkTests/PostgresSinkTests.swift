@@ -510,47 +510,6 @@ import PostgresSink
         #expect(try summary() == ["2", "130", "65", "60", nil])
     }
 
-    /// A folded sample that comes back changed leaves its day's summary with its new value; moved
-    /// to a recent day, it leaves the old day's summary and stays raw. Delivered again unchanged,
-    /// or in an earlier version (a backfill replays every version), it changes nothing.
-    @Test func aFoldedSampleThatChangesChangesItsSummary() throws {
-        guard let url = PostgresTestDatabase.url else { return }
-        let (sink, schema) = try tieredSink(url)
-        defer { sink.close() }
-        let connection = try PostgresTestDatabase.connect(url)
-        defer { connection.close() }
-        func summary() throws -> [String?] {
-            let result = try connection.execute("SELECT sample_count, sum_value, avg_value, min_value, max_value FROM "
-                                                    + SQL.qualified(schema, "healthkit_daily_summaries"))
-            #expect(result.rowCount == 1)
-            return (0..<5).map { result.text(0, $0) }
-        }
-        func rawRows() throws -> Int64? {
-            try connection.execute("SELECT count(*) FROM \(SQL.qualified(schema, "healthkit_metrics"))").int(0, 0)
-        }
-        let beats = (0..<3).map(ConformanceFixtures.numbered)  // 60, 61, 62 on one day, long ago
-        try sink.write(ConformanceFixtures.entries(beats), cursor: 3)
-        #expect(try summary() == ["3", "183", "61", "60", "62"])
-        var changed = beats[2]
-        changed.value = 90
-        try sink.write(ConformanceFixtures.entries([changed], from: 4), cursor: 4)
-        let afterChange = try summary()
-        #expect(afterChange == ["3", "211", "70.33333333333333", "60", "90"], "\(afterChange)")
-        try sink.write(ConformanceFixtures.entries([changed], from: 4), cursor: 4)
-        #expect(try summary() == afterChange)
-        // A backfill replays the earlier version too: the summary does not go back to it.
-        try sink.write(ConformanceFixtures.entries([beats[2]], from: 3), cursor: 4)
-        #expect(try summary() == afterChange)
-        #expect(try rawRows() == 0)
-        var recent = beats[0]
-        recent.start = Timestamp(epochMilliseconds: Int64(Date().timeIntervalSince1970 * 1000) - 86_400_000, utcOffsetSeconds: 0)
-        recent.end = recent.start
-        try sink.write(ConformanceFixtures.entries([recent], from: 5), cursor: 5)
-        let afterMove = try summary()
-        #expect(afterMove == ["2", "151", "75.5", "61", "90"], "\(afterMove)")
-        #expect(try rawRows() == 1)
-    }
-
     /// Two samples under one key (health4ai's: user, type, device, start) that arrive in different
     /// batches share one raw row in turn; once the key was folded, the second is not counted again.
     @Test func aSecondIdUnderAFoldedKeyIsNotCountedAgain() throws {
