@@ -16,19 +16,11 @@ enum JSONValues {
         return type == "c" || type == "B"
     }
 
-    /// A metadata value: string, number or bool; null is none. An array or object (Pulso allows
-    /// neither) is kept as its compact JSON text, written as the replay source writes it
-    /// (`PulsoJSONDecoder.metadata`: `JSONWriter`, keys sorted by their bytes), so the same element
-    /// pushed or replayed is the same sample.
+    /// A metadata value, as the replay source reads one (`PulsoJSONDecoder.metadataValue`: an
+    /// array or object, which Pulso allows neither of, as its compact JSON text), so the same
+    /// element pushed or replayed is the same sample; nil for a null.
     static func metadataValue(_ value: Any) -> MetadataValue? {
-        if let text = value as? String { return .string(text) }
-        if let number = value as? NSNumber {
-            return isBool(number) ? .bool(number.boolValue) : .number(number.doubleValue)
-        }
-        if value is NSNull { return nil }
-        var text = JSONWriter(capacity: 64)
-        text.value(jsonValue(value), sortingKeys: true)
-        return .string(text.text)
+        PulsoJSONDecoder.metadataValue(jsonValue(value))
     }
 
     /// What `JSONSerialization` returned, as a `JSONValue` (numbers as doubles, as `JSONParser` reads them).

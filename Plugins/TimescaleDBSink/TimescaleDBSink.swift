@@ -251,10 +251,12 @@ public final class TimescaleDBSink: Sink {
             let allNew = entries.first.map { $0.sequence > storedCursor && cursor > storedCursor && entries.areAllFirstOfTheirId }
                 ?? false
             // An empty batch (its entries routed elsewhere, or parked) moves the cursor only.
-            if !entries.isEmpty { loadingInBulk = try TimescaleDBBulkLoad(schema: schema).isLoading(connection) }
-            // In a transaction of its own: a batch the server then refuses, which the worker splits
-            // and tries again piece by piece, must not build the key again with every piece.
-            if loadingInBulk, !allNew, !entries.isEmpty { try connection.transaction { try finishBulkLoad(connection) } }
+            if !entries.isEmpty {
+                loadingInBulk = try TimescaleDBBulkLoad(schema: schema).isLoading(connection)
+                // In a transaction of its own: a batch the server then refuses, which the worker
+                // splits and tries again piece by piece, must not build the key with every piece.
+                if loadingInBulk, !allNew { try connection.transaction { try finishBulkLoad(connection) } }
+            }
             try connection.transaction {
                 insertsNewIds = try planBulkLoad(entries, allNew: allNew, on: connection)
                 skipsUnchanged = idsInCCollation
@@ -282,9 +284,13 @@ public final class TimescaleDBSink: Sink {
             }
             storedCursor = cursor
         } catch {
-            if let error = error as? PostgresError { throw error.writeError }
-            throw error
+            throw Self.sinkError(error)
         }
+    }
+
+    /// A failure as the worker needs it: the server's errors sorted into data and store faults.
+    private static func sinkError(_ error: any Error) -> any Error {
+        (error as? PostgresError)?.writeError ?? error
     }
 
     /// Whether `entries` insert their `sample_index` rows plainly: yes when `allNew` (every one is
@@ -434,8 +440,7 @@ public final class TimescaleDBSink: Sink {
         do {
             if loadingInBulk { try connection.transaction { try finishBulkLoad(connection) } }
         } catch {
-            if let error = error as? PostgresError { throw error.writeError }
-            throw error
+            throw Self.sinkError(error)
         }
         guard usesHypertables else { return }
         let now = Double(DispatchTime.now().uptimeNanoseconds) / 1e9

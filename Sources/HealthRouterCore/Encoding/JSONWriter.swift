@@ -87,10 +87,9 @@ public struct JSONWriter: Sendable {
             beginObject()
             var written = pairs
             if sortingKeys {
-                var last: [String: Int] = [:]
-                for (index, pair) in pairs.enumerated() { last[pair.key] = index }
-                written = pairs.enumerated().filter { last[$0.element.key] == $0.offset }.map(\.element)
-                written.sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+                let lastValues = Dictionary(pairs.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
+                written = lastValues.map { (key: $0.key, value: $0.value) }
+                    .sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
             }
             for pair in written {
                 key(pair.key)

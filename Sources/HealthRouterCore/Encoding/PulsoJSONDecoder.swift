@@ -145,18 +145,23 @@ public enum PulsoJSONDecoder {
         var entries: [MetadataEntry] = []
         entries.reserveCapacity(pairs.count)
         for pair in pairs {
-            switch pair.value {
-            case .string(let text): entries.append(MetadataEntry(pair.key, .string(text)))
-            case .number(let number): entries.append(MetadataEntry(pair.key, .number(number)))
-            case .bool(let flag): entries.append(MetadataEntry(pair.key, .bool(flag)))
-            case .array, .object:
-                var text = JSONWriter(capacity: 64)
-                text.value(pair.value, sortingKeys: true)
-                entries.append(MetadataEntry(pair.key, .string(text.text)))
-            case .null: break
-            }
+            if let converted = metadataValue(pair.value) { entries.append(MetadataEntry(pair.key, converted)) }
         }
         return entries
+    }
+
+    /// One metadata value (see `metadata`): nil for a null.
+    public static func metadataValue(_ value: JSONValue) -> MetadataValue? {
+        switch value {
+        case .string(let text): return .string(text)
+        case .number(let number): return .number(number)
+        case .bool(let flag): return .bool(flag)
+        case .array, .object:
+            var text = JSONWriter(capacity: 64)
+            text.value(value, sortingKeys: true)
+            return .string(text.text)
+        case .null: return nil
+        }
     }
 
     /// A record object, `{"element","attributes":{…},"children"?:[…]}`.
