@@ -1,5 +1,6 @@
 import Foundation
 import HealthRouterCore
+import PostgresClient
 
 /// The `healthrouter:` metadata keys that carry what `healthkit_metrics`' columns cannot hold, so
 /// read-back returns the canonical sample exactly. Each field is written only when the columns and
@@ -83,7 +84,7 @@ enum PostgresReservedKeys {
            metadataZone.value != sample.timeZone.map(MetadataValue.string) {
             optional("time_zone", sample.timeZone)
         }
-        if !keepsOrderInJSONB(sample.metadata) || sample.metadata.contains(where: { mappingKeys.contains($0.key) }) {
+        if !JSONBKeyOrder.holds(for: sample.metadata) || sample.metadata.contains(where: { mappingKeys.contains($0.key) }) {
             json.key("metadata_order")
             json.beginArray()
             for entry in sample.metadata { json.string(entry.key) }
@@ -94,21 +95,6 @@ enum PostgresReservedKeys {
     /// The keys the mapping writes into `metadata` and read-back takes out of it.
     static let mappingKeys: Set<String> = ["healthrouter_id", "HKTimeZone", "sleep_stage", "category_value", "workout_type",
                                            "duration_seconds", "total_distance_meters", "total_energy_burned_cal"]
-
-    /// Whether jsonb keeps these keys in this order: it stores an object's keys shorter first, then
-    /// by bytes, without duplicates.
-    static func keepsOrderInJSONB(_ metadata: [MetadataEntry]) -> Bool {
-        guard metadata.count > 1 else { return true }
-        for index in 1..<metadata.count {
-            let a = metadata[index - 1].key.utf8, b = metadata[index].key.utf8
-            if a.count != b.count {
-                if a.count > b.count { return false }
-            } else if !a.lexicographicallyPrecedes(b) {
-                return false
-            }
-        }
-        return true
-    }
 
     /// The kind read-back infers from a row's unit.
     static func kind(unit: String?, hasWorkoutType: Bool) -> SampleKind {

@@ -118,27 +118,12 @@ struct TimescaleDBRowEncoder {
     /// keys jsonb would reorder, so read-back restores it exactly; NULL for other plain samples,
     /// which their columns restore.
     private static func trailer(_ sample: Sample, sequence: Int64, into row: inout CopyTextWriter) {
-        if case .none = sample.detail, keepsOrderInJSONB(sample.metadata) {
+        if case .none = sample.detail, JSONBKeyOrder.holds(for: sample.metadata) {
             row.null()
         } else {
             row.bytea(SampleCodec.encode(.sample(sample)))
         }
         row.int(sequence)
         row.endRow()
-    }
-
-    /// Whether jsonb keeps these keys in this order: it stores an object's keys shorter first, then
-    /// by bytes, without duplicates.
-    static func keepsOrderInJSONB(_ metadata: [MetadataEntry]) -> Bool {
-        guard metadata.count > 1 else { return true }
-        for index in 1..<metadata.count {
-            let a = metadata[index - 1].key.utf8, b = metadata[index].key.utf8
-            if a.count != b.count {
-                if a.count > b.count { return false }
-            } else if !a.lexicographicallyPrecedes(b) {
-                return false
-            }
-        }
-        return true
     }
 }
