@@ -67,7 +67,10 @@ enum HealthAutoExportParser {
                 if payload.items.count == before { payload.skipped += 1 }
                 continue
             }
-            guard let (start, end) = interval(point) else { payload.skipped += 1; continue }
+            guard let (start, end) = interval(point), valueProblem(point, metric: name) == nil else {
+                payload.skipped += 1
+                continue
+            }
             func make(_ identifier: String, _ value: Double?, unit: String?) -> Sample {
                 var sample = Sample(id: "", type: identifier, kind: TypeRegistry.resolve(identifier)?.kind ?? .quantity,
                                     start: start, end: end, value: value, unit: unit, sourceName: source, userId: userId)
@@ -86,8 +89,12 @@ enum HealthAutoExportParser {
             var sample: Sample
             if let average = JSONValues.number(point["Avg"]) {
                 sample = make(identifier, average, unit: units)
-                if let minimum = JSONValues.number(point["Min"]) { sample.metadata.append(MetadataEntry("Min", .number(minimum))) }
-                if let maximum = JSONValues.number(point["Max"]) { sample.metadata.append(MetadataEntry("Max", .number(maximum))) }
+                // Kept as sent when not numbers: they are not the value.
+                for key in ["Min", "Max"] {
+                    if let value = point[key], let converted = JSONValues.metadataValue(value) {
+                        sample.metadata.append(MetadataEntry(key, converted))
+                    }
+                }
             } else if let quantity = JSONValues.number(point["qty"]) {
                 sample = make(identifier, quantity, unit: units)
             } else if point["value"] is String {
@@ -104,6 +111,37 @@ enum HealthAutoExportParser {
                 if let converted = JSONValues.metadataValue(value) { sample.metadata.append(MetadataEntry(key, converted)) }
             }
             payload.items.append(.sample(normalized(sample)))
+        }
+    }
+
+    /// Why a data point's value cannot be used, naming the field (nil: it can): its `qty` or `Avg`
+    /// (a blood pressure's `systolic` or `diastolic`) is there but not a number (`"12"`, `null`,
+    /// `true`), or is out of a double's range (`1e400`). Such a point is skipped, not stored
+    /// without its value; a point with neither field (a count-only shape) is kept.
+    static func valueProblem(_ point: [String: Any], metric name: String) -> String? {
+        let keys = name == "blood_pressure" ? ["systolic", "diastolic"] : ["Avg", "qty"]
+        for key in keys {
+            guard let value = point[key] else { continue }
+            guard let number = JSONValues.number(value) else {
+                return "\(key) \(describe(value)) is not a number"
+            }
+            if !number.isFinite { return "\(key) is out of a double's range" }
+        }
+        if name == "blood_pressure" && keys.allSatisfy({ point[$0] == nil }) {
+            return "no systolic or diastolic"
+        }
+        return nil
+    }
+
+    /// A JSON value for a log line: a string quoted and clipped, else its kind.
+    private static func describe(_ value: Any) -> String {
+        switch value {
+        case let text as String: SkippedElement.quoted(text)
+        case is NSNull: "null"
+        case let number as NSNumber where JSONValues.isBool(number): number.boolValue ? "true" : "false"
+        case is [Any]: "(an array)"
+        case is [String: Any]: "(an object)"
+        default: "(\(value))"
         }
     }
 

@@ -27,6 +27,8 @@ enum HealthAutoExportSkips {
                     }
                 } else if HealthAutoExportParser.interval(point) == nil {
                     examples.append("\(name) point #\(index): \(dates(point, ["date", "startDate", "endDate"]))")
+                } else if let problem = HealthAutoExportParser.valueProblem(point, metric: name) {
+                    examples.append("\(name) point #\(index): \(problem)")
                 }
             }
         }

@@ -35,7 +35,37 @@ enum JSONValues {
     }
 
     /// Parses `bytes` as JSON (fragments allowed); nil when they are not valid JSON.
+    /// `JSONSerialization` refuses valid JSON with a number out of a double's range (`1e400`):
+    /// a text it refuses is read by `JSONParser` instead, the number as an infinite double, which the
+    /// readers skip or keep as they do on the byte-level path, so the rest of the body is kept.
     static func parse(_ bytes: [UInt8]) -> Any? {
-        try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
+        if let value = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]) { return value }
+        // Only for that: JSONParser is laxer in what else it takes (bad UTF-8 it repairs, `01`).
+        guard String(validating: bytes, as: UTF8.self) != nil, let value = try? JSONParser.parse(bytes[...]),
+              hasNumberOutOfRange(value) else { return nil }
+        return foundationValue(value)
+    }
+
+    private static func hasNumberOutOfRange(_ value: JSONValue) -> Bool {
+        switch value {
+        case .number(let number): !number.isFinite
+        case .array(let items): items.contains(where: hasNumberOutOfRange)
+        case .object(let pairs): pairs.contains { hasNumberOutOfRange($0.value) }
+        case .string, .bool, .null: false
+        }
+    }
+
+    /// `value` as `JSONSerialization` would have returned it.
+    static func foundationValue(_ value: JSONValue) -> Any {
+        switch value {
+        case .string(let text): return text
+        case .number(let number): return NSNumber(value: number)
+        case .bool(let flag): return NSNumber(value: flag)
+        case .null: return NSNull()
+        case .array(let items): return items.map(foundationValue)
+        case .object(let pairs):
+            // A repeated key: the last one, as JSONSerialization keeps it.
+            return Dictionary(pairs.map { ($0.key, foundationValue($0.value)) }, uniquingKeysWith: { _, last in last })
+        }
     }
 }

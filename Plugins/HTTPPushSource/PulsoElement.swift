@@ -306,6 +306,15 @@ struct PulsoElement {
                     : .string(String(decoding: UnsafeBufferPointer(rebasing: scanner.bytes[start..<scanner.index]), as: UTF8.self))))
             case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
                 if let flag = try scanner.literal() { entries.append(MetadataEntry(key, .bool(flag))) }
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                // Not Pulso's, but other producers send them: kept as the replay source keeps
+                // them (`PulsoJSONDecoder.metadataValue`), read here rather than by the
+                // Foundation path, which refuses a whole body for one number out of a double's range.
+                let start = scanner.index
+                try scanner.skipValue()
+                guard let nested = try? JSONParser.parse(UnsafeBufferPointer(rebasing: scanner.bytes[start..<scanner.index])),
+                      let value = PulsoJSONDecoder.metadataValue(nested) else { throw JSONScanner.Unsupported() }
+                entries.append(MetadataEntry(key, value))
             default:
                 throw JSONScanner.Unsupported()
             }

@@ -188,6 +188,46 @@ struct HealthAutoExportTests {
         #expect(try samples(server).map(\.value) == [20])
     }
 
+    /// A value of the wrong type is not a sample without its value: the point is skipped, and
+    /// the log names the field; a number out of a double's range does not refuse the body.
+    @Test func pointsWhoseValueIsNotANumberAreSkippedWithTheField() throws {
+        let body = """
+            {"data":{"metrics":[
+              {"name":"step_count","units":"count","data":[
+                {"qty":"12","date":"2024-01-05 09:00:00 +0000"},
+                {"qty":null,"date":"2024-01-05 09:01:00 +0000"},
+                {"qty":true,"date":"2024-01-05 09:02:00 +0000"},
+                {"qty":1e400,"date":"2024-01-05 09:03:00 +0000"},
+                {"qty":7,"date":"2024-01-05 09:04:00 +0000"}]},
+              {"name":"heart_rate","units":"count/min","data":[
+                {"Avg":"x","date":"2024-01-05 09:00:00 +0000"},
+                {"Avg":60,"Min":"n/a","Max":70,"date":"2024-01-05 09:05:00 +0000"}]},
+              {"name":"blood_pressure","units":"mmHg","data":[
+                {"systolic":[120],"diastolic":80,"date":"2024-01-05 09:00:00 +0000"},
+                {"date":"2024-01-05 09:06:00 +0000"}]},
+              {"name":"sexual_activity","units":"count","data":[{"Unspecified":1,"date":"2024-01-05 09:00:00 +0000"}]}]}}
+            """
+        let payload = try HealthAutoExportParser.parse(Array(body.utf8), userId: nil)
+        #expect(payload.skipped == 7)
+        #expect(HealthAutoExportSkips.examples(Array(body.utf8), limit: 10) == [
+            "step_count point #0: qty '12' is not a number",
+            "step_count point #1: qty null is not a number",
+            "step_count point #2: qty true is not a number",
+            "step_count point #3: qty is out of a double's range",
+            "heart_rate point #0: Avg 'x' is not a number",
+            "blood_pressure point #0: systolic (an array) is not a number",
+            "blood_pressure point #1: no systolic or diastolic",
+        ])
+        let server = try PushServerFixture()
+        #expect(server.client.post("/hae", body, token: alice).body == #"{"received": 3, "new": 3, "deleted": 0}"#)
+        let stored = try samples(server).sorted { $0.type < $1.type }
+        #expect(stored.map(\.value) == [nil, 60, 7])
+        // Min and Max are not the value: kept as sent.
+        #expect(stored[1].metadata.contains(MetadataEntry("Min", .string("n/a"))))
+        #expect(stored[1].metadata.contains(MetadataEntry("Max", .number(70))))
+        #expect(stored[0].metadata.contains(MetadataEntry("Unspecified", .number(1))))
+    }
+
     @Test func authAndBadBodies() throws {
         let server = try PushServerFixture()
         let client = server.client

@@ -51,6 +51,32 @@ struct PulsoBatchParserTests {
         #expect(byKey(viaPush.metadata)["o"] == .string(#"{"B":2,"_":4,"a10":1,"a9":2,"b":1,"d":2,"é":1}"#))
     }
 
+    /// Valid JSON with a number out of a double's range inside a nested metadata value, or next to
+    /// one, is not refused whole (JSONSerialization refuses such a text): the nested number reads
+    /// as the replay source reads it, a `value` out of range skips its sample alone.
+    @Test func aHugeNumberNestedInMetadataDoesNotRefuseTheBody() throws {
+        let nested = #"{"uuid":"M4","type":"heartRate","start":"2026-07-07T01:12:00+01:00","end":"2026-07-07T01:12:00+01:00","value":1,"metadata":{"a":{"b":1e400},"c":[1e400,2]}}"#
+        let huge = #"{"uuid":"X1","type":"heartRate","start":"2026-07-07T01:12:00Z","end":"2026-07-07T01:12:00Z","value":1e400}"#
+        let body = Array("[\(huge),\(nested)]".utf8)
+        for foundation in [false, true] {
+            let batch = foundation ? try PulsoBatchParser.parseWithFoundation(body, userId: nil)
+                : try PulsoBatchParser.parse(body, userId: nil)
+            #expect(batch.received == 2)
+            #expect(batch.skipped == 1)
+            guard case .sample(let sample)? = batch.items.first, batch.items.count == 1 else {
+                Issue.record("not one sample: \(batch.items)")
+                continue
+            }
+            #expect(sample.id == "M4")
+            guard case .sample(let replayed) = try PulsoJSONDecoder.decode(ArraySlice(Array(nested.utf8))).item else {
+                Issue.record("not a sample")
+                continue
+            }
+            #expect(sample.metadata == replayed.metadata)
+            #expect(sample.metadata == [MetadataEntry("a", .string(#"{"b":null}"#)), MetadataEntry("c", .string("[null,2]"))])
+        }
+    }
+
     @Test func fastPathEqualsFoundationPath() throws {
         for body in Self.bodies {
             let bytes = Array(body.utf8)
