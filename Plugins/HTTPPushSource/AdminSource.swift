@@ -50,6 +50,8 @@ public final class AdminSource: ServiceSource {
 
     public var listeningPort: UInt16 { boundPort.withLock { $0 } }
 
+    public var listenAddress: (host: String, port: UInt16)? { (host, port) }
+
     public func start(ingest: PushIngest) throws {
         let journal = Mutex(try Journal(stateDirectory: context.stateDirectory))
         let sinkNames = context.sinkNames

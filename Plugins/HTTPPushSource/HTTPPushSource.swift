@@ -125,6 +125,8 @@ public final class HTTPPushSource: ServiceSource {
     /// The port actually bound (after `start`).
     public var listeningPort: UInt16 { boundPort.withLock { $0 } }
 
+    public var listenAddress: (host: String, port: UInt16)? { (host, port) }
+
     /// Bytes of the upload budget held by the bodies being received (0 when stopped).
     var uploadBytesInUse: Int { server.withLock { $0?.uploadBytesInUse ?? 0 } }
 

@@ -32,9 +32,10 @@ enum CheckCommand {
         let loaded = try LoadedConfig.load(arguments, environment: environment)
         let config = loaded.config
         let sinks = try loaded.sinkSpecs()
+        var services: [(plugin: PluginConfig, source: any ServiceSource)] = []
         for plugin in config.sources {
             if let service = PluginList.service(type: plugin.type) {
-                _ = try service.make(plugin, loaded.context(for: plugin.name))
+                services.append((plugin, try service.make(plugin, loaded.context(for: plugin.name))))
                 continue
             }
             guard let kind = PluginList.source(type: plugin.type) else {
@@ -44,6 +45,7 @@ enum CheckCommand {
             }
             _ = try kind.make(plugin, loaded.context(for: plugin.name))
         }
+        try PluginList.refuseSharedAddresses(services)
         for warning in config.warnings { print("warning: \(warning)") }
         print("\(loaded.origin): valid — \(config.sources.count) source(s), \(sinks.count) sink(s), \(config.routes.count) route(s)")
         for sink in sinks {

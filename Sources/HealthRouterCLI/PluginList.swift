@@ -97,15 +97,38 @@ enum PluginList {
         },
     ]
 
-    /// Runs a plugin's own checks; a `ConfigError` they throw without a place gets the plugin entry's.
+    /// Runs a plugin's own checks; a `ConfigError` they throw without a place gets the place of the
+    /// key its path names (`sources.phone.users.bob.token`), else the plugin entry's.
     static func located<T>(_ plugin: PluginConfig, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch var error as ConfigError where error.line == nil {
-            error.file = plugin.location.file
-            error.line = plugin.location.line
-            error.column = plugin.location.column
+            var location = plugin.location
+            if let path = error.path, path.hasPrefix(plugin.path + "."),
+               let found = plugin.options.location(ofPath: String(path.dropFirst(plugin.path.count + 1))) {
+                location = found
+            }
+            error.file = location.file
+            error.line = location.line
+            error.column = location.column
             throw error
+        }
+    }
+
+    /// Refuses two long-running sources on one address (one port, on the same host or where
+    /// either listens on every interface): the second could not listen, and its error would
+    /// read as if another program held the port.
+    static func refuseSharedAddresses(_ services: [(plugin: PluginConfig, source: any ServiceSource)]) throws {
+        var seen: [(plugin: PluginConfig, host: String, port: UInt16)] = []
+        for (plugin, source) in services {
+            guard let (host, port) = source.listenAddress, port != 0 else { continue }
+            if let other = seen.first(where: { $0.port == port && ($0.host == host || $0.host == "0.0.0.0" || host == "0.0.0.0") }) {
+                throw ConfigError(at: plugin.options.location(ofPath: "listen") ?? plugin.location, path: plugin.path + ".listen",
+                                  message: "\(host):\(port) is also where source '\(other.plugin.name)' listens "
+                                    + "(\(other.plugin.path).listen: \(other.host):\(other.port)): two sources cannot share a port",
+                                  suggestion: "give each source a port of its own")
+            }
+            seen.append((plugin, host, port))
         }
     }
 

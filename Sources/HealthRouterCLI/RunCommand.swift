@@ -122,9 +122,12 @@ enum RunCommand {
         init(arguments: CommandLineArguments, environment: [String: String]) throws {
             loaded = try LoadedConfig.load(arguments, environment: environment)
             sinks = try loaded.sinkSpecs()
+            var listeners: [(plugin: PluginConfig, source: any ServiceSource)] = []
             for plugin in loaded.config.sources {
                 if let kind = PluginList.service(type: plugin.type) {
-                    services.append((plugin.name, try kind.make(plugin, loaded.context(for: plugin.name))))
+                    let source = try kind.make(plugin, loaded.context(for: plugin.name))
+                    services.append((plugin.name, source))
+                    listeners.append((plugin, source))
                 } else if PluginList.source(type: plugin.type) != nil {
                     loaded.logger.info("file source not read by run (use healthrouter import)", [("source", plugin.name)])
                 } else {
@@ -133,6 +136,7 @@ enum RunCommand {
                                       suggestion: NameSuggester.hint(for: plugin.type, among: PluginList.sourceTypes, noun: "source types"))
                 }
             }
+            try PluginList.refuseSharedAddresses(listeners)
         }
 
         func daemon() -> DaemonRun {

@@ -130,6 +130,17 @@ import Testing
          "sources:\n  phone: { type: http_push, listen: \"127.0.0.1:0\", users: { alice: { token: short }, bob: { token: short } } }\n"
             + "sinks:\n  local: { type: sqlite, path: x.sqlite }\n",
          "sources.phone.users.bob.token: users 'alice' and 'bob' have the same token"),
+        ("a plugin's own check points at the key, not at the plugin's name",
+         "sources:\n  phone:\n    type: http_push\n    listen: \"127.0.0.1:0\"\n    max_connections: 0\n",
+         "hr.yaml:5:22: sources.phone.max_connections: max_connections must be 1…65536, not 0"),
+        ("two sources on one port: the second could not listen, as if another program held it",
+         "sources:\n  phone: { type: http_push, listen: \"127.0.0.1:8787\" }\n  phone2:\n    type: http_push\n"
+            + "    listen: \"0.0.0.0:8787\"\n    users: { a: { token: t } }\n",
+         "hr.yaml:5:13: sources.phone2.listen: 0.0.0.0:8787 is also where source 'phone' listens "
+            + "(sources.phone.listen: 127.0.0.1:8787): two sources cannot share a port"),
+        ("the same for the admin listener",
+         "sources:\n  phone: { type: http_push, listen: \"127.0.0.1:8787\" }\n  ops: { type: admin, listen: \"127.0.0.1:8787\" }\n",
+         "sources.ops.listen: 127.0.0.1:8787 is also where source 'phone' listens"),
         ("a retention of 0 would drop everything at once",
          "sinks:\n  t:\n    type: timescaledb\n    url: postgres://x/y\n    retention: { drop_after: 0d }\n",
          "sinks.t.retention.drop_after: must be at least 1d, is 0s (chunks older than this are dropped, with their data)"),

@@ -140,7 +140,7 @@ struct DaemonEndToEndTests {
         let process = try second.launch()
         process.waitUntilExit()
         #expect(process.terminationStatus == 69, "\(second.log)")
-        #expect(second.log.contains("cannot listen"))
+        #expect(second.log.contains("source 'phone' (127.0.0.1:\(first.port)): cannot listen"), "\(second.log)")
         #expect(first.stop() == 0)
     }
 }

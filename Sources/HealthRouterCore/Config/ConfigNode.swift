@@ -60,6 +60,39 @@ public struct ConfigNode: Sendable, Hashable, Decodable, CustomStringConvertible
         entries?.first { $0.key == key }?.value
     }
 
+    /// Where the value at `path` below this node was written (`users.bob.token`, `to[1]`, as
+    /// `ConfigError` paths print them): the deepest part of it that is there, for an error a
+    /// plugin reports by path alone; nil when not even the first part is.
+    public func location(ofPath path: String) -> ConfigLocation? {
+        var node = self
+        var found: ConfigLocation?
+        for part in path.split(separator: ".", omittingEmptySubsequences: false) {
+            // `key[1][2]`: the key, then each index.
+            var pieces = part.split(separator: "[", omittingEmptySubsequences: false)
+            let key = String(pieces.removeFirst())
+            if !key.isEmpty {
+                guard let entry = node.entries?.first(where: { $0.key == key }) else { return found }
+                node = entry.value
+                // A value on the line after its key (a mapping, a list): the key's line.
+                found = node.isScalarOrNull ? node.location : entry.keyLocation
+            }
+            for piece in pieces {
+                guard piece.hasSuffix("]"), let index = Int(piece.dropLast()), let items = node.items,
+                      items.indices.contains(index) else { return found }
+                node = items[index]
+                found = node.location
+            }
+        }
+        return found
+    }
+
+    private var isScalarOrNull: Bool {
+        switch value {
+        case .scalar, .null: true
+        case .sequence, .mapping: false
+        }
+    }
+
     /// The value as an error message names it: `"many"`, `a mapping`, `a list`, `an empty value`.
     /// A value that came from `${ENV}` is named by its template, never by its content.
     public var kindDescription: String {

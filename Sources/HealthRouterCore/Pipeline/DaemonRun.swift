@@ -63,7 +63,13 @@ public final class DaemonRun: Sendable {
         var started: [any ServiceSource] = []
         do {
             for entry in sources {
-                try entry.source.start(ingest: ingest)
+                do {
+                    try entry.source.start(ingest: ingest)
+                } catch var error as SourceError {
+                    // `127.0.0.1:8787: cannot listen …` alone does not say which source's address it is.
+                    error.input = "source '\(entry.name)' (\(error.input))"
+                    throw error
+                }
                 started.append(entry.source)
             }
         } catch {

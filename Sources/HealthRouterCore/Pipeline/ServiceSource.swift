@@ -10,4 +10,12 @@
 public protocol ServiceSource: AnyObject, Sendable {
     func start(ingest: PushIngest) throws
     func stop()
+    /// The address the source will listen on, as configured (port 0: any free one), known
+    /// without I/O, so that a config giving two sources one address is refused by `check`.
+    /// Default: nil (not a listener).
+    var listenAddress: (host: String, port: UInt16)? { get }
+}
+
+extension ServiceSource {
+    public var listenAddress: (host: String, port: UInt16)? { nil }
 }
