@@ -240,6 +240,30 @@ final class FailureBudget: Sendable {
         #expect(try SQLiteDatabase(path: sinkPath).scalarInt("SELECT count(*) FROM rows") == 48)
     }
 
+    @Test func aRunKilledBeforeTheJournalSavedItsCopyOfTheCursorResumesWhereTheStoreIs() throws {
+        let directory = makeTemporaryDirectory()
+        let sinkPath = directory + "/sink.sqlite"
+        // A worker that meets the store empty says so in the journal before it writes anything.
+        _ = try Journal(stateDirectory: directory)
+        _ = runWorker(directory, sinkPath: sinkPath)
+        #expect(try Journal(stateDirectory: directory).cursor(sink: "table") == 0)
+        try feed(directory, (0..<40).map { Double($0) })
+        // A run that wrote everything into the store and was killed before the journal's copy of
+        // the cursor was saved: played by a copy of the journal.
+        let copy = makeTemporaryDirectory()
+        try Journal(stateDirectory: directory).database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        try FileManager.default.copyItem(atPath: directory + "/journal.sqlite", toPath: copy + "/journal.sqlite")
+        _ = runWorker(copy, sinkPath: sinkPath)
+        try SQLiteDatabase(path: sinkPath).execute("UPDATE rows SET value = 1000")
+        let progress = runWorker(directory, sinkPath: sinkPath)
+        // Not taken for a store another journal wrote: nothing written again.
+        #expect(progress.written == 0)
+        #expect(try SQLiteDatabase(path: sinkPath).scalarInt("SELECT count(*) FROM rows WHERE value = 1000") == 40)
+        let state = try #require(try Journal(stateDirectory: directory).sinkStates().first { $0.sink == "table" })
+        #expect(state.cursor == 40)
+        #expect(state.written == 40)
+    }
+
     @Test func theSinksOwnCursorIsBelievedSoARecreatedStoreIsRefilled() throws {
         let directory = makeTemporaryDirectory()
         try feed(directory, (0..<30).map { Double($0) })

@@ -134,7 +134,8 @@ public final class SinkWorker: Sendable {
                 if sink == nil {
                     let fresh = try makeSink()
                     let own = try fresh.prepareOrClose()
-                    let recorded = try journal.cursor(sink: name) ?? 0
+                    let recordedRow = try journal.cursor(sink: name)
+                    let recorded = recordedRow ?? 0
                     cursor = own ?? recorded
                     let head = try journal.head()
                     if own == 0, recorded > 0 {
@@ -146,11 +147,13 @@ public final class SinkWorker: Sendable {
                                 + "`healthrouter backfill \(name) --from <export.zip or dump>`" : ""
                         logger.warning("the sink's store holds no cursor, while this journal had delivered \(recorded) "
                                            + "entries to it (a new, emptied or replaced store): delivering the journal again\(pruned)")
-                    } else if let own, own > 0, recorded == 0 {
+                    } else if let own, own > 0, recordedRow == nil {
                         // The store was written through another journal (the state directory was
                         // recreated, or the store came from elsewhere): its cursor numbers that
                         // journal's entries. Deliver everything (writes are idempotent), rather
                         // than skip entries of this journal under numbers the store has seen.
+                        // (A run of this journal that was killed before its copy of the cursor was
+                        // first saved left a row at 0: see below.)
                         logger.warning("the sink's cursor \(own) was not set by this journal: delivering everything again")
                         cursor = 0
                     } else if cursor > head {
@@ -164,6 +167,16 @@ public final class SinkWorker: Sendable {
                         // cursor, and that run ended (killed) before the copy caught up: count
                         // what it wrote then, so that the totals `status` shows add up.
                         unsaved = (own, try delivered(after: recorded, through: own, journal: journal, routes: &routes))
+                    }
+                    if recordedRow == nil, (own ?? 0) == 0 {
+                        // This journal meets the store empty: say so before the first write, so that
+                        // a run killed before its copy of the cursor is saved (every 0.5 s) is not
+                        // taken next time for a store another journal wrote, and written again whole.
+                        if let writer {
+                            writer.recordCursor(sink: name, to: 0, written: 0)
+                        } else {
+                            try journal.setCursor(sink: name, to: 0, written: 0)
+                        }
                     }
                     sink = fresh
                     progressState.withLock { $0.cursor = cursor }
