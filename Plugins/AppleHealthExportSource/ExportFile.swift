@@ -39,8 +39,14 @@ struct ExportFile {
                               hint: "Check the file's permissions.", cannotRead: true)
         }
         defer { close(descriptor) }
-        var magic = [UInt8](repeating: 0, count: 512)
-        let count = magic.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, 512) }
+        var magic = [UInt8](repeating: 0, count: Self.sniffLength)
+        var count = 0
+        while count < magic.count {
+            let got = magic.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + count, $0.count - count) }
+            if got < 0 && errno == EINTR { continue }
+            guard got > 0 else { break }
+            count += got
+        }
         let isZip = count >= 4 && magic[0] == 0x50 && magic[1] == 0x4B
             && ((magic[2] == 3 && magic[3] == 4) || (magic[2] == 5 && magic[3] == 6))
         if isZip {
@@ -55,6 +61,22 @@ struct ExportFile {
             throw SourceError(input: path, problem: "this is not an Apple Health export (neither a zip file nor XML)",
                               hint: "Give the export.zip the Health app wrote (Profile → Export All Health Data), or the export.xml inside it.")
         }
+        // Another XML document (a web page, an image) is refused before anything is created. An
+        // export's DOCTYPE names HealthData (its DTD, which the sniffer walks, is left to the parser).
+        let root = magic.withUnsafeBytes { bytes -> (name: String, line: Int)? in
+            let head = UnsafeRawBufferPointer(rebasing: bytes[0..<count])
+            return ZipExportReader.contains(head, "<!DOCTYPE HealthData") ? nil : XMLRootSniffer.root(head)
+        }
+        if let root, root.name != "HealthData" {
+            throw SourceError(input: path, location: "line \(root.line)",
+                              problem: "this is not an Apple Health export: the document element is <\(root.name)>, not <HealthData>",
+                              hint: root.name == "ClinicalDocument"
+                                ? "This is export_cda.xml (clinical documents): give the export.xml next to it, or the export.zip."
+                                : "Give the export.zip the Health app wrote (Profile → Export All Health Data), or the export.xml inside it.")
+        }
         format = .xml
     }
+
+    /// How much of a file's start is read to classify it.
+    static let sniffLength = 64 << 10
 }

@@ -183,7 +183,7 @@ struct ZipExportReader {
         return "File in the zip not imported (not part of the Health data)"
     }
 
-    private static func contains(_ haystack: UnsafeRawBufferPointer, _ needle: StaticString) -> Bool {
+    static func contains(_ haystack: UnsafeRawBufferPointer, _ needle: StaticString) -> Bool {
         let length = needle.utf8CodeUnitCount
         guard haystack.count >= length, let base = haystack.baseAddress else { return false }
         // memmem needs _GNU_SOURCE, which Glibc's module map does not set.

@@ -83,7 +83,15 @@ enum ImportCommand {
             lines[lines.count - 1] += "\n  hint: free space in \(loaded.config.stateDirectory) (or make it writable), then run the "
                 + "import again: it resumes where it stopped"
         }
-        for line in lines { errors.write(line) }
+        let code = Self.exitCode(summary)
+        // The last error line is the one that ends the command: with `--log-format json` it carries the exit code.
+        for (index, line) in lines.enumerated() {
+            errors.write(line, exitCode: index == lines.count - 1 && code != .success ? code : nil)
+        }
+        return code
+    }
+
+    static func exitCode(_ summary: ImportRun.Summary) -> ExitCode {
         if summary.journalRefused { return .cannotCreate }
         if let failed = summary.firstFailed { return failed.cannotRead ? .noInput : .dataError }
         // A misconfigured sink waits for its config to be fixed: 78, also when another sink's store is

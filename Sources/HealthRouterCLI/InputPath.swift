@@ -21,6 +21,7 @@ enum InputPath {
             throw CommandFailure(message: "\(path) cannot be read (permission denied)",
                                  hint: "check the file's permissions", code: .noInput)
         }
+        try refuseStream(path)
         guard isDirectory.boolValue, !ReplaySource.recognizes(path) else { return }
         if let export = exportInside(path) {
             throw CommandFailure(message: "\(path) is a folder: an unpacked Apple Health export",
@@ -33,6 +34,21 @@ enum InputPath {
                                  code: .dataError)
         }
         throw CommandFailure(message: "\(path) is a folder without .ndjson files", hint: commandLineHint, code: .dataError)
+    }
+
+    /// Refuses a pipe, a socket or a device (`<(unzip -p export.zip …)`, `/dev/stdin` from a pipe):
+    /// an import looks at a file's first bytes to tell what it is, reads it again, and resumes a cut
+    /// import by offsets in it, none of which a stream allows (its first read would be lost, and it
+    /// would look empty). Refused before anything is created.
+    static func refuseStream(_ path: String) throws {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return }
+        let kind = status.st_mode & S_IFMT
+        guard kind != S_IFREG && kind != S_IFDIR else { return }
+        throw CommandFailure(message: "\(path) is a pipe or a device, not a file: an import reads its input more than once",
+                             hint: "save it to a file first and import that, e.g. "
+                                 + "unzip -p export.zip apple_health_export/export.xml > export.xml",
+                             code: .dataError)
     }
 
     /// Throws, with exit code 66, when the `path` a file source's config names does not exist or
@@ -55,6 +71,7 @@ enum InputPath {
             throw CommandFailure(message: place("\(path) cannot be read (permission denied)"),
                                  hint: "check the file's permissions", code: .noInput)
         }
+        try refuseStream(path)
     }
 
     /// The export.xml of an unpacked export folder (in `folder` or `folder/apple_health_export`),

@@ -256,12 +256,17 @@ import HealthRouterCore
         let notHealth = directory + "/other.xml"
         try "<?xml version=\"1.0\"?><rss><channel/></rss>".write(toFile: notHealth, atomically: true, encoding: .utf8)
 
+        // A pipe (`<(unzip -p …)`) would look empty once its start was read: refused as one, unopened
+        // (no writer: opening it would block).
+        let pipe = directory + "/pipe.xml"
+        #expect(mkfifo(pipe, 0o600) == 0)
         let cases: [(path: String, status: Int32, mentions: String)] = [
             (empty, 65, "empty.zip"),
             (truncatedZip, 65, "truncated.zip"),
             (truncatedXML, 65, "truncated.xml"),
             (notHealth, 65, "other.xml"),
             (directory + "/missing.zip", 66, "missing.zip"),
+            (pipe, 65, "pipe.xml is a pipe or a device, not a file"),
         ]
         let listed = try CommandRunner.exitCodesInHelp("import")
         for bad in cases {
@@ -273,6 +278,14 @@ import HealthRouterCore
         }
         // Nothing imported before the errors was lost or changed.
         #expect(try StoreChecksum.sqlite(directory + "/state/health.sqlite") == kept)
+        // With --log-format json, the error found while reading ends the command: it carries the exit code.
+        let json = try CommandRunner.run(["import", truncatedXML, "--config", config, "--quiet", "--log-format", "json"],
+                                         in: directory)
+        #expect(json.status == 65)
+        let last = try #require(json.stderr.split(separator: "\n").last.map(String.init))
+        let object = try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: String]
+        #expect(object?["exit_code"] == "65", "\(json.stderr)")
+        #expect(object?["message"]?.contains("truncated.xml") == true, "\(json.stderr)")
     }
 
     /// A zip cut short (a copy that stopped) imports what it holds up to the cut, as a cut

@@ -87,6 +87,10 @@ import Testing
         try #"{"hello":[1,2,3]}"#.write(toFile: directory + "/random.json", atomically: true, encoding: .utf8)
         // A real zip of a text file (as `zip n.zip a.txt` makes): it was read, summed up and failed
         // after the journal and both stores were made.
+        try "<!DOCTYPE html>\n<!-- <HealthData> -->\n<html lang=\"en\"><body>export</body></html>\n"
+            .write(toFile: directory + "/page.html", atomically: true, encoding: .utf8)
+        try "\u{FEFF}<?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\"/>\n"
+            .write(toFile: directory + "/image.svg", atomically: true, encoding: .utf8)
         try "hi\n".write(toFile: directory + "/a.txt", atomically: true, encoding: .utf8)
         let zip = Process()
         zip.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -97,7 +101,9 @@ import Testing
         for (file, says) in [("n.zip", "this zip is not an Apple Health export: it holds no file that could be the Health data (its files: a.txt)"),
                              ("empty.zip", "the file is empty (0 bytes)"),
                              ("pic.png", "this is not an Apple Health export (neither a zip file nor XML)"),
-                             ("random.json", "random.json, line 1: this is not NDJSON of health samples")] {
+                             ("random.json", "random.json, line 1: this is not NDJSON of health samples"),
+                             ("page.html", "this is not an Apple Health export: the document element is <html>, not <HealthData>"),
+                             ("image.svg", "the document element is <svg>, not <HealthData>")] {
             let result = try CommandRunner.run(["import", file], in: directory)
             #expect(result.status == 65, "\(file): \(result.stderr)")
             #expect(result.stderr.contains(says) && result.stderr.contains("hint: "), "\(file): \(result.stderr)")
