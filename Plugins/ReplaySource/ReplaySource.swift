@@ -106,7 +106,14 @@ public final class ReplaySource: FiniteSource {
                 done += size
                 continue
             }
+            // A line that cannot be read is reported once the next one shows it was not the last:
+            // a last line that is not even JSON, without its newline, is a file cut short, not a bad line.
+            var unreadable: (number: Int, problem: String, isJSON: Bool)?
             try NDJSONLineReader.forEachLine(path: file) { line, number, consumed in
+                if let previous = unreadable {
+                    output.skipped(previous.problem, location: "\(name):\(previous.number)")
+                    unreadable = nil
+                }
                 switch Self.item(line) {
                 case .success(var item):
                     if case .sample(var sample) = item, sample.userId == nil, let user = configuration.userId {
@@ -120,13 +127,34 @@ public final class ReplaySource: FiniteSource {
                         output.progress(bytes: done + consumed, total: total)
                     }
                 case .failure(let failure):
-                    output.skipped(failure.problem, location: "\(name):\(number)")
+                    unreadable = (number, failure.problem, (try? JSONParser.parse(line)) != nil)
                 }
+            }
+            if let last = unreadable {
+                guard last.isJSON || Self.endsWithNewline(file) else {
+                    // What came before the cut is kept.
+                    if !batch.isEmpty { try output.emit(batch) }
+                    throw SourceError(input: file, location: "line \(last.number)",
+                                      problem: "the file ends in the middle of a line (\(last.problem)): it was cut short; "
+                                        + "the lines before it were kept",
+                                      hint: "Copy the file again (the copy stopped before its end) and import it again: "
+                                        + "what was kept is not written twice.")
+                }
+                output.skipped(last.problem, location: "\(name):\(last.number)")
             }
             done += size
             output.progress(bytes: done, total: total)
         }
         if !batch.isEmpty { try output.emit(batch) }
+    }
+
+    /// Whether the last byte of `path` is a newline.
+    static func endsWithNewline(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return true }
+        defer { try? handle.close() }
+        guard let end = try? handle.seekToEnd(), end > 0 else { return true }
+        try? handle.seek(toOffset: end - 1)
+        return (try? handle.read(upToCount: 1))?.first == 0x0A
     }
 
     /// A file, or a folder whose every file, is another format (see `formatProblem`): refused

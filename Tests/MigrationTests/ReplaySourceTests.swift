@@ -89,6 +89,33 @@ final class CollectingOutput: SourceOutput {
         #expect(output.skips.last?.reason.contains("end before start") == true, "\(output.skips)")
     }
 
+    /// A file cut short (a copy that stopped mid-line): what comes before the cut is kept, and the
+    /// read fails saying so, rather than skipping the cut line as a bad one and succeeding. A bad
+    /// last line that is whole (JSON, or followed by its newline) is still a skipped line.
+    @Test func aFileCutInTheMiddleOfALineFailsAfterKeepingTheLinesBefore() throws {
+        let directory = NSTemporaryDirectory() + "replay-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let good = (1...3).map { #"{"end":"2026-07-06T08:0\#($0):00Z","source":"Watch","start":"2026-07-06T08:0\#($0):00Z","type":"heartRate","unit":"count/min","uuid":"H-\#($0)","value":6\#($0)}"# }
+        let path = directory + "/dump.ndjson"
+        try (good.joined(separator: "\n") + "\n" + #"{"end":"2026-07-06T08:04:00Z","source":"Wat"#)
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let output = CollectingOutput()
+        let source = ReplaySource(configuration: .init(path: path), context: SinkFixtures.context(directory))
+        let error = #expect(throws: SourceError.self) { try source.read(into: output) }
+        #expect(error?.location == "line 4")
+        #expect(error?.problem.contains("the file ends in the middle of a line") == true, "\(String(describing: error))")
+        #expect(output.items.count == 3)
+        #expect(output.skips.isEmpty)
+        // The same cut line followed by its newline: a bad line, skipped.
+        try (good.joined(separator: "\n") + "\n" + #"{"end":"2026-07-06T08:04:00Z","source":"Wat"# + "\n")
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let whole = CollectingOutput()
+        try source.read(into: whole)
+        #expect(whole.items.count == 3)
+        #expect(whole.skips.map(\.location) == ["dump.ndjson:4"])
+    }
+
     @Test func aByteOrderMarkBeforeTheFirstLineIsIgnored() throws {
         let directory = NSTemporaryDirectory() + "replay-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
