@@ -40,6 +40,31 @@ struct ZipExportReader {
                                   + "read whole (its items were kept), but entries after it (workout routes) are missing",
                               hint: "Copy the export.zip again (the copy stopped before its end), then import it again.")
         }
+        // Read as a stream, entry by entry, a zip cut in its central directory (the index at its
+        // end) reads whole: still a copy that stopped, which the user should know of.
+        if !Self.hasEndOfCentralDirectory(file) {
+            throw SourceError(input: file.path, problem: "the zip ends early (its central directory, the index at its end, is "
+                                  + "cut off): every entry before the cut was read (its items were kept)",
+                              hint: "Copy the export.zip again (the copy stopped before its end), then import it again: "
+                                  + "nothing is written twice.")
+        }
+    }
+
+    /// Whether the end of `file` holds a zip's end-of-central-directory record (`PK\u{5}\u{6}`,
+    /// within its last 22 bytes plus the longest comment), as every whole zip does, ZIP64 too.
+    static func hasEndOfCentralDirectory(_ file: ExportFile) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: file.path) else { return true }
+        defer { try? handle.close() }
+        let tail = Int64(min(file.size, 22 + 65_535))
+        guard (try? handle.seek(toOffset: UInt64(file.size - tail))) != nil,
+              let bytes = try? handle.read(upToCount: Int(tail)), bytes.count >= 22 else { return false }
+        let data = [UInt8](bytes)
+        var index = data.count - 22
+        while index >= 0 {
+            if data[index] == 0x50, data[index + 1] == 0x4B, data[index + 2] == 5, data[index + 3] == 6 { return true }
+            index -= 1
+        }
+        return false
     }
 
     /// Before anything is created: lists the zip's entries, headers only (no data is

@@ -50,6 +50,29 @@ import AppleHealthExportSource
         #expect(failure.hint != nil)
     }
 
+    /// A zip cut in its central directory reads whole as a stream: the items are kept, and the
+    /// read still fails saying the copy stopped.
+    @Test func zipCutInItsCentralDirectory() throws {
+        let directory = try TemporaryDirectory()
+        let full = directory.file("full.zip")
+        _ = try Fixtures.generate(records: 300, to: full, zip: true)
+        let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: full)))
+        // The end-of-central-directory record (no comment): the directory's size and offset.
+        let end = data.count - 22
+        #expect(Array(data[end..<(end + 4)]) == [0x50, 0x4B, 5, 6])
+        func le32(_ at: Int) -> Int { (0..<4).reduce(0) { $0 | Int(data[at + $1]) << (8 * $1) } }
+        let directoryStart = le32(end + 16), directorySize = le32(end + 12)
+        let wholeItems = try Fixtures.read(full).items.count
+        for cut in [directoryStart + directorySize / 2, end + 10] {
+            let path = try directory.write("cut-\(cut).zip", Data(data[..<cut]))
+            let (error, output) = Fixtures.readFailing(path)
+            let failure = try #require(error, "cut at \(cut) of \(data.count)")
+            #expect(failure.problem.contains("its central directory, the index at its end, is cut off"), "\(failure)")
+            #expect(failure.hint?.contains("Copy the export.zip again") == true)
+            #expect(output.items.count == wholeItems)
+        }
+    }
+
     @Test func zipWithoutHealthData() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("export.zip")
