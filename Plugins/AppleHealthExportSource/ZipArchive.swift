@@ -132,7 +132,11 @@ final class ZipArchive {
 
     private func failure(_ what: String, entry: String? = nil) -> SourceError {
         let detail = archive_error_string(archive).map { String(cString: $0) } ?? "unknown error"
+        // libarchive says "Passphrase required for this entry" (or "Incorrect passphrase"): not damage.
+        let encrypted = detail.lowercased().contains("passphrase") || detail.lowercased().contains("encrypt")
         return SourceError(input: path, location: entry.map { "entry \($0)" }, problem: "\(what): \(detail)",
-                           hint: "The zip file is damaged or incomplete (truncated by a copy or a download?): copy it again in full, or export again from the Health app (Profile → Export All Health Data).")
+                           hint: encrypted
+                               ? "The zip is encrypted (zip -e or a password set when it was made): unpack it with its password and import the export.xml inside, or zip it again without one."
+                               : "The zip file is damaged or incomplete (truncated by a copy or a download?): copy it again in full, or export again from the Health app (Profile → Export All Health Data).")
     }
 }

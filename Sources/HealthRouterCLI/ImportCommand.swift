@@ -67,8 +67,7 @@ enum ImportCommand {
         } catch {
             progress?.stop()
             throw CommandFailure(message: "cannot open the journal in \(loaded.config.stateDirectory): \(error)",
-                                 hint: error is JournalIncompatible ? nil
-                                     : "check that the state directory is writable and not used by another healthrouter",
+                                 hint: JournalOpenHint.hint(for: error, stateDirectory: loaded.config.stateDirectory),
                                  code: .cannotCreate)
         }
         progress?.stop()

@@ -70,7 +70,8 @@ enum RunCommand {
                     throw CommandFailure(message: error.description, hint: nil, code: .unavailable)
                 case let error as SQLiteError:
                     throw CommandFailure(message: "cannot open the journal in \(plan.loaded.config.stateDirectory): \(error)",
-                                         hint: "check that the state directory is writable", code: .cannotCreate)
+                                         hint: JournalOpenHint.hint(for: error, stateDirectory: plan.loaded.config.stateDirectory),
+                                         code: .cannotCreate)
                 default:
                     throw error
                 }

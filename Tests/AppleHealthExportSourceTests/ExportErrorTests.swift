@@ -73,6 +73,21 @@ import AppleHealthExportSource
         }
     }
 
+    /// An encrypted zip is not called damaged: the hint says what to do with a password.
+    @Test func encryptedZip() throws {
+        let directory = try TemporaryDirectory()
+        _ = try directory.write("export.xml", Fixtures.export(""))
+        let zip = Process()
+        zip.executableURL = URL(fileURLWithPath: "/usr/bin/zip")
+        zip.currentDirectoryURL = URL(fileURLWithPath: directory.path)
+        zip.arguments = ["-q", "-P", "secret", "locked.zip", "export.xml"]
+        try zip.run()
+        zip.waitUntilExit()
+        #expect(zip.terminationStatus == 0)
+        let failure = try #require(Fixtures.readFailing(directory.file("locked.zip")).0)
+        #expect(failure.hint?.hasPrefix("The zip is encrypted") == true, "\(failure)")
+    }
+
     @Test func zipWithoutHealthData() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("export.zip")

@@ -112,6 +112,18 @@ import Testing
         }
     }
 
+    /// A journal file that is not a database is not a permissions problem: the hint says what to do.
+    @Test func aJournalThatIsNotADatabaseSaysSo() throws {
+        let directory = makeTemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: directory + "/healthrouter-data", withIntermediateDirectories: true)
+        try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: directory + "/healthrouter-data/journal.sqlite"))
+        try CommandRunner.generateExport(records: 20, to: directory + "/export.xml", zip: false, quirks: false)
+        let result = try CommandRunner.run(["import", "export.xml"], in: directory)
+        #expect(result.status == 73, "\(result.stderr)")
+        #expect(result.stderr.contains("journal.sqlite is not a journal healthrouter can read"), "\(result.stderr)")
+        #expect(!result.stderr.contains("writable"), "\(result.stderr)")
+    }
+
     @Test func tildeInTheConfigIsTheHomeOfTheCommandsEnvironment() throws {
         let home = makeTemporaryDirectory("home")
         try CommandRunner.generateExport(records: 100, to: home + "/export.xml", zip: false, quirks: false)
