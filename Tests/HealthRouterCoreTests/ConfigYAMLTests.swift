@@ -49,6 +49,12 @@ import Testing
         #expect(error?.line != nil)
     }
 
+    @Test func anUnclosedFlowMappingGetsAHint() {
+        let error = #expect(throws: ConfigError.self) { try parse("sinks:\n  local: { type: sqlite, path: x\n") }
+        #expect(error?.suggestion == "close the { … } opened at line 2 on its line, or quote a value that holds a comma, brace or bracket",
+                "\(String(describing: error))")
+    }
+
     @Test func tabIndentationGetsAHint() {
         let error = #expect(throws: ConfigError.self) { try parse("a:\n\tb: 1\n") }
         #expect(error?.line == 2)
