@@ -45,11 +45,13 @@ enum RunCommand {
         try plan.loaded.ensureStateDirectory()
         let signals = SignalWaiter(signals: [SIGTERM, SIGINT, SIGHUP], logger: plan.loaded.logger)
         var previous: Plan?
+        // The push counters /metrics shows count this process's pushes, across reloads.
+        let pushTotals = PushTotals()
         while true {
             // Set when a SIGHUP brought a config that checks: the running one stops for it.
             var next: Plan?
             do {
-                try plan.daemon().run(sources: plan.services) {
+                try plan.daemon(pushTotals: pushTotals).run(sources: plan.services) {
                     // Called once the sources listen: a reloaded config has taken over.
                     if previous != nil { plan.loaded.logger.info("config reloaded", [("config", plan.loaded.origin)]) }
                     next = waitForStopOrReload(signals, arguments: arguments, logger: plan.loaded.logger)
@@ -140,7 +142,7 @@ enum RunCommand {
             try PluginList.refuseSharedAddresses(listeners)
         }
 
-        func daemon() -> DaemonRun {
+        func daemon(pushTotals: PushTotals) -> DaemonRun {
             var settings = SinkWorker.Settings()
             settings.maxAttempts = nil
             // A store that is down is tried again 1 s, 2 s, 4 s … later, and at least once a minute.
@@ -149,7 +151,8 @@ enum RunCommand {
             // behind catches up in larger transactions, which rewrite each index page fewer times.
             settings.batchSize = 20_000
             return DaemonRun(stateDirectory: loaded.config.stateDirectory, sinks: sinks, settings: settings,
-                             logger: loaded.logger, retainSeconds: loaded.config.journal.retain.seconds)
+                             logger: loaded.logger, retainSeconds: loaded.config.journal.retain.seconds,
+                             pushTotals: pushTotals)
         }
     }
 }

@@ -264,6 +264,39 @@ struct DaemonReloadTests {
         #expect(ids.count == 110)
     }
 
+    /// The admin source's push counters count this process's pushes: a reload does not reset them
+    /// (Prometheus would take the drop for a restart).
+    @Test func sighupKeepsThePushCounters() throws {
+        let daemon = try DaemonProcess(admin: true)
+        try daemon.start()
+        #expect(daemon.client.post("/ingest", DaemonProcess.batch(prefix: "C1", count: 7).body, token: DaemonProcess.token).status == 200)
+        func accepted() -> String? {
+            daemon.adminClient.get("/metrics").body.split(separator: "\n")
+                .first { $0.hasPrefix("healthrouter_push_samples_accepted_total ") }.map(String.init)
+        }
+        var before: String?
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while Date() < deadline, before == nil { before = accepted(); if before == nil { usleep(20_000) } }
+        #expect(before == "healthrouter_push_samples_accepted_total 7", "\(daemon.log)")
+        kill(daemon.process!.processIdentifier, SIGHUP)
+        // Pushed once the new config runs.
+        let reloaded = Date(timeIntervalSinceNow: 10)
+        while Date() < reloaded, !daemon.log.contains("config reloaded") { usleep(20_000) }
+        #expect(daemon.log.contains("config reloaded"), "\(daemon.log)")
+        var status = 0
+        while Date() < reloaded {
+            status = daemon.client.post("/ingest", DaemonProcess.batch(prefix: "C2", count: 3).body, token: DaemonProcess.token).status
+            if status == 200 { break }
+            usleep(50_000)
+        }
+        #expect(status == 200)
+        var after: String?
+        let again = Date(timeIntervalSinceNow: 10)
+        while Date() < again, after != "healthrouter_push_samples_accepted_total 10" { after = accepted(); usleep(20_000) }
+        #expect(after == "healthrouter_push_samples_accepted_total 10", "\(daemon.log)")
+        #expect(daemon.stop() == 0)
+    }
+
     /// A reload does not wait for a sink that is behind (its store down) to catch up: the push
     /// port is back at once, not after the 5 s a stop gives the workers; nothing accepted is lost.
     @Test func sighupWithASinkBehindKeepsThePortClosedBriefly() throws {

@@ -17,10 +17,14 @@ public final class DaemonRun: Sendable {
     private let stopGraceSeconds: Double
     /// `journal.retain` in seconds; nil: entries are kept forever.
     private let retainSeconds: Double?
+    /// The pushes' counters, carried from one run to the next (a config reload) by the caller.
+    private let pushTotals: PushTotals
     public let control = WorkerControl()
 
     public init(stateDirectory: String, sinks: [SinkSpec], settings: SinkWorker.Settings, logger: Logger,
-                drainSeconds: Double = 5, stopGraceSeconds: Double = 5, retainSeconds: Double? = nil) {
+                drainSeconds: Double = 5, stopGraceSeconds: Double = 5, retainSeconds: Double? = nil,
+                pushTotals: PushTotals = PushTotals()) {
+        self.pushTotals = pushTotals
         self.stateDirectory = stateDirectory
         self.sinks = sinks
         self.settings = settings
@@ -35,7 +39,8 @@ public final class DaemonRun: Sendable {
     /// next run's workers resume from the journal, and the listeners are closed meanwhile).
     /// Throws when a source cannot start (after stopping what did start).
     public func run(sources: [(name: String, source: any ServiceSource)], waitForStop: () -> Bool) throws {
-        let ingest = try PushIngest(stateDirectory: stateDirectory, control: control, logger: logger, autocheckpoint: false)
+        let ingest = try PushIngest(stateDirectory: stateDirectory, control: control, logger: logger, autocheckpoint: false,
+                                    totals: pushTotals)
         let checkpointer = JournalCheckpointer(stateDirectory: stateDirectory, logger: logger,
                                                pruning: retainSeconds.map { (sinks.map(\.name), $0) })
         let workers = sinks.map {

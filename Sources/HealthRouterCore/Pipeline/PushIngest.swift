@@ -24,7 +24,7 @@ public final class PushIngest: Sendable {
     private let journal: Mutex<Journal>
     private let control: WorkerControl
     private let logger: Logger
-    private let totals = Mutex(AppendResult())
+    private let totals: PushTotals
     private let queue = Mutex(Queue())
 
     /// Writes queued while a commit runs; `committing` is true while some caller leads.
@@ -67,7 +67,8 @@ public final class PushIngest: Sendable {
     ///   - autocheckpoint: false when a `JournalCheckpointer` keeps the log short instead of
     ///     the commits of this connection.
     public init(stateDirectory: String, control: WorkerControl, logger: Logger = Logger(minimumLevel: .warning),
-                feedEntries: Int = 20_000, autocheckpoint: Bool = true) throws {
+                feedEntries: Int = 20_000, autocheckpoint: Bool = true, totals: PushTotals = PushTotals()) throws {
+        self.totals = totals
         let journal = try Journal(stateDirectory: stateDirectory)
         // Pushes come from several users' tokens: one may not change or delete another's samples.
         journal.enforcesOwners = true
@@ -88,7 +89,7 @@ public final class PushIngest: Sendable {
     public func append(_ items: [HealthItem], source: String) throws -> AppendResult {
         guard !items.isEmpty else { return AppendResult() }
         let result = try submitAndWait(Job(.append(items, source: source), waits: true))
-        totals.withLock { $0.merge(result) }
+        totals.add(result)
         return result
     }
 
@@ -113,8 +114,9 @@ public final class PushIngest: Sendable {
         try journal.withLock { try $0.head() }
     }
 
-    /// Everything appended through this ingest since it was made.
-    public var appendedSoFar: AppendResult { totals.withLock { $0 } }
+    /// Everything appended through the pushes of this process: this ingest, and those before it
+    /// that shared its `PushTotals` (the daemon's, across config reloads).
+    public var appendedSoFar: AppendResult { totals.value }
 
     // MARK: - Group commit
 
