@@ -64,7 +64,7 @@ enum JSONValues {
         case .null: return NSNull()
         case .array(let items): return items.map(foundationValue)
         case .object(let pairs):
-            // A repeated key: the last one, as JSONSerialization keeps it.
+            // A repeated key: the last one.
             return Dictionary(pairs.map { ($0.key, foundationValue($0.value)) }, uniquingKeysWith: { _, last in last })
         }
     }

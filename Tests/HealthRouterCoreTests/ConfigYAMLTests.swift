@@ -51,7 +51,7 @@ import Testing
 
     @Test func anUnclosedFlowMappingGetsAHint() {
         let error = #expect(throws: ConfigError.self) { try parse("sinks:\n  local: { type: sqlite, path: x\n") }
-        #expect(error?.suggestion == "close the { … } opened at line 2 on its line, or quote a value that holds a comma, brace or bracket",
+        #expect(error?.suggestion == "the { opened at line 2 has no }: close it, or quote a value that holds a comma, brace or bracket",
                 "\(String(describing: error))")
     }
 

@@ -160,8 +160,8 @@ private struct TreeBuilder {
         } else if problem.contains("did not find expected key") || problem.contains("did not find expected '-'") {
             suggestion = "check the indentation of this line against the lines above"
         } else if problem.contains("did not find expected ',' or '}'") || problem.contains("did not find expected ',' or ']'") {
-            let close = problem.contains("'}'") ? "}" : "]"
-            suggestion = "close the \(close == "}" ? "{ … }" : "[ … ]") opened at line \(location(parser.context_mark).line) on its line, "
+            let (open, close) = problem.contains("'}'") ? ("{", "}") : ("[", "]")
+            suggestion = "the \(open) opened at line \(location(parser.context_mark).line) has no \(close): close it, "
                 + "or quote a value that holds a comma, brace or bracket"
         }
         return ConfigError(at: mark, path: nil, message: message, suggestion: suggestion)
