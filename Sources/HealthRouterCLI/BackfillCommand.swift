@@ -111,9 +111,17 @@ enum BackfillCommand {
                                         + "backfill older history with --from PATH or healthrouter migrate\n")
                 }
                 let selects = opened.spec.selects
+                let checksDeletions = try journal.hasDeletedIds()
                 try journal.forEachEntry(after: resumeAfter, filter: filter, batchSize: batchSize) { entry in
                     guard selects(entry.item.sampleTypeName, entry.source) else {
                         unrouted += 1
+                        return
+                    }
+                    // A sample a later tombstone deletes is not written back until the tombstone
+                    // comes (a kill between the two would leave it in the store): it is left out.
+                    if checksDeletions, case .sample(let sample) = entry.item,
+                       try journal.isDeleted(sample.id, after: entry.sequence) {
+                        skippedLines[DirectDeliveryOutput.deletedReason, default: 0] += 1
                         return
                     }
                     try delivery.accept(entry)
@@ -163,7 +171,8 @@ enum BackfillCommand {
         print("  other sinks and cursors untouched")
         if counts.rejected > 0 {
             ErrorOutput(format: loaded.logger.format).write(
-                "'\(name)' refused \(counts.rejected) entries: \(counts.rejectionReasons.joined(separator: "; "))", exitCode: .dataError)
+                "'\(name)' refused \(counts.rejected) entries: \(counts.rejectionReasons.joined(separator: "; "))"
+                    + "\n  hint: \(DirectDeliveryText.refusedHint(name))", exitCode: .dataError)
             return .dataError
         }
         return .success

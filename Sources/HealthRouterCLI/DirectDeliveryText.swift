@@ -6,6 +6,12 @@ enum DirectDeliveryText {
     /// Why "delivered" rather than "written": a sink's writes are idempotent upserts.
     static let keptAsTheyAre = "the sink stores what it lacks or what changed; rows it already held are left as they are"
 
+    /// What to do about samples a store refused in a backfill or migration (the rest was delivered).
+    static func refusedHint(_ sink: String) -> String {
+        "everything else was delivered; the refused samples are not in '\(sink)': fix what the reasons name "
+            + "(or leave them out with --types), then run again: what was delivered is not written twice"
+    }
+
     /// The types listed by name before the rest are summed up in one line.
     static let listedTypes = 10
 

@@ -144,11 +144,15 @@ enum MigrateCommand {
               + " in \(NumberText.duration(seconds)) (\(NumberText.grouped(rate)) samples/s)")
         print("  \(DirectDeliveryText.keptAsTheyAre)")
         if counts.resumed > 0 { print("  \(NumberText.grouped(counts.resumed)) items delivered by the interrupted run before") }
+        let verifies = arguments.flags.contains("--verify")
         if counts.rejected > 0 {
+            // Without --verify this line ends the command: with --log-format json it carries the exit code.
             ErrorOutput(format: loaded.logger.format).write(
-                "'\(to)' refused \(counts.rejected) samples: \(counts.rejectionReasons.joined(separator: "; "))")
+                "'\(to)' refused \(counts.rejected) samples: \(counts.rejectionReasons.joined(separator: "; "))"
+                    + "\n  hint: \(DirectDeliveryText.refusedHint(to))",
+                exitCode: verifies ? nil : .dataError)
         }
-        guard arguments.flags.contains("--verify") else { return counts.rejected > 0 ? .dataError : .success }
+        guard verifies else { return counts.rejected > 0 ? .dataError : .success }
         return try verify(reader, from: from, target, to: to, filter: filter, rejected: counts.rejected)
     }
 

@@ -187,6 +187,28 @@ import Testing
         #expect(back.count == stored.count - 1)
     }
 
+    /// `backfill` from the journal: a sample a later tombstone deletes is left out, not written
+    /// back until the tombstone comes (a kill between the two would leave it in the store), and a
+    /// second backfill is the same: nothing written for it either time.
+    @Test func backfillFromTheJournalLeavesSamplesDeletedLaterOut() throws {
+        let directory = try Self.imported(records: 300)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let stored = try Self.samples(sqlite: directory + "/local.sqlite")
+        let gone = try #require(stored.keys.sorted().first)
+        try "{\"deleted\":[\"\(gone)\"]}\n".write(toFile: directory + "/delete.ndjson", atomically: true, encoding: .utf8)
+        #expect(try CommandRunner.run(["import", "delete.ndjson", "-q"], in: directory).status == 0)
+        for run in 1...2 {
+            let result = try CommandRunner.run(["backfill", "local", "--restart"], in: directory)
+            #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+            #expect(result.stdout.contains("skipped 1: \(DirectDeliveryOutput.deletedReason)"), "run \(run): \(result.stdout)")
+            #expect(result.stdout.contains("\(NumberText.grouped(stored.count - 1)) samples and 1 tombstone delivered"),
+                    "run \(run): \(result.stdout)")
+            let local = try Self.samples(sqlite: directory + "/local.sqlite")
+            #expect(local[gone] == nil)
+            #expect(local.count == stored.count - 1)
+        }
+    }
+
     @Test func dumpThenImportOfTheDumpReproducesTheStore() throws {
         let directory = try Self.imported()
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -37,6 +37,7 @@ public final class Journal {
     private lazy var insertAlias = try! database.prepare("INSERT OR IGNORE INTO aliases(alias, id) VALUES (?1, ?2)")
     private lazy var aliasesOf = try! database.prepare("SELECT alias FROM aliases WHERE id = ?1 UNION SELECT id FROM aliases WHERE alias = ?1")
     private lazy var lookupDeleted = try! database.prepare("SELECT 1 FROM deleted_ids WHERE id = ?1")
+    private lazy var deletedAt = try! database.prepare("SELECT seq FROM deleted_ids WHERE id = ?1")
     private lazy var insertDeleted = try! database.prepare("INSERT OR IGNORE INTO deleted_ids(id, seq) VALUES (?1, ?2)")
     private lazy var payloadAt = try! database.prepare("SELECT payload FROM entries WHERE seq = ?1")
     lazy var lookupOwner = try! database.prepare("SELECT user_id FROM sample_owners WHERE id = ?1")
@@ -465,6 +466,29 @@ public final class Journal {
     static func keySecond(_ sample: Sample) -> Int64 {
         let ms = sample.start.epochMilliseconds
         return ms >= 0 ? ms / 1000 : (ms - 999) / 1000
+    }
+
+    /// Whether a tombstone journaled after entry `sequence` deleted the sample `id` names (it, or an
+    /// alias of it): a backfill from the journal leaves such a sample out rather than write it back
+    /// until the tombstone comes.
+    public func isDeleted(_ id: String, after sequence: Int64) throws -> Bool {
+        var names = [SampleIdKey.canonicalCase(id)]
+        SampleIdKey.bind(aliasesOf, 1, names[0])
+        while try aliasesOf.step() {
+            if let other = SampleIdKey.read(aliasesOf, 0) { names.append(other) }
+        }
+        aliasesOf.reset()
+        for name in names {
+            SampleIdKey.bind(deletedAt, 1, name)
+            defer { deletedAt.reset() }
+            if try deletedAt.step(), deletedAt.int64(0) > sequence { return true }
+        }
+        return false
+    }
+
+    /// Whether any id was ever deleted (a backfill skips the lookups otherwise).
+    public func hasDeletedIds() throws -> Bool {
+        try database.scalarInt("SELECT EXISTS(SELECT 1 FROM deleted_ids)") == 1
     }
 
     /// Whether a tombstone deleted the sample `id` names: it, or an alias of it (the same reading
