@@ -62,6 +62,10 @@ enum MigrateCommand {
         let loaded = try LoadedConfig.load(arguments, environment: environment, usesSources: false)
         // Both names, and the source's store, are checked before anything is created.
         _ = try ConfiguredSink.spec(to, loaded: loaded)
+        if let store = Self.store(from, loaded: loaded), store.key == Self.store(to, loaded: loaded)?.key {
+            throw UsageError("--from '\(from)' and --to '\(to)' are one store (\(store.shown)): a migration would read what it writes",
+                             command: "migrate")
+        }
         let source = try ConfiguredSink.open(from, loaded: loaded, command: "migrate", existingStoreOnly: true,
                                              readableFor: "migrated from")
         defer { source.sink.close() }
@@ -154,6 +158,31 @@ enum MigrateCommand {
         }
         guard verifies else { return counts.rejected > 0 ? .dataError : .success }
         return try verify(reader, from: from, target, to: to, filter: filter, rejected: counts.rejected)
+    }
+
+    /// What tells two sinks' stores apart (`key`): the type, and the file or folder (resolved, links
+    /// followed) or the database url and schema. Two names for one store are one store;
+    /// `shown` names it without secrets (a database by its schema, not its url).
+    static func store(_ name: String, loaded: LoadedConfig) -> (key: String, shown: String)? {
+        guard let plugin = loaded.config.sinks.first(where: { $0.name == name }) else { return nil }
+        func file(_ key: String) -> (String, String)? {
+            guard let text = plugin.options[key]?.scalar else { return nil }
+            let path = ConfigPath.resolve(text, homeDirectory: loaded.homeDirectory)
+            let real = realpath(path, nil).map { pointer in
+                defer { free(pointer) }
+                return String(cString: pointer)
+            } ?? (path as NSString).standardizingPath
+            return ("\(plugin.type) \(real)", real)
+        }
+        switch plugin.type {
+        case "sqlite": return file("path")
+        case "ndjson": return file("directory")
+        case "postgres", "timescaledb":
+            guard let url = plugin.options["url"]?.scalar else { return nil }
+            let schema = plugin.options["schema"]?.scalar ?? "public"
+            return ("\(plugin.type) \(url) \(schema)", "one database url, schema \(schema)")
+        default: return nil
+        }
     }
 
     /// Reads both sides back, prints the table, and returns the exit code.

@@ -461,6 +461,37 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["healthrouter.yaml"])
     }
 
+    /// Two sinks of one store (the same file by two paths, the same database and schema) are one
+    /// store: a migration between them is refused as one into itself, before anything is touched.
+    @Test func aMigrationIntoTheStoreItReadsIsRefused() throws {
+        let directory = try Self.imported(records: 100)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let extra = """
+              alias:
+                type: sqlite
+                path: ./state/../local.sqlite
+              lake2:
+                type: ndjson
+                directory: lake/
+              pg1: { type: postgres, url: "postgres://u:secret@db/x", user_id: me }
+              pg2: { type: postgres, url: "postgres://u:secret@db/x", user_id: me }
+            routes:
+            """
+        let config = Self.config.replacingOccurrences(of: "\nroutes:", with: "\n" + extra)
+        #expect(config.contains("lake2"))
+        try config.write(toFile: directory + "/healthrouter.yaml", atomically: true, encoding: .utf8)
+        let before = try Self.files(directory)
+        for (from, to, shown) in [("local", "alias", directory + "/local.sqlite"), ("lake2", "lake", directory + "/lake"),
+                                  ("pg1", "pg2", "one database url, schema public")] {
+            let result = try CommandRunner.run(["migrate", "--from", from, "--to", to], in: directory)
+            #expect(result.status == 64, "\(from) → \(to): \(result.stderr)")
+            #expect(result.stderr.contains("--from '\(from)' and --to '\(to)' are one store"), "\(result.stderr)")
+            #expect(result.stderr.contains(shown), "\(result.stderr)")
+            #expect(!result.stderr.contains("secret"))
+        }
+        #expect(try Self.files(directory) == before)
+    }
+
     @Test func anUnknownSinkIsReportedBeforeAMissingJournal() throws {
         let directory = try Self.empty()
         defer { try? FileManager.default.removeItem(atPath: directory) }
