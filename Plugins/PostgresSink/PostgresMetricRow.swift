@@ -28,6 +28,17 @@ enum PostgresMetricRow {
         var unit = sample.unit
         json.reset()
         json.beginObject()
+        // The producer's metadata first: where one of its keys collides with a key the mapping
+        // writes below (`healthrouter_id`, `workout_type`, …), jsonb keeps the last, the mapping's,
+        // so read-back restores the id and the fields (the producer's value is the one not kept).
+        for entry in sample.metadata {
+            json.key(entry.key)
+            switch entry.value {
+            case .string(let text): json.string(text)
+            case .number(let number): json.number(number)
+            case .bool(let flag): json.bool(flag)
+            }
+        }
         switch sample.kind {
         case .quantity:
             if unit == "%", let percent = value { value = percent / 100 }
@@ -60,14 +71,6 @@ enum PostgresMetricRow {
         let sourceDevice = deviceName(sample.device) ?? sample.sourceName
         PostgresReservedKeys.write(sample, storedValue: value, storedUnit: unit, userId: userId,
                                    sourceDevice: sourceDevice, fields: &fields, into: &json)
-        for entry in sample.metadata {
-            json.key(entry.key)
-            switch entry.value {
-            case .string(let text): json.string(text)
-            case .number(let number): json.number(number)
-            case .bool(let flag): json.bool(flag)
-            }
-        }
         json.endObject()
 
         if PostgresUserId.isUUID(sample.id) { row.lowercasedASCII(sample.id) } else { row.text(PostgresUserId.uuid(sample.id)) }

@@ -251,6 +251,27 @@ import PostgresSink
     }
 
     /// Rows written before `healthrouter:fields` (a key per field) read back the same.
+    /// A producer metadata key that collides with a key the mapping writes does not replace the
+    /// mapping's value (jsonb keeps one): the id and the workout come back; the producer's value
+    /// of that key is the one not kept (README).
+    @Test func aProducerKeyNamedLikeAMappingKeyDoesNotReplaceTheId() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let sink = try preparedSink(url, PostgresTestDatabase.freshSchema())
+        defer { sink.close() }
+        var heartRate = ConformanceFixtures.heartRate
+        heartRate.metadata = [MetadataEntry("healthrouter_id", .string("zzz")), MetadataEntry("kept", .bool(true))]
+        var workout = ConformanceFixtures.workout
+        workout.metadata = [MetadataEntry("workout_type", .string("HKWorkoutActivityTypeYoga"))]
+        try sink.write(ConformanceFixtures.entries([heartRate, workout]), cursor: 2)
+        var read: [String: Sample] = [:]
+        try sink.readBack(batchSize: 10) { read[$0.id] = $0 }
+        #expect(Set(read.keys) == [heartRate.id, workout.id])
+        #expect(read[heartRate.id]?.value == heartRate.value)
+        #expect(read[heartRate.id]?.metadata.contains(MetadataEntry("kept", .bool(true))) == true)
+        // A workout travels whole in its row: it comes back exactly, its producer's key too.
+        #expect(read[workout.id] == workout)
+    }
+
     @Test func rowsWithAKeyPerFieldReadBack() throws {
         guard let url = PostgresTestDatabase.url else { return }
         let schema = PostgresTestDatabase.freshSchema()
