@@ -230,7 +230,14 @@ final class SQLiteSinkReader {
 extension SQLiteSink: ReadableSink {
     /// The database file, when it does not exist (`ReadableSink`).
     public var missingStore: String? {
-        FileManager.default.fileExists(atPath: configuration.path) ? nil : configuration.path
+        guard FileManager.default.fileExists(atPath: configuration.path) else { return configuration.path }
+        // A file without the sink's tables (empty, or another program's database) holds no store
+        // either: `prepare()` would add the tables to it. A file SQLite cannot read is left to
+        // `prepare()`, which says so.
+        guard let database = try? SQLiteDatabase(path: configuration.path, readOnly: true),
+              let tables = try? database.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'samples'")
+        else { return nil }
+        return tables == 0 ? configuration.path : nil
     }
 
     /// Every tombstone and sample the file holds (`SQLiteSinkReader`). Call after `prepare()`.

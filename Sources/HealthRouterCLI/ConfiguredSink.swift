@@ -59,7 +59,9 @@ struct ConfiguredSink {
             let hint = isDatabase ? "check sinks.\(name).url and .schema\(loaded.file.map { " in \($0)" } ?? ""), \(fill)"
                 : loaded.file.map { "check sinks.\(name) in \($0) (a relative path is taken from the current directory), \(fill)" }
                 ?? "the embedded default keeps its stores in ./healthrouter-data/: run where that folder is, give --config FILE, \(fill)"
-            throw CommandFailure(message: "the sink '\(name)' (\(spec.type)) has no store to read: \(absolute) does not exist",
+            let problem = !isDatabase && FileManager.default.fileExists(atPath: absolute)
+                ? "\(absolute) holds none of its tables (empty, or another program's file)" : "\(absolute) does not exist"
+            throw CommandFailure(message: "the sink '\(name)' (\(spec.type)) has no store to read: \(problem)",
                                  hint: hint, code: .noInput)
         }
         var attempt = 1

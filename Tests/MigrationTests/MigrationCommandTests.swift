@@ -450,6 +450,23 @@ import Testing
         }
     }
 
+    /// A file at the store's path without the sink's tables (empty, or another program's
+    /// database) holds no store: reading it fails as a missing store does, and the file is left
+    /// as it was (the tables were added to it).
+    @Test func readingAFileWithoutTheSinksTablesFailsAndLeavesItAsItWas() throws {
+        let directory = try Self.empty()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let other = try SQLiteDatabase(path: directory + "/local.sqlite")
+        try other.execute("CREATE TABLE foo(x); INSERT INTO foo VALUES (1)")
+        for arguments in [["dump", "--from", "local", "--output", "all.ndjson"], ["migrate", "--from", "local", "--to", "lake"]] {
+            let result = try CommandRunner.run(arguments, in: directory)
+            #expect(result.status == 66, "\(arguments): \(result.stdout)\(result.stderr)")
+            #expect(result.stderr.contains("has no store to read: \(directory)/local.sqlite holds none of its tables"),
+                    "\(result.stderr)")
+            #expect(try other.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table'") == 1)
+        }
+    }
+
     /// A backfill from the journal before there is one exits 66 and leaves no empty state
     /// directory behind (it made ./state first).
     @Test func aBackfillWithoutAJournalCreatesNothing() throws {
