@@ -3,25 +3,32 @@ import Testing
 @testable import HealthRouterCore
 
 @Suite struct SQLiteDatabaseTests {
-    /// New files get 16 KiB pages; a file made with another size keeps it, and opens and writes as before.
-    @Test func newFilesGetLargePagesAndOldFilesKeepTheirs() throws {
+    /// A new file gets the page size asked for (the journal's 16 KiB), others SQLite's 4 KiB; a
+    /// file made with another size keeps it, and opens and writes as before.
+    @Test func newFilesGetThePageSizeAskedForAndOldFilesKeepTheirs() throws {
         let directory = makeTemporaryDirectory()
-        let fresh = try SQLiteDatabase(path: directory + "/new.sqlite")
-        try fresh.execute("CREATE TABLE t (x)")
-        #expect(try fresh.scalarInt("PRAGMA page_size") == Int64(SQLiteDatabase.newFilePageSize))
-        #expect(try fresh.scalarText("PRAGMA journal_mode") == "wal")
+        let journal = try Journal(stateDirectory: directory)
+        try journal.append([], source: "none")
+        #expect(try journal.database.scalarInt("PRAGMA page_size") == Int64(Journal.pageSize))
+        let plain = try SQLiteDatabase(path: directory + "/plain.sqlite")
+        try plain.execute("CREATE TABLE t (x)")
+        #expect(try plain.scalarInt("PRAGMA page_size") == 4096)
+        #expect(try plain.scalarText("PRAGMA journal_mode") == "wal")
 
-        // A store an earlier version made, with SQLite's default 4 KiB pages, already in WAL.
+        // A journal an earlier version made, with SQLite's default 4 KiB pages, already in WAL.
+        let old = makeTemporaryDirectory()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = [directory + "/old.sqlite", "PRAGMA page_size = 4096; PRAGMA journal_mode = WAL; CREATE TABLE t (x); INSERT INTO t VALUES (1);"]
+        process.arguments = [old + "/journal.sqlite", "PRAGMA page_size = 4096; PRAGMA journal_mode = WAL; CREATE TABLE t (x);"]
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
-        let old = try SQLiteDatabase(path: directory + "/old.sqlite")
-        try old.execute("INSERT INTO t VALUES (2)")
-        #expect(try old.scalarInt("PRAGMA page_size") == 4096)
-        #expect(try old.scalarInt("SELECT sum(x) FROM t") == 3)
+        let earlier = try Journal(stateDirectory: old)
+        #expect(try earlier.database.scalarInt("PRAGMA page_size") == 4096)
+        try earlier.append([.sample(Sample(id: "A", type: "HKQuantityTypeIdentifierHeartRate", kind: .quantity,
+                                           start: Timestamp(epochMilliseconds: 0), end: Timestamp(epochMilliseconds: 0),
+                                           value: 60, unit: "count/min", sourceName: "W"))], source: "s")
+        #expect(try earlier.head() == 1)
     }
 }

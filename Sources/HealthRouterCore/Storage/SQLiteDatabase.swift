@@ -34,8 +34,9 @@ public final class SQLiteDatabase {
     /// malloc and free: off, before the first connection of the process initializes SQLite.
     private static let withoutAllocationStatistics: Void = { _ = swsqlite_disable_memstatus() }()
 
-    /// Opens (creating if missing) the database at `path` in WAL mode.
-    public init(path: String, readOnly: Bool = false) throws {
+    /// Opens (creating if missing) the database at `path` in WAL mode. A file it creates gets
+    /// `pageSize`-byte pages when given (an existing file keeps its own), else SQLite's 4 KiB.
+    public init(path: String, readOnly: Bool = false, pageSize: Int? = nil) throws {
         _ = Self.withoutAllocationStatistics
         self.path = path
         var db: OpaquePointer?
@@ -57,18 +58,12 @@ public final class SQLiteDatabase {
             return 1
         }, nil)
         if !readOnly {
-            // A new file gets 16 KiB pages (an existing one keeps its own; WAL fixes the size once
-            // set): a quarter of the pages to allocate, checksum, log and copy back for the same
-            // rows. A 1M-record import into the embedded default took 7 % less wall time, the
-            // kernel's share (page-cache copies) a third less; its peak memory grew by about 10 MB.
-            try execute("PRAGMA page_size = \(Self.newFilePageSize)")
+            // Before WAL, which fixes the size of a new file for good.
+            if let pageSize { try execute("PRAGMA page_size = \(pageSize)") }
             try execute("PRAGMA journal_mode=WAL")
             try execute("PRAGMA synchronous=NORMAL")
         }
     }
-
-    /// The page size of the files this type creates (SQLite's default is 4 KiB).
-    static let newFilePageSize = 16_384
 
     deinit { sqlite3_close_v2(handle) }
 
