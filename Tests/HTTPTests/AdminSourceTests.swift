@@ -61,7 +61,7 @@ struct AdminSourceTests {
         for _ in 0..<20 {
             let context = PluginContext(name: "ops", stateDirectory: server.directory, logger: Logger(minimumLevel: .error),
                                         sinkNames: sinkNames)
-            let candidate = try AdminSource(configuration: .init(listen: "127.0.0.1:\(Int.random(in: 20000...60000))"), context: context)
+            let candidate = try AdminSource(configuration: .init(listen: "127.0.0.1:\(DaemonProcess.randomListenPort())"), context: context)
             if (try? candidate.start(ingest: server.ingest)) != nil { return candidate }
         }
         throw AdminDidNotStart()

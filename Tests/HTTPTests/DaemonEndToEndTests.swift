@@ -153,7 +153,7 @@ struct ChainedRoutersTests {
     /// yet): the daemon answers the push, writes its other sink, keeps the rest in the journal
     /// and tries again after 1 s, 2 s, 4 s…, not in a loop; once the store is up it gets everything.
     @Test func aSinkWhoseStoreComesUpLaterCatchesUp() throws {
-        let downstreamPort = UInt16.random(in: 20000...60000)
+        let downstreamPort = DaemonProcess.randomListenPort()
         let b = try DaemonProcess(port: downstreamPort)
         let upstream = NSTemporaryDirectory() + "daemon-\(UUID().uuidString)"
         let a = try DaemonProcess(directory: upstream, sinks: """

@@ -19,6 +19,10 @@ final class DaemonProcess {
 
     static let token = "daemon-token-42"
 
+    /// A port for a test's listener: below Linux's ephemeral range (32768–60999), from which the
+    /// tests' own client connections take theirs, so that a listener rarely finds its port taken.
+    static func randomListenPort() -> UInt16 { UInt16.random(in: 20000...32000) }
+
     /// `sinks`: the config's `sinks:` and `routes:` sections (default: one sqlite sink, `local`).
     /// `admin`: also run an `admin` source (`ops`).
     init(directory: String? = nil, port: UInt16? = nil, sinks: String? = nil, admin: Bool = false) throws {
@@ -26,8 +30,8 @@ final class DaemonProcess {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         self.directory = directory
         randomPort = port == nil
-        self.port = port ?? UInt16.random(in: 20000...60000)
-        adminPort = admin ? UInt16.random(in: 20000...60000) : nil
+        self.port = port ?? DaemonProcess.randomListenPort()
+        adminPort = admin ? DaemonProcess.randomListenPort() : nil
         let adminSource = adminPort.map { """
               ops:
                 type: admin
@@ -119,12 +123,12 @@ final class DaemonProcess {
             self.process = nil
             guard randomPort, process.terminationReason == .exit, process.terminationStatus == 69 else { break }
             let path = directory + "/config.yaml"
-            let next = UInt16.random(in: 20000...60000)
+            let next = DaemonProcess.randomListenPort()
             var config = try String(contentsOfFile: path, encoding: .utf8)
                 .replacingOccurrences(of: "listen: 127.0.0.1:\(port)\n", with: "listen: 127.0.0.1:\(next)\n")
             port = next
             if let adminPort {
-                let nextAdmin = UInt16.random(in: 20000...60000)
+                let nextAdmin = DaemonProcess.randomListenPort()
                 config = config.replacingOccurrences(of: "listen: 127.0.0.1:\(adminPort)\n", with: "listen: 127.0.0.1:\(nextAdmin)\n")
                 self.adminPort = nextAdmin
             }

@@ -20,7 +20,7 @@ final class PushServerFixture {
         ingest = try PushIngest(stateDirectory: directory, control: control)
         var lastError: (any Error)?
         for _ in 0..<20 {
-            let port = Int.random(in: 20000...60000)
+            let port = Int(DaemonProcess.randomListenPort())
             var configuration = HTTPPushSource.Configuration(listen: "127.0.0.1:\(port)")
             configuration.tlsCertificate = tls?.certificate
             configuration.tlsKey = tls?.key
