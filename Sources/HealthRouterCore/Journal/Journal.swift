@@ -478,18 +478,23 @@ public final class Journal {
     /// alias of it): a backfill from the journal leaves such a sample out rather than write it back
     /// until the tombstone comes.
     public func isDeleted(_ id: String, after sequence: Int64) throws -> Bool {
-        var names = [SampleIdKey.canonicalCase(id)]
-        SampleIdKey.bind(aliasesOf, 1, names[0])
-        while try aliasesOf.step() {
-            if let other = SampleIdKey.read(aliasesOf, 0) { names.append(other) }
-        }
-        aliasesOf.reset()
-        for name in names {
+        for name in try namesOfReading(id) {
             SampleIdKey.bind(deletedAt, 1, name)
             defer { deletedAt.reset() }
             if try deletedAt.step(), deletedAt.int64(0) > sequence { return true }
         }
         return false
+    }
+
+    /// `id` (in its canonical case) and its aliases: every id the same reading was stored under.
+    private func namesOfReading(_ id: String) throws -> [String] {
+        var names = [SampleIdKey.canonicalCase(id)]
+        SampleIdKey.bind(aliasesOf, 1, names[0])
+        defer { aliasesOf.reset() }
+        while try aliasesOf.step() {
+            if let other = SampleIdKey.read(aliasesOf, 0) { names.append(other) }
+        }
+        return names
     }
 
     /// Whether any id was ever deleted (a backfill skips the lookups otherwise).
@@ -500,13 +505,7 @@ public final class Journal {
     /// Whether a tombstone deleted the sample `id` names: it, or an alias of it (the same reading
     /// under another id), is recorded as deleted.
     public func isDeleted(_ id: String) throws -> Bool {
-        var names = [SampleIdKey.canonicalCase(id)]
-        SampleIdKey.bind(aliasesOf, 1, names[0])
-        while try aliasesOf.step() {
-            if let other = SampleIdKey.read(aliasesOf, 0) { names.append(other) }
-        }
-        aliasesOf.reset()
-        for name in names {
+        for name in try namesOfReading(id) {
             SampleIdKey.bind(lookupDeleted, 1, name)
             defer { lookupDeleted.reset() }
             if try lookupDeleted.step() { return true }
