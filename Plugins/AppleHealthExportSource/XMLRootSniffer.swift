@@ -3,13 +3,8 @@
 /// one by one), the first start tag. Enough to refuse a file that is plainly another document (a
 /// web page, an SVG image, an RSS feed) before anything is created; the parser decides the rest.
 enum XMLRootSniffer {
-    /// The root element's name; nil when `head` ends before the name does (a file cut short, a
-    /// DTD longer than `head`) or holds no start tag.
-    static func rootName(_ head: UnsafeRawBufferPointer) -> String? {
-        root(head)?.name
-    }
-
-    /// The root element's name and the line (1-based) its tag starts on.
+    /// The root element's name and the line (1-based) its tag starts on; nil when `head` ends
+    /// before the name does (a file cut short, a DTD longer than `head`) or holds no start tag.
     static func root(_ head: UnsafeRawBufferPointer) -> (name: String, line: Int)? {
         let less = UInt8(ascii: "<")
         var index = 0

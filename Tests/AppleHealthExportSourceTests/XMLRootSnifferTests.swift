@@ -6,7 +6,7 @@ import Testing
 /// nothing when the bytes end first.
 @Suite struct XMLRootSnifferTests {
     func root(_ text: String) -> String? {
-        Array(text.utf8).withUnsafeBytes { XMLRootSniffer.rootName($0) }
+        Array(text.utf8).withUnsafeBytes { XMLRootSniffer.root($0)?.name }
     }
 
     @Test func findsTheFirstStartTag() {
@@ -34,7 +34,7 @@ import Testing
             let path = directory.file("export-\(quirks).xml")
             _ = try Fixtures.generate(records: 20, to: path, quirks: quirks)
             let head = try Data(contentsOf: URL(fileURLWithPath: path)).prefix(ExportFile.sniffLength)
-            #expect(head.withUnsafeBytes { XMLRootSniffer.rootName($0) } == "HealthData", "quirks: \(quirks)")
+            #expect(head.withUnsafeBytes { XMLRootSniffer.root($0)?.name } == "HealthData", "quirks: \(quirks)")
             // And the file is taken: not refused before it is read.
             _ = try ExportFile(path: path)
         }

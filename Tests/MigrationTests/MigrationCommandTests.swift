@@ -170,15 +170,22 @@ import Testing
         #expect(try String(contentsOfFile: directory + "/victim/sub/n.txt", encoding: .utf8) == "x")
     }
 
-    /// `backfill --from` the export again after a sample was deleted: the deleted sample is not
-    /// written back (an import of the same file adds nothing for it either), and the summary says so.
-    @Test func backfillFromAFileLeavesDeletedSamplesDeleted() throws {
-        let directory = try Self.imported(records: 300)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let stored = try Self.samples(sqlite: directory + "/local.sqlite")
+    /// An imported export (`imported(records: 300)`) and then a tombstone for its first sample by
+    /// id: the directory, the samples the store held before, and the id deleted.
+    static func importedThenOneDeleted() throws -> (directory: String, stored: [String: Sample], gone: String) {
+        let directory = try imported(records: 300)
+        let stored = try samples(sqlite: directory + "/local.sqlite")
         let gone = try #require(stored.keys.sorted().first)
         try "{\"deleted\":[\"\(gone)\"]}\n".write(toFile: directory + "/delete.ndjson", atomically: true, encoding: .utf8)
         #expect(try CommandRunner.run(["import", "delete.ndjson", "-q"], in: directory).status == 0)
+        return (directory, stored, gone)
+    }
+
+    /// `backfill --from` the export again after a sample was deleted: the deleted sample is not
+    /// written back (an import of the same file adds nothing for it either), and the summary says so.
+    @Test func backfillFromAFileLeavesDeletedSamplesDeleted() throws {
+        let (directory, stored, gone) = try Self.importedThenOneDeleted()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         let result = try CommandRunner.run(["backfill", "back", "--from", "export.zip"], in: directory)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect((result.stdout + result.stderr).contains("deleted since"), "\(result.stdout)\(result.stderr)")
@@ -191,12 +198,8 @@ import Testing
     /// back until the tombstone comes (a kill between the two would leave it in the store), and a
     /// second backfill is the same: nothing written for it either time.
     @Test func backfillFromTheJournalLeavesSamplesDeletedLaterOut() throws {
-        let directory = try Self.imported(records: 300)
+        let (directory, stored, gone) = try Self.importedThenOneDeleted()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let stored = try Self.samples(sqlite: directory + "/local.sqlite")
-        let gone = try #require(stored.keys.sorted().first)
-        try "{\"deleted\":[\"\(gone)\"]}\n".write(toFile: directory + "/delete.ndjson", atomically: true, encoding: .utf8)
-        #expect(try CommandRunner.run(["import", "delete.ndjson", "-q"], in: directory).status == 0)
         for run in 1...2 {
             let result = try CommandRunner.run(["backfill", "local", "--restart"], in: directory)
             #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
