@@ -108,7 +108,18 @@ struct ImportReport {
                 if progress.deadLetters > 0 {
                     line += ", \(NumberText.counted(progress.deadLetters, "dead letter")) (see: healthrouter status)"
                 }
-                if let reason = progress.gaveUp {
+                if let reason = progress.gaveUp, progress.notNeeded && !progress.gaveUpMisconfigured {
+                    line += ", none from this import (its routes select none of it)\n      its store is down: \(reason)"
+                    switch summary.waiting[name] {
+                    case 0?:
+                        line += "\n      nothing waits for it"
+                    case let count?:
+                        line += "\n      \(NumberText.counted(Int(count), "entry", plural: "entries")) of earlier runs wait for it in the journal: "
+                            + "once the store is back, `healthrouter run` or the next import delivers them"
+                    case nil:
+                        line += "\n      entries of earlier runs wait for it in the journal, if any (see `healthrouter status`)"
+                    }
+                } else if let reason = progress.gaveUp {
                     line += "\n      NOT caught up: \(reason)\n      the entries stay in the journal: once the sink is back (or its config "
                         + "is fixed), run the import again or `healthrouter run`"
                 } else {

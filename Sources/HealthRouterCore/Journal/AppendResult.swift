@@ -16,6 +16,8 @@ public struct AppendResult: Sendable, Equatable {
     /// The sequence numbers of the entries written, when any.
     public var firstSequence: Int64?
     public var lastSequence: Int64?
+    /// The types of the entries written (nil: a tombstone's entry).
+    public var entryTypes: Set<String?> = []
 
     public init() {}
 
@@ -36,5 +38,6 @@ public struct AppendResult: Sendable, Equatable {
         refusedOtherUsersIds += other.refusedOtherUsersIds
         if firstSequence == nil { firstSequence = other.firstSequence }
         if other.lastSequence != nil { lastSequence = other.lastSequence }
+        entryTypes.formUnion(other.entryTypes)
     }
 }

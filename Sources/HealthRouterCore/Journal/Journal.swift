@@ -226,7 +226,13 @@ public final class Journal {
             SampleCodec.encode(item, into: &writer)
             firstOfId = false
         }
-        try writeEntry(sequence: sequence, source: source, type: item.sampleType, received: received, firstOfId: firstOfId)
+        let type = item.sampleType
+        try writeEntry(sequence: sequence, source: source, type: type, received: received, firstOfId: firstOfId)
+        // Entries come in runs of one type: the set is looked in only when the type changes.
+        if type != lastEntryType || result.firstSequence == nil {
+            result.entryTypes.insert(type)
+            lastEntryType = type
+        }
         if result.firstSequence == nil { result.firstSequence = sequence }
         result.lastSequence = sequence
         return firstOfId
@@ -414,6 +420,9 @@ public final class Journal {
     /// Whether ids belong to the first user who brought them (`mayWrite`, `mayDelete`): set for
     /// the daemon's pushes, which come from several users' tokens.
     public var enforcesOwners = false
+
+    /// The type of the entry `admit` wrote last (nil: a tombstone), for `AppendResult.entryTypes`.
+    private var lastEntryType: String?
 
     /// Whether any sample with its own id was ever journaled (refreshed per append, since
     /// another process may append too).

@@ -25,15 +25,20 @@ public final class ImportRun {
         /// given on one command line are all the source `import`).
         public var sources: [SourceResult] = []
         public var sinks: [String: SinkWorker.Progress] = [:]
+        /// For a sink that did not catch up though nothing of this run routes to it (`Progress.notNeeded`):
+        /// the entries of earlier runs its routes select that wait for it in the journal.
+        public var waiting: [String: Int64] = [:]
         /// Whether a source stopped because the journal refused its entries (disk full, damaged).
         public var journalRefused = false
         /// Journal entries pruned at the end (every sink passed them and `retain` ran out).
         public var pruned = 0
         public var seconds: Double = 0
 
-        /// True when every source was read to its end and every sink caught up.
+        /// True when every source was read to its end and every sink caught up, but for sinks whose
+        /// store is down and that nothing of this run routes to (`Progress.notNeeded`).
         public var succeeded: Bool {
-            sources.allSatisfy { $0.failure == nil } && sinks.values.allSatisfy { $0.gaveUp == nil }
+            sources.allSatisfy { $0.failure == nil }
+                && sinks.values.allSatisfy { $0.gaveUp == nil || ($0.notNeeded && !$0.gaveUpMisconfigured) }
         }
 
         /// Whether a sink did not catch up because it is misconfigured (its config needs a fix).
@@ -62,6 +67,14 @@ public final class ImportRun {
         self.settings = settings
         self.retainSeconds = retainSeconds
         self.logger = logger
+    }
+
+    /// The entries after the journal's copy of `worker`'s cursor that its routes select.
+    private static func entriesWaiting(for worker: SinkWorker, in journal: Journal) throws -> Int64 {
+        let cursor = try journal.cursor(sink: worker.name) ?? 0
+        return try journal.entryCountsByTypeAndSource(after: cursor).reduce(0) { sum, group in
+            worker.selects(type: group.type, source: group.source) ? sum + group.count : sum
+        }
     }
 
     /// Reads every source in turn into the journal while the workers drain it.
@@ -117,9 +130,25 @@ public final class ImportRun {
             summary.sources.append(SourceResult(name: entry.name, counters: outputs[index].snapshot, failure: failure,
                                                 cannotRead: cannotRead))
         }
+        // A sink that none of this run's entries route to has nothing of it to write: the import
+        // does not wait for its store to come back (it keeps writing while the store takes writes).
+        let sources = summary.sources
+        let needed = workers.map { worker in
+            sources.contains { source in
+                source.counters.appended.entryTypes.contains { worker.selects(type: $0, source: source.name) }
+            }
+        }
         control.finishInput()
+        for (worker, isNeeded) in zip(workers, needed) where !isNeeded { worker.release(waking: control) }
         group.wait()
-        for worker in workers { summary.sinks[worker.name] = worker.progress }
+        for (worker, isNeeded) in zip(workers, needed) {
+            var progress = worker.progress
+            progress.notNeeded = !isNeeded
+            summary.sinks[worker.name] = progress
+            if !isNeeded, progress.gaveUp != nil {
+                summary.waiting[worker.name] = try? Self.entriesWaiting(for: worker, in: journal)
+            }
+        }
         do {
             summary.pruned = try journal.prune(sinks: sinks.map(\.name), retainSeconds: retainSeconds)
         } catch {

@@ -46,6 +46,9 @@ public final class SinkWorker: Sendable {
         /// Whether it gave up because its sink is misconfigured (`SinkError.misconfigured`: the
         /// config needs a fix), not because its store stayed down.
         public var gaveUpMisconfigured = false
+        /// Set by the caller (`ImportRun`) when its run appended nothing this sink's routes select:
+        /// the sink not catching up then leaves only entries of earlier runs undelivered.
+        public var notNeeded = false
         public var finished = false
     }
 
@@ -58,6 +61,7 @@ public final class SinkWorker: Sendable {
     /// Dead-letter warnings: at most one line every 10 s (the next one counts those left out).
     private let deadLetterWarnings: ThrottledWarnings
     private let progressState = Mutex(Progress())
+    private let released = Mutex(false)
 
     /// - Parameters:
     ///   - makeSink: builds the sink; called on the worker's thread, again after a failure.
@@ -75,6 +79,19 @@ public final class SinkWorker: Sendable {
     }
 
     public var progress: Progress { progressState.withLock { $0 } }
+
+    /// Whether this sink's routes select an entry of `type` (nil: a tombstone) from `source`.
+    public func selects(type: String?, source: String) -> Bool { selects(type, source) }
+
+    /// Tells the worker its caller does not wait for it (an import whose entries its routes never
+    /// select): it goes on writing while its store takes the writes, and stops at its next failure,
+    /// or in the backoff it is in, instead of retrying. Wakes it through `control`.
+    public func release(waking control: WorkerControl) {
+        released.withLock { $0 = true }
+        control.wake()
+    }
+
+    private var isReleased: Bool { released.withLock { $0 } }
 
     /// Runs until `control` says the input finished and the sink caught up with the
     /// journal, or until a stop is requested, or until `maxAttempts` failures in a row.
@@ -254,12 +271,20 @@ public final class SinkWorker: Sendable {
                     giveUp(message, misconfigured: misconfigured)
                     return
                 }
+                if isReleased {
+                    stopReleased(message)
+                    return
+                }
                 let delay = misconfigured ? settings.retryCap : settings.retryDelay(afterAttempt: attempts)
                 logger.warning("write failed, retrying in \(Self.format(delay))", [("error", message)])
                 // A fresh sink after a failure: reconnects, and re-reads its own cursor.
                 sink?.close()
                 sink = nil
-                control.backOff(seconds: delay)
+                control.backOff(seconds: delay, interrupted: { isReleased })
+                if isReleased {
+                    stopReleased(message)
+                    return
+                }
             }
         }
     }
@@ -323,6 +348,13 @@ public final class SinkWorker: Sendable {
             $0.gaveUpMisconfigured = misconfigured
         }
         logger.error("gave up: \(reason)")
+    }
+
+    /// Stops a released worker at a failure: not caught up, but nothing its caller appended waits
+    /// for it, so a warning rather than an error.
+    private func stopReleased(_ reason: String) {
+        progressState.withLock { $0.gaveUp = reason }
+        logger.warning("stopped retrying: nothing this run appended routes here", [("error", reason)])
     }
 
     /// A retry delay for the log: `0.5s`, `4s`, `2m`.

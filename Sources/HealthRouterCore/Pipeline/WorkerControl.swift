@@ -45,15 +45,21 @@ public final class WorkerControl: Sendable {
     public var isInputFinished: Bool { state.withLock { $0.inputFinished } }
     public var isStopRequested: Bool { state.withLock { $0.stopRequested } }
 
-    /// Sleeps `seconds` unless a stop is requested: a retry's backoff, which new entries and the
-    /// end of the input do not cut short (a store that is down gets its pause either way).
-    public func backOff(seconds: Double) {
+    /// Sleeps `seconds` unless a stop is requested or `interrupted` turns true (checked when
+    /// `wake()` is called): a retry's backoff, which new entries and the end of the input do not
+    /// cut short (a store that is down gets its pause either way).
+    public func backOff(seconds: Double, interrupted: () -> Bool = { false }) {
         condition.lock()
         defer { condition.unlock() }
         let deadline = Date(timeIntervalSinceNow: seconds)
-        while !state.withLock({ $0.stopRequested }) {
+        while !state.withLock({ $0.stopRequested }) && !interrupted() {
             if !condition.wait(until: deadline) { break }
         }
+    }
+
+    /// Wakes every waiting worker to look at its own state again (`SinkWorker.release`).
+    public func wake() {
+        condition.lock(); condition.broadcast(); condition.unlock()
     }
 
     /// Sleeps until something is signalled or `seconds` pass.
