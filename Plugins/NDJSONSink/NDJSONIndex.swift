@@ -89,6 +89,29 @@ final class NDJSONIndex {
         inFlightStatement = try database.prepare("UPDATE state SET in_flight = ? WHERE id = 1")
     }
 
+    /// The ids whose last row (an id may have several) records a deletion. Builds the key index.
+    func deletedIds() throws -> Set<String> {
+        try buildKeyIndex()
+        let statement = try database.prepare("""
+            SELECT id FROM ids AS i WHERE content_hash IS NULL
+            AND NOT EXISTS (SELECT 1 FROM ids WHERE id_key = i.id_key AND id = i.id AND rowid > i.rowid)
+            """)
+        var deleted = Set<String>()
+        while try statement.step() { if let id = statement.string(0) { deleted.insert(id) } }
+        return deleted
+    }
+
+    /// `deletedIds()` of the index at `path`, opened to be read only (`SQLiteDatabase.openForReading`):
+    /// nothing written, no key index needed (one sort of the rows by id instead).
+    static func deletedIds(readingOnly path: String) throws -> Set<String> {
+        let database = try SQLiteDatabase.openForReading(path: path)
+        let statement = try database.prepare(
+            "SELECT id FROM ids WHERE rowid IN (SELECT max(rowid) FROM ids GROUP BY id) AND content_hash IS NULL")
+        var deleted = Set<String>()
+        while try statement.step() { if let id = statement.string(0) { deleted.insert(id) } }
+        return deleted
+    }
+
     /// The journal cursor of the last committed batch.
     func cursor() throws -> Int64? {
         try database.scalarInt("SELECT cursor FROM state WHERE id = 1")

@@ -83,6 +83,33 @@ public final class NDJSONSink: Sink {
         }
     }
 
+    /// Set by `prepareForReading()` for a folder this process may not write: the ids whose last
+    /// line is a tombstone, as its index records them (none without an index).
+    private(set) var readOnlyDeletedIds: Set<String>?
+
+    /// Opens the folder to be read only (`ReadableSink`): as `prepare()` when this process may
+    /// write it and its index, else without the lock, the index's recovery or any file written:
+    /// the ids deleted last are read from the index as it is (none, in a folder without one,
+    /// such as Pulso's reference server's).
+    public func prepareForReading() throws {
+        let directory = configuration.directory
+        let indexPath = directory + "/" + NDJSONIndex.fileName
+        let hasIndex = FileManager.default.fileExists(atPath: indexPath)
+        if access(directory, W_OK) == 0 && (!hasIndex || access(indexPath, W_OK) == 0) {
+            _ = try prepare()
+            return
+        }
+        guard hasIndex else {
+            readOnlyDeletedIds = []
+            return
+        }
+        do {
+            readOnlyDeletedIds = try NDJSONIndex.deletedIds(readingOnly: indexPath)
+        } catch let error as SQLiteError {
+            throw SinkError.unavailable(error.description + " (opened read-only: this process may not write \(directory))")
+        }
+    }
+
     public func write(_ entries: [JournalEntry], cursor: Int64) throws {
         guard let index else { throw SinkError.unavailable("\(configuration.directory): write before prepare") }
         do {

@@ -13,7 +13,9 @@ extension NDJSONSink: ReadableSink {
     /// first finds each id's last line (ids only, byte-level), the second decodes those
     /// lines with `PulsoJSONDecoder`. Call after `prepare()`.
     public func readBack(_ visit: (HealthItem) throws -> Void) throws {
-        guard let index else { throw SinkError.unavailable("\(configuration.directory): read before prepare") }
+        guard index != nil || readOnlyDeletedIds != nil else {
+            throw SinkError.unavailable("\(configuration.directory): read before prepare")
+        }
         let directory = configuration.directory
         let deletedName = NDJSONFileStem.deleted + ".ndjson"
         let names = try FileManager.default.contentsOfDirectory(atPath: directory)
@@ -28,14 +30,7 @@ extension NDJSONSink: ReadableSink {
                 try visit(item)
             }
         }
-        var deleted = Set<String>()
-        // Ids whose last row (an id may have several) records a deletion.
-        try index.buildKeyIndex()
-        let statement = try index.database.prepare("""
-            SELECT id FROM ids AS i WHERE content_hash IS NULL
-            AND NOT EXISTS (SELECT 1 FROM ids WHERE id_key = i.id_key AND id = i.id AND rowid > i.rowid)
-            """)
-        while try statement.step() { if let id = statement.string(0) { deleted.insert(id) } }
+        let deleted = try index?.deletedIds() ?? readOnlyDeletedIds ?? []
 
         // Pass 1: where each id's last line is.
         var last: [String: (file: Int32, line: Int32)] = [:]

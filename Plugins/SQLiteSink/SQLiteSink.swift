@@ -115,6 +115,27 @@ public final class SQLiteSink: Sink {
         }
     }
 
+    /// Opens the store to be read only (`ReadableSink`): as `prepare()` when this process may write
+    /// the file and its folder (SQLite keeps its `-wal` and `-shm` files beside it), else read-only,
+    /// tables as they are. A WAL-mode file in a folder that cannot take SQLite's shared-memory file
+    /// is read as immutable, when no `-wal` file holds writes it would miss.
+    public func prepareForReading() throws {
+        let path = configuration.path
+        let directory = (path as NSString).deletingLastPathComponent
+        if access(path, W_OK) == 0 && access(directory.isEmpty ? "." : directory, W_OK) == 0 {
+            _ = try prepare()
+            return
+        }
+        do {
+            database = try SQLiteDatabase.openForReading(path: path)
+            logger.debug("opened \(path) read-only")
+        } catch let error as SQLiteError where error.code == 26 {
+            throw SinkError.misconfigured("\(path) is not a SQLite database: set `path` to a store healthrouter made")
+        } catch let error as SQLiteError {
+            throw SinkError.unavailable(error.description + " (opened read-only: this process may not write \(path) or its folder)")
+        }
+    }
+
     public func write(_ entries: [JournalEntry], cursor: Int64) throws {
         guard let database, let rows else {
             throw SinkError.unavailable("\(configuration.path): write before prepare")

@@ -152,6 +152,7 @@ public final class TimescaleDBSink: Sink {
     }
 
     public func prepare() throws -> Int64? {
+        prepareRefusedWrites = false
         do {
             let connection = try PostgresConnection(url: configuration.url,
                                                     statementTimeoutSeconds: Int(configuration.statementTimeout.seconds))
@@ -195,9 +196,34 @@ public final class TimescaleDBSink: Sink {
         } catch let error as SinkError {
             throw error
         } catch let error as PostgresError {
+            prepareRefusedWrites = PostgresError.refusesWrites(error)
             throw TimescaleDBProbe.libraryFailure(error) ?? error.sinkError
         } catch {
             throw SinkError.unavailable("\(error)")
+        }
+    }
+
+    /// Whether the last `prepare()` failed because the role may not change the schema (SELECT only)
+    /// or the server takes no writes (a standby).
+    private var prepareRefusedWrites = false
+
+    /// Opens the tables to be read only (`ReadableSink`): prepared as `prepare()` does when the role
+    /// may change the schema, else (a role granted SELECT only, a read-only standby) connected as
+    /// they are, nothing created or migrated.
+    public func prepareForReading() throws {
+        do {
+            _ = try prepare()
+            return
+        } catch let error as SinkError where prepareRefusedWrites {
+            logger.info("reading the tables as they are: this role may not change them", [("reason", "\(error)")])
+        }
+        do {
+            let connection = try PostgresConnection(url: configuration.url,
+                                                    statementTimeoutSeconds: Int(configuration.statementTimeout.seconds))
+            connection.onNotice = { [logger] notice in logger.warning("postgres: \(notice)") }
+            self.connection = connection
+        } catch let error as PostgresError {
+            throw TimescaleDBProbe.libraryFailure(error) ?? error.sinkError
         }
     }
 

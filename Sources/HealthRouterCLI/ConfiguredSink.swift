@@ -31,9 +31,10 @@ struct ConfiguredSink {
     /// tried five times, 0.5 s to 4 s apart, as an import tries it (exit 73 after that); a
     /// misconfigured sink fails at once (exit 78). With `readableFor` (what the command would do
     /// with its rows: "dumped"), a sink that cannot be read back fails (exit 64) before it is
-    /// connected: whether its store is up does not matter.
+    /// connected: whether its store is up does not matter. With `readOnly` as well, the store is
+    /// only read (`ReadableSink.prepareForReading()`): a read-only file or database role will do.
     static func open(_ name: String, loaded: LoadedConfig, command: String, existingStoreOnly: Bool = false,
-                     readableFor purpose: String? = nil) throws -> ConfiguredSink {
+                     readableFor purpose: String? = nil, readOnly: Bool = false) throws -> ConfiguredSink {
         let spec = try spec(name, loaded: loaded)
         let retry = SinkWorker.Settings.oneShot
         func cannotOpen(_ error: any Error) -> CommandFailure {
@@ -69,7 +70,12 @@ struct ConfiguredSink {
             do {
                 // A failed prepare closed the sink: each try is a fresh instance (the Sink contract).
                 if attempt > 1 { sink = try spec.makeSink() }
-                own = try sink.prepareOrClose()
+                if readOnly, purpose != nil, let readable = sink as? any ReadableSink {
+                    try readable.prepareForReadingOrClose()
+                    own = nil
+                } else {
+                    own = try sink.prepareOrClose()
+                }
                 break
             } catch SinkError.unavailable(let reason) where attempt < retry.maxAttempts ?? 1 {
                 let delay = retry.retryDelay(afterAttempt: attempt)

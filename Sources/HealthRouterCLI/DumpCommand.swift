@@ -11,7 +11,8 @@ enum DumpCommand {
         a `replay` source (healthrouter import FILE) reads it back into the very same samples.
 
           --from SINK     read the rows of that configured sink (sqlite, ndjson, postgres,
-                          timescaledb) instead of the journal
+                          timescaledb) instead of the journal; a store healthrouter may not write
+                          (a read-only file or folder, a role granted SELECT only) is read as it is
           --output FILE   write to FILE (replaced when the dump is complete; a named pipe or
                           device is written into; a folder is refused) instead of standard output
         \(FilterOptions.help)
@@ -48,7 +49,8 @@ enum DumpCommand {
         let loaded = try LoadedConfig.load(arguments, environment: environment, usesSources: false)
         // What to read is opened before the output is created: a missing input leaves no file behind.
         let opened = try arguments.values["--from"].map {
-            try ConfiguredSink.open($0, loaded: loaded, command: "dump", existingStoreOnly: true, readableFor: "dumped")
+            try ConfiguredSink.open($0, loaded: loaded, command: "dump", existingStoreOnly: true, readableFor: "dumped",
+                                 readOnly: true)
         }
         defer { opened?.sink.close() }
         let reader = try opened?.readable(for: "dumped")

@@ -11,7 +11,8 @@ enum MigrateCommand {
         instants with their original offsets, units, metadata, workouts with their events,
         statistics, activities and routes. Tombstones the source recorded go first.
 
-          --from SINK     the store to read: sqlite, ndjson, postgres or timescaledb
+          --from SINK     the store to read: sqlite, ndjson, postgres or timescaledb (read as it is
+                          when healthrouter may not write it: a read-only file, a SELECT-only role)
           --to SINK       the store to write: any sink of the config
           --verify        afterwards, read both back and compare, per type, a count and a
                           content checksum; prints a table, exits 65 on any difference
@@ -67,14 +68,15 @@ enum MigrateCommand {
                              command: "migrate")
         }
         let source = try ConfiguredSink.open(from, loaded: loaded, command: "migrate", existingStoreOnly: true,
-                                             readableFor: "migrated from")
+                                             readableFor: "migrated from", readOnly: true)
         defer { source.sink.close() }
         let reader = try source.readable(for: "migrated from")
         try loaded.ensureStateDirectory()
         let verifyOnly = arguments.flags.contains("--verify-only")
         // With --verify, a target that cannot be read back is refused here, before anything is written.
         let target = try ConfiguredSink.open(to, loaded: loaded, command: "migrate", existingStoreOnly: verifyOnly,
-                                             readableFor: arguments.flags.contains("--verify") || verifyOnly ? "verified" : nil)
+                                             readableFor: arguments.flags.contains("--verify") || verifyOnly ? "verified" : nil,
+                                             readOnly: verifyOnly)
         defer { target.sink.close() }
         if verifyOnly { return try verify(reader, from: from, target, to: to, filter: filter, rejected: 0) }
 

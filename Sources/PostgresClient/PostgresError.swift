@@ -37,6 +37,13 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         return ["21", "22", "23", "54"].contains { sqlState.hasPrefix($0) }
     }
 
+    /// Whether `error` is the server refusing a change the role may not make (SQLSTATE 42501,
+    /// insufficient privilege: a role granted SELECT only) or that no one may make there (25006, a
+    /// read-only transaction: a standby): a reader can still read.
+    public static func refusesWrites(_ error: PostgresError) -> Bool {
+        error.sqlState == "42501" || error.sqlState == "25006"
+    }
+
     /// How a sink reports it when it is not the data's fault: misconfigured (with what to fix)
     /// when the configuration is at fault, else unavailable (retried).
     public var sinkError: SinkError {

@@ -112,6 +112,75 @@ import Testing
         #expect(deleted?.contains(id) == true)
     }
 
+    /// A copy of the stores that this process may not write (files 0444 in folders 0555, read by
+    /// another user than their owner when the tests run as root): `dump --from` and
+    /// `migrate --verify-only` read them as they are — every line the writable originals give, a
+    /// sample the ndjson index records as deleted left out — and create nothing. (They failed:
+    /// opening a store prepared it for writing.)
+    @Test func storesThisProcessMayNotWriteAreReadAsTheyAre() throws {
+        let directory = try Self.imported(records: 600)
+        defer {
+            chmodRecursively(directory + "/ro", file: 0o644, folder: 0o755)
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+        // One heart rate deleted: the lake keeps its line and records the deletion in its index.
+        #expect(try CommandRunner.run(["dump", "--from", "local", "--output", "before.ndjson"], in: directory).status == 0)
+        let before = try String(contentsOfFile: directory + "/before.ndjson", encoding: .utf8)
+        let heartRate = try #require(before.split(separator: "\n").first { $0.contains("\"type\":\"heartRate\"") })
+        let uuid = try #require(heartRate.range(of: #""uuid":"[^"]+""#, options: .regularExpression))
+        let gone = String(heartRate[uuid].dropFirst(8).dropLast())
+        try "{\"deleted\":[\"\(gone)\"]}\n".write(toFile: directory + "/gone.ndjson", atomically: true, encoding: .utf8)
+        #expect(try CommandRunner.run(["import", "gone.ndjson", "-q"], in: directory).status == 0)
+        for sink in ["local", "lake"] {
+            let dump = try CommandRunner.run(["dump", "--from", sink, "--output", "\(sink).ndjson"], in: directory)
+            #expect(dump.status == 0, "\(dump.stderr)")
+        }
+        let lakeDump = try String(contentsOfFile: directory + "/lake.ndjson", encoding: .utf8)
+        #expect(lakeDump.contains(gone) && !lakeDump.contains("\"uuid\":\"\(gone)\""))
+
+        try FileManager.default.createDirectory(atPath: directory + "/ro", withIntermediateDirectories: false)
+        try FileManager.default.copyItem(atPath: directory + "/local.sqlite", toPath: directory + "/ro/local.sqlite")
+        try FileManager.default.copyItem(atPath: directory + "/lake", toPath: directory + "/ro/lake")
+        chmodRecursively(directory + "/ro", file: 0o444, folder: 0o555)
+        try FileManager.default.createDirectory(atPath: directory + "/out", withIntermediateDirectories: false,
+                                                attributes: [.posixPermissions: 0o777])
+        try """
+            state_directory: ./out/state
+            sinks:
+              local: { type: sqlite, path: ./ro/local.sqlite }
+              lake: { type: ndjson, directory: ./ro/lake }
+            """.write(toFile: directory + "/ro.yaml", atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: directory + "/ro.yaml")
+        let listing = try Self.files(directory + "/ro").keys.sorted() + Self.files(directory + "/ro/lake").keys.sorted()
+
+        for sink in ["local", "lake"] {
+            let dump = try CommandRunner.runUnprivileged(["dump", "--from", sink, "--config", "ro.yaml", "--output", "out/\(sink).ndjson"],
+                                                         in: directory)
+            #expect(dump.status == 0, "\(sink): \(dump.stdout)\(dump.stderr)")
+            let original = try String(contentsOfFile: directory + "/\(sink).ndjson", encoding: .utf8)
+            let readOnly = try? String(contentsOfFile: directory + "/out/\(sink).ndjson", encoding: .utf8)
+            #expect(readOnly == original, "\(sink)")
+        }
+        let verify = try CommandRunner.runUnprivileged(["migrate", "--from", "local", "--to", "lake", "--verify-only", "--config", "ro.yaml"],
+                                                       in: directory)
+        #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+        #expect(try Self.files(directory + "/ro").keys.sorted() + Self.files(directory + "/ro/lake").keys.sorted() == listing)
+    }
+
+    /// Sets the mode of every file under `path` to `file` and of every folder (`path` too) to `folder`.
+    func chmodRecursively(_ path: String, file: Int, folder: Int) {
+        let manager = FileManager.default
+        var isFolder: ObjCBool = false
+        guard manager.fileExists(atPath: path, isDirectory: &isFolder) else { return }
+        if isFolder.boolValue {
+            try? manager.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
+            for name in (try? manager.contentsOfDirectory(atPath: path)) ?? [] {
+                chmodRecursively(path + "/" + name, file: file, folder: folder)
+            }
+        }
+        try? manager.setAttributes([.posixPermissions: isFolder.boolValue ? folder : file], ofItemAtPath: path)
+    }
+
     /// `dump --output` into a named pipe writes into the pipe (it replaced the pipe with a file,
     /// and the reader waited forever); through a symbolic link it replaces the file the link
     /// points at and keeps the link.

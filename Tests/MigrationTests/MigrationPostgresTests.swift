@@ -98,6 +98,59 @@ import Testing
         #expect(backfill.stderr.components(separatedBy: "cannot open the sink, retrying in").count == 5, "\(backfill.stderr)")
     }
 
+    /// A role granted SELECT and nothing else (a read-only Supabase or replica user) reads both
+    /// database sinks back: `dump --from` and `migrate --verify-only` give what the owner's role
+    /// reads, and nothing in the schemas changes. (Reading prepared the schema first, which such a
+    /// role may not: its dump failed after five tries.)
+    @Test func aRoleThatMayOnlySelectReadsTheStoresBack() throws {
+        guard let url = Self.url, !url.contains("://") else { return }
+        let schema = Self.schema()
+        let directory = try Self.directory(url: url, schema: schema)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        for sink in ["tsdb", "supa"] {
+            let migrated = try CommandRunner.run(["migrate", "--from", "local", "--to", sink, "-q"], in: directory)
+            #expect(migrated.status == 0, "\(migrated.stdout)\(migrated.stderr)")
+        }
+        let role = "hr_select_only"
+        let connection = try PostgresConnection(url: url)
+        defer { connection.close() }
+        try connection.execute("""
+            DO $$ BEGIN CREATE ROLE \(role) LOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$;
+            GRANT USAGE ON SCHEMA \(schema)_ts, \(schema)_pg TO \(role);
+            GRANT SELECT ON ALL TABLES IN SCHEMA \(schema)_ts, \(schema)_pg TO \(role)
+            """)
+        func ddlState() throws -> [String] {
+            let result = try connection.query("""
+                SELECT c.relname || ':' || c.relkind::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                WHERE n.nspname LIKE $1 ORDER BY 1
+                """, [schema + "%"])
+            return (0..<result.rowCount).compactMap { result.text($0, 0) }
+        }
+        let before = try ddlState()
+        // libpq takes the last of a keyword given twice: the same server and database, as that role.
+        try """
+            state_directory: ./state
+            sinks:
+              tsdb: { type: timescaledb, url: "\(url) user=\(role)", schema: \(schema)_ts, require_timescaledb: false }
+              supa: { type: postgres, url: "\(url) user=\(role)", schema: \(schema)_pg, user_id: 00000000-0000-4000-8000-000000000001 }
+            """.write(toFile: directory + "/reader.yaml", atomically: true, encoding: .utf8)
+        for sink in ["tsdb", "supa"] {
+            let owner = try CommandRunner.run(["dump", "--from", sink, "--output", "\(sink)-owner.ndjson"], in: directory)
+            #expect(owner.status == 0, "\(owner.stderr)")
+            let reader = try CommandRunner.run(["dump", "--from", sink, "--config", "reader.yaml", "--output", "\(sink)-reader.ndjson"],
+                                               in: directory)
+            #expect(reader.status == 0, "\(sink): \(reader.stdout)\(reader.stderr)")
+            let owned = try String(contentsOfFile: directory + "/\(sink)-owner.ndjson", encoding: .utf8)
+            #expect(owned.split(separator: "\n").count > 1_000)
+            #expect((try? String(contentsOfFile: directory + "/\(sink)-reader.ndjson", encoding: .utf8)) == owned, "\(sink)")
+        }
+        let verify = try CommandRunner.run(["migrate", "--from", "tsdb", "--to", "supa", "--verify-only", "--config", "reader.yaml"],
+                                           in: directory)
+        #expect(verify.status == 0 || verify.status == 65, "\(verify.stdout)\(verify.stderr)")
+        #expect(verify.stdout.contains("heartRate"), "\(verify.stdout)")
+        #expect(try ddlState() == before)
+    }
+
     /// A Postgres sink whose server refuses the config (here: its database does not exist) is a
     /// config error, not a store that is down: `check --connect` and `backfill` exit 78 at once, an
     /// import gives up on it without retrying, exits 78 too, and the other sink gets everything.

@@ -38,6 +38,32 @@ public struct CommandRunner {
                       stderr: String(decoding: errData, as: UTF8.self))
     }
 
+    /// Runs `healthrouter arguments…` as `run` does, but as a user whom file modes hold to them:
+    /// this one when the tests do not run as root, else nobody (uid 65534, through util-linux's
+    /// setpriv), from a copy of the executable in the temporary folder (the checkout may be closed
+    /// to other users). What it reads must be readable by others.
+    public static func runUnprivileged(_ arguments: [String], in directory: String) throws -> Result {
+        guard getuid() == 0 else { return try run(arguments, in: directory) }
+        return try run(arguments, in: directory,
+                       shellSetup: "exec /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups \(try unprivilegedCopy()) \"$@\"")
+    }
+
+    /// The copy `runUnprivileged` runs (made once per test process), nil when it could not be made.
+    private static let unprivilegedExecutable: String? = {
+        let copy = NSTemporaryDirectory() + "healthrouter-unprivileged-\(getpid())"
+        try? FileManager.default.removeItem(atPath: copy)
+        guard (try? FileManager.default.copyItem(atPath: executable, toPath: copy)) != nil,
+              (try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: copy)) != nil else { return nil }
+        return copy
+    }()
+
+    private struct CannotCopyExecutable: Error {}
+
+    private static func unprivilegedCopy() throws -> String {
+        guard let copy = unprivilegedExecutable else { throw CannotCopyExecutable() }
+        return copy
+    }
+
     /// Starts `healthrouter arguments…` without waiting (`shellSetup` as for `run`).
     public static func start(_ arguments: [String], in directory: String, environment: [String: String] = [:],
                              shellSetup: String? = nil) throws -> Process {

@@ -1,7 +1,8 @@
 /// A sink whose store can be read back as canonical items: the source side of
 /// `healthrouter migrate` and `healthrouter dump --from SINK` (DESIGN.md §2, "Migration").
 ///
-/// Contract: called after `prepare()`, from the sink's one thread, never during a `write`.
+/// Contract: called after `prepare()` or `prepareForReading()`, from the sink's one thread, never
+/// during a `write`.
 /// `readBack` visits every item the store holds, in an order that is the same on every call
 /// while the store is unchanged (a migration resumes by counting items), streaming (memory
 /// stays flat or bounded by an index of ids). Tombstones the store recorded come first, so
@@ -17,8 +18,29 @@ public protocol ReadableSink: Sink {
     /// `postgres://host:port/db (table …)` (a URL, not a path). Nil when the store exists, or
     /// when that cannot be told: the default.
     var missingStore: String? { get }
+
+    /// Called instead of `prepare()` by a command that only reads the store (`dump --from`,
+    /// `migrate --from`, `migrate --verify-only`): opens it so that a store healthrouter may not
+    /// change still reads — a read-only file or folder, a database role granted only SELECT.
+    /// A store it may change is prepared as `prepare()` does (an older layout brought up to date).
+    /// Throws as `prepare()` does. Default: `prepare()`.
+    func prepareForReading() throws
 }
 
 extension ReadableSink {
     public var missingStore: String? { nil }
+
+    public func prepareForReading() throws {
+        _ = try prepare()
+    }
+
+    /// `prepareForReading()`, closing the sink when it throws (as `prepareOrClose()`).
+    public func prepareForReadingOrClose() throws {
+        do {
+            try prepareForReading()
+        } catch {
+            close()
+            throw error
+        }
+    }
 }

@@ -36,12 +36,20 @@ public final class SQLiteDatabase {
 
     /// Opens (creating if missing) the database at `path` in WAL mode. A file it creates gets
     /// `pageSize`-byte pages when given (an existing file keeps its own), else SQLite's 4 KiB.
-    public init(path: String, readOnly: Bool = false, pageSize: Int? = nil) throws {
+    /// `immutable` (read-only): SQLite takes the file as one nobody changes while it is open, and
+    /// takes no lock: what reads a WAL-mode file in a folder this process may not write, where
+    /// SQLite could not make the shared-memory file its locks need (no `-wal` file may hold data).
+    public init(path: String, readOnly: Bool = false, immutable: Bool = false, pageSize: Int? = nil) throws {
         _ = Self.withoutAllocationStatistics
         self.path = path
         var db: OpaquePointer?
-        let flags = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
-        let rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, nil)
+        var flags = readOnly || immutable ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        var name = path
+        if immutable {
+            flags |= SQLITE_OPEN_URI
+            name = "file:" + Self.uriPath(path) + "?immutable=1"
+        }
+        let rc = sqlite3_open_v2(name, &db, flags | SQLITE_OPEN_NOMUTEX, nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             if let db { sqlite3_close_v2(db) }
@@ -57,7 +65,7 @@ public final class SQLiteDatabase {
             usleep(1_000)
             return 1
         }, nil)
-        if !readOnly {
+        if !readOnly && !immutable {
             // Before WAL, which fixes the size of a new file for good.
             if let pageSize { try execute("PRAGMA page_size = \(pageSize)") }
             try execute("PRAGMA journal_mode=WAL")
@@ -66,6 +74,41 @@ public final class SQLiteDatabase {
     }
 
     deinit { sqlite3_close_v2(handle) }
+
+    /// Opens `path` to be read only by a process that may not write the file or its folder:
+    /// read-only, else immutable (a WAL-mode file in a folder that cannot take SQLite's
+    /// shared-memory file), unless a `-wal` file holds writes an immutable read would miss.
+    public static func openForReading(path: String) throws -> SQLiteDatabase {
+        do {
+            let database = try SQLiteDatabase(path: path, readOnly: true)
+            _ = try database.scalarInt("SELECT count(*) FROM sqlite_master")
+            return database
+        } catch let error as SQLiteError where error.code != SQLITE_NOTADB {
+            var info = stat()
+            if stat(path + "-wal", &info) == 0 && info.st_size > 32 {
+                throw SQLiteError(path: path, code: error.code, message: error.message + "; its -wal file holds writes "
+                                    + "that only a process that may write its folder can read")
+            }
+            let database = try SQLiteDatabase(path: path, immutable: true)
+            _ = try database.scalarInt("SELECT count(*) FROM sqlite_master")
+            return database
+        }
+    }
+
+    /// `path` as the path of a `file:` URI: every byte but unreserved ones and `/` percent-encoded.
+    static func uriPath(_ path: String) -> String {
+        var out = ""
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                out += String(format: "%%%02X", byte)
+            }
+        }
+        return out
+    }
 
     /// Runs one or more statements that return no rows.
     public func execute(_ sql: String) throws {
