@@ -8,7 +8,7 @@ enum ImportCommand {
 
         Reads each PATH into the journal, then delivers every new sample to the sinks
         its routes select, and waits until every sink has caught up. A sink whose routes
-        select nothing this import read is not waited for when its store is down: the
+        select nothing this import read is not waited for when its store fails: the
         summary says so, and how many entries of earlier runs wait for it.
 
           PATH   an Apple Health export.zip or export.xml (found by content, any size, any
@@ -26,7 +26,7 @@ enum ImportCommand {
 
         exit codes: 0 done (samples a sink refused are dead letters, listed by `status`; they do
                     not change the exit code), 1 a sink's store could not be reached and the sink
-                    has not caught up with what this import routes to it (five tries, 0.5 s to 4 s apart, each waiting up to the
+                    has not caught up though its routes select what this import read (five tries, 0.5 s to 4 s apart, each waiting up to the
                     connection's timeout; the entries stay in the journal: the next run delivers
                     them), 64 wrong options or nothing to import, 65 the file or folder is not
                     usable input, 66 the file is missing or cannot be read (on the command line or

@@ -109,15 +109,15 @@ struct ImportReport {
                     line += ", \(NumberText.counted(progress.deadLetters, "dead letter")) (see: healthrouter status)"
                 }
                 if let reason = progress.gaveUp, progress.notNeeded && !progress.gaveUpMisconfigured {
-                    line += ", none from this import (its routes select none of it)\n      its store is down: \(reason)"
+                    line += ", none from this import (its routes select nothing it read)\n      not waited for: \(reason)"
                     switch summary.waiting[name] {
                     case 0?:
                         line += "\n      nothing waits for it"
                     case let count?:
-                        line += "\n      \(NumberText.counted(Int(count), "entry", plural: "entries")) of earlier runs wait for it in the journal: "
+                        line += "\n      \(NumberText.counted(Int(count), "entry", plural: "entries")) its routes select wait for it in the journal: "
                             + "once the store is back, `healthrouter run` or the next import delivers them"
                     case nil:
-                        line += "\n      entries of earlier runs wait for it in the journal, if any (see `healthrouter status`)"
+                        line += "\n      entries its routes select may wait for it in the journal (see `healthrouter status`)"
                     }
                 } else if let reason = progress.gaveUp {
                     line += "\n      NOT caught up: \(reason)\n      the entries stay in the journal: once the sink is back (or its config "

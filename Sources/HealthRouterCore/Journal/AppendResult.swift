@@ -16,8 +16,9 @@ public struct AppendResult: Sendable, Equatable {
     /// The sequence numbers of the entries written, when any.
     public var firstSequence: Int64?
     public var lastSequence: Int64?
-    /// The types of the entries written (nil: a tombstone's entry).
-    public var entryTypes: Set<String?> = []
+    /// The types of the items given, written or not (nil: a tombstone): what a sink's routes must
+    /// select for the append to concern it.
+    public var itemTypes: Set<String?> = []
 
     public init() {}
 
@@ -38,6 +39,6 @@ public struct AppendResult: Sendable, Equatable {
         refusedOtherUsersIds += other.refusedOtherUsersIds
         if firstSequence == nil { firstSequence = other.firstSequence }
         if other.lastSequence != nil { lastSequence = other.lastSequence }
-        entryTypes.formUnion(other.entryTypes)
+        itemTypes.formUnion(other.itemTypes)
     }
 }

@@ -208,6 +208,12 @@ public final class Journal {
     private func admit(_ item: inout HealthItem, sequence: Int64, source: String, received: Int64,
                        result: inout AppendResult) throws -> Bool? {
         bindings.reset()
+        // Items come in runs of one type: the set is looked in only when the type changes.
+        let type = item.sampleType
+        if type != lastItemType || result.itemTypes.isEmpty {
+            result.itemTypes.insert(type)
+            lastItemType = type
+        }
         let firstOfId: Bool
         switch item {
         case .sample:
@@ -226,13 +232,7 @@ public final class Journal {
             SampleCodec.encode(item, into: &writer)
             firstOfId = false
         }
-        let type = item.sampleType
-        try writeEntry(sequence: sequence, source: source, type: type, received: received, firstOfId: firstOfId)
-        // Entries come in runs of one type: the set is looked in only when the type changes.
-        if type != lastEntryType || result.firstSequence == nil {
-            result.entryTypes.insert(type)
-            lastEntryType = type
-        }
+        try writeEntry(sequence: sequence, source: source, type: item.sampleType, received: received, firstOfId: firstOfId)
         if result.firstSequence == nil { result.firstSequence = sequence }
         result.lastSequence = sequence
         return firstOfId
@@ -421,8 +421,8 @@ public final class Journal {
     /// the daemon's pushes, which come from several users' tokens.
     public var enforcesOwners = false
 
-    /// The type of the entry `admit` wrote last (nil: a tombstone), for `AppendResult.entryTypes`.
-    private var lastEntryType: String?
+    /// The type of the item `admit` took last (nil: a tombstone), for `AppendResult.itemTypes`.
+    private var lastItemType: String?
 
     /// Whether any sample with its own id was ever journaled (refreshed per append, since
     /// another process may append too).

@@ -25,7 +25,7 @@ public final class ImportRun {
         /// given on one command line are all the source `import`).
         public var sources: [SourceResult] = []
         public var sinks: [String: SinkWorker.Progress] = [:]
-        /// For a sink that did not catch up though nothing of this run routes to it (`Progress.notNeeded`):
+        /// For a sink that did not catch up though nothing this run read routes to it (`Progress.notNeeded`):
         /// the entries of earlier runs its routes select that wait for it in the journal.
         public var waiting: [String: Int64] = [:]
         /// Whether a source stopped because the journal refused its entries (disk full, damaged).
@@ -35,7 +35,7 @@ public final class ImportRun {
         public var seconds: Double = 0
 
         /// True when every source was read to its end and every sink caught up, but for sinks whose
-        /// store is down and that nothing of this run routes to (`Progress.notNeeded`).
+        /// store is down and that nothing this run read routes to (`Progress.notNeeded`).
         public var succeeded: Bool {
             sources.allSatisfy { $0.failure == nil }
                 && sinks.values.allSatisfy { $0.gaveUp == nil || ($0.notNeeded && !$0.gaveUpMisconfigured) }
@@ -130,12 +130,14 @@ public final class ImportRun {
             summary.sources.append(SourceResult(name: entry.name, counters: outputs[index].snapshot, failure: failure,
                                                 cannotRead: cannotRead))
         }
-        // A sink that none of this run's entries route to has nothing of it to write: the import
-        // does not wait for its store to come back (it keeps writing while the store takes writes).
+        // A sink whose routes select nothing this run read (new or not) has nothing of it to write:
+        // the import does not wait for its store to come back (it keeps writing while the store
+        // takes writes). One that selects what was read waits, also when all of it was journaled
+        // before: running the import again is how a sink that was down gets what it missed.
         let sources = summary.sources
         let needed = workers.map { worker in
             sources.contains { source in
-                source.counters.appended.entryTypes.contains { worker.selects(type: $0, source: source.name) }
+                source.counters.appended.itemTypes.contains { worker.selects(type: $0, source: source.name) }
             }
         }
         control.finishInput()

@@ -46,8 +46,8 @@ public final class SinkWorker: Sendable {
         /// Whether it gave up because its sink is misconfigured (`SinkError.misconfigured`: the
         /// config needs a fix), not because its store stayed down.
         public var gaveUpMisconfigured = false
-        /// Set by the caller (`ImportRun`) when its run appended nothing this sink's routes select:
-        /// the sink not catching up then leaves only entries of earlier runs undelivered.
+        /// Set by the caller (`ImportRun`) when its run read nothing this sink's routes select: the
+        /// sink not catching up then leaves only entries of earlier runs undelivered.
         public var notNeeded = false
         public var finished = false
     }
@@ -83,7 +83,7 @@ public final class SinkWorker: Sendable {
     /// Whether this sink's routes select an entry of `type` (nil: a tombstone) from `source`.
     public func selects(type: String?, source: String) -> Bool { selects(type, source) }
 
-    /// Tells the worker its caller does not wait for it (an import whose entries its routes never
+    /// Tells the worker its caller does not wait for it (an import that read nothing its routes
     /// select): it goes on writing while its store takes the writes, and stops at its next failure,
     /// or in the backoff it is in, instead of retrying. Wakes it through `control`.
     public func release(waking control: WorkerControl) {
@@ -354,7 +354,7 @@ public final class SinkWorker: Sendable {
     /// for it, so a warning rather than an error.
     private func stopReleased(_ reason: String) {
         progressState.withLock { $0.gaveUp = reason }
-        logger.warning("stopped retrying: nothing this run appended routes here", [("error", reason)])
+        logger.warning("stopped retrying: nothing this run read routes here", [("error", reason)])
     }
 
     /// A retry delay for the log: `0.5s`, `4s`, `2m`.
