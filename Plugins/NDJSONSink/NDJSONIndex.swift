@@ -101,15 +101,32 @@ final class NDJSONIndex {
         return deleted
     }
 
-    /// `deletedIds()` of the index at `path`, opened to be read only (`SQLiteDatabase.openForReading`):
-    /// nothing written, no key index needed (one sort of the rows by id instead).
-    static func deletedIds(readingOnly path: String) throws -> Set<String> {
+    /// What a reader that may not write the folder takes from its index (`NDJSONSink.prepareForReading`).
+    struct ReadOnlyView {
+        /// The ids whose last indexed row is a tombstone.
+        var deleted: Set<String> = []
+        /// Bytes the index covers, per file stem.
+        var covered: [String: Int64] = [:]
+        /// A batch was being appended when its writer stopped: the bytes past `covered` are its.
+        var inFlight = false
+    }
+
+    /// The index at `path` opened to be read only (`SQLiteDatabase.openForReading`): nothing
+    /// written, no key index needed (one sort of the rows by id instead).
+    static func readOnlyView(of path: String) throws -> ReadOnlyView {
         let database = try SQLiteDatabase.openForReading(path: path)
-        let statement = try database.prepare(
+        if let stored = try database.scalarInt("SELECT max(version) FROM index_schema"), stored > version {
+            throw SinkError.misconfigured("\(path): index version \(stored) is newer than this healthrouter's (\(version)): "
+                                            + "upgrade healthrouter")
+        }
+        var view = ReadOnlyView()
+        let deleted = try database.prepare(
             "SELECT id FROM ids WHERE rowid IN (SELECT max(rowid) FROM ids GROUP BY id) AND content_hash IS NULL")
-        var deleted = Set<String>()
-        while try statement.step() { if let id = statement.string(0) { deleted.insert(id) } }
-        return deleted
+        while try deleted.step() { if let id = deleted.string(0) { view.deleted.insert(id) } }
+        let files = try database.prepare("SELECT stem, covered FROM files")
+        while try files.step() { view.covered[files.string(0) ?? ""] = files.int64(1) }
+        view.inFlight = try database.scalarInt("SELECT in_flight FROM state WHERE id = 1") == 1
+        return view
     }
 
     /// The journal cursor of the last committed batch.

@@ -83,14 +83,15 @@ public final class NDJSONSink: Sink {
         }
     }
 
-    /// Set by `prepareForReading()` for a folder this process may not write: the ids whose last
-    /// line is a tombstone, as its index records them (none without an index).
-    private(set) var readOnlyDeletedIds: Set<String>?
+    /// Set by `prepareForReading()` for a folder this process may not write: what its index holds
+    /// (nothing, in a folder without one), for `readBack` to read the files as `prepare()`'s
+    /// recovery would leave them.
+    private(set) var readOnlyView: NDJSONIndex.ReadOnlyView?
 
     /// Opens the folder to be read only (`ReadableSink`): as `prepare()` when this process may
-    /// write it and its index, else without the lock, the index's recovery or any file written:
-    /// the ids deleted last are read from the index as it is (none, in a folder without one,
-    /// such as Pulso's reference server's).
+    /// write it and its index, else without the lock, the recovery or any file written: the index
+    /// is read as it is (`NDJSONIndex.readOnlyView`), and `readBack` reads the files as the recovery
+    /// would leave them (see there).
     public func prepareForReading() throws {
         let directory = configuration.directory
         let indexPath = directory + "/" + NDJSONIndex.fileName
@@ -99,12 +100,29 @@ public final class NDJSONSink: Sink {
             _ = try prepare()
             return
         }
+        // A shared lock, when healthrouter ever wrote here: no writer appends while this reads
+        // (a writer that runs now is refused it, as it would be by another writer).
+        let lockPath = directory + "/.healthrouter-index.lock"
+        if lockDescriptor < 0, FileManager.default.fileExists(atPath: lockPath) {
+            let fd = open(lockPath, O_RDONLY | O_CLOEXEC)
+            if fd >= 0 {
+                guard flock(fd, LOCK_SH | LOCK_NB) == 0 else {
+                    _ = Foundation.close(fd)
+                    throw SinkError.unavailable("\(directory) is being written by another healthrouter process (\(lockPath) "
+                                                    + "is locked); read it once that process stops")
+                }
+                lockDescriptor = fd
+            }
+        }
         guard hasIndex else {
-            readOnlyDeletedIds = []
+            readOnlyView = NDJSONIndex.ReadOnlyView()
             return
         }
         do {
-            readOnlyDeletedIds = try NDJSONIndex.deletedIds(readingOnly: indexPath)
+            readOnlyView = try NDJSONIndex.readOnlyView(of: indexPath)
+        } catch let error as SQLiteError where error.code & 0xff == 14 {
+            // SQLITE_CANTOPEN: no retry opens it.
+            throw SinkError.misconfigured(error.description + " (opened read-only: this process may not write \(directory))")
         } catch let error as SQLiteError {
             throw SinkError.unavailable(error.description + " (opened read-only: this process may not write \(directory))")
         }

@@ -11,9 +11,16 @@ extension NDJSONSink: ReadableSink {
     /// in file order, then, per sample file in name order, the last line of each id — unless
     /// the index records that id's last line as a tombstone. Two passes over the files: the
     /// first finds each id's last line (ids only, byte-level), the second decodes those
-    /// lines with `PulsoJSONDecoder`. Call after `prepare()`.
+    /// lines with `PulsoJSONDecoder`. Call after `prepare()` or `prepareForReading()`.
+    ///
+    /// After `prepareForReading()` of a folder this process may not write, the files are read as
+    /// `prepare()`'s recovery would leave them (`NDJSONIndexRecovery`): the bytes past what the
+    /// index covers are left out when a batch was in flight (the recovery cuts them), else they
+    /// are lines another program wrote, taken after the indexed ones, sample files first and
+    /// tombstones last (a deletion there wins). A file shorter than the index says, or no index,
+    /// makes every line such a line.
     public func readBack(_ visit: (HealthItem) throws -> Void) throws {
-        guard index != nil || readOnlyDeletedIds != nil else {
+        guard index != nil || readOnlyView != nil else {
             throw SinkError.unavailable("\(configuration.directory): read before prepare")
         }
         let directory = configuration.directory
@@ -21,26 +28,58 @@ extension NDJSONSink: ReadableSink {
         let names = try FileManager.default.contentsOfDirectory(atPath: directory)
             .filter { $0.hasSuffix(".ndjson") && !$0.hasPrefix(".") && $0 != deletedName }.sorted()
         let deletedPath = directory + "/" + deletedName
-        if FileManager.default.fileExists(atPath: deletedPath) {
-            try NDJSONLineReader.forEachLine(path: deletedPath) { line, number, _ in
-                guard let (item, _) = try? PulsoJSONDecoder.decode(line), case .tombstone = item else {
+        let hasDeleted = FileManager.default.fileExists(atPath: deletedPath)
+
+        // Read-only: where each file's indexed bytes end, and what the bytes after them are.
+        var view = readOnlyView
+        func size(_ stem: String) -> Int64 {
+            var info = stat()
+            return stat(directory + "/" + stem + ".ndjson", &info) == 0 ? Int64(info.st_size) : 0
+        }
+        if let covered = view?.covered, covered.contains(where: { stem, length in size(stem) < length }) {
+            view = NDJSONIndex.ReadOnlyView()
+        }
+        func isPastIndex(_ name: String, _ end: Int64) -> Bool {
+            guard let view else { return false }
+            return end > view.covered[String(name.dropLast(".ndjson".count)), default: 0]
+        }
+        let cutsPastIndex = view?.inFlight == true
+
+        var foreignDeletions = Set<String>()
+        if hasDeleted {
+            try NDJSONLineReader.forEachLine(path: deletedPath) { line, number, end in
+                let pastIndex = isPastIndex(deletedName, end)
+                if pastIndex && cutsPastIndex { return }
+                guard let (item, _) = try? PulsoJSONDecoder.decode(line), case .tombstone(let tombstone) = item else {
                     logger.warning("\(deletedName):\(number) is not a tombstone line; skipped")
                     return
                 }
+                if pastIndex { foreignDeletions.formUnion(tombstone.ids) }
                 try visit(item)
             }
         }
-        let deleted = try index?.deletedIds() ?? readOnlyDeletedIds ?? []
 
         // Pass 1: where each id's last line is.
         var last: [String: (file: Int32, line: Int32)] = [:]
+        var foreignSamples = Set<String>()
         for (fileIndex, name) in names.enumerated() {
-            try NDJSONLineReader.forEachLine(path: directory + "/" + name) { line, number, _ in
+            try NDJSONLineReader.forEachLine(path: directory + "/" + name) { line, number, end in
+                let pastIndex = isPastIndex(name, end)
+                if pastIndex && cutsPastIndex { return }
                 if case .sample(let id, _) = NDJSONLineParser.parse(line) {
                     last[id] = (Int32(fileIndex), Int32(number))
+                    if pastIndex { foreignSamples.insert(id) }
                 }
             }
         }
+        // Ids whose last row (an id may have several) records a deletion.
+        let deleted: Set<String>
+        if let index {
+            deleted = try index.deletedIds()
+        } else {
+            deleted = (view?.deleted ?? []).subtracting(foreignSamples).union(foreignDeletions)
+        }
+
         // Pass 2: decode those lines.
         for (fileIndex, name) in names.enumerated() {
             try NDJSONLineReader.forEachLine(path: directory + "/" + name) { line, number, _ in

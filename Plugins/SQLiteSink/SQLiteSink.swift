@@ -116,9 +116,9 @@ public final class SQLiteSink: Sink {
     }
 
     /// Opens the store to be read only (`ReadableSink`): as `prepare()` when this process may write
-    /// the file and its folder (SQLite keeps its `-wal` and `-shm` files beside it), else read-only,
-    /// tables as they are. A WAL-mode file in a folder that cannot take SQLite's shared-memory file
-    /// is read as immutable, when no `-wal` file holds writes it would miss.
+    /// the file and its folder (SQLite keeps its `-wal` and `-shm` files beside it), else with
+    /// `SQLiteDatabase.openForReading`, tables as they are, creating nothing; a store a newer
+    /// healthrouter wrote is refused as `prepare()` refuses it.
     public func prepareForReading() throws {
         let path = configuration.path
         let directory = (path as NSString).deletingLastPathComponent
@@ -127,10 +127,19 @@ public final class SQLiteSink: Sink {
             return
         }
         do {
-            database = try SQLiteDatabase.openForReading(path: path)
+            let database = try SQLiteDatabase.openForReading(path: path)
+            if let stored = try? database.scalarInt("SELECT max(version) FROM healthrouter_schema"),
+               stored > SQLiteSinkSchema.version {
+                throw SinkError.misconfigured("\(path) has schema version \(stored), written by a newer healthrouter; this one "
+                                                + "reads version \(SQLiteSinkSchema.version): upgrade healthrouter")
+            }
+            self.database = database
             logger.debug("opened \(path) read-only")
         } catch let error as SQLiteError where error.code == 26 {
             throw SinkError.misconfigured("\(path) is not a SQLite database: set `path` to a store healthrouter made")
+        } catch let error as SQLiteError where error.code & 0xff == 14 {
+            // SQLITE_CANTOPEN: no retry opens it (a file it may not read, a -wal it cannot read).
+            throw SinkError.misconfigured(error.description + " (opened read-only: this process may not write \(path) or its folder)")
         } catch let error as SQLiteError {
             throw SinkError.unavailable(error.description + " (opened read-only: this process may not write \(path) or its folder)")
         }

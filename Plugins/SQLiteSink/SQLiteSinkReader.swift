@@ -234,7 +234,7 @@ extension SQLiteSink: ReadableSink {
         // A file without the sink's tables (empty, or another program's database) holds no store
         // either: `prepare()` would add the tables to it. A file SQLite cannot read is left to
         // `prepare()`, which says so.
-        guard let database = try? SQLiteDatabase(path: configuration.path, readOnly: true),
+        guard let database = try? SQLiteDatabase.openForReading(path: configuration.path),
               let tables = try? database.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'samples'")
         else { return nil }
         return tables == 0 ? configuration.path : nil

@@ -209,21 +209,35 @@ public final class TimescaleDBSink: Sink {
 
     /// Opens the tables to be read only (`ReadableSink`): prepared as `prepare()` does when the role
     /// may change the schema, else (a role granted SELECT only, a read-only standby) connected as
-    /// they are, nothing created or migrated.
+    /// they are, nothing created or migrated; a schema a newer healthrouter wrote is refused as
+    /// `prepare()` refuses it. Either way a warning says when row-level security hides rows.
     public func prepareForReading() throws {
         do {
             _ = try prepare()
-            return
         } catch let error as SinkError where prepareRefusedWrites {
             logger.info("reading the tables as they are: this role may not change them", [("reason", "\(error)")])
+            connection?.close()
+            connection = nil
+            do {
+                let connection = try PostgresConnection(url: configuration.url,
+                                                        statementTimeoutSeconds: Int(configuration.statementTimeout.seconds))
+                connection.onNotice = { [logger] notice in logger.warning("postgres: \(notice)") }
+                let stored = try? connection.query("SELECT max(version) FROM \(schema.name("healthrouter_schema"))").int(0, 0)
+                if let stored, stored > TimescaleDBSchema.version {
+                    connection.close()
+                    throw SinkError.misconfigured("schema \(configuration.schema) has healthrouter schema version \(stored), "
+                                                    + "written by a newer healthrouter: upgrade healthrouter")
+                }
+                self.connection = connection
+            } catch let error as PostgresError {
+                throw TimescaleDBProbe.libraryFailure(error) ?? error.sinkError
+            }
         }
-        do {
-            let connection = try PostgresConnection(url: configuration.url,
-                                                    statementTimeoutSeconds: Int(configuration.statementTimeout.seconds))
-            connection.onNotice = { [logger] notice in logger.warning("postgres: \(notice)") }
-            self.connection = connection
-        } catch let error as PostgresError {
-            throw TimescaleDBProbe.libraryFailure(error) ?? error.sinkError
+        for table in ["samples", "sleep_stages", "workouts"].map(schema.name) {
+            if let connection, (try? connection.rowSecurityLimitsReads(of: table)) == true {
+                logger.warning("row-level security on \(table) shows this role only the rows its policies let it see: read "
+                                   + "as the table's owner or a role with BYPASSRLS to get every row")
+            }
         }
     }
 

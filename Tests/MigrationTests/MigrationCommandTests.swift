@@ -165,6 +165,71 @@ import Testing
                                                        in: directory)
         #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
         #expect(try Self.files(directory + "/ro").keys.sorted() + Self.files(directory + "/ro/lake").keys.sorted() == listing)
+
+        // A tombstone another program appended to the lake, past what its index covers: read as the
+        // writable folder's recovery would index it (the deletion wins), in the copy and in the original.
+        let dropped = try #require(before.split(separator: "\n").last { $0.contains("\"type\":\"heartRate\"") })
+        let droppedUUID = try #require(dropped.range(of: #""uuid":"[^"]+""#, options: .regularExpression))
+        let droppedId = String(dropped[droppedUUID].dropFirst(8).dropLast())
+        let foreign = "{\"deleted\":[\"\(droppedId)\"]}\n"
+        chmodRecursively(directory + "/ro", file: 0o644, folder: 0o755)
+        for lake in ["lake", "ro/lake"] {
+            let handle = try #require(FileHandle(forWritingAtPath: directory + "/\(lake)/_deleted.ndjson"))
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data(foreign.utf8))
+            try handle.close()
+        }
+        chmodRecursively(directory + "/ro", file: 0o444, folder: 0o555)
+        #expect(try CommandRunner.run(["dump", "--from", "lake", "--output", "lake-foreign.ndjson"], in: directory).status == 0)
+        let foreignDump = try CommandRunner.runUnprivileged(["dump", "--from", "lake", "--config", "ro.yaml", "--output", "out/lake-foreign.ndjson"],
+                                                            in: directory)
+        #expect(foreignDump.status == 0, "\(foreignDump.stderr)")
+        let writable = try String(contentsOfFile: directory + "/lake-foreign.ndjson", encoding: .utf8)
+        #expect(!writable.contains("\"uuid\":\"\(droppedId)\"") && writable.contains(droppedId))
+        #expect((try? String(contentsOfFile: directory + "/out/lake-foreign.ndjson", encoding: .utf8)) == writable)
+
+        // A batch that was being appended when its writer died (in flight): the recovery would cut
+        // every byte past what the index covers (the tombstone above too), so a reader leaves them out.
+        chmodRecursively(directory + "/ro", file: 0o644, folder: 0o755)
+        let unacknowledged = heartRate.replacingOccurrences(of: gone, with: "00000000-0000-4000-8000-0000000000AA") + "\n"
+        let heartRates = try #require(FileHandle(forWritingAtPath: directory + "/ro/lake/heartRate.ndjson"))
+        try heartRates.seekToEnd()
+        try heartRates.write(contentsOf: Data(unacknowledged.utf8))
+        try heartRates.close()
+        try SQLiteDatabase(path: directory + "/ro/lake/.healthrouter-index.sqlite").execute("UPDATE state SET in_flight = 1")
+        chmodRecursively(directory + "/ro", file: 0o444, folder: 0o555)
+        let inFlight = try CommandRunner.runUnprivileged(["dump", "--from", "lake", "--config", "ro.yaml", "--output", "out/lake-in-flight.ndjson"],
+                                                         in: directory)
+        #expect(inFlight.status == 0, "\(inFlight.stderr)")
+        let indexed = try String(contentsOfFile: directory + "/lake.ndjson", encoding: .utf8)
+        #expect((try? String(contentsOfFile: directory + "/out/lake-in-flight.ndjson", encoding: .utf8)) == indexed)
+
+        // A file it may not write in a folder it may: read without a -shm or -wal file of this user's
+        // left beside it (it would lock the store's owner out).
+        try FileManager.default.createDirectory(atPath: directory + "/shared", withIntermediateDirectories: false,
+                                                attributes: [.posixPermissions: 0o777])
+        try FileManager.default.copyItem(atPath: directory + "/local.sqlite", toPath: directory + "/shared/local.sqlite")
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: directory + "/shared/local.sqlite")
+        try """
+            state_directory: ./out/state
+            sinks:
+              local: { type: sqlite, path: ./shared/local.sqlite }
+            """.write(toFile: directory + "/shared.yaml", atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: directory + "/shared.yaml")
+        let shared = try CommandRunner.runUnprivileged(["dump", "--from", "local", "--config", "shared.yaml", "--output", "out/shared.ndjson"],
+                                                       in: directory)
+        #expect(shared.status == 0, "\(shared.stderr)")
+        let sharedFiles = try FileManager.default.contentsOfDirectory(atPath: directory + "/shared")
+        #expect(sharedFiles == ["local.sqlite"], "\(sharedFiles)")
+        let original = try String(contentsOfFile: directory + "/local.ndjson", encoding: .utf8)
+        #expect((try? String(contentsOfFile: directory + "/out/shared.ndjson", encoding: .utf8)) == original)
+
+        // A store a newer healthrouter wrote is refused when read only, as when prepared (exit 78).
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: directory + "/shared/local.sqlite")
+        try SQLiteDatabase(path: directory + "/shared/local.sqlite").execute("INSERT INTO healthrouter_schema (version) VALUES (99)")
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: directory + "/shared/local.sqlite")
+        let newer = try CommandRunner.runUnprivileged(["dump", "--from", "local", "--config", "shared.yaml"], in: directory)
+        #expect(newer.status == 78 && newer.stderr.contains("written by a newer healthrouter"), "\(newer.stderr)")
     }
 
     /// Sets the mode of every file under `path` to `file` and of every folder (`path` too) to `folder`.

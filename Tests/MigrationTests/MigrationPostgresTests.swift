@@ -149,6 +149,19 @@ import Testing
         #expect(verify.status == 0 || verify.status == 65, "\(verify.stdout)\(verify.stderr)")
         #expect(verify.stdout.contains("heartRate"), "\(verify.stdout)")
         #expect(try ddlState() == before)
+
+        // Row-level security with no policy for the role: it reads nothing, and is told why.
+        try connection.execute("ALTER TABLE \(schema)_pg.healthkit_metrics ENABLE ROW LEVEL SECURITY")
+        let hidden = try CommandRunner.run(["dump", "--from", "supa", "--config", "reader.yaml", "--output", "hidden.ndjson"],
+                                           in: directory)
+        #expect(hidden.status == 0, "\(hidden.stderr)")
+        #expect(hidden.stderr.contains("row-level security on \"\(schema)_pg\".\"healthkit_metrics\" shows this role only the rows"),
+                "\(hidden.stderr)")
+        // A schema a newer healthrouter wrote is refused, as a writer's prepare refuses it.
+        try connection.execute("INSERT INTO \(schema)_ts.healthrouter_schema (version) VALUES (99)")
+        let newer = try CommandRunner.run(["dump", "--from", "tsdb", "--config", "reader.yaml"], in: directory)
+        #expect(newer.status == 78, "\(newer.stdout)\(newer.stderr)")
+        #expect(newer.stderr.contains("written by a newer healthrouter"), "\(newer.stderr)")
     }
 
     /// A Postgres sink whose server refuses the config (here: its database does not exist) is a

@@ -11,10 +11,11 @@ public enum NDJSONLineReader {
         public var lineNumber: Int
     }
 
-    /// Calls `visit(line, lineNumber, bytesConsumed)` for each non-blank line of `path`; throws
-    /// `LineTooLong` at a line longer than `maxLineBytes`, when given.
+    /// Calls `visit(line, lineNumber, end)` for each non-blank line of `path`, `end` the offset in
+    /// the file just past the line (its newline included); throws `LineTooLong` at a line longer
+    /// than `maxLineBytes`, when given.
     public static func forEachLine(path: String, maxLineBytes: Int? = nil,
-                                   _ visit: (_ line: ArraySlice<UInt8>, _ number: Int, _ consumed: Int64) throws -> Void) throws {
+                                   _ visit: (_ line: ArraySlice<UInt8>, _ number: Int, _ end: Int64) throws -> Void) throws {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw SourceError(input: path, problem: "cannot be opened for reading",
                               hint: "check that the file exists and is readable", cannotRead: true)
@@ -25,13 +26,13 @@ public enum NDJSONLineReader {
         var searched = 0
         var lineNumber = 0
         var consumed: Int64 = 0
-        func emit(_ line: ArraySlice<UInt8>) throws {
+        func emit(_ line: ArraySlice<UInt8>, endingAt offset: Int64) throws {
             lineNumber += 1
             var end = line.endIndex
             if end > line.startIndex, line[end - 1] == 0x0D { end -= 1 }
             let trimmed = line[line.startIndex..<end]
             guard trimmed.contains(where: { $0 != 0x20 && $0 != 0x09 }) else { return }
-            try visit(trimmed, lineNumber, consumed)
+            try visit(trimmed, lineNumber, offset)
         }
         while true {
             let chunk: Data
@@ -48,8 +49,10 @@ public enum NDJSONLineReader {
             var lineStart = 0
             if isFirstChunk, pending.starts(with: [0xEF, 0xBB, 0xBF]) { lineStart = 3 }
             var searchFrom = max(lineStart, searched)
+            // The offset in the file of `pending`'s first byte.
+            let base = consumed - Int64(pending.count)
             while let newline = pending[searchFrom...].firstIndex(of: 0x0A) {
-                try emit(pending[lineStart..<newline])
+                try emit(pending[lineStart..<newline], endingAt: base + Int64(newline + 1))
                 lineStart = newline + 1
                 searchFrom = lineStart
             }
@@ -57,6 +60,6 @@ public enum NDJSONLineReader {
             searched = pending.count
             if let maxLineBytes, pending.count > maxLineBytes { throw LineTooLong(lineNumber: lineNumber + 1) }
         }
-        if !pending.isEmpty { try emit(pending[...]) }
+        if !pending.isEmpty { try emit(pending[...], endingAt: consumed) }
     }
 }

@@ -75,24 +75,25 @@ public final class SQLiteDatabase {
 
     deinit { sqlite3_close_v2(handle) }
 
-    /// Opens `path` to be read only by a process that may not write the file or its folder:
-    /// read-only, else immutable (a WAL-mode file in a folder that cannot take SQLite's
-    /// shared-memory file), unless a `-wal` file holds writes an immutable read would miss.
+    /// Opens `path` to be read only by a process that may not write the file or its folder, and
+    /// creates nothing beside it (a `-shm` or `-wal` file this process made would be its own, and
+    /// lock the store's owner out). With a `-wal` or `-shm` file there (a writer has it open, or
+    /// left writes in its WAL), read-only through them; with neither, immutable: no lock taken, so
+    /// a writer that starts meanwhile may tear the read. A `-wal` file without its `-shm` in a
+    /// folder this process may not write cannot be read: the error says what to do.
     public static func openForReading(path: String) throws -> SQLiteDatabase {
+        func exists(_ suffix: String) -> Bool { access(path + suffix, F_OK) == 0 }
+        let database: SQLiteDatabase
         do {
-            let database = try SQLiteDatabase(path: path, readOnly: true)
+            database = exists("-wal") || exists("-shm") ? try SQLiteDatabase(path: path, readOnly: true)
+                : try SQLiteDatabase(path: path, immutable: true)
             _ = try database.scalarInt("SELECT count(*) FROM sqlite_master")
-            return database
-        } catch let error as SQLiteError where error.code != SQLITE_NOTADB {
-            var info = stat()
-            if stat(path + "-wal", &info) == 0 && info.st_size > 32 {
-                throw SQLiteError(path: path, code: error.code, message: error.message + "; its -wal file holds writes "
-                                    + "that only a process that may write its folder can read")
-            }
-            let database = try SQLiteDatabase(path: path, immutable: true)
-            _ = try database.scalarInt("SELECT count(*) FROM sqlite_master")
-            return database
+        } catch let error as SQLiteError where error.code != SQLITE_NOTADB && exists("-wal") && !exists("-shm") {
+            throw SQLiteError(path: path, code: error.code, message: error.message + "; its -wal file holds writes that "
+                                + "only a process that may write its folder can read: open the store once as its owner "
+                                + "(sqlite3 FILE 'PRAGMA wal_checkpoint(TRUNCATE)'), or read a copy")
         }
+        return database
     }
 
     /// `path` as the path of a `file:` URI: every byte but unreserved ones and `/` percent-encoded.
