@@ -187,29 +187,16 @@ public final class PostgresSink: Sink {
     public func prepareForReading() throws {
         do {
             _ = try prepare()
-        } catch let error as SinkError where prepareRefusedWrites {
-            logger.info("reading the tables as they are: this role may not change them", [("reason", "\(error)")])
+        } catch let refusal as SinkError where prepareRefusedWrites {
             connection?.close()
             connection = nil
-            do {
-                let connection = try PostgresConnection(url: configuration.url,
-                                                        statementTimeoutSeconds: Int(configuration.statementTimeout.seconds))
-                connection.onNotice = { [logger] notice in logger.warning("postgres: \(notice)") }
-                let stored = try? connection.query("SELECT max(version) FROM \(schema.name("healthrouter_schema"))").int(0, 0)
-                if let stored, stored > PostgresSinkSchema.version {
-                    connection.close()
-                    throw SinkError.misconfigured("schema \(configuration.schema) has healthrouter schema version \(stored), "
-                                                    + "written by a newer healthrouter: upgrade healthrouter")
-                }
-                self.connection = connection
-            } catch let error as PostgresError {
-                throw error.sinkError
-            }
+            connection = try PostgresReadOnlyConnection.open(
+                after: refusal, url: configuration.url, statementTimeoutSeconds: Int(configuration.statementTimeout.seconds),
+                schema: configuration.schema, versionTable: schema.name("healthrouter_schema"),
+                knownVersion: PostgresSinkSchema.version, logger: logger, sinkError: \.sinkError)
         }
-        let table = schema.name("healthkit_metrics")
-        if let connection, (try? connection.rowSecurityLimitsReads(of: table)) == true {
-            logger.warning("row-level security on \(table) shows this role only the rows its policies let it see: read "
-                               + "as the table's owner or a role with BYPASSRLS to get every row")
+        if let connection {
+            PostgresReadOnlyConnection.warnAboutRowSecurity(connection, tables: [schema.name("healthkit_metrics")], logger: logger)
         }
     }
 

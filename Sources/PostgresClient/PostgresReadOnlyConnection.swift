@@ -1,0 +1,47 @@
+import HealthRouterCore
+
+/// What the postgres and timescaledb sinks' `prepareForReading()` share when their role may not
+/// change the schema (`PostgresError.refusesWrites`): a connection that reads the tables as they
+/// are, and a warning when row-level security hides rows from that role.
+public enum PostgresReadOnlyConnection {
+    /// Connects to `url` to read `schema`'s tables as they are, after `prepare()` failed with
+    /// `refusal`. Refuses (misconfigured) a schema whose `versionTable` (qualified, quoted) records
+    /// a version above `knownVersion`: a newer healthrouter wrote it (a version table the role may
+    /// not read is passed over). A failure to connect is thrown as `sinkError` makes it.
+    public static func open(after refusal: SinkError, url: String, statementTimeoutSeconds: Int, schema: String,
+                            versionTable: String, knownVersion: Int64, logger: Logger,
+                            sinkError: (PostgresError) -> SinkError) throws -> PostgresConnection {
+        logger.info("reading the tables as they are: this role may not change them", [("reason", "\(refusal)")])
+        let connection: PostgresConnection
+        do {
+            connection = try PostgresConnection(url: url, statementTimeoutSeconds: statementTimeoutSeconds)
+        } catch let error as PostgresError {
+            throw sinkError(error)
+        }
+        connection.onNotice = { notice in logger.warning("postgres: \(notice)") }
+        if let stored = try? connection.query("SELECT max(version) FROM \(versionTable)").int(0, 0), stored > knownVersion {
+            connection.close()
+            throw SinkError.misconfigured("schema \(schema) has healthrouter schema version \(stored), written by a newer "
+                                            + "healthrouter: upgrade healthrouter")
+        }
+        return connection
+    }
+
+    /// Logs a warning for each of `tables` (qualified, quoted) whose rows row-level security hides
+    /// from the session's role: RLS is on, and the role is not exempt (a superuser, a role with
+    /// BYPASSRLS, or one with the owner's privileges, unless the table forces RLS on its owner).
+    public static func warnAboutRowSecurity(_ connection: PostgresConnection, tables: [String], logger: Logger) {
+        for table in tables {
+            let limited = try? connection.query("""
+                SELECT c.relrowsecurity AND NOT r.rolsuper AND NOT r.rolbypassrls
+                       AND (c.relforcerowsecurity OR NOT pg_has_role(current_user, c.relowner, 'USAGE'))
+                FROM pg_class c JOIN pg_roles r ON r.rolname = current_user
+                WHERE c.oid = to_regclass($1)
+                """, [table]).bool(0, 0)
+            if limited == true {
+                logger.warning("row-level security on \(table) shows this role only the rows its policies let it see: read "
+                                   + "as the table's owner or a role with BYPASSRLS to get every row")
+            }
+        }
+    }
+}
