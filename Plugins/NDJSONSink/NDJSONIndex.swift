@@ -63,8 +63,8 @@ final class NDJSONIndex {
                 """)
             if let stored = try database.scalarInt("SELECT max(version) FROM index_schema") {
                 guard stored <= Self.version else {
-                    throw SinkError.unavailable("\(path): index version \(stored) is newer than this healthrouter's"
-                                                    + " (\(Self.version)); delete the file to rebuild it from the .ndjson files")
+                    throw SinkError.misconfigured("\(path): index version \(stored) is newer than this healthrouter's"
+                                                    + " (\(Self.version)): upgrade healthrouter")
                 }
                 if stored == 1 {
                     // Version 1 recorded every id; whether some lines were foreign is unknown: assume so.
@@ -109,6 +109,9 @@ final class NDJSONIndex {
         var covered: [String: Int64] = [:]
         /// A batch was being appended when its writer stopped: the bytes past `covered` are its.
         var inFlight = false
+        /// Another process holds the folder's lock (it writes there now): bytes past `covered` may
+        /// be a batch it has not committed, so they are left out as if in flight.
+        var writerActive = false
     }
 
     /// The index at `path` opened to be read only (`SQLiteDatabase.openForReading`): nothing

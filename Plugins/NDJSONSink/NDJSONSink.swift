@@ -89,30 +89,35 @@ public final class NDJSONSink: Sink {
     private(set) var readOnlyView: NDJSONIndex.ReadOnlyView?
 
     /// Opens the folder to be read only (`ReadableSink`): as `prepare()` when this process may
-    /// write it and its index, else without the lock, the recovery or any file written: the index
-    /// is read as it is (`NDJSONIndex.readOnlyView`), and `readBack` reads the files as the recovery
-    /// would leave them (see there).
+    /// write it and its index and no other process writes it now, else without the recovery or
+    /// any file written: the index is read as it is (`NDJSONIndex.readOnlyView`), and `readBack`
+    /// reads the files as the recovery would leave them (see there). A shared lock on
+    /// `.healthrouter-index.lock` keeps writers from starting while it reads; when a writer holds
+    /// the folder already (a running daemon), what its index committed is read, nothing past it.
     public func prepareForReading() throws {
         let directory = configuration.directory
         let indexPath = directory + "/" + NDJSONIndex.fileName
         let hasIndex = FileManager.default.fileExists(atPath: indexPath)
-        if access(directory, W_OK) == 0 && (!hasIndex || access(indexPath, W_OK) == 0) {
-            _ = try prepare()
-            return
-        }
-        // A shared lock, when healthrouter ever wrote here: no writer appends while this reads
-        // (a writer that runs now is refused it, as it would be by another writer).
         let lockPath = directory + "/.healthrouter-index.lock"
+        var writerActive = false
         if lockDescriptor < 0, FileManager.default.fileExists(atPath: lockPath) {
             let fd = open(lockPath, O_RDONLY | O_CLOEXEC)
-            if fd >= 0 {
-                guard flock(fd, LOCK_SH | LOCK_NB) == 0 else {
-                    _ = Foundation.close(fd)
-                    throw SinkError.unavailable("\(directory) is being written by another healthrouter process (\(lockPath) "
-                                                    + "is locked); read it once that process stops")
-                }
+            if fd < 0 {
+                logger.warning("\(lockPath) cannot be opened (\(String(cString: strerror(errno)))): reading without the lock")
+            } else if flock(fd, LOCK_SH | LOCK_NB) == 0 {
                 lockDescriptor = fd
+            } else {
+                _ = Foundation.close(fd)
+                writerActive = true
+                logger.info("another healthrouter process is writing \(directory): reading what its index committed")
             }
+        }
+        if !writerActive && access(directory, W_OK) == 0 && (!hasIndex || access(indexPath, W_OK) == 0) {
+            // `prepare()` takes the lock for itself, exclusive.
+            if lockDescriptor >= 0 { _ = Foundation.close(lockDescriptor) }
+            lockDescriptor = -1
+            _ = try prepare()
+            return
         }
         guard hasIndex else {
             readOnlyView = NDJSONIndex.ReadOnlyView()
@@ -120,6 +125,7 @@ public final class NDJSONSink: Sink {
         }
         do {
             readOnlyView = try NDJSONIndex.readOnlyView(of: indexPath)
+            readOnlyView?.writerActive = writerActive
         } catch let error as SQLiteError where error.code & 0xff == 14 {
             // SQLITE_CANTOPEN: no retry opens it.
             throw SinkError.misconfigured(error.description + " (opened read-only: this process may not write \(directory))")
@@ -146,6 +152,7 @@ public final class NDJSONSink: Sink {
         for file in files.values { file.close() }
         files = [:]
         index = nil
+        readOnlyView = nil
         if lockDescriptor >= 0 { _ = Foundation.close(lockDescriptor) }
         lockDescriptor = -1
     }
@@ -158,7 +165,8 @@ public final class NDJSONSink: Sink {
         guard fd >= 0 else { throw NDJSONFileError(path: path, operation: "open", code: errno) }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             _ = Foundation.close(fd)
-            throw SinkError.unavailable("\(configuration.directory) is in use by another healthrouter process"
+            throw SinkError.unavailable("\(configuration.directory) is in use by another healthrouter process (a sink writing it, "
+                                            + "or a dump or migrate reading it)"
                                             + " (\(path) is locked); give each sink its own directory")
         }
         lockDescriptor = fd

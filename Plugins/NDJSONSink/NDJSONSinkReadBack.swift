@@ -16,9 +16,10 @@ extension NDJSONSink: ReadableSink {
     /// After `prepareForReading()` of a folder this process may not write, the files are read as
     /// `prepare()`'s recovery would leave them (`NDJSONIndexRecovery`): the bytes past what the
     /// index covers are left out when a batch was in flight (the recovery cuts them), else they
-    /// are lines another program wrote, taken after the indexed ones, sample files first and
-    /// tombstones last (a deletion there wins). A file shorter than the index says, or no index,
-    /// makes every line such a line.
+    /// are lines another program wrote, indexed after the indexed ones as the recovery indexes
+    /// them: file by file, sample files first and `_deleted.ndjson` last, a sample line making its
+    /// id live again and a tombstone line deleting its ids, whichever file either is in. A file
+    /// shorter than the index says, or no index, makes every line such a line.
     public func readBack(_ visit: (HealthItem) throws -> Void) throws {
         guard index != nil || readOnlyView != nil else {
             throw SinkError.unavailable("\(configuration.directory): read before prepare")
@@ -43,41 +44,54 @@ extension NDJSONSink: ReadableSink {
             guard let view else { return false }
             return end > view.covered[String(name.dropLast(".ndjson".count)), default: 0]
         }
-        let cutsPastIndex = view?.inFlight == true
+        let cutsPastIndex = view?.inFlight == true || view?.writerActive == true
 
-        var foreignDeletions = Set<String>()
+        // Lines past the index that the recovery would index, per file stem, in line order.
+        var foreign: [(stem: String, lines: [NDJSONLineParser.Line])] = []
+        func noteForeign(_ name: String, _ line: NDJSONLineParser.Line?) {
+            guard let line else { return }
+            let stem = String(name.dropLast(".ndjson".count))
+            if foreign.last?.stem == stem { foreign[foreign.count - 1].lines.append(line) } else { foreign.append((stem, [line])) }
+        }
         if hasDeleted {
             try NDJSONLineReader.forEachLine(path: deletedPath) { line, number, end in
                 let pastIndex = isPastIndex(deletedName, end)
                 if pastIndex && cutsPastIndex { return }
-                guard let (item, _) = try? PulsoJSONDecoder.decode(line), case .tombstone(let tombstone) = item else {
+                if pastIndex { noteForeign(deletedName, NDJSONLineParser.parse(line)) }
+                guard let (item, _) = try? PulsoJSONDecoder.decode(line), case .tombstone = item else {
                     logger.warning("\(deletedName):\(number) is not a tombstone line; skipped")
                     return
                 }
-                if pastIndex { foreignDeletions.formUnion(tombstone.ids) }
                 try visit(item)
             }
         }
 
         // Pass 1: where each id's last line is.
         var last: [String: (file: Int32, line: Int32)] = [:]
-        var foreignSamples = Set<String>()
         for (fileIndex, name) in names.enumerated() {
             try NDJSONLineReader.forEachLine(path: directory + "/" + name) { line, number, end in
                 let pastIndex = isPastIndex(name, end)
                 if pastIndex && cutsPastIndex { return }
-                if case .sample(let id, _) = NDJSONLineParser.parse(line) {
-                    last[id] = (Int32(fileIndex), Int32(number))
-                    if pastIndex { foreignSamples.insert(id) }
-                }
+                let parsed = NDJSONLineParser.parse(line)
+                if case .sample(let id, _) = parsed { last[id] = (Int32(fileIndex), Int32(number)) }
+                if pastIndex { noteForeign(name, parsed) }
             }
         }
         // Ids whose last row (an id may have several) records a deletion.
-        let deleted: Set<String>
+        var deleted: Set<String>
         if let index {
             deleted = try index.deletedIds()
         } else {
-            deleted = (view?.deleted ?? []).subtracting(foreignSamples).union(foreignDeletions)
+            deleted = view?.deleted ?? []
+            let deletedStem = NDJSONFileStem.deleted
+            for file in foreign.sorted(by: { ($0.stem == deletedStem ? 1 : 0, $0.stem) < ($1.stem == deletedStem ? 1 : 0, $1.stem) }) {
+                for line in file.lines {
+                    switch line {
+                    case .sample(let id, _): deleted.remove(id)
+                    case .tombstone(let ids): deleted.formUnion(ids)
+                    }
+                }
+            }
         }
 
         // Pass 2: decode those lines.

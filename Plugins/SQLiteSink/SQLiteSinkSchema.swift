@@ -248,7 +248,7 @@ enum SQLiteSinkSchema {
             for trigger in triggers { try database.execute(trigger) }
             if let stored = try database.scalarInt("SELECT max(version) FROM healthrouter_schema") {
                 guard stored <= version else {
-                    throw SinkError.unavailable(
+                    throw SinkError.misconfigured(
                         "\(database.path) has schema version \(stored), written by a newer healthrouter; "
                             + "this one writes version \(version): upgrade healthrouter or use another file")
                 }

@@ -19,10 +19,15 @@ public enum PostgresReadOnlyConnection {
             throw sinkError(error)
         }
         connection.onNotice = { notice in logger.warning("postgres: \(notice)") }
-        if let stored = try? connection.query("SELECT max(version) FROM \(versionTable)").int(0, 0), stored > knownVersion {
+        // Nil: the query failed (not granted) or found no row (hidden by row-level security).
+        let stored = try? connection.query("SELECT max(version) FROM \(versionTable)").int(0, 0)
+        if let stored, stored > knownVersion {
             connection.close()
             throw SinkError.misconfigured("schema \(schema) has healthrouter schema version \(stored), written by a newer "
                                             + "healthrouter: upgrade healthrouter")
+        } else if stored == nil {
+            logger.warning("\(versionTable) shows this role no version (not granted, or hidden by row-level security): "
+                               + "schema \(schema) is read as the layout this healthrouter writes (version \(knownVersion))")
         }
         return connection
     }

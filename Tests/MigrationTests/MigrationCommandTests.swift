@@ -172,12 +172,18 @@ import Testing
         let droppedUUID = try #require(dropped.range(of: #""uuid":"[^"]+""#, options: .regularExpression))
         let droppedId = String(dropped[droppedUUID].dropFirst(8).dropLast())
         let foreign = "{\"deleted\":[\"\(droppedId)\"]}\n"
+        // And one in a sample file, which the recovery indexes all the same.
+        let alsoDropped = try #require(before.split(separator: "\n").filter { $0.contains("\"type\":\"heartRate\"") }.dropLast().last)
+        let alsoUUID = try #require(alsoDropped.range(of: #""uuid":"[^"]+""#, options: .regularExpression))
+        let alsoDroppedId = String(alsoDropped[alsoUUID].dropFirst(8).dropLast())
         chmodRecursively(directory + "/ro", file: 0o644, folder: 0o755)
         for lake in ["lake", "ro/lake"] {
-            let handle = try #require(FileHandle(forWritingAtPath: directory + "/\(lake)/_deleted.ndjson"))
-            try handle.seekToEnd()
-            try handle.write(contentsOf: Data(foreign.utf8))
-            try handle.close()
+            for (file, line) in [("_deleted", foreign), ("heartRate", "{\"deleted\":[\"\(alsoDroppedId)\"]}\n")] {
+                let handle = try #require(FileHandle(forWritingAtPath: directory + "/\(lake)/\(file).ndjson"))
+                try handle.seekToEnd()
+                try handle.write(contentsOf: Data(line.utf8))
+                try handle.close()
+            }
         }
         chmodRecursively(directory + "/ro", file: 0o444, folder: 0o555)
         #expect(try CommandRunner.run(["dump", "--from", "lake", "--output", "lake-foreign.ndjson"], in: directory).status == 0)
@@ -186,7 +192,19 @@ import Testing
         #expect(foreignDump.status == 0, "\(foreignDump.stderr)")
         let writable = try String(contentsOfFile: directory + "/lake-foreign.ndjson", encoding: .utf8)
         #expect(!writable.contains("\"uuid\":\"\(droppedId)\"") && writable.contains(droppedId))
+        #expect(!writable.contains("\"uuid\":\"\(alsoDroppedId)\""))
         #expect((try? String(contentsOfFile: directory + "/out/lake-foreign.ndjson", encoding: .utf8)) == writable)
+
+        // While a writer holds the folder (a daemon running), a reader reads what the index
+        // committed, nothing past it, instead of waiting for the writer to stop.
+        let lock = open(directory + "/ro/lake/.healthrouter-index.lock", O_RDONLY)
+        #expect(lock >= 0 && flock(lock, LOCK_EX | LOCK_NB) == 0)
+        let committed = try CommandRunner.runUnprivileged(["dump", "--from", "lake", "--config", "ro.yaml", "--output", "out/lake-committed.ndjson"],
+                                                          in: directory)
+        _ = close(lock)
+        #expect(committed.status == 0, "\(committed.stderr)")
+        #expect((try? String(contentsOfFile: directory + "/out/lake-committed.ndjson", encoding: .utf8))
+                    == (try? String(contentsOfFile: directory + "/lake.ndjson", encoding: .utf8)))
 
         // A batch that was being appended when its writer died (in flight): the recovery would cut
         // every byte past what the index covers (the tombstone above too), so a reader leaves them out.
@@ -230,6 +248,14 @@ import Testing
         try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: directory + "/shared/local.sqlite")
         let newer = try CommandRunner.runUnprivileged(["dump", "--from", "local", "--config", "shared.yaml"], in: directory)
         #expect(newer.status == 78 && newer.stderr.contains("written by a newer healthrouter"), "\(newer.stderr)")
+
+        // A -wal file holding writes without its -shm: reading them would leave a -shm file of the
+        // reader's there, so it is refused at once (78), saying what to do, and nothing is created.
+        try Data(repeating: 1, count: 100).write(to: URL(fileURLWithPath: directory + "/shared/local.sqlite-wal"))
+        let stopped = try CommandRunner.runUnprivileged(["dump", "--from", "local", "--config", "shared.yaml"], in: directory)
+        #expect(stopped.status == 78 && stopped.stderr.contains("its -wal file holds writes"), "\(stopped.stderr)")
+        #expect(!stopped.stderr.contains("retrying"), "\(stopped.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/shared").sorted() == ["local.sqlite", "local.sqlite-wal"])
     }
 
     /// Sets the mode of every file under `path` to `file` and of every folder (`path` too) to `folder`.

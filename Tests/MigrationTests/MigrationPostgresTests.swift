@@ -151,12 +151,16 @@ import Testing
         #expect(try ddlState() == before)
 
         // Row-level security with no policy for the role: it reads nothing, and is told why.
-        try connection.execute("ALTER TABLE \(schema)_pg.healthkit_metrics ENABLE ROW LEVEL SECURITY")
+        try connection.execute("""
+            ALTER TABLE \(schema)_pg.healthkit_metrics ENABLE ROW LEVEL SECURITY;
+            ALTER TABLE \(schema)_pg.healthrouter_schema ENABLE ROW LEVEL SECURITY
+            """)
         let hidden = try CommandRunner.run(["dump", "--from", "supa", "--config", "reader.yaml", "--output", "hidden.ndjson"],
                                            in: directory)
         #expect(hidden.status == 0, "\(hidden.stderr)")
         #expect(hidden.stderr.contains("row-level security on \"\(schema)_pg\".\"healthkit_metrics\" shows this role only the rows"),
                 "\(hidden.stderr)")
+        #expect(hidden.stderr.contains("\"healthrouter_schema\" shows this role no version"), "\(hidden.stderr)")
         // A schema a newer healthrouter wrote is refused, as a writer's prepare refuses it.
         try connection.execute("INSERT INTO \(schema)_ts.healthrouter_schema (version) VALUES (99)")
         let newer = try CommandRunner.run(["dump", "--from", "tsdb", "--config", "reader.yaml"], in: directory)

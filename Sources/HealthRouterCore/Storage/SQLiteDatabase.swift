@@ -77,22 +77,27 @@ public final class SQLiteDatabase {
 
     /// Opens `path` to be read only by a process that may not write the file or its folder, and
     /// creates nothing beside it (a `-shm` or `-wal` file this process made would be its own, and
-    /// lock the store's owner out). With a `-wal` or `-shm` file there (a writer has it open, or
-    /// left writes in its WAL), read-only through them; with neither, immutable: no lock taken, so
-    /// a writer that starts meanwhile may tear the read. A `-wal` file without its `-shm` in a
-    /// folder this process may not write cannot be read: the error says what to do.
+    /// lock the store's owner out):
+    /// - with a `-shm` file there (a writer has the store open, or left it), read-only through it;
+    /// - with a `-wal` file holding writes but no `-shm` (a writer stopped short), not at all:
+    ///   reading them would make the `-shm` file, so the error (`SQLITE_CANTOPEN`) says what to do;
+    /// - else immutable: no lock taken, so a writer that starts meanwhile may tear the read.
     public static func openForReading(path: String) throws -> SQLiteDatabase {
-        func exists(_ suffix: String) -> Bool { access(path + suffix, F_OK) == 0 }
-        let database: SQLiteDatabase
-        do {
-            database = exists("-wal") || exists("-shm") ? try SQLiteDatabase(path: path, readOnly: true)
-                : try SQLiteDatabase(path: path, immutable: true)
-            _ = try database.scalarInt("SELECT count(*) FROM sqlite_master")
-        } catch let error as SQLiteError where error.code != SQLITE_NOTADB && exists("-wal") && !exists("-shm") {
-            throw SQLiteError(path: path, code: error.code, message: error.message + "; its -wal file holds writes that "
-                                + "only a process that may write its folder can read: open the store once as its owner "
-                                + "(sqlite3 FILE 'PRAGMA wal_checkpoint(TRUNCATE)'), or read a copy")
+        func size(_ suffix: String) -> Int64? {
+            var info = stat()
+            return stat(path + suffix, &info) == 0 ? Int64(info.st_size) : nil
         }
+        let database: SQLiteDatabase
+        if size("-shm") != nil {
+            database = try SQLiteDatabase(path: path, readOnly: true)
+        } else if let wal = size("-wal"), wal > 0 {
+            throw SQLiteError(path: path, code: SQLITE_CANTOPEN, message: "its -wal file holds writes that only its owner "
+                                + "can read (a writer stopped before it could fold them in): open the store once as its "
+                                + "owner (sqlite3 FILE 'PRAGMA wal_checkpoint(TRUNCATE)'), or read a copy")
+        } else {
+            database = try SQLiteDatabase(path: path, immutable: true)
+        }
+        _ = try database.scalarInt("SELECT count(*) FROM sqlite_master")
         return database
     }
 
