@@ -123,6 +123,9 @@ final class NDJSONIndex {
                                             + "upgrade healthrouter")
         }
         var view = ReadOnlyView()
+        // One read transaction: one snapshot of the three, while a writer may commit meanwhile.
+        try database.execute("BEGIN")
+        defer { try? database.execute("COMMIT") }
         let deleted = try database.prepare(
             "SELECT id FROM ids WHERE rowid IN (SELECT max(rowid) FROM ids GROUP BY id) AND content_hash IS NULL")
         while try deleted.step() { if let id = deleted.string(0) { view.deleted.insert(id) } }

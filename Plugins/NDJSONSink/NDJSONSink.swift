@@ -88,16 +88,15 @@ public final class NDJSONSink: Sink {
     /// recovery would leave them.
     private(set) var readOnlyView: NDJSONIndex.ReadOnlyView?
 
-    /// Opens the folder to be read only (`ReadableSink`): as `prepare()` when this process may
-    /// write it and its index and no other process writes it now, else without the recovery or
-    /// any file written: the index is read as it is (`NDJSONIndex.readOnlyView`), and `readBack`
-    /// reads the files as the recovery would leave them (see there). A shared lock on
-    /// `.healthrouter-index.lock` keeps writers from starting while it reads; when a writer holds
-    /// the folder already (a running daemon), what its index committed is read, nothing past it.
+    /// Opens the folder to be read only (`ReadableSink`), whether this process may write it or not:
+    /// nothing is written, no recovery runs; the index is read as it is (`NDJSONIndex.readOnlyView`)
+    /// and `readBack` reads the files as the recovery would leave them (see there). A shared lock
+    /// on `.healthrouter-index.lock` keeps writers from starting while it reads (several readers
+    /// share it); when a writer holds the folder already (a running daemon), what its index
+    /// committed is read, nothing past it.
     public func prepareForReading() throws {
         let directory = configuration.directory
         let indexPath = directory + "/" + NDJSONIndex.fileName
-        let hasIndex = FileManager.default.fileExists(atPath: indexPath)
         let lockPath = directory + "/.healthrouter-index.lock"
         var writerActive = false
         if lockDescriptor < 0, FileManager.default.fileExists(atPath: lockPath) {
@@ -112,25 +111,21 @@ public final class NDJSONSink: Sink {
                 logger.info("another healthrouter process is writing \(directory): reading what its index committed")
             }
         }
-        if !writerActive && access(directory, W_OK) == 0 && (!hasIndex || access(indexPath, W_OK) == 0) {
-            // `prepare()` takes the lock for itself, exclusive.
-            if lockDescriptor >= 0 { _ = Foundation.close(lockDescriptor) }
-            lockDescriptor = -1
-            _ = try prepare()
-            return
-        }
-        guard hasIndex else {
+        guard FileManager.default.fileExists(atPath: indexPath) else {
+            if writerActive {
+                throw SinkError.unavailable("another healthrouter process is indexing \(directory): read it again in a moment")
+            }
             readOnlyView = NDJSONIndex.ReadOnlyView()
             return
         }
         do {
             readOnlyView = try NDJSONIndex.readOnlyView(of: indexPath)
             readOnlyView?.writerActive = writerActive
-        } catch let error as SQLiteError where error.code & 0xff == 14 {
-            // SQLITE_CANTOPEN: no retry opens it.
-            throw SinkError.misconfigured(error.description + " (opened read-only: this process may not write \(directory))")
+        } catch let error as SQLiteError where error.code & 0xff == 14 || error.code & 0xff == 8 {
+            // SQLITE_CANTOPEN, SQLITE_READONLY: no retry opens it.
+            throw SinkError.misconfigured(error.description + " (\(indexPath) opened to be read only)")
         } catch let error as SQLiteError {
-            throw SinkError.unavailable(error.description + " (opened read-only: this process may not write \(directory))")
+            throw SinkError.unavailable(error.description + " (\(indexPath) opened to be read only)")
         }
     }
 

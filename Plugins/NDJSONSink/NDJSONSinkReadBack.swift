@@ -13,9 +13,9 @@ extension NDJSONSink: ReadableSink {
     /// first finds each id's last line (ids only, byte-level), the second decodes those
     /// lines with `PulsoJSONDecoder`. Call after `prepare()` or `prepareForReading()`.
     ///
-    /// After `prepareForReading()` of a folder this process may not write, the files are read as
-    /// `prepare()`'s recovery would leave them (`NDJSONIndexRecovery`): the bytes past what the
-    /// index covers are left out when a batch was in flight (the recovery cuts them), else they
+    /// After `prepareForReading()`, the files are read as `prepare()`'s recovery would leave them
+    /// (`NDJSONIndexRecovery`): the bytes past what the index covers are left out when a batch was
+    /// in flight (the recovery cuts them) or another process writes the folder, else they
     /// are lines another program wrote, indexed after the indexed ones as the recovery indexes
     /// them: file by file, sample files first and `_deleted.ndjson` last, a sample line making its
     /// id live again and a tombstone line deleting its ids, whichever file either is in. A file

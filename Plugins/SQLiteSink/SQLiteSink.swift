@@ -137,8 +137,8 @@ public final class SQLiteSink: Sink {
             logger.debug("opened \(path) read-only")
         } catch let error as SQLiteError where error.code == 26 {
             throw SinkError.misconfigured("\(path) is not a SQLite database: set `path` to a store healthrouter made")
-        } catch let error as SQLiteError where error.code & 0xff == 14 {
-            // SQLITE_CANTOPEN: no retry opens it (a file it may not read, a -wal it cannot read).
+        } catch let error as SQLiteError where error.code & 0xff == 14 || error.code & 0xff == 8 {
+            // SQLITE_CANTOPEN, SQLITE_READONLY (a journal a crashed writer left): no retry opens it.
             throw SinkError.misconfigured(error.description + " (opened read-only: this process may not write \(path) or its folder)")
         } catch let error as SQLiteError {
             throw SinkError.unavailable(error.description + " (opened read-only: this process may not write \(path) or its folder)")

@@ -242,6 +242,25 @@ import Testing
         let original = try String(contentsOfFile: directory + "/local.ndjson", encoding: .utf8)
         #expect((try? String(contentsOfFile: directory + "/out/shared.ndjson", encoding: .utf8)) == original)
 
+        // A store in a rollback journal (as a bulk load leaves it) is read with SQLite's file locks,
+        // which make nothing beside it.
+        try FileManager.default.createDirectory(atPath: directory + "/rollback", withIntermediateDirectories: false,
+                                                attributes: [.posixPermissions: 0o777])
+        try FileManager.default.copyItem(atPath: directory + "/local.sqlite", toPath: directory + "/rollback/local.sqlite")
+        try SQLiteDatabase(path: directory + "/rollback/local.sqlite").execute("PRAGMA journal_mode=DELETE")
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: directory + "/rollback/local.sqlite")
+        try """
+            state_directory: ./out/state
+            sinks:
+              local: { type: sqlite, path: ./rollback/local.sqlite }
+            """.write(toFile: directory + "/rollback.yaml", atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: directory + "/rollback.yaml")
+        let rollback = try CommandRunner.runUnprivileged(["dump", "--from", "local", "--config", "rollback.yaml", "--output", "out/rollback.ndjson"],
+                                                         in: directory)
+        #expect(rollback.status == 0, "\(rollback.stderr)")
+        #expect((try? String(contentsOfFile: directory + "/out/rollback.ndjson", encoding: .utf8)) == original)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/rollback") == ["local.sqlite"])
+
         // A store a newer healthrouter wrote is refused when read only, as when prepared (exit 78).
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: directory + "/shared/local.sqlite")
         try SQLiteDatabase(path: directory + "/shared/local.sqlite").execute("INSERT INTO healthrouter_schema (version) VALUES (99)")

@@ -76,19 +76,25 @@ public final class SQLiteDatabase {
     deinit { sqlite3_close_v2(handle) }
 
     /// Opens `path` to be read only by a process that may not write the file or its folder, and
-    /// creates nothing beside it (a `-shm` or `-wal` file this process made would be its own, and
-    /// lock the store's owner out):
-    /// - with a `-shm` file there (a writer has the store open, or left it), read-only through it;
-    /// - with a `-wal` file holding writes but no `-shm` (a writer stopped short), not at all:
+    /// creates nothing beside it (a `-shm`, `-wal` or `-journal` file this process made would be
+    /// its own, and lock the store's owner out). By the journal mode its header records:
+    /// - rollback journal (a bulk load runs in one): read-only, which takes SQLite's file locks
+    ///   and creates nothing; a journal a crashed writer left is refused (`SQLITE_READONLY_ROLLBACK`);
+    /// - WAL, with both a `-wal` and a `-shm` file there (a writer has the store open, or left it):
+    ///   read-only through them;
+    /// - WAL, with a `-wal` holding writes but no `-shm` (a writer stopped short): not at all:
     ///   reading them would make the `-shm` file, so the error (`SQLITE_CANTOPEN`) says what to do;
-    /// - else immutable: no lock taken, so a writer that starts meanwhile may tear the read.
+    /// - else immutable: no lock taken (nothing is being written), so a writer that starts
+    ///   meanwhile may tear the read.
     public static func openForReading(path: String) throws -> SQLiteDatabase {
         func size(_ suffix: String) -> Int64? {
             var info = stat()
             return stat(path + suffix, &info) == 0 ? Int64(info.st_size) : nil
         }
         let database: SQLiteDatabase
-        if size("-shm") != nil {
+        if journalModeByte(path) == 1 {
+            database = try SQLiteDatabase(path: path, readOnly: true)
+        } else if size("-wal") != nil && size("-shm") != nil {
             database = try SQLiteDatabase(path: path, readOnly: true)
         } else if let wal = size("-wal"), wal > 0 {
             throw SQLiteError(path: path, code: SQLITE_CANTOPEN, message: "its -wal file holds writes that only its owner "
@@ -99,6 +105,15 @@ public final class SQLiteDatabase {
         }
         _ = try database.scalarInt("SELECT count(*) FROM sqlite_master")
         return database
+    }
+
+    /// Byte 18 of the file's header: 1 for a rollback journal, 2 for WAL; nil when unreadable.
+    private static func journalModeByte(_ path: String) -> UInt8? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var byte: UInt8 = 0
+        return pread(fd, &byte, 1, 18) == 1 ? byte : nil
     }
 
     /// `path` as the path of a `file:` URI: every byte but unreserved ones and `/` percent-encoded.
