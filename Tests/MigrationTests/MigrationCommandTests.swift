@@ -224,16 +224,23 @@ import Testing
 
         // A file it may not write in a folder it may: read without a -shm or -wal file of this user's
         // left beside it (it would lock the store's owner out).
-        try FileManager.default.createDirectory(atPath: directory + "/shared", withIntermediateDirectories: false,
-                                                attributes: [.posixPermissions: 0o777])
-        try FileManager.default.copyItem(atPath: directory + "/local.sqlite", toPath: directory + "/shared/local.sqlite")
-        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: directory + "/shared/local.sqlite")
-        try """
-            state_directory: ./out/state
-            sinks:
-              local: { type: sqlite, path: ./shared/local.sqlite }
-            """.write(toFile: directory + "/shared.yaml", atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: directory + "/shared.yaml")
+        // A copy of the store, 0444, alone in a folder anyone may write, and a config that reads it.
+        func copyIntoSharedFolder(_ folder: String, journalMode: String? = nil) throws {
+            try FileManager.default.createDirectory(atPath: directory + "/\(folder)", withIntermediateDirectories: false,
+                                                    attributes: [.posixPermissions: 0o777])
+            try FileManager.default.copyItem(atPath: directory + "/local.sqlite", toPath: directory + "/\(folder)/local.sqlite")
+            if let journalMode {
+                try SQLiteDatabase(path: directory + "/\(folder)/local.sqlite").execute("PRAGMA journal_mode=\(journalMode)")
+            }
+            try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: directory + "/\(folder)/local.sqlite")
+            try """
+                state_directory: ./out/state
+                sinks:
+                  local: { type: sqlite, path: ./\(folder)/local.sqlite }
+                """.write(toFile: directory + "/\(folder).yaml", atomically: true, encoding: .utf8)
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: directory + "/\(folder).yaml")
+        }
+        try copyIntoSharedFolder("shared")
         let shared = try CommandRunner.runUnprivileged(["dump", "--from", "local", "--config", "shared.yaml", "--output", "out/shared.ndjson"],
                                                        in: directory)
         #expect(shared.status == 0, "\(shared.stderr)")
@@ -244,17 +251,7 @@ import Testing
 
         // A store in a rollback journal (as a bulk load leaves it) is read with SQLite's file locks,
         // which make nothing beside it.
-        try FileManager.default.createDirectory(atPath: directory + "/rollback", withIntermediateDirectories: false,
-                                                attributes: [.posixPermissions: 0o777])
-        try FileManager.default.copyItem(atPath: directory + "/local.sqlite", toPath: directory + "/rollback/local.sqlite")
-        try SQLiteDatabase(path: directory + "/rollback/local.sqlite").execute("PRAGMA journal_mode=DELETE")
-        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: directory + "/rollback/local.sqlite")
-        try """
-            state_directory: ./out/state
-            sinks:
-              local: { type: sqlite, path: ./rollback/local.sqlite }
-            """.write(toFile: directory + "/rollback.yaml", atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: directory + "/rollback.yaml")
+        try copyIntoSharedFolder("rollback", journalMode: "DELETE")
         let rollback = try CommandRunner.runUnprivileged(["dump", "--from", "local", "--config", "rollback.yaml", "--output", "out/rollback.ndjson"],
                                                          in: directory)
         #expect(rollback.status == 0, "\(rollback.stderr)")
