@@ -129,9 +129,8 @@ final class NDJSONIndex {
         let deleted = try database.prepare(
             "SELECT id FROM ids WHERE rowid IN (SELECT max(rowid) FROM ids GROUP BY id) AND content_hash IS NULL")
         while try deleted.step() { if let id = deleted.string(0) { view.deleted.insert(id) } }
-        let files = try database.prepare("SELECT stem, covered FROM files")
-        while try files.step() { view.covered[files.string(0) ?? ""] = files.int64(1) }
-        view.inFlight = try database.scalarInt("SELECT in_flight FROM state WHERE id = 1") == 1
+        view.covered = try coveredLengths(in: database)
+        view.inFlight = try isInFlight(database)
         return view
     }
 
@@ -168,12 +167,16 @@ final class NDJSONIndex {
     }
 
     /// True when a batch was being appended and never committed.
-    func isInFlight() throws -> Bool {
+    func isInFlight() throws -> Bool { try Self.isInFlight(database) }
+
+    private static func isInFlight(_ database: SQLiteDatabase) throws -> Bool {
         try database.scalarInt("SELECT in_flight FROM state WHERE id = 1") == 1
     }
 
     /// Covered bytes per file stem.
-    func coveredLengths() throws -> [String: Int64] {
+    func coveredLengths() throws -> [String: Int64] { try Self.coveredLengths(in: database) }
+
+    private static func coveredLengths(in database: SQLiteDatabase) throws -> [String: Int64] {
         let statement = try database.prepare("SELECT stem, covered FROM files")
         var lengths: [String: Int64] = [:]
         while try statement.step() { lengths[statement.string(0) ?? ""] = statement.int64(1) }

@@ -185,19 +185,11 @@ public final class PostgresSink: Sink {
     /// they are, nothing created; a schema a newer healthrouter wrote is refused as `prepare()`
     /// refuses it. Either way a warning says when row-level security hides rows from the role.
     public func prepareForReading() throws {
-        do {
-            _ = try prepare()
-        } catch let refusal as SinkError where prepareRefusedWrites {
-            connection?.close()
-            connection = nil
-            connection = try PostgresReadOnlyConnection.open(
-                after: refusal, url: configuration.url, statementTimeoutSeconds: Int(configuration.statementTimeout.seconds),
-                schema: configuration.schema, versionTable: schema.name("healthrouter_schema"),
-                knownVersion: PostgresSinkSchema.version, logger: logger, sinkError: \.sinkError)
-        }
-        if let connection {
-            PostgresReadOnlyConnection.warnAboutRowSecurity(connection, tables: [schema.name("healthkit_metrics")], logger: logger)
-        }
+        connection = try PostgresReadOnlyConnection.prepareForReading(
+            prepare: { _ = try prepare() }, connection: { connection }, refusedWrites: { prepareRefusedWrites },
+            url: configuration.url, statementTimeoutSeconds: Int(configuration.statementTimeout.seconds),
+            schema: configuration.schema, versionTable: schema.name("healthrouter_schema"), knownVersion: PostgresSinkSchema.version,
+            tables: [schema.name("healthkit_metrics")], logger: logger, sinkError: \.sinkError)
     }
 
     /// RLS on both tables with policies on `auth.uid()`, created once; the daily view runs with

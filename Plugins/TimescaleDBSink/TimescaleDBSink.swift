@@ -212,21 +212,12 @@ public final class TimescaleDBSink: Sink {
     /// they are, nothing created or migrated; a schema a newer healthrouter wrote is refused as
     /// `prepare()` refuses it. Either way a warning says when row-level security hides rows.
     public func prepareForReading() throws {
-        do {
-            _ = try prepare()
-        } catch let refusal as SinkError where prepareRefusedWrites {
-            connection?.close()
-            connection = nil
-            connection = try PostgresReadOnlyConnection.open(
-                after: refusal, url: configuration.url, statementTimeoutSeconds: Int(configuration.statementTimeout.seconds),
-                schema: configuration.schema, versionTable: schema.name("healthrouter_schema"),
-                knownVersion: TimescaleDBSchema.version, logger: logger,
-                sinkError: { TimescaleDBProbe.libraryFailure($0) ?? $0.sinkError })
-        }
-        if let connection {
-            PostgresReadOnlyConnection.warnAboutRowSecurity(connection, tables: ["samples", "sleep_stages", "workouts"].map(schema.name),
-                                                            logger: logger)
-        }
+        connection = try PostgresReadOnlyConnection.prepareForReading(
+            prepare: { _ = try prepare() }, connection: { connection }, refusedWrites: { prepareRefusedWrites },
+            url: configuration.url, statementTimeoutSeconds: Int(configuration.statementTimeout.seconds),
+            schema: configuration.schema, versionTable: schema.name("healthrouter_schema"), knownVersion: TimescaleDBSchema.version,
+            tables: ["samples", "sleep_stages", "workouts"].map(schema.name), logger: logger,
+            sinkError: { TimescaleDBProbe.libraryFailure($0) ?? $0.sinkError })
     }
 
     /// Creates or migrates the schema: idempotent, serialized against other healthrouter processes.

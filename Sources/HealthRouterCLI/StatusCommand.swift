@@ -55,9 +55,9 @@ enum StatusCommand {
         for (sink, state) in zip(config.sinks, states) {
             // What the sink's worker has yet to deliver: a sink that has not run since its routes
             // changed (or was just added) has entries after its cursor that it will only pass over.
-            let lag = try journal.entryCountsByTypeAndSource(after: state.cursor).reduce(Int64(0)) { sum, group in
-                guard let type = group.type else { return sum + group.count }  // tombstones go to every sink
-                return routes.selects(sink: sink.name, type: type, source: group.source) ? sum + group.count : sum
+            let lag = try journal.entryCount(after: state.cursor) { type, source in
+                guard let type else { return true }  // tombstones go to every sink
+                return routes.selects(sink: sink.name, type: type, source: source)
             }
             if lag > 0 || state.deadLetters > 0 || state.lastError != nil { healthy = false }
             rows.append([sink.name, sink.type, NumberText.grouped(state.cursor), NumberText.grouped(lag),

@@ -232,7 +232,7 @@ public final class Journal {
             SampleCodec.encode(item, into: &writer)
             firstOfId = false
         }
-        try writeEntry(sequence: sequence, source: source, type: item.sampleType, received: received, firstOfId: firstOfId)
+        try writeEntry(sequence: sequence, source: source, type: type, received: received, firstOfId: firstOfId)
         if result.firstSequence == nil { result.firstSequence = sequence }
         result.lastSequence = sequence
         return firstOfId
@@ -724,6 +724,14 @@ public final class Journal {
         var out: [(String?, String, Int64)] = []
         while try statement.step() { out.append((statement.string(0), statement.string(1) ?? "", statement.int64(2))) }
         return out
+    }
+
+    /// How many entries after `sequence` `selects` (a sink's routes: type, nil for a tombstone, and
+    /// source) takes: what that sink has yet to deliver.
+    public func entryCount(after sequence: Int64, selectedBy selects: (_ type: String?, _ source: String) -> Bool) throws -> Int64 {
+        try entryCountsByTypeAndSource(after: sequence).reduce(0) { sum, group in
+            selects(group.type, group.source) ? sum + group.count : sum
+        }
     }
 
     /// Aggregate counts for `status`.

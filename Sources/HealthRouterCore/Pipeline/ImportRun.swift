@@ -69,14 +69,6 @@ public final class ImportRun {
         self.logger = logger
     }
 
-    /// The entries after the journal's copy of `worker`'s cursor that its routes select.
-    private static func entriesWaiting(for worker: SinkWorker, in journal: Journal) throws -> Int64 {
-        let cursor = try journal.cursor(sink: worker.name) ?? 0
-        return try journal.entryCountsByTypeAndSource(after: cursor).reduce(0) { sum, group in
-            worker.selects(type: group.type, source: group.source) ? sum + group.count : sum
-        }
-    }
-
     /// Reads every source in turn into the journal while the workers drain it.
     /// `onStart` receives the outputs and workers so a caller can show progress.
     public func run(sources: [(name: String, source: any FiniteSource)],
@@ -148,7 +140,8 @@ public final class ImportRun {
             progress.notNeeded = !isNeeded
             summary.sinks[worker.name] = progress
             if !isNeeded, progress.gaveUp != nil {
-                summary.waiting[worker.name] = try? Self.entriesWaiting(for: worker, in: journal)
+                summary.waiting[worker.name] = try? journal.entryCount(after: journal.cursor(sink: worker.name) ?? 0,
+                                                                      selectedBy: worker.selects(type:source:))
             }
         }
         do {
