@@ -53,8 +53,14 @@ final class SQLiteSinkReader {
             "SELECT time_at, time_utc_offset, bpm FROM heartbeats WHERE sample_id = ?1 ORDER BY ordinal")
     }
 
-    /// Calls `visit` with every tombstone, then every sample.
+    /// Calls `visit` with every tombstone, then every sample, all read in one snapshot: a
+    /// daemon writing to the store meanwhile neither adds a workout whose tombstone was
+    /// already passed nor leaves a correlation without the members it had.
     func read(_ visit: (HealthItem) throws -> Void) throws {
+        try database.readTransaction { try readTables(visit) }
+    }
+
+    private func readTables(_ visit: (HealthItem) throws -> Void) throws {
         let deleted = try database.prepare("SELECT id, user_id FROM deleted_samples ORDER BY journal_seq, rowid")
         while try deleted.step() {
             try visit(.tombstone(Tombstone(ids: [deleted.string(0) ?? ""], userId: deleted.string(1))))

@@ -47,6 +47,39 @@ import Testing
         #expect(Set(read.tombstones.flatMap(\.ids)) == [SinkFixtures.standHour.id, "NEVER-SEEN"])
     }
 
+    /// A store written to while it is read back (a daemon writing, a dump reading) is read
+    /// as it was when the read began: later tables do not show what was written meanwhile.
+    @Test func sqliteSinkReadsBackOneSnapshotWhileAnotherConnectionWrites() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path + "/h.sqlite"
+        let reader = SQLiteSink(configuration: .init(path: path), context: SinkFixtures.context(directory.path))
+        _ = try reader.prepare()
+        try reader.write(Self.fixtureEntries(), cursor: 101)
+        let writer = SQLiteSink(configuration: .init(path: path), context: SinkFixtures.context(directory.path))
+        _ = try writer.prepare()
+        defer { writer.close(); reader.close() }
+        var laterWorkout = SinkFixtures.workout
+        laterWorkout.id = "W-2"
+        var wroteMeanwhile = false
+        var read: [String: Sample] = [:]
+        try reader.readBack { item in
+            guard case .sample(let sample) = item else { return }
+            read[sample.id] = sample
+            if !wroteMeanwhile {
+                wroteMeanwhile = true
+                try writer.write([JournalEntry(sequence: 102, source: "phone", item: .sample(laterWorkout)),
+                                  SinkFixtures.tombstone([SinkFixtures.bloodPressure.id], sequence: 103)], cursor: 103)
+            }
+        }
+        #expect(wroteMeanwhile)
+        #expect(Set(read.keys) == Set(Self.expected().keys))
+        #expect(read[SinkFixtures.bloodPressure.id] == Self.expected()[SinkFixtures.bloodPressure.id])
+        // What was written meanwhile is there for the next read.
+        let after = try Self.readAll(reader)
+        #expect(after.samples["W-2"] != nil && after.samples[SinkFixtures.bloodPressure.id] == nil)
+    }
+
     @Test func ndjsonSinkReadsBackTheLastLineOfEachId() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -177,6 +177,16 @@ public final class SQLiteDatabase {
         }
     }
 
+    /// Runs `body` in a read transaction: every statement in it reads one snapshot of the
+    /// database (in WAL mode, without blocking writers). Ended when `body` returns or throws.
+    /// Inside another transaction, `body` simply runs in it.
+    public func readTransaction<T>(_ body: () throws -> T) throws -> T {
+        if sqlite3_get_autocommit(handle) == 0 { return try body() }
+        try execute("BEGIN DEFERRED")
+        defer { try? execute("COMMIT") }
+        return try body()
+    }
+
     /// The first column of the first row of `sql`, as an integer (nil: no row or NULL).
     public func scalarInt(_ sql: String) throws -> Int64? {
         let statement = try prepare(sql)
