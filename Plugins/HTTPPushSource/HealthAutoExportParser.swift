@@ -25,6 +25,8 @@ enum HealthAutoExportParser {
     enum Failure: Error, Equatable {
         case badJSON
         case notObject
+        /// Not the shape of a Health Auto Export body (what is wrong, for the reply).
+        case notHealthAutoExport(String)
     }
 
     static let defaultSource = "Health Auto Export"
@@ -33,6 +35,18 @@ enum HealthAutoExportParser {
         guard let root = JSONValues.parse(body) else { throw .badJSON }
         guard let object = root as? [String: Any] else { throw .notObject }
         let data = object["data"] as? [String: Any] ?? object
+        let prefix = object["data"] is [String: Any] ? "data." : ""
+        if object["data"] == nil && object["metrics"] == nil && object["workouts"] == nil {
+            throw .notHealthAutoExport("no data.metrics or data.workouts: not a Health Auto Export body")
+        }
+        if object["data"] != nil && !(object["data"] is [String: Any]) {
+            throw .notHealthAutoExport("data must be an object")
+        }
+        for key in ["metrics", "workouts"] {
+            if let value = data[key], !(value is [Any]) && !(value is NSNull) {
+                throw .notHealthAutoExport("\(prefix)\(key) must be an array")
+            }
+        }
         var payload = Payload()
         for metric in data["metrics"] as? [Any] ?? [] {
             guard let metric = metric as? [String: Any] else { payload.skipped += 1; continue }
@@ -58,12 +72,22 @@ enum HealthAutoExportParser {
         let units = metric["units"] as? String
         let type = TypeRegistry.type(haeName: name)
         let identifier = type?.identifier ?? name
-        for point in metric["data"] as? [Any] ?? [] {
+        if let points = metric["data"], !(points is [Any]) && !(points is NSNull) {
+            payload.skipped += 1
+            return
+        }
+        let points = metric["data"] as? [Any] ?? []
+        let datesOfSeveralSources = datesOfSeveralSources(points)
+        for point in points {
             guard let point = point as? [String: Any] else { payload.skipped += 1; continue }
             let source = point["source"] as? String ?? defaultSource
+            // A period's points from several sources side by side ("Summarize data" off):
+            // one sample each, not one total (see `periodId`).
+            let periodSource = (point["date"] as? String).flatMap(HealthDateParser.parse)
+                .flatMap { datesOfSeveralSources.contains($0.epochMilliseconds) ? periodSourceName(point) : nil }
             if name == "sleep_analysis" {
                 let before = payload.items.count
-                readSleep(point, source: source, userId: userId, into: &payload)
+                readSleep(point, source: source, periodSource: periodSource, userId: userId, into: &payload)
                 if payload.items.count == before { payload.skipped += 1 }
                 continue
             }
@@ -75,7 +99,7 @@ enum HealthAutoExportParser {
                 var sample = Sample(id: "", type: identifier, kind: TypeRegistry.resolve(identifier)?.kind ?? .quantity,
                                     start: start, end: end, value: value, unit: unit, sourceName: source, userId: userId)
                 // A point with a `date` alone stands for a period (see `periodId`).
-                if point["startDate"] == nil { sample.id = periodId(sample, userId: userId) }
+                if point["startDate"] == nil { sample.id = periodId(sample, userId: userId, source: periodSource) }
                 return sample
             }
             if name == "blood_pressure" {
@@ -154,12 +178,41 @@ enum HealthAutoExportParser {
     /// the point stays the one total of that period. The UUIDv5 of those fields with
     /// version 8 (custom), so the journal takes it for a producer's own id and still recognises
     /// the same reading from an export (its fingerprint) as one sample.
-    static func periodId(_ sample: Sample, userId: String?, part: String = "") -> String {
-        let name = ["hae-period", userId ?? "", sample.type, String(sample.start.epochMilliseconds), part]
-            .joined(separator: "\u{1F}")
+    ///
+    /// `source`: set when one body holds points of this metric at this date from several
+    /// sources (`datesOfSeveralSources`): then they are not one period's total but samples
+    /// side by side ("Summarize data" off: the iPhone's and the watch's reading of the same
+    /// minute), and each keeps its own id. Points a body holds alone at their date keep the
+    /// plain period id: a body cannot tell a lone sample from a one-source total.
+    static func periodId(_ sample: Sample, userId: String?, part: String = "", source: String? = nil) -> String {
+        var fields = ["hae-period", userId ?? "", sample.type, String(sample.start.epochMilliseconds), part]
+        if let source { fields.append(source) }
+        let name = fields.joined(separator: "\u{1F}")
         var id = Array(UUIDv5.string(name: name).utf8)
         id[14] = UInt8(ascii: "8")
         return String(decoding: id, as: UTF8.self)
+    }
+
+    /// The `date`s (as instants, in milliseconds) at which `points` hold points from more than
+    /// one `source`.
+    static func datesOfSeveralSources(_ points: [Any]) -> Set<Int64> {
+        var sourceAt: [Int64: String] = [:]
+        var several: Set<Int64> = []
+        for case let point as [String: Any] in points {
+            guard let text = point["date"] as? String, let date = HealthDateParser.parse(text) else { continue }
+            let source = periodSourceName(point)
+            if let known = sourceAt[date.epochMilliseconds] {
+                if known != source { several.insert(date.epochMilliseconds) }
+            } else {
+                sourceAt[date.epochMilliseconds] = source
+            }
+        }
+        return several
+    }
+
+    /// The source a period's point names: `source`, else (sleep before HAE 6.6.2) `sleepSource`.
+    private static func periodSourceName(_ point: [String: Any]) -> String {
+        point["source"] as? String ?? point["sleepSource"] as? String ?? defaultSource
     }
 
     /// A data point's interval: `startDate`…`endDate`, else `date` as a point in time; nil
@@ -176,7 +229,8 @@ enum HealthAutoExportParser {
     private static let sleepIdentifier = "HKCategoryTypeIdentifierSleepAnalysis"
     private static let sleepTotals = ["totalSleep", "asleep", "core", "deep", "rem", "awake", "inBed"]
 
-    static func readSleep(_ point: [String: Any], source: String, userId: String?, into payload: inout Payload) {
+    static func readSleep(_ point: [String: Any], source: String, periodSource: String? = nil, userId: String?,
+                          into payload: inout Payload) {
         func sleep(_ start: Timestamp, _ end: Timestamp, _ value: String, metadata: [MetadataEntry], source: String,
                    night: Timestamp? = nil) -> HealthItem {
             var sample = Sample(id: "", type: sleepIdentifier, kind: .category, start: start, end: end,
@@ -187,7 +241,7 @@ enum HealthAutoExportParser {
             if let night {
                 var key = sample
                 key.start = night
-                sample.id = periodId(key, userId: userId, part: value)
+                sample.id = periodId(key, userId: userId, part: value, source: periodSource)
             }
             SampleNormalizer.normalize(&sample, convention: .canonical)
             return .sample(sample)

@@ -1,3 +1,4 @@
+import Foundation
 /// Why `HealthAutoExportParser` skipped data points and workouts of a `/hae` body, for the log:
 /// a user who sees `"received": 0` learns which point and which date it could not read.
 enum HealthAutoExportSkips {
@@ -14,6 +15,10 @@ enum HealthAutoExportSkips {
                 continue
             }
             let name = metric["name"] as? String ?? "unknown"
+            if let points = metric["data"], !(points is [Any]) && !(points is NSNull) {
+                examples.append("metric #\(metricIndex) (\(name)): data is not an array")
+                continue
+            }
             for (index, point) in (metric["data"] as? [Any] ?? []).enumerated() where examples.count < limit {
                 guard let point = point as? [String: Any] else {
                     examples.append("\(name) point #\(index): not a JSON object")

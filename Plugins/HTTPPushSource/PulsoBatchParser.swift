@@ -231,6 +231,9 @@ enum PulsoBatchParser {
         var sample = Sample(id: id, type: identifier, kind: kind, start: start, end: end,
                             sourceName: element.source ?? "", userId: userId)
         switch element.value {
+        case .string(let text) where kind == .quantity:
+            // A quantity's value is a number: a text there is not stored as a category.
+            throw SkippedElement.Problem(field: "value", reason: "\(SkippedElement.quoted(text)) is not a number (a quantity's value)")
         case .string(let text):
             sample.categoryValue = element.categoryValue ?? CategoryValueNames.healthKitName(text, type: identifier)
             sample.value = element.numericValue

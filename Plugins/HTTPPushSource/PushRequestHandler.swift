@@ -186,6 +186,8 @@ final class PushRequestHandler: Sendable {
             payload = try HealthAutoExportParser.parse(body, userId: caller.userId)
         } catch .notObject {
             return .error(400, "body must be a json object")
+        } catch .notHealthAutoExport(let problem) {
+            return .error(400, problem)
         } catch {
             return .badJSON
         }

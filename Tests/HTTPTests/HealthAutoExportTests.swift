@@ -115,6 +115,26 @@ struct HealthAutoExportTests {
                 == #"{"received": 3, "new": 3, "deleted": 0}"#)
     }
 
+    /// "Summarize data" off: the iPhone's and the watch's points at the same date in one body
+    /// are two samples, not one period's total; a re-send is recognised.
+    @Test func pointsOfSeveralSourcesAtOneDateAreSamplesSideBySide() throws {
+        let server = try PushServerFixture()
+        let both = #"{"data":{"metrics":[{"name":"step_count","units":"count","data":["#
+            + #"{"qty":100,"date":"2026-07-11 08:00:00 +0100","source":"iPhone"},"#
+            + #"{"qty":40,"date":"2026-07-11 08:00:00 +0100","source":"Apple Watch"},"#
+            + #"{"qty":7,"date":"2026-07-11 08:01:00 +0100","source":"iPhone"}]},"#
+            + #"{"name":"sleep_analysis","units":"hr","data":["#
+            + #"{"date":"2026-07-11","asleep":6,"sleepStart":"2026-07-10 23:00:00 +0100","sleepEnd":"2026-07-11 05:00:00 +0100","source":"Watch"},"#
+            + #"{"date":"2026-07-11","asleep":7,"sleepStart":"2026-07-10 22:30:00 +0100","sleepEnd":"2026-07-11 05:30:00 +0100","source":"AutoSleep"}]}]}}"#
+        #expect(server.client.post("/hae", both, token: alice).body == #"{"received": 5, "new": 5, "deleted": 0}"#)
+        #expect(server.client.post("/hae", both, token: alice).body == #"{"received": 5, "new": 0, "deleted": 0}"#)
+        let all = try samples(server)
+        #expect(all.count == 5)
+        let steps = all.filter { $0.type == "HKQuantityTypeIdentifierStepCount" }
+        #expect(Set(steps.map(\.value)) == [100, 40, 7] && Set(steps.map(\.id)).count == 3)
+        #expect(Set(all.filter { $0.type == "HKCategoryTypeIdentifierSleepAnalysis" }.map(\.sourceName)) == ["Watch", "AutoSleep"])
+    }
+
     @Test func sleepInItsThreeShapes() throws {
         let server = try PushServerFixture()
         let reply = server.client.post("/hae", Self.sleep, token: alice, gzip: true)
@@ -239,5 +259,16 @@ struct HealthAutoExportTests {
         #expect(client.post("/hae", "[1]", token: alice).body == #"{"error": "body must be a json object"}"#)
         #expect(client.post("/hae", "{", token: alice).body == #"{"error": "bad json"}"#)
         #expect(client.post("/hae", #"{"data":{}}"#, token: alice).body == #"{"received": 0, "new": 0, "deleted": 0}"#)
+        // Not the shape of a Health Auto Export body: said, not taken for an empty export.
+        #expect(client.post("/hae", "{}", token: alice).body
+                == #"{"error": "no data.metrics or data.workouts: not a Health Auto Export body"}"#)
+        #expect(client.post("/hae", #"{"data":[]}"#, token: alice).body == #"{"error": "data must be an object"}"#)
+        #expect(client.post("/hae", #"{"data":{"metrics":"x"}}"#, token: alice).body == #"{"error": "data.metrics must be an array"}"#)
+        #expect(client.post("/hae", #"{"workouts":{"a":1}}"#, token: alice).body == #"{"error": "workouts must be an array"}"#)
+        // A metric whose data is null is empty (some exporters write that); one whose data is
+        // not an array is skipped and counted.
+        #expect(client.post("/hae", #"{"data":{"metrics":[{"name":"step_count","data":null}]}}"#, token: alice).status == 200)
+        #expect(HealthAutoExportSkips.examples(Array(#"{"data":{"metrics":[{"name":"step_count","data":"x"}]}}"#.utf8), limit: 3)
+                == ["metric #0 (step_count): data is not an array"])
     }
 }

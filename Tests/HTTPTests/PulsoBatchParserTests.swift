@@ -205,6 +205,17 @@ struct PulsoBatchParserTests {
         let huge = try PulsoBatchParser.parse(Array(#"[{"uuid":"D","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":1e400}]"#.utf8),
                                               userId: nil)
         #expect(huge.skips.map(\.description) == ["#0 uuid=D value: out of a double's range"])
+        // A text value on a quantity type is not a number, nor a category; on a category type
+        // (or an unknown type) it is the category value.
+        let texts = Array(("[" + [
+            #"{"uuid":"S","type":"stepCount","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":"12","source":"P"}"#,
+            #"{"uuid":"T","type":"appleStandHour","start":"2026-07-06T08:00:00Z","end":"2026-07-06T09:00:00Z","value":"stood","source":"P"}"#,
+            #"{"uuid":"U","type":"madeUpThing","start":"2026-07-06T08:00:00Z","end":"2026-07-06T09:00:00Z","value":"blue","source":"P"}"#,
+        ].joined(separator: ",") + "]").utf8)
+        for batch in [try PulsoBatchParser.parse(texts, userId: nil), try PulsoBatchParser.parseWithFoundation(texts, userId: nil)] {
+            #expect(batch.skips.map(\.description) == ["#0 uuid=S value: '12' is not a number (a quantity's value)"])
+            #expect(batch.items.count == 2)
+        }
     }
 
     @Test func controlCharactersAndBadUTF8InStringsAreRefused() {
