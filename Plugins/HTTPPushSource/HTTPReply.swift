@@ -32,6 +32,13 @@ public struct HTTPReply: Sendable, Equatable {
     public static let healthAutoExportTooLarge = error(413, "body too large: in Health Auto Export, turn on Batch Requests "
                                                             + "in this automation's settings, or export a shorter date range")
     public static let badJSON = error(400, "bad json")
+    /// A `Content-Encoding` other than gzip (`br`, `deflate`): refused before the body is read.
+    public static func unsupportedEncoding(_ encoding: String) -> HTTPReply {
+        // Only the characters a coding's name has: the client's text goes into JSON unescaped.
+        let name = String(encoding.unicodeScalars.filter { $0.isASCII && ($0.properties.isAlphabetic || "0123456789-_.,".unicodeScalars.contains($0)) }
+                              .prefix(24).map(Character.init))
+        return error(415, "content-encoding '\(name)' is not supported: send the body as gzip or uncompressed")
+    }
     public static let notArray = error(400, "body must be a json array")
     public static let storageError = error(500, "storage error")
     /// The bodies already being received fill the upload memory budget; nothing of this one was read.

@@ -46,7 +46,7 @@ final class PushRequestHandler: Sendable {
         case ("POST", "/ingest"): return .ingest
         case ("POST", "/hae"): return .hae
         case ("POST", "/v1/samples"): return .native
-        case ("GET", "/health"): return .health
+        case ("GET", "/health"), ("HEAD", "/health"): return .health
         case ("GET", "/latest"): return .latest
         default: return nil
         }
@@ -78,6 +78,10 @@ final class PushRequestHandler: Sendable {
                 return .badContentLength
             }
             if length > min(bodyLimit, uploads.capacity) { return route == .hae ? .healthAutoExportTooLarge : .contentTooLong }
+            if let encoding = request.header("content-encoding")?.trimmingCharacters(in: .whitespaces).lowercased(),
+               !["gzip", "identity", ""].contains(encoding) {
+                return .unsupportedEncoding(encoding)
+            }
             return nil
         }
     }

@@ -52,6 +52,15 @@ struct ErrorStatusTests {
         let notGzip = client.post("/ingest", [1, 2, 3, 4], token: alice, headers: ["Content-Encoding: gzip"])
         #expect(notGzip.status == 400)
         #expect(notGzip.body == #"{"error": "bad gzip body"}"#)
+        // Another coding is refused before the body is read, naming it; identity is no coding.
+        let brotli = client.post("/ingest", [1, 2, 3, 4], token: alice, headers: ["Content-Encoding: br"])
+        #expect(brotli.status == 415)
+        #expect(brotli.body == #"{"error": "content-encoding 'br' is not supported: send the body as gzip or uncompressed"}"#)
+        let forged = client.post("/hae", "{}", token: alice, headers: [#"Content-Encoding: x"}"#])
+        #expect(forged.status == 415 && forged.body == #"{"error": "content-encoding 'x' is not supported: send the body as gzip or uncompressed"}"#)
+        #expect(client.post("/ingest", "[]", token: alice, headers: ["Content-Encoding: identity"]).status == 200)
+        // HEAD /health answers as GET does, for uptime monitors.
+        #expect(client.request("HEAD", "/health", body: nil, headers: []).status == 200)
         let whole = HTTPTestClient.gzip(Array(PulsoProtocolTests.protocolExample.utf8))
         let truncated = client.post("/ingest", Array(whole.prefix(whole.count / 2)), token: alice, headers: ["Content-Encoding: GZIP"])
         #expect(truncated.status == 400)

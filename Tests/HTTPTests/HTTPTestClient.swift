@@ -69,7 +69,11 @@ struct HTTPTestClient: Sendable {
                 perform()
             }
         } else {
-            if method != "GET" { _ = swcurl_setopt_str(handle, CURLOPT_CUSTOMREQUEST, method) }
+            if method == "HEAD" {
+                _ = swcurl_setopt_long(handle, CURLOPT_NOBODY, 1)
+            } else if method != "GET" {
+                _ = swcurl_setopt_str(handle, CURLOPT_CUSTOMREQUEST, method)
+            }
             perform()
         }
         return Response(status: status, body: String(decoding: collector.bytes, as: UTF8.self))
