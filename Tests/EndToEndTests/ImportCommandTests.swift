@@ -374,7 +374,12 @@ import HealthRouterCore
              <Record type="HKQuantityTypeIdentifierStepCount" sourceName="Phone" unit="count" value="30" \
             startDate="2024-01-15 \(hour):00:00 \(offset)" endDate="2024-01-15 \(hour):05:00 \(offset)"/>
              <Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="30" durationUnit="min" sourceName="Watch" \
-            startDate="2024-01-15 \(hour):00:00 \(offset)" endDate="2024-01-15 \(hour):30:00 \(offset)"/>
+            startDate="2024-01-15 \(hour):00:00 \(offset)" endDate="2024-01-15 \(hour):30:00 \(offset)">
+              <WorkoutRoute sourceName="Watch" sourceVersion="10.1" creationDate="2024-01-15 \(hour):31:00 \(offset)" \
+            startDate="2024-01-15 \(hour):00:00 \(offset)" endDate="2024-01-15 \(hour):30:00 \(offset)">
+               <Location date="2024-01-15 \(hour):00:00 \(offset)" latitude="37.33" longitude="-122.03" altitude="10"/>
+              </WorkoutRoute>
+             </Workout>
              <ActivitySummary dateComponents="2024-01-15" activeEnergyBurned="100" activeEnergyBurnedGoal="400" activeEnergyBurnedUnit="kcal"/>
              <ClinicalRecord type="HKClinicalTypeIdentifierImmunizationRecord" identifier="a" sourceName="Clinic" \
             receivedDate="2024-01-15 \(hour):00:00 \(offset)" resourceFilePath="/clinical-records/Immunization-1.json"/>
@@ -393,8 +398,13 @@ import HealthRouterCore
         #expect(try store.scalarText("SELECT start_at FROM activity_summaries") == "2024-01-15T00:00:00.000Z")
         #expect(try store.scalarInt("SELECT count(*) FROM other_records") == 1)
         #expect(try store.scalarInt("SELECT count(*) FROM workouts") == 1)
-        let lines = try String(contentsOfFile: directory + "/healthrouter-data/ndjson/stepCount.ndjson", encoding: .utf8)
-        #expect(lines.split(separator: "\n").count == 1)
+        #expect(try store.scalarInt("SELECT count(*) FROM workout_route_points") == 1)
+        // The route's creation date is kept as the first export wrote it.
+        #expect(try store.scalarText("SELECT metadata FROM workout_routes")?.contains("2024-01-15 10:31:00 -0800") == true)
+        for file in ["stepCount", "workout"] {
+            let lines = try String(contentsOfFile: directory + "/healthrouter-data/ndjson/\(file).ndjson", encoding: .utf8)
+            #expect(lines.split(separator: "\n").count == 1, "\(file)")
+        }
     }
 
     /// Two records one fingerprint cannot tell apart (same type, source, times and value; other

@@ -108,6 +108,51 @@ import Testing
         #expect(try journal.append([.sample(summer)], source: "history").duplicateCount == 1)
     }
 
+    /// A workout route's date attributes (`creationDate`, kept as text) count as their instants:
+    /// the same route exported at another offset is the same workout. A hash stored while they
+    /// counted as text is recognised and brought up to date.
+    @Test func aRoutesCreationDateAtAnotherOffsetIsTheSameWorkout() throws {
+        let journal = try Journal(stateDirectory: makeTemporaryDirectory())
+        func workout(_ created: String, offset: Int32) -> Sample {
+            var route = WorkoutRoute(sourceName: "Watch", metadata: [MetadataEntry("creationDate", .string(created)),
+                                                                     MetadataEntry("sourceVersion", .string("10.1"))])
+            route.points = [RoutePoint(time: Timestamp(epochMilliseconds: 1_000, utcOffsetSeconds: offset), latitude: 1, longitude: 2)]
+            var workout = Workout(activityType: "HKWorkoutActivityTypeRunning")
+            workout.routes = [route]
+            return Sample(id: "", type: "HKWorkoutTypeIdentifier", kind: .workout,
+                          start: Timestamp(epochMilliseconds: 0, utcOffsetSeconds: offset),
+                          end: Timestamp(epochMilliseconds: 60_000, utcOffsetSeconds: offset),
+                          sourceName: "Watch", detail: .workout(workout))
+        }
+        let winter = workout("2021-12-31 08:10:49 -0800", offset: -28_800)
+        let summer = workout("2021-12-31 09:10:49 -0700", offset: -25_200)
+        #expect(try journal.append([.sample(winter)], source: "history").newCount == 1)
+        let again = try journal.append([.sample(summer)], source: "history")
+        #expect(again.duplicateCount == 1 && again.changedCount == 0)
+        var later = summer
+        if case .workout(var detail) = later.detail {
+            detail.routes[0].metadata[0] = MetadataEntry("creationDate", .string("2021-12-31 09:10:50 -0700"))
+            later.detail = .workout(detail)
+        }
+        #expect(try journal.append([.sample(later)], source: "history").changedCount == 1)
+
+        // A journal that hashed the text: the same export again is recognised, the hash updated.
+        let older = try Journal(stateDirectory: makeTemporaryDirectory())
+        #expect(try older.append([.sample(winter)], source: "history").newCount == 1)
+        var textHashWriter = ByteWriter()
+        textHashWriter.marksOffsets = true
+        var stored = winter
+        stored.id = try #require(older.entries(after: 0, limit: 1).first.flatMap { entry -> String? in
+            if case .sample(let s) = try entry.decoded().item { return s.id } else { return nil }
+        })
+        SampleCodec.encode(sample: stored, into: &textHashWriter)
+        let textHash = ContentHash.of(textHashWriter.bytes, skipping: textHashWriter.offsetRanges)
+        try older.database.execute("UPDATE sample_ids SET content_hash = \(textHash)")
+        #expect(try older.append([.sample(winter)], source: "history").duplicateCount == 1)
+        #expect(try older.database.scalarInt("SELECT content_hash FROM sample_ids") != textHash)
+        #expect(try older.append([.sample(summer)], source: "history").duplicateCount == 1)
+    }
+
     /// A fingerprint id met again with other content: in the import that journaled it (after
     /// `twinsAfter`), a second sample under its twin id; in a later one, or without `twinsAfter`
     /// (the daemon), a change.

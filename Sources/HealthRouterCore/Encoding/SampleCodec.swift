@@ -155,10 +155,46 @@ public enum SampleCodec {
         w.varint(UInt64(entries.count))
         for entry in entries {
             w.string(entry.key)
-            switch entry.value {
-            case .string(let v): w.byte(0); w.string(v)
-            case .number(let v): w.byte(1); w.double(v)
-            case .bool(let v): w.byte(v ? 3 : 2)
+            metadataValue(entry.value, &w)
+        }
+    }
+
+    private static func metadataValue(_ value: MetadataValue, _ w: inout ByteWriter) {
+        switch value {
+        case .string(let v): w.byte(0); w.string(v)
+        case .number(let v): w.byte(1); w.double(v)
+        case .bool(let v): w.byte(v ? 3 : 2)
+        }
+    }
+
+    /// A route's other attributes for a hash without offsets: a date among them
+    /// (`creationDate="2021-12-31 08:10:49 -0700"`, kept as the export wrote it) is its instant,
+    /// so that an export written at another offset is the same workout.
+    private static func routeAttributes(_ entries: [MetadataEntry], _ w: inout ByteWriter) {
+        w.varint(UInt64(entries.count))
+        for entry in entries {
+            w.string(entry.key)
+            if case .string(let text) = entry.value, let instant = routeAttributeInstant(text) {
+                w.byte(4)
+                w.signed(instant.epochMilliseconds)
+            } else {
+                metadataValue(entry.value, &w)
+            }
+        }
+    }
+
+    /// The instant a route attribute's text is, when it is a date (as a record's attributes are read).
+    public static func routeAttributeInstant(_ text: String) -> Timestamp? {
+        text.utf8.count >= 19 ? HealthDateParser.parse(text) : nil
+    }
+
+    /// Whether `workout` has a route attribute that is a date: its hash without offsets is not
+    /// the full encoding with the offsets' bytes skipped.
+    public static func hasRouteAttributeDates(_ workout: Workout) -> Bool {
+        workout.routes.contains { route in
+            route.metadata.contains { entry in
+                if case .string(let text) = entry.value { return routeAttributeInstant(text) != nil }
+                return false
             }
         }
     }
@@ -269,7 +305,11 @@ public enum SampleCodec {
             optionalTimestamp(route.start, &w)
             optionalTimestamp(route.end, &w)
             optionalString(route.filePath, &w)
-            metadata(route.metadata, &w)
+            if w.omitsOffsets {
+                routeAttributes(route.metadata, &w)
+            } else {
+                metadata(route.metadata, &w)
+            }
             w.varint(UInt64(route.points.count))
             for p in route.points {
                 timestamp(p.time, &w)

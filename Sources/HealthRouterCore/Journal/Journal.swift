@@ -307,7 +307,18 @@ public final class Journal {
                 try updateHash.run()
                 return true
             }
-            if try isStoredWithOffsetsInItsHash() {
+            // Stored by a journal that hashed a workout route's dates as their text (before they
+            // counted as instants): the same sample when that hash matches; brought up to date too.
+            func isStoredWithRouteDatesAsText() throws -> Bool {
+                guard case .workout(let workout) = sample.detail, SampleCodec.hasRouteAttributeDates(workout),
+                      stored == ContentHash.of(writer.bytes, skipping: writer.offsetRanges) else { return false }
+                key.bind(updateHash, 1, through: bindings)
+                updateHash.bind(2, hash)
+                updateHash.bind(3, start)
+                try updateHash.run()
+                return true
+            }
+            if try isStoredWithOffsetsInItsHash() || isStoredWithRouteDatesAsText() {
                 result.duplicates[sample.kind, default: 0] += 1
                 return nil
             }
@@ -328,7 +339,7 @@ public final class Journal {
             if restored {
                 encodeEntry()
                 hash = contentHash(of: sample)
-                if try stored == hash || isStoredWithOffsetsInItsHash() {
+                if try stored == hash || isStoredWithOffsetsInItsHash() || isStoredWithRouteDatesAsText() {
                     result.duplicates[sample.kind, default: 0] += 1
                     return nil
                 }
@@ -384,10 +395,20 @@ public final class Journal {
     /// offsets' ones. A record detail's date attributes count as their instants in that encoding,
     /// which skipping bytes cannot give: such a sample is encoded a second time.
     private func contentHash(of sample: Sample) -> Int64 {
-        guard case .record = sample.detail else { return ContentHash.of(writer.bytes, skipping: writer.offsetRanges) }
+        guard Self.hasDatesAsText(sample) else { return ContentHash.of(writer.bytes, skipping: writer.offsetRanges) }
         recordHashWriter.reset()
         SampleCodec.encode(sample: sample, into: &recordHashWriter)
         return ContentHash.of(recordHashWriter.bytes)
+    }
+
+    /// Whether `sample`'s detail holds dates as text that count as their instants in the hash:
+    /// a record's date attributes, a workout route's (`creationDate`).
+    private static func hasDatesAsText(_ sample: Sample) -> Bool {
+        switch sample.detail {
+        case .record: true
+        case .workout(let workout): SampleCodec.hasRouteAttributeDates(workout)
+        default: false
+        }
     }
 
     /// The id under which the reading `sample` brings was stored before under another id,
