@@ -215,6 +215,7 @@ public final class SinkWorker: Sendable {
                     guard let end = stored.last else {
                         // Caught up for good (the input ended), or for a while: a paced import
                         // catches up between every two batches the source hands over.
+                        noteRecovery(after: &attempts)
                         let now = Date()
                         let since = idleSince ?? now
                         idleSince = since
@@ -240,7 +241,7 @@ public final class SinkWorker: Sendable {
                 unsaved = (last, (unsaved?.written ?? 0) + outcome.written)
                 if Date().timeIntervalSince(savedAt) >= Self.cursorInterval { try saveCursor() }
                 cursor = last
-                attempts = 0
+                noteRecovery(after: &attempts)
                 progressState.withLock {
                     $0.cursor = cursor
                     $0.written += outcome.written
@@ -287,6 +288,13 @@ public final class SinkWorker: Sendable {
                 }
             }
         }
+    }
+
+    /// After failed attempts, says that the sink works again (the warnings said it did not), once.
+    private func noteRecovery(after attempts: inout Int) {
+        guard attempts > 0 else { return }
+        logger.info("the sink works again", [("failed_attempts", String(attempts))])
+        attempts = 0
     }
 
     /// How long a worker finds nothing to write before it tells its sink it caught up.
