@@ -12,8 +12,8 @@ import Synchronization
 /// that never fits `contentTooLong` (413); its share returns to the budget when its request
 /// completes. A connection whose request line and headers
 /// are not all in `headerDeadlineSeconds` after it opened, or after its previous request
-/// completed, is shut down. `stop()` stops accepting, waits for the requests in flight,
-/// then closes.
+/// completed, is shut down. `stop()` stops accepting, waits for the requests in flight
+/// (not long for those whose body is still arriving), then closes.
 final class MHDServer: Sendable {
     struct Limits: Sendable {
         var connections: UInt32 = 256
@@ -43,6 +43,8 @@ final class MHDServer: Sendable {
     /// The `MHD_Daemon *` as an address (pointers are not Sendable); 0 when not running.
     private let daemon = Mutex<UInt>(0)
     private let inFlight = Mutex(0)
+    /// Of `inFlight`, the requests whose body is in and that are being answered.
+    private let answering = Mutex(0)
     private let served = Mutex(0)
     private let connections = Mutex(OpenConnections())
 
@@ -145,8 +147,11 @@ final class MHDServer: Sendable {
         }
     }
 
-    /// Stops accepting, waits up to `grace` seconds for the requests in flight, and closes.
-    func stop(grace: Double = 30) {
+    /// Stops accepting, waits up to `grace` seconds for the requests in flight, and closes. A
+    /// request whose body is still arriving (a slow phone, a client trickling bytes) is waited
+    /// for `uploadGrace` seconds only, then cut: nothing of it was accepted, and a client that
+    /// got no reply sends it again. One whose body is in is answered (its journal append ends).
+    func stop(grace: Double = 30, uploadGrace: Double = 3) {
         let address = daemon.withLock { value -> UInt in
             let current = value
             value = 0
@@ -155,8 +160,12 @@ final class MHDServer: Sendable {
         guard let pointer = OpaquePointer(bitPattern: address) else { return }
         let listener = MHD_quiesce_daemon(pointer)
         if listener >= 0 { close(listener) }
-        let deadline = Date(timeIntervalSinceNow: grace)
-        while inFlight.withLock({ $0 }) > 0 && Date() < deadline { usleep(5_000) }
+        let started = Date()
+        while inFlight.withLock({ $0 }) > 0 {
+            let waited = Date().timeIntervalSince(started)
+            if waited >= grace || (waited >= uploadGrace && answering.withLock({ $0 }) == 0) { break }
+            usleep(5_000)
+        }
         MHD_stop_daemon(pointer)
     }
 
@@ -266,6 +275,8 @@ final class MHDServer: Sendable {
             return .YES
         }
         if exchange.overLimit { return queue(.contentTooLong, to: exchange.request, on: connection) }
+        answering.withLock { $0 += 1 }
+        defer { answering.withLock { $0 -= 1 } }
         let reply = handle(exchange.request)
         served.withLock { $0 += 1 }
         return queue(reply, to: exchange.request, on: connection)

@@ -110,6 +110,35 @@ struct DaemonEndToEndTests {
         #expect(daemon.log.contains("finishing those in flight"))
     }
 
+    /// A body still arriving (a phone on a slow link, a client trickling bytes) does not hold
+    /// a reload or a stop for long: it is cut after a few seconds (nothing of it was accepted;
+    /// a client without a reply sends again), and the push port is back at once.
+    @Test func anUploadStillArrivingHoldsAReloadOrAStopAFewSecondsOnly() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        func trickle() throws -> RawConnection {
+            let slow = try #require(daemon.client.connection())
+            #expect(slow.send("POST /ingest HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(DaemonProcess.token)\r\n"
+                                  + "Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n[{"))
+            usleep(200_000)
+            return slow
+        }
+        var slow = try trickle()
+        let reload = Date()
+        kill(daemon.process!.processIdentifier, SIGHUP)
+        let reloaded = Date(timeIntervalSinceNow: 20)
+        while Date() < reloaded, !daemon.log.contains("config reloaded") { usleep(50_000) }
+        #expect(daemon.log.contains("config reloaded"), "\(daemon.log)")
+        #expect(Date().timeIntervalSince(reload) < 10)
+        #expect(daemon.client.get("/health").status == 200)
+        #expect(slow.receiveResponse(seconds: 1).closed)
+        slow = try trickle()
+        let stop = Date()
+        #expect(daemon.stop() == 0)
+        #expect(Date().timeIntervalSince(stop) < 10)
+        _ = slow
+    }
+
     @Test func adminShowsEveryConfiguredSinkBeforeAnyPush() throws {
         let daemon = try DaemonProcess(admin: true)
         try daemon.start()
