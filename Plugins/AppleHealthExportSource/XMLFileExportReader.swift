@@ -30,8 +30,10 @@ struct XMLFileExportReader {
                                   problem: "reading failed: \(String(cString: strerror(errno)))")
             }
             consumed += Int64(count)
-            try document.feed(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]), isLast: count == 0)
+            // Before the chunk is parsed: a chunk that fails still counts as read (the summary
+            // says how far a file that stopped with an error was read).
             output.progress(bytes: consumed, total: file.size)
+            try document.feed(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]), isLast: count == 0)
             if count == 0 { break }
         }
         logger.info("read \(file.path)", document.summary)

@@ -76,9 +76,16 @@ struct ZipExportReader {
     static func checkEntries(of file: ExportFile) throws {
         let archive = try ZipArchive(path: file.path)
         var others: [String] = []
+        let head = UnsafeMutableRawBufferPointer.allocate(byteCount: sniffLength, alignment: 16)
+        defer { head.deallocate() }
         while let entry = try archive.nextEntry() {
             guard !entry.isDirectory else { continue }
-            if !isIgnored(entry.path) && (!entry.hasName || mayBeHealthData(entry.path)) { return }
+            if !isIgnored(entry.path) && (!entry.hasName || mayBeHealthData(entry.path)) {
+                // A name that may be the data file's: its first bytes tell (an `.xml` web page is
+                // not an export). One that cannot be read is left for the import to say why.
+                guard let count = try? archive.readFully(into: head) else { return }
+                if isHealthData(UnsafeRawBufferPointer(rebasing: head[0..<count])) { return }
+            }
             others.append(entry.path)
         }
         let listed = others.isEmpty ? "it has no files"
@@ -198,7 +205,11 @@ struct ZipExportReader {
 
     /// Whether the first bytes of a file (`sniffLength` of them) show a Health data file.
     static func isHealthData(_ head: UnsafeRawBufferPointer) -> Bool {
-        contains(head, "<!DOCTYPE HealthData") || contains(head, "<HealthData")
+        if contains(head, "<!DOCTYPE HealthData") { return true }
+        // The document element, when the first bytes show it (`<HealthData` in a web page's
+        // comment does not make it an export); else whether the tag is there at all.
+        if let root = XMLRootSniffer.root(head) { return root.name == "HealthData" }
+        return contains(head, "<HealthData")
     }
 
     static func notImportedReason(_ path: String) -> String {

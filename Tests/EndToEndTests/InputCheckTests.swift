@@ -98,7 +98,15 @@ import Testing
                          directory + "/n.zip", directory + "/a.txt"]
         try zip.run()
         zip.waitUntilExit()
+        // A zip of a web page named like the data file: its content tells.
+        let pageZip = Process()
+        pageZip.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        pageZip.arguments = ["python3", "-c", "import sys, zipfile; zipfile.ZipFile(sys.argv[1], 'w').write(sys.argv[2], 'page.xml')",
+                             directory + "/page.zip", directory + "/page.html"]
+        try pageZip.run()
+        pageZip.waitUntilExit()
         for (file, says) in [("n.zip", "this zip is not an Apple Health export: it holds no file that could be the Health data (its files: a.txt)"),
+                             ("page.zip", "this zip is not an Apple Health export: it holds no file that could be the Health data (its files: page.xml)"),
                              ("empty.zip", "the file is empty (0 bytes)"),
                              ("pic.png", "this is not an Apple Health export (neither a zip file nor XML)"),
                              ("random.json", "random.json, line 1: this is not NDJSON of health samples"),
