@@ -25,6 +25,9 @@ final class ExportElementHandler: SAXHandler {
     private var open: [XMLName] = []
     /// While set, elements nested at or below this depth are ignored (a reported subtree).
     private var ignoredDepth: Int?
+    /// An unknown element's skip, reported when it ends: a file cut inside its tag (`<M` at the
+    /// end of a truncated export) is said to be truncated, not to hold an unknown element.
+    private var unknownElementSkip: (reason: String, line: Int)?
 
     private var record: RecordDraft?
     private var correlation: CorrelationDraft?
@@ -97,7 +100,13 @@ final class ExportElementHandler: SAXHandler {
         let depth = open.count
         let element = open.removeLast()
         if let ignored = ignoredDepth {
-            if depth == ignored { ignoredDepth = nil }
+            if depth == ignored {
+                ignoredDepth = nil
+                if let skip = unknownElementSkip {
+                    output.skipped(skip.reason, location: "line \(skip.line)")
+                    unknownElementSkip = nil
+                }
+            }
             return
         }
         if generic.isOpen {
@@ -441,7 +450,7 @@ final class ExportElementHandler: SAXHandler {
     }
 
     private func ignoreUnknown(_ name: UnsafePointer<UInt8>, inside parent: String) {
-        skip("Unknown element <\(reader.names.text(name))> inside <\(parent)> not imported")
+        unknownElementSkip = ("Unknown element <\(reader.names.text(name))> inside <\(parent)> not imported", lineNumber)
         ignoreSubtree()
     }
 }

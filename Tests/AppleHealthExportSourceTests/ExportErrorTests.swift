@@ -38,6 +38,24 @@ import AppleHealthExportSource
         #expect(output.samples.count > 1000)
     }
 
+    /// A file cut inside a tag (`<M` of a MetadataEntry) is truncated, nothing more: the
+    /// half tag is not also counted as an unknown element.
+    @Test func aFileCutInsideATagIsTruncatedNotAnUnknownElement() throws {
+        let directory = try TemporaryDirectory()
+        let head = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <HealthData locale="en_US">
+             <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="W" unit="count/min" value="60" \
+            startDate="2024-01-15 10:00:00 -0800" endDate="2024-01-15 10:00:00 -0800">
+              <Surprise/>
+              <M
+            """
+        let path = try directory.write("export.xml", head)
+        let (error, output) = Fixtures.readFailing(path)
+        #expect(try #require(error).problem.contains("truncated"))
+        #expect(output.skips.map(\.reason) == ["Unknown element <Surprise> inside <Record> not imported"])
+    }
+
     @Test func truncatedZip() throws {
         let directory = try TemporaryDirectory()
         let full = directory.file("full.zip")
