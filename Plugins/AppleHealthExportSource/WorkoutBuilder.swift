@@ -51,11 +51,11 @@ final class WorkoutBuilder {
             case .creationDate: created = reader.date(value)
             case .startDate: hasStart = true; start = reader.date(value)
             case .endDate: hasEnd = true; end = reader.date(value)
-            case .duration: duration = DecimalNumber.parse(value)
+            case .duration: duration = Self.number(value, "Workout duration", line: line, report: report)
             case .durationUnit: durationUnit = reader.units.string(value)
-            case .totalDistance: distance = DecimalNumber.parse(value)
+            case .totalDistance: distance = Self.number(value, "Workout totalDistance", line: line, report: report)
             case .totalDistanceUnit: distanceUnit = reader.units.string(value)
-            case .totalEnergyBurned: energy = DecimalNumber.parse(value)
+            case .totalEnergyBurned: energy = Self.number(value, "Workout totalEnergyBurned", line: line, report: report)
             case .totalEnergyBurnedUnit: energyUnit = reader.units.string(value)
             default: extras.append(reader.extraAttribute(attributes, index))
             }
@@ -204,6 +204,15 @@ final class WorkoutBuilder {
         if let entry = reader.metadataEntry(attributes) { add(entry) } else { report("MetadataEntry without a key", line) }
     }
 
+    /// A numeric attribute's value; a text that is not one (`duration="abc"`) is reported,
+    /// not left out silently, and nil.
+    private static func number(_ value: UnsafeBufferPointer<UInt8>, _ what: String, line: Int,
+                               report: (_ reason: String, _ line: Int) -> Void) -> Double? {
+        if let number = DecimalNumber.parse(value) { return number }
+        if !value.isEmpty { report("\(what) that is not a number left out", line) }
+        return nil
+    }
+
     private func workoutEvent(_ attributes: SAXAttributes, reader: ExportValueReader, line: Int) -> WorkoutEvent? {
         var type = ""
         var date: Timestamp?
@@ -214,7 +223,7 @@ final class WorkoutBuilder {
             switch reader.names.name(attributes.name(index)) {
             case .type: type = reader.types.string(value)
             case .date: date = reader.date(value)
-            case .duration: duration = DecimalNumber.parse(value)
+            case .duration: duration = Self.number(value, "WorkoutEvent duration", line: line, report: report)
             case .durationUnit: durationUnit = reader.units.string(value)
             default: break
             }
@@ -234,10 +243,10 @@ final class WorkoutBuilder {
             case .type: statistic.type = reader.types.string(value)
             case .startDate: if let date = reader.date(value) { statistic.start = date }
             case .endDate: if let date = reader.date(value) { statistic.end = date }
-            case .average: statistic.average = DecimalNumber.parse(value)
-            case .minimum: statistic.minimum = DecimalNumber.parse(value)
-            case .maximum: statistic.maximum = DecimalNumber.parse(value)
-            case .sum: statistic.sum = DecimalNumber.parse(value)
+            case .average: statistic.average = Self.number(value, "WorkoutStatistics average", line: line, report: report)
+            case .minimum: statistic.minimum = Self.number(value, "WorkoutStatistics minimum", line: line, report: report)
+            case .maximum: statistic.maximum = Self.number(value, "WorkoutStatistics maximum", line: line, report: report)
+            case .sum: statistic.sum = Self.number(value, "WorkoutStatistics sum", line: line, report: report)
             case .unit: statistic.unit = reader.units.string(value)
             default: break
             }
@@ -260,7 +269,7 @@ final class WorkoutBuilder {
             case .workoutActivityType: activity.activityType = reader.types.string(value)
             case .startDate: if let date = reader.date(value) { activity.start = date }
             case .endDate: activity.end = reader.date(value)
-            case .duration: duration = DecimalNumber.parse(value)
+            case .duration: duration = Self.number(value, "WorkoutActivity duration", line: line, report: report)
             case .durationUnit: durationUnit = reader.units.string(value)
             default: activity.metadata.append(reader.extraAttribute(attributes, index))
             }

@@ -88,6 +88,24 @@ import AppleHealthExportSource
         #expect(workout.totalEnergyBurnedKilocalories == 300)
     }
 
+    /// A numeric attribute that is not a number is left out and said so, not dropped silently.
+    @Test func numbersThatAreNotNumbersAreReported() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("export.xml", Fixtures.export("""
+             <Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="abc" durationUnit="min" sourceName="Watch" \
+            startDate="2024-07-01 10:00:00 +0200" endDate="2024-07-01 10:30:00 +0200">
+              <WorkoutStatistics type="HKQuantityTypeIdentifierActiveEnergyBurned" startDate="2024-07-01 10:00:00 +0200" \
+            endDate="2024-07-01 10:30:00 +0200" sum="abc" unit="kcal"/>
+             </Workout>
+            """))
+        let output = try Fixtures.read(path)
+        let workout = try #require(workouts(output).first)
+        #expect(workout.durationSeconds == 1800 || workout.durationSeconds == nil)
+        #expect(workout.statistics.first?.sum == nil)
+        #expect(output.skips.map(\.reason).sorted() == ["Workout duration that is not a number left out",
+                                                         "WorkoutStatistics sum that is not a number left out"])
+    }
+
     @Test func iOS16WorkoutTakesTotalsFromStatistics() throws {
         let directory = try TemporaryDirectory()
         let path = try directory.write("export.xml", Fixtures.export(Self.modernWorkout))
