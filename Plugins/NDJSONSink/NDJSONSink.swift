@@ -157,7 +157,16 @@ public final class NDJSONSink: Sink {
         guard lockDescriptor < 0 else { return }
         let path = configuration.directory + "/.healthrouter-index.lock"
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw NDJSONFileError(path: path, operation: "open", code: errno) }
+        guard fd >= 0 else {
+            let code = errno
+            // Not a store that is down: retrying will not help until someone changes the folder.
+            if code == EACCES || code == EROFS || code == EPERM {
+                throw SinkError.misconfigured("\(configuration.directory) is not writable by this process (\(path): "
+                                                  + "\(String(cString: strerror(code)))): fix the folder's permissions, "
+                                                  + "or set directory to a folder it may write")
+            }
+            throw NDJSONFileError(path: path, operation: "open", code: code)
+        }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             _ = Foundation.close(fd)
             throw SinkError.unavailable("\(configuration.directory) is in use by another healthrouter process (a sink writing it, "

@@ -112,17 +112,20 @@ struct LoadedConfig {
             throw CommandFailure(message: problem, hint: "state_directory holds the journal and the sinks' cursors: a folder "
                                      + "healthrouter can create and write", code: .cannotCreate)
         }
+        // Without a config file there is no state_directory to set: say where one goes.
+        let hint = file == nil
+            ? "the embedded default keeps everything in ./healthrouter-data: run healthrouter from a folder you may write to, "
+                + "fix this folder's permissions, or write a ./healthrouter.yaml with state_directory (and the sinks' paths) "
+                + "elsewhere (start from config/healthrouter.reference.yaml)"
+            : "set state_directory in \(file!) to a writable folder, or fix the folder's permissions"
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         } catch {
             throw CommandFailure(message: "cannot create the state directory \(path): \(Self.reason(error))",
-                                 hint: "set state_directory in the config to a writable folder, or fix the folder's permissions",
-                                 code: .cannotCreate)
+                                 hint: hint, code: .cannotCreate)
         }
         guard FileManager.default.isWritableFile(atPath: path) else {
-            throw CommandFailure(message: "the state directory \(path) is not writable",
-                                 hint: "set state_directory in the config to a writable folder, or fix the folder's permissions",
-                                 code: .cannotCreate)
+            throw CommandFailure(message: "the state directory \(path) is not writable", hint: hint, code: .cannotCreate)
         }
     }
 

@@ -334,6 +334,31 @@ import HealthRouterCore
         #expect(try CommandRunner.exitCodesInHelp("status").contains(73))
     }
 
+    /// Without a config file there is no state_directory to set: the hint says where the state
+    /// goes and what to do. An ndjson folder this process may not write is a setting to fix
+    /// (exit 78 at once), not a store to retry.
+    @Test func folderPermissionsAreSaidAsSuchWithTheEmbeddedDefault() throws {
+        let directory = makeTemporaryDirectory()
+        try CommandRunner.generateExport(records: 100, to: directory + "/export.xml", zip: false, quirks: false)
+        chmod(directory + "/export.xml", 0o644)
+        chmod(directory, 0o755)
+        try FileManager.default.createDirectory(atPath: directory + "/healthrouter-data", withIntermediateDirectories: true)
+        chmod(directory + "/healthrouter-data", 0o555)
+        let refused = try CommandRunner.runUnprivileged(["import", "export.xml"], in: directory)
+        #expect(refused.status == 73, "\(refused.stderr)")
+        #expect(refused.stderr.contains("hint: the embedded default keeps everything in ./healthrouter-data: run healthrouter "
+                                        + "from a folder you may write to"), "\(refused.stderr)")
+        chmod(directory + "/healthrouter-data", 0o777)
+        try FileManager.default.createDirectory(atPath: directory + "/healthrouter-data/ndjson", withIntermediateDirectories: true)
+        chmod(directory + "/healthrouter-data/ndjson", 0o555)
+        let started = Date()
+        let lake = try CommandRunner.runUnprivileged(["import", "export.xml", "-q"], in: directory)
+        #expect(lake.status == 78, "\(lake.stdout)\(lake.stderr)")
+        #expect(lake.stdout.contains("is not writable by this process"), "\(lake.stdout)")
+        #expect(lake.stdout.contains("fix the folder's permissions"), "\(lake.stdout)")
+        #expect(Date().timeIntervalSince(started) < 5)
+    }
+
     /// A journal that cannot grow (the state directory's disk is full: here a file-size limit
     /// makes every write past 1 MB fail) is the state directory's fault, not the export's: exit
     /// 73 with a hint, what was appended before kept, and the import resumes once there is room.
