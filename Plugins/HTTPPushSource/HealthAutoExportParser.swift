@@ -300,11 +300,49 @@ enum HealthAutoExportParser {
             metadata.append(MetadataEntry("HKIndoorWorkout", .bool(indoor)))
         }
         if let intensity = quantity(object["intensity"], in: nil) { metadata.append(MetadataEntry("intensity", .number(intensity))) }
+        // Fields of other workout kinds (`elevationUp`, `temperature`, `humidity`, `stepCadence`,
+        // `flightsClimbed`, `lapLength`, …): kept in metadata as sent (a `{qty, units}` object as
+        // its compact JSON), not dropped. Series (arrays) other than the route are not kept.
+        for (key, value) in object.sorted(by: { $0.key < $1.key }) where !workoutKeys.contains(key) && !(value is [Any]) {
+            if let converted = JSONValues.metadataValue(value) { metadata.append(MetadataEntry(key, converted)) }
+        }
+        let sourceName = object["source"] as? String ?? defaultSource
+        if let route = route(object["route"], sourceName: sourceName) { workout.routes = [route] }
         var sample = Sample(id: object["id"] as? String ?? "", type: "HKWorkoutTypeIdentifier", kind: .workout,
-                            start: start, end: end, sourceName: object["source"] as? String ?? defaultSource,
+                            start: start, end: end, sourceName: sourceName,
                             metadata: metadata, userId: userId, detail: .workout(workout))
         SampleNormalizer.normalize(&sample, convention: .canonical)
         return sample
+    }
+
+    /// The workout keys read into the workout itself (the rest goes to metadata).
+    private static let workoutKeys: Set<String> = [
+        "id", "name", "start", "end", "duration", "activeEnergyBurned", "activeEnergy", "distance", "heartRate",
+        "avgHeartRate", "maxHeartRate", "location", "isIndoor", "intensity", "source", "route",
+    ]
+
+    /// A workout's `route` as its GPS points: v2 `latitude`/`longitude`, v1 `lat`/`lon`, each with
+    /// a `timestamp`; altitude and accuracies in metres, speed in m/s, course in degrees (a
+    /// `{qty, units}` object is converted). Points without a position or a readable time are left
+    /// out; nil when none is left.
+    static func route(_ value: Any?, sourceName: String) -> WorkoutRoute? {
+        guard let points = value as? [Any] else { return nil }
+        var route = WorkoutRoute(sourceName: sourceName)
+        for case let point as [String: Any] in points {
+            guard let latitude = JSONValues.number(point["latitude"] ?? point["lat"]),
+                  let longitude = JSONValues.number(point["longitude"] ?? point["lon"]),
+                  let text = point["timestamp"] as? String, let time = HealthDateParser.parse(text) else { continue }
+            route.points.append(RoutePoint(time: time, latitude: latitude, longitude: longitude,
+                                           altitude: quantity(point["altitude"], in: "m"),
+                                           horizontalAccuracy: quantity(point["horizontalAccuracy"], in: "m"),
+                                           verticalAccuracy: quantity(point["verticalAccuracy"], in: "m"),
+                                           course: quantity(point["course"], in: nil),
+                                           speed: quantity(point["speed"], in: "m/s")))
+        }
+        guard let first = route.points.first, let last = route.points.last else { return nil }
+        route.start = first.time
+        route.end = last.time
+        return route
     }
 
     /// Workout names as Apple's Fitness app shows them, which Health Auto Export may send instead

@@ -39,10 +39,16 @@ struct HealthAutoExportTests {
         {"data":{"workouts":[
           {"id":"6F1B7E0C-6B0A-4B35-9D1E-2B0E7C5A9F11","name":"Traditional Strength Training","start":"2024-01-05 18:30:00 +0100","end":"2024-01-05 19:30:12 +0100","duration":3612,
            "activeEnergyBurned":{"qty":1724.9,"units":"kJ"},"distance":{"qty":0,"units":"km"},"isIndoor":true,"location":"Indoor",
-           "heartRate":{"min":{"qty":88,"units":"bpm"},"avg":{"qty":132.5,"units":"bpm"},"max":{"qty":171,"units":"bpm"}}},
+           "heartRate":{"min":{"qty":88,"units":"bpm"},"avg":{"qty":132.5,"units":"bpm"},"max":{"qty":171,"units":"bpm"}},
+           "temperature":{"qty":21,"units":"degC"},
+           "route":[{"latitude":52.52,"longitude":13.405,"altitude":34.5,"course":90,"horizontalAccuracy":4,
+                     "verticalAccuracy":3,"timestamp":"2024-01-05 18:31:00 +0100","speed":2.5,"speedAccuracy":0.5},
+                    {"latitude":52.521,"longitude":13.406,"timestamp":"2024-01-05 18:32:00 +0100"},
+                    {"latitude":"x","longitude":13.406,"timestamp":"2024-01-05 18:33:00 +0100"}]},
           {"name":"Running","start":"2024-01-06 7:00:00 AM +0100","end":"2024-01-06 7:30:00 AM +0100",
            "activeEnergy":{"qty":300,"units":"kcal"},"distance":{"qty":3.1,"units":"mi"},
-           "heartRateData":[{"date":"2024-01-06 07:01:00 +0100","qty":120,"units":"bpm"}]}
+           "heartRateData":[{"date":"2024-01-06 07:01:00 +0100","qty":120,"units":"bpm"}],
+           "route":[{"lat":48.1,"lon":11.5,"altitude":520,"timestamp":"2024-01-06 07:01:00 +0100"}]}
         ]}}
         """
 
@@ -187,6 +193,16 @@ struct HealthAutoExportTests {
         #expect(run.durationSeconds == 1800)
         #expect(abs(run.totalDistanceMeters! - 4988.97) < 0.1)
         #expect(run.totalEnergyBurnedKilocalories == 300)
+        // The GPS track (v2 and v1 fields), and the fields of other workout kinds as sent.
+        #expect(strength.routes.count == 1 && strength.routes[0].sourceName == all[0].sourceName)
+        #expect(strength.routes[0].points.map(\.latitude) == [52.52, 52.521])
+        #expect(strength.routes[0].points[0] == RoutePoint(time: try #require(HealthDateParser.parse("2024-01-05 18:31:00 +0100")),
+                                                           latitude: 52.52, longitude: 13.405, altitude: 34.5,
+                                                           horizontalAccuracy: 4, verticalAccuracy: 3, course: 90, speed: 2.5))
+        #expect(strength.routes[0].end == HealthDateParser.parse("2024-01-05 18:32:00 +0100"))
+        #expect(all[0].metadata[key: "temperature"] == .string(#"{"qty":21,"units":"degC"}"#))
+        #expect(run.routes.first?.points.map(\.altitude) == [520])
+        #expect(all[1].metadata[key: "heartRateData"] == nil)
         #expect(server.client.post("/hae", Self.workouts, token: alice).body == #"{"received": 2, "new": 0, "deleted": 0}"#)
     }
 
