@@ -88,6 +88,36 @@ import AppleHealthExportSource
         #expect(workout.totalEnergyBurnedKilocalories == 300)
     }
 
+    /// A workout that kept its zone (`HKTimeZone`): its parts' dates get that zone's offsets as
+    /// the workout's do (Berlin is +01:00 in February), not the export's +0200 of the day it was made.
+    @Test func aRecordedZoneGivesTheWorkoutsPartsItsOffsets() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("export.xml", Fixtures.export("""
+             <Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="30" durationUnit="min" sourceName="Watch" \
+            startDate="2024-02-01 12:00:00 +0200" endDate="2024-02-01 12:30:00 +0200">
+              <MetadataEntry key="HKTimeZone" value="Europe/Berlin"/>
+              <WorkoutEvent type="HKWorkoutEventTypePause" date="2024-02-01 12:10:00 +0200"/>
+              <WorkoutStatistics type="HKQuantityTypeIdentifierActiveEnergyBurned" startDate="2024-02-01 12:00:00 +0200" \
+            endDate="2024-02-01 12:30:00 +0200" sum="300" unit="kcal"/>
+              <WorkoutActivity uuid="A-1" startDate="2024-02-01 12:00:00 +0200" endDate="2024-02-01 12:30:00 +0200">
+               <WorkoutEvent type="HKWorkoutEventTypeSegment" date="2024-02-01 12:00:00 +0200"/>
+              </WorkoutActivity>
+              <WorkoutRoute sourceName="Watch" startDate="2024-02-01 12:00:00 +0200" endDate="2024-02-01 12:30:00 +0200">
+               <Location date="2024-02-01 12:00:00 +0200" latitude="52.5" longitude="13.4"/>
+              </WorkoutRoute>
+             </Workout>
+            """))
+        let output = try Fixtures.read(path)
+        let sample = try #require(output.samples(.workout).first)
+        let workout = try #require(workouts(output).first)
+        #expect(sample.start.utcOffsetSeconds == 3600)
+        let offsets = [workout.events[0].date, workout.statistics[0].start, workout.statistics[0].end,
+                       workout.activities[0].start, workout.activities[0].events[0].date,
+                       workout.routes[0].start, workout.routes[0].points[0].time].map(\.?.utcOffsetSeconds)
+        #expect(offsets == Array(repeating: 3600, count: 7))
+        #expect(workout.events[0].date.epochMilliseconds == sample.start.epochMilliseconds + 600_000)
+    }
+
     /// A numeric attribute that is not a number is left out and said so, not dropped silently.
     @Test func numbersThatAreNotNumbersAreReported() throws {
         let directory = try TemporaryDirectory()
@@ -131,12 +161,13 @@ import AppleHealthExportSource
         #expect(activity.events.first?.durationSeconds == 300)
         #expect(activity.statistics.count == 1)
         #expect(activity.metadata[key: "WOIntervalStepKeyPath"] == .string("0.0.0"))
-        // The GPX file next to export.xml fills the route.
+        // The GPX file next to export.xml fills the route; its times (UTC in the file) get the
+        // workout's recorded zone's offset, as every date of the workout does.
         let route = try #require(workout.routes.first)
         #expect(route.filePath == "/workout-routes/route_2023-01-01_8.00am.gpx")
         #expect(route.metadata[key: "HKMetadataKeySyncVersion"] == .number(2))
         #expect(route.points.count == 2)
-        #expect(route.points.first == RoutePoint(time: Timestamp(epochSeconds: 1_672_588_800, utcOffsetSeconds: 0),
+        #expect(route.points.first == RoutePoint(time: Timestamp(epochSeconds: 1_672_588_800, utcOffsetSeconds: -28_800),
                                                  latitude: 37.33, longitude: -122.03, altitude: 11.5,
                                                  horizontalAccuracy: 3.5, verticalAccuracy: 2.1, course: 90, speed: 2.5))
         #expect(output.skips.map(\.reason) == ["GPX track point without a valid time, latitude or longitude"])
