@@ -51,6 +51,10 @@ struct PulsoElement {
     var maximumHeartRate: Double?
     /// Set when the element has `deleted` (whatever its type): a tombstone of these ids.
     var deleted: [String]?
+    /// The fields none of the above is, nor one healthrouter's own lines have
+    /// (`PulsoJSONDecoder.knownFields`): a newer client's additive ones, as `Sample.extraFields`
+    /// keeps them; in the order sent here, sorted when the sample is made.
+    var extraFields: [MetadataEntry] = []
 
     /// Reads the element from a `JSONSerialization` dictionary (the fallback path).
     init(dictionary object: [String: Any]) {
@@ -96,6 +100,9 @@ struct PulsoElement {
         averageHeartRate = JSONValues.number(object["averageHeartRate"])
         minimumHeartRate = JSONValues.number(object["minimumHeartRate"])
         maximumHeartRate = JSONValues.number(object["maximumHeartRate"])
+        for (key, value) in object where Field.byName[key] == nil && !PulsoJSONDecoder.knownFields.contains(key) {
+            if let converted = JSONValues.metadataValue(value) { extraFields.append(MetadataEntry(key, converted)) }
+        }
     }
 
     /// The fields `init(scanning:reusing:)` knows, by name.
@@ -161,11 +168,18 @@ struct PulsoElement {
         var tombstone: [String]?
         repeat {
             let field: Field?
+            var unknownKey: String?
             if let key = try scanner.rawString() {
                 field = Field.named(key)
+                if field == nil { unknownKey = String(decoding: key, as: UTF8.self) }
             } else {
-                field = Field.byName[try scanner.string()]
+                let key = try scanner.string()
+                field = Field.byName[key]
+                if field == nil { unknownKey = key }
             }
+            // Fields healthrouter's own lines have that a push does not read (a forwarded
+            // workout's parts, `userId`, `receivedAt`) are not a client's additive fields.
+            if let key = unknownKey, PulsoJSONDecoder.knownFields.contains(key) { unknownKey = nil }
             try scanner.consume(UInt8(ascii: ":"))
             switch field {
             case .uuid: uuid = try Self.string(&scanner)
@@ -208,7 +222,12 @@ struct PulsoElement {
             case .averageHeartRate: averageHeartRate = try Self.number(&scanner)
             case .minimumHeartRate: minimumHeartRate = try Self.number(&scanner)
             case .maximumHeartRate: maximumHeartRate = try Self.number(&scanner)
-            case nil: try scanner.skipValue()
+            case nil:
+                if let unknownKey {
+                    if let value = try Self.fieldValue(&scanner) { extraFields.append(MetadataEntry(unknownKey, value)) }
+                } else {
+                    try scanner.skipValue()
+                }
             }
         } while try scanner.next(close: UInt8(ascii: "}"))
         if let tombstone { self = PulsoElement(); deleted = tombstone }
@@ -271,6 +290,32 @@ struct PulsoElement {
             if let id = try string(&scanner) { ids.append(id) }
         } while try scanner.next(close: UInt8(ascii: "]"))
         return ids
+    }
+
+    /// A value as metadata keeps it: a string, a number (one out of a double's range as its
+    /// text), a boolean, nil for null; an array or object as its compact JSON text.
+    private static func fieldValue(_ scanner: inout JSONScanner) throws(JSONScanner.Unsupported) -> MetadataValue? {
+        switch try scanner.peek() {
+        case UInt8(ascii: "\""):
+            return .string(try scanner.string())
+        case UInt8(ascii: "-"), 0x30...0x39:
+            scanner.skipWhitespace()
+            let start = scanner.index
+            let number = try scanner.number()
+            return number.isFinite ? .number(number)
+                : .string(String(decoding: UnsafeBufferPointer(rebasing: scanner.bytes[start..<scanner.index]), as: UTF8.self))
+        case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
+            return try scanner.literal().map { .bool($0) }
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            let start = scanner.index
+            try scanner.skipValue()
+            guard let nested = try? JSONParser.parse(UnsafeBufferPointer(rebasing: scanner.bytes[start..<scanner.index])) else {
+                throw JSONScanner.Unsupported()
+            }
+            return PulsoJSONDecoder.metadataValue(nested)
+        default:
+            throw JSONScanner.Unsupported()
+        }
     }
 
     /// A metadata object of string, number and boolean values (null skipped); nested values

@@ -49,6 +49,44 @@ struct PulsoProtocolTests {
         #expect(server.client.post("/ingest", cased, token: alice).body == #"{"received": 2, "new": 0, "deleted": 0}"#)
     }
 
+    /// The protocol may add optional fields at any time: a field healthrouter has none for is
+    /// kept as sent (a change to it is a change), and written back at the top level of a Pulso
+    /// line, which reads back the same. healthrouter's own fields (a forwarded workout's parts,
+    /// `userId`, `receivedAt`) are not taken for a client's.
+    @Test func additiveFieldsPassThrough() throws {
+        let server = try PushServerFixture()
+        func element(_ future: String) -> String {
+            #"[{"uuid":"XF-1","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":60,"#
+                + #""unit":"count/min","source":"W","futureField":"\#(future)","nested":{"b":[1,2],"a":1},"flag":true,"#
+                + #""receivedAt":"2026-07-06T09:00:00+01:00","userId":"mallory","events":[]}]"#
+        }
+        for (body, gzip) in [(element("keepme"), false), (element("keepme"), true)] {
+            let reply = server.client.post("/ingest", body, token: alice, gzip: gzip)
+            #expect(reply.status == 200)
+        }
+        #expect(server.client.post("/ingest", element("changed"), token: alice).body == #"{"received": 1, "new": 1, "deleted": 0}"#)
+        let samples = try server.journalItems().compactMap { if case .sample(let sample) = $0 { sample } else { nil } }
+        #expect(samples.count == 2)
+        let last = try #require(samples.last)
+        #expect(last.extraFields == [MetadataEntry("flag", .bool(true)), MetadataEntry("futureField", .string("changed")),
+                                     MetadataEntry("nested", .string(#"{"a":1,"b":[1,2]}"#))])
+        #expect(last.userId == "alice")
+        let body = Array(element("changed").utf8)
+        for parsed in [try PulsoBatchParser.parse(body, userId: "alice"), try PulsoBatchParser.parseWithFoundation(body, userId: "alice")] {
+            guard case .sample(let sample) = parsed.items.first else { Issue.record("no sample"); continue }
+            #expect(sample.extraFields == last.extraFields)
+        }
+        var bytes: [UInt8] = []
+        var scratch = JSONWriter()
+        PulsoJSONEncoder.appendLine(.sample(last), to: &bytes, scratch: &scratch)
+        let line = String(decoding: bytes, as: UTF8.self)
+        #expect(line.contains(#""futureField":"changed""#) && line.contains(#""flag":true"#), "\(line)")
+        guard case .sample(let back) = try PulsoJSONDecoder.decode(ArraySlice(bytes.prefix { $0 != 0x0A })).item else {
+            Issue.record("no sample"); return
+        }
+        #expect(back == last)
+    }
+
     @Test func protocolExampleGzipThenReplay() throws {
         let server = try PushServerFixture()
         let first = server.client.post("/ingest", Self.protocolExample, token: alice, gzip: true)

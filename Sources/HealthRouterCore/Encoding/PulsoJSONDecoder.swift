@@ -11,7 +11,8 @@
 /// - `metadata.timeZone` becomes `Sample.timeZone` and leaves the metadata, unless a
 ///   top-level `timeZone` is present (then the metadata stays whole).
 /// - A `-00:00` offset means "unknown" (`utcOffsetSeconds == nil`).
-/// - `receivedAt` and unknown fields are ignored.
+/// - `receivedAt` is ignored; other fields it does not know (a newer Pulso client's additive
+///   ones) are the sample's `extraFields`.
 ///
 /// `isPulsoLine` in the result tells a plain Pulso line (no `kind`: written by a Pulso
 /// server, not by healthrouter) — the caller normalises those as `.canonical`.
@@ -126,8 +127,24 @@ public enum PulsoJSONDecoder {
         } else if let record = object["record"] {
             sample.detail = .record(try self.record(record))
         }
+        if case .object(let fields) = object {
+            for (key, value) in fields where !knownFields.contains(key) {
+                if let converted = metadataValue(value) { sample.extraFields.append(MetadataEntry(key, converted)) }
+            }
+            if sample.extraFields.count > 1 { sample.extraFields.sort { $0.key < $1.key } }
+        }
         return (.sample(sample), kindName == nil)
     }
+
+    /// The top-level fields a sample line may have that are not `extraFields`: Pulso's, the
+    /// encoder's additive ones, and `receivedAt` (the ndjson sink's and Pulso's server's).
+    public static let knownFields: Set<String> = [
+        "uuid", "type", "start", "end", "value", "unit", "source", "sourceBundleId", "metadata", "deleted",
+        "identifier", "kind", "categoryValue", "numericValue", "sourceVersion", "device", "creationDate", "timeZone",
+        "userId", "workoutActivityType", "activityType", "duration", "totalEnergyBurned", "totalBasalEnergyBurned",
+        "totalDistance", "averageHeartRate", "minimumHeartRate", "maximumHeartRate", "events", "statistics",
+        "activities", "routes", "members", "beats", "record", "receivedAt",
+    ]
 
     /// A timestamp as the encoder writes it: `-00:00` is an unknown offset.
     public static func timestamp(_ text: String) -> Timestamp? {

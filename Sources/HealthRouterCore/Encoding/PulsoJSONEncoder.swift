@@ -72,6 +72,11 @@ public enum PulsoJSONEncoder {
             writer.field("minimumHeartRate", workout.minimumHeartRate)
             writer.field("maximumHeartRate", workout.maximumHeartRate)
         }
+        // A Pulso client's fields healthrouter has none for, back where they were sent.
+        for field in sample.extraFields {
+            writer.key(field.key)
+            writeMetadataValue(field.value, into: &writer)
+        }
 
         guard extensions else { return }
         if key != sample.type { writer.key("identifier"); writer.string(sample.type) }
@@ -181,13 +186,17 @@ public enum PulsoJSONEncoder {
         if let timeZone { writer.key("timeZone"); writer.string(timeZone) }
         for entry in metadata {
             writer.key(entry.key)
-            switch entry.value {
-            case .string(let text): writer.string(text)
-            case .number(let number): writer.number(number)
-            case .bool(let flag): writer.bool(flag)
-            }
+            writeMetadataValue(entry.value, into: &writer)
         }
         writer.endObject()
+    }
+
+    private static func writeMetadataValue(_ value: MetadataValue, into writer: inout JSONWriter) {
+        switch value {
+        case .string(let text): writer.string(text)
+        case .number(let number): writer.number(number)
+        case .bool(let flag): writer.bool(flag)
+        }
     }
 
     /// Writes `record` as an object value: `{"element":…,"attributes":{name:value,…},"children":[…]}`,

@@ -16,6 +16,7 @@ public enum SampleCodec {
     private static let hasCreated: UInt32 = 1 << 7
     private static let hasUser: UInt32 = 1 << 8
     private static let hasMetadata: UInt32 = 1 << 9
+    private static let hasExtraFields: UInt32 = 1 << 10
 
     /// Encodes `item` into `writer` (which the caller resets between items).
     public static func encode(_ item: HealthItem, into w: inout ByteWriter) {
@@ -45,6 +46,7 @@ public enum SampleCodec {
         if s.createdAt != nil { flags |= hasCreated }
         if s.userId != nil { flags |= hasUser }
         if !s.metadata.isEmpty { flags |= hasMetadata }
+        if !s.extraFields.isEmpty { flags |= hasExtraFields }
         w.varint(UInt64(flags))
         w.string(s.id)
         w.string(s.type)
@@ -62,6 +64,7 @@ public enum SampleCodec {
         if let v = s.createdAt { timestamp(v, &w) }
         if let v = s.userId { w.string(v) }
         if !s.metadata.isEmpty { metadata(s.metadata, &w) }
+        if !s.extraFields.isEmpty { metadata(s.extraFields, &w) }
         detail(s.detail, &w)
     }
 
@@ -99,6 +102,7 @@ public enum SampleCodec {
             if flags & hasCreated != 0 { s.createdAt = try timestamp(&r) }
             if flags & hasUser != 0 { s.userId = try r.string() }
             if flags & hasMetadata != 0 { s.metadata = try metadata(&r) }
+            if flags & hasExtraFields != 0 { s.extraFields = try metadata(&r) }
             s.detail = try detail(&r)
             return .sample(s)
         default:

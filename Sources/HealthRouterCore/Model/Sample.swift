@@ -31,6 +31,12 @@ public struct Sample: Sendable, Hashable {
     /// The user the sample belongs to (the pushing token's user, or the config's).
     public var userId: String?
     public var detail: SampleDetail
+    /// Top-level fields the producer sent that healthrouter has no field for (a newer Pulso
+    /// client's additive ones: the protocol may add optional fields at any time), as sent and
+    /// sorted by key; a nested value as its compact JSON text. Journaled with the sample (a
+    /// change to one is a change), written back at the top level of a Pulso line (ndjson and
+    /// http sinks, `dump`); the SQL stores keep only the fields they have columns for.
+    public var extraFields: [MetadataEntry] = []
 
     @inlinable
     public init(id: String, type: String, kind: SampleKind, start: Timestamp, end: Timestamp,
