@@ -47,6 +47,33 @@ import HealthRouterCore
         #expect(status.stdout.contains("\nlast error of mirror: unavailable: http://127.0.0.1:1/health: "), "\(status.stdout)")
     }
 
+    /// A sink that opens and finds nothing new to write, and then fails to keep its cursor, is
+    /// still failing: the import gives up on it after five tries instead of counting every
+    /// reopening as a recovery and retrying forever.
+    @Test func aSinkThatReopensAndFailsAgainIsGivenUpOn() throws {
+        let directory = makeTemporaryDirectory()
+        try CommandRunner.generateExport(records: 200, to: directory + "/first.xml", zip: false, quirks: false, seed: 3)
+        try CommandRunner.generateExport(records: 200, to: directory + "/second.xml", zip: false, quirks: false, seed: 4)
+        let config = try writeConfig("""
+            state_directory: \(directory)/state
+            sinks:
+              local: { type: sqlite, path: \(directory)/state/health.sqlite }
+              lake: { type: ndjson, directory: \(directory)/lake }
+            """, in: directory)
+        #expect(try CommandRunner.run(["import", "first.xml", "--config", config, "-q"], in: directory).status == 0)
+        let journal = try SQLiteDatabase(path: directory + "/state/journal.sqlite")
+        try journal.execute("""
+            CREATE TRIGGER refuse_lake BEFORE UPDATE ON cursors WHEN NEW.sink = 'lake' AND NEW.seq <> OLD.seq
+            BEGIN SELECT RAISE(ABORT, 'cursor refused'); END
+            """)
+        let started = Date()
+        let result = try CommandRunner.run(["import", "second.xml", "--config", config, "-q"], in: directory,
+                                           shellSetup: "exec timeout 60 \"$0\" \"$@\"")
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        #expect(Date().timeIntervalSince(started) < 40)
+        #expect(result.stderr.contains("gave up") && !result.stderr.contains("the sink works again"), "\(result.stderr)")
+    }
+
     /// A sink whose store is down but whose routes select nothing the import reads (a mirror of
     /// pushed workouts, say, while an export of heart rates is imported) does not hold the import
     /// up: no retries waited out, exit 0, and the summary says why it did not catch up and what

@@ -134,10 +134,23 @@ struct HealthAutoExportTests {
             + #"{"date":"2026-07-11","asleep":7,"sleepStart":"2026-07-10 22:30:00 +0100","sleepEnd":"2026-07-11 05:30:00 +0100","source":"AutoSleep"}]}]}}"#
         #expect(server.client.post("/hae", both, token: alice).body == #"{"received": 5, "new": 5, "deleted": 0}"#)
         #expect(server.client.post("/hae", both, token: alice).body == #"{"received": 5, "new": 0, "deleted": 0}"#)
-        let all = try samples(server)
-        #expect(all.count == 5)
+        // One source's point sent alone first (the watch synced later), then beside the other's:
+        // the same reading under the other id, not a second sample.
+        let phoneAlone = #"{"data":{"metrics":[{"name":"step_count","units":"count","data":["#
+            + #"{"qty":9,"date":"2026-07-12 08:00:00 +0100","source":"iPhone"}]}]}}"#
+        let phoneAndWatch = #"{"data":{"metrics":[{"name":"step_count","units":"count","data":["#
+            + #"{"qty":9,"date":"2026-07-12 08:00:00 +0100","source":"iPhone"},"#
+            + #"{"qty":4,"date":"2026-07-12 08:00:00 +0100","source":"Apple Watch"}]}]}}"#
+        #expect(server.client.post("/hae", phoneAlone, token: alice).body == #"{"received": 1, "new": 1, "deleted": 0}"#)
+        #expect(server.client.post("/hae", phoneAndWatch, token: alice).body == #"{"received": 2, "new": 1, "deleted": 0}"#)
+        #expect(server.client.post("/hae", phoneAlone, token: alice).body == #"{"received": 1, "new": 0, "deleted": 0}"#)
+        // Another user's equal reading stays theirs.
+        #expect(server.client.post("/hae", phoneAndWatch, token: PushServerFixture.tokens["bob"]!).body
+                == #"{"received": 2, "new": 2, "deleted": 0}"#)
+        let all = try samples(server).filter { $0.userId == "alice" }
+        #expect(all.count == 7)
         let steps = all.filter { $0.type == "HKQuantityTypeIdentifierStepCount" }
-        #expect(Set(steps.map(\.value)) == [100, 40, 7] && Set(steps.map(\.id)).count == 3)
+        #expect(steps.compactMap(\.value).sorted() == [4, 7, 9, 40, 100] && Set(steps.map(\.id)).count == 5)
         #expect(Set(all.filter { $0.type == "HKCategoryTypeIdentifierSleepAnalysis" }.map(\.sourceName)) == ["Watch", "AutoSleep"])
     }
 

@@ -429,7 +429,22 @@ public final class Journal {
         // as another that brought its own: two producer ids are two samples (two foods of equal
         // energy logged at one time; two users' equal readings), and the first keeps the fingerprint.
         let fingerprintId = Fingerprint.id(of: sample)
-        if try isStored(fingerprintId, start: Self.keySecond(sample)) { return fingerprintId }
+        let start = Self.keySecond(sample)
+        if try isStored(fingerprintId, start: start) { return fingerprintId }
+        // An id derived from the reading's period (a Health Auto Export point: version 8) for a
+        // reading the same user's push stored under another such id: the same reading, sent once
+        // alone and once beside another source's point at its date, not a second sample.
+        if Self.isDerivedId(sample.id) {
+            SampleIdKey.bind(lookupFingerprint, 1, fingerprintId)
+            lookupFingerprint.bind(2, start)
+            let existing = try lookupFingerprint.step() ? SampleIdKey.read(lookupFingerprint, 0) : nil
+            lookupFingerprint.reset()
+            if let existing, existing != sample.id, Self.isDerivedId(existing),
+               let sequence = try storedSequence(of: existing, start: start),
+               try storedSample(at: sequence)?.userId == sample.userId {
+                return existing
+            }
+        }
         SampleIdKey.bind(insertFingerprint, 1, fingerprintId)
         SampleIdKey.bind(insertFingerprint, 2, sample.id)
         insertFingerprint.bind(3, Self.keySecond(sample))
@@ -470,6 +485,14 @@ public final class Journal {
         let utf8 = id.utf8
         guard utf8.count == 36 else { return false }
         return utf8[utf8.index(utf8.startIndex, offsetBy: 14)] == UInt8(ascii: "5")
+    }
+
+    /// Whether `id` is a UUID of version 8 (custom): one a source derived from what a reading
+    /// stands for (a Health Auto Export period) rather than the producer's own.
+    static func isDerivedId(_ id: String) -> Bool {
+        let utf8 = id.utf8
+        guard utf8.count == 36 else { return false }
+        return utf8[utf8.index(utf8.startIndex, offsetBy: 14)] == UInt8(ascii: "8")
     }
 
     /// The sample of the entry at `sequence` (the stored version of a sample met again); nil

@@ -215,7 +215,6 @@ public final class SinkWorker: Sendable {
                     guard let end = stored.last else {
                         // Caught up for good (the input ended), or for a while: a paced import
                         // catches up between every two batches the source hands over.
-                        noteRecovery(after: &attempts)
                         let now = Date()
                         let since = idleSince ?? now
                         idleSince = since
@@ -224,6 +223,9 @@ public final class SinkWorker: Sendable {
                             wroteSinceCaughtUp = false
                         }
                         try saveCursor()
+                        // Opened, finished and its cursor kept: it works (a failure in either of
+                        // those still counts towards giving up).
+                        noteRecovery(after: &attempts)
                         if inputFinished { return }
                         control.wait(seconds: 0.05)
                         continue
