@@ -61,6 +61,9 @@ public final class NDJSONSink: Sink {
         self.logger = context.logger.with("sink", context.name)
     }
 
+    /// Whether `prepare()` made the folder's index (`Sink.createdItsStore`).
+    public private(set) var createdItsStore = false
+
     public func prepare() throws -> Int64? {
         if let problem = StorePath.folderProblem(configuration.directory, key: "directory") {
             throw SinkError.misconfigured(problem)
@@ -72,6 +75,7 @@ public final class NDJSONSink: Sink {
                 throw StorePath.creationFailure(configuration.directory, key: "directory", error: error)
             }
             try lockDirectory()
+            createdItsStore = !FileManager.default.fileExists(atPath: configuration.directory + "/" + NDJSONIndex.fileName)
             let index = try NDJSONIndex(path: configuration.directory + "/" + NDJSONIndex.fileName)
             self.index = index
             try recover(index)

@@ -104,6 +104,9 @@ public final class PostgresSink: Sink {
         self.defaultUserId = PostgresUserId.normalized(configuration.userId)
     }
 
+    /// Whether `prepare()` made the schema's tables (no schema version was recorded: `Sink.createdItsStore`).
+    public private(set) var createdItsStore = false
+
     public func prepare() throws -> Int64? {
         prepareRefusedWrites = false
         do {
@@ -136,6 +139,7 @@ public final class PostgresSink: Sink {
                     throw SinkError.misconfigured("schema \(configuration.schema) has healthrouter schema version \(stored), "
                                                     + "written by a newer healthrouter: upgrade healthrouter")
                 }
+                createdItsStore = stored == nil
                 if stored == nil {
                     try connection.execute("INSERT INTO \(schema.name("healthrouter_schema")) (version) VALUES "
                                                + "(\(PostgresSinkSchema.version)) ON CONFLICT DO NOTHING")

@@ -70,6 +70,9 @@ public final class SQLiteSink: Sink {
         self.logger = context.logger.with("sink", context.name)
     }
 
+    /// Whether `prepare()` created the tables (`Sink.createdItsStore`).
+    public private(set) var createdItsStore = false
+
     public func prepare() throws -> Int64? {
         if let problem = StorePath.fileProblem(configuration.path, key: "path")
             ?? StorePath.folderProblem((configuration.path as NSString).deletingLastPathComponent, key: "path",
@@ -92,6 +95,8 @@ public final class SQLiteSink: Sink {
             try database.execute("PRAGMA cache_size = \(Self.upsertCacheSize)")
             try database.execute("PRAGMA wal_autocheckpoint = 16384")
             try database.execute("PRAGMA journal_size_limit = 67108864")
+            createdItsStore = try database.scalarInt(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'samples'") == 0
             try SQLiteSinkSchema.create(in: database)
             rows = try SQLiteSinkRowWriter(database: database)
             self.database = database

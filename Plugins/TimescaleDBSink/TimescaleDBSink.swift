@@ -151,6 +151,9 @@ public final class TimescaleDBSink: Sink {
         self.samplesStream = PostgresUpsertStream(table: schema.samples)
     }
 
+    /// Whether `prepare()` made the schema's tables (no schema version was recorded: `Sink.createdItsStore`).
+    public private(set) var createdItsStore = false
+
     public func prepare() throws -> Int64? {
         prepareRefusedWrites = false
         do {
@@ -243,6 +246,7 @@ public final class TimescaleDBSink: Sink {
                 try TimescaleDBPolicies(configuration: configuration, schema: schema, logger: logger, connection: connection)
                     .apply(probe: probe)
             }
+            createdItsStore = stored == nil
             if stored == nil {
                 try connection.execute("INSERT INTO \(schema.name("healthrouter_schema")) (version) VALUES "
                                            + "(\(TimescaleDBSchema.version)) ON CONFLICT DO NOTHING")

@@ -85,7 +85,10 @@ enum BackfillCommand {
         let run = "from=\(path ?? "journal") \(FilterOptions.describe(filter))"
         var resumeAfter: Int64 = 0
         if !arguments.flags.contains("--restart"), let saved = try cursor.load() {
-            if saved.run == run {
+            if opened.sink.createdItsStore {
+                // Deleted or dropped since: what the interrupted run wrote is gone with it.
+                StandardError.write("note: '\(name)' was created anew since the interrupted backfill: starting over\n")
+            } else if saved.run == run {
                 resumeAfter = saved.position
                 StandardError.write("resuming the backfill of '\(name)' after position \(NumberText.grouped(saved.position))\n")
             } else {

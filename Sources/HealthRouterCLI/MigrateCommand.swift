@@ -84,7 +84,11 @@ enum MigrateCommand {
         let run = FilterOptions.describe(filter)
         var resume: (position: Int64, digest: Int64?) = (0, nil)
         if !arguments.flags.contains("--restart"), let saved = try cursor.load() {
-            if saved.run == run {
+            if target.sink.createdItsStore {
+                // Deleted or dropped since: what the interrupted run wrote is gone with it.
+                StandardError.write("note: '\(to)' was created anew since the interrupted migration \(from) → \(to): "
+                                        + "starting over\n")
+            } else if saved.run == run {
                 resume = (saved.position, saved.digest)
                 StandardError.write("resuming the migration \(from) → \(to) after \(NumberText.grouped(saved.position)) items\n")
             } else {

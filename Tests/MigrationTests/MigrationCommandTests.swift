@@ -458,6 +458,23 @@ import Testing
         #expect(try Self.samples(sqlite: directory + "/back.sqlite") == Self.samples(sqlite: directory + "/local.sqlite"))
     }
 
+    /// A target deleted after the migration into it was interrupted ("start clean") is made
+    /// anew, and holds nothing of what the cursor says was written: the run starts over instead
+    /// of resuming past it.
+    @Test func aMigrationWhoseTargetWasDeletedStartsOver() throws {
+        let directory = try Self.imported(records: 6_000)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let cursorFile = try Self.killMigration(in: directory, past: 500)
+        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: directory + "/back.sqlite" + suffix) }
+        let resumed = try CommandRunner.run(["migrate", "--from", "local", "--to", "back", "--verify", "-q"], in: directory)
+        #expect(resumed.status == 0, "\(resumed.stdout)\(resumed.stderr)")
+        #expect(resumed.stderr.contains("'back' was created anew since the interrupted migration local → back: starting over"),
+                "\(resumed.stderr)")
+        #expect(!resumed.stderr.contains("resuming"))
+        #expect(!FileManager.default.fileExists(atPath: cursorFile))
+        #expect(try Self.samples(sqlite: directory + "/back.sqlite") == Self.samples(sqlite: directory + "/local.sqlite"))
+    }
+
     /// Rows deleted from the source, before where an interrupted migration stopped, shift what
     /// comes after: resuming at the same position would pass over samples never copied. The
     /// resumed run sees that the source changed and starts over.

@@ -20,12 +20,15 @@ struct SinkConformance {
     func sameBatchTwiceLeavesIdenticalContent() throws {
         let first = try make()
         #expect(try first.prepare() == 0)
+        // It made the store (a resumed backfill or migration starts over then); the next did not.
+        #expect(first.createdItsStore)
         try first.write(ConformanceFixtures.entries(ConformanceFixtures.all), cursor: 7)
         first.close()
         let once = try snapshot()
         #expect(!once.isEmpty)
         let second = try make()
         #expect(try second.prepare() == 7)
+        #expect(!second.createdItsStore)
         try second.write(ConformanceFixtures.entries(ConformanceFixtures.all), cursor: 7)
         try second.write(ConformanceFixtures.entries(ConformanceFixtures.all, from: 8), cursor: 7)
         try second.write(ConformanceFixtures.entries(ConformanceFixtures.all, from: 8), cursor: 7)

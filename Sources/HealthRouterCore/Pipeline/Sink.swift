@@ -29,6 +29,13 @@ public protocol Sink: AnyObject {
     /// transaction as the rows.
     func prepare() throws -> Int64?
 
+    /// After `prepare()`: whether it created the store (the file, the folder's index, the
+    /// tables were not there). A resumable run (`backfill`, `migrate`) whose target was created
+    /// anew since it was interrupted (deleted, a database dropped) starts over instead of
+    /// resuming past what the old store held. Default: false (a store it cannot tell, such as
+    /// a remote server).
+    var createdItsStore: Bool { get }
+
     /// Writes `entries` durably and idempotently. Samples are upserted by id,
     /// tombstones delete the ids they name and are recorded. When the sink keeps its
     /// own cursor it stores `cursor` in the same transaction as the rows.
@@ -56,6 +63,9 @@ public protocol Sink: AnyObject {
 }
 
 extension Sink {
+    /// Cannot tell: the default.
+    public var createdItsStore: Bool { false }
+
     /// Nothing put off: the default.
     public func caughtUp() throws {}
 
