@@ -57,6 +57,9 @@ public final class AppleHealthExportSource: FiniteSource {
         if file.format == .zip { try ZipExportReader.checkEntries(of: file) }
     }
 
+    /// An export's records carry no ids: two of one fingerprint in one file are two samples.
+    public var keepsTwinsApart: Bool { true }
+
     public func read(into output: SourceOutput) throws {
         let file = try ExportFile(path: resolvedPath)
         let logger = context.logger

@@ -191,3 +191,44 @@ final class CollectingOutput: SourceOutput {
         #expect(output.skips.first?.reason.hasPrefix("not NDJSON of health samples (file not read): this is not NDJSON") == true)
     }
 }
+
+/// A journal dump lists every version of a changed sample: importing it (or an ndjson folder)
+/// gives the sample its last version, one sample, not a second one beside the first.
+@Suite struct ReplayOfChangedSamplesTests {
+    @Test func aDumpWithEveryVersionOfAChangedSampleImportsAsItsLastVersion() throws {
+        let directory = makeTemporaryDirectory()
+        func export(_ motion: Int) -> String {
+            """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <HealthData locale="en_US">
+             <ExportDate value="2024-03-08 10:00:00 -0800"/>
+             <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="Watch" unit="count/min" value="61" \
+            startDate="2024-03-07 13:00:00 -0800" endDate="2024-03-07 13:00:00 -0800">
+              <MetadataEntry key="HKMetadataKeyHeartRateMotionContext" value="\(motion)"/>
+             </Record>
+            </HealthData>
+            """
+        }
+        try export(0).write(toFile: directory + "/first.xml", atomically: true, encoding: .utf8)
+        try export(2).write(toFile: directory + "/second.xml", atomically: true, encoding: .utf8)
+        for file in ["first.xml", "second.xml"] {
+            #expect(try CommandRunner.run(["import", file, "-q"], in: directory).status == 0)
+        }
+        let dump = try CommandRunner.run(["dump", "--output", "journal.ndjson"], in: directory)
+        #expect(dump.status == 0, "\(dump.stderr)")
+        let lines = try String(contentsOfFile: directory + "/journal.ndjson", encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 2)
+        let config = try writeConfig("""
+            state_directory: \(directory)/fresh
+            sinks:
+              local: { type: sqlite, path: \(directory)/fresh/health.sqlite }
+            """, in: directory)
+        for input in ["journal.ndjson", "healthrouter-data/ndjson"] {
+            let replayed = try CommandRunner.run(["import", input, "--config", config, "-q"], in: directory)
+            #expect(replayed.status == 0, "\(replayed.stdout)\(replayed.stderr)")
+            let store = try SQLiteDatabase(path: directory + "/fresh/health.sqlite", readOnly: true)
+            #expect(try store.scalarInt("SELECT count(*) FROM samples") == 1, "\(input)")
+            #expect(try store.scalarText("SELECT metadata FROM samples") == #"{"HKMetadataKeyHeartRateMotionContext":2}"#, "\(input)")
+        }
+    }
+}

@@ -107,10 +107,10 @@ public final class ImportRun {
         for (index, entry) in sources.enumerated() {
             var failure: String?, cannotRead = false
             do {
-                // Two samples of one fingerprint in one file are two samples (Journal.twinsAfter);
-                // in the next file (a later export), a change. The previous file's output finished
-                // above, so its entries are in.
-                journal.twinsAfter = try journal.head()
+                // Two samples of one fingerprint in one export are two samples (Journal.twinsAfter);
+                // in the next file (a later export), a change; in a replay, always a change. The
+                // previous file's output finished above, so its entries are in.
+                journal.twinsAfter = entry.source.keepsTwinsApart ? try journal.head() : nil
                 defer { _ = try? outputs[index].finish() }
                 try entry.source.read(into: outputs[index])
                 try outputs[index].finish()

@@ -43,10 +43,17 @@ public protocol FiniteSource {
     func checkInput() throws
 
     func read(into output: SourceOutput) throws
+
+    /// Whether two samples of one fingerprint id in one input are two samples (an export's
+    /// records: two foods of equal energy at one meal; `Journal.twinsAfter`) rather than two
+    /// versions of one sample (a replay's lines carry their ids: the later line of an id is a
+    /// change, as a journal dump lists every version of a changed sample). Default: false.
+    var keepsTwinsApart: Bool { get }
 }
 
 extension FiniteSource {
     public func checkInput() throws {}
+    public var keepsTwinsApart: Bool { false }
 }
 
 /// A source failure a person can act on: it names the input and says what to do.
