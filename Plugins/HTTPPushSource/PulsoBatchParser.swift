@@ -252,7 +252,7 @@ enum PulsoBatchParser {
 
         sample.timeZone = element.timeZone
         sample.metadata = element.metadata
-        sample.extraFields = element.extraFields.sorted { $0.key < $1.key }
+        sample.extraFields = element.extraFields.lastOfEachKeySorted()
         if let zone = element.metadataTimeZone {
             // The fast path set `metadata.timeZone` aside: the sample's zone, unless the
             // element names its zone itself, and then it stays metadata.

@@ -364,7 +364,7 @@ struct PulsoElement {
                 throw JSONScanner.Unsupported()
             }
         } while try scanner.next(close: UInt8(ascii: "}"))
-        if entries.count > 1 { entries.sort { $0.key < $1.key } }
-        return (entries, timeZone)
+        // A key given twice once, its last value: as the fallback path's dictionary keeps it.
+        return (entries.lastOfEachKeySorted(), timeZone)
     }
 }

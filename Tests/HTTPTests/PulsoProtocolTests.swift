@@ -85,6 +85,30 @@ struct PulsoProtocolTests {
             Issue.record("no sample"); return
         }
         #expect(back == last)
+        // `migrate --verify` between a store that keeps them (ndjson) and one that does not
+        // (sqlite) finds the same sample.
+        var without = last
+        without.extraFields = []
+        var kept = SampleChecksum(), dropped = SampleChecksum()
+        kept.add(.sample(last))
+        dropped.add(.sample(without))
+        #expect(kept == dropped)
+        without.value = 61
+        dropped = SampleChecksum()
+        dropped.add(.sample(without))
+        #expect(kept != dropped)
+        // A key given twice is kept once, its last value, on either path; -0 is 0, as it is
+        // written, so that the line reads back as the same sample.
+        let twice = Array((#"[{"uuid":"XF-2","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","#
+            + #""value":60,"source":"W","dup":1,"dup":2,"zero":-0.0,"metadata":{"m":1,"m":3}}]"#).utf8)
+        for parsed in [try PulsoBatchParser.parse(twice, userId: nil), try PulsoBatchParser.parseWithFoundation(twice, userId: nil)] {
+            guard case .sample(let sample) = parsed.items.first else { Issue.record("no sample"); continue }
+            #expect(sample.extraFields.map(\.key) == ["dup", "zero"] && sample.extraFields[key: "dup"] == .number(2))
+            #expect(sample.metadata == [MetadataEntry("m", .number(3))])
+            var zero = sample
+            zero.extraFields = [MetadataEntry("dup", .number(2)), MetadataEntry("zero", .number(0))]
+            #expect(SampleCodec.encode(.sample(sample)) == SampleCodec.encode(.sample(zero)))
+        }
     }
 
     @Test func protocolExampleGzipThenReplay() throws {

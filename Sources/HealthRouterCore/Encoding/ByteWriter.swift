@@ -36,8 +36,10 @@ public struct ByteWriter {
         varint(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
     }
 
+    /// Writes `value`; -0 as 0, as JSON writers write it (`0`), so that a sample read back from
+    /// a line written from it has the same encoding and content hash.
     public mutating func double(_ value: Double) {
-        var bits = value.bitPattern
+        var bits = (value == 0 ? 0.0 : value).bitPattern
         for _ in 0..<8 {
             bytes.append(UInt8(truncatingIfNeeded: bits))
             bits >>= 8

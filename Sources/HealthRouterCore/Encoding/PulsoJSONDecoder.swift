@@ -131,7 +131,7 @@ public enum PulsoJSONDecoder {
             for (key, value) in fields where !knownFields.contains(key) {
                 if let converted = metadataValue(value) { sample.extraFields.append(MetadataEntry(key, converted)) }
             }
-            if sample.extraFields.count > 1 { sample.extraFields.sort { $0.key < $1.key } }
+            sample.extraFields = sample.extraFields.lastOfEachKeySorted()
         }
         return (.sample(sample), kindName == nil)
     }

@@ -22,4 +22,15 @@ extension Array where Element == MetadataEntry {
     public subscript(key key: String) -> MetadataValue? {
         first { $0.key == key }?.value
     }
+
+    /// The entries of a JSON object as a dictionary keeps them: a key given twice once, with
+    /// its last value; sorted by key.
+    public func lastOfEachKeySorted() -> [MetadataEntry] {
+        guard count > 1 else { return self }
+        var last: [String: Int] = [:]
+        for (index, entry) in enumerated() { last[entry.key] = index }
+        var kept = last.count == count ? self : enumerated().filter { last[$0.element.key] == $0.offset }.map(\.element)
+        kept.sort { $0.key < $1.key }
+        return kept
+    }
 }
