@@ -61,6 +61,9 @@ public final class PostgresSink: Sink {
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             url = try c.decode(String.self, forKey: .url)
+            if let problem = PostgresConnectionString.problem(url) {
+                throw DecodingError.dataCorruptedError(forKey: .url, in: c, debugDescription: problem)
+            }
             userId = try c.decodeNonEmptyString(forKey: .userId)
             schema = try c.decodeNonEmptyString(forKey: .schema, default: "public")
             rowLevelSecurity = try c.decodeIfPresent(Bool.self, forKey: .rowLevelSecurity) ?? false

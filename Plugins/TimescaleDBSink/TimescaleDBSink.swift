@@ -80,6 +80,9 @@ public final class TimescaleDBSink: Sink {
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             url = try c.decode(String.self, forKey: .url)
+            if let problem = PostgresConnectionString.problem(url) {
+                throw DecodingError.dataCorruptedError(forKey: .url, in: c, debugDescription: problem)
+            }
             schema = try c.decodeNonEmptyString(forKey: .schema, default: "public")
             requireTimescaledb = try c.decodeIfPresent(Bool.self, forKey: .requireTimescaledb) ?? true
             chunkTimeInterval = try c.decodeIfPresent(ConfigDuration.self, forKey: .chunkTimeInterval) ?? .days(30)

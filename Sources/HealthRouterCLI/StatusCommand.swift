@@ -28,6 +28,8 @@ enum StatusCommand {
         }
         try arguments.refusePositional(command: "status")
         let loaded = try LoadedConfig.load(arguments, environment: environment, usesSources: false)
+        // Each sink's own keys too (no I/O): a misspelt one is the config error `check` reports.
+        _ = try loaded.sinkSpecs()
         let config = loaded.config
         let journalPath = (config.stateDirectory as NSString).appendingPathComponent("journal.sqlite")
         print("config           \(loaded.origin)")

@@ -74,6 +74,30 @@ import Testing
         #expect(result.stderr.contains("sinks.local.pth"))
         #expect(result.stderr.contains("path"))
         #expect(result.stderr.contains("hr.yaml:4"))
+        // A key far from the right one by its letters: an abbreviation is still named, and a
+        // required key that is missing says which unknown key stands where it should.
+        for (yaml, says) in [
+            ("sinks:\n  lake:\n    type: ndjson\n    dir: ./nd\n", "sinks.lake.dir: unknown key\n  hint: did you mean 'directory'?"),
+            ("state_dir: ./s\n", "state_dir: unknown key\n  hint: did you mean 'state_directory'?"),
+            ("sinks:\n  local:\n    type: sqlite\n    file: ./x.sqlite\n",
+             "sinks.local.path: missing required key\n  hint: add 'path:' to sinks.local (it has 'file', which is not a key here)"),
+            ("sinks:\n  supa:\n    type: postgres\n    url: \"postgres://u@127.0.0.1/db?sslmod=disable\"\n    user_id: u\n",
+             #"hr.yaml:4:10: sinks.supa.url: libpq cannot read this url: invalid URI query parameter: "sslmod" (did you mean 'sslmode'?)"#),
+            ("sinks:\n  tsdb:\n    type: timescaledb\n    url: \"postgres://u:p@ss@127.0.0.1/db\"\n",
+             "sinks.tsdb.url: the url's user or password holds '@': percent-encode it as %40"),
+        ] {
+            let refused = try check(yaml)
+            #expect(refused.status == 78 && refused.stderr.contains(says), "\(refused.stderr)")
+            #expect(!refused.stderr.contains("p@ss"))
+        }
+        // status and dump, which open no sink, still refuse the config as check does.
+        let directory = makeTemporaryDirectory()
+        let config = try writeConfig("state_directory: \(directory)/state\nsinks:\n  local:\n    type: sqlite\n    pth: x.sqlite\n",
+                                     in: directory)
+        for command in ["status", "dump"] {
+            let refused = try CommandRunner.run([command, "--config", config], in: directory)
+            #expect(refused.status == 78 && refused.stderr.contains("sinks.local.pth"), "\(command): \(refused.stderr)")
+        }
     }
 
     /// With `--log-format json`, an error that ends a command is one JSON object a line, in the

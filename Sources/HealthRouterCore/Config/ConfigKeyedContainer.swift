@@ -31,8 +31,11 @@ struct ConfigKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
            let entry = strangers.first(where: { $0.key == typo }) {
             throw context.unknownKey(entry, in: usage)
         }
+        // Keys nobody will ask for are probably this one under another name: say so.
+        let others = strangers.isEmpty ? ""
+            : " (it has " + strangers.map { "'\($0.key)'" }.joined(separator: ", ") + ", which is not a key here)"
         throw ConfigError(at: node.location, path: context.path(codingPath + [key]), message: "missing required key",
-                          suggestion: "add '\(key.stringValue):' to \(usage.path.isEmpty ? "the file" : usage.path)")
+                          suggestion: "add '\(key.stringValue):' to \(usage.path.isEmpty ? "the file" : usage.path)\(others)")
     }
 
     private func decodeValue<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T {

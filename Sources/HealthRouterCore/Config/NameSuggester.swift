@@ -1,11 +1,20 @@
 /// Finds the name a person probably meant (`pth` → `path`, `batchSize` → `batch_size`).
 public enum NameSuggester {
     /// The candidate closest to `name`, or nil when none is close enough to be a typo.
-    /// Names equal up to case, `_` and `-` win; otherwise the smallest edit distance,
-    /// if it is at most a third of the name's length (at least 1, at most 3).
+    /// Names equal up to case, `_` and `-` win; then a name that is the start of exactly one
+    /// candidate, or one candidate the start of it (`dir` → `directory`, `state_dir` →
+    /// `state_directory`; at least 3 characters); otherwise the smallest edit distance, if it is
+    /// at most a third of the name's length (at least 1, at most 3).
     public static func closest(to name: String, among candidates: [String]) -> String? {
         let folded = fold(name)
         if let same = candidates.first(where: { $0 != name && fold($0) == folded }) { return same }
+        if folded.count >= 3 {
+            let abbreviated = candidates.filter {
+                let other = fold($0)
+                return $0 != name && other.count >= 3 && (other.hasPrefix(folded) || folded.hasPrefix(other))
+            }
+            if abbreviated.count == 1 { return abbreviated[0] }
+        }
         let limit = min(3, max(1, name.count / 3))
         var best: (name: String, distance: Int)?
         for candidate in candidates where candidate != name {
