@@ -342,26 +342,11 @@ struct PulsoElement {
                 } else {
                     entries.append(MetadataEntry(key, .string(value)))
                 }
-            case UInt8(ascii: "-"), 0x30...0x39:
-                // A number out of a double's range is kept as its text.
-                scanner.skipWhitespace()
-                let start = scanner.index
-                let number = try scanner.number()
-                entries.append(MetadataEntry(key, number.isFinite ? .number(number)
-                    : .string(String(decoding: UnsafeBufferPointer(rebasing: scanner.bytes[start..<scanner.index]), as: UTF8.self))))
-            case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
-                if let flag = try scanner.literal() { entries.append(MetadataEntry(key, .bool(flag))) }
-            case UInt8(ascii: "{"), UInt8(ascii: "["):
-                // Not Pulso's, but other producers send them: kept as the replay source keeps
-                // them (`PulsoJSONDecoder.metadataValue`), read here rather than by the
-                // Foundation path, which refuses a whole body for one number out of a double's range.
-                let start = scanner.index
-                try scanner.skipValue()
-                guard let nested = try? JSONParser.parse(UnsafeBufferPointer(rebasing: scanner.bytes[start..<scanner.index])),
-                      let value = PulsoJSONDecoder.metadataValue(nested) else { throw JSONScanner.Unsupported() }
-                entries.append(MetadataEntry(key, value))
             default:
-                throw JSONScanner.Unsupported()
+                // A number out of a double's range as its text; an array or object (not Pulso's,
+                // but other producers send them) as its compact JSON, read here rather than by the
+                // Foundation path, which refuses a whole body for one number out of a double's range.
+                if let value = try Self.fieldValue(&scanner) { entries.append(MetadataEntry(key, value)) }
             }
         } while try scanner.next(close: UInt8(ascii: "}"))
         // A key given twice once, its last value: as the fallback path's dictionary keeps it.

@@ -92,19 +92,18 @@ import Testing
         try "\u{FEFF}<?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\"/>\n"
             .write(toFile: directory + "/image.svg", atomically: true, encoding: .utf8)
         try "hi\n".write(toFile: directory + "/a.txt", atomically: true, encoding: .utf8)
-        let zip = Process()
-        zip.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        zip.arguments = ["python3", "-c", "import sys, zipfile; zipfile.ZipFile(sys.argv[1], 'w').write(sys.argv[2], 'a.txt')",
-                         directory + "/n.zip", directory + "/a.txt"]
-        try zip.run()
-        zip.waitUntilExit()
+        /// A real zip (as `zip` makes) of `file`, named `entry` inside.
+        func zip(_ file: String, as entry: String, into archive: String) throws {
+            let zip = Process()
+            zip.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            zip.arguments = ["python3", "-c", "import sys, zipfile; zipfile.ZipFile(sys.argv[1], 'w').write(sys.argv[2], sys.argv[3])",
+                             directory + "/" + archive, directory + "/" + file, entry]
+            try zip.run()
+            zip.waitUntilExit()
+        }
+        try zip("a.txt", as: "a.txt", into: "n.zip")
         // A zip of a web page named like the data file: its content tells.
-        let pageZip = Process()
-        pageZip.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        pageZip.arguments = ["python3", "-c", "import sys, zipfile; zipfile.ZipFile(sys.argv[1], 'w').write(sys.argv[2], 'page.xml')",
-                             directory + "/page.zip", directory + "/page.html"]
-        try pageZip.run()
-        pageZip.waitUntilExit()
+        try zip("page.html", as: "page.xml", into: "page.zip")
         for (file, says) in [("n.zip", "this zip is not an Apple Health export: it holds no file that could be the Health data (its files: a.txt)"),
                              ("page.zip", "this zip is not an Apple Health export: it holds no file that could be the Health data (its files: page.xml)"),
                              ("empty.zip", "the file is empty (0 bytes)"),

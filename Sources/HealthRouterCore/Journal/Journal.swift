@@ -481,19 +481,18 @@ public final class Journal {
     /// change.
     public var twinsAfter: Int64?
 
-    static func isFingerprintId(_ id: String) -> Bool {
+    static func isFingerprintId(_ id: String) -> Bool { uuidVersion(id) == UInt8(ascii: "5") }
+
+    /// The version digit of a UUID-shaped id (36 characters), nil for any other id.
+    private static func uuidVersion(_ id: String) -> UInt8? {
         let utf8 = id.utf8
-        guard utf8.count == 36 else { return false }
-        return utf8[utf8.index(utf8.startIndex, offsetBy: 14)] == UInt8(ascii: "5")
+        guard utf8.count == 36 else { return nil }
+        return utf8[utf8.index(utf8.startIndex, offsetBy: 14)]
     }
 
     /// Whether `id` is a UUID of version 8 (custom): one a source derived from what a reading
     /// stands for (a Health Auto Export period) rather than the producer's own.
-    static func isDerivedId(_ id: String) -> Bool {
-        let utf8 = id.utf8
-        guard utf8.count == 36 else { return false }
-        return utf8[utf8.index(utf8.startIndex, offsetBy: 14)] == UInt8(ascii: "8")
-    }
+    static func isDerivedId(_ id: String) -> Bool { uuidVersion(id) == UInt8(ascii: "8") }
 
     /// The sample of the entry at `sequence` (the stored version of a sample met again); nil
     /// when that entry was pruned or is a tombstone.
