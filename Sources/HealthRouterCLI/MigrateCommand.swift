@@ -58,6 +58,10 @@ enum MigrateCommand {
             throw UsageError("name both sinks: healthrouter migrate --from SINK --to SINK", command: "migrate")
         }
         guard from != to else { throw UsageError("--from and --to name the same sink '\(from)'", command: "migrate") }
+        if arguments.flags.contains("--verify"), arguments.flags.contains("--verify-only") {
+            throw UsageError("--verify migrates, then compares; --verify-only compares without migrating: give one of them",
+                             command: "migrate")
+        }
         let filter = try FilterOptions.filter(arguments, command: "migrate")
         let batchSize = try BackfillCommand.batchSizeOption(arguments, command: "migrate")
         let loaded = try LoadedConfig.load(arguments, environment: environment, usesSources: false)

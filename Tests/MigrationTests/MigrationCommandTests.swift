@@ -705,6 +705,19 @@ import Testing
         #expect(try Self.files(directory) == before)
     }
 
+    /// `--verify` and `--verify-only` ask for two different runs: both at once is a usage error,
+    /// before any store is opened.
+    @Test func verifyAndVerifyOnlyTogetherAreRefused() throws {
+        let directory = try Self.imported(records: 100)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let before = try Self.files(directory)
+        let result = try CommandRunner.run(["migrate", "--from", "local", "--to", "lake", "--verify", "--verify-only"],
+                                           in: directory)
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains("give one of them"), "\(result.stderr)")
+        #expect(try Self.files(directory) == before)
+    }
+
     @Test func anUnknownSinkIsReportedBeforeAMissingJournal() throws {
         let directory = try Self.empty()
         defer { try? FileManager.default.removeItem(atPath: directory) }
