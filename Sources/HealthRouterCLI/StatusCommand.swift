@@ -4,13 +4,16 @@ import HealthRouterCore
 /// `healthrouter status`: where every sink stands.
 enum StatusCommand {
     static let help = """
-        usage: healthrouter status [--config FILE]
+        usage: healthrouter status [--dead-letters] [--config FILE]
 
         Shows the journal and, per sink: its cursor (the last journal entry it wrote),
         its lag (entries after the cursor that its routes select), rows written, dead
         letters with their reasons, and the last error (in full below the table when it
         is long). Also lists entries that no route selects: they stay in the journal,
         and a route added later delivers them.
+
+          --dead-letters  list every dead letter of every sink (without it: the first 10
+                          of each, and how many more there are)
 
         exit codes: 0 every sink caught up, 1 a sink lags, has dead letters or an error,
                     64 wrong options, 73 the state directory cannot be one (a file is in its
@@ -20,8 +23,11 @@ enum StatusCommand {
     /// The widest last error the table shows; a longer one is cut there and printed whole below.
     static let errorWidth = 60
 
+    /// How many dead letters of a sink `status` lists without `--dead-letters`.
+    static let deadLettersShown = 10
+
     static func run(_ words: [String], environment: [String: String]) throws -> ExitCode {
-        let arguments = try CommandLineArguments.parse(words, command: "status")
+        let arguments = try CommandLineArguments.parse(words, command: "status", flags: ["--dead-letters"])
         if arguments.flags.contains("--help") {
             print(help)
             return .success
@@ -76,8 +82,11 @@ enum StatusCommand {
             let letters = try journal.deadLetters(sink: sink.name)
             guard !letters.isEmpty else { continue }
             print("\ndead letters of \(sink.name) (journal seq: reason):")
-            for letter in letters.prefix(10) { print("  \(letter.sequence): \(letter.reason)") }
-            if letters.count > 10 { print("  … and \(letters.count - 10) more") }
+            let shown = arguments.flags.contains("--dead-letters") ? letters.count : Self.deadLettersShown
+            for letter in letters.prefix(shown) { print("  \(letter.sequence): \(letter.reason)") }
+            if letters.count > shown {
+                print("  … and \(NumberText.grouped(Int64(letters.count - shown))) more (status --dead-letters lists them all)")
+            }
         }
         var unrouted: [String: Int64] = [:]
         for case let (type?, source, count) in try journal.entryCountsByTypeAndSource() {

@@ -1,3 +1,4 @@
+import HealthRouterCore
 import TestSupport
 import Foundation
 import Testing
@@ -58,5 +59,34 @@ import Testing
         let quiet = try CommandRunner.run(["status", "--config", later], in: directory)
         #expect(quiet.status == 0, "\(quiet.stdout)")
         #expect(Self.lag(quiet.stdout, sink: "uv") == "0", "\(quiet.stdout)")
+    }
+
+    /// `status` lists a sink's first ten dead letters and counts the rest; `--dead-letters` lists
+    /// every one.
+    @Test func deadLettersPastTheTenthAreListedOnRequest() throws {
+        let directory = makeTemporaryDirectory()
+        let export = directory + "/export.xml"
+        try CommandRunner.generateExport(records: 50, to: export, zip: false, quirks: false)
+        let config = try writeConfig("""
+            state_directory: \(directory)/state
+            sinks:
+              local: { type: sqlite, path: \(directory)/state/health.sqlite }
+
+            """, in: directory)
+        let imported = try CommandRunner.run(["import", export, "--config", config, "--quiet"], in: directory)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        do {
+            let journal = try Journal(stateDirectory: directory + "/state")
+            for sequence in 1...12 { try journal.addDeadLetter(sink: "local", sequence: Int64(sequence), reason: "refused \(sequence)") }
+        }
+        let status = try CommandRunner.run(["status", "--config", config], in: directory)
+        #expect(status.status == 1, "\(status.stdout)")
+        #expect(status.stdout.contains("  10: refused 10\n"), "\(status.stdout)")
+        #expect(!status.stdout.contains("11: refused 11"), "\(status.stdout)")
+        #expect(status.stdout.contains("… and 2 more (status --dead-letters lists them all)"), "\(status.stdout)")
+        let all = try CommandRunner.run(["status", "--dead-letters", "--config", config], in: directory)
+        #expect(all.status == 1, "\(all.stdout)")
+        #expect(all.stdout.contains("  11: refused 11\n  12: refused 12\n"), "\(all.stdout)")
+        #expect(!all.stdout.contains("more (status"), "\(all.stdout)")
     }
 }

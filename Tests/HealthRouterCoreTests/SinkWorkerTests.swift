@@ -103,6 +103,11 @@ final class FailureBudget: Sendable {
         #expect(progress.cursor == 200)
         let journal = try Journal(stateDirectory: directory)
         #expect(try journal.deadLetters(sink: "table").map(\.sequence) == [18, 151])
+        // Each reason names the sample it parks, as status shows it.
+        let stored = try journal.entries(after: 17, limit: 1)
+        guard case .sample(let parked)? = try stored.first?.decoded().item else { Issue.record("no entry 18"); return }
+        let reason = try #require(try journal.deadLetters(sink: "table").first?.reason)
+        #expect(reason.hasPrefix("HKQuantityTypeIdentifierHeartRate \(parked.id): "), "\(reason)")
         #expect(try journal.cursor(sink: "table") == 200)
         let sink = try SQLiteDatabase(path: sinkPath)
         #expect(try sink.scalarInt("SELECT count(*) FROM rows") == 198)

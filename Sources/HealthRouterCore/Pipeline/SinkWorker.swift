@@ -331,6 +331,7 @@ public final class SinkWorker: Sendable {
         } catch SinkError.rejected(let reason) {
             guard entries.count > 1 else {
                 if let entry = entries.first {
+                    let reason = Self.deadLetterReason(reason, of: entry)
                     if let writer {
                         try writer.addDeadLetter(sink: name, sequence: entry.sequence, reason: reason)
                     } else {
@@ -349,6 +350,20 @@ public final class SinkWorker: Sendable {
             let a = try deliver(first, cursor: first.last!.sequence, sink: sink, journal: journal, writer: writer)
             let b = try deliver(second, cursor: cursor, sink: sink, journal: journal, writer: writer)
             return (a.written + b.written, a.dead + b.dead)
+        }
+    }
+
+    /// A store's reason for refusing `entry`, led by what the entry is (its type and id, or the ids
+    /// a deletion names) unless the reason names the id already, so that `status` shows which
+    /// sample a dead letter is.
+    static func deadLetterReason(_ reason: String, of entry: JournalEntry) -> String {
+        switch entry.item {
+        case .sample(let sample):
+            return reason.contains(sample.id) ? reason : "\(sample.type) \(sample.id): \(reason)"
+        case .tombstone(let tombstone):
+            guard let first = tombstone.ids.first, !reason.contains(first) else { return reason }
+            let more = tombstone.ids.count > 1 ? " and \(tombstone.ids.count - 1) more" : ""
+            return "deletion of \(first)\(more): \(reason)"
         }
     }
 
