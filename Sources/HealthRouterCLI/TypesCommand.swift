@@ -7,7 +7,10 @@ enum TypesCommand {
 
         Prints every type healthrouter knows: the HealthKit identifier (as export.xml and
         Postgres stores write it), Pulso's short key, Health Auto Export's names, the
-        group routes can select, the kind and the canonical unit values are stored in.
+        group routes can select, the kind, the canonical unit values are stored in, and the
+        scaling: the units converted into it (a value in km is stored in m, degF in °C, kJ
+        in kcal), or ×100 for a percentage, which export.xml writes as a 0–1 fraction (Pulso
+        and Health Auto Export send 0–100, stored as sent).
         Types not listed still pass through untouched, in the group `other`. What the export
         reader stores under the export's own names is selected by those names and as its type:
         ActivitySummary (activitySummary), HKGlassesPrescription and HKContactsPrescription
@@ -20,6 +23,15 @@ enum TypesCommand {
           healthrouter types --group sleep
           healthrouter types | grep -i heart
         """
+
+    /// How values of `type` reach its canonical unit: a percentage is HealthKit's 0–1 fraction in
+    /// an export, ×100; other units of the same measure are converted; `-` when nothing is.
+    static func scaling(of type: HealthType) -> String {
+        guard let unit = type.canonicalUnit else { return "-" }
+        if unit == "%" { return "×100 from an export's 0–1" }
+        let from = UnitConverter.unitsConverted(to: unit)
+        return from.isEmpty ? "-" : "from " + from.joined(separator: ", ")
+    }
 
     static func run(_ words: [String], environment: [String: String]) throws -> ExitCode {
         let arguments = try CommandLineArguments.parse(words, command: "types", values: ["--group"])
@@ -39,10 +51,10 @@ enum TypesCommand {
             }
             types = types.filter { $0.group == group }
         }
-        var rows: [[String]] = [["group", "identifier", "key", "health auto export", "kind", "unit"]]
+        var rows: [[String]] = [["group", "identifier", "key", "health auto export", "kind", "unit", "scaling"]]
         for type in types {
             rows.append([type.group, type.identifier, type.key ?? "-", type.haeNames.isEmpty ? "-" : type.haeNames.joined(separator: ","),
-                         type.kind.name, type.canonicalUnit ?? "-"])
+                         type.kind.name, type.canonicalUnit ?? "-", Self.scaling(of: type)])
         }
         print(Table.render(rows))
         print("\n\(types.count) types; groups: \(TypeRegistry.groups.joined(separator: ", "))")

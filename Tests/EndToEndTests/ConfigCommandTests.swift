@@ -262,6 +262,20 @@ import Testing
         #expect(result.status == 0)
         #expect(result.stdout.contains("HKCategoryTypeIdentifierSleepAnalysis"))
         #expect(!result.stdout.contains("HKQuantityTypeIdentifierHeartRate "))
+        // The scaling column: the units converted into the canonical one, ×100 for percentages.
+        let all = try CommandRunner.run(["types"], in: NSTemporaryDirectory())
+        let lines = all.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasSuffix("scaling") == true, "\(lines.first ?? "")")
+        func row(_ identifier: String) -> String { lines.first { $0.contains(identifier + " ") } ?? "" }
+        #expect(row("HKQuantityTypeIdentifierDistanceWalkingRunning").hasSuffix("from mm, cm, in, ft, yd, km, mi"),
+                "\(row("HKQuantityTypeIdentifierDistanceWalkingRunning"))")
+        #expect(row("HKQuantityTypeIdentifierAppleSleepingWristTemperature").contains("from "))
+        #expect(row("HKQuantityTypeIdentifierAppleSleepingWristTemperature").contains("degF"))
+        #expect(row("HKQuantityTypeIdentifierRunningGroundContactTime").hasSuffix("from s, min, hr, d"),
+                "\(row("HKQuantityTypeIdentifierRunningGroundContactTime"))")
+        #expect(row("HKQuantityTypeIdentifierOxygenSaturation").hasSuffix("×100 from an export's 0–1"))
+        #expect(row("HKQuantityTypeIdentifierStepCount").hasSuffix(" -"))
+        #expect(row("HKCategoryTypeIdentifierSleepAnalysis").hasSuffix(" -"))
         let missing = try CommandRunner.run(["types", "--config", "/nonexistent/hr.yaml"], in: NSTemporaryDirectory())
         #expect(missing.status == 78)
         #expect(missing.stderr.contains("config file /nonexistent/hr.yaml does not exist"))

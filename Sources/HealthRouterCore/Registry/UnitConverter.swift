@@ -43,6 +43,23 @@ public enum UnitConverter {
     /// Whether `unit` is one this converter knows.
     public static func knows(_ unit: String) -> Bool { definition(unit) != nil }
 
+    /// The units a value in `target` is converted from: every other unit this converter knows
+    /// that measures the same thing on another scale, smallest first, each under the first of its
+    /// spellings (`hr`, not `h`; spellings of `target` itself, `bpm` for `count/min`, are left
+    /// out). Empty for an unknown unit.
+    public static func unitsConverted(to target: String) -> [String] {
+        guard let destination = definition(target) else { return [] }
+        var seen: [Definition] = [destination]
+        var units: [(name: String, definition: Definition)] = []
+        for (name, definition) in declared where definition.dimension == destination.dimension
+            && !seen.contains(definition) {
+            seen.append(definition)
+            units.append((name, definition))
+        }
+        return units.sorted { ($0.definition.scale, $0.definition.shift) < ($1.definition.scale, $1.definition.shift) }
+            .map(\.name)
+    }
+
     // MARK: Unit table
 
     /// What a unit measures; only units of one dimension convert into each other.
@@ -53,7 +70,7 @@ public enum UnitConverter {
     }
 
     /// base = (value + shift) × scale, in the dimension's base unit.
-    struct Definition: Sendable {
+    struct Definition: Sendable, Equatable {
         var dimension: Dimension
         var scale: Double
         var shift: Double = 0
@@ -76,10 +93,13 @@ public enum UnitConverter {
     /// Glucose's molar mass, for a bare `mmol/L`.
     private static let glucoseMolarMass = 180.1558800000541
 
-    private static let table: [String: Definition] = {
-        var table: [String: Definition] = [:]
+    private static let table = Dictionary(declared, uniquingKeysWith: { first, _ in first })
+
+    /// Every unit this converter knows, in the order declared: a unit's usual spelling first.
+    private static let declared: [(String, Definition)] = {
+        var table: [(String, Definition)] = []
         func add(_ dimension: Dimension, _ scale: Double, shift: Double = 0, _ names: String...) {
-            for name in names { table[name] = Definition(dimension: dimension, scale: scale, shift: shift) }
+            for name in names { table.append((name, Definition(dimension: dimension, scale: scale, shift: shift))) }
         }
         // Length, in metres.
         add(.length, 1, "m")
