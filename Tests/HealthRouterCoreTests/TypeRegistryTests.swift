@@ -65,6 +65,12 @@ import Testing
         #expect(TypeRegistry.type(key: "sleepAnalysis")?.identifier == "HKCategoryTypeIdentifierSleepAnalysis")
         #expect(TypeRegistry.type(key: "appleStandHour")?.identifier == "HKCategoryTypeIdentifierAppleStandHour")
         #expect(TypeRegistry.type(key: "workout")?.identifier == "HKWorkoutTypeIdentifier")
+        // HKStateOfMindType's identifier is HKDataTypeStateOfMind (no "Identifier"), as HealthKit
+        // reports it; the name healthrouter gave it before still resolves to it.
+        #expect(TypeRegistry.type(key: "stateOfMind")?.identifier == "HKDataTypeStateOfMind")
+        #expect(TypeRegistry.resolve("HKDataTypeIdentifierStateOfMind")?.key == "stateOfMind")
+        #expect(TypeRegistry.identifier(of: "HKDataTypeIdentifierStateOfMind") == "HKDataTypeStateOfMind")
+        #expect(TypeRegistry.group(of: "HKDataTypeStateOfMind") == "lifestyle")
         for (key, _) in Self.pulsoKeys {
             guard let type = TypeRegistry.type(key: key), type.kind == .quantity, key != "stateOfMind", key != "vo2Max"
             else { continue }

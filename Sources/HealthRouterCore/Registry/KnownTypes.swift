@@ -196,7 +196,7 @@ enum KnownTypes {
 
     static let lifestyle: [HealthType] = [
         category("MindfulSession", hae: ["mindful_minutes"], group: "lifestyle", pulso: true),
-        HealthType(identifier: "HKDataTypeIdentifierStateOfMind", key: "stateOfMind", group: "lifestyle",
+        HealthType(identifier: "HKDataTypeStateOfMind", key: "stateOfMind", group: "lifestyle",
                    kind: .quantity, canonicalUnit: "valence", isInPulsoProtocol: true),
         category("SexualActivity", hae: ["sexual_activity"], group: "lifestyle", pulso: true),
         quantity("TimeInDaylight", hae: ["time_in_daylight"], group: "lifestyle", unit: "min", pulso: true),

@@ -33,9 +33,15 @@ public enum TypeRegistry {
     private static let byKey: [String: HealthType] = Dictionary(all.compactMap { t in t.key.map { ($0, t) } }) { a, _ in a }
     private static let byHAEName: [String: HealthType] =
         Dictionary(all.flatMap { t in t.haeNames.map { ($0, t) } }) { a, _ in a }
-    /// Identifiers, keys and HAE names in one table, identifiers winning over keys over HAE names.
+    /// Identifiers healthrouter once gave a type, before it learnt the one HealthKit reports:
+    /// samples stored under them resolve to the type (and are written under its identifier).
+    static let formerIdentifiers = ["HKDataTypeIdentifierStateOfMind": "HKDataTypeStateOfMind"]
+    /// Identifiers, keys and HAE names in one table, identifiers winning over keys over HAE names
+    /// over former identifiers.
     private static let byAnyName: [String: HealthType] =
-        byHAEName.merging(byKey) { _, key in key }.merging(byIdentifier) { _, identifier in identifier }
+        Dictionary(formerIdentifiers.compactMap { former, current in byIdentifier[current].map { (former, $0) } }) { a, _ in a }
+            .merging(byHAEName) { _, hae in hae }
+            .merging(byKey) { _, key in key }.merging(byIdentifier) { _, identifier in identifier }
 
     private static let byStoredName: [String: HealthType] =
         Dictionary(all.flatMap { t in t.storedNames.map { ($0, t) } }) { a, _ in a }
