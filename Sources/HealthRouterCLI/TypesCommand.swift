@@ -41,7 +41,10 @@ enum TypesCommand {
         }
         try arguments.refusePositional(command: "types")
         // Not used, but a path given and wrong is said, as every command says it.
-        if arguments.values["--config"] != nil { _ = try LoadedConfig.load(arguments, environment: environment, usesSources: false) }
+        // Its sinks' keys too, as status and dump check them (no I/O).
+        if arguments.values["--config"] != nil {
+            _ = try LoadedConfig.load(arguments, environment: environment, usesSources: false).sinkSpecs()
+        }
         var types = TypeRegistry.all
         if let group = arguments.values["--group"] {
             guard TypeRegistry.groups.contains(group) else {

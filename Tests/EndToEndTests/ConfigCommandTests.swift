@@ -279,6 +279,15 @@ import Testing
         let missing = try CommandRunner.run(["types", "--config", "/nonexistent/hr.yaml"], in: NSTemporaryDirectory())
         #expect(missing.status == 78)
         #expect(missing.stderr.contains("config file /nonexistent/hr.yaml does not exist"))
+        // A sink's misspelt key is the config error every other command reports.
+        let directory = makeTemporaryDirectory()
+        let misspelt = try writeConfig("""
+            sinks:
+              local: { type: sqlite, pth: ./x.sqlite }
+            """, in: directory)
+        let wrong = try CommandRunner.run(["types", "--config", misspelt], in: directory)
+        #expect(wrong.status == 78, "\(wrong.stdout)")
+        #expect(wrong.stderr.contains("sinks.local.pth: unknown key"), "\(wrong.stderr)")
         let bad = try CommandRunner.run(["types", "--group", "slep"], in: NSTemporaryDirectory())
         #expect(bad.status == 64)
         #expect(bad.stderr.contains("sleep"))
