@@ -235,6 +235,72 @@ import HealthRouterCore
         #expect(try database.scalarInt("SELECT count(*) - count(DISTINCT id) FROM samples") == 0)
     }
 
+    /// Records one fingerprint cannot tell apart (only their metadata differs), 60,000 records
+    /// apart: an import killed between the two, run again, keeps both, as one uninterrupted import
+    /// does, instead of taking the second for a change of the first. Run again after that, and for
+    /// a new export at the same path, twins and changes are told apart as before.
+    @Test func aKilledImportKeepsTwinsApartWhenRunAgain() throws {
+        let directory = makeTemporaryDirectory()
+        let export = directory + "/export.xml"
+        func record(_ minute: Int, source: String, value: Int, sync: String?) -> String {
+            let time = String(format: "2024-01-%02d %02d:%02d:00 -0700", 1 + minute / 1440, minute / 60 % 24, minute % 60)
+            let head = "<Record type=\"HKQuantityTypeIdentifierHeartRate\" sourceName=\"\(source)\" unit=\"count/min\" "
+                + "startDate=\"\(time)\" endDate=\"\(time)\" value=\"\(value)\""
+            guard let sync else { return head + "/>\n" }
+            return head + "><MetadataEntry key=\"HKMetadataKeySyncIdentifier\" value=\"\(sync)\"/></Record>\n"
+        }
+        var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<HealthData locale=\"en_US\">\n"
+            + "<ExportDate value=\"2024-03-15 10:00:00 -0700\"/>\n"
+        for minute in 0..<300 { xml += record(minute, source: "Twin", value: 60, sync: "A-\(minute)") }
+        for minute in 0..<60_000 { xml += record(minute, source: "Filler", value: 50 + minute % 40, sync: nil) }
+        for minute in 0..<300 { xml += record(minute, source: "Twin", value: 60, sync: "B-\(minute)") }
+        try (xml + "</HealthData>\n").write(toFile: export, atomically: true, encoding: .utf8)
+        func twins(_ store: String) throws -> Int64? {
+            try SQLiteDatabase(path: store, readOnly: true).scalarInt("SELECT count(*) FROM samples WHERE source_name = 'Twin'")
+        }
+
+        let reference = directory + "/reference"
+        try FileManager.default.createDirectory(atPath: reference, withIntermediateDirectories: true)
+        let referenceConfig = try Self.isolatedConfig(in: reference)
+        let clean = try CommandRunner.run(["import", export, "--config", referenceConfig, "--quiet"], in: reference)
+        #expect(clean.status == 0, "\(clean.stderr)")
+        #expect(try twins(reference + "/state/health.sqlite") == 600)
+
+        // Killed once the first twins are journaled, long before the second ones.
+        let killed = directory + "/killed"
+        try FileManager.default.createDirectory(atPath: killed, withIntermediateDirectories: true)
+        let killedConfig = try Self.isolatedConfig(in: killed)
+        let process = try CommandRunner.start(["import", export, "--config", killedConfig, "--quiet"], in: killed)
+        var journaled: Int64 = 0
+        let deadline = Date().addingTimeInterval(60)
+        while process.isRunning && journaled < 1_000 && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.005)
+            journaled = (try? SQLiteDatabase(path: killed + "/state/journal.sqlite", readOnly: true)
+                .scalarInt("SELECT count(*) FROM entries")).flatMap { $0 } ?? 0
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal, "the import ended before it was killed")
+        #expect(journaled >= 1_000 && journaled < 60_000, "\(journaled) entries when killed")
+        let resumed = try CommandRunner.run(["import", export, "--config", killedConfig, "--quiet"], in: killed)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(try twins(killed + "/state/health.sqlite") == 600)
+        #expect(try StoreChecksum.sqlite(killed + "/state/health.sqlite") == StoreChecksum.sqlite(reference + "/state/health.sqlite"))
+        #expect(try StoreChecksum.ndjson(killed + "/state/ndjson") == StoreChecksum.ndjson(reference + "/state/ndjson"))
+
+        // The finished import forgot its start: the same file again is nothing new, and a later
+        // export at the same path whose first twin changed is a change, not a third twin.
+        let again = try CommandRunner.run(["import", export, "--config", killedConfig], in: killed)
+        #expect(again.stdout.contains("nothing new"), "\(again.stdout)")
+        let changed = xml.replacingOccurrences(of: "value=\"A-0\"", with: "value=\"C-0\"")
+        try (changed + "</HealthData>\n").write(toFile: export, atomically: true, encoding: .utf8)
+        let later = try CommandRunner.run(["import", export, "--config", killedConfig, "--quiet"], in: killed)
+        #expect(later.status == 0, "\(later.stderr)")
+        #expect(try twins(killed + "/state/health.sqlite") == 600)
+        #expect(try SQLiteDatabase(path: killed + "/state/journal.sqlite", readOnly: true)
+            .scalarInt("SELECT count(*) FROM meta WHERE key LIKE 'import_started%'") == 0)
+    }
+
     @Test func badInputsSayWhatIsWrongAndKeepWhatWasImported() throws {
         let directory = makeTemporaryDirectory()
         let config = try Self.isolatedConfig(in: directory)

@@ -616,6 +616,43 @@ public final class Journal {
             try database.scalarInt("SELECT value FROM meta WHERE key = 'last_seq'") ?? 0)
     }
 
+    /// The sequence an import of the input `identity` (`FiniteSource.inputIdentity`) sets
+    /// `twinsAfter` to: the head, recorded as the import's start until `finishedImport(of:)`. When
+    /// an import of that same input started before and never finished (killed), its start: what
+    /// the killed run journaled is then told apart from its twins as one uninterrupted run would
+    /// have, rather than taken for changed by them. Records of other inputs at the same path
+    /// (an export replaced since) are dropped. Nil identity: the head, nothing recorded.
+    public func startImport(of identity: String?) throws -> Int64 {
+        let head = try head()
+        guard let identity else { return head }
+        let key = Self.importStartKey + identity
+        let lookup = try database.prepare("SELECT value FROM meta WHERE key = ?1")
+        lookup.bind(1, key)
+        if try lookup.step(), !lookup.isNull(0) { return min(lookup.int64(0), head) }
+        let path = identity.split(separator: "\u{1F}", omittingEmptySubsequences: false).first.map(String.init) ?? identity
+        let stale = try database.prepare("DELETE FROM meta WHERE substr(key, 1, ?2) = ?1")
+        let prefix = Self.importStartKey + path + "\u{1F}"
+        stale.bind(1, prefix)
+        stale.bind(2, Int64(prefix.utf8.count))
+        try stale.run()
+        let record = try database.prepare("INSERT INTO meta(key, value) VALUES (?1, ?2)")
+        record.bind(1, key)
+        record.bind(2, head)
+        try record.run()
+        return head
+    }
+
+    /// Forgets the start `startImport(of:)` recorded: the import of `identity` read its input to the end.
+    public func finishedImport(of identity: String?) throws {
+        guard let identity else { return }
+        let forget = try database.prepare("DELETE FROM meta WHERE key = ?1")
+        forget.bind(1, Self.importStartKey + identity)
+        try forget.run()
+    }
+
+    /// The `meta` key prefix of an import's recorded start.
+    static let importStartKey = "import_started\u{1F}"
+
     /// The lowest sequence still stored (nil when empty): entries before it were pruned.
     public func oldestRetained() throws -> Int64? {
         try database.scalarInt("SELECT min(seq) FROM entries")

@@ -49,11 +49,18 @@ public protocol FiniteSource {
     /// versions of one sample (a replay's lines carry their ids: the later line of an id is a
     /// change, as a journal dump lists every version of a changed sample). Default: false.
     var keepsTwinsApart: Bool { get }
+
+    /// What tells this input's exact content apart from any other (a file's resolved path, size
+    /// and modification time), for a source that keeps twins apart: an import of it that was
+    /// killed and is run again then tells twins apart as one uninterrupted import
+    /// (`Journal.startImport(of:)`). The path comes first, followed by U+001F. Default: nil.
+    var inputIdentity: String? { get }
 }
 
 extension FiniteSource {
     public func checkInput() throws {}
     public var keepsTwinsApart: Bool { false }
+    public var inputIdentity: String? { nil }
 }
 
 /// A source failure a person can act on: it names the input and says what to do.
