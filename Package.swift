@@ -69,7 +69,8 @@ let package = Package(
             "TestSupport",
         ]),
         .testTarget(name: "MigrationTests", dependencies: ["ReplaySource", "SQLiteSink", "NDJSONSink", "HealthRouterCLI", "HealthRouterCore", "PostgresClient", "CSQLite3", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["HealthRouterCLI", "HealthRouterCore", "CSQLite3", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["HealthRouterCLI", "HealthRouterCore", "AppleHealthExportSource", "CSQLite3",
+                                                          "TestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTPPushSource", "HTTPSink", "HealthRouterCore", "CCurl", "CZlib", "CSQLite3",
                                                   "TestSupport"]),
     ]

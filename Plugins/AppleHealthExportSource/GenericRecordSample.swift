@@ -5,7 +5,8 @@ import HealthRouterCore
 /// - `ActivitySummary` → kind `.activitySummary`, type `ActivitySummary`, from 00:00 UTC of
 ///   its `dateComponents` day to 00:00 UTC the next day (offset 0): a calendar day, the same
 ///   instants in every export (the export's own offset changes with daylight saving); its id
-///   is the fingerprint (one per day, so a re-export updates the day).
+///   is one a day and user (`activitySummaryId`), so a later export's other totals for a day,
+///   the export day's above all, are a change of that day's summary, not a second one.
 /// - `Me` → kind `.profile`, type `Me`, at the export date.
 /// - anything else → kind `.other`, type = its `type` attribute or element name, at its
 ///   first date attribute (`startDate`, `date`, `receivedDate`, `dateIssued`,
@@ -29,7 +30,8 @@ enum GenericRecordSample {
             }
             let end = Timestamp(epochMilliseconds: start.epochMilliseconds + 86_400_000,
                                 utcOffsetSeconds: start.utcOffsetSeconds)
-            return .success(Sample(id: "", type: "ActivitySummary", kind: .activitySummary, start: start, end: end,
+            return .success(Sample(id: activitySummaryId(day: start, userId: userId), type: "ActivitySummary",
+                                   kind: .activitySummary, start: start, end: end,
                                    sourceName: exportSourceName, userId: userId, detail: .record(record)))
         case "Me":
             return .success(Sample(id: contentId(of: record), type: TypeRegistry.profileType, kind: .profile, start: fallbackTime,
@@ -47,6 +49,14 @@ enum GenericRecordSample {
                                    createdAt: record[attribute: "creationDate"].flatMap { HealthDateParser.parse($0) },
                                    userId: userId, detail: .record(record)))
         }
+    }
+
+    /// The id of the activity summary of the day starting at `day` (00:00 UTC) for `userId`: the
+    /// UUIDv5 of `ActivitySummary`, the day's start in seconds since 1970 and the user (empty
+    /// when none), separated by U+001F. healthrouter before it gave a summary the fingerprint id
+    /// of every attribute, which the journal still recognises (`Journal.isStoredUnderFormerId`).
+    static func activitySummaryId(day: Timestamp, userId: String?) -> String {
+        UUIDv5.string(name: "ActivitySummary\u{1F}\(day.epochMilliseconds / 1000)\u{1F}\(userId ?? "")")
     }
 
     struct SkipReason: Error {

@@ -18,6 +18,8 @@ final class SQLiteSinkRowWriter {
     /// Plain inserts into the bulk tables (`SQLiteSinkSchema.bulkIdIndexes`), for `insertsNewIds`.
     private let samplesInsert: SQLiteStatement
     private let sleepStagesInsert: SQLiteStatement
+    /// Deletes the other activity summaries of a day and user (one a day: see `writeRecord`).
+    private let deleteOtherSummariesOfTheDay: SQLiteStatement
 
     /// Set by the sink while it loads entries that are the first of their id into empty bulk
     /// tables whose id index it dropped: rows of those tables are inserted, not upserted, and
@@ -48,6 +50,8 @@ final class SQLiteSinkRowWriter {
         samplesUpsert = upserts[Schema.samples.name]!
         samplesInsert = try database.prepare(Schema.samples.insertSQL)
         sleepStagesInsert = try database.prepare(Schema.sleepStages.insertSQL)
+        deleteOtherSummariesOfTheDay = try database.prepare(
+            "DELETE FROM \(Schema.activitySummaries.name) WHERE date = ?1 AND user_id IS ?2 AND id <> ?3")
         self.headers = headers
         var childInserts: [String: SQLiteStatement] = [:]
         for table in Schema.childTables { childInserts[table.name] = try database.prepare(table.insertSQL) }
@@ -292,6 +296,14 @@ final class SQLiteSinkRowWriter {
         }
         if table.name == Schema.otherRecords.name { statement.bind(table.position("kind"), sample.kind.name) }
         _ = try execute(statement)
+        // A day has one summary: one a healthrouter before one id a day stored under another id
+        // (and kept when the day changed in a later export) is replaced.
+        if table.name == Schema.activitySummaries.name, let day = record?[attribute: "dateComponents"] {
+            deleteOtherSummariesOfTheDay.bind(1, day)
+            deleteOtherSummariesOfTheDay.bind(2, sample.userId)
+            deleteOtherSummariesOfTheDay.bind(3, sample.id)
+            _ = try execute(deleteOtherSummariesOfTheDay)
+        }
     }
 
     private static let heartRateVariability = "HKQuantityTypeIdentifierHeartRateVariabilitySDNN"

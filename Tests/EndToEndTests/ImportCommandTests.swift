@@ -2,6 +2,15 @@ import TestSupport
 import Foundation
 import Testing
 import HealthRouterCore
+import AppleHealthExportSource
+
+/// A `SourceOutput` that keeps the items a source emits.
+final class ItemCollector: SourceOutput {
+    var items: [HealthItem] = []
+    func emit(_ items: [HealthItem]) throws { self.items += items }
+    func skipped(_ reason: String, location: String?) {}
+    func progress(bytes: Int64, total: Int64?) {}
+}
 
 /// `healthrouter import` end to end: the real executable, real zip and XML files, real
 /// SQLite and NDJSON stores in temporary directories.
@@ -496,6 +505,66 @@ import HealthRouterCore
             let lines = try String(contentsOfFile: directory + "/healthrouter-data/ndjson/\(file).ndjson", encoding: .utf8)
             #expect(lines.split(separator: "\n").count == 1, "\(file)")
         }
+    }
+
+    /// A day has one activity summary: a later export whose summary of a day differs (the last day
+    /// of an export is partial) changes that day's row instead of adding a second one, in the sqlite
+    /// store and in the ndjson file, whose readers key by uuid. A journal that holds summaries under
+    /// the id healthrouter gave them before (the fingerprint of every attribute) takes the same
+    /// summary as a duplicate, and a changed one replaces the row of that day.
+    @Test func aLaterExportChangesADaysActivitySummary() throws {
+        let directory = makeTemporaryDirectory()
+        func export(_ energy: Int, exportDay: Int) -> String {
+            """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <HealthData locale="en_US">
+             <ExportDate value="2024-03-\(exportDay) 22:00:00 -0800"/>
+             <ActivitySummary dateComponents="2024-03-09" activeEnergyBurned="500" activeEnergyBurnedGoal="400" activeEnergyBurnedUnit="kcal"/>
+             <ActivitySummary dateComponents="2024-03-10" activeEnergyBurned="\(energy)" activeEnergyBurnedGoal="400" activeEnergyBurnedUnit="kcal"/>
+            </HealthData>
+            """
+        }
+        try export(100, exportDay: 10).write(toFile: directory + "/march10.xml", atomically: true, encoding: .utf8)
+        try export(250, exportDay: 11).write(toFile: directory + "/march11.xml", atomically: true, encoding: .utf8)
+        #expect(try CommandRunner.run(["import", "march10.xml", "-q"], in: directory).status == 0)
+        let later = try CommandRunner.run(["import", "march11.xml", "-q"], in: directory)
+        #expect(later.status == 0, "\(later.stderr)")
+        #expect(later.stdout.contains("changed     1"), "\(later.stdout)")
+        let store = try SQLiteDatabase(path: directory + "/healthrouter-data/health.sqlite", readOnly: true)
+        #expect(try store.scalarInt("SELECT count(*) FROM activity_summaries") == 2)
+        #expect(try store.scalarText("SELECT group_concat(date || '=' || active_energy_burned, ' ') FROM "
+                                     + "(SELECT * FROM activity_summaries ORDER BY date)") == "2024-03-09=500.0 2024-03-10=250.0")
+        let lines = try String(contentsOfFile: directory + "/healthrouter-data/ndjson/ActivitySummary.ndjson", encoding: .utf8)
+            .split(separator: "\n")
+        let uuids = Set(lines.compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["uuid"] as? String
+        })
+        #expect(lines.count == 3 && uuids.count == 2, "\(lines)")
+
+        // A journal a healthrouter before one id a day filled: the same summaries under their
+        // former ids (what `Fingerprint.id` gives a summary with its attributes).
+        let former = makeTemporaryDirectory()
+        let source = AppleHealthExportSource(configuration: .init(path: directory + "/march10.xml"),
+                                             context: PluginContext(name: "import", stateDirectory: former,
+                                                                    logger: Logger(minimumLevel: .error)))
+        let collected = ItemCollector()
+        try source.read(into: collected)
+        let summaries = collected.items.compactMap { item -> Sample? in
+            guard case .sample(var sample) = item, sample.kind == .activitySummary else { return nil }
+            sample.id = Fingerprint.id(of: sample)
+            return sample
+        }
+        #expect(summaries.count == 2)
+        try FileManager.default.createDirectory(atPath: former + "/healthrouter-data", withIntermediateDirectories: true)
+        let journal = try Journal(stateDirectory: former + "/healthrouter-data")
+        _ = try journal.append(summaries.map { .sample($0) }, source: "import")
+        let same = try CommandRunner.run(["import", directory + "/march10.xml"], in: former)
+        #expect(same.stdout.contains("nothing new"), "\(same.stdout)")
+        let changed = try CommandRunner.run(["import", directory + "/march11.xml", "-q"], in: former)
+        #expect(changed.status == 0, "\(changed.stderr)")
+        let formerStore = try SQLiteDatabase(path: former + "/healthrouter-data/health.sqlite", readOnly: true)
+        #expect(try formerStore.scalarText("SELECT group_concat(date || '=' || active_energy_burned, ' ') FROM "
+                                           + "(SELECT * FROM activity_summaries ORDER BY date)") == "2024-03-09=500.0 2024-03-10=250.0")
     }
 
     /// Two records one fingerprint cannot tell apart (same type, source, times and value; other

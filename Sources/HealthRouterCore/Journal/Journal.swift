@@ -275,7 +275,7 @@ public final class Journal {
         // sample instead of two. While they keep coming known (a re-import), the lookup comes first:
         // a refused insert costs more than a lookup.
         let isFingerprintId = Self.isFingerprintId(sample.id)
-        if isFingerprintId && !hasNativeIds && lastWasNew {
+        if isFingerprintId && !hasNativeIds && lastWasNew && sample.kind != .activitySummary {
             key.bind(insertNewId, 1, through: bindings)
             insertNewId.bind(2, hash)
             insertNewId.bind(3, sequence)
@@ -371,6 +371,10 @@ public final class Journal {
             isNew = false
         } else {
             lookupId.reset()
+            if try isStoredUnderFormerId(sample, hash: hash, start: start) {
+                result.duplicates[sample.kind, default: 0] += 1
+                return nil
+            }
             if let existing = try earlierId(ofSameReadingAs: sample) {
                 SampleIdKey.bind(insertAlias, 1, sample.id)
                 SampleIdKey.bind(insertAlias, 2, existing)
@@ -388,6 +392,35 @@ public final class Journal {
         insertId.bind(4, start)
         try insertId.run()
         return isNew && isFingerprintId
+    }
+
+    /// Whether `sample`, an activity summary new under its id, is journaled already, unchanged,
+    /// under the id healthrouter gave a summary before its id was one a day (the fingerprint id of
+    /// every attribute). Its id is then recorded for that entry, so that the same summary is a
+    /// duplicate and a later export's other totals for the day are a change of it.
+    private func isStoredUnderFormerId(_ sample: Sample, hash: Int64, start: Int64) throws -> Bool {
+        guard sample.kind == .activitySummary, case .record = sample.detail else { return false }
+        var former = sample
+        former.id = Fingerprint.id(of: sample)
+        guard former.id != sample.id else { return false }
+        SampleIdKey.bind(lookupId, 1, former.id)
+        lookupId.bind(2, start)
+        guard try lookupId.step() else {
+            lookupId.reset()
+            return false
+        }
+        let stored = lookupId.int64(0)
+        let storedSequence = lookupId.int64(1)
+        lookupId.reset()
+        recordHashWriter.reset()
+        SampleCodec.encode(sample: former, into: &recordHashWriter)
+        guard stored == ContentHash.of(recordHashWriter.bytes) else { return false }
+        SampleIdKey.Key(sample.id).bind(insertId, 1, through: bindings)
+        insertId.bind(2, hash)
+        insertId.bind(3, storedSequence)
+        insertId.bind(4, start)
+        try insertId.run()
+        return true
     }
 
     /// The content hash of `sample`, whose entry encoding `writer` holds: the hash of its encoding
