@@ -328,12 +328,12 @@ final class ExportElementHandler: SAXHandler {
         if correlation != nil {
             correlation!.memberIds.append(draft.sample.id)
             if knownTraits(draft.typeEntry, draft.typeGeneration) != nil { typeTraits[draft.typeEntry]?.canBeMember = true }
-            if deduplicator.shouldEmitMember(id: draft.sample.id, type: draft.sample.type) {
+            if deduplicator.shouldEmitMember(draft.sample) {
                 append(taking: &draft.sample)
             }
             return
         }
-        if draft.canBeMember, !deduplicator.shouldEmitTopLevel(id: draft.sample.id) {
+        if draft.canBeMember, !deduplicator.shouldEmitTopLevel(draft.sample) {
             return
         }
         append(taking: &draft.sample)

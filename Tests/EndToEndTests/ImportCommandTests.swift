@@ -612,6 +612,53 @@ final class ItemCollector: SourceOutput {
         #expect(try edited.scalarText("SELECT metadata FROM samples") == #"{"HKFoodType":"Scrambled eggs"}"#)
     }
 
+    /// Two foods of equal energy at one meal, each the member of its own food correlation: each
+    /// correlation points at its own member (its twin id for the second), whether the records come
+    /// before the correlations or after them, with the members in the correlations' order or not;
+    /// the members are stored once each, and a re-import is quiet.
+    @Test func twinMembersOfTwoCorrelationsAreEachTheirOwn() throws {
+        func energy(_ food: String) -> String {
+            """
+             <Record type="HKQuantityTypeIdentifierDietaryEnergyConsumed" sourceName="MFP" unit="kcal" value="100" \
+            startDate="2024-03-10 12:00:00 -0700" endDate="2024-03-10 12:00:00 -0700"><MetadataEntry key="HKFoodType" value="\(food)"/></Record>
+            """
+        }
+        func food(_ name: String) -> String {
+            """
+             <Correlation type="HKCorrelationTypeIdentifierFood" sourceName="MFP" startDate="2024-03-10 12:00:00 -0700" \
+            endDate="2024-03-10 12:00:00 -0700"><MetadataEntry key="HKFoodType" value="\(name)"/>
+            \(energy(name))
+             </Correlation>
+            """
+        }
+        let orders = [
+            [energy("Apple"), energy("Banana"), food("Apple"), food("Banana")],
+            [food("Apple"), food("Banana"), energy("Apple"), energy("Banana")],
+            [energy("Banana"), energy("Apple"), food("Apple"), food("Banana")],
+            [energy("Apple"), food("Apple"), energy("Banana"), food("Banana")],
+            [food("Banana"), energy("Apple"), energy("Banana"), food("Apple")],
+        ]
+        for (index, parts) in orders.enumerated() {
+            let directory = makeTemporaryDirectory()
+            try ("<?xml version=\"1.0\"?>\n<HealthData locale=\"en_US\">\n <ExportDate value=\"2024-03-11 10:00:00 -0700\"/>\n"
+                 + parts.joined(separator: "\n") + "\n</HealthData>\n")
+                .write(toFile: directory + "/export.xml", atomically: true, encoding: .utf8)
+            let imported = try CommandRunner.run(["import", "export.xml", "-q"], in: directory)
+            #expect(imported.status == 0, "order \(index): \(imported.stderr)")
+            let store = try SQLiteDatabase(path: directory + "/healthrouter-data/health.sqlite", readOnly: true)
+            #expect(try store.scalarInt("SELECT count(*) FROM samples") == 2, "order \(index)")
+            #expect(try store.scalarInt("SELECT count(*) FROM correlations") == 2, "order \(index)")
+            let pairs = try store.scalarText("""
+                SELECT group_concat(json_extract(c.metadata, '$.HKFoodType') || '→' || json_extract(s.metadata, '$.HKFoodType'), ' ')
+                FROM (SELECT * FROM correlations ORDER BY metadata) c
+                JOIN correlation_members m ON m.correlation_id = c.id JOIN samples s ON s.id = m.member_id
+                """)
+            #expect(pairs == "Apple→Apple Banana→Banana", "order \(index)")
+            let again = try CommandRunner.run(["import", "export.xml", "-q"], in: directory)
+            #expect(again.stdout.contains("nothing new: every record was already imported"), "order \(index): \(again.stdout)")
+        }
+    }
+
     /// Several files on one command line: the summary names each and counts what all of them read.
     @Test func severalFilesAreNamedAndCountedTogether() throws {
         let directory = makeTemporaryDirectory()

@@ -221,7 +221,15 @@ public final class Journal {
             guard case .sample(var sample) = Self.take(&item) else { preconditionFailure() }
             sample.assignFingerprintIdIfMissing()
             sample.id = SampleIdKey.canonicalCase(sample.id)
+            if !twinNames.isEmpty { nameTwinMembers(of: &sample) }
+            let given = sample.id
             let first = try admit(&sample, sequence: sequence, result: &result)
+            if given != sample.id {
+                if twinNames.count >= Self.twinNamesKept { twinNames.removeAll() }
+                twinNames[given] = sample.id
+            } else if !twinNames.isEmpty {
+                twinNames.removeValue(forKey: given)
+            }
             item = .sample(sample)
             guard let first else { return nil }
             firstOfId = first
@@ -352,6 +360,7 @@ public final class Journal {
                 let twinKnown = try lookupId.step()
                 lookupId.reset()
                 if twinKnown {
+                    sample.id = twin
                     result.duplicates[sample.kind, default: 0] += 1
                     return nil
                 }
@@ -496,6 +505,24 @@ public final class Journal {
     /// Whether any sample with its own id was ever journaled (refreshed per append, since
     /// another process may append too).
     private var hasNativeIds = false
+
+    /// The ids samples most recently admitted under a fingerprint id were told apart by as twins
+    /// (fingerprint id → twin id), for `nameTwinMembers`. An export writes a correlation's members
+    /// just before it, so only the latest few matter.
+    private var twinNames: [String: String] = [:]
+    private static let twinNamesKept = 256
+
+    /// Points a correlation's member ids at the samples just admitted for them: a member the
+    /// journal told apart from its twin by its twin id (two foods of equal energy at one meal,
+    /// each in its own correlation) is named by that id, not by the fingerprint id both share. A
+    /// correlation whose id was the fingerprint of its former members gets that of its members.
+    private func nameTwinMembers(of sample: inout Sample) {
+        guard case .correlation(let members) = sample.detail,
+              members.contains(where: { twinNames[$0] != nil }) else { return }
+        let formerId = Fingerprint.id(of: sample)
+        sample.detail = .correlation(memberIds: members.map { twinNames[$0] ?? $0 })
+        if sample.id == formerId { sample.id = Fingerprint.id(of: sample) }
+    }
 
     /// Whether the last sample admitted was new: the next one probably is too.
     private var lastWasNew = true
