@@ -222,7 +222,12 @@ final class ExportElementHandler: SAXHandler {
             case .sourceName: sourceName = reader.sources.string(bytes)
             case .sourceVersion: sourceVersion = reader.sources.string(bytes)
             case .device: device = reader.device(bytes)
-            case .creationDate: created = reader.date(bytes)
+            case .creationDate:
+                created = reader.date(bytes)
+                if created == nil, !bytes.isEmpty {
+                    extras.append(reader.extraAttribute(attributes, index))
+                    skip("Record creationDate that is not a date kept as text in metadata")
+                }
             case .startDate: hasStart = true; start = reader.date(bytes)
             case .endDate: hasEnd = true; end = reader.date(bytes)
             default: extras.append(reader.extraAttribute(attributes, index))
@@ -374,7 +379,12 @@ final class ExportElementHandler: SAXHandler {
             case .sourceName: sourceName = reader.sources.string(bytes)
             case .sourceVersion: sourceVersion = reader.sources.string(bytes)
             case .device: device = reader.device(bytes)
-            case .creationDate: created = reader.date(bytes)
+            case .creationDate:
+                created = reader.date(bytes)
+                if created == nil, !bytes.isEmpty {
+                    extras.append(reader.extraAttribute(attributes, index))
+                    skip("Correlation creationDate that is not a date kept as text in metadata")
+                }
             case .startDate: hasStart = true; start = reader.date(bytes)
             case .endDate: hasEnd = true; end = reader.date(bytes)
             default: extras.append(reader.extraAttribute(attributes, index))

@@ -68,10 +68,19 @@ enum GenericRecordSample {
     static func startOfDay(_ day: String, offset: Int32) -> Timestamp? {
         let parts = day.split(separator: "-")
         guard parts.count == 3, let year = Int(parts[0]), let month = Int(parts[1]), let dayOfMonth = Int(parts[2]),
-              (1...12).contains(month), (1...31).contains(dayOfMonth) else { return nil }
+              (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(dayOfMonth) else { return nil }
         let days = HealthDateParser.daysFromCivil(year: year, month: month, day: dayOfMonth)
         let seconds = Int64(days) * 86_400 - Int64(offset)
         return Timestamp(epochSeconds: seconds, utcOffsetSeconds: offset)
+    }
+
+    /// The days of `month` (1–12) in `year` of the Gregorian calendar.
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
     }
 
     private static func firstDate(of record: GenericRecord, among names: [String]) -> Timestamp? {

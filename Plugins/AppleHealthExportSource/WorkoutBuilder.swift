@@ -48,7 +48,12 @@ final class WorkoutBuilder {
             case .sourceName: sourceName = reader.sources.string(value)
             case .sourceVersion: sourceVersion = reader.sources.string(value)
             case .device: device = reader.device(value)
-            case .creationDate: created = reader.date(value)
+            case .creationDate:
+                created = reader.date(value)
+                if created == nil, !value.isEmpty {
+                    extras.append(reader.extraAttribute(attributes, index))
+                    report("Workout creationDate that is not a date kept as text in metadata", line)
+                }
             case .startDate: hasStart = true; start = reader.date(value)
             case .endDate: hasEnd = true; end = reader.date(value)
             case .duration: duration = Self.number(value, "Workout duration", line: line, report: report)
@@ -105,7 +110,7 @@ final class WorkoutBuilder {
         case (.workout, .workoutActivity):
             activity = workoutActivity(attributes, reader: reader, line: line)
         case (.workout, .workoutRoute):
-            route = workoutRoute(attributes, reader: reader)
+            route = workoutRoute(attributes, reader: reader, line: line)
         case (.workoutRoute, .fileReference):
             for index in 0..<attributes.count where reader.names.name(attributes.name(index)) == .path {
                 let path = AttributeText.string(attributes.value(index))
@@ -232,7 +237,8 @@ final class WorkoutBuilder {
             report("WorkoutEvent without a valid date", line)
             return nil
         }
-        return WorkoutEvent(type: type, date: date, durationSeconds: duration.flatMap { WorkoutUnits.seconds($0, unit: durationUnit) })
+        return WorkoutEvent(type: type, date: date,
+                            durationSeconds: seconds(duration, unit: durationUnit, of: "WorkoutEvent", line: line))
     }
 
     private func statistic(_ attributes: SAXAttributes, reader: ExportValueReader, line: Int) -> WorkoutStatistic? {
@@ -241,8 +247,14 @@ final class WorkoutBuilder {
             let value = attributes.value(index)
             switch reader.names.name(attributes.name(index)) {
             case .type: statistic.type = reader.types.string(value)
-            case .startDate: if let date = reader.date(value) { statistic.start = date }
-            case .endDate: if let date = reader.date(value) { statistic.end = date }
+            case .startDate:
+                if let date = date(value, "WorkoutStatistics startDate", instead: "the workout's", reader: reader, line: line) {
+                    statistic.start = date
+                }
+            case .endDate:
+                if let date = date(value, "WorkoutStatistics endDate", instead: "the workout's", reader: reader, line: line) {
+                    statistic.end = date
+                }
             case .average: statistic.average = Self.number(value, "WorkoutStatistics average", line: line, report: report)
             case .minimum: statistic.minimum = Self.number(value, "WorkoutStatistics minimum", line: line, report: report)
             case .maximum: statistic.maximum = Self.number(value, "WorkoutStatistics maximum", line: line, report: report)
@@ -267,25 +279,47 @@ final class WorkoutBuilder {
             switch reader.names.name(attributes.name(index)) {
             case .uuid: activity.id = AttributeText.string(value)
             case .workoutActivityType: activity.activityType = reader.types.string(value)
-            case .startDate: if let date = reader.date(value) { activity.start = date }
-            case .endDate: activity.end = reader.date(value)
+            case .startDate:
+                if let date = date(value, "WorkoutActivity startDate", instead: "the workout's", reader: reader, line: line) {
+                    activity.start = date
+                }
+            case .endDate: activity.end = date(value, "WorkoutActivity endDate", reader: reader, line: line)
             case .duration: duration = Self.number(value, "WorkoutActivity duration", line: line, report: report)
             case .durationUnit: durationUnit = reader.units.string(value)
             default: activity.metadata.append(reader.extraAttribute(attributes, index))
             }
         }
-        activity.durationSeconds = duration.flatMap { WorkoutUnits.seconds($0, unit: durationUnit) }
+        activity.durationSeconds = seconds(duration, unit: durationUnit, of: "WorkoutActivity", line: line)
         return activity
     }
 
-    private func workoutRoute(_ attributes: SAXAttributes, reader: ExportValueReader) -> WorkoutRoute {
+    /// `duration` in seconds; one in a unit that is not a time (`durationUnit="mins"`) is reported and nil.
+    private func seconds(_ duration: Double?, unit: String?, of element: String, line: Int) -> Double? {
+        guard let duration else { return nil }
+        guard let seconds = WorkoutUnits.seconds(duration, unit: unit) else {
+            report("\(element) duration in an unknown unit left out", line)
+            return nil
+        }
+        return seconds
+    }
+
+    /// A date attribute of a workout's part; a text that is not a date is reported (with what is
+    /// used `instead`, when something is) and nil.
+    private func date(_ value: UnsafeBufferPointer<UInt8>, _ what: String, instead: String? = nil,
+                      reader: ExportValueReader, line: Int) -> Timestamp? {
+        if let date = reader.date(value) { return date }
+        if !value.isEmpty { report("\(what) that is not a date " + (instead.map { "(\($0) used)" } ?? "left out"), line) }
+        return nil
+    }
+
+    private func workoutRoute(_ attributes: SAXAttributes, reader: ExportValueReader, line: Int) -> WorkoutRoute {
         var route = WorkoutRoute()
         for index in 0..<attributes.count {
             let value = attributes.value(index)
             switch reader.names.name(attributes.name(index)) {
             case .sourceName: route.sourceName = reader.sources.string(value)
-            case .startDate: route.start = reader.date(value)
-            case .endDate: route.end = reader.date(value)
+            case .startDate: route.start = date(value, "WorkoutRoute startDate", reader: reader, line: line)
+            case .endDate: route.end = date(value, "WorkoutRoute endDate", reader: reader, line: line)
             default: route.metadata.append(reader.extraAttribute(attributes, index))
             }
         }

@@ -209,6 +209,40 @@ import AppleHealthExportSource
         #expect(steps.start.utcOffsetSeconds == 3600)
     }
 
+    /// A date or duration of a workout's part, or a creation date, that cannot be read is reported,
+    /// not left out silently; a creation date that is not one is kept as text in the metadata.
+    @Test func unreadableDatesAndDurationsAreReported() throws {
+        let output = try read("""
+         <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="A" unit="count/min" creationDate="14/03/2024" \
+        startDate="2024-03-14 08:00:00 -0700" endDate="2024-03-14 08:00:00 -0700" value="80"/>
+         <Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="10" durationUnit="min" sourceName="A" \
+        creationDate="soon" startDate="2024-03-14 10:00:00 -0700" endDate="2024-03-14 10:10:00 -0700">
+          <WorkoutEvent type="HKWorkoutEventTypeSegment" date="2024-03-14 10:00:00 -0700" duration="5" durationUnit="mins"/>
+          <WorkoutStatistics type="HKQuantityTypeIdentifierHeartRate" startDate="bogus" endDate="2024-03-14 10:05:00 -0700" average="150" unit="count/min"/>
+          <WorkoutActivity uuid="U" startDate="bogus" endDate="bogus" duration="5" durationUnit="minutes"/>
+          <WorkoutRoute sourceName="A" startDate="bogus" endDate="2024-03-14 10:10:00 -0700"/>
+         </Workout>
+        """)
+        #expect(output.skips.map(\.reason).sorted() == [
+            "Record creationDate that is not a date kept as text in metadata",
+            "Workout creationDate that is not a date kept as text in metadata",
+            "WorkoutActivity duration in an unknown unit left out",
+            "WorkoutActivity endDate that is not a date left out",
+            "WorkoutActivity startDate that is not a date (the workout's used)",
+            "WorkoutEvent duration in an unknown unit left out",
+            "WorkoutRoute startDate that is not a date left out",
+            "WorkoutStatistics startDate that is not a date (the workout's used)",
+        ], "\(output.skips)")
+        let record = try #require(output.samples(.quantity).first)
+        #expect(record.createdAt == nil)
+        #expect(record.metadata == [MetadataEntry("creationDate", .string("14/03/2024"))])
+        let workout = try #require(output.samples(.workout).first)
+        #expect(workout.metadata.contains(MetadataEntry("creationDate", .string("soon"))))
+        guard case .workout(let parts) = workout.detail else { Issue.record("no workout"); return }
+        #expect(parts.statistics.first?.start == workout.start)
+        #expect(parts.events.first?.durationSeconds == nil)
+    }
+
     /// A calendar day, the same instants in every export: the export's offset (which daylight
     /// saving changes between two exports) would make the same day two days.
     @Test func activitySummaryIsItsDayInUTC() throws {
@@ -216,6 +250,8 @@ import AppleHealthExportSource
          <Me HKCharacteristicTypeIdentifierDateOfBirth="1990-02-02" HKCharacteristicTypeIdentifierBiologicalSex="HKBiologicalSexFemale"/>
          <ActivitySummary dateComponents="2023-01-01" activeEnergyBurned="512.5" activeEnergyBurnedGoal="500" activeEnergyBurnedUnit="kcal" appleStandHours="10"/>
          <ActivitySummary activeEnergyBurned="1"/>
+         <ActivitySummary dateComponents="2023-02-29" activeEnergyBurned="2"/>
+         <ActivitySummary dateComponents="2024-02-29" activeEnergyBurned="3"/>
         """, exportDate: "2023-01-02 10:00:00 +0100")
         let summary = try #require(output.samples(.activitySummary).first)
         #expect(summary.type == "ActivitySummary")
@@ -225,7 +261,8 @@ import AppleHealthExportSource
         #expect(record.element == "ActivitySummary")
         #expect(record[attribute: "activeEnergyBurned"] == "512.5")
         #expect(record.attributes.count == 5)
-        #expect(output.skipCount(containing: "ActivitySummary without a valid dateComponents") == 1)
+        #expect(output.skipCount(containing: "ActivitySummary without a valid dateComponents") == 2)
+        #expect(output.samples(.activitySummary).count == 2)   // 2024 is a leap year, 2023 is not
 
         let profile = try #require(output.samples(.profile).first)
         #expect(profile.type == "Me")
