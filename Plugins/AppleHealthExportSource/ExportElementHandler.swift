@@ -165,7 +165,7 @@ final class ExportElementHandler: SAXHandler {
             switch (parent, element) {
             case (.record, .metadataEntry):
                 guard let entry = reader.metadataEntry(attributes) else { return skip("MetadataEntry without a key") }
-                record!.sample.metadata.append(entry)
+                if !record!.sample.metadata.set(entry) { skip(Self.repeatedKey) }
                 if entry.key == "HKTimeZone", case .string(let zone) = entry.value { record!.sample.timeZone = zone }
             case (.record, .heartRateVariabilityMetadataList):
                 break
@@ -180,7 +180,7 @@ final class ExportElementHandler: SAXHandler {
             switch element {
             case .metadataEntry where parent == .correlation:
                 guard let entry = reader.metadataEntry(attributes) else { return skip("MetadataEntry without a key") }
-                correlation!.sample.metadata.append(entry)
+                if !correlation!.sample.metadata.set(entry) { skip(Self.repeatedKey) }
                 if entry.key == "HKTimeZone", case .string(let zone) = entry.value { correlation!.sample.timeZone = zone }
             case .record where parent == .correlation:
                 beginRecord(attributes)
@@ -449,6 +449,9 @@ final class ExportElementHandler: SAXHandler {
         swap(&taken, &sample)
         return taken
     }
+
+    /// Reported for a `MetadataEntry` whose key its element has already.
+    static let repeatedKey = "MetadataEntry with a key given before in its element: the last value kept"
 
     private func skip(_ reason: String) {
         output.skipped(reason, location: "line \(lineNumber)")

@@ -92,15 +92,15 @@ final class WorkoutBuilder {
         switch (parent, element) {
         case (.workout, .metadataEntry):
             addMetadata(attributes, reader: reader, line: line) { entry in
-                sample.metadata.append(entry)
                 if entry.key == "HKTimeZone", case .string(let zone) = entry.value { sample.timeZone = zone }
+                return sample.metadata.set(entry)
             }
         case (.workoutEvent, .metadataEntry):
-            addMetadata(attributes, reader: reader, line: line) { event?.metadata.append($0) }
+            addMetadata(attributes, reader: reader, line: line) { event?.metadata.set($0) }
         case (.workoutActivity, .metadataEntry):
-            addMetadata(attributes, reader: reader, line: line) { activity?.metadata.append($0) }
+            addMetadata(attributes, reader: reader, line: line) { activity?.metadata.set($0) }
         case (.workoutRoute, .metadataEntry):
-            addMetadata(attributes, reader: reader, line: line) { route?.metadata.append($0) }
+            addMetadata(attributes, reader: reader, line: line) { route?.metadata.set($0) }
         case (.workout, .workoutEvent), (.workoutActivity, .workoutEvent):
             event = workoutEvent(attributes, reader: reader, line: line)
         case (.workout, .workoutStatistics):
@@ -204,9 +204,11 @@ final class WorkoutBuilder {
         }
     }
 
+    /// Hands the `MetadataEntry` to `set`, which says whether its key is new to its element.
     private func addMetadata(_ attributes: SAXAttributes, reader: ExportValueReader, line: Int,
-                             _ add: (MetadataEntry) -> Void) {
-        if let entry = reader.metadataEntry(attributes) { add(entry) } else { report("MetadataEntry without a key", line) }
+                             _ set: (MetadataEntry) -> Bool?) {
+        guard let entry = reader.metadataEntry(attributes) else { return report("MetadataEntry without a key", line) }
+        if set(entry) == false { report(ExportElementHandler.repeatedKey, line) }
     }
 
     /// A numeric attribute's value; a text that is not one (`duration="abc"`) is reported,

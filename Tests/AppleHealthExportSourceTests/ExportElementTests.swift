@@ -209,6 +209,31 @@ import AppleHealthExportSource
         #expect(steps.start.utcOffsetSeconds == 3600)
     }
 
+    /// A MetadataEntry key given twice in one element is kept once, with its last value, where
+    /// it came first (the stored JSON has each key once, and the zone is the value kept); reported.
+    @Test func aMetadataKeyGivenTwiceKeepsItsLastValue() throws {
+        let output = try read("""
+         <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="A" unit="count/min" \
+        startDate="2024-03-14 08:00:00 -0700" endDate="2024-03-14 08:00:00 -0700" value="80">
+          <MetadataEntry key="HKTimeZone" value="America/New_York"/>
+          <MetadataEntry key="HKMetadataKeyHeartRateMotionContext" value="1"/>
+          <MetadataEntry key="HKTimeZone" value="America/Los_Angeles"/>
+         </Record>
+         <Workout workoutActivityType="HKWorkoutActivityTypeRunning" sourceName="A" \
+        startDate="2024-03-14 10:00:00 -0700" endDate="2024-03-14 10:10:00 -0700">
+          <MetadataEntry key="HKIndoorWorkout" value="0"/>
+          <MetadataEntry key="HKIndoorWorkout" value="1"/>
+         </Workout>
+        """)
+        let record = try #require(output.samples(.quantity).first)
+        #expect(record.metadata == [MetadataEntry("HKTimeZone", .string("America/Los_Angeles")),
+                                    MetadataEntry("HKMetadataKeyHeartRateMotionContext", .number(1))])
+        #expect(record.timeZone == "America/Los_Angeles")
+        let workout = try #require(output.samples(.workout).first)
+        #expect(workout.metadata == [MetadataEntry("HKIndoorWorkout", .number(1))])
+        #expect(output.skipCount(containing: "MetadataEntry with a key given before in its element: the last value kept") == 2)
+    }
+
     /// A date or duration of a workout's part, or a creation date, that cannot be read is reported,
     /// not left out silently; a creation date that is not one is kept as text in the metadata.
     @Test func unreadableDatesAndDurationsAreReported() throws {

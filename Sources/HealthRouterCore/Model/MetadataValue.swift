@@ -23,6 +23,18 @@ extension Array where Element == MetadataEntry {
         first { $0.key == key }?.value
     }
 
+    /// Adds `entry`, or, when an entry has its key already, gives that one its value (where it
+    /// is); false then, so that the caller can say a key came twice.
+    @discardableResult
+    public mutating func set(_ entry: MetadataEntry) -> Bool {
+        guard let index = firstIndex(where: { $0.key == entry.key }) else {
+            append(entry)
+            return true
+        }
+        self[index].value = entry.value
+        return false
+    }
+
     /// The entries of a JSON object as a dictionary keeps them: a key given twice once, with
     /// its last value; sorted by key.
     public func lastOfEachKeySorted() -> [MetadataEntry] {
