@@ -53,6 +53,13 @@ struct ExportFile {
             format = .zip
             return
         }
+        // UTF-16 (a byte-order mark, or `<` and `?` each beside a zero byte): an editor saved it so.
+        if count >= 4, (magic[0] == 0xFF && magic[1] == 0xFE) || (magic[0] == 0xFE && magic[1] == 0xFF)
+            || (magic[0] == UInt8(ascii: "<") && magic[1] == 0 && magic[2] == UInt8(ascii: "?") && magic[3] == 0)
+            || (magic[0] == 0 && magic[1] == UInt8(ascii: "<") && magic[2] == 0 && magic[3] == UInt8(ascii: "?")) {
+            throw SourceError(input: path, problem: "this XML is UTF-16; healthrouter reads export.xml in UTF-8, as the Health app writes it",
+                              hint: "Convert it: iconv -f UTF-16 -t UTF-8 \(path) > export-utf8.xml (or give the export.zip the Health app wrote).")
+        }
         // XML starts with `<`, after an optional UTF-8 byte-order mark and white space.
         var first = 0
         if count >= 3, magic[0] == 0xEF, magic[1] == 0xBB, magic[2] == 0xBF { first = 3 }

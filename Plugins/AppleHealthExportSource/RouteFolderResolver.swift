@@ -25,9 +25,15 @@ final class RouteFolderResolver: RouteFileResolver {
         let sax = SAXPushParser(handler: parser, documentName: path)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ExportFile.chunkSize, alignment: 16)
         defer { buffer.deallocate() }
+        var first = true
         while true {
             let count = read(descriptor, buffer.baseAddress, buffer.count)
             if count < 0 && errno == EINTR { continue }
+            if first && count == 0 {
+                output.skipped("GPX file is empty: its route has no points", location: path)
+                break
+            }
+            first = false
             let failure = sax.parse(UnsafeRawBufferPointer(rebasing: buffer[0..<max(count, 0)]), final: count <= 0)
             if let failure {
                 output.skipped("GPX file is not well-formed (points after the error not imported): \(failure.message)",

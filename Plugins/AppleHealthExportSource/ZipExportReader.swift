@@ -149,6 +149,11 @@ struct ZipExportReader {
         })
         let sax = SAXPushParser(handler: parser, documentName: entry.path)
         var count = head
+        if head == 0 {
+            output.skipped("GPX file is empty: its route has no points", location: "entry \(entry.path)")
+            try routes.endRoute()
+            return
+        }
         while true {
             if let failure = sax.parse(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), final: count == 0) {
                 output.skipped("GPX file is not well-formed (points after the error not imported): \(failure.message)",

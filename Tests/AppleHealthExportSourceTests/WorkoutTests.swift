@@ -200,4 +200,25 @@ import AppleHealthExportSource
         #expect(route.filePath != nil)
         #expect(output.skipCount(containing: "WorkoutRoute file not found") == 1)
     }
+
+    /// An empty GPX file (0 bytes, in a zip or beside export.xml) is said to be empty, not "not
+    /// well-formed"; its route is kept, without points.
+    @Test func anEmptyRouteFileIsSaidToBeEmpty() throws {
+        let directory = try TemporaryDirectory()
+        let zip = directory.file("export.zip")
+        try Fixtures.zip([
+            ("apple_health_export/export.xml", Fixtures.export(Self.modernWorkout)),
+            ("apple_health_export/workout-routes/route_2023-01-01_8.00am.gpx", ""),
+        ], to: zip)
+        let zipped = try Fixtures.read(zip, stateDirectory: directory.path)
+        #expect(zipped.skips.map(\.reason) == ["GPX file is empty: its route has no points"], "\(zipped.skips)")
+        #expect(workouts(zipped).first?.routes.first?.points.isEmpty == true)
+
+        let folder = try TemporaryDirectory()
+        let path = try folder.write("export.xml", Fixtures.export(Self.modernWorkout))
+        try folder.write("workout-routes/route_2023-01-01_8.00am.gpx", "")
+        let beside = try Fixtures.read(path)
+        #expect(beside.skips.map(\.reason) == ["GPX file is empty: its route has no points"], "\(beside.skips)")
+        #expect(workouts(beside).first?.routes.first?.points.isEmpty == true)
+    }
 }

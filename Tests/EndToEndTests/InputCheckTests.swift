@@ -92,6 +92,9 @@ import Testing
         try "\u{FEFF}<?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\"/>\n"
             .write(toFile: directory + "/image.svg", atomically: true, encoding: .utf8)
         try "hi\n".write(toFile: directory + "/a.txt", atomically: true, encoding: .utf8)
+        // An export.xml an editor saved as UTF-16 (with its byte-order mark, as Foundation writes it).
+        try "<?xml version=\"1.0\" encoding=\"UTF-16\"?>\n<HealthData locale=\"en_US\"/>\n"
+            .write(toFile: directory + "/utf16.xml", atomically: true, encoding: .utf16)
         /// A real zip (as `zip` makes) of `file`, named `entry` inside.
         func zip(_ file: String, as entry: String, into archive: String) throws {
             let zip = Process()
@@ -110,7 +113,8 @@ import Testing
                              ("pic.png", "this is not an Apple Health export (neither a zip file nor XML)"),
                              ("random.json", "random.json, line 1: this is not NDJSON of health samples"),
                              ("page.html", "this is not an Apple Health export: the document element is <html>, not <HealthData>"),
-                             ("image.svg", "the document element is <svg>, not <HealthData>")] {
+                             ("image.svg", "the document element is <svg>, not <HealthData>"),
+                             ("utf16.xml", "this XML is UTF-16; healthrouter reads export.xml in UTF-8")] {
             let result = try CommandRunner.run(["import", file], in: directory)
             #expect(result.status == 65, "\(file): \(result.stderr)")
             #expect(result.stderr.contains(says) && result.stderr.contains("hint: "), "\(file): \(result.stderr)")
