@@ -20,6 +20,8 @@ final class SQLiteSinkRowWriter {
     private let sleepStagesInsert: SQLiteStatement
     /// Deletes the other activity summaries of a day and user (one a day: see `writeRecord`).
     private let deleteOtherSummariesOfTheDay: SQLiteStatement
+    /// Deletes the user's other profiles (one a user).
+    private let deleteOtherProfiles: SQLiteStatement
 
     /// Set by the sink while it loads entries that are the first of their id into empty bulk
     /// tables whose id index it dropped: rows of those tables are inserted, not upserted, and
@@ -52,6 +54,7 @@ final class SQLiteSinkRowWriter {
         sleepStagesInsert = try database.prepare(Schema.sleepStages.insertSQL)
         deleteOtherSummariesOfTheDay = try database.prepare(
             "DELETE FROM \(Schema.activitySummaries.name) WHERE date = ?1 AND user_id IS ?2 AND id <> ?3")
+        deleteOtherProfiles = try database.prepare("DELETE FROM \(Schema.profile.name) WHERE user_id IS ?1 AND id <> ?2")
         self.headers = headers
         var childInserts: [String: SQLiteStatement] = [:]
         for table in Schema.childTables { childInserts[table.name] = try database.prepare(table.insertSQL) }
@@ -303,6 +306,12 @@ final class SQLiteSinkRowWriter {
             deleteOtherSummariesOfTheDay.bind(2, sample.userId)
             deleteOtherSummariesOfTheDay.bind(3, sample.id)
             _ = try execute(deleteOtherSummariesOfTheDay)
+        }
+        // A user has one profile: one a healthrouter before one a user stored under another id is replaced.
+        if table.name == Schema.profile.name {
+            deleteOtherProfiles.bind(1, sample.userId)
+            deleteOtherProfiles.bind(2, sample.id)
+            _ = try execute(deleteOtherProfiles)
         }
     }
 

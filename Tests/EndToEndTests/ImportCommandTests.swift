@@ -612,6 +612,38 @@ final class ItemCollector: SourceOutput {
         #expect(try edited.scalarText("SELECT metadata FROM samples") == #"{"HKFoodType":"Scrambled eggs"}"#)
     }
 
+    /// The profile (`Me`) is one a user: a later export with the same profile writes nothing new,
+    /// one with a changed profile changes it (one row in the sqlite store, one uuid in the ndjson
+    /// file), whatever the export date.
+    @Test func theProfileIsOneAUserAcrossExports() throws {
+        let directory = makeTemporaryDirectory()
+        func export(day: Int, bloodType: String) -> String {
+            """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <HealthData locale="en_US">
+             <ExportDate value="2024-03-\(day) 22:00:00 -0800"/>
+             <Me HKCharacteristicTypeIdentifierDateOfBirth="1990-02-02" HKCharacteristicTypeIdentifierBloodType="\(bloodType)"/>
+            </HealthData>
+            """
+        }
+        try export(day: 10, bloodType: "HKBloodTypeAPositive").write(toFile: directory + "/a.xml", atomically: true, encoding: .utf8)
+        try export(day: 11, bloodType: "HKBloodTypeAPositive").write(toFile: directory + "/b.xml", atomically: true, encoding: .utf8)
+        try export(day: 12, bloodType: "HKBloodTypeBPositive").write(toFile: directory + "/c.xml", atomically: true, encoding: .utf8)
+        #expect(try CommandRunner.run(["import", "a.xml", "-q"], in: directory).stdout.contains("new         1"))
+        let same = try CommandRunner.run(["import", "b.xml"], in: directory)
+        #expect(same.stdout.contains("nothing new"), "\(same.stdout)")
+        let changed = try CommandRunner.run(["import", "c.xml", "-q"], in: directory)
+        #expect(changed.stdout.contains("changed     1"), "\(changed.stdout)")
+        let store = try SQLiteDatabase(path: directory + "/healthrouter-data/health.sqlite", readOnly: true)
+        #expect(try store.scalarText("SELECT group_concat(blood_type) FROM profile") == "HKBloodTypeBPositive")
+        let lines = try String(contentsOfFile: directory + "/healthrouter-data/ndjson/Me.ndjson", encoding: .utf8)
+            .split(separator: "\n")
+        let uuids = Set(lines.compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["uuid"] as? String
+        })
+        #expect(lines.count == 2 && uuids.count == 1, "\(lines)")
+    }
+
     /// Two foods of equal energy at one meal, each the member of its own food correlation: each
     /// correlation points at its own member (its twin id for the second), whether the records come
     /// before the correlations or after them, with the members in the correlations' order or not;
