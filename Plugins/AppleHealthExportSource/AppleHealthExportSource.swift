@@ -57,13 +57,9 @@ public final class AppleHealthExportSource: FiniteSource {
         if file.format == .zip { try ZipExportReader.checkEntries(of: file) }
     }
 
-    /// The file's resolved path, size and modification time (nil when it cannot be read).
+    /// The file's absolute path, symbolic links resolved.
     public var inputIdentity: String? {
-        var status = stat()
-        let path = URL(fileURLWithPath: resolvedPath).resolvingSymlinksInPath().path
-        guard stat(path, &status) == 0 else { return nil }
-        return [path, String(status.st_size), String(status.st_mtim.tv_sec), String(status.st_mtim.tv_nsec)]
-            .joined(separator: "\u{1F}")
+        URL(fileURLWithPath: resolvedPath).resolvingSymlinksInPath().path
     }
 
     /// An export's records carry no ids: two of one fingerprint in one file are two samples.

@@ -297,6 +297,21 @@ final class ItemCollector: SourceOutput {
         #expect(try StoreChecksum.sqlite(killed + "/state/health.sqlite") == StoreChecksum.sqlite(reference + "/state/health.sqlite"))
         #expect(try StoreChecksum.ndjson(killed + "/state/ndjson") == StoreChecksum.ndjson(reference + "/state/ndjson"))
 
+        // A cut copy (it stops after the first twins) imported first, then the full file copied
+        // over it at the same path: the same as one import of the full file.
+        let cut = directory + "/cut"
+        try FileManager.default.createDirectory(atPath: cut, withIntermediateDirectories: true)
+        let cutConfig = try Self.isolatedConfig(in: cut)
+        let full = try Data(contentsOf: URL(fileURLWithPath: export))
+        try full.prefix(full.count / 2).write(to: URL(fileURLWithPath: cut + "/export.xml"))
+        let cutRun = try CommandRunner.run(["import", "export.xml", "--config", cutConfig, "--quiet"], in: cut)
+        #expect(cutRun.status == 65, "\(cutRun.stderr)")
+        try full.write(to: URL(fileURLWithPath: cut + "/export.xml"))
+        let fullRun = try CommandRunner.run(["import", "export.xml", "--config", cutConfig, "--quiet"], in: cut)
+        #expect(fullRun.status == 0, "\(fullRun.stderr)")
+        #expect(try twins(cut + "/state/health.sqlite") == 600)
+        #expect(try StoreChecksum.sqlite(cut + "/state/health.sqlite") == StoreChecksum.sqlite(reference + "/state/health.sqlite"))
+
         // The finished import forgot its start: the same file again is nothing new, and a later
         // export at the same path whose first twin changed is a change, not a third twin.
         let again = try CommandRunner.run(["import", export, "--config", killedConfig], in: killed)
@@ -565,6 +580,16 @@ final class ItemCollector: SourceOutput {
         let formerStore = try SQLiteDatabase(path: former + "/healthrouter-data/health.sqlite", readOnly: true)
         #expect(try formerStore.scalarText("SELECT group_concat(date || '=' || active_energy_burned, ' ') FROM "
                                            + "(SELECT * FROM activity_summaries ORDER BY date)") == "2024-03-09=500.0 2024-03-10=250.0")
+
+        // Two summaries of one day in one file: the second is a change of the day, not a twin.
+        let twice = makeTemporaryDirectory()
+        try export(100, exportDay: 10).replacingOccurrences(of: "2024-03-09", with: "2024-03-10")
+            .write(toFile: twice + "/twice.xml", atomically: true, encoding: .utf8)
+        let both = try CommandRunner.run(["import", "twice.xml", "-q"], in: twice)
+        #expect(both.stdout.contains("new         1") && both.stdout.contains("changed     1"), "\(both.stdout)")
+        let twiceStore = try SQLiteDatabase(path: twice + "/healthrouter-data/health.sqlite", readOnly: true)
+        #expect(try twiceStore.scalarText("SELECT group_concat(date || '=' || active_energy_burned) FROM activity_summaries")
+                == "2024-03-10=100.0")
     }
 
     /// Two records one fingerprint cannot tell apart (same type, source, times and value; other
@@ -689,6 +714,49 @@ final class ItemCollector: SourceOutput {
             let again = try CommandRunner.run(["import", "export.xml", "-q"], in: directory)
             #expect(again.stdout.contains("nothing new: every record was already imported"), "order \(index): \(again.stdout)")
         }
+    }
+
+    /// Many meals of two foods whose nutrients are equal (energy, and no cholesterol in either), the
+    /// records first and the correlations after them, as exports write them: every correlation
+    /// points at its own food's members. A dump of the journal read back after the export, on one
+    /// command line, is nothing new: the twins of the export do not rename the dump's members.
+    @Test func manyMealsOfTwinFoodsKeepTheirMembers() throws {
+        let directory = makeTemporaryDirectory()
+        let meals = 300
+        func time(_ meal: Int) -> String { String(format: "2024-03-%02d %02d:%02d:00 -0700", 1 + meal / 96, meal / 4 % 24, meal % 4 * 15) }
+        func record(_ type: String, _ unit: String, _ value: Int, meal: Int, food: String) -> String {
+            "<Record type=\"HKQuantityTypeIdentifier\(type)\" sourceName=\"MFP\" unit=\"\(unit)\" value=\"\(value)\" "
+                + "startDate=\"\(time(meal))\" endDate=\"\(time(meal))\"><MetadataEntry key=\"HKFoodType\" value=\"\(food)\"/></Record>\n"
+        }
+        func members(meal: Int, food: String) -> String {
+            record("DietaryEnergyConsumed", "kcal", 100, meal: meal, food: food)
+                + record("DietaryCholesterol", "mg", 0, meal: meal, food: food)
+        }
+        var xml = "<?xml version=\"1.0\"?>\n<HealthData locale=\"en_US\">\n<ExportDate value=\"2024-04-01 10:00:00 -0700\"/>\n"
+        for meal in 0..<meals { xml += members(meal: meal, food: "Apple \(meal)") + members(meal: meal, food: "Pear \(meal)") }
+        for meal in 0..<meals {
+            for food in ["Apple \(meal)", "Pear \(meal)"] {
+                xml += "<Correlation type=\"HKCorrelationTypeIdentifierFood\" sourceName=\"MFP\" startDate=\"\(time(meal))\" "
+                    + "endDate=\"\(time(meal))\"><MetadataEntry key=\"HKFoodType\" value=\"\(food)\"/>\n"
+                    + members(meal: meal, food: food) + "</Correlation>\n"
+            }
+        }
+        try (xml + "</HealthData>\n").write(toFile: directory + "/export.xml", atomically: true, encoding: .utf8)
+        let imported = try CommandRunner.run(["import", "export.xml", "-q"], in: directory)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let store = try SQLiteDatabase(path: directory + "/healthrouter-data/health.sqlite", readOnly: true)
+        #expect(try store.scalarInt("SELECT count(*) FROM samples") == Int64(meals * 4))
+        #expect(try store.scalarInt("SELECT count(*) FROM correlations") == Int64(meals * 2))
+        #expect(try store.scalarInt("""
+            SELECT count(*) FROM correlations c JOIN correlation_members m ON m.correlation_id = c.id
+            JOIN samples s ON s.id = m.member_id
+            WHERE json_extract(c.metadata, '$.HKFoodType') = json_extract(s.metadata, '$.HKFoodType')
+            """) == Int64(meals * 4))
+        let dump = try CommandRunner.run(["dump", "--output", "journal.ndjson"], in: directory)
+        #expect(dump.status == 0, "\(dump.stderr)")
+        let again = try CommandRunner.run(["import", "export.xml", "journal.ndjson"], in: directory)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout.contains("nothing new"), "\(again.stdout)")
     }
 
     /// Several files on one command line: the summary names each and counts what all of them read.

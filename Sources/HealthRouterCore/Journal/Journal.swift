@@ -221,11 +221,17 @@ public final class Journal {
             guard case .sample(var sample) = Self.take(&item) else { preconditionFailure() }
             sample.assignFingerprintIdIfMissing()
             sample.id = SampleIdKey.canonicalCase(sample.id)
-            if !twinNames.isEmpty { nameTwinMembers(of: &sample) }
+            var isCorrelation = false
+            if case .correlation = sample.detail {
+                isCorrelation = true
+                if !twinNames.isEmpty { nameTwinMembers(of: &sample) }
+            }
             let given = sample.id
             let first = try admit(&sample, sequence: sequence, result: &result)
-            if given != sample.id {
-                if twinNames.count >= Self.twinNamesKept { twinNames.removeAll() }
+            if isCorrelation {
+                // Its members came just before it: the next correlation's come after it.
+                twinNames.removeAll()
+            } else if given != sample.id {
                 twinNames[given] = sample.id
             } else if !twinNames.isEmpty {
                 twinNames.removeValue(forKey: given)
@@ -352,7 +358,9 @@ public final class Journal {
                     return nil
                 }
             }
-            if isFingerprintId, let twinsAfter {
+            // A day's activity summary and a user's profile have one id whatever their content: a
+            // second one in one export is a change of it, not a twin.
+            if isFingerprintId, let twinsAfter, sample.kind != .activitySummary, sample.kind != .profile {
                 let twin = Self.twinId(of: sample.id, contentHash: hash)
                 let twinKey = SampleIdKey.Key(twin)
                 twinKey.bind(lookupId, 1, through: bindings)
@@ -367,6 +375,8 @@ public final class Journal {
                 if storedSequence > twinsAfter {
                     sample.id = twin
                     encodeEntry()
+                    // Under its own id: a replay of the twin (a dump, an ndjson folder) meets this hash.
+                    hash = contentHash(of: sample)
                     result.new[sample.kind, default: 0] += 1
                     twinKey.bind(insertId, 1, through: bindings)
                     insertId.bind(2, hash)
@@ -506,11 +516,13 @@ public final class Journal {
     /// another process may append too).
     private var hasNativeIds = false
 
-    /// The ids samples most recently admitted under a fingerprint id were told apart by as twins
-    /// (fingerprint id → twin id), for `nameTwinMembers`. An export writes a correlation's members
-    /// just before it, so only the latest few matter.
+    /// The ids samples admitted under a fingerprint id since the last correlation were told apart
+    /// by as twins (fingerprint id → twin id; a sample admitted under its fingerprint id since
+    /// takes its entry out), for `nameTwinMembers`. The export source emits a correlation's members
+    /// just before it (a member whose id has two contents always: `CorrelationMemberDeduplicator`),
+    /// so each correlation empties it, and so does each input (`twinsAfter`). Twins are told apart
+    /// only in an import, so it holds no more than the twins of one file.
     private var twinNames: [String: String] = [:]
-    private static let twinNamesKept = 256
 
     /// Points a correlation's member ids at the samples just admitted for them: a member the
     /// journal told apart from its twin by its twin id (two foods of equal energy at one meal,
@@ -539,7 +551,9 @@ public final class Journal {
     /// after it, met again with other content in the same import, is a second sample (a file holds
     /// both), not a change; met again in a later import, it is a change. Nil (the daemon): always a
     /// change.
-    public var twinsAfter: Int64?
+    public var twinsAfter: Int64? {
+        didSet { twinNames.removeAll() }
+    }
 
     static func isFingerprintId(_ id: String) -> Bool { uuidVersion(id) == UInt8(ascii: "5") }
 
@@ -676,12 +690,12 @@ public final class Journal {
             try database.scalarInt("SELECT value FROM meta WHERE key = 'last_seq'") ?? 0)
     }
 
-    /// The sequence an import of the input `identity` (`FiniteSource.inputIdentity`) sets
-    /// `twinsAfter` to: the head, recorded as the import's start until `finishedImport(of:)`. When
-    /// an import of that same input started before and never finished (killed), its start: what
-    /// the killed run journaled is then told apart from its twins as one uninterrupted run would
-    /// have, rather than taken for changed by them. Records of other inputs at the same path
-    /// (an export replaced since) are dropped. Nil identity: the head, nothing recorded.
+    /// The sequence an import of the input `identity` (`FiniteSource.inputIdentity`: a file's
+    /// path) sets `twinsAfter` to: the head, recorded as the import's start until
+    /// `finishedImport(of:)`. When an import of that input started before and did not read it to
+    /// its end (killed, or a cut copy that the full one has replaced since), its start: what that
+    /// run journaled is then told apart from its twins as one uninterrupted run would have, rather
+    /// than taken for changed by them. Nil identity: the head, nothing recorded.
     public func startImport(of identity: String?) throws -> Int64 {
         let head = try head()
         guard let identity else { return head }
@@ -689,12 +703,6 @@ public final class Journal {
         let lookup = try database.prepare("SELECT value FROM meta WHERE key = ?1")
         lookup.bind(1, key)
         if try lookup.step(), !lookup.isNull(0) { return min(lookup.int64(0), head) }
-        let path = identity.split(separator: "\u{1F}", omittingEmptySubsequences: false).first.map(String.init) ?? identity
-        let stale = try database.prepare("DELETE FROM meta WHERE substr(key, 1, ?2) = ?1")
-        let prefix = Self.importStartKey + path + "\u{1F}"
-        stale.bind(1, prefix)
-        stale.bind(2, Int64(prefix.utf8.count))
-        try stale.run()
         let record = try database.prepare("INSERT INTO meta(key, value) VALUES (?1, ?2)")
         record.bind(1, key)
         record.bind(2, head)

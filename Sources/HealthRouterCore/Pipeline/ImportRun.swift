@@ -110,7 +110,7 @@ public final class ImportRun {
                 // Two samples of one fingerprint in one export are two samples (Journal.twinsAfter);
                 // in the next file (a later export), a change; in a replay, always a change. The
                 // previous file's output finished above, so its entries are in. A file whose
-                // import was killed counts from where that import started.
+                // import did not read it to its end (killed, cut) counts from where that import started.
                 let identity = entry.source.keepsTwinsApart ? entry.source.inputIdentity : nil
                 journal.twinsAfter = entry.source.keepsTwinsApart ? try journal.startImport(of: identity) : nil
                 defer { _ = try? outputs[index].finish() }

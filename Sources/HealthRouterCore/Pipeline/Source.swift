@@ -50,10 +50,9 @@ public protocol FiniteSource {
     /// change, as a journal dump lists every version of a changed sample). Default: false.
     var keepsTwinsApart: Bool { get }
 
-    /// What tells this input's exact content apart from any other (a file's resolved path, size
-    /// and modification time), for a source that keeps twins apart: an import of it that was
-    /// killed and is run again then tells twins apart as one uninterrupted import
-    /// (`Journal.startImport(of:)`). The path comes first, followed by U+001F. Default: nil.
+    /// What names this input (a file's resolved path), for a source that keeps twins apart: an
+    /// import of it that did not read it to its end (killed; a cut copy), run again, tells twins
+    /// apart as one uninterrupted import (`Journal.startImport(of:)`). Default: nil.
     var inputIdentity: String? { get }
 }
 
