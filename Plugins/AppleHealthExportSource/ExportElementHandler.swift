@@ -244,7 +244,9 @@ final class ExportElementHandler: SAXHandler {
         var kind = SampleKind.quantity
         var categoryValue: String?
         switch traits.kind {
-        case .quantity?:
+        // A state of mind is no quantity in HealthKit (its number is a valence): one without a
+        // number is kept as the records of unknown types are.
+        case .quantity? where type != Self.stateOfMind:
             guard number != nil else {
                 guard let value else { return skipRecord("Quantity Record without a value") }
                 return skipRecord(DecimalNumber.isOutOfRange(value) ? "Quantity Record with a value out of range"
@@ -449,6 +451,9 @@ final class ExportElementHandler: SAXHandler {
         swap(&taken, &sample)
         return taken
     }
+
+    /// HealthKit's identifier of state-of-mind samples.
+    static let stateOfMind = "HKDataTypeStateOfMind"
 
     /// Reported for a `MetadataEntry` whose key its element has already.
     static let repeatedKey = "MetadataEntry with a key given before in its element: the last value kept"

@@ -209,6 +209,21 @@ import AppleHealthExportSource
         #expect(steps.start.utcOffsetSeconds == 3600)
     }
 
+    /// A state of mind (no quantity in HealthKit) is read with its valence, and kept without one.
+    @Test func aStateOfMindIsKeptWithOrWithoutAValence() throws {
+        let output = try read("""
+         <Record type="HKDataTypeStateOfMind" sourceName="Health" startDate="2024-03-14 08:00:00 -0700" \
+        endDate="2024-03-14 08:00:00 -0700" value="0.5"/>
+         <Record type="HKDataTypeStateOfMind" sourceName="Health" startDate="2024-03-14 09:00:00 -0700" \
+        endDate="2024-03-14 09:00:00 -0700"/>
+        """)
+        #expect(output.skips.isEmpty, "\(output.skips)")
+        let moods = output.samples.filter { $0.type == "HKDataTypeStateOfMind" }
+        #expect(moods.count == 2)
+        #expect(moods.first?.value == 0.5)
+        #expect(moods.last?.value == nil)
+    }
+
     /// A MetadataEntry key given twice in one element is kept once, with its last value, where
     /// it came first (the stored JSON has each key once, and the zone is the value kept); reported.
     @Test func aMetadataKeyGivenTwiceKeepsItsLastValue() throws {

@@ -95,6 +95,8 @@ import Testing
         // An export.xml an editor saved as UTF-16 (with its byte-order mark, as Foundation writes it).
         try "<?xml version=\"1.0\" encoding=\"UTF-16\"?>\n<HealthData locale=\"en_US\"/>\n"
             .write(toFile: directory + "/utf16.xml", atomically: true, encoding: .utf16)
+        // Without a byte-order mark or declaration, little-endian.
+        try "<HealthData locale=\"en_US\"/>\n".write(toFile: directory + "/utf16le.xml", atomically: true, encoding: .utf16LittleEndian)
         /// A real zip (as `zip` makes) of `file`, named `entry` inside.
         func zip(_ file: String, as entry: String, into archive: String) throws {
             let zip = Process()
@@ -114,7 +116,8 @@ import Testing
                              ("random.json", "random.json, line 1: this is not NDJSON of health samples"),
                              ("page.html", "this is not an Apple Health export: the document element is <html>, not <HealthData>"),
                              ("image.svg", "the document element is <svg>, not <HealthData>"),
-                             ("utf16.xml", "this XML is UTF-16; healthrouter reads export.xml in UTF-8")] {
+                             ("utf16.xml", "this XML is UTF-16; healthrouter reads export.xml in UTF-8"),
+                             ("utf16le.xml", "this XML is UTF-16; healthrouter reads export.xml in UTF-8")] {
             let result = try CommandRunner.run(["import", file], in: directory)
             #expect(result.status == 65, "\(file): \(result.stderr)")
             #expect(result.stderr.contains(says) && result.stderr.contains("hint: "), "\(file): \(result.stderr)")
