@@ -15,7 +15,8 @@ enum BackfillCommand {
           --from PATH     read PATH instead of the journal: an Apple Health export.zip/export.xml
                           or NDJSON (a file or folder, as `dump` and the ndjson sink write), found
                           by content; every sample of it is written (narrow with --types), whatever
-                          the routes say, and nothing goes into the journal
+                          the routes say, under the ids an import of it gives (records one
+                          fingerprint cannot tell apart included), and nothing goes into the journal
           --batch-size N  entries per write (default 5000)
           --restart       start over instead of resuming an interrupted backfill
         \(FilterOptions.help)
@@ -130,7 +131,8 @@ enum BackfillCommand {
                     try delivery.accept(entry)
                 }
             } else if let source = fileSource {
-                let output = DirectDeliveryOutput(delivery: delivery, sourceName: "backfill", journal: journal)
+                let output = DirectDeliveryOutput(delivery: delivery, sourceName: "backfill", journal: journal,
+                                                  keepsTwinsApart: source.keepsTwinsApart)
                 do {
                     try source.read(into: output)
                 } catch let error as SourceError {

@@ -757,6 +757,27 @@ final class ItemCollector: SourceOutput {
         let again = try CommandRunner.run(["import", "export.xml", "journal.ndjson"], in: directory)
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stdout.contains("nothing new"), "\(again.stdout)")
+
+        // A backfill from the file gives its samples the ids the import gave them: into a new
+        // store the same rows as the import's (but when they were written), into the import's
+        // store nothing changes.
+        let filled = try StoreChecksum.sqlite(directory + "/healthrouter-data/health.sqlite", ignoring: ["journal_seq"])
+        try """
+            state_directory: ./healthrouter-data
+            sinks:
+              local: { type: sqlite, path: ./healthrouter-data/health.sqlite }
+              fresh: { type: sqlite, path: ./fresh.sqlite }
+            """.write(toFile: directory + "/backfill.yaml", atomically: true, encoding: .utf8)
+        for sink in ["local", "fresh"] {
+            let backfill = try CommandRunner.run(["backfill", sink, "--from", "export.xml", "--config", "backfill.yaml", "-q"],
+                                                 in: directory)
+            #expect(backfill.status == 0, "\(sink): \(backfill.stderr)")
+        }
+        #expect(try StoreChecksum.sqlite(directory + "/healthrouter-data/health.sqlite", ignoring: ["journal_seq"]) == filled)
+        var fresh = try StoreChecksum.sqlite(directory + "/fresh.sqlite", ignoring: ["journal_seq"])
+        var byImport = filled
+        for table in ["sink_cursor"] { fresh[table] = nil; byImport[table] = nil }
+        #expect(fresh == byImport)
     }
 
     /// Two users' exports in one state directory (a source each, with its `user_id`) that hold an

@@ -2,7 +2,7 @@
 /// items it receives 1, 2, 3, … (the position a resumed run counts up to again) and hands them
 /// to a `DirectDelivery`, without the journal. Samples the journal (when there is one) records
 /// as deleted since are not delivered: they are skipped, as an import of the file adds nothing
-/// for them either.
+/// for them either. An export's samples get the ids an import gives them (`FileTwinNamer`).
 public final class DirectDeliveryOutput: SourceOutput {
     private let delivery: DirectDelivery
     private let sourceName: String
@@ -13,11 +13,14 @@ public final class DirectDeliveryOutput: SourceOutput {
     public private(set) var totalBytes: Int64?
 
     private let journal: Journal?
+    /// For a source that keeps twins apart (an export).
+    private var namer: FileTwinNamer?
 
-    public init(delivery: DirectDelivery, sourceName: String, journal: Journal? = nil) {
+    public init(delivery: DirectDelivery, sourceName: String, journal: Journal? = nil, keepsTwinsApart: Bool = false) {
         self.delivery = delivery
         self.sourceName = sourceName
         self.journal = journal
+        namer = keepsTwinsApart ? FileTwinNamer() : nil
     }
 
     /// Why a sample the journal recorded as deleted is not delivered.
@@ -27,6 +30,11 @@ public final class DirectDeliveryOutput: SourceOutput {
         for var item in items {
             position += 1
             item.assignFingerprintIdIfMissing()
+            if namer != nil, case .sample(var sample) = item {
+                // A copy of a sample the file held already (a correlation member's) is not written again.
+                guard namer!.name(&sample) else { continue }
+                item = .sample(sample)
+            }
             if let journal, case .sample(let sample) = item, try journal.isDeleted(sample.id) {
                 skipped(Self.deletedReason, location: nil)
                 continue
