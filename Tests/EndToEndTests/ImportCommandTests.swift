@@ -635,6 +635,22 @@ final class ItemCollector: SourceOutput {
         #expect(both.stdout.contains("new         1") && both.stdout.contains("changed     1"), "\(both.stdout)")
         let edited = try SQLiteDatabase(path: later + "/healthrouter-data/health.sqlite", readOnly: true)
         #expect(try edited.scalarText("SELECT metadata FROM samples") == #"{"HKFoodType":"Scrambled eggs"}"#)
+
+        // A later export that holds the first food and a second one at the same meal adds the
+        // second: it met the first as it was, so the second is its twin, not its edit.
+        let added = makeTemporaryDirectory()
+        try "<?xml version=\"1.0\"?>\n<HealthData locale=\"en_US\">\n\(record("Eggs"))\n</HealthData>\n"
+            .write(toFile: added + "/old.xml", atomically: true, encoding: .utf8)
+        try "<?xml version=\"1.0\"?>\n<HealthData locale=\"en_US\">\n\(record("Eggs"))\n\(record("Toast"))\n</HealthData>\n"
+            .write(toFile: added + "/new.xml", atomically: true, encoding: .utf8)
+        #expect(try CommandRunner.run(["import", "old.xml", "-q"], in: added).status == 0)
+        let second = try CommandRunner.run(["import", "new.xml", "-q"], in: added)
+        #expect(second.stdout.contains("new         1") && !second.stdout.contains("changed"), "\(second.stdout)")
+        let kept = try SQLiteDatabase(path: added + "/healthrouter-data/health.sqlite", readOnly: true)
+        #expect(try kept.scalarText("SELECT group_concat(json_extract(metadata, '$.HKFoodType')) FROM "
+                                    + "(SELECT metadata FROM samples ORDER BY metadata)") == "Eggs,Toast")
+        let third = try CommandRunner.run(["import", "new.xml"], in: added)
+        #expect(third.stdout.contains("nothing new"), "\(third.stdout)")
     }
 
     /// The profile (`Me`) is one a user: a later export with the same profile writes nothing new,

@@ -154,8 +154,8 @@ import Testing
     }
 
     /// A fingerprint id met again with other content: in the import that journaled it (after
-    /// `twinsAfter`), a second sample under its twin id; in a later one, or without `twinsAfter`
-    /// (the daemon), a change.
+    /// `twinsAfter`), or in one that met it as it was before, a second sample under its twin id;
+    /// in a later one without it, or without `twinsAfter` (the daemon), a change.
     @Test func aSecondSampleOfOneFingerprintInOneImportIsATwin() throws {
         let journal = try Journal(stateDirectory: makeTemporaryDirectory())
         var eggs = heartRate(155, at: 0)
@@ -173,7 +173,13 @@ import Testing
         #expect(again.duplicateCount == 2 && again.entriesWritten == 0)
         var edited = eggs
         edited.metadata = [MetadataEntry("HKFoodType", .string("Omelette"))]
-        #expect(try journal.append([.sample(edited)], source: "history").changedCount == 1)
+        // The import that met the eggs as they were: a third food beside them.
+        #expect(try journal.append([.sample(edited)], source: "history").newCount == 1)
+        // A later import that holds fried eggs alone: an edit of the eggs.
+        var fried = eggs
+        fried.metadata = [MetadataEntry("HKFoodType", .string("Fried eggs"))]
+        journal.twinsAfter = try journal.head()
+        #expect(try journal.append([.sample(fried)], source: "history").changedCount == 1)
         journal.twinsAfter = nil
         var renamed = toast
         renamed.metadata = [MetadataEntry("HKFoodType", .string("Bread"))]

@@ -308,6 +308,7 @@ public final class Journal {
             let storedSequence = lookupId.int64(1)
             lookupId.reset()
             if stored == hash {
+                noteMetBefore(key, storedSequence: storedSequence)
                 result.duplicates[sample.kind, default: 0] += 1
                 return nil
             }
@@ -333,6 +334,7 @@ public final class Journal {
                 return true
             }
             if try isStoredWithOffsetsInItsHash() || isStoredWithRouteDatesAsText() {
+                noteMetBefore(key, storedSequence: storedSequence)
                 result.duplicates[sample.kind, default: 0] += 1
                 return nil
             }
@@ -379,7 +381,7 @@ public final class Journal {
                     result.duplicates[sample.kind, default: 0] += 1
                     return nil
                 }
-                if storedSequence > twinsAfter {
+                if storedSequence > twinsAfter || wasMetBefore(key) {
                     sample.id = twin
                     encodeEntry()
                     // Under its own id: a replay of the twin (a dump, an ndjson folder) meets this hash.
@@ -565,7 +567,26 @@ public final class Journal {
     /// both), not a change; met again in a later import, it is a change. Nil (the daemon): always a
     /// change.
     public var twinsAfter: Int64? {
-        didSet { twinNames.removeAll() }
+        didSet {
+            twinNames.removeAll()
+            metBefore = twinsAfter == nil ? nil : IdBloomFilter()
+        }
+    }
+
+    /// The fingerprint ids an import met in entries journaled before it (`twinsAfter`), with the
+    /// content they had: a later record of one with other content is its twin, as one journaled
+    /// by the import is (an export that holds both foods, after one that held the first). Nil
+    /// outside an import.
+    private var metBefore: IdBloomFilter?
+
+    private func noteMetBefore(_ key: SampleIdKey.Key, storedSequence: Int64) {
+        guard let twinsAfter, storedSequence <= twinsAfter, case .uuid(let high, let low) = key else { return }
+        metBefore?.insert(high, low)
+    }
+
+    private func wasMetBefore(_ key: SampleIdKey.Key) -> Bool {
+        guard let metBefore, case .uuid(let high, let low) = key else { return false }
+        return metBefore.contains(high, low)
     }
 
     static func isFingerprintId(_ id: String) -> Bool { uuidVersion(id) == UInt8(ascii: "5") }

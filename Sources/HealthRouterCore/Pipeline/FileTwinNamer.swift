@@ -63,20 +63,9 @@ public struct FileTwinNamer {
         return ContentHash.of(writer.bytes)
     }
 
-    /// The 128 bits of a UUID written as text (`8-4-4-4-12` hex digits); nil for any other id.
+    /// The 128 bits of a UUID in its canonical form (`SampleIdKey`); nil for any other id.
     private static func key(_ id: String) -> Key? {
-        var high: UInt64 = 0, low: UInt64 = 0, digits = 0
-        for byte in id.utf8 where byte != UInt8(ascii: "-") {
-            let value: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): value = byte - UInt8(ascii: "A") + 10
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = byte - UInt8(ascii: "a") + 10
-            default: return nil
-            }
-            if digits < 16 { high = high << 4 | UInt64(value) } else { low = low << 4 | UInt64(value) }
-            digits += 1
-        }
-        return digits == 32 ? Key(high: high, low: low) : nil
+        guard case .uuid(let high, let low) = SampleIdKey.Key(id) else { return nil }
+        return Key(high: high, low: low)
     }
 }
