@@ -796,44 +796,6 @@ final class ItemCollector: SourceOutput {
         #expect(fresh == byImport)
     }
 
-    /// Two users' exports in one state directory (a source each, with its `user_id`) that hold an
-    /// equal reading (same type, source, times and value: an app both use): each user keeps their
-    /// own, and importing both again is nothing new, instead of the two taking turns at one id.
-    @Test func twoUsersEqualReadingsAreEachTheirOwn() throws {
-        let directory = makeTemporaryDirectory()
-        let export = """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <HealthData locale="en_US">
-             <ExportDate value="2024-03-11 10:00:00 -0700"/>
-             <Record type="HKQuantityTypeIdentifierDietaryWater" sourceName="WaterMinder" unit="mL" value="250" \
-            startDate="2024-03-10 12:00:00 -0700" endDate="2024-03-10 12:00:00 -0700"/>
-             <Record type="HKQuantityTypeIdentifierStepCount" sourceName="Pedometer++" unit="count" value="40" \
-            startDate="2024-03-10 12:00:00 -0700" endDate="2024-03-10 12:01:00 -0700"/>
-            </HealthData>
-            """
-        try export.write(toFile: directory + "/alice.xml", atomically: true, encoding: .utf8)
-        try export.write(toFile: directory + "/bob.xml", atomically: true, encoding: .utf8)
-        try """
-            state_directory: ./state
-            sources:
-              alice: { type: apple_health_export, path: ./alice.xml, user_id: alice }
-              bob: { type: apple_health_export, path: ./bob.xml, user_id: bob }
-            sinks:
-              local: { type: sqlite, path: ./state/health.sqlite }
-              lake: { type: ndjson, directory: ./state/ndjson }
-            """.write(toFile: directory + "/healthrouter.yaml", atomically: true, encoding: .utf8)
-        let first = try CommandRunner.run(["import", "-q"], in: directory)
-        #expect(first.status == 0 && first.stdout.contains("new         4"), "\(first.stdout)\(first.stderr)")
-        let store = try SQLiteDatabase(path: directory + "/state/health.sqlite", readOnly: true)
-        #expect(try store.scalarText("SELECT group_concat(user_id || ':' || count, ' ') FROM "
-                                     + "(SELECT user_id, count(*) AS count FROM samples GROUP BY user_id ORDER BY user_id)")
-                == "alice:2 bob:2")
-        for _ in 0..<2 {
-            let again = try CommandRunner.run(["import"], in: directory)
-            #expect(again.stdout.contains("nothing new"), "\(again.stdout)")
-        }
-    }
-
     /// Several files on one command line: the summary names each and counts what all of them read.
     @Test func severalFilesAreNamedAndCountedTogether() throws {
         let directory = makeTemporaryDirectory()

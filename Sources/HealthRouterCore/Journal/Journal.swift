@@ -338,13 +338,6 @@ public final class Journal {
                 result.duplicates[sample.kind, default: 0] += 1
                 return nil
             }
-            // Another user's equal reading (a family's exports in one state directory; the
-            // fingerprint has no user): a sample of this user's under an id of the user's own, not
-            // a change of the other's, which the two would take turns at in every import.
-            if isFingerprintId, let stored = try storedSample(at: storedSequence), stored.userId != sample.userId {
-                sample.id = Self.userTwinId(of: sample.id, userId: sample.userId)
-                return try admit(&sample, sequence: sequence, result: &result)
-            }
             // Parts a forward leaves out come from the stored version; not in an import that tells
             // twins apart, where a fingerprint met again may be another sample with other parts.
             // The stored version is decoded once, for both.
@@ -554,12 +547,6 @@ public final class Journal {
     /// content hash, the same in every import of the file, whatever order the two come in.
     static func twinId(of fingerprintId: String, contentHash: Int64) -> String {
         UUIDv5.string(name: fingerprintId + "\u{1F}" + String(contentHash))
-    }
-
-    /// The id of a reading whose fingerprint id holds another user's equal reading: the UUIDv5 of
-    /// the fingerprint id and the user (empty for none), the same in every import.
-    static func userTwinId(of fingerprintId: String, userId: String?) -> String {
-        UUIDv5.string(name: fingerprintId + "\u{1F}user\u{1F}" + (userId ?? ""))
     }
 
     /// Set by a one-shot import to the journal's head when it starts: a fingerprint id journaled
