@@ -57,11 +57,6 @@ public final class AppleHealthExportSource: FiniteSource {
         if file.format == .zip { try ZipExportReader.checkEntries(of: file) }
     }
 
-    /// The file's absolute path, symbolic links resolved.
-    public var inputIdentity: String? {
-        URL(fileURLWithPath: resolvedPath).resolvingSymlinksInPath().path
-    }
-
     /// An export's records carry no ids: two of one fingerprint in one file are two samples.
     public var keepsTwinsApart: Bool { true }
 

@@ -556,19 +556,22 @@ public final class Journal {
     public var twinsAfter: Int64? {
         didSet {
             twinNames.removeAll()
-            metBefore = twinsAfter == nil ? nil : IdBloomFilter()
+            metBefore = nil
         }
     }
 
     /// The fingerprint ids an import met in entries journaled before it (`twinsAfter`), with the
     /// content they had: a later record of one with other content is its twin, as one journaled
-    /// by the import is (an export that holds both foods, after one that held the first). Nil
-    /// outside an import.
+    /// by the import is (an export that holds both foods, after one that held the first; the
+    /// same file again after an import of it was killed, or after a cut copy of it). Made at the
+    /// first such id, sized for every entry the journal holds; nil outside an import. A false
+    /// "met" (one id in about 2,000) keeps an edit of a record beside the version it edits.
     private var metBefore: IdBloomFilter?
 
     private func noteMetBefore(_ key: SampleIdKey.Key, storedSequence: Int64) {
         guard let twinsAfter, storedSequence <= twinsAfter, case .uuid(let high, let low) = key else { return }
-        metBefore?.insert(high, low)
+        if metBefore == nil { metBefore = IdBloomFilter(capacity: Int(twinsAfter)) }
+        metBefore!.insert(high, low)
     }
 
     private func wasMetBefore(_ key: SampleIdKey.Key) -> Bool {
@@ -710,37 +713,6 @@ public final class Journal {
         max(try database.scalarInt("SELECT max(seq) FROM entries") ?? 0,
             try database.scalarInt("SELECT value FROM meta WHERE key = 'last_seq'") ?? 0)
     }
-
-    /// The sequence an import of the input `identity` (`FiniteSource.inputIdentity`: a file's
-    /// path) sets `twinsAfter` to: the head, recorded as the import's start until
-    /// `finishedImport(of:)`. When an import of that input started before and did not read it to
-    /// its end (killed, or a cut copy that the full one has replaced since), its start: what that
-    /// run journaled is then told apart from its twins as one uninterrupted run would have, rather
-    /// than taken for changed by them. Nil identity: the head, nothing recorded.
-    public func startImport(of identity: String?) throws -> Int64 {
-        let head = try head()
-        guard let identity else { return head }
-        let key = Self.importStartKey + identity
-        let lookup = try database.prepare("SELECT value FROM meta WHERE key = ?1")
-        lookup.bind(1, key)
-        if try lookup.step(), !lookup.isNull(0) { return min(lookup.int64(0), head) }
-        let record = try database.prepare("INSERT INTO meta(key, value) VALUES (?1, ?2)")
-        record.bind(1, key)
-        record.bind(2, head)
-        try record.run()
-        return head
-    }
-
-    /// Forgets the start `startImport(of:)` recorded: the import of `identity` read its input to the end.
-    public func finishedImport(of identity: String?) throws {
-        guard let identity else { return }
-        let forget = try database.prepare("DELETE FROM meta WHERE key = ?1")
-        forget.bind(1, Self.importStartKey + identity)
-        try forget.run()
-    }
-
-    /// The `meta` key prefix of an import's recorded start.
-    static let importStartKey = "import_started\u{1F}"
 
     /// The lowest sequence still stored (nil when empty): entries before it were pruned.
     public func oldestRetained() throws -> Int64? {

@@ -109,14 +109,12 @@ public final class ImportRun {
             do {
                 // Two samples of one fingerprint in one export are two samples (Journal.twinsAfter);
                 // in the next file (a later export), a change; in a replay, always a change. The
-                // previous file's output finished above, so its entries are in. A file whose
-                // import did not read it to its end (killed, cut) counts from where that import started.
-                let identity = entry.source.keepsTwinsApart ? entry.source.inputIdentity : nil
-                journal.twinsAfter = entry.source.keepsTwinsApart ? try journal.startImport(of: identity) : nil
+                // previous file's output finished above, so its entries are in. What an earlier,
+                // killed import of the file journaled is met again as it was (Journal.metBefore).
+                journal.twinsAfter = entry.source.keepsTwinsApart ? try journal.head() : nil
                 defer { _ = try? outputs[index].finish() }
                 try entry.source.read(into: outputs[index])
                 try outputs[index].finish()
-                try journal.finishedImport(of: identity)
             } catch {
                 failure = "\(error)"
                 cannotRead = (error as? SourceError)?.cannotRead ?? false

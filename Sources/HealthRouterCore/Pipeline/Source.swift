@@ -49,17 +49,11 @@ public protocol FiniteSource {
     /// versions of one sample (a replay's lines carry their ids: the later line of an id is a
     /// change, as a journal dump lists every version of a changed sample). Default: false.
     var keepsTwinsApart: Bool { get }
-
-    /// What names this input (a file's resolved path), for a source that keeps twins apart: an
-    /// import of it that did not read it to its end (killed; a cut copy), run again, tells twins
-    /// apart as one uninterrupted import (`Journal.startImport(of:)`). Default: nil.
-    var inputIdentity: String? { get }
 }
 
 extension FiniteSource {
     public func checkInput() throws {}
     public var keepsTwinsApart: Bool { false }
-    public var inputIdentity: String? { nil }
 }
 
 /// A source failure a person can act on: it names the input and says what to do.
