@@ -7,14 +7,12 @@ import HealthRouterCore
 ///   instants in every export (the export's own offset changes with daylight saving); its id
 ///   is one a day and user (`activitySummaryId`), so a later export's other totals for a day,
 ///   the export day's above all, are a change of that day's summary, not a second one.
-/// - `Me` → kind `.profile`, type `Me`, at 1970-01-01T00:00:00Z (a profile has no time of its
-///   own), with one id a user (`profileId`): a later export's profile, the same or changed, is
-///   that profile again, not a second one.
+/// - `Me` → kind `.profile`, type `Me`, at the export date.
 /// - anything else → kind `.other`, type = its `type` attribute or element name, at its
 ///   first date attribute (`startDate`, `date`, `receivedDate`, `dateIssued`,
 ///   `creationDate`) or the export date.
 ///
-/// `.other` records get a content id: the UUIDv5 of the whole element, since
+/// `Me` and `.other` records get a content id: the UUIDv5 of the whole element, since
 /// the fingerprint (type, source, times) does not tell them apart (many ClinicalRecords
 /// share one `receivedDate`). Every one has `detail = .record(element)`.
 enum GenericRecordSample {
@@ -36,9 +34,9 @@ enum GenericRecordSample {
                                    kind: .activitySummary, start: start, end: end,
                                    sourceName: exportSourceName, userId: userId, detail: .record(record)))
         case "Me":
-            let noTime = Timestamp(epochMilliseconds: 0, utcOffsetSeconds: 0)
-            return .success(Sample(id: profileId(userId: userId), type: TypeRegistry.profileType, kind: .profile, start: noTime,
-                                   end: noTime, sourceName: exportSourceName, userId: userId, detail: .record(record)))
+            return .success(Sample(id: contentId(of: record), type: TypeRegistry.profileType, kind: .profile, start: fallbackTime,
+                                   end: fallbackTime, sourceName: exportSourceName, userId: userId,
+                                   detail: .record(record)))
         default:
             let start = firstDate(of: record, among: ["startDate", "date", "receivedDate", "dateIssued", "creationDate"])
                 ?? fallbackTime
@@ -59,13 +57,6 @@ enum GenericRecordSample {
     /// of every attribute, which the journal still recognises (`Journal.isStoredUnderFormerId`).
     static func activitySummaryId(day: Timestamp, userId: String?) -> String {
         UUIDv5.string(name: "ActivitySummary\u{1F}\(day.epochMilliseconds / 1000)\u{1F}\(userId ?? "")")
-    }
-
-    /// The id of `userId`'s profile (`Me`): the UUIDv5 of `Me`, U+001F and the user (empty when
-    /// none). healthrouter before it gave each profile the content id of its element, at the
-    /// export date: every export's profile was another sample.
-    static func profileId(userId: String?) -> String {
-        UUIDv5.string(name: "Me\u{1F}\(userId ?? "")")
     }
 
     struct SkipReason: Error {

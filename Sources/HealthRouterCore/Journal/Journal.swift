@@ -360,9 +360,9 @@ public final class Journal {
                     return nil
                 }
             }
-            // A day's activity summary and a user's profile have one id whatever their content: a
-            // second one in one export is a change of it, not a twin.
-            if isFingerprintId, let twinsAfter, sample.kind != .activitySummary, sample.kind != .profile {
+            // A day's activity summary has one id whatever its content: a second one in one export
+            // is a change of it, not a twin.
+            if isFingerprintId, let twinsAfter, sample.kind != .activitySummary {
                 let twin = Self.twinId(of: sample.id, contentHash: hash)
                 let twinKey = SampleIdKey.Key(twin)
                 twinKey.bind(lookupId, 1, through: bindings)

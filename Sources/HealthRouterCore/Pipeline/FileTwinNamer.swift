@@ -36,8 +36,8 @@ public struct FileTwinNamer {
                 if sample.id == formerId { sample.id = Fingerprint.id(of: sample) }
             }
         }
-        // Only fingerprint ids have twins; a day's summary and a user's profile have one id whatever their content.
-        guard Journal.isFingerprintId(sample.id), sample.kind != .activitySummary, sample.kind != .profile,
+        // Only fingerprint ids have twins; a day's summary has one id whatever its content.
+        guard Journal.isFingerprintId(sample.id), sample.kind != .activitySummary,
               let key = Self.key(sample.id) else { return true }
         let hash = contentHash(of: sample)
         guard let first = firstContent[key] else {
