@@ -15,8 +15,9 @@ enum BackfillCommand {
           --from PATH     read PATH instead of the journal: an Apple Health export.zip/export.xml
                           or NDJSON (a file or folder, as `dump` and the ndjson sink write), found
                           by content; every sample of it is written (narrow with --types), whatever
-                          the routes say, under the ids an import of it gives (records one
-                          fingerprint cannot tell apart included), and nothing goes into the journal
+                          the routes say, under the ids `import PATH` gives (records one
+                          fingerprint cannot tell apart included; the user_id of the config's
+                          source of its type), and nothing goes into the journal
           --batch-size N  entries per write (default 5000)
           --restart       start over instead of resuming an interrupted backfill
         \(FilterOptions.help)
@@ -65,7 +66,8 @@ enum BackfillCommand {
         if let path {
             try InputPath.checkCommandLine(path)
             let kind = PluginList.sources.first { $0.recognizes(path) } ?? PluginList.sources[0]
-            let plugin = PluginConfig.commandLine(name: "backfill", type: kind.type, path: path)
+            // As `import PATH` reads it (the config's source of its type gives its user_id), so the ids are the import's.
+            let plugin = ImportCommand.commandLinePlugin(path, type: kind.type, config: loaded.config, name: "backfill")
             let source = try kind.make(plugin, loaded.context(for: "backfill"))
             try ImportCommand.checkInput(source)
             fileSource = source

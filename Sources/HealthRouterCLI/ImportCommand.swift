@@ -129,18 +129,22 @@ enum ImportCommand {
         return try paths.map { path in
             try InputPath.checkCommandLine(path)
             let kind = PluginList.sources.first { $0.recognizes(path) } ?? PluginList.sources[0]
-            let matching = config.sources.filter { $0.type == kind.type }
-            var plugin: PluginConfig
-            if matching.count == 1 {
-                plugin = matching[0]
-                plugin.options = plugin.options.setting(key: "path", to: path)
-            } else {
-                plugin = PluginConfig.commandLine(name: "import", type: kind.type, path: path)
-            }
+            let plugin = commandLinePlugin(path, type: kind.type, config: config, name: "import")
             let source = try kind.make(plugin, loaded.context(for: plugin.name))
             try checkInput(source)
             return PlannedSource(name: plugin.name, input: path, source: source)
         }
+    }
+
+    /// The source of type `type` reading `path` from the command line: the config's source of that
+    /// type with `path` in place of its own when the config has one (so that its `user_id` holds),
+    /// else one called `name` with the path alone.
+    static func commandLinePlugin(_ path: String, type: String, config: HealthRouterConfig, name: String) -> PluginConfig {
+        let matching = config.sources.filter { $0.type == type }
+        guard matching.count == 1 else { return PluginConfig.commandLine(name: name, type: type, path: path) }
+        var plugin = matching[0]
+        plugin.options = plugin.options.setting(key: "path", to: path)
+        return plugin
     }
 
     /// The source's own look at its input, before the journal is opened: a file plainly not what it
