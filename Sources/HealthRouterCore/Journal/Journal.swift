@@ -565,7 +565,7 @@ public final class Journal {
     /// by the import is (an export that holds both foods, after one that held the first; the
     /// same file again after an import of it was killed, or after a cut copy of it). Made at the
     /// first such id, sized for every entry the journal holds; nil outside an import. A false
-    /// "met" (one id in about 2,000) keeps an edit of a record beside the version it edits.
+    /// "met" (one id in about 1,400) keeps an edit of a record beside the version it edits.
     private var metBefore: IdBloomFilter?
 
     private func noteMetBefore(_ key: SampleIdKey.Key, storedSequence: Int64) {
