@@ -551,8 +551,9 @@ public final class Journal {
 
     /// Set by a one-shot import to the journal's head when it starts: a fingerprint id journaled
     /// after it, met again with other content in the same import, is a second sample (a file holds
-    /// both), not a change; met again in a later import, it is a change. Nil (the daemon): always a
-    /// change.
+    /// both), not a change, and so is one journaled before it that the import met as it was
+    /// (`metBefore`); met again in a later import without it, it is a change. Nil (the daemon):
+    /// always a change.
     public var twinsAfter: Int64? {
         didSet {
             twinNames.removeAll()
