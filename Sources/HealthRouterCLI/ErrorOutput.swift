@@ -3,7 +3,7 @@ import HealthRouterCore
 /// Where a command writes the errors a person must act on: standard error, as
 /// `healthrouter: MESSAGE` with indented `  hint: …` lines, or, with `--log-format json`, as one
 /// JSON object a line in the log's own shape (`time`, `level` `error`, `message`, then `hint` and
-/// `exit_code` when there are), so that whatever reads the log as JSON meets no plain text.
+/// `exit_code`, a number, when there are), so that whatever reads the log as JSON meets no plain text.
 struct ErrorOutput {
     var format: Logger.Format
 
@@ -42,8 +42,8 @@ struct ErrorOutput {
             }.filter { !$0.isEmpty }.joined(separator: "; ")
             var fields: [(String, String)] = []
             if !hint.isEmpty { fields.append(("hint", hint)) }
-            if let exitCode { fields.append(("exit_code", String(exitCode.rawValue))) }
-            Logger(minimumLevel: .debug, format: .json).error(message, fields)
+            Logger(minimumLevel: .debug, format: .json).log(.error, message, fields,
+                                                            numbers: exitCode.map { [("exit_code", Int($0.rawValue))] } ?? [])
         }
     }
 }

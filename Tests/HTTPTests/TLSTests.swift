@@ -77,7 +77,7 @@ struct TLSTests {
         let log = lines.dropLast()
         let last = String(lines.last ?? "")
         #expect(last.hasPrefix("{\"time\":") && last.contains("\"level\":\"error\"")
-                    && last.contains("the TLS key or certificate was refused") && last.contains("\"exit_code\":\"\(result.status)\""),
+                    && last.contains("the TLS key or certificate was refused") && last.contains("\"exit_code\":\(result.status)}"),
                 "\(text)")
         #expect(log.contains { $0.contains("libmicrohttpd: ") && $0.contains("TLS") }, "\(text)")
         #expect(lines.allSatisfy { $0.hasPrefix("{") }, "\(text)")

@@ -34,7 +34,9 @@ public struct Logger: Sendable {
     public func warning(_ message: @autoclosure () -> String, _ extra: [(String, String)] = []) { log(.warning, message(), extra) }
     public func error(_ message: @autoclosure () -> String, _ extra: [(String, String)] = []) { log(.error, message(), extra) }
 
-    public func log(_ level: Level, _ message: String, _ extra: [(String, String)] = []) {
+    /// Writes one line. `numbers` are fields whose values are counts or codes: a JSON log writes
+    /// them as numbers (`"exit_code":65`), the text log as the other fields.
+    public func log(_ level: Level, _ message: String, _ extra: [(String, String)] = [], numbers: [(String, Int)] = []) {
         guard level >= minimumLevel else { return }
         let all = fields + extra
         var line: String
@@ -42,6 +44,7 @@ public struct Logger: Sendable {
         case .text:
             line = "\(level.name): \(message)"
             for (key, value) in all { line += " \(key)=\(value)" }
+            for (key, value) in numbers { line += " \(key)=\(value)" }
         case .json:
             var writer = JSONWriter()
             writer.beginObject()
@@ -49,6 +52,7 @@ public struct Logger: Sendable {
             writer.key("level"); writer.string(level.name)
             writer.key("message"); writer.string(message)
             for (key, value) in all { writer.key(key); writer.string(value) }
+            for (key, value) in numbers { writer.key(key); writer.int(Int64(value)) }
             writer.endObject()
             line = writer.text
         }
