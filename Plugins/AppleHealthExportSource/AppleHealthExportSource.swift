@@ -60,6 +60,9 @@ public final class AppleHealthExportSource: FiniteSource {
     /// An export's records carry no ids: two of one fingerprint in one file are two samples.
     public var keepsTwinsApart: Bool { true }
 
+    /// An export writes every date with the exporting phone's offset of that day.
+    public var datesCarryTheExportersOffset: Bool { true }
+
     public func read(into output: SourceOutput) throws {
         let file = try ExportFile(path: resolvedPath)
         let logger = context.logger

@@ -18,55 +18,12 @@ struct RecordedZoneOffsets {
             zones[name] = zone
         }
         guard let zone else { return }
-        func offset(_ instant: Timestamp) -> Int32 {
-            Int32(zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(instant.epochMilliseconds) / 1000)))
-        }
-        sample.start.utcOffsetSeconds = offset(sample.start)
-        sample.end.utcOffsetSeconds = offset(sample.end)
-        if var created = sample.createdAt {
-            created.utcOffsetSeconds = offset(created)
-            sample.createdAt = created
-        }
-        // Its parts' dates too, so that local-time questions agree on the sample and its parts.
-        switch sample.detail {
-        case .workout(var workout):
-            Self.setOffsets(of: &workout, offset)
-            sample.detail = .workout(workout)
-        case .heartbeats(var beats):
-            for index in beats.indices { beats[index].time.utcOffsetSeconds = offset(beats[index].time) }
-            sample.detail = .heartbeats(beats)
-        default:
-            break
-        }
-    }
-
-    private static func setOffsets(of workout: inout Workout, _ offset: (Timestamp) -> Int32) {
-        func set(_ instant: inout Timestamp) { instant.utcOffsetSeconds = offset(instant) }
-        func set(_ instant: inout Timestamp?) {
-            if var known = instant {
-                set(&known)
-                instant = known
-            }
-        }
-        func set(_ events: inout [WorkoutEvent]) { for index in events.indices { set(&events[index].date) } }
-        func set(_ statistics: inout [WorkoutStatistic]) {
-            for index in statistics.indices {
-                set(&statistics[index].start)
-                set(&statistics[index].end)
-            }
-        }
-        set(&workout.events)
-        set(&workout.statistics)
-        for index in workout.activities.indices {
-            set(&workout.activities[index].start)
-            set(&workout.activities[index].end)
-            set(&workout.activities[index].events)
-            set(&workout.activities[index].statistics)
-        }
-        for index in workout.routes.indices {
-            set(&workout.routes[index].start)
-            set(&workout.routes[index].end)
-            for point in workout.routes[index].points.indices { set(&workout.routes[index].points[point].time) }
+        // Its parts' dates too, so that local-time questions agree on the sample and its parts. A
+        // date written without an offset (read as UTC: its offset is unknown) claims none here either.
+        sample.visitTimestamps { instant in
+            guard instant.utcOffsetSeconds != nil else { return }
+            let date = Date(timeIntervalSince1970: Double(instant.epochMilliseconds) / 1000)
+            instant.utcOffsetSeconds = Int32(zone.secondsFromGMT(for: date))
         }
     }
 }

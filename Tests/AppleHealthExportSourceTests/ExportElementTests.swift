@@ -200,6 +200,9 @@ import AppleHealthExportSource
           <MetadataEntry key="HKTimeZone" value="Europe/Lisbon"/>
          </Record>
          <Record type="HKQuantityTypeIdentifierStepCount" sourceName="Phone" unit="count" value="5" startDate="2024-01-15 02:00:00 +0100" endDate="2024-01-15 02:01:00 +0100"/>
+         <Record type="HKQuantityTypeIdentifierStepCount" sourceName="Scale" unit="count" value="6" startDate="2024-01-12 10:00:00" endDate="2024-01-12 10:01:00">
+          <MetadataEntry key="HKTimeZone" value="Europe/Berlin"/>
+         </Record>
         """, exportDate: "2024-07-02 10:00:00 +0100")
         let sleep = try #require(output.samples(.category).first)
         #expect(sleep.timeZone == "Europe/Lisbon")
@@ -207,6 +210,12 @@ import AppleHealthExportSource
         #expect(sleep.end.utcOffsetSeconds == 0)
         let steps = try #require(output.samples(.quantity).first)
         #expect(steps.start.utcOffsetSeconds == 3600)
+        // A date written without an offset is read as UTC with its offset unknown, zone or not: a
+        // zone's offset would show a local time nobody wrote (11:00 for "10:00").
+        let berlin = try #require(output.samples(.quantity).first { $0.sourceName == "Scale" })
+        #expect(berlin.timeZone == "Europe/Berlin")
+        #expect(berlin.start == Timestamp(epochSeconds: 1_705_053_600, utcOffsetSeconds: nil))
+        #expect(berlin.end.utcOffsetSeconds == nil)
     }
 
     /// A state of mind (no quantity in HealthKit) is read with its valence, and kept without one.

@@ -520,6 +520,42 @@ final class ItemCollector: SourceOutput {
         }
     }
 
+    /// A record edited between a winter and a summer export is a change, and keeps the offsets it
+    /// was first imported with: its January instants do not move to summer time in the store (the
+    /// workout's route point neither).
+    @Test func aRecordEditedBetweenExportsKeepsItsFirstOffsets() throws {
+        let directory = makeTemporaryDirectory()
+        func export(_ offset: String, hour: Int, edited: Bool) -> String {
+            """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <HealthData locale="en_US">
+             <ExportDate value="2024-0\(edited ? 7 : 2)-01 10:00:00 \(offset)"/>
+             <Record type="HKQuantityTypeIdentifierBodyMass" sourceName="Scale" unit="kg" value="70" \
+            startDate="2024-01-15 \(hour):00:00 \(offset)" endDate="2024-01-15 \(hour):00:00 \(offset)">\(edited
+                ? "\n  <MetadataEntry key=\"HKWasUserEntered\" value=\"1\"/>\n " : "")</Record>
+             <Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="30" durationUnit="min" sourceName="Watch" \
+            totalEnergyBurned="\(edited ? 310 : 300)" totalEnergyBurnedUnit="kcal" \
+            startDate="2024-01-15 \(hour):00:00 \(offset)" endDate="2024-01-15 \(hour):30:00 \(offset)">
+              <WorkoutRoute sourceName="Watch" startDate="2024-01-15 \(hour):00:00 \(offset)" endDate="2024-01-15 \(hour):30:00 \(offset)">
+               <Location date="2024-01-15 \(hour):00:00 \(offset)" latitude="37.33" longitude="-122.03" altitude="10"/>
+              </WorkoutRoute>
+             </Workout>
+            </HealthData>
+            """
+        }
+        try export("-0800", hour: 10, edited: false).write(toFile: directory + "/winter.xml", atomically: true, encoding: .utf8)
+        try export("-0700", hour: 11, edited: true).write(toFile: directory + "/summer.xml", atomically: true, encoding: .utf8)
+        #expect(try CommandRunner.run(["import", "winter.xml", "-q"], in: directory).status == 0)
+        let summer = try CommandRunner.run(["import", "summer.xml", "-q"], in: directory)
+        #expect(summer.status == 0 && summer.stdout.contains("changed     2"), "\(summer.stdout)\(summer.stderr)")
+        let store = try SQLiteDatabase(path: directory + "/healthrouter-data/health.sqlite", readOnly: true)
+        #expect(try store.scalarText("SELECT start_at || ' ' || start_utc_offset || ' ' || end_utc_offset || ' ' || "
+                                     + "json_extract(metadata, '$.HKWasUserEntered') FROM samples")
+                == "2024-01-15T18:00:00.000Z -28800 -28800 1")
+        #expect(try store.scalarText("SELECT start_utc_offset || ' ' || total_energy_burned_kcal FROM workouts") == "-28800 310.0")
+        #expect(try store.scalarInt("SELECT time_utc_offset FROM workout_route_points") == -28_800)
+    }
+
     /// A day has one activity summary: a later export whose summary of a day differs (the last day
     /// of an export is partial) changes that day's row instead of adding a second one, in the sqlite
     /// store and in the ndjson file, whose readers key by uuid. A journal that holds summaries under

@@ -108,6 +108,52 @@ import Testing
         #expect(try journal.append([.sample(summer)], source: "history").duplicateCount == 1)
     }
 
+    /// A record edited between a winter and a summer export keeps the offsets its instants were
+    /// first journaled with when the input's dates carry the exporter's offset (an export): the
+    /// workout's events and route points too, while an instant new to the edit keeps its own. A
+    /// version that records its zone, and any input that is not an export, keep what they say.
+    @Test func aChangedSampleFromAnExportKeepsItsFirstOffsets() throws {
+        let journal = try Journal(stateDirectory: makeTemporaryDirectory())
+        func workout(offset: Int32, energy: Double, extraEvent: Bool = false) -> Sample {
+            func at(_ milliseconds: Int64) -> Timestamp { Timestamp(epochMilliseconds: milliseconds, utcOffsetSeconds: offset) }
+            var detail = Workout(activityType: "HKWorkoutActivityTypeRunning", totalEnergyBurnedKilocalories: energy)
+            detail.events = [WorkoutEvent(type: "HKWorkoutEventTypePause", date: at(10_000))]
+            if extraEvent { detail.events.append(WorkoutEvent(type: "HKWorkoutEventTypeResume", date: at(20_000))) }
+            detail.routes = [WorkoutRoute(sourceName: "Watch", points: [RoutePoint(time: at(1_000), latitude: 1, longitude: 2)])]
+            return Sample(id: "W-1", type: "HKWorkoutTypeIdentifier", kind: .workout, start: at(0), end: at(60_000),
+                          sourceName: "Watch", detail: .workout(detail))
+        }
+        func offsets(_ sample: Sample) -> [Int32?] {
+            var sample = sample
+            var found: [Int32?] = []
+            sample.visitTimestamps { found.append($0.utcOffsetSeconds) }
+            return found
+        }
+        journal.keepsFirstOffsets = true
+        #expect(try journal.append([.sample(workout(offset: -28_800, energy: 300))], source: "export").newCount == 1)
+        let edited = try journal.appendCollecting([.sample(workout(offset: -25_200, energy: 310, extraEvent: true))],
+                                                  source: "export")
+        #expect(edited.result.changedCount == 1)
+        guard case .sample(let kept)? = edited.entries.first?.item else { Issue.record("no entry"); return }
+        // start, end, the pause, the resume (new: its own offset), the route point.
+        #expect(offsets(kept) == [-28_800, -28_800, -28_800, -25_200, -28_800])
+        #expect(try journal.entries(after: 0, limit: 10).last.map { try $0.decoded().item } == .sample(kept))
+
+        // A version that recorded its zone says its offsets itself.
+        var zoned = workout(offset: -25_200, energy: 320)
+        zoned.timeZone = "America/Los_Angeles"
+        guard case .sample(let zonedKept)? = try journal.appendCollecting([.sample(zoned)], source: "export").entries.first?.item
+        else { Issue.record("no entry"); return }
+        #expect(offsets(zonedKept) == [-25_200, -25_200, -25_200, -25_200])
+
+        // Not an export (a replay, a push): the new version's offsets stand.
+        journal.keepsFirstOffsets = false
+        let pushed = workout(offset: 3_600, energy: 330)
+        guard case .sample(let pushedKept)? = try journal.appendCollecting([.sample(pushed)], source: "push").entries.first?.item
+        else { Issue.record("no entry"); return }
+        #expect(offsets(pushedKept) == [3_600, 3_600, 3_600, 3_600])
+    }
+
     /// A workout route's date attributes (`creationDate`, kept as text) count as their instants:
     /// the same route exported at another offset is the same workout. A hash stored while they
     /// counted as text is recognised and brought up to date.

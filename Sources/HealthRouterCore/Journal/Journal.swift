@@ -388,6 +388,11 @@ public final class Journal {
                     return true
                 }
             }
+            if keepsFirstOffsets, sample.timeZone == nil,
+               let stored = try storedVersion ?? storedSample(at: storedSequence),
+               FirstOffsets(of: stored).apply(to: &sample) {
+                encodeEntry()
+            }
             result.changed[sample.kind, default: 0] += 1
             isNew = false
         } else {
@@ -560,6 +565,13 @@ public final class Journal {
             metBefore = nil
         }
     }
+
+    /// Set by a one-shot import for an input whose dates carry the offset of the day it was written,
+    /// not the sample's own (an Apple export: `FiniteSource.datesCarryTheExportersOffset`): a changed
+    /// version of a journaled sample keeps the offsets its instants were first journaled with
+    /// (`FirstOffsets`), unless it records its own zone (`HKTimeZone`). An unchanged one keeps its
+    /// entry, offsets and all, in any case.
+    public var keepsFirstOffsets = false
 
     /// The fingerprint ids an import met in entries journaled before it (`twinsAfter`), with the
     /// content they had: a later record of one with other content is its twin, as one journaled

@@ -112,6 +112,7 @@ public final class ImportRun {
                 // previous file's output finished above, so its entries are in. What an earlier,
                 // killed import of the file journaled is met again as it was (Journal.metBefore).
                 journal.twinsAfter = entry.source.keepsTwinsApart ? try journal.head() : nil
+                journal.keepsFirstOffsets = entry.source.datesCarryTheExportersOffset
                 defer { _ = try? outputs[index].finish() }
                 try entry.source.read(into: outputs[index])
                 try outputs[index].finish()

@@ -49,11 +49,18 @@ public protocol FiniteSource {
     /// versions of one sample (a replay's lines carry their ids: the later line of an id is a
     /// change, as a journal dump lists every version of a changed sample). Default: false.
     var keepsTwinsApart: Bool { get }
+
+    /// Whether the input's dates carry the offset of the day it was written rather than each
+    /// sample's own (an Apple export stamps every date with the exporting phone's offset): a
+    /// changed version of a journaled sample then keeps the offsets its instants were first
+    /// journaled with (`Journal.keepsFirstOffsets`). Default: false.
+    var datesCarryTheExportersOffset: Bool { get }
 }
 
 extension FiniteSource {
     public func checkInput() throws {}
     public var keepsTwinsApart: Bool { false }
+    public var datesCarryTheExportersOffset: Bool { false }
 }
 
 /// A source failure a person can act on: it names the input and says what to do.
