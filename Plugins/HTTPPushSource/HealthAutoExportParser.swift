@@ -48,6 +48,9 @@ enum HealthAutoExportParser {
             }
         }
         var payload = Payload()
+        // Sections of other data types (`stateOfMind`, `medications`, `ecg`, …): not read, counted as
+        // skipped so that the log says so (`HealthAutoExportSkips`).
+        for (_, entries) in unreadSections(of: data) { payload.skipped += entries }
         for metric in data["metrics"] as? [Any] ?? [] {
             guard let metric = metric as? [String: Any] else { payload.skipped += 1; continue }
             readMetric(metric, userId: userId, into: &payload)
@@ -60,6 +63,16 @@ enum HealthAutoExportParser {
             payload.items.append(.sample(sample))
         }
         return payload
+    }
+
+    /// The sections of `data` other than `metrics` and `workouts` that hold entries (Health Auto
+    /// Export's `stateOfMind`, `medications`, `symptoms`, `cycleTracking`, `ecg`,
+    /// `heartRateNotifications`), with how many each holds, by name.
+    static func unreadSections(of data: [String: Any]) -> [(name: String, entries: Int)] {
+        data.compactMap { key, value in
+            guard key != "metrics", key != "workouts", let entries = value as? [Any], !entries.isEmpty else { return nil }
+            return (key, entries.count)
+        }.sorted { $0.name < $1.name }
     }
 
     // MARK: - Metrics
@@ -140,8 +153,10 @@ enum HealthAutoExportParser {
 
     /// Why a data point's value cannot be used, naming the field (nil: it can): its `qty` or `Avg`
     /// (a blood pressure's `systolic` or `diastolic`) is there but not a number (`"12"`, `null`,
-    /// `true`), or is out of a double's range (`1e400`). Such a point is skipped, not stored
-    /// without its value; a point with neither field (a count-only shape) is kept.
+    /// `true`), or is out of a double's range (`1e400`), or a quantity metric's point has neither
+    /// (`step_count` without `qty`: stored, it would replace the reading with none). Such a point is
+    /// skipped, not stored without its value; a point of a category or unknown metric with neither
+    /// field (a count-only shape: `sexual_activity`) is kept.
     static func valueProblem(_ point: [String: Any], metric name: String) -> String? {
         let keys = name == "blood_pressure" ? ["systolic", "diastolic"] : ["Avg", "qty"]
         for key in keys {
@@ -151,8 +166,10 @@ enum HealthAutoExportParser {
             }
             if !number.isFinite { return "\(key) is out of a double's range" }
         }
-        if name == "blood_pressure" && keys.allSatisfy({ point[$0] == nil }) {
-            return "no systolic or diastolic"
+        guard keys.allSatisfy({ point[$0] == nil }) else { return nil }
+        if name == "blood_pressure" { return "no systolic or diastolic" }
+        if TypeRegistry.type(haeName: name)?.kind == .quantity, !(point["value"] is String) {
+            return "no qty (or Avg): a point of a quantity metric needs its value"
         }
         return nil
     }

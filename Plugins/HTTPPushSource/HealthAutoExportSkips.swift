@@ -8,7 +8,11 @@ enum HealthAutoExportSkips {
     static func examples(_ body: [UInt8], limit: Int) -> [String] {
         guard let root = JSONValues.parse(body) as? [String: Any] else { return [] }
         let data = root["data"] as? [String: Any] ?? root
-        var examples: [String] = []
+        let prefix = root["data"] is [String: Any] ? "data." : ""
+        var examples = HealthAutoExportParser.unreadSections(of: data).prefix(limit).map { name, entries in
+            "\(prefix)\(name): \(entries) \(entries == 1 ? "entry" : "entries") of a data type healthrouter does not read "
+                + "(it reads metrics and workouts: choose those in the automation)"
+        }
         for (metricIndex, metric) in (data["metrics"] as? [Any] ?? []).enumerated() where examples.count < limit {
             guard let metric = metric as? [String: Any] else {
                 examples.append("metric #\(metricIndex): not a JSON object")

@@ -138,6 +138,12 @@ final class PushRequestHandler: Sendable {
             if let route = Self.route(request), !tokens.isEmpty, let caller = caller(request, route: route) {
                 fields.append(("user", caller.name))
             }
+            if reply.status == 401, let route = Self.route(request) {
+                let headers = route == .hae ? "Authorization: Bearer <token>, api-key or X-API-Key" : "Authorization: Bearer <token>"
+                fields.append(("hint", TokenTable.presentedToken(request, allowAPIKey: route == .hae) == nil
+                    ? "no token: the app must send \(headers)"
+                    : "a token no user under users has: compare the app's token with the config's"))
+            }
             fields.append(("peer", request.peer))
             return fields
         }())

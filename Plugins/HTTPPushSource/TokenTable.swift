@@ -31,15 +31,23 @@ struct TokenTable: Sendable {
     }
 
     /// The token a request presents: `Authorization: Bearer <token>`, else an `api-key` or
-    /// `x-api-key` header (Health Auto Export's custom header) when `allowAPIKey`.
+    /// `x-api-key` header (Health Auto Export's custom header) when `allowAPIKey`. Spaces and tabs
+    /// around it are not part of it (HTTP's optional whitespace: a token pasted with a trailing
+    /// space into an app's header field).
     static func presentedToken(_ request: HTTPRequest, allowAPIKey: Bool) -> String? {
+        func trimmed(_ text: Substring) -> Substring {
+            let isBlank = { (character: Character) in character == " " || character == "\t" }
+            guard let first = text.firstIndex(where: { !isBlank($0) }), let last = text.lastIndex(where: { !isBlank($0) })
+            else { return "" }
+            return text[first...last]
+        }
         if let authorization = request.header("authorization") {
-            let trimmed = authorization.drop { $0 == " " }
-            if trimmed.count > 7, trimmed.prefix(7).lowercased() == "bearer " {
-                return String(trimmed.dropFirst(7).drop { $0 == " " })
+            let value = trimmed(authorization[...])
+            if value.count > 7, value.prefix(7).lowercased() == "bearer " {
+                return String(trimmed(value.dropFirst(7)))
             }
         }
-        guard allowAPIKey else { return nil }
-        return request.header("api-key") ?? request.header("x-api-key")
+        guard allowAPIKey, let key = request.header("api-key") ?? request.header("x-api-key") else { return nil }
+        return String(trimmed(key[...]))
     }
 }

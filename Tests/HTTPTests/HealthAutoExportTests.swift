@@ -247,23 +247,28 @@ struct HealthAutoExportTests {
                 {"qty":null,"date":"2024-01-05 09:01:00 +0000"},
                 {"qty":true,"date":"2024-01-05 09:02:00 +0000"},
                 {"qty":1e400,"date":"2024-01-05 09:03:00 +0000"},
-                {"qty":7,"date":"2024-01-05 09:04:00 +0000"}]},
+                {"qty":7,"date":"2024-01-05 09:04:00 +0000"},
+                {"date":"2024-01-05 09:05:00 +0000","source":"iPhone"}]},
               {"name":"heart_rate","units":"count/min","data":[
                 {"Avg":"x","date":"2024-01-05 09:00:00 +0000"},
-                {"Avg":60,"Min":"n/a","Max":70,"date":"2024-01-05 09:05:00 +0000"}]},
+                {"Avg":60,"Min":"n/a","Max":70,"date":"2024-01-05 09:05:00 +0000"},
+                {"Min":50,"Max":70,"date":"2024-01-05 09:06:00 +0000"}]},
               {"name":"blood_pressure","units":"mmHg","data":[
                 {"systolic":[120],"diastolic":80,"date":"2024-01-05 09:00:00 +0000"},
                 {"date":"2024-01-05 09:06:00 +0000"}]},
               {"name":"sexual_activity","units":"count","data":[{"Unspecified":1,"date":"2024-01-05 09:00:00 +0000"}]}]}}
             """
         let payload = try HealthAutoExportParser.parse(Array(body.utf8), userId: nil)
-        #expect(payload.skipped == 7)
+        #expect(payload.skipped == 9)
         #expect(HealthAutoExportSkips.examples(Array(body.utf8), limit: 10) == [
             "step_count point #0: qty '12' is not a number",
             "step_count point #1: qty null is not a number",
             "step_count point #2: qty true is not a number",
             "step_count point #3: qty is out of a double's range",
+            // Stored, a point without its value would replace the reading sent before with none.
+            "step_count point #5: no qty (or Avg): a point of a quantity metric needs its value",
             "heart_rate point #0: Avg 'x' is not a number",
+            "heart_rate point #2: no qty (or Avg): a point of a quantity metric needs its value",
             "blood_pressure point #0: systolic (an array) is not a number",
             "blood_pressure point #1: no systolic or diastolic",
         ])
@@ -277,12 +282,33 @@ struct HealthAutoExportTests {
         #expect(stored[0].metadata.contains(MetadataEntry("Unspecified", .number(1))))
     }
 
+    /// Sections of data types healthrouter does not read (`stateOfMind`, `medications`, …) are
+    /// counted as skipped and named in the log's examples, not dropped without a word.
+    @Test func sectionsOfOtherDataTypesAreReportedAsSkipped() throws {
+        let body = """
+            {"data":{"metrics":[{"name":"step_count","units":"count","data":[{"qty":7,"date":"2024-01-05 09:04:00 +0000"}]}],
+             "stateOfMind":[{"id":"x","start":"2024-01-05 10:00:00 +0000","valence":0.5},{"id":"y"}],
+             "medications":[{"name":"Aspirin"}], "ecg":[], "symptoms":null}}
+            """
+        let payload = try HealthAutoExportParser.parse(Array(body.utf8), userId: nil)
+        #expect(payload.items.count == 1 && payload.skipped == 3)
+        #expect(HealthAutoExportSkips.examples(Array(body.utf8), limit: 10) == [
+            "data.medications: 1 entry of a data type healthrouter does not read (it reads metrics and workouts: choose those in the automation)",
+            "data.stateOfMind: 2 entries of a data type healthrouter does not read (it reads metrics and workouts: choose those in the automation)",
+        ])
+        let server = try PushServerFixture()
+        #expect(server.client.post("/hae", body, token: alice).body == #"{"received": 1, "new": 1, "deleted": 0}"#)
+    }
+
     @Test func authAndBadBodies() throws {
         let server = try PushServerFixture()
         let client = server.client
         #expect(client.post("/hae", Self.metrics).status == 401)
         #expect(client.post("/hae", Self.metrics, headers: ["api-key: wrong"]).status == 401)
         #expect(client.post("/hae", Self.metrics, headers: ["X-API-Key: \(alice)"]).status == 200)
+        // Spaces and tabs around a token are not part of it (a token pasted into the app with a space).
+        #expect(client.post("/hae", Self.metrics, headers: ["api-key: \(alice) \t"]).status == 200)
+        #expect(client.post("/hae", Self.metrics, headers: ["Authorization: Bearer \(alice)  "]).status == 200)
         // The api-key header is not a Pulso credential.
         #expect(client.post("/ingest", "[]", headers: ["api-key: \(alice)"]).status == 401)
         #expect(client.post("/hae", "[1]", token: alice).body == #"{"error": "body must be a json object"}"#)

@@ -36,6 +36,7 @@ struct PushRefusalLogTests {
         defer { daemon.stop() }
         let client = daemon.client
         for _ in 0..<5 { #expect(client.post("/ingest", "[]", token: "wrong").status == 401) }
+        #expect(client.post("/hae", "{}").status == 401)
         #expect(client.post("/ingest", "[", token: DaemonProcess.token).status == 400)
         let skipped = #"[{"uuid":"A","type":"heartRate","start":"tomorrow","end":"2026-07-06T08:00:00Z","value":1,"source":"P"},"#
             + #"{"uuid":"B","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":1,"source":"P"}]"#
@@ -49,8 +50,12 @@ struct PushRefusalLogTests {
         Thread.sleep(forTimeInterval: 0.3)
         let log = daemon.log
         let unauthorized = Self.lines(log, containing: ["warning: push refused", "route=/ingest", "status=401", "reason=unauthorized",
-                                                        "peer=127.0.0.1"])
+                                                        "peer=127.0.0.1", "hint=a token no user under users has"])
         #expect(unauthorized.count == 1, "\(log)")
+        // Without a token, the hint names the headers the route takes.
+        #expect(Self.lines(log, containing: ["push refused", "route=/hae", "status=401",
+                                             "hint=no token: the app must send Authorization: Bearer <token>, api-key or X-API-Key"])
+                    .count == 1, "\(log)")
         #expect(Self.lines(log, containing: ["push refused", "status=400", "reason=bad json", "user=alice", "peer=127.0.0.1"]).count == 1,
                 "\(log)")
         #expect(Self.lines(log, containing: ["push refused", "route=/hae", "status=413", "Batch Requests"]).count == 1, "\(log)")
