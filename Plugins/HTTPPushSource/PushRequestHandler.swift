@@ -220,6 +220,12 @@ final class PushRequestHandler: Sendable {
                                   + "user who pushed it first)",
                               [("user", caller.name), ("ids", String(result.refusedOtherUsersIds))])
             }
+            if result.idsOfAnotherType > 0 {
+                warnings.warn(key: "\(caller.name) ids of another type",
+                              "push: ids sent before under another type were left out (a uuid keeps the type it first came "
+                                  + "with; the app sent one uuid for two samples)",
+                              [("user", caller.name), ("ids", String(result.idsOfAnotherType))])
+            }
             return result
         } catch {
             logger.error("cannot write the journal", [("error", "\(error)")])

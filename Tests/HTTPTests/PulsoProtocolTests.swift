@@ -155,6 +155,16 @@ struct PulsoProtocolTests {
         let client = server.client
         let sample = #"{"uuid":"S-1","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":61,"unit":"count/min","source":"Watch"}"#
         #expect(client.post("/ingest", "[\(sample),\(sample)]", token: alice).body == #"{"received": 2, "new": 1, "deleted": 0}"#)
+        // The same uuid under another type, in a later body, is still a duplicate (PROTOCOL §1.10): the
+        // first type stays, in the journal and so in every store (no second ndjson file holds it).
+        let otherType = #"{"uuid":"S-1","type":"stepCount","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":9,"unit":"count","source":"Watch"}"#
+        #expect(client.post("/ingest", "[\(otherType)]", token: alice).body == #"{"received": 1, "new": 0, "deleted": 0}"#)
+        // A change under its own type is still a change.
+        let changed = sample.replacingOccurrences(of: "\"value\":61", with: "\"value\":62")
+        #expect(client.post("/ingest", "[\(changed)]", token: alice).body == #"{"received": 1, "new": 1, "deleted": 0}"#)
+        let stored = try server.journalItems().compactMap { if case .sample(let sample) = $0 { sample } else { nil } }
+        #expect(stored.map(\.type) == ["HKQuantityTypeIdentifierHeartRate", "HKQuantityTypeIdentifierHeartRate"])
+        #expect(stored.map(\.value) == [61, 62])
         // Tombstone for a never-seen uuid, then repeated: counted once.
         #expect(client.post("/ingest", #"[{"deleted":["NEVER"]}]"#, token: alice).body == #"{"received": 1, "new": 0, "deleted": 1}"#)
         #expect(client.post("/ingest", #"[{"deleted":["NEVER"]}]"#, token: alice).body == #"{"received": 1, "new": 0, "deleted": 0}"#)

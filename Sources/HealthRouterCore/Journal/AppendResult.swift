@@ -13,6 +13,10 @@ public struct AppendResult: Sendable, Equatable {
     /// Samples and tombstoned ids left out because their id belongs to another user
     /// (`Journal.mayWrite`, `Journal.mayDelete`).
     public var refusedOtherUsersIds = 0
+    /// Samples left out because a producer's id came again under another type (a client's bug:
+    /// HealthKit's UUIDs are unique across types). The first type stays, as a Pulso server keeps
+    /// the first element of a uuid. Counted as duplicates too.
+    public var idsOfAnotherType = 0
     /// The sequence numbers of the entries written, when any.
     public var firstSequence: Int64?
     public var lastSequence: Int64?
@@ -37,6 +41,7 @@ public struct AppendResult: Sendable, Equatable {
         aliased += other.aliased
         deletedIds += other.deletedIds
         refusedOtherUsersIds += other.refusedOtherUsersIds
+        idsOfAnotherType += other.idsOfAnotherType
         if firstSequence == nil { firstSequence = other.firstSequence }
         if other.lastSequence != nil { lastSequence = other.lastSequence }
         itemTypes.formUnion(other.itemTypes)

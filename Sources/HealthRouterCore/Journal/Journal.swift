@@ -345,6 +345,15 @@ public final class Journal {
             var isWorkout = false
             if case .workout = sample.detail { isWorkout = true }
             let storedVersion = mayRestoreOmittedParts || isWorkout ? try storedSample(at: storedSequence) : nil
+            // A producer's id under another type is that id sent wrongly, not a change: the first
+            // type stays (Pulso: "same uuid under a different type is still a duplicate"). A
+            // fingerprint or derived id has the type in it.
+            if !isFingerprintId, !Self.isDerivedId(sample.id), let storedVersion,
+               TypeRegistry.identifier(of: storedVersion.type) != TypeRegistry.identifier(of: sample.type) {
+                result.idsOfAnotherType += 1
+                result.duplicates[sample.kind, default: 0] += 1
+                return nil
+            }
             var restored = false
             if mayRestoreOmittedParts, let storedVersion {
                 restored = restoreOmittedDetail(of: &sample, from: storedVersion)
