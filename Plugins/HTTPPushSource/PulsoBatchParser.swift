@@ -284,17 +284,7 @@ enum PulsoBatchParser {
         return sample
     }
 
-    /// The type key as Pulso's server names its files: every character outside
-    /// `[A-Za-z0-9_-]` replaced by `_`; empty becomes `unknown`.
-    static func sanitizedKey(_ key: String) -> String {
-        guard !key.isEmpty else { return "unknown" }
-        if key.utf8.allSatisfy({ b in
-            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x5F || b == 0x2D
-        }) { return key }
-        return String(String.UnicodeScalarView(key.unicodeScalars.map { scalar in
-            let v = scalar.value
-            let ok = (v >= 0x30 && v <= 0x39) || (v >= 0x41 && v <= 0x5A) || (v >= 0x61 && v <= 0x7A) || v == 0x5F || v == 0x2D
-            return ok ? scalar : "_"
-        }))
-    }
+    /// The type key as Pulso's server names its files (`PulsoFileStem`): `unknown` for an empty
+    /// key or `_deleted`, as the ndjson sink files such a sample.
+    static func sanitizedKey(_ key: String) -> String { PulsoFileStem.of(key: key) }
 }

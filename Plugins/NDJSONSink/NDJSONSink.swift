@@ -359,14 +359,17 @@ public final class NDJSONSink: Sink {
     private var lastStem: (type: String, stem: String)?
     private var lastFile: (stem: String, file: NDJSONFile)?
 
-    /// `,"receivedAt":"<now, local time with offset, seconds>"}` and the newline.
-    private static func receivedAtSuffix() -> [UInt8] {
-        let now = Date()
-        let offset = Int32(TimeZone.current.secondsFromGMT(for: now))
+    /// `,"receivedAt":"<now, local time with offset, seconds>"}` and the newline. The offset is
+    /// written `+00:00` in UTC too, as the reference server's Python `isoformat()` writes it (Python
+    /// before 3.11 cannot read a `Z` back with `fromisoformat`).
+    static func receivedAtSuffix(now: Date = Date(), zone: TimeZone = .current) -> [UInt8] {
+        let offset = Int32(zone.secondsFromGMT(for: now))
         let seconds = Int64(now.timeIntervalSince1970.rounded(.down))
+        var text = TimestampFormatter.iso8601(Timestamp(epochSeconds: seconds, utcOffsetSeconds: offset))
+        if text.hasSuffix("Z") { text = text.dropLast() + "+00:00" }
         var writer = JSONWriter(capacity: 48)
         writer.key("receivedAt")
-        writer.string(TimestampFormatter.iso8601(Timestamp(epochSeconds: seconds, utcOffsetSeconds: offset)))
+        writer.string(text)
         return [UInt8(ascii: ",")] + writer.bytes + [UInt8(ascii: "}"), 0x0A]
     }
 

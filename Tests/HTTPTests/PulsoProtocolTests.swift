@@ -216,6 +216,10 @@ struct PulsoProtocolTests {
         #expect(client.get("/latest", token: alice).body
                 == #"{"sleepAnalysis": "2026-07-06T05:00:00-04:00", "heartRate": "2026-07-15T07:59:12Z"}"#)
         #expect(client.get("/latest", token: bob).body == "{}")
+        // A type the files would name `_deleted` is `unknown`, as the ndjson sink files it.
+        let odd = #"[{"uuid":"F","type":"_deleted","start":"2026-07-16T08:00:00Z","end":"2026-07-16T08:00:00Z","value":1,"source":"W"}]"#
+        #expect(client.post("/ingest", odd, token: bob).body == #"{"received": 1, "new": 1, "deleted": 0}"#)
+        #expect(client.get("/latest", token: bob).body == #"{"unknown": "2026-07-16T08:00:00Z"}"#)
     }
 
     @Test func healthNeedsNoTokenAndUnknownRoutesAre404() throws {

@@ -120,6 +120,13 @@ import Testing
             #expect(heart["unit"] as? String == "count/min")
             #expect(heart["source"] as? String == SinkFixtures.awkwardSource)
             #expect(heart["receivedAt"] is String)
+            // Local time with its offset, `+00:00` in UTC as well (the reference server's Python form).
+            let instant = Date(timeIntervalSince1970: 1_704_488_823.6)
+            let utc = String(decoding: NDJSONSink.receivedAtSuffix(now: instant, zone: TimeZone(identifier: "UTC")!), as: UTF8.self)
+            #expect(utc == ",\"receivedAt\":\"2024-01-05T21:07:03+00:00\"}\n")
+            let kolkata = String(decoding: NDJSONSink.receivedAtSuffix(now: instant, zone: TimeZone(identifier: "Asia/Kolkata")!),
+                                as: UTF8.self)
+            #expect(kolkata == ",\"receivedAt\":\"2024-01-06T02:37:03+05:30\"}\n")
             let metadata = try #require(heart["metadata"] as? [String: Any])
             #expect(metadata["HKMetadataKeyHeartRateMotionContext"] as? Double == 1)
             #expect(metadata["note"] as? String == SinkFixtures.injection)
