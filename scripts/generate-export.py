@@ -587,7 +587,11 @@ def main():
 
     with zipfile.ZipFile(arguments.out, "w", compression=zipfile.ZIP_DEFLATED,
                          compresslevel=arguments.compresslevel) as archive:
+        # A GPX file for each workout that references one (an old-style workout's route, if any, is
+        # inline Locations): a real export holds no route file no workout names.
         for plan in generator.workouts[:half]:
+            if plan["style"] == "old":
+                continue
             archive.writestr(entry(DATA_FOLDER + plan["gpx"]), generator.gpx(plan))
         archive.writestr(entry("__MACOSX/" + DATA_FOLDER + "._" + DATA_NAME), b"\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X")
         with archive.open(entry(DATA_FOLDER + DATA_NAME), "w", force_zip64=True) as stream:
@@ -596,6 +600,8 @@ def main():
                          '<?xml version="1.0" encoding="UTF-8"?>\n<ClinicalDocument xmlns="urn:hl7-org:v3">\n'
                          '</ClinicalDocument>\n<junk/>\n')
         for plan in generator.workouts[half:]:
+            if plan["style"] == "old":
+                continue
             archive.writestr(entry(DATA_FOLDER + plan["gpx"]), generator.gpx(plan))
         archive.writestr(entry(DATA_FOLDER + "electrocardiograms/ecg_2022-01-01.csv"),
                          "Name,Jane\nSample Rate,512 hertz\n\nLead,Lead I\nUnit,µV\n\n12.5\n13.1\n")

@@ -28,6 +28,8 @@ final class RoutePointStore: RouteFileResolver {
     private var buffer: [StoredPoint] = []
     private var storedCount = 0
     private var routes: [String: Range<Int>] = [:]
+    /// The paths of the routes `points(forReference:)` found.
+    private var referenced: Set<String> = []
     private var pathsByFileName: [String: [String]] = [:]
     private var currentPath: String?
     private var currentStart = 0
@@ -62,6 +64,10 @@ final class RoutePointStore: RouteFileResolver {
 
     var routeCount: Int { routes.count }
 
+    /// The GPX files no `points(forReference:)` asked for, by path: what no workout of the data
+    /// file references (a workout whose route is inline `Location`s).
+    var unreferencedPaths: [String] { routes.keys.filter { !referenced.contains($0) }.sorted() }
+
     /// Starts the points of the GPX file at `path` in the archive.
     func beginRoute(path: String) {
         currentPath = path
@@ -91,11 +97,12 @@ final class RoutePointStore: RouteFileResolver {
 
     func points(forReference reference: String) -> RouteLookup {
         let relative = reference.hasPrefix("/") ? String(reference.dropFirst()) : reference
-        var range = routes[dataFolder + relative]
-        if range == nil, let candidates = pathsByFileName[(relative as NSString).lastPathComponent], candidates.count == 1 {
-            range = routes[candidates[0]]
+        var path = dataFolder + relative
+        if routes[path] == nil, let candidates = pathsByFileName[(relative as NSString).lastPathComponent], candidates.count == 1 {
+            path = candidates[0]
         }
-        guard let range else { return .missing }
+        guard let range = routes[path] else { return .missing }
+        referenced.insert(path)
         guard !range.isEmpty else { return .found([]) }
         var stored = [StoredPoint](repeating: StoredPoint(epochMilliseconds: 0, utcOffsetSeconds: 0, hasOffset: 0,
                                                           latitude: 0, longitude: 0, altitude: 0, horizontalAccuracy: 0,

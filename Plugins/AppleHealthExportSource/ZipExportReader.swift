@@ -34,6 +34,11 @@ struct ZipExportReader {
         // A zip cut short (a copy that stopped) still gives what it holds: the data file up to the
         // cut, which the parser keeps, then the error.
         try stream(dataEntry, routes: routes, output: output)
+        // Read whole: a route file no workout referenced is reported, not dropped without a word.
+        for path in routes.unreferencedPaths {
+            output.skipped("GPX file that no workout in the export references (its points were not imported)",
+                           location: "entry \(path)")
+        }
         if let cutShort {
             // The archive's problem names the entry it could not read.
             throw SourceError(input: file.path, problem: "the zip ends early (\(cutShort.problem)): its Health data file was "

@@ -175,6 +175,34 @@ import AppleHealthExportSource
         #expect(output.samples.count == 1)
     }
 
+    /// A GPX file in the zip that no workout references is reported (its points are nowhere), not
+    /// dropped without a word; a referenced one is not.
+    @Test func aRouteFileNoWorkoutReferencesIsReported() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("export.zip")
+        let gpx = """
+            <?xml version="1.0" encoding="UTF-8"?><gpx version="1.1"><trk><trkseg>\
+            <trkpt lon="-122.03" lat="37.33"><ele>10</ele><time>2023-01-01T09:00:00Z</time></trkpt>\
+            </trkseg></trk></gpx>
+            """
+        try Fixtures.zip([
+            ("apple_health_export/workout-routes/route_used.gpx", gpx),
+            ("apple_health_export/workout-routes/route_orphan.gpx", gpx),
+            ("apple_health_export/export.xml", Fixtures.export("""
+             <Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="30" durationUnit="min" sourceName="W" startDate="2023-01-01 01:00:00 -0800" endDate="2023-01-01 01:30:00 -0800">
+              <WorkoutRoute sourceName="W" startDate="2023-01-01 01:00:00 -0800" endDate="2023-01-01 01:30:00 -0800">
+               <FileReference path="/workout-routes/route_used.gpx"/>
+              </WorkoutRoute>
+             </Workout>
+            """)),
+        ], to: path)
+        let output = try Fixtures.read(path, stateDirectory: directory.path)
+        #expect(output.skipCount(containing: "GPX file that no workout in the export references") == 1)
+        #expect(output.skips.contains { $0.location == "entry apple_health_export/workout-routes/route_orphan.gpx" }, "\(output.skips)")
+        guard case .workout(let workout)? = output.samples.first?.detail else { Issue.record("no workout"); return }
+        #expect(workout.routes.first?.points.count == 1)
+    }
+
     @Test func zipEntryWithABadChecksumIsReadAndReported() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("export.zip")
