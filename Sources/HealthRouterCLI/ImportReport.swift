@@ -79,7 +79,19 @@ struct ImportReport {
             lines.append("  new         \(NumberText.grouped(appended.newCount))")
         }
         if appended.duplicateCount > 0 {
-            lines.append("  duplicates  \(NumberText.grouped(appended.duplicateCount)) (already in the journal\(appended.aliased > 0 ? ", \(appended.aliased) of them under another id" : ""))")
+            // Those met earlier in the same file are not "already in the journal" on a first import.
+            let repeated = appended.repeatedInInput
+            let earlier = appended.duplicateCount - repeated
+            var parts: [String] = []
+            if earlier > 0 {
+                parts.append((repeated > 0 ? "\(NumberText.grouped(earlier)) " : "") + "already in the journal"
+                             + (appended.aliased > 0 ? ", \(appended.aliased) of them under another id" : ""))
+            }
+            if repeated > 0 {
+                parts.append((earlier > 0 ? "\(NumberText.grouped(repeated)) " : "")
+                             + "read earlier in the same file: a record given twice, or a correlation's member")
+            }
+            lines.append("  duplicates  \(NumberText.grouped(appended.duplicateCount)) (\(parts.joined(separator: "; ")))")
         }
         if appended.changedCount > 0 {
             lines.append("  changed     \(NumberText.grouped(appended.changedCount)) (same id, new content: re-delivered)")

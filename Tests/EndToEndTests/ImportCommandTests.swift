@@ -520,6 +520,34 @@ final class ItemCollector: SourceOutput {
         }
     }
 
+    /// The summary tells a record read twice in one file (a record given twice, a correlation's
+    /// member copy) from one an earlier import brought: on a first import nothing is "already in the
+    /// journal".
+    @Test func theSummaryTellsRepeatsInTheFileFromEarlierImports() throws {
+        let directory = makeTemporaryDirectory()
+        func record(_ value: Int, minute: Int) -> String {
+            """
+             <Record type="HKQuantityTypeIdentifierStepCount" sourceName="Phone" unit="count" value="\(value)" \
+            startDate="2024-01-15 10:\(minute):00 -0800" endDate="2024-01-15 10:\(minute):30 -0800"/>
+            """
+        }
+        func export(_ records: [String]) -> String {
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<HealthData locale=\"en_US\">\n"
+                + " <ExportDate value=\"2024-02-01 10:00:00 -0800\"/>\n" + records.joined(separator: "\n") + "\n</HealthData>\n"
+        }
+        let first = [record(30, minute: 10), record(30, minute: 10), record(40, minute: 20)]
+        try export(first).write(toFile: directory + "/first.xml", atomically: true, encoding: .utf8)
+        try export(first + [record(50, minute: 30), record(50, minute: 30)])
+            .write(toFile: directory + "/second.xml", atomically: true, encoding: .utf8)
+        let once = try CommandRunner.run(["import", "first.xml", "-q"], in: directory)
+        #expect(once.stdout.contains("\n  duplicates  1 (read earlier in the same file: a record given twice, or a correlation's member)\n"),
+                "\(once.stdout)")
+        let twice = try CommandRunner.run(["import", "second.xml", "-q"], in: directory)
+        #expect(twice.stdout.contains("\n  new         1\n"), "\(twice.stdout)")
+        #expect(twice.stdout.contains("\n  duplicates  4 (3 already in the journal; 1 read earlier in the same file: a record given "
+                                      + "twice, or a correlation's member)\n"), "\(twice.stdout)")
+    }
+
     /// A record edited between a winter and a summer export is a change, and keeps the offsets it
     /// was first imported with: its January instants do not move to summer time in the store (the
     /// workout's route point neither).

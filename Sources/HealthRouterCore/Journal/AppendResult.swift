@@ -4,6 +4,9 @@ public struct AppendResult: Sendable, Equatable {
     public var new: [SampleKind: Int] = [:]
     /// Samples seen before with the same content: nothing written.
     public var duplicates: [SampleKind: Int] = [:]
+    /// Of the duplicates, those an import journaled earlier in the same input (`Journal.twinsAfter`):
+    /// a record an export holds twice, a correlation member's second copy.
+    public var repeatedInInput = 0
     /// Samples seen before under the same id with different content: a new entry, re-delivered.
     public var changed: [SampleKind: Int] = [:]
     /// Samples whose fingerprint matched a sample stored under another id: recorded as an alias.
@@ -37,6 +40,7 @@ public struct AppendResult: Sendable, Equatable {
     public mutating func merge(_ other: AppendResult) {
         new.merge(other.new, uniquingKeysWith: +)
         duplicates.merge(other.duplicates, uniquingKeysWith: +)
+        repeatedInInput += other.repeatedInInput
         changed.merge(other.changed, uniquingKeysWith: +)
         aliased += other.aliased
         deletedIds += other.deletedIds

@@ -309,6 +309,7 @@ public final class Journal {
             lookupId.reset()
             if stored == hash {
                 noteMetBefore(key, storedSequence: storedSequence)
+                if let twinsAfter, storedSequence > twinsAfter { result.repeatedInInput += 1 }
                 result.duplicates[sample.kind, default: 0] += 1
                 return nil
             }
