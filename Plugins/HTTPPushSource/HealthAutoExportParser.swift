@@ -91,6 +91,9 @@ enum HealthAutoExportParser {
         }
         let points = metric["data"] as? [Any] ?? []
         let datesOfSeveralSources = datesOfSeveralSources(points)
+        // Points of one source at one `date`, by date and source: the second and later are readings
+        // of their own (two blood pressures taken within a minute), not the first one again.
+        var pointsAtDate: [String: Int] = [:]
         for point in points {
             guard let point = point as? [String: Any] else { payload.skipped += 1; continue }
             let source = point["source"] as? String ?? defaultSource
@@ -108,11 +111,20 @@ enum HealthAutoExportParser {
                 payload.skipped += 1
                 continue
             }
+            var repeated = ""
+            if point["startDate"] == nil {
+                let key = "\(start.epochMilliseconds)\u{1F}\(periodSourceName(point))"
+                let count = pointsAtDate[key, default: 0] + 1
+                pointsAtDate[key] = count
+                if count > 1 { repeated = "#\(count)" }
+            }
             func make(_ identifier: String, _ value: Double?, unit: String?) -> Sample {
                 var sample = Sample(id: "", type: identifier, kind: TypeRegistry.resolve(identifier)?.kind ?? .quantity,
                                     start: start, end: end, value: value, unit: unit, sourceName: source, userId: userId)
                 // A point with a `date` alone stands for a period (see `periodId`).
-                if point["startDate"] == nil { sample.id = periodId(sample, userId: userId, source: periodSource) }
+                if point["startDate"] == nil {
+                    sample.id = periodId(sample, userId: userId, part: repeated, source: periodSource)
+                }
                 return sample
             }
             if name == "blood_pressure" {
@@ -201,6 +213,10 @@ enum HealthAutoExportParser {
     /// side by side ("Summarize data" off: the iPhone's and the watch's reading of the same
     /// minute), and each keeps its own id. Points a body holds alone at their date keep the
     /// plain period id: a body cannot tell a lone sample from a one-source total.
+    ///
+    /// `part`: a sleep night's part (asleep, in bed), or `#2`, `#3`, … for the second and later
+    /// points of one source at one date in one body (two blood pressures taken within a minute):
+    /// readings of their own, the same ids each time the body is sent.
     static func periodId(_ sample: Sample, userId: String?, part: String = "", source: String? = nil) -> String {
         var fields = ["hae-period", userId ?? "", sample.type, String(sample.start.epochMilliseconds), part]
         if let source { fields.append(source) }

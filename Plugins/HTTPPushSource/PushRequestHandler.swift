@@ -169,6 +169,29 @@ final class PushRequestHandler: Sendable {
         }())
     }
 
+    /// Logs, rate-limited, that values came in a unit healthrouter cannot convert to their type's
+    /// canonical one (`furlongs` for a body mass, none at all): they are stored in it, the `unit`
+    /// column saying which, so a query that assumes the canonical unit must mind them. A Pulso
+    /// value without a `unit` is in the protocol's unit for its type (§1.7), not unknown.
+    private func warnUnconvertedUnits(_ items: [HealthItem], request: HTTPRequest, caller: Caller, unitMayBeOmitted: Bool) {
+        var count = 0
+        var first: String?
+        for case .sample(let sample) in items where sample.kind == .quantity && sample.value != nil {
+            if unitMayBeOmitted && sample.unit == nil { continue }
+            guard let canonical = TypeRegistry.type(identifier: sample.type)?.canonicalUnit, sample.unit != canonical else { continue }
+            count += 1
+            if first == nil { first = "\(sample.type) in \(SkippedElement.quoted(sample.unit ?? ""))" }
+        }
+        guard let first else { return }
+        warnings.warn(key: "\(request.path) units", "push: values in a unit that cannot be converted to their type's were stored in it", {
+            var fields = [("route", request.path), ("samples", String(count))]
+            if !tokens.isEmpty { fields.append(("user", caller.name)) }
+            fields.append(("first", first))
+            fields.append(("hint", "send the type's unit or one healthrouter converts from (healthrouter types lists them)"))
+            return fields
+        }())
+    }
+
     private func ingestPulso(_ body: [UInt8], caller: Caller, request: HTTPRequest) -> HTTPReply {
         let native = request.path == "/v1/samples"
         let batch: PulsoBatchParser.Batch
@@ -181,6 +204,7 @@ final class PushRequestHandler: Sendable {
             return .badJSON
         }
         guard let result = append(batch.items, caller: caller) else { return .storageError }
+        warnUnconvertedUnits(batch.items, request: request, caller: caller, unitMayBeOmitted: true)
         warnSkipped(batch.skipped, of: batch.received, examples: batch.skips.map(\.description), request: request, caller: caller)
         do {
             try latest.record(batch.ends, user: caller.name)
@@ -202,6 +226,7 @@ final class PushRequestHandler: Sendable {
             return .badJSON
         }
         guard let result = append(payload.items, caller: caller) else { return .storageError }
+        warnUnconvertedUnits(payload.items, request: request, caller: caller, unitMayBeOmitted: false)
         if payload.skipped > 0 {
             warnSkipped(payload.skipped, of: payload.items.count,
                         examples: HealthAutoExportSkips.examples(body, limit: PulsoBatchParser.reportedSkips),

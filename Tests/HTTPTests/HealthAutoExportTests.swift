@@ -282,6 +282,22 @@ struct HealthAutoExportTests {
         #expect(stored[0].metadata.contains(MetadataEntry("Unspecified", .number(1))))
     }
 
+    /// Two readings of one source at one `date` in one body (two blood pressures taken within a
+    /// minute) are two samples, not the second replacing the first; the body sent again adds nothing.
+    @Test func twoReadingsOfOneSourceAtOneDateAreTwoSamples() throws {
+        let body = """
+            {"data":{"metrics":[{"name":"blood_pressure","units":"mmHg","data":[
+              {"systolic":130,"diastolic":85,"date":"2024-01-05 07:10:00 +0100","source":"Omron"},
+              {"systolic":124,"diastolic":80,"date":"2024-01-05 07:10:00 +0100","source":"Omron"}]}]}}
+            """
+        let server = try PushServerFixture()
+        #expect(server.client.post("/hae", body, token: alice).body == #"{"received": 4, "new": 4, "deleted": 0}"#)
+        #expect(server.client.post("/hae", body, token: alice).body == #"{"received": 4, "new": 0, "deleted": 0}"#)
+        let systolic = try samples(server).filter { $0.type == "HKQuantityTypeIdentifierBloodPressureSystolic" }
+        #expect(systolic.compactMap(\.value).sorted() == [124, 130])
+        #expect(Set(systolic.map(\.id)).count == 2)
+    }
+
     /// Sections of data types healthrouter does not read (`stateOfMind`, `medications`, …) are
     /// counted as skipped and named in the log's examples, not dropped without a word.
     @Test func sectionsOfOtherDataTypesAreReportedAsSkipped() throws {

@@ -45,6 +45,9 @@ struct PushRefusalLogTests {
         let huge = client.raw("POST /hae HTTP/1.1\r\nHost: x\r\napi-key: \(DaemonProcess.token)\r\nContent-Length: \(70 << 20)\r\n\r\n")
         #expect(huge.status == 413)
         #expect(huge.body.contains("turn on Batch Requests"), "\(huge.body)")
+        // A value in a unit that cannot be converted is stored in it, and the log says so.
+        let furlongs = #"{"data":{"metrics":[{"name":"weight_body_mass","units":"furlongs","data":[{"date":"2026-07-06 08:00:00 +0000","qty":70}]}]}}"#
+        #expect(client.post("/hae", furlongs, token: DaemonProcess.token).body == #"{"received": 1, "new": 1, "deleted": 0}"#)
         let unreadable = #"{"data":{"metrics":[{"name":"heart_rate","units":"count/min","data":[{"date":"07/06/2026 8h","Avg":60}]}]}}"#
         #expect(client.post("/hae", unreadable, token: DaemonProcess.token).body == #"{"received": 0, "new": 0, "deleted": 0}"#)
         Thread.sleep(forTimeInterval: 0.3)
@@ -61,6 +64,11 @@ struct PushRefusalLogTests {
         #expect(Self.lines(log, containing: ["push refused", "route=/hae", "status=413", "Batch Requests"]).count == 1, "\(log)")
         #expect(Self.lines(log, containing: ["warning: push: elements skipped", "route=/ingest", "skipped=1", "received=2", "user=alice",
                                              "#0 uuid=A start: 'tomorrow' cannot be read as a date"]).count == 1, "\(log)")
+        #expect(Self.lines(log, containing: ["warning: push: values in a unit that cannot be converted to their type's were stored in it",
+                                             "route=/hae", "samples=1", "first=HKQuantityTypeIdentifierBodyMass in 'furlongs'",
+                                             "hint=send the type's unit"]).count == 1, "\(log)")
+        // Pulso's samples give their units (or none: the protocol's unit): no such line for them.
+        #expect(Self.lines(log, containing: ["route=/ingest", "cannot be converted"]).isEmpty, "\(log)")
         #expect(Self.lines(log, containing: ["elements skipped", "route=/hae", "skipped=1", "received=0",
                                              "heart_rate point #0: date '07/06/2026 8h'"]).count == 1, "\(log)")
     }
