@@ -3,6 +3,23 @@ import Testing
 @testable import HealthRouterCore
 
 @Suite struct SQLiteDatabaseTests {
+    /// A write the file refuses (read-only) says what to do about the file, not which statement
+    /// failed; a failure of the data still names its statement.
+    @Test func aFileThatRefusesWritesIsNamedWithWhatToDo() throws {
+        let path = makeTemporaryDirectory() + "/store.sqlite"
+        let writable = try SQLiteDatabase(path: path)
+        try writable.execute("CREATE TABLE t (id TEXT PRIMARY KEY)")
+        try writable.execute("INSERT INTO t VALUES ('a')")
+        let readOnly = try SQLiteDatabase(path: path, readOnly: true)
+        let refused = #expect(throws: SQLiteError.self) { try readOnly.execute("INSERT INTO t VALUES ('b')") }
+        #expect(refused?.code == 8)
+        #expect(refused?.description.hasPrefix("\(path): attempt to write a readonly database (SQLite code 8): this process may "
+                                               + "not write the file or its folder") == true, "\(String(describing: refused))")
+        #expect(refused?.description.contains(" in: ") == false)
+        let duplicate = #expect(throws: SQLiteError.self) { try writable.execute("INSERT INTO t VALUES ('a')") }
+        #expect(duplicate?.description.contains(" in: INSERT INTO t") == true, "\(String(describing: duplicate))")
+    }
+
     /// A new file gets the page size asked for (the journal's 16 KiB), others SQLite's 4 KiB; a
     /// file made with another size keeps it, and opens and writes as before.
     @Test func newFilesGetThePageSizeAskedForAndOldFilesKeepTheirs() throws {

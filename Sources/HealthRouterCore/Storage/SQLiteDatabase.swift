@@ -10,8 +10,23 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         var text = "\(path): \(message) (SQLite code \(code))"
+        // What to do, when the file or the disk is at fault: the statement says nothing then.
+        if let advice { return text + ": " + advice }
         if let statement { text += " in: \(statement.prefix(120))" }
         return text
+    }
+
+    /// What a person does about a failure of the file rather than of the data, when there is one.
+    var advice: String? {
+        switch code & 0xFF {
+        case SQLITE_READONLY:
+            "this process may not write the file or its folder (SQLite writes -wal and -shm files beside it): "
+                + "fix their owner or permissions, or remount the disk read-write"
+        case SQLITE_FULL:
+            "the disk is full: free some space"
+        default:
+            nil
+        }
     }
 
     /// True when the data was at fault (a constraint, a type mismatch, too big)
