@@ -1,3 +1,5 @@
+import HealthRouterCore
+
 /// What the server answers: a status, a JSON body, and any headers besides `Content-Type`.
 public struct HTTPReply: Sendable, Equatable {
     public var status: Int
@@ -5,6 +7,8 @@ public struct HTTPReply: Sendable, Equatable {
     public var contentType: String
     /// Sent as they are, e.g. `Retry-After`.
     public var headers: [String: String]
+    /// Said in the log line of a refusal, never sent: where a body stops being JSON.
+    public var logDetail: String?
 
     public init(status: Int, body: [UInt8], contentType: String = "application/json", headers: [String: String] = [:]) {
         self.status = status
@@ -32,6 +36,37 @@ public struct HTTPReply: Sendable, Equatable {
     public static let healthAutoExportTooLarge = error(413, "body too large: in Health Auto Export, turn on Batch Requests "
                                                             + "in this automation's settings, or export a shorter date range")
     public static let badJSON = error(400, "bad json")
+
+    /// `badJSON`, with where `body` stops being JSON for the log (the reply is the reference
+    /// server's, whatever the body). `lines`: an NDJSON body, each line a JSON value of its own.
+    public static func badJSON(_ body: [UInt8], contentType: String?, lines: Bool = false) -> HTTPReply {
+        var reply = badJSON
+        if contentType?.lowercased().hasPrefix("multipart/") == true || body.starts(with: Array("--".utf8)) {
+            reply.logDetail = "the body is multipart form data, not JSON (a CSV export?): choose JSON as the export format"
+            return reply
+        }
+        var number = 0
+        for line in lines ? body.split(separator: 0x0A, omittingEmptySubsequences: false) : [body[...]] {
+            number += 1
+            do {
+                if lines && line.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) { continue }
+                let value = try JSONParser.parse(line)
+                if lines, case .object = value {} else if lines {
+                    reply.logDetail = "line \(number): not a JSON object (each line is one sample or tombstone)"
+                    return reply
+                }
+            } catch let failure as JSONParser.Failure {
+                let within = line.prefix(failure.offset).reduce(0) { $1 == 0x0A ? $0 + 1 : $0 }
+                reply.logDetail = "line \(number + within): \(failure)" + (lines ? " of the line" : "")
+                return reply
+            } catch {
+                reply.logDetail = "\(error)"
+                return reply
+            }
+        }
+        reply.logDetail = "the body is not UTF-8 JSON"
+        return reply
+    }
     /// A `Content-Encoding` other than gzip (`br`, `deflate`): refused before the body is read.
     public static func unsupportedEncoding(_ encoding: String) -> HTTPReply {
         // Only the characters a coding's name has: the client's text goes into JSON unescaped.

@@ -145,6 +145,7 @@ final class PushRequestHandler: Sendable {
                     : "a token no user under users has: compare the app's token with the config's"))
             }
             fields.append(("peer", request.peer))
+            if let detail = reply.logDetail { fields.append(("where", detail)) }
             return fields
         }())
     }
@@ -201,7 +202,7 @@ final class PushRequestHandler: Sendable {
         } catch .notArray {
             return .notArray
         } catch {
-            return .badJSON
+            return .badJSON(body, contentType: request.header("content-type"), lines: native)
         }
         guard let result = append(batch.items, caller: caller) else { return .storageError }
         warnUnconvertedUnits(batch.items, request: request, caller: caller, unitMayBeOmitted: true)
@@ -223,7 +224,7 @@ final class PushRequestHandler: Sendable {
         } catch .notHealthAutoExport(let problem) {
             return .error(400, problem)
         } catch {
-            return .badJSON
+            return .badJSON(body, contentType: request.header("content-type"))
         }
         guard let result = append(payload.items, caller: caller) else { return .storageError }
         warnUnconvertedUnits(payload.items, request: request, caller: caller, unitMayBeOmitted: false)

@@ -37,7 +37,15 @@ struct PushRefusalLogTests {
         let client = daemon.client
         for _ in 0..<5 { #expect(client.post("/ingest", "[]", token: "wrong").status == 401) }
         #expect(client.post("/hae", "{}").status == 401)
-        #expect(client.post("/ingest", "[", token: DaemonProcess.token).status == 400)
+        // Bad JSON: the reply is the reference server's; the log says where the body breaks.
+        let broken = "[{\"uuid\":\"A\",\n \"type\" \"heartRate\"}]"
+        #expect(client.post("/ingest", broken, token: DaemonProcess.token).body == #"{"error": "bad json"}"#)
+        let native = #"{"uuid":"N","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":1}"#
+            + "\n42\n"
+        #expect(client.post("/v1/samples", native, token: DaemonProcess.token).status == 400)
+        let csv = client.request("POST", "/hae", body: Array("--b\r\nContent-Disposition: form-data; name=\"m\"\r\n\r\nDate,Steps\r\n--b--\r\n".utf8),
+                                 headers: ["api-key: \(DaemonProcess.token)", "Content-Type: multipart/form-data; boundary=b"])
+        #expect(csv.status == 400)
         let skipped = #"[{"uuid":"A","type":"heartRate","start":"tomorrow","end":"2026-07-06T08:00:00Z","value":1,"source":"P"},"#
             + #"{"uuid":"B","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":1,"source":"P"}]"#
         #expect(client.post("/ingest", skipped, token: DaemonProcess.token).body == #"{"received": 2, "new": 1, "deleted": 0}"#)
@@ -59,8 +67,12 @@ struct PushRefusalLogTests {
         #expect(Self.lines(log, containing: ["push refused", "route=/hae", "status=401",
                                              "hint=no token: the app must send Authorization: Bearer <token>, api-key or X-API-Key"])
                     .count == 1, "\(log)")
-        #expect(Self.lines(log, containing: ["push refused", "status=400", "reason=bad json", "user=alice", "peer=127.0.0.1"]).count == 1,
-                "\(log)")
+        #expect(Self.lines(log, containing: ["push refused", "route=/ingest", "status=400", "reason=bad json", "user=alice",
+                                             "peer=127.0.0.1", "where=line 2: expected ':' after a key at byte 23"]).count == 1, "\(log)")
+        #expect(Self.lines(log, containing: ["route=/v1/samples", "reason=bad json",
+                                             "where=line 2: not a JSON object (each line is one sample or tombstone)"]).count == 1, "\(log)")
+        #expect(Self.lines(log, containing: ["route=/hae", "reason=bad json", "where=the body is multipart form data, not JSON"])
+                    .count == 1, "\(log)")
         #expect(Self.lines(log, containing: ["push refused", "route=/hae", "status=413", "Batch Requests"]).count == 1, "\(log)")
         #expect(Self.lines(log, containing: ["warning: push: elements skipped", "route=/ingest", "skipped=1", "received=2", "user=alice",
                                              "#0 uuid=A start: 'tomorrow' cannot be read as a date"]).count == 1, "\(log)")
