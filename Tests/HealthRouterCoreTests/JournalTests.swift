@@ -108,10 +108,12 @@ import Testing
         #expect(try journal.append([.sample(summer)], source: "history").duplicateCount == 1)
     }
 
-    /// A record edited between a winter and a summer export keeps the offsets its instants were
-    /// first journaled with when the input's dates carry the exporter's offset (an export): the
-    /// workout's events and route points too, while an instant new to the edit keeps its own. A
-    /// version that records its zone, and any input that is not an export, keep what they say.
+    /// A record edited between a winter and a summer export keeps the offset it was first journaled
+    /// with when the input's dates carry the exporter's offset (an export): every date of it that
+    /// carries the exporter's offset, the workout's events and route points too, also one new to the
+    /// edit; a GPX point's UTC time keeps its own. It holds once the entry is pruned, and for a zone
+    /// this machine does not know. A version that records a known zone, and any input that is not an
+    /// export, keep what they say.
     @Test func aChangedSampleFromAnExportKeepsItsFirstOffsets() throws {
         let journal = try Journal(stateDirectory: makeTemporaryDirectory())
         func workout(offset: Int32, energy: Double, extraEvent: Bool = false) -> Sample {
@@ -119,7 +121,9 @@ import Testing
             var detail = Workout(activityType: "HKWorkoutActivityTypeRunning", totalEnergyBurnedKilocalories: energy)
             detail.events = [WorkoutEvent(type: "HKWorkoutEventTypePause", date: at(10_000))]
             if extraEvent { detail.events.append(WorkoutEvent(type: "HKWorkoutEventTypeResume", date: at(20_000))) }
-            detail.routes = [WorkoutRoute(sourceName: "Watch", points: [RoutePoint(time: at(1_000), latitude: 1, longitude: 2)])]
+            // A GPX point at the workout's start instant, in UTC.
+            let gpx = RoutePoint(time: Timestamp(epochMilliseconds: 0, utcOffsetSeconds: 0), latitude: 1, longitude: 2)
+            detail.routes = [WorkoutRoute(sourceName: "Watch", points: [gpx, RoutePoint(time: at(1_000), latitude: 1, longitude: 2)])]
             return Sample(id: "W-1", type: "HKWorkoutTypeIdentifier", kind: .workout, start: at(0), end: at(60_000),
                           sourceName: "Watch", detail: .workout(detail))
         }
@@ -129,29 +133,38 @@ import Testing
             sample.visitTimestamps { found.append($0.utcOffsetSeconds) }
             return found
         }
+        func changed(_ sample: Sample) throws -> Sample? {
+            let appended = try journal.appendCollecting([.sample(sample)], source: "export")
+            guard appended.result.changedCount == 1, case .sample(let kept)? = appended.entries.first?.item else { return nil }
+            return kept
+        }
         journal.keepsFirstOffsets = true
         #expect(try journal.append([.sample(workout(offset: -28_800, energy: 300))], source: "export").newCount == 1)
-        let edited = try journal.appendCollecting([.sample(workout(offset: -25_200, energy: 310, extraEvent: true))],
-                                                  source: "export")
-        #expect(edited.result.changedCount == 1)
-        guard case .sample(let kept)? = edited.entries.first?.item else { Issue.record("no entry"); return }
-        // start, end, the pause, the resume (new: its own offset), the route point.
-        #expect(offsets(kept) == [-28_800, -28_800, -28_800, -25_200, -28_800])
+        let kept = try #require(try changed(workout(offset: -25_200, energy: 310, extraEvent: true)))
+        // start, end, the pause, the resume (new to the edit), the GPX point (UTC), the inline point.
+        #expect(offsets(kept) == [-28_800, -28_800, -28_800, -28_800, 0, -28_800])
         #expect(try journal.entries(after: 0, limit: 10).last.map { try $0.decoded().item } == .sample(kept))
 
-        // A version that recorded its zone says its offsets itself.
+        // A row an older journal wrote has no start offset: the stored entry gives it, and fills it in.
+        try journal.database.execute("UPDATE sample_ids SET start_offset = NULL")
+        #expect(offsets(try #require(try changed(workout(offset: -25_200, energy: 312)))) == [-28_800, -28_800, -28_800, 0, -28_800])
+        #expect(try journal.database.scalarInt("SELECT start_offset FROM sample_ids") == -28_800)
+        // The entries pruned (journal.retain): the first offset is kept with the id.
+        try journal.database.execute("DELETE FROM entries")
+        #expect(offsets(try #require(try changed(workout(offset: -25_200, energy: 315)))) == [-28_800, -28_800, -28_800, 0, -28_800])
+        // A zone this machine does not know gave no offsets: the exporter's are replaced as well.
+        var unknownZone = workout(offset: -25_200, energy: 316)
+        unknownZone.timeZone = "Mars/Olympus"
+        #expect(offsets(try #require(try changed(unknownZone))) == [-28_800, -28_800, -28_800, 0, -28_800])
+
+        // A version that recorded a known zone says its offsets itself.
         var zoned = workout(offset: -25_200, energy: 320)
         zoned.timeZone = "America/Los_Angeles"
-        guard case .sample(let zonedKept)? = try journal.appendCollecting([.sample(zoned)], source: "export").entries.first?.item
-        else { Issue.record("no entry"); return }
-        #expect(offsets(zonedKept) == [-25_200, -25_200, -25_200, -25_200])
+        #expect(offsets(try #require(try changed(zoned))) == [-25_200, -25_200, -25_200, 0, -25_200])
 
         // Not an export (a replay, a push): the new version's offsets stand.
         journal.keepsFirstOffsets = false
-        let pushed = workout(offset: 3_600, energy: 330)
-        guard case .sample(let pushedKept)? = try journal.appendCollecting([.sample(pushed)], source: "push").entries.first?.item
-        else { Issue.record("no entry"); return }
-        #expect(offsets(pushedKept) == [3_600, 3_600, 3_600, 3_600])
+        #expect(offsets(try #require(try changed(workout(offset: 3_600, energy: 330)))) == [3_600, 3_600, 3_600, 0, 3_600])
     }
 
     /// A workout route's date attributes (`creationDate`, kept as text) count as their instants:
@@ -482,7 +495,10 @@ import Testing
         }
         let database = try SQLiteDatabase(path: older + "/journal.sqlite")
         try database.execute("ALTER TABLE entries DROP COLUMN first_of_id")
+        // Nor the offset each id's start was first journaled with (its rows read as unknown).
+        try database.execute("ALTER TABLE sample_ids DROP COLUMN start_offset")
         let reopened = try Journal(stateDirectory: older)
+        #expect(try reopened.database.scalarInt("SELECT count(*) FROM sample_ids WHERE start_offset IS NULL") == 1)
         #expect(try reopened.entries(after: 0, limit: 10).map(\.isFirstOfId) == [false])
         try reopened.append([.sample(heartRate(61, at: 1))], source: "history")
         #expect(try reopened.entries(after: 0, limit: 10).map(\.isFirstOfId) == [false, true])

@@ -1,38 +1,31 @@
-/// The UTC offsets a journaled sample's instants were first written with, for a changed version of
-/// it from an input whose dates carry the offset of the day it was written
+import Foundation
+
+/// The UTC offset a journaled sample's start was first written with, handed on to a changed
+/// version of it from an input whose dates carry the offset of the day it was written
 /// (`Journal.keepsFirstOffsets`): an Apple export stamps every date with the exporting phone's
 /// offset, so a record edited between a winter and a summer export would otherwise move its
-/// January instants to summer time. Each instant of the new version that the stored version had
-/// takes the offset it had there; instants new to this version keep theirs.
+/// January instants to summer time. `sample_ids` keeps that offset (`start_offset`), so it
+/// outlives the entry (`journal.retain`).
 ///
-/// Dates kept as text (the attributes of a generic record: an activity summary, the profile) are
-/// not instants here and keep what the new version says.
-struct FirstOffsets {
-    private var offsets: [Int64: Int32] = [:]
-
-    init(of stored: Sample) {
-        var stored = stored
-        var offsets: [Int64: Int32] = [:]
-        stored.visitTimestamps { time in
-            if let offset = time.utcOffsetSeconds, offsets[time.epochMilliseconds] == nil {
-                offsets[time.epochMilliseconds] = offset
-            }
-        }
-        self.offsets = offsets
+/// Every instant of the new version that carries the exporter's offset (its start's) takes the
+/// first one: the first export stamped all of its dates with one offset too. Instants with
+/// another offset (a GPX file's UTC times) or none keep theirs.
+enum FirstOffsets {
+    /// Whether `sample`'s offsets are its recorded zone's (`HKTimeZone`, a zone this machine
+    /// knows: `RecordedZoneOffsets` applied it), its own rather than the exporter's.
+    static func recordsItsZone(_ sample: Sample) -> Bool {
+        guard let zone = sample.timeZone else { return false }
+        return TimeZone(identifier: zone) != nil
     }
 
-    /// Gives each instant of `sample` the stored version had the offset it had there. Returns
-    /// whether any offset changed (the sample's encoding is then stale).
-    func apply(to sample: inout Sample) -> Bool {
-        guard !offsets.isEmpty else { return false }
-        var changed = false
-        sample.visitTimestamps { time in
-            if let first = offsets[time.epochMilliseconds], time.utcOffsetSeconds != first {
-                time.utcOffsetSeconds = first
-                changed = true
-            }
+    /// Gives the instants of `sample` that carry its start's offset the offset `first`. Returns
+    /// whether any changed (the sample's encoding is then stale).
+    static func apply(firstStartOffset first: Int32, to sample: inout Sample) -> Bool {
+        guard let exporters = sample.start.utcOffsetSeconds, exporters != first else { return false }
+        sample.visitTimestamps { instant in
+            if instant.utcOffsetSeconds == exporters { instant.utcOffsetSeconds = first }
         }
-        return changed
+        return true
     }
 }
 

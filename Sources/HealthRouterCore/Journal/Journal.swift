@@ -26,11 +26,13 @@ public final class Journal {
     /// starts it anew for each item, and steps every statement it binds through it before.
     private let bindings = SQLiteBindingArena(capacity: 16 * 1024)
 
-    private lazy var lookupId = try! database.prepare("SELECT content_hash, seq FROM sample_ids WHERE start = ?2 AND id = ?1")
+    private lazy var lookupId = try! database.prepare(
+        "SELECT content_hash, seq, start_offset FROM sample_ids WHERE start = ?2 AND id = ?1")
+    // A changed sample's row keeps the start offset its id was first journaled with (`FirstOffsets`).
     private lazy var insertId = try! database.prepare(
-        "INSERT INTO sample_ids(start, id, content_hash, seq) VALUES (?4, ?1, ?2, ?3) ON CONFLICT(start, id) DO UPDATE SET content_hash = excluded.content_hash, seq = excluded.seq")
+        "INSERT INTO sample_ids(start, id, content_hash, seq, start_offset) VALUES (?4, ?1, ?2, ?3, ?5) ON CONFLICT(start, id) DO UPDATE SET content_hash = excluded.content_hash, seq = excluded.seq, start_offset = coalesce(sample_ids.start_offset, excluded.start_offset)")
     private lazy var insertNewId = try! database.prepare(
-        "INSERT INTO sample_ids(start, id, content_hash, seq) VALUES (?4, ?1, ?2, ?3) ON CONFLICT(start, id) DO NOTHING")
+        "INSERT INTO sample_ids(start, id, content_hash, seq, start_offset) VALUES (?4, ?1, ?2, ?3, ?5) ON CONFLICT(start, id) DO NOTHING")
     private lazy var updateHash = try! database.prepare("UPDATE sample_ids SET content_hash = ?2 WHERE start = ?3 AND id = ?1")
     private lazy var lookupFingerprint = try! database.prepare("SELECT id FROM fingerprints WHERE start = ?2 AND fingerprint = ?1")
     private lazy var insertFingerprint = try! database.prepare("INSERT OR IGNORE INTO fingerprints(start, fingerprint, id) VALUES (?3, ?1, ?2)")
@@ -75,7 +77,7 @@ public final class Journal {
             -- new keys land next to each other instead of all over a B-tree of random UUIDs
             -- (measured: 10 s of a 1M-record import went to random id inserts).
             CREATE TABLE IF NOT EXISTS sample_ids(start INTEGER NOT NULL, id NOT NULL, content_hash INTEGER NOT NULL,
-                seq INTEGER NOT NULL, PRIMARY KEY(start, id)) WITHOUT ROWID;
+                seq INTEGER NOT NULL, start_offset INTEGER, PRIMARY KEY(start, id)) WITHOUT ROWID;
             CREATE TABLE IF NOT EXISTS fingerprints(start INTEGER NOT NULL, fingerprint NOT NULL, id NOT NULL,
                 PRIMARY KEY(start, fingerprint)) WITHOUT ROWID;
             CREATE TABLE IF NOT EXISTS aliases(alias PRIMARY KEY, id NOT NULL);
@@ -108,6 +110,17 @@ public final class Journal {
                 try database.execute("ALTER TABLE entries ADD COLUMN first_of_id INTEGER NOT NULL DEFAULT 0")
             } catch {
                 guard try hasFirstOfId() else { throw error }
+            }
+        }
+        // Likewise the UTC offset a sample's start was first journaled with (NULL in older rows).
+        func hasStartOffset() throws -> Bool {
+            try database.scalarInt("SELECT count(*) FROM pragma_table_info('sample_ids') WHERE name = 'start_offset'") == 1
+        }
+        if try !hasStartOffset() {
+            do {
+                try database.execute("ALTER TABLE sample_ids ADD COLUMN start_offset INTEGER")
+            } catch {
+                guard try hasStartOffset() else { throw error }
             }
         }
     }
@@ -294,6 +307,7 @@ public final class Journal {
             insertNewId.bind(2, hash)
             insertNewId.bind(3, sequence)
             insertNewId.bind(4, start)
+            insertNewId.bind(5, sample.start.utcOffsetSeconds.map(Int64.init))
             try insertNewId.run()
             if database.changes == 1 {
                 result.new[sample.kind, default: 0] += 1
@@ -306,6 +320,7 @@ public final class Journal {
         if try lookupId.step() {
             let stored = lookupId.int64(0)
             let storedSequence = lookupId.int64(1)
+            let storedStartOffset = lookupId.isNull(2) ? nil : Int32(truncatingIfNeeded: lookupId.int64(2))
             lookupId.reset()
             if stored == hash {
                 noteMetBefore(key, storedSequence: storedSequence)
@@ -394,13 +409,14 @@ public final class Journal {
                     insertId.bind(2, hash)
                     insertId.bind(3, sequence)
                     insertId.bind(4, start)
+                    insertId.bind(5, sample.start.utcOffsetSeconds.map(Int64.init))
                     try insertId.run()
                     return true
                 }
             }
-            if keepsFirstOffsets, sample.timeZone == nil,
-               let stored = try storedVersion ?? storedSample(at: storedSequence),
-               FirstOffsets(of: stored).apply(to: &sample) {
+            if keepsFirstOffsets, !FirstOffsets.recordsItsZone(sample),
+               let first = try storedStartOffset ?? (storedVersion ?? storedSample(at: storedSequence))?.start.utcOffsetSeconds,
+               FirstOffsets.apply(firstStartOffset: first, to: &sample) {
                 encodeEntry()
             }
             result.changed[sample.kind, default: 0] += 1
@@ -426,6 +442,7 @@ public final class Journal {
         insertId.bind(2, hash)
         insertId.bind(3, sequence)
         insertId.bind(4, start)
+        insertId.bind(5, sample.start.utcOffsetSeconds.map(Int64.init))
         try insertId.run()
         return isNew && isFingerprintId
     }
@@ -455,6 +472,7 @@ public final class Journal {
         insertId.bind(2, hash)
         insertId.bind(3, storedSequence)
         insertId.bind(4, start)
+        insertId.bind(5, sample.start.utcOffsetSeconds.map(Int64.init))
         try insertId.run()
         return true
     }
