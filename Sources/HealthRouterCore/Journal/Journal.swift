@@ -100,28 +100,23 @@ public final class Journal {
             CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value);
             """)
         try checkSchemaVersion()
-        // Added after version 1 shipped: older journals get the column (their entries read as 0).
-        // Another process opening the same journal may add it first.
-        func hasFirstOfId() throws -> Bool {
-            try database.scalarInt("SELECT count(*) FROM pragma_table_info('entries') WHERE name = 'first_of_id'") == 1
+        // Added after version 1 shipped: older journals get the columns (their entries read as not
+        // known to be the first of their id, their ids' start offsets as unknown).
+        try addColumnIfMissing("entries", "first_of_id", "INTEGER NOT NULL DEFAULT 0")
+        try addColumnIfMissing("sample_ids", "start_offset", "INTEGER")
+    }
+
+    /// Adds `column` to `table` when the journal has not got it. Another process opening the same
+    /// journal may add it first.
+    private func addColumnIfMissing(_ table: String, _ column: String, _ definition: String) throws {
+        func hasColumn() throws -> Bool {
+            try database.scalarInt("SELECT count(*) FROM pragma_table_info('\(table)') WHERE name = '\(column)'") == 1
         }
-        if try !hasFirstOfId() {
-            do {
-                try database.execute("ALTER TABLE entries ADD COLUMN first_of_id INTEGER NOT NULL DEFAULT 0")
-            } catch {
-                guard try hasFirstOfId() else { throw error }
-            }
-        }
-        // Likewise the UTC offset a sample's start was first journaled with (NULL in older rows).
-        func hasStartOffset() throws -> Bool {
-            try database.scalarInt("SELECT count(*) FROM pragma_table_info('sample_ids') WHERE name = 'start_offset'") == 1
-        }
-        if try !hasStartOffset() {
-            do {
-                try database.execute("ALTER TABLE sample_ids ADD COLUMN start_offset INTEGER")
-            } catch {
-                guard try hasStartOffset() else { throw error }
-            }
+        guard try !hasColumn() else { return }
+        do {
+            try database.execute("ALTER TABLE \(table) ADD COLUMN \(column) \(definition)")
+        } catch {
+            guard try hasColumn() else { throw error }
         }
     }
 
