@@ -103,7 +103,11 @@ struct TimescaleDBPolicies {
         }
     }
 
-    /// The continuous aggregate `samples_daily` and its refresh policy (both idempotent).
+    /// The continuous aggregate `samples_daily` and its refresh policy (both idempotent). The
+    /// policy's window starts at the first row (`start_offset => NULL`): with real-time aggregation,
+    /// the view shows materialized buckets before its watermark and raw rows after it, so a window
+    /// of the last 30 days would move the watermark past an imported history it never materialized
+    /// and hide every older day. A refresh recomputes only the buckets that changed in its window.
     private func createDailyAggregate() throws {
         try connection.execute("""
             CREATE MATERIALIZED VIEW IF NOT EXISTS \(schema.name("samples_daily"))
@@ -113,7 +117,7 @@ struct TimescaleDBPolicies {
             FROM \(schema.name("samples")) GROUP BY user_id, type, unit, day WITH NO DATA
             """)
         try connection.execute("SELECT add_continuous_aggregate_policy(\(schema.regclass("samples_daily")), "
-                                   + "start_offset => INTERVAL '30 days', end_offset => INTERVAL '1 hour', "
+                                   + "start_offset => NULL, end_offset => INTERVAL '1 hour', "
                                    + "schedule_interval => INTERVAL '1 hour', if_not_exists => true)")
     }
 }
