@@ -87,7 +87,7 @@ struct PostgresSinkSchema {
     func ddl(viewSecurityInvoker: Bool, timeZone: String) -> [String] {
         let day = "(started_at AT TIME ZONE \(SQL.literal(timeZone)))::date"
         return [
-            "CREATE SCHEMA IF NOT EXISTS \(SQL.identifier(schema))",
+            SQL.createSchemaIfMissing(schema),
             "CREATE TABLE IF NOT EXISTS \(name("healthrouter_schema")) (version integer PRIMARY KEY, "
                 + "applied_at timestamptz NOT NULL DEFAULT now())",
             "CREATE TABLE IF NOT EXISTS \(name("healthrouter_cursor")) (sink text PRIMARY KEY, journal_seq bigint NOT NULL)",

@@ -66,7 +66,7 @@ struct TimescaleDBSchema {
     /// Plain tables, indexes and bookkeeping: version 1.
     var baseDDL: [String] {
         [
-            "CREATE SCHEMA IF NOT EXISTS \(SQL.identifier(schema))",
+            SQL.createSchemaIfMissing(schema),
             "CREATE TABLE IF NOT EXISTS \(name("healthrouter_schema")) (version integer PRIMARY KEY, "
                 + "applied_at timestamptz NOT NULL DEFAULT now())",
         ] + timeTables.map(\.createSQL) + [

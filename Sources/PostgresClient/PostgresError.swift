@@ -47,11 +47,25 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     /// How a sink reports it when it is not the data's fault: misconfigured (with what to fix)
     /// when the configuration is at fault, else unavailable (retried).
     public var sinkError: SinkError {
-        if let misconfiguration {
+        if let fix = misconfiguration ?? privilegeAdvice {
             let text = description.hasSuffix(".") ? String(description.dropLast()) : description
-            return .misconfigured("\(text). To fix: \(misconfiguration)")
+            return .misconfigured("\(text). To fix: \(fix)")
         }
         return .unavailable(description)
+    }
+
+    /// What to do when the server refuses the role a change (42501) or refuses all changes there
+    /// (25006, a standby): retrying cannot help until a person grants it or points `url` elsewhere.
+    private var privilegeAdvice: String? {
+        switch sqlState {
+        case "42501":
+            "grant the role what the sink needs (USAGE and CREATE on its schema; SELECT, INSERT, UPDATE and DELETE on "
+                + "its tables), or connect as a role that has it"
+        case "25006":
+            "the server takes no writes (a standby or a read-only transaction): point url at the primary"
+        default:
+            nil
+        }
     }
 
     /// How a sink's write reports it: rejected when the data is at fault (`isDataError`: the

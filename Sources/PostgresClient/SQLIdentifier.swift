@@ -20,6 +20,14 @@ public enum SQL {
 }
 
 extension SQL {
+    /// A statement that creates `schema` only when it is missing: `CREATE SCHEMA IF NOT EXISTS`
+    /// needs the CREATE privilege on the database even when the schema exists, which a role that
+    /// may write in an existing schema often lacks.
+    public static func createSchemaIfMissing(_ schema: String) -> String {
+        "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = \(literal(schema))) THEN "
+            + "CREATE SCHEMA \(identifier(schema)); END IF; END $$"
+    }
+
     /// `values` as a PostgreSQL text-array literal (`{"a","b\"c"}`), for a `$1::text[]` parameter.
     public static func textArray(_ values: [String]) -> String {
         var text = "{"

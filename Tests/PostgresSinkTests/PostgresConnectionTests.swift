@@ -175,6 +175,42 @@ import TestSupport
         }
     }
 
+    /// A role that may write in an existing schema, but not create schemas in the database, prepares
+    /// both sinks there (`CREATE SCHEMA IF NOT EXISTS` alone asks for the database's CREATE
+    /// privilege); one that may not is `misconfigured`, saying what to grant, not retried.
+    @Test func aRoleThatMayWriteInItsSchemaNeedsNoMoreAndOneThatMayNotIsToldWhatToGrant() throws {
+        guard let url = PostgresTestDatabase.url, let port = PostgresTestDatabase.port else { return }
+        let admin = try PostgresConnection(url: url)
+        defer { admin.close() }
+        let writable = "hr_w_" + PostgresTestDatabase.freshSchema()
+        let closed = "hr_c_" + PostgresTestDatabase.freshSchema()
+        try admin.execute("""
+            DO $$ BEGIN CREATE ROLE hr_schema_writer LOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$;
+            CREATE SCHEMA \(SQL.identifier(writable)); CREATE SCHEMA \(SQL.identifier(closed));
+            GRANT USAGE, CREATE ON SCHEMA \(SQL.identifier(writable)) TO hr_schema_writer
+            """)
+        defer { _ = try? admin.execute("DROP SCHEMA \(SQL.identifier(writable)) CASCADE; DROP SCHEMA \(SQL.identifier(closed)) CASCADE") }
+        #expect(try admin.query("SELECT has_database_privilege('hr_schema_writer', current_database(), 'CREATE')").text(0, 0) == "f")
+        let roleURL = "postgres://hr_schema_writer@127.0.0.1:\(port)/postgres?sslmode=disable"
+        func sinks(_ schema: String) -> [any Sink] {
+            [TimescaleDBSink(configuration: .init(url: roleURL, schema: schema, requireTimescaledb: false), context: ConformanceFixtures.context()),
+             PostgresSink(configuration: .init(url: roleURL, userId: "me", schema: schema), context: ConformanceFixtures.context())]
+        }
+        for sink in sinks(writable) {
+            #expect(throws: Never.self) { _ = try sink.prepare() }
+            sink.close()
+        }
+        for sink in sinks(closed) {
+            #expect {
+                _ = try sink.prepare()
+            } throws: { error in
+                guard case SinkError.misconfigured(let reason) = error else { return false }
+                return reason.contains("permission denied") && reason.contains("To fix: grant the role what the sink needs")
+            }
+            sink.close()
+        }
+    }
+
     /// The session's setup is part of connecting (with TimescaleDB preloaded, its first statement
     /// loads the library): its failure names the server it connected to.
     @Test func aFailureToSetUpTheSessionIsAFailureToConnect() throws {
