@@ -94,6 +94,20 @@ public final class PostgresSink: Sink {
     private var tiered = false
     /// `configuration.userId` as stored.
     private let defaultUserId: String
+    /// The sample users this sink said it stores under another id (`announce`), and the last one met.
+    private var announcedUsers: Set<String> = []
+    private var lastUser: String?
+
+    /// Says once, for a sample's user that is no UUID (a push source's user name), the user_id its
+    /// rows get: health4ai reads one user_id, and the sink's own applies only to samples without a
+    /// user (an import).
+    private func announce(_ user: String) {
+        lastUser = user
+        guard !PostgresUserId.isUUID(user), announcedUsers.insert(user).inserted else { return }
+        let stored = PostgresUserId.normalized(user)
+        logger.info("samples of user \(user) are stored as user_id \(stored) (set HEALTHKIT_USER_ID=\(stored) for health4ai to "
+                        + "read them; the sink's user_id applies to samples without a user)")
+    }
     /// Rows tiering folds: quantities, not category, workout (health4ai reads those raw) or
     /// `record` rows (correlations, activity summaries, …, which have no value to sum).
     static let foldable = PostgresSinkSchema.quantityRows
@@ -247,6 +261,7 @@ public final class PostgresSink: Sink {
                 for entry in entries {
                     switch entry.item {
                     case .sample(let sample):
+                        if let user = sample.userId, user != lastUser { announce(user) }
                         PostgresMetricRow.append(sample, sequence: entry.sequence, defaultUserId: defaultUserId,
                                                  json: &json, fields: &fields, into: &rows)
                         try stream.sendIfFull(&rows, on: connection)

@@ -26,6 +26,28 @@ struct DaemonEndToEndTests {
 
     /// The daemon prunes the journal as `journal.retain` says (it never did: only an import
     /// pruned): entries every sink passed go once they are older than that; the store keeps them.
+    /// A push user's samples go to the postgres sink under the UUIDv5 of the user's name, not the
+    /// sink's user_id: the log says which, once, so that health4ai can be set to read them.
+    @Test func aPostgresSinkSaysUnderWhichUserIdAPushUsersSamplesGo() throws {
+        guard let url = ProcessInfo.processInfo.environment["PG_URL"] else { return }
+        let directory = NSTemporaryDirectory() + "daemon-\(UUID().uuidString)"
+        let schema = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
+        let supa = "  supa:\n    type: postgres\n    url: \"\(url)\"\n    schema: \(schema)\n"
+            + "    user_id: 00000000-0000-4000-8000-000000000001\n"
+        let daemon = try DaemonProcess(directory: directory, sinks: DaemonProcess.localSink(in: directory, more: supa))
+        try daemon.start()
+        for prefix in ["A", "B"] {
+            let batch = DaemonProcess.batch(prefix: prefix, count: 2)
+            #expect(daemon.client.post("/ingest", batch.body, token: DaemonProcess.token).status == 200)
+        }
+        let stored = UUIDv5.string(name: "alice").lowercased()
+        let line = "samples of user alice are stored as user_id \(stored) (set HEALTHKIT_USER_ID=\(stored) for health4ai"
+        let deadline = Date().addingTimeInterval(10)
+        while !daemon.log.contains(line) && Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+        daemon.stop()
+        #expect(daemon.log.components(separatedBy: line).count == 2, "\(daemon.log)")
+    }
+
     @Test func theDaemonPrunesTheJournal() throws {
         let directory = NSTemporaryDirectory() + "daemon-\(UUID().uuidString)"
         let daemon = try DaemonProcess(directory: directory, sinks: DaemonProcess.localSink(in: directory, preamble: "journal:\n  retain: 1s\n"))
