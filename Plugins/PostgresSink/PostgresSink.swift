@@ -151,6 +151,7 @@ public final class PostgresSink: Sink {
                 for statement in schema.ddl(viewSecurityInvoker: invoker, timeZone: configuration.timeZone) {
                     try connection.execute(statement)
                 }
+                try checkMetricsLayout(connection)
                 let stored = try connection.query("SELECT max(version) FROM \(schema.name("healthrouter_schema"))").int(0, 0)
                 if let stored, stored > PostgresSinkSchema.version {
                     throw SinkError.misconfigured("schema \(configuration.schema) has healthrouter schema version \(stored), "
@@ -250,6 +251,35 @@ public final class PostgresSink: Sink {
         for table in bookkeeping {
             try connection.execute("ALTER TABLE \(schema.name(table)) ENABLE ROW LEVEL SECURITY")
         }
+    }
+
+    /// Refuses a `healthkit_metrics` that another program made (health4ai's own `schema.sql`: no
+    /// `journal_seq`, its key `(user_id, metric_type, started_at)`) and that `CREATE TABLE IF NOT
+    /// EXISTS` left as it was: every write would fail on it. Says how to bring it up to date.
+    private func checkMetricsLayout(_ connection: PostgresConnection) throws {
+        let table = schema.name("healthkit_metrics")
+        let columns = try connection.query("SELECT attname::text FROM pg_attribute WHERE attrelid = to_regclass($1) "
+                                               + "AND attnum > 0 AND NOT attisdropped", [table])
+        let present = Set((0..<columns.rowCount).compactMap { columns.text($0, 0) })
+        let missing = schema.metrics.columns.map(\.name).filter { !present.contains($0) }
+        let keyed = try connection.query("""
+            SELECT 1 FROM pg_index i WHERE i.indrelid = to_regclass($1) AND i.indisunique AND i.indpred IS NULL
+              AND (SELECT array_agg(a.attname::text ORDER BY a.attname::text) FROM pg_attribute a
+                   WHERE a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)) = ARRAY['metric_type', 'source_device', 'started_at', 'user_id']
+            """, [table]).rowCount > 0
+        guard !missing.isEmpty || !keyed else { return }
+        var lacks: [String] = []
+        if !missing.isEmpty { lacks.append("the column\(missing.count == 1 ? "" : "s") \(missing.joined(separator: ", "))") }
+        if !keyed { lacks.append("a unique key on (user_id, metric_type, source_device, started_at)") }
+        throw SinkError.misconfigured(
+            "\(configuration.schema).healthkit_metrics exists without \(lacks.joined(separator: " and ")), which healthrouter "
+                + "writes with (another program made it: health4ai's own schema.sql keys it by (user_id, metric_type, started_at)). "
+                + "To fix: set `schema` to a new one (healthrouter creates its tables there; `healthrouter backfill` fills them), "
+                + "or bring the table up to date: ALTER TABLE \(table) ADD COLUMN IF NOT EXISTS journal_seq bigint; "
+                + "UPDATE \(table) SET source_device = '' WHERE source_device IS NULL; ALTER TABLE \(table) ALTER COLUMN "
+                + "source_device SET DEFAULT '', ALTER COLUMN source_device SET NOT NULL, ADD CONSTRAINT "
+                + "healthkit_metrics_user_metric_source_start UNIQUE (user_id, metric_type, source_device, started_at); "
+                + "then drop its key on (user_id, metric_type, started_at)")
     }
 
     public func write(_ entries: [JournalEntry], cursor: Int64) throws {

@@ -53,6 +53,42 @@ import PostgresSink
         try conformance(url, schema: PostgresTestDatabase.freshSchema()).refusedRowBecomesDeadLetter()
     }
 
+    /// A `healthkit_metrics` health4ai's own schema.sql made (no journal_seq, keyed without the
+    /// source) is refused at prepare, with the statements that bring it up to date, instead of
+    /// passing `check --connect` and failing every write; brought up to date as said, it is written.
+    @Test func aTableHealth4aisOwnSchemaMadeIsRefusedWithTheFix() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let schema = PostgresTestDatabase.freshSchema()
+        let admin = try PostgresTestDatabase.connect(url)
+        defer { admin.close() }
+        let table = SQL.qualified(schema, "healthkit_metrics")
+        try admin.execute("""
+            CREATE SCHEMA \(SQL.identifier(schema));
+            CREATE TABLE \(table) (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), user_id text NOT NULL, metric_type text NOT NULL,
+              value float8, unit text, source_device text, started_at timestamptz NOT NULL, ended_at timestamptz, metadata jsonb,
+              synced_at timestamptz DEFAULT now() NOT NULL, CONSTRAINT original_key UNIQUE (user_id, metric_type, started_at))
+            """)
+        let sink = PostgresSink(configuration: configuration(url, schema), context: ConformanceFixtures.context())
+        var fix = ""
+        #expect {
+            _ = try sink.prepare()
+        } throws: { error in
+            guard case SinkError.misconfigured(let reason) = error else { return false }
+            fix = reason
+            return reason.contains("without the column journal_seq and a unique key on (user_id, metric_type, source_device, started_at)")
+                && reason.contains("To fix: set `schema` to a new one")
+        }
+        sink.close()
+        // The statements the message gives, then the old key dropped, as it says.
+        let statements = try #require(fix.components(separatedBy: "bring the table up to date: ").last?
+            .components(separatedBy: "; then drop").first)
+        try admin.execute(statements + "; ALTER TABLE \(table) DROP CONSTRAINT original_key")
+        let fixed = try preparedSink(url, schema)
+        defer { fixed.close() }
+        try fixed.write([JournalEntry(sequence: 1, source: "test", item: .sample(ConformanceFixtures.numbered(1)))], cursor: 1)
+        #expect(try admin.query("SELECT count(*) FROM \(table)").int(0, 0) == 1)
+    }
+
     /// Every category row holds HealthKit's raw integer, as health4ai's app writes it: the value
     /// name's code, 0 (NotApplicable) for categories without a value; read back, each sample is
     /// the one written.
