@@ -91,9 +91,9 @@ enum HealthAutoExportParser {
         }
         let points = metric["data"] as? [Any] ?? []
         let datesOfSeveralSources = datesOfSeveralSources(points)
-        // Points of one source at one `date`, by date and source: the second and later are readings
-        // of their own (two blood pressures taken within a minute), not the first one again.
-        var pointsAtDate: [String: Int] = [:]
+        // Points of one source at one `date`: readings of their own (two blood pressures taken
+        // within a minute), not one period's total sent twice.
+        let repeatedAtDate = repeatedAtDate(points)
         for point in points {
             guard let point = point as? [String: Any] else { payload.skipped += 1; continue }
             let source = point["source"] as? String ?? defaultSource
@@ -111,13 +111,8 @@ enum HealthAutoExportParser {
                 payload.skipped += 1
                 continue
             }
-            var repeated = ""
-            if point["startDate"] == nil {
-                let key = "\(start.epochMilliseconds)\u{1F}\(periodSourceName(point))"
-                let count = pointsAtDate[key, default: 0] + 1
-                pointsAtDate[key] = count
-                if count > 1 { repeated = "#\(count)" }
-            }
+            let repeated = point["startDate"] == nil && repeatedAtDate.contains(Self.dateAndSource(start, point))
+                ? readingPart(point) : ""
             func make(_ identifier: String, _ value: Double?, unit: String?) -> Sample {
                 var sample = Sample(id: "", type: identifier, kind: TypeRegistry.resolve(identifier)?.kind ?? .quantity,
                                     start: start, end: end, value: value, unit: unit, sourceName: source, userId: userId)
@@ -214,9 +209,11 @@ enum HealthAutoExportParser {
     /// minute), and each keeps its own id. Points a body holds alone at their date keep the
     /// plain period id: a body cannot tell a lone sample from a one-source total.
     ///
-    /// `part`: a sleep night's part (asleep, in bed), or `#2`, `#3`, … for the second and later
-    /// points of one source at one date in one body (two blood pressures taken within a minute):
-    /// readings of their own, the same ids each time the body is sent.
+    /// `part`: a sleep night's part (asleep, in bed), or the values of one of several points of one
+    /// source at one date in one body (two blood pressures taken within a minute: `readingPart`):
+    /// readings of their own, with the same ids in any order; one of them sent alone later has the
+    /// plain id, and the journal takes it for the same reading (ids a source derives that share a
+    /// fingerprint are aliases).
     static func periodId(_ sample: Sample, userId: String?, part: String = "", source: String? = nil) -> String {
         var fields = ["hae-period", userId ?? "", sample.type, String(sample.start.epochMilliseconds), part]
         if let source { fields.append(source) }
@@ -224,6 +221,31 @@ enum HealthAutoExportParser {
         var id = Array(UUIDv5.string(name: name).utf8)
         id[14] = UInt8(ascii: "8")
         return String(decoding: id, as: UTF8.self)
+    }
+
+    /// The keys (`dateAndSource`) at which `points` hold more than one point of one source.
+    static func repeatedAtDate(_ points: [Any]) -> Set<String> {
+        var seen: Set<String> = []
+        var repeated: Set<String> = []
+        for case let point as [String: Any] in points where point["startDate"] == nil {
+            guard let text = point["date"] as? String, let date = HealthDateParser.parse(text) else { continue }
+            let key = dateAndSource(date, point)
+            if !seen.insert(key).inserted { repeated.insert(key) }
+        }
+        return repeated
+    }
+
+    private static func dateAndSource(_ date: Timestamp, _ point: [String: Any]) -> String {
+        "\(date.epochMilliseconds)\u{1F}\(periodSourceName(point))"
+    }
+
+    /// The `part` of a period id (`periodId`) for one of several readings of one source at one date:
+    /// its values (`#systolic=130,diastolic=85`), so that each keeps its id whatever order or
+    /// company it comes in.
+    private static func readingPart(_ point: [String: Any]) -> String {
+        "#" + ["qty", "Avg", "Min", "Max", "systolic", "diastolic"].compactMap { key in
+            JSONValues.number(point[key]).map { "\(key)=\($0)" }
+        }.joined(separator: ",")
     }
 
     /// The `date`s (as instants, in milliseconds) at which `points` hold points from more than
