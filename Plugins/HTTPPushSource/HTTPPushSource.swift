@@ -90,16 +90,19 @@ public final class HTTPPushSource: ServiceSource {
         self.port = port
         var entries: [TokenTable.Entry] = []
         for (name, user) in (configuration.users ?? [:]).sorted(by: { $0.key < $1.key }) {
-            guard !user.token.isEmpty else {
+            // Spaces and tabs around it are not part of it, as around a token a request presents
+            // (`TokenTable.presentedToken`): a stray one from an env file would match nothing.
+            let token = user.token.trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
+            guard !token.isEmpty else {
                 throw ConfigError(path: path + ".users.\(name).token", message: "the token of user '\(name)' is empty",
                                   suggestion: "set it, e.g. token: \"${\(name.uppercased())_TOKEN}\"")
             }
             // A token names its user: two users with one token would push as whichever comes first.
-            if let same = entries.first(where: { $0.token == Array(user.token.utf8) }) {
+            if let same = entries.first(where: { $0.token == Array(token.utf8) }) {
                 throw ConfigError(path: path + ".users.\(name).token", message: "users '\(same.user)' and '\(name)' have the same token",
                                   suggestion: "give each user a token of their own (openssl rand -hex 24)")
             }
-            entries.append(TokenTable.Entry(user: name, userId: user.userId ?? name, token: Array(user.token.utf8)))
+            entries.append(TokenTable.Entry(user: name, userId: user.userId ?? name, token: Array(token.utf8)))
         }
         tokens = TokenTable(entries: entries)
         if tokens.isEmpty && !Self.isLoopback(host) && configuration.allowUnauthenticated != true {

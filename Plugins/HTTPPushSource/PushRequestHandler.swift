@@ -132,19 +132,22 @@ final class PushRequestHandler: Sendable {
         guard reply.status >= 400 else { return }
         let route = Self.route(request) != nil ? request.path : "other"
         let reason = Self.errorMessage(reply) ?? "status \(reply.status)"
-        warnings.warn(key: "\(route) \(reply.status) \(reason)", "push refused", {
+        var hint: String?
+        if reply.status == 401, let known = Self.route(request) {
+            let headers = known == .hae ? "Authorization: Bearer <token>, api-key or X-API-Key" : "Authorization: Bearer <token>"
+            hint = TokenTable.presentedToken(request, allowAPIKey: known == .hae) == nil
+                ? "no token: the app must send \(headers)"
+                : "a token no user under users has: compare the app's token with the config's"
+        }
+        // A missing and a wrong token are counted apart: they call for different fixes.
+        warnings.warn(key: "\(route) \(reply.status) \(reason) \(hint ?? "")", "push refused", {
             var fields = [("route", route == "other" ? SkippedElement.clipped("\(request.method) \(request.path)", limit: 80) : route),
                           ("status", String(reply.status)), ("reason", reason)]
             if let route = Self.route(request), !tokens.isEmpty, let caller = caller(request, route: route) {
                 fields.append(("user", caller.name))
             }
-            if reply.status == 401, let route = Self.route(request) {
-                let headers = route == .hae ? "Authorization: Bearer <token>, api-key or X-API-Key" : "Authorization: Bearer <token>"
-                fields.append(("hint", TokenTable.presentedToken(request, allowAPIKey: route == .hae) == nil
-                    ? "no token: the app must send \(headers)"
-                    : "a token no user under users has: compare the app's token with the config's"))
-            }
             fields.append(("peer", request.peer))
+            if let hint { fields.append(("hint", hint)) }
             if let detail = reply.logDetail { fields.append(("where", detail)) }
             return fields
         }())

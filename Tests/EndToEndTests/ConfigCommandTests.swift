@@ -156,6 +156,14 @@ import Testing
          "sources:\n  phone: { type: http_push, listen: \"127.0.0.1:0\", users: { alice: { token: short }, bob: { token: short } } }\n"
             + "sinks:\n  local: { type: sqlite, path: x.sqlite }\n",
          "sources.phone.users.bob.token: users 'alice' and 'bob' have the same token"),
+        ("spaces around a token are not part of it (as around one a request presents): the same token, and a blank one",
+         "sources:\n  phone: { type: http_push, listen: \"127.0.0.1:0\", users: { alice: { token: short }, bob: { token: \" short \" } } }\n"
+            + "sinks:\n  local: { type: sqlite, path: x.sqlite }\n",
+         "sources.phone.users.bob.token: users 'alice' and 'bob' have the same token"),
+        ("a token of spaces is empty",
+         "sources:\n  phone: { type: http_push, listen: \"127.0.0.1:0\", users: { alice: { token: \"  \" } } }\n"
+            + "sinks:\n  local: { type: sqlite, path: x.sqlite }\n",
+         "sources.phone.users.alice.token: the token of user 'alice' is empty"),
         ("a plugin's own check points at the key, not at the plugin's name",
          "sources:\n  phone:\n    type: http_push\n    listen: \"127.0.0.1:0\"\n    max_connections: 0\n",
          "hr.yaml:5:22: sources.phone.max_connections: max_connections must be 1…65536, not 0"),

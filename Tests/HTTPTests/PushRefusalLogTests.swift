@@ -37,6 +37,7 @@ struct PushRefusalLogTests {
         let client = daemon.client
         for _ in 0..<5 { #expect(client.post("/ingest", "[]", token: "wrong").status == 401) }
         #expect(client.post("/hae", "{}").status == 401)
+        #expect(client.post("/hae", "{}", token: "wrong").status == 401)
         // Bad JSON: the reply is the reference server's; the log says where the body breaks.
         let broken = "[{\"uuid\":\"A\",\n \"type\" \"heartRate\"}]"
         #expect(client.post("/ingest", broken, token: DaemonProcess.token).body == #"{"error": "bad json"}"#)
@@ -66,6 +67,9 @@ struct PushRefusalLogTests {
         // Without a token, the hint names the headers the route takes.
         #expect(Self.lines(log, containing: ["push refused", "route=/hae", "status=401",
                                              "hint=no token: the app must send Authorization: Bearer <token>, api-key or X-API-Key"])
+                    .count == 1, "\(log)")
+        // A wrong token on the same route within the same 10 s is a line of its own: another fix.
+        #expect(Self.lines(log, containing: ["push refused", "route=/hae", "status=401", "hint=a token no user under users has"])
                     .count == 1, "\(log)")
         #expect(Self.lines(log, containing: ["push refused", "route=/ingest", "status=400", "reason=bad json", "user=alice",
                                              "peer=127.0.0.1", "where=line 2: expected ':' after a key at byte 23"]).count == 1, "\(log)")

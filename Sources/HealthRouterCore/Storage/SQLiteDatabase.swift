@@ -10,20 +10,22 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         var text = "\(path): \(message) (SQLite code \(code))"
-        // What to do, when the file or the disk is at fault: the statement says nothing then.
-        if let advice { return text + ": " + advice }
+        // What to do, when the file or the disk is at fault.
+        if let advice { text += ": " + advice }
         if let statement { text += " in: \(statement.prefix(120))" }
         return text
     }
 
     /// What a person does about a failure of the file rather than of the data, when there is one.
     var advice: String? {
-        switch code & 0xFF {
-        case SQLITE_READONLY:
+        switch code {
+        case SQLITE_READONLY, 1544 /* SQLITE_READONLY_DIRECTORY */:
             "this process may not write the file or its folder (SQLite writes -wal and -shm files beside it): "
                 + "fix their owner or permissions, or remount the disk read-write"
+        case 1032 /* SQLITE_READONLY_DBMOVED */:
+            "the file was deleted or replaced while it was open: start healthrouter again (it opens the file anew)"
         case SQLITE_FULL:
-            "the disk is full: free some space"
+            "the disk is full (the file's, or the temporary folder's for large sorts): free some space"
         default:
             nil
         }
