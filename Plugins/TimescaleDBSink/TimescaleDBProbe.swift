@@ -99,16 +99,17 @@ struct TimescaleDBProbe {
         return "\(error)"
     }
 
-    /// Why hypertables cannot be created, with the fix, or nil when they can.
-    func problem(database: String) -> String? {
+    /// Why hypertables cannot be created, with the fix, or nil when they can. `required`: the sink
+    /// refuses plain tables (`require_timescaledb`), so setting it false is one of the fixes.
+    func problem(database: String, required: Bool = true) -> String? {
+        let orPlain = required ? ", or set require_timescaledb: false to create plain tables" : ""
         guard let catalog = catalogVersion else {
             if let availableVersion {
                 return "the timescaledb extension (\(availableVersion)) is available but not installed in database "
-                    + "\(database): run CREATE EXTENSION timescaledb; as a superuser, or set require_timescaledb: false "
-                    + "to create plain tables"
+                    + "\(database): run CREATE EXTENSION timescaledb; as a superuser" + orPlain
             }
             return "the server has no timescaledb extension: install TimescaleDB and add timescaledb to "
-                + "shared_preload_libraries, or set require_timescaledb: false to create plain tables"
+                + "shared_preload_libraries" + orPlain
         }
         if !preloaded {
             return "TimescaleDB \(catalog) is installed in database \(database) but not preloaded: add timescaledb to "

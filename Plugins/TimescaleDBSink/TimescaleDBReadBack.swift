@@ -7,8 +7,10 @@ extension TimescaleDBSink {
     /// order, `batchSize` rows at a time (a server-side cursor, so memory stays flat). Samples
     /// with detail (workouts, correlations, beats, records) or with metadata keys jsonb would
     /// reorder come back exactly as written (`canonical`); other plain samples from their columns.
-    /// Every sample's `userId` is its row's `user_id` (the sink's `user_id` for samples that came
-    /// without one), as the postgres sink reads back.
+    /// Every sample's `userId` is its row's `user_id`, but for rows under the sink's own `user_id`
+    /// (samples that came without a user): those come back without one, as the postgres sink reads
+    /// them back, so that a migration gives them the target's user for such samples and
+    /// `migrate --verify` meets them as the source holds them.
     /// Call after `prepare()`.
     public func readBack(batchSize: Int = 10_000, _ body: (Sample) throws -> Void) throws {
         guard let connection = liveConnection else { throw SinkError.unavailable("timescaledb: read before prepare") }
@@ -27,7 +29,11 @@ extension TimescaleDBSink {
                 while true {
                     let result = try connection.execute("FETCH \(batchSize) FROM hr_read")
                     if result.rowCount == 0 { break }
-                    for row in 0..<result.rowCount { try body(try Self.sample(result, row)) }
+                    for row in 0..<result.rowCount {
+                        var sample = try Self.sample(result, row)
+                        if let own = configuration.userId, sample.userId == own { sample.userId = nil }
+                        try body(sample)
+                    }
                 }
                 try connection.execute("CLOSE hr_read")
             }

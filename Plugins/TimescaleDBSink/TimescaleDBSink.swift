@@ -165,7 +165,7 @@ public final class TimescaleDBSink: Sink {
             connection.onNotice = { [logger] notice in logger.warning("postgres: \(notice)") }
             let database = connection.endpoint
             let probe = try TimescaleDBProbe.run(on: connection)
-            if let problem = probe.problem(database: database) {
+            if let problem = probe.problem(database: database, required: configuration.requireTimescaledb) {
                 if configuration.requireTimescaledb {
                     connection.close()
                     throw SinkError.misconfigured(problem)

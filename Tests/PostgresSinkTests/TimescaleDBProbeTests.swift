@@ -37,6 +37,10 @@ import TestSupport
             // Available on the server, not installed in the database.
             var probe = try TimescaleDBProbe.run(on: connection)
             #expect(probe.catalogVersion == nil && probe.availableVersion == "2.28.3" && !probe.isUsable)
+            // With require_timescaledb: false set already, the reason plain tables are made does
+            // not tell to set it.
+            #expect(probe.problem(database: name, required: false)?.hasSuffix("as a superuser") == true)
+            #expect(probe.problem(database: name)?.hasSuffix("set require_timescaledb: false to create plain tables") == true)
             let notInstalled = try #require(prepareError(url))
             #expect(notInstalled.contains("the timescaledb extension (2.28.3) is available but not installed in database \(database)"))
             #expect(notInstalled.contains("run CREATE EXTENSION timescaledb; as a superuser, or set require_timescaledb: false"))

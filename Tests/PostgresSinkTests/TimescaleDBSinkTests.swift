@@ -43,8 +43,9 @@ import TimescaleDBSink
         try body(sink, schema, connection)
     }
 
-    /// Read back, every sample carries its row's user: the sink's `user_id` when it came without
-    /// one, whether it comes back from its columns or whole from `canonical` (a workout).
+    /// Read back, every sample carries its row's user, but one stored under the sink's own
+    /// `user_id` (it came without a user) comes back without one, whether it comes back from its
+    /// columns or whole from `canonical` (a workout): a migration gives it the target's user.
     @Test func readBackGivesEverySampleItsRowsUser() throws {
         guard let url = PostgresTestDatabase.url else { return }
         var configuration = TimescaleDBSink.Configuration(url: url, schema: PostgresTestDatabase.freshSchema(),
@@ -58,7 +59,7 @@ import TimescaleDBSink
         try sink.readBack(batchSize: 3) { users[$0.id] = $0.userId }
         #expect(users.count == ConformanceFixtures.all.count)
         for sample in ConformanceFixtures.all {
-            #expect(users[sample.id] == .some(sample.userId ?? "me"), "\(sample.id) \(sample.kind)")
+            #expect(users[sample.id] == .some(sample.userId), "\(sample.id) \(sample.kind)")
         }
         #expect(ConformanceFixtures.all.contains { $0.userId == "alice" })
         #expect(ConformanceFixtures.all.contains { $0.kind == .workout && $0.userId == nil })
