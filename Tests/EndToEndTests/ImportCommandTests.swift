@@ -546,6 +546,24 @@ final class ItemCollector: SourceOutput {
         #expect(twice.stdout.contains("\n  new         1\n"), "\(twice.stdout)")
         #expect(twice.stdout.contains("\n  duplicates  4 (3 already in the journal; 1 read earlier in the same file: a record given "
                                       + "twice, or a correlation's member)\n"), "\(twice.stdout)")
+
+        // Two records one fingerprint cannot tell apart (a twin), the second given twice; and a
+        // replay's line given twice: read earlier in the same file as well.
+        let twins = makeTemporaryDirectory()
+        func food(_ created: String) -> String {
+            """
+             <Record type="HKQuantityTypeIdentifierDietaryEnergyConsumed" sourceName="App" unit="kcal" value="155" \
+            creationDate="\(created)" startDate="2024-01-15 12:00:00 -0800" endDate="2024-01-15 12:00:00 -0800"/>
+            """
+        }
+        try export([food("2024-01-15 12:01:00 -0800"), food("2024-01-15 12:02:00 -0800"), food("2024-01-15 12:02:00 -0800")])
+            .write(toFile: twins + "/twins.xml", atomically: true, encoding: .utf8)
+        let twinImport = try CommandRunner.run(["import", "twins.xml", "-q"], in: twins)
+        #expect(twinImport.stdout.contains("\n  new         2\n  duplicates  1 (read earlier in the same file"), "\(twinImport.stdout)")
+        let line = #"{"uuid":"L-1","type":"heartRate","start":"2024-01-15T10:00:00Z","end":"2024-01-15T10:00:00Z","value":60,"unit":"count/min","source":"W"}"#
+        try (line + "\n" + line + "\n").write(toFile: twins + "/heartRate.ndjson", atomically: true, encoding: .utf8)
+        let replay = try CommandRunner.run(["import", "heartRate.ndjson", "-q"], in: twins)
+        #expect(replay.stdout.contains("\n  duplicates  1 (read earlier in the same file"), "\(replay.stdout)\(replay.stderr)")
     }
 
     /// A record edited between a winter and a summer export is a change, and keeps the offsets it

@@ -4,8 +4,8 @@ public struct AppendResult: Sendable, Equatable {
     public var new: [SampleKind: Int] = [:]
     /// Samples seen before with the same content: nothing written.
     public var duplicates: [SampleKind: Int] = [:]
-    /// Of the duplicates, those an import journaled earlier in the same input (`Journal.twinsAfter`):
-    /// a record an export holds twice, a correlation member's second copy.
+    /// Of the duplicates, those an import journaled earlier in the same input (`Journal.inputStart`):
+    /// a record an export holds twice, a correlation member's second copy, a line given twice.
     public var repeatedInInput = 0
     /// Samples seen before under the same id with different content: a new entry, re-delivered.
     public var changed: [SampleKind: Int] = [:]

@@ -319,7 +319,7 @@ public final class Journal {
             lookupId.reset()
             if stored == hash {
                 noteMetBefore(key, storedSequence: storedSequence)
-                if let twinsAfter, storedSequence > twinsAfter { result.repeatedInInput += 1 }
+                if let inputStart, storedSequence > inputStart { result.repeatedInInput += 1 }
                 result.duplicates[sample.kind, default: 0] += 1
                 return nil
             }
@@ -388,9 +388,11 @@ public final class Journal {
                 twinKey.bind(lookupId, 1, through: bindings)
                 lookupId.bind(2, start)
                 let twinKnown = try lookupId.step()
+                let twinSequence = twinKnown ? lookupId.int64(1) : 0
                 lookupId.reset()
                 if twinKnown {
                     sample.id = twin
+                    if let inputStart, twinSequence > inputStart { result.repeatedInInput += 1 }
                     result.duplicates[sample.kind, default: 0] += 1
                     return nil
                 }
@@ -588,6 +590,12 @@ public final class Journal {
             metBefore = nil
         }
     }
+
+    /// Set by a one-shot import to the journal's head when it starts reading an input, whatever the
+    /// input: a duplicate of an entry journaled after it was read earlier in the same input (a
+    /// record given twice, a correlation member's copy, a line an ndjson folder holds twice), not
+    /// in the journal before (`AppendResult.repeatedInInput`). Nil: not counted apart.
+    public var inputStart: Int64?
 
     /// Set by a one-shot import for an input whose dates carry the offset of the day it was written,
     /// not the sample's own (an Apple export: `FiniteSource.datesCarryTheExportersOffset`): a changed

@@ -111,7 +111,9 @@ public final class ImportRun {
                 // in the next file (a later export), a change; in a replay, always a change. The
                 // previous file's output finished above, so its entries are in. What an earlier,
                 // killed import of the file journaled is met again as it was (Journal.metBefore).
-                journal.twinsAfter = entry.source.keepsTwinsApart ? try journal.head() : nil
+                let head = try journal.head()
+                journal.inputStart = head
+                journal.twinsAfter = entry.source.keepsTwinsApart ? head : nil
                 journal.keepsFirstOffsets = entry.source.datesCarryTheExportersOffset
                 defer { _ = try? outputs[index].finish() }
                 try entry.source.read(into: outputs[index])
