@@ -19,8 +19,8 @@ enum JSONValues {
     /// A metadata value, as the replay source reads one (`PulsoJSONDecoder.metadataValue`: an
     /// array or object, which Pulso allows neither of, as its compact JSON text), so the same
     /// element pushed or replayed is the same sample; nil for a null.
-    static func metadataValue(_ value: Any) -> MetadataValue? {
-        PulsoJSONDecoder.metadataValue(jsonValue(value))
+    static func metadataValue(_ value: Any, nestedAsJSON: Bool = false) -> MetadataValue? {
+        PulsoJSONDecoder.metadataValue(jsonValue(value), nestedAsJSON: nestedAsJSON)
     }
 
     /// What `JSONSerialization` returned, as a `JSONValue` (numbers as doubles, as `JSONParser` reads them).

@@ -101,7 +101,7 @@ struct PulsoElement {
         minimumHeartRate = JSONValues.number(object["minimumHeartRate"])
         maximumHeartRate = JSONValues.number(object["maximumHeartRate"])
         for (key, value) in object where Field.byName[key] == nil && !PulsoJSONDecoder.knownFields.contains(key) {
-            if let converted = JSONValues.metadataValue(value) { extraFields.append(MetadataEntry(key, converted)) }
+            if let converted = JSONValues.metadataValue(value, nestedAsJSON: true) { extraFields.append(MetadataEntry(key, converted)) }
         }
     }
 
@@ -224,7 +224,7 @@ struct PulsoElement {
             case .maximumHeartRate: maximumHeartRate = try Self.number(&scanner)
             case nil:
                 if let unknownKey {
-                    if let value = try Self.fieldValue(&scanner) { extraFields.append(MetadataEntry(unknownKey, value)) }
+                    if let value = try Self.fieldValue(&scanner, nestedAsJSON: true) { extraFields.append(MetadataEntry(unknownKey, value)) }
                 } else {
                     try scanner.skipValue()
                 }
@@ -294,7 +294,8 @@ struct PulsoElement {
 
     /// A value as metadata keeps it: a string, a number (one out of a double's range as its
     /// text), a boolean, nil for null; an array or object as its compact JSON text.
-    private static func fieldValue(_ scanner: inout JSONScanner) throws(JSONScanner.Unsupported) -> MetadataValue? {
+    private static func fieldValue(_ scanner: inout JSONScanner,
+                                   nestedAsJSON: Bool = false) throws(JSONScanner.Unsupported) -> MetadataValue? {
         switch try scanner.peek() {
         case UInt8(ascii: "\""):
             return .string(try scanner.string())
@@ -312,7 +313,7 @@ struct PulsoElement {
             guard let nested = try? JSONParser.parse(UnsafeBufferPointer(rebasing: scanner.bytes[start..<scanner.index])) else {
                 throw JSONScanner.Unsupported()
             }
-            return PulsoJSONDecoder.metadataValue(nested)
+            return PulsoJSONDecoder.metadataValue(nested, nestedAsJSON: nestedAsJSON)
         default:
             throw JSONScanner.Unsupported()
         }

@@ -33,11 +33,7 @@ enum PostgresMetricRow {
         // so read-back restores the id and the fields (the producer's value is the one not kept).
         for entry in sample.metadata {
             json.key(entry.key)
-            switch entry.value {
-            case .string(let text): json.string(text)
-            case .number(let number): json.number(number)
-            case .bool(let flag): json.bool(flag)
-            }
+            json.value(entry.value)
         }
         switch sample.kind {
         case .quantity:

@@ -51,6 +51,7 @@ struct StableHasher {
             case .string(let text): combine(byte: 1); combine(text)
             case .number(let number): combine(byte: 2); combine(number)
             case .bool(let flag): combine(byte: flag ? 4 : 3)
+            case .json(let text): combine(byte: 5); combine(text)
             }
         }
     }

@@ -296,9 +296,41 @@ struct HealthAutoExportTests {
         #expect(server.client.post("/hae", body([(130, 85), (124, 80)]), token: alice).body == #"{"received": 4, "new": 0, "deleted": 0}"#)
         #expect(server.client.post("/hae", body([(124, 80), (130, 85)]), token: alice).body == #"{"received": 4, "new": 0, "deleted": 0}"#)
         #expect(server.client.post("/hae", body([(124, 80)]), token: alice).body == #"{"received": 2, "new": 0, "deleted": 0}"#)
+        #expect(server.client.post("/hae", body([(130, 85)]), token: alice).body == #"{"received": 2, "new": 0, "deleted": 0}"#)
         let systolic = try samples(server).filter { $0.type == "HKQuantityTypeIdentifierBloodPressureSystolic" }
         #expect(systolic.compactMap(\.value).sorted() == [124, 130])
         #expect(Set(systolic.map(\.id)).count == 2)
+    }
+
+    /// A reading sent alone first takes the date's plain id; sent beside a second reading and then
+    /// each alone, nothing changes hands: the plain id keeps the first, and no reading is lost or
+    /// doubled. Readings without a number (a symptom's severity) are told apart by their other
+    /// fields.
+    @Test func aLoneReadingThenTwoThenEachAloneChangesNothing() throws {
+        func body(_ readings: [Int]) -> String {
+            let points = readings.map { #"{"systolic":\#($0),"diastolic":\#($0 - 45),"date":"2024-01-05 07:10:00 +0100","source":"Omron"}"# }
+            return #"{"data":{"metrics":[{"name":"blood_pressure","units":"mmHg","data":["# + points.joined(separator: ",") + "]}]}}"
+        }
+        let server = try PushServerFixture()
+        #expect(server.client.post("/hae", body([130]), token: alice).body == #"{"received": 2, "new": 2, "deleted": 0}"#)
+        #expect(server.client.post("/hae", body([130, 124]), token: alice).body == #"{"received": 4, "new": 2, "deleted": 0}"#)
+        for lone in [124, 130, 124] {
+            #expect(server.client.post("/hae", body([lone]), token: alice).body == #"{"received": 2, "new": 0, "deleted": 0}"#)
+        }
+        let systolic = try samples(server).filter { $0.type == "HKQuantityTypeIdentifierBloodPressureSystolic" }
+        #expect(systolic.compactMap(\.value) == [130, 124])
+
+        let symptoms = """
+            {"data":{"metrics":[{"name":"headache","units":"count","data":[
+              {"date":"2024-01-05 07:10:00 +0100","source":"Phone","value":"Mild"},
+              {"date":"2024-01-05 07:10:00 +0100","source":"Phone","value":"Severe"}]},
+             {"name":"blood_glucose","units":"mg/dL","data":[
+              {"date":"2024-01-05 07:10:00 +0100","source":"Meter","qty":100,"mealTime":"Before Meal"},
+              {"date":"2024-01-05 07:10:00 +0100","source":"Meter","qty":140,"mealTime":"After Meal"}]}]}}
+            """
+        let other = try PushServerFixture()
+        #expect(other.client.post("/hae", symptoms, token: alice).body == #"{"received": 4, "new": 4, "deleted": 0}"#)
+        #expect(Set(try samples(other).map(\.id)).count == 4)
     }
 
     /// Sections of data types healthrouter does not read (`stateOfMind`, `medications`, …) are

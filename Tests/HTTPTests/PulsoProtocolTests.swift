@@ -68,8 +68,9 @@ struct PulsoProtocolTests {
         let samples = try server.journalItems().compactMap { if case .sample(let sample) = $0 { sample } else { nil } }
         #expect(samples.count == 2)
         let last = try #require(samples.last)
+        // A nested value is kept as JSON (keys sorted), and written back as the object it was.
         #expect(last.extraFields == [MetadataEntry("flag", .bool(true)), MetadataEntry("futureField", .string("changed")),
-                                     MetadataEntry("nested", .string(#"{"a":1,"b":[1,2]}"#))])
+                                     MetadataEntry("nested", .json(#"{"a":1,"b":[1,2]}"#))])
         #expect(last.userId == "alice")
         let body = Array(element("changed").utf8)
         for parsed in [try PulsoBatchParser.parse(body, userId: "alice"), try PulsoBatchParser.parseWithFoundation(body, userId: "alice")] {
@@ -81,6 +82,7 @@ struct PulsoProtocolTests {
         PulsoJSONEncoder.appendLine(.sample(last), to: &bytes, scratch: &scratch)
         let line = String(decoding: bytes, as: UTF8.self)
         #expect(line.contains(#""futureField":"changed""#) && line.contains(#""flag":true"#), "\(line)")
+        #expect(line.contains(#""nested":{"a":1,"b":[1,2]}"#), "\(line)")
         guard case .sample(let back) = try PulsoJSONDecoder.decode(ArraySlice(bytes.prefix { $0 != 0x0A })).item else {
             Issue.record("no sample"); return
         }

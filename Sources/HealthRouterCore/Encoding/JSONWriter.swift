@@ -71,6 +71,16 @@ public struct JSONWriter: Sendable {
         }
     }
 
+    /// Writes a metadata value: a string, number or boolean, or an additive field's JSON as it is.
+    public mutating func value(_ value: MetadataValue) {
+        switch value {
+        case .string(let text): string(text)
+        case .number(let number): self.number(number)
+        case .bool(let flag): bool(flag)
+        case .json(let text): raw(Array(text.utf8))
+        }
+    }
+
     /// Writes `value` whole, an object's keys in their order, or, when `sortingKeys`, sorted by
     /// their bytes with a key given twice written once, its last value (as a dictionary keeps it).
     public mutating func value(_ value: JSONValue, sortingKeys: Bool = false) {

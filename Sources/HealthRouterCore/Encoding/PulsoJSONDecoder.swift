@@ -129,7 +129,7 @@ public enum PulsoJSONDecoder {
         }
         if case .object(let fields) = object {
             for (key, value) in fields where !knownFields.contains(key) {
-                if let converted = metadataValue(value) { sample.extraFields.append(MetadataEntry(key, converted)) }
+                if let converted = metadataValue(value, nestedAsJSON: true) { sample.extraFields.append(MetadataEntry(key, converted)) }
             }
             sample.extraFields = sample.extraFields.lastOfEachKeySorted()
         }
@@ -167,8 +167,9 @@ public enum PulsoJSONDecoder {
         return entries
     }
 
-    /// One metadata value (see `metadata`): nil for a null.
-    public static func metadataValue(_ value: JSONValue) -> MetadataValue? {
+    /// One metadata value (see `metadata`): nil for a null. An object or array is its compact JSON
+    /// (keys sorted): as a string in metadata, as JSON itself (`nestedAsJSON`) in an additive field.
+    public static func metadataValue(_ value: JSONValue, nestedAsJSON: Bool = false) -> MetadataValue? {
         switch value {
         case .string(let text): return .string(text)
         case .number(let number): return .number(number)
@@ -176,7 +177,7 @@ public enum PulsoJSONDecoder {
         case .array, .object:
             var text = JSONWriter(capacity: 64)
             text.value(value, sortingKeys: true)
-            return .string(text.text)
+            return nestedAsJSON ? .json(text.text) : .string(text.text)
         case .null: return nil
         }
     }

@@ -75,7 +75,7 @@ public enum PulsoJSONEncoder {
         // A Pulso client's fields healthrouter has none for, back where they were sent.
         for field in sample.extraFields {
             writer.key(field.key)
-            writeMetadataValue(field.value, into: &writer)
+            writer.value(field.value)
         }
 
         guard extensions else { return }
@@ -186,18 +186,12 @@ public enum PulsoJSONEncoder {
         if let timeZone { writer.key("timeZone"); writer.string(timeZone) }
         for entry in metadata {
             writer.key(entry.key)
-            writeMetadataValue(entry.value, into: &writer)
+            writer.value(entry.value)
         }
         writer.endObject()
     }
 
-    private static func writeMetadataValue(_ value: MetadataValue, into writer: inout JSONWriter) {
-        switch value {
-        case .string(let text): writer.string(text)
-        case .number(let number): writer.number(number)
-        case .bool(let flag): writer.bool(flag)
-        }
-    }
+
 
     /// Writes `record` as an object value: `{"element":…,"attributes":{name:value,…},"children":[…]}`,
     /// attributes in document order, `children` omitted when there are none.

@@ -168,6 +168,7 @@ public enum SampleCodec {
         case .string(let v): w.byte(0); w.string(v)
         case .number(let v): w.byte(1); w.double(v)
         case .bool(let v): w.byte(v ? 3 : 2)
+        case .json(let v): w.byte(4); w.string(v)
         }
     }
 
@@ -212,6 +213,7 @@ public enum SampleCodec {
             case 1: entries.append(MetadataEntry(key, .number(try r.double())))
             case 2: entries.append(MetadataEntry(key, .bool(false)))
             case 3: entries.append(MetadataEntry(key, .bool(true)))
+            case 4: entries.append(MetadataEntry(key, .json(try r.string())))
             default: throw ByteReader.Truncated()
             }
         }

@@ -411,6 +411,15 @@ public final class Journal {
                     return true
                 }
             }
+            // A reading whose id a source derived from its period (a Health Auto Export point alone
+            // at its date) that the same user's push holds under another such id (one of several
+            // readings at that date, whose ids carry their values): that reading again, not a
+            // change of what this id holds.
+            if Self.isDerivedId(sample.id),
+               try otherDerivedId(holding: Fingerprint.id(of: sample), of: sample, start: start) != nil {
+                result.duplicates[sample.kind, default: 0] += 1
+                return nil
+            }
             if keepsFirstOffsets, !FirstOffsets.recordsItsZone(sample),
                let first = try storedStartOffset ?? (storedVersion ?? storedSample(at: storedSequence))?.start.utcOffsetSeconds,
                FirstOffsets.apply(firstStartOffset: first, to: &sample) {
@@ -518,16 +527,8 @@ public final class Journal {
         // An id derived from the reading's period (a Health Auto Export point: version 8) for a
         // reading the same user's push stored under another such id: the same reading, sent once
         // alone and once beside another source's point at its date, not a second sample.
-        if Self.isDerivedId(sample.id) {
-            SampleIdKey.bind(lookupFingerprint, 1, fingerprintId)
-            lookupFingerprint.bind(2, start)
-            let existing = try lookupFingerprint.step() ? SampleIdKey.read(lookupFingerprint, 0) : nil
-            lookupFingerprint.reset()
-            if let existing, existing != sample.id, Self.isDerivedId(existing),
-               let sequence = try storedSequence(of: existing, start: start),
-               try storedSample(at: sequence)?.userId == sample.userId {
-                return existing
-            }
+        if Self.isDerivedId(sample.id), let existing = try otherDerivedId(holding: fingerprintId, of: sample, start: start) {
+            return existing
         }
         SampleIdKey.bind(insertFingerprint, 1, fingerprintId)
         SampleIdKey.bind(insertFingerprint, 2, sample.id)
@@ -535,6 +536,19 @@ public final class Journal {
         try insertFingerprint.run()
         hasNativeIds = true
         return nil
+    }
+
+    /// Another id a source derived (version 8) under which the same user's reading with this
+    /// fingerprint was journaled, when there is one.
+    private func otherDerivedId(holding fingerprintId: String, of sample: Sample, start: Int64) throws -> String? {
+        SampleIdKey.bind(lookupFingerprint, 1, fingerprintId)
+        lookupFingerprint.bind(2, start)
+        let existing = try lookupFingerprint.step() ? SampleIdKey.read(lookupFingerprint, 0) : nil
+        lookupFingerprint.reset()
+        guard let existing, existing != sample.id, Self.isDerivedId(existing),
+              let sequence = try storedSequence(of: existing, start: start),
+              try storedSample(at: sequence)?.userId == sample.userId else { return nil }
+        return existing
     }
 
     /// Whether ids belong to the first user who brought them (`mayWrite`, `mayDelete`): set for

@@ -4,6 +4,9 @@ public enum MetadataValue: Sendable, Hashable {
     case string(String)
     case number(Double)
     case bool(Bool)
+    /// An object or array as compact JSON text, kept as it came: only in `Sample.extraFields` (a
+    /// newer Pulso client's additive field), written back as that JSON, not as a string of it.
+    case json(String)
 }
 
 /// One metadata key and value. Metadata keeps its producer's order, so it is a list.
