@@ -57,14 +57,14 @@ public struct HTTPReply: Sendable, Equatable {
                 }
             } catch let failure as JSONParser.Failure {
                 let within = line.prefix(failure.offset).reduce(0) { $1 == 0x0A ? $0 + 1 : $0 }
-                reply.logDetail = "line \(number + within): \(failure)" + (lines ? " of the line" : "")
+                reply.logDetail = "line \(number + within): \(failure)" + (lines ? " of the line" : " of the body")
                 return reply
             } catch {
                 reply.logDetail = "\(error)"
                 return reply
             }
         }
-        reply.logDetail = "the body is not UTF-8 JSON"
+        reply.logDetail = "JSON this server does not take (an unpaired \\u surrogate escape, or bytes that are not UTF-8)"
         return reply
     }
     /// A `Content-Encoding` other than gzip (`br`, `deflate`): refused before the body is read.

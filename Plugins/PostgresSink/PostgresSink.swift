@@ -148,10 +148,11 @@ public final class PostgresSink: Sink {
                     "SELECT o.option_value::bool FROM pg_class c, pg_options_to_table(c.reloptions) o "
                         + "WHERE c.oid = to_regclass($1) AND o.option_name = 'security_invoker'",
                     [schema.name("v_healthkit_daily_quantity")]).bool(0, 0) == true)
+                // Before the DDL: on health4ai's own tables, its view's columns would fail it first.
+                try checkMetricsLayout(connection)
                 for statement in schema.ddl(viewSecurityInvoker: invoker, timeZone: configuration.timeZone) {
                     try connection.execute(statement)
                 }
-                try checkMetricsLayout(connection)
                 let stored = try connection.query("SELECT max(version) FROM \(schema.name("healthrouter_schema"))").int(0, 0)
                 if let stored, stored > PostgresSinkSchema.version {
                     throw SinkError.misconfigured("schema \(configuration.schema) has healthrouter schema version \(stored), "
@@ -255,31 +256,51 @@ public final class PostgresSink: Sink {
 
     /// Refuses a `healthkit_metrics` that another program made (health4ai's own `schema.sql`: no
     /// `journal_seq`, its key `(user_id, metric_type, started_at)`) and that `CREATE TABLE IF NOT
-    /// EXISTS` left as it was: every write would fail on it. Says how to bring it up to date.
+    /// EXISTS` would leave as it is: every write would fail on it, or a second source at one start
+    /// would break its key. Says how to bring it up to date. Nothing to check in a new schema.
     private func checkMetricsLayout(_ connection: PostgresConnection) throws {
         let table = schema.name("healthkit_metrics")
         let columns = try connection.query("SELECT attname::text FROM pg_attribute WHERE attrelid = to_regclass($1) "
                                                + "AND attnum > 0 AND NOT attisdropped", [table])
+        guard columns.rowCount > 0 else { return }
         let present = Set((0..<columns.rowCount).compactMap { columns.text($0, 0) })
         let missing = schema.metrics.columns.map(\.name).filter { !present.contains($0) }
-        let keyed = try connection.query("""
-            SELECT 1 FROM pg_index i WHERE i.indrelid = to_regclass($1) AND i.indisunique AND i.indpred IS NULL
-              AND (SELECT array_agg(a.attname::text ORDER BY a.attname::text) FROM pg_attribute a
-                   WHERE a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)) = ARRAY['metric_type', 'source_device', 'started_at', 'user_id']
-            """, [table]).rowCount > 0
-        guard !missing.isEmpty || !keyed else { return }
+        // Unique keys by their sorted columns: (name, is a constraint).
+        func uniqueKeys(on columns: [String]) throws -> [(name: String, isConstraint: Bool)] {
+            let result = try connection.query("""
+                SELECT c.relname::text, EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid)
+                FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+                WHERE i.indrelid = to_regclass($1) AND i.indisunique AND i.indpred IS NULL
+                  AND (SELECT array_agg(a.attname::text ORDER BY a.attname::text) FROM pg_attribute a
+                       WHERE a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)) = $2::text[]
+                """, [table, SQL.textArray(columns.sorted())])
+            return (0..<result.rowCount).compactMap { row in result.text(row, 0).map { ($0, result.bool(row, 1) == true) } }
+        }
+        let keyed = try !uniqueKeys(on: ["user_id", "metric_type", "source_device", "started_at"]).isEmpty
+        let narrow = try uniqueKeys(on: ["user_id", "metric_type", "started_at"])
+        guard !missing.isEmpty || !keyed || !narrow.isEmpty else { return }
         var lacks: [String] = []
-        if !missing.isEmpty { lacks.append("the column\(missing.count == 1 ? "" : "s") \(missing.joined(separator: ", "))") }
-        if !keyed { lacks.append("a unique key on (user_id, metric_type, source_device, started_at)") }
+        if !missing.isEmpty { lacks.append("lacks the column\(missing.count == 1 ? "" : "s") \(missing.joined(separator: ", "))") }
+        if !keyed { lacks.append("lacks a unique key on (user_id, metric_type, source_device, started_at)") }
+        if !narrow.isEmpty { lacks.append("has a unique key on (user_id, metric_type, started_at), which two sources at one start break") }
+        var statements = ["ALTER TABLE \(table) ADD COLUMN IF NOT EXISTS journal_seq bigint",
+                          "UPDATE \(table) SET source_device = '' WHERE source_device IS NULL",
+                          "ALTER TABLE \(table) ALTER COLUMN source_device SET DEFAULT '', ALTER COLUMN source_device SET NOT NULL"]
+        if !keyed {
+            statements.append("ALTER TABLE \(table) ADD CONSTRAINT healthkit_metrics_user_metric_source_start "
+                                  + "UNIQUE (user_id, metric_type, source_device, started_at)")
+        }
+        for key in narrow {
+            statements.append(key.isConstraint ? "ALTER TABLE \(table) DROP CONSTRAINT \(SQL.identifier(key.name))"
+                                  : "DROP INDEX \(SQL.qualified(configuration.schema, key.name))")
+        }
+        // healthrouter makes its own daily view; health4ai's has other columns.
+        statements.append("DROP VIEW IF EXISTS \(schema.name("v_healthkit_daily_quantity"))")
         throw SinkError.misconfigured(
-            "\(configuration.schema).healthkit_metrics exists without \(lacks.joined(separator: " and ")), which healthrouter "
-                + "writes with (another program made it: health4ai's own schema.sql keys it by (user_id, metric_type, started_at)). "
-                + "To fix: set `schema` to a new one (healthrouter creates its tables there; `healthrouter backfill` fills them), "
-                + "or bring the table up to date: ALTER TABLE \(table) ADD COLUMN IF NOT EXISTS journal_seq bigint; "
-                + "UPDATE \(table) SET source_device = '' WHERE source_device IS NULL; ALTER TABLE \(table) ALTER COLUMN "
-                + "source_device SET DEFAULT '', ALTER COLUMN source_device SET NOT NULL, ADD CONSTRAINT "
-                + "healthkit_metrics_user_metric_source_start UNIQUE (user_id, metric_type, source_device, started_at); "
-                + "then drop its key on (user_id, metric_type, started_at)")
+            "\(configuration.schema).healthkit_metrics \(lacks.joined(separator: " and ")), as healthrouter writes it (another "
+                + "program made it: health4ai's own schema.sql). To fix: set `schema` to a new one (healthrouter creates its "
+                + "tables there; `healthrouter backfill` fills them), or bring the table up to date: "
+                + statements.joined(separator: "; "))
     }
 
     public func write(_ entries: [JournalEntry], cursor: Int64) throws {

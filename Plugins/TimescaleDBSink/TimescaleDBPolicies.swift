@@ -103,12 +103,24 @@ struct TimescaleDBPolicies {
         }
     }
 
-    /// The continuous aggregate `samples_daily` and its refresh policy (both idempotent). The
-    /// policy's window starts at the first row (`start_offset => NULL`): with real-time aggregation,
-    /// the view shows materialized buckets before its watermark and raw rows after it, so a window
-    /// of the last 30 days would move the watermark past an imported history it never materialized
-    /// and hide every older day. A refresh recomputes only the buckets that changed in its window.
+    /// The continuous aggregate `samples_daily` and its refresh policy (both idempotent). With
+    /// real-time aggregation the view shows materialized buckets before its watermark and raw rows
+    /// after it, so the policy's window must reach back over all the rows there are: a window of the
+    /// last 30 days would move the watermark past an imported history it never materialized and
+    /// hide every older day. Without `retention` the window starts at the first row
+    /// (`start_offset => NULL`; a refresh recomputes only buckets that changed). With it, the
+    /// window stops a day short of `drop_after`: a refresh over a range whose chunks retention
+    /// dropped deletes those days from the aggregate too, and the window still covers every row
+    /// retention keeps.
+    /// The policy's `start_offset` (see `createDailyAggregate`): NULL without retention, else a
+    /// day short of `drop_after` (at least two days: a window must hold a whole bucket).
+    static func refreshWindowStart(dropAfterSeconds: Double?) -> String {
+        guard let dropAfterSeconds else { return "NULL" }
+        return "INTERVAL '\(max(2, Int(dropAfterSeconds / 86_400) - 1)) days'"
+    }
+
     private func createDailyAggregate() throws {
+        let refreshStart = Self.refreshWindowStart(dropAfterSeconds: configuration.retention?.dropAfter.seconds)
         try connection.execute("""
             CREATE MATERIALIZED VIEW IF NOT EXISTS \(schema.name("samples_daily"))
             WITH (timescaledb.continuous, timescaledb.materialized_only = false) AS
@@ -117,7 +129,7 @@ struct TimescaleDBPolicies {
             FROM \(schema.name("samples")) GROUP BY user_id, type, unit, day WITH NO DATA
             """)
         try connection.execute("SELECT add_continuous_aggregate_policy(\(schema.regclass("samples_daily")), "
-                                   + "start_offset => NULL, end_offset => INTERVAL '1 hour', "
+                                   + "start_offset => \(refreshStart), end_offset => INTERVAL '1 hour', "
                                    + "schedule_interval => INTERVAL '1 hour', if_not_exists => true)")
     }
 }

@@ -110,7 +110,9 @@ extension TimescaleDBSink: ReadableSink {
                 let result = try connection.execute("FETCH \(batchSize) FROM hr_deleted")
                 if result.rowCount == 0 { break }
                 for row in 0..<result.rowCount {
-                    try body(Tombstone(ids: [result.text(row, 0) ?? ""], userId: result.text(row, 1)))
+                    let user = result.text(row, 1)
+                    // As a sample's: none when it is the sink's own (`readBack`).
+                    try body(Tombstone(ids: [result.text(row, 0) ?? ""], userId: user == configuration.userId ? nil : user))
                 }
             }
             try connection.execute("CLOSE hr_deleted")

@@ -54,18 +54,12 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         return .unavailable(description)
     }
 
-    /// What to do when the server refuses the role a change (42501) or refuses all changes there
-    /// (25006, a standby): retrying cannot help until a person grants it or points `url` elsewhere.
+    /// What to do when the server refuses the role a change (42501): retrying cannot help until a
+    /// person grants it. (A server that takes no writes, 25006, may be failing over: retried.)
     private var privilegeAdvice: String? {
-        switch sqlState {
-        case "42501":
-            "grant the role what the sink needs (USAGE and CREATE on its schema; SELECT, INSERT, UPDATE and DELETE on "
-                + "its tables), or connect as a role that has it"
-        case "25006":
-            "the server takes no writes (a standby or a read-only transaction): point url at the primary"
-        default:
-            nil
-        }
+        guard sqlState == "42501" else { return nil }
+        return "the role must own the sink's tables (its prepare creates indexes and replaces a view: ALTER TABLE … "
+            + "OWNER TO the role, or let the role create them in a new schema) and have USAGE and CREATE on their schema"
     }
 
     /// How a sink's write reports it: rejected when the data is at fault (`isDataError`: the

@@ -23,9 +23,13 @@ extension SQL {
     /// A statement that creates `schema` only when it is missing: `CREATE SCHEMA IF NOT EXISTS`
     /// needs the CREATE privilege on the database even when the schema exists, which a role that
     /// may write in an existing schema often lacks.
+    /// The block's body is quoted with its own tag (a name may hold `$$`); a name holding that tag
+    /// gets the plain statement.
     public static func createSchemaIfMissing(_ schema: String) -> String {
-        "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = \(literal(schema))) THEN "
-            + "CREATE SCHEMA \(identifier(schema)); END IF; END $$"
+        let tag = "$healthrouter_schema$"
+        guard !schema.contains(tag) else { return "CREATE SCHEMA IF NOT EXISTS \(identifier(schema))" }
+        return "DO \(tag) BEGIN IF NOT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = \(literal(schema))) THEN "
+            + "CREATE SCHEMA \(identifier(schema)); END IF; END \(tag)"
     }
 
     /// `values` as a PostgreSQL text-array literal (`{"a","b\"c"}`), for a `$1::text[]` parameter.

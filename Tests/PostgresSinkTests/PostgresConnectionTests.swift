@@ -182,7 +182,7 @@ import TestSupport
         guard let url = PostgresTestDatabase.url, let port = PostgresTestDatabase.port else { return }
         let admin = try PostgresConnection(url: url)
         defer { admin.close() }
-        let writable = "hr_w_" + PostgresTestDatabase.freshSchema()
+        let writable = "hr_w$$" + PostgresTestDatabase.freshSchema()   // `$$` in a name is fine too
         let closed = "hr_c_" + PostgresTestDatabase.freshSchema()
         try admin.execute("""
             DO $$ BEGIN CREATE ROLE hr_schema_writer LOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$;
@@ -205,7 +205,7 @@ import TestSupport
                 _ = try sink.prepare()
             } throws: { error in
                 guard case SinkError.misconfigured(let reason) = error else { return false }
-                return reason.contains("permission denied") && reason.contains("To fix: grant the role what the sink needs")
+                return reason.contains("permission denied") && reason.contains("To fix: the role must own the sink's tables")
             }
             sink.close()
         }

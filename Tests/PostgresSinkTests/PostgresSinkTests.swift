@@ -66,7 +66,10 @@ import PostgresSink
             CREATE SCHEMA \(SQL.identifier(schema));
             CREATE TABLE \(table) (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), user_id text NOT NULL, metric_type text NOT NULL,
               value float8, unit text, source_device text, started_at timestamptz NOT NULL, ended_at timestamptz, metadata jsonb,
-              synced_at timestamptz DEFAULT now() NOT NULL, CONSTRAINT original_key UNIQUE (user_id, metric_type, started_at))
+              synced_at timestamptz DEFAULT now() NOT NULL, CONSTRAINT original_key UNIQUE (user_id, metric_type, started_at));
+            CREATE VIEW \(SQL.qualified(schema, "v_healthkit_daily_quantity")) AS
+              SELECT user_id, metric_type, started_at::date AS day, avg(value) AS avg_value FROM \(table)
+              GROUP BY user_id, metric_type, started_at::date
             """)
         let sink = PostgresSink(configuration: configuration(url, schema), context: ConformanceFixtures.context())
         var fix = ""
@@ -75,18 +78,33 @@ import PostgresSink
         } throws: { error in
             guard case SinkError.misconfigured(let reason) = error else { return false }
             fix = reason
-            return reason.contains("without the column journal_seq and a unique key on (user_id, metric_type, source_device, started_at)")
+            return reason.contains("lacks the column journal_seq and lacks a unique key on (user_id, metric_type, source_device, "
+                                   + "started_at) and has a unique key on (user_id, metric_type, started_at)")
                 && reason.contains("To fix: set `schema` to a new one")
         }
         sink.close()
-        // The statements the message gives, then the old key dropped, as it says.
-        let statements = try #require(fix.components(separatedBy: "bring the table up to date: ").last?
-            .components(separatedBy: "; then drop").first)
-        try admin.execute(statements + "; ALTER TABLE \(table) DROP CONSTRAINT original_key")
+        // Only some of it done: still refused, for the old key.
+        try admin.execute("ALTER TABLE \(table) ADD COLUMN journal_seq bigint")
+        #expect {
+            _ = try sink.prepare()
+        } throws: { error in
+            guard case SinkError.misconfigured(let reason) = error else { return false }
+            return reason.contains("has a unique key on (user_id, metric_type, started_at)") && !reason.contains("lacks the column")
+        }
+        sink.close()
+        // The statements the message gives, as they are.
+        let statements = try #require(fix.components(separatedBy: "bring the table up to date: ").last)
+        try admin.execute(statements)
         let fixed = try preparedSink(url, schema)
         defer { fixed.close() }
-        try fixed.write([JournalEntry(sequence: 1, source: "test", item: .sample(ConformanceFixtures.numbered(1)))], cursor: 1)
-        #expect(try admin.query("SELECT count(*) FROM \(table)").int(0, 0) == 1)
+        // Two sources at one start: two rows (the old key would have refused the second).
+        var second = ConformanceFixtures.numbered(1)
+        second.id = "SECOND-SOURCE"
+        second.sourceName = "Another"
+        second.device = nil
+        try fixed.write([JournalEntry(sequence: 1, source: "test", item: .sample(ConformanceFixtures.numbered(1))),
+                         JournalEntry(sequence: 2, source: "test", item: .sample(second))], cursor: 2)
+        #expect(try admin.query("SELECT count(*) FROM \(table)").int(0, 0) == 2)
     }
 
     /// Every category row holds HealthKit's raw integer, as health4ai's app writes it: the value

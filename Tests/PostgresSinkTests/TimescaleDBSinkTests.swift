@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import HealthRouterCore
 import PostgresClient
-import TimescaleDBSink
+@testable import TimescaleDBSink
 
 @Suite struct TimescaleDBSinkTests {
     static let tables = ["samples", "sleep_stages", "workouts", "sample_index", "deleted_samples", "workout_events",
@@ -63,6 +63,15 @@ import TimescaleDBSink
         }
         #expect(ConformanceFixtures.all.contains { $0.userId == "alice" })
         #expect(ConformanceFixtures.all.contains { $0.kind == .workout && $0.userId == nil })
+    }
+
+    /// The daily aggregate's refresh window reaches back over every row: from the first without
+    /// retention; with it, to a day short of `drop_after` (a refresh over dropped chunks would
+    /// delete those days from the aggregate), never less than two days.
+    @Test func theDailyAggregatesRefreshWindowCoversWhatRetentionKeeps() {
+        #expect(TimescaleDBPolicies.refreshWindowStart(dropAfterSeconds: nil) == "NULL")
+        #expect(TimescaleDBPolicies.refreshWindowStart(dropAfterSeconds: 365 * 86_400) == "INTERVAL '364 days'")
+        #expect(TimescaleDBPolicies.refreshWindowStart(dropAfterSeconds: 86_400) == "INTERVAL '2 days'")
     }
 
     @Test func sameBatchTwiceLeavesIdenticalTables() throws {

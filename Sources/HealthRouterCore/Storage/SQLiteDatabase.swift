@@ -18,13 +18,13 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
 
     /// What a person does about a failure of the file rather than of the data, when there is one.
     var advice: String? {
-        switch code {
-        case SQLITE_READONLY, 1544 /* SQLITE_READONLY_DIRECTORY */:
+        switch (code, code & 0xFF) {
+        case (1032 /* SQLITE_READONLY_DBMOVED */, _):
+            "the file was deleted or replaced while it was open: start healthrouter again (it opens the file anew)"
+        case (_, SQLITE_READONLY):
             "this process may not write the file or its folder (SQLite writes -wal and -shm files beside it): "
                 + "fix their owner or permissions, or remount the disk read-write"
-        case 1032 /* SQLITE_READONLY_DBMOVED */:
-            "the file was deleted or replaced while it was open: start healthrouter again (it opens the file anew)"
-        case SQLITE_FULL:
+        case (_, SQLITE_FULL):
             "the disk is full (the file's, or the temporary folder's for large sorts): free some space"
         default:
             nil
