@@ -162,6 +162,16 @@ import Testing
         zoned.timeZone = "America/Los_Angeles"
         #expect(offsets(try #require(try changed(zoned))) == [-25_200, -25_200, -25_200, 0, -25_200])
 
+        // An exporter in UTC: the dates it stamped take the first offset, a GPX file's points
+        // (also at offset 0) keep theirs.
+        var utc = workout(offset: 0, energy: 325)
+        if case .workout(var detail) = utc.detail {
+            detail.routes[0].filePath = "/workout-routes/route_2024-01-15_8.00am.gpx"
+            utc.detail = .workout(detail)
+        }
+        let fromUTC = try #require(try changed(utc))
+        #expect(offsets(fromUTC) == [-28_800, -28_800, -28_800, 0, 0])
+
         // Not an export (a replay, a push): the new version's offsets stand.
         journal.keepsFirstOffsets = false
         #expect(offsets(try #require(try changed(workout(offset: 3_600, energy: 330)))) == [3_600, 3_600, 3_600, 0, 3_600])

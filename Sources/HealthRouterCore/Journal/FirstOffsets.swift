@@ -22,7 +22,8 @@ enum FirstOffsets {
     /// whether any changed (the sample's encoding is then stale).
     static func apply(firstStartOffset first: Int32, to sample: inout Sample) -> Bool {
         guard let exporters = sample.start.utcOffsetSeconds, exporters != first else { return false }
-        sample.visitTimestamps { instant in
+        // A GPX file's points carry their own (UTC) times, whatever the exporter's offset.
+        sample.visitTimestamps(includingRouteFilePoints: false) { instant in
             if instant.utcOffsetSeconds == exporters { instant.utcOffsetSeconds = first }
         }
         return true
@@ -31,8 +32,9 @@ enum FirstOffsets {
 
 extension Sample {
     /// Calls `body` with every instant of the sample: start, end, creation date, a workout's events,
-    /// statistics, activities (and theirs), routes and route points, an HRV record's beats.
-    public mutating func visitTimestamps(_ body: (inout Timestamp) -> Void) {
+    /// statistics, activities (and theirs), routes and route points (of a route read from a GPX
+    /// file only when `includingRouteFilePoints`), an HRV record's beats.
+    public mutating func visitTimestamps(includingRouteFilePoints: Bool = true, _ body: (inout Timestamp) -> Void) {
         body(&start)
         body(&end)
         if createdAt != nil { body(&createdAt!) }
@@ -57,6 +59,7 @@ extension Sample {
             for index in workout.routes.indices {
                 if workout.routes[index].start != nil { body(&workout.routes[index].start!) }
                 if workout.routes[index].end != nil { body(&workout.routes[index].end!) }
+                guard includingRouteFilePoints || workout.routes[index].filePath == nil else { continue }
                 for point in workout.routes[index].points.indices { body(&workout.routes[index].points[point].time) }
             }
             detail = .workout(workout)
