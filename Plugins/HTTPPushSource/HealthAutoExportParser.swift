@@ -240,20 +240,15 @@ enum HealthAutoExportParser {
     }
 
     /// The `part` of a period id (`periodId`) for one of several readings of one source at one date:
-    /// its fields but the date and source, sorted (`#diastolic=85,systolic=130`; a category's
-    /// `value`, a glucose reading's `mealTime`), so that each keeps its id whatever order or company
-    /// it comes in. Two points alike in every field are one reading.
+    /// its fields but the date and source, as compact JSON with sorted keys
+    /// (`#{"diastolic":85,"systolic":130}`; a category's `value`, a glucose reading's `mealTime`),
+    /// so that each keeps its id whatever order or company it comes in. Two points alike in every
+    /// field are one reading.
     private static func readingPart(_ point: [String: Any]) -> String {
-        "#" + point.keys.filter { !["date", "source", "sleepSource"].contains($0) }.sorted().map { key in
-            let text: String
-            switch JSONValues.metadataValue(point[key] as Any, nestedAsJSON: true) {
-            case .string(let value)?, .json(let value)?: text = value
-            case .number(let value)?: text = "\(value)"
-            case .bool(let value)?: text = "\(value)"
-            case nil: text = "null"
-            }
-            return "\(key)=\(text)"
-        }.joined(separator: ",")
+        let fields = point.filter { !["date", "source", "sleepSource"].contains($0.key) }
+        var writer = JSONWriter(capacity: 64)
+        writer.value(JSONValues.jsonValue(fields), sortingKeys: true)
+        return "#" + writer.text
     }
 
     /// The `date`s (as instants, in milliseconds) at which `points` hold points from more than

@@ -260,10 +260,17 @@ public final class PostgresSink: Sink {
     /// would break its key. Says how to bring it up to date. Nothing to check in a new schema.
     private func checkMetricsLayout(_ connection: PostgresConnection) throws {
         let table = schema.name("healthkit_metrics")
-        let columns = try connection.query("SELECT attname::text FROM pg_attribute WHERE attrelid = to_regclass($1) "
-                                               + "AND attnum > 0 AND NOT attisdropped", [table])
-        guard columns.rowCount > 0 else { return }
-        let present = Set((0..<columns.rowCount).compactMap { columns.text($0, 0) })
+        func columnNames(_ relation: String) throws -> Set<String> {
+            let result = try connection.query("SELECT attname::text FROM pg_attribute WHERE attrelid = to_regclass($1) "
+                                                  + "AND attnum > 0 AND NOT attisdropped", [relation])
+            return Set((0..<result.rowCount).compactMap { result.text($0, 0) })
+        }
+        // health4ai's daily view (its day column is `day`): replacing it with healthrouter's fails.
+        let view = schema.name("v_healthkit_daily_quantity")
+        let viewColumns = try columnNames(view)
+        let foreignView = !viewColumns.isEmpty && !viewColumns.contains("summary_date")
+        let present = try columnNames(table)
+        guard !present.isEmpty else { return }
         let missing = schema.metrics.columns.map(\.name).filter { !present.contains($0) }
         // Unique keys by their sorted columns: (name, is a constraint).
         func uniqueKeys(on columns: [String]) throws -> [(name: String, isConstraint: Bool)] {
@@ -278,11 +285,12 @@ public final class PostgresSink: Sink {
         }
         let keyed = try !uniqueKeys(on: ["user_id", "metric_type", "source_device", "started_at"]).isEmpty
         let narrow = try uniqueKeys(on: ["user_id", "metric_type", "started_at"])
-        guard !missing.isEmpty || !keyed || !narrow.isEmpty else { return }
+        guard !missing.isEmpty || !keyed || !narrow.isEmpty || foreignView else { return }
         var lacks: [String] = []
         if !missing.isEmpty { lacks.append("lacks the column\(missing.count == 1 ? "" : "s") \(missing.joined(separator: ", "))") }
         if !keyed { lacks.append("lacks a unique key on (user_id, metric_type, source_device, started_at)") }
         if !narrow.isEmpty { lacks.append("has a unique key on (user_id, metric_type, started_at), which two sources at one start break") }
+        if foreignView { lacks.append("has a daily view v_healthkit_daily_quantity of other columns (health4ai's)") }
         var statements = ["ALTER TABLE \(table) ADD COLUMN IF NOT EXISTS journal_seq bigint",
                           "UPDATE \(table) SET source_device = '' WHERE source_device IS NULL",
                           "ALTER TABLE \(table) ALTER COLUMN source_device SET DEFAULT '', ALTER COLUMN source_device SET NOT NULL"]
@@ -294,8 +302,9 @@ public final class PostgresSink: Sink {
             statements.append(key.isConstraint ? "ALTER TABLE \(table) DROP CONSTRAINT \(SQL.identifier(key.name))"
                                   : "DROP INDEX \(SQL.qualified(configuration.schema, key.name))")
         }
-        // healthrouter makes its own daily view; health4ai's has other columns.
-        statements.append("DROP VIEW IF EXISTS \(schema.name("v_healthkit_daily_quantity"))")
+        // healthrouter makes its own daily view; health4ai's has other columns (what depends on it
+        // must go first: the statement says no CASCADE).
+        statements.append("DROP VIEW IF EXISTS \(view)")
         throw SinkError.misconfigured(
             "\(configuration.schema).healthkit_metrics \(lacks.joined(separator: " and ")), as healthrouter writes it (another "
                 + "program made it: health4ai's own schema.sql). To fix: set `schema` to a new one (healthrouter creates its "

@@ -113,10 +113,11 @@ struct TimescaleDBPolicies {
     /// dropped deletes those days from the aggregate too, and the window still covers every row
     /// retention keeps.
     /// The policy's `start_offset` (see `createDailyAggregate`): NULL without retention, else a
-    /// day short of `drop_after` (at least two days: a window must hold a whole bucket).
+    /// day short of `drop_after`. TimescaleDB wants the window (to `end_offset`, an hour ago) to
+    /// span two buckets: the config refuses `daily_aggregates` with a `drop_after` under 4 days.
     static func refreshWindowStart(dropAfterSeconds: Double?) -> String {
         guard let dropAfterSeconds else { return "NULL" }
-        return "INTERVAL '\(max(2, Int(dropAfterSeconds / 86_400) - 1)) days'"
+        return "INTERVAL '\(max(3, Int(dropAfterSeconds / 86_400) - 1)) days'"
     }
 
     private func createDailyAggregate() throws {

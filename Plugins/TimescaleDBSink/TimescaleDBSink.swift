@@ -101,6 +101,14 @@ public final class TimescaleDBSink: Sink {
                     debugDescription: "drop_after (\(retention.dropAfter)) is not longer than compression.after "
                         + "(\(compression.after)): chunks would be dropped before they are compressed. Swapped?")
             }
+            // The aggregate's refresh window stops a day short of drop_after and must span two
+            // daily buckets past its hour-old end (`TimescaleDBPolicies.refreshWindowStart`).
+            if dailyAggregates, let retention, retention.dropAfter.seconds < 4 * 86_400 {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .retention, in: c,
+                    debugDescription: "drop_after (\(retention.dropAfter)) is shorter than 4d, which daily_aggregates needs: "
+                        + "its refresh covers the days retention keeps, and at least two whole days")
+            }
             for column in compression?.segmentBy ?? [] where !Self.segmentColumns.contains(column) {
                 throw DecodingError.dataCorruptedError(
                     forKey: .compression, in: c,

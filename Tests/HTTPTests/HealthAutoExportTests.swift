@@ -333,6 +333,21 @@ struct HealthAutoExportTests {
         #expect(Set(try samples(other).map(\.id)).count == 4)
     }
 
+    /// A period's total sent alone moves on as a change even when a sibling id (the same date's
+    /// point beside another source's) once held that value: only a reading another id holds now is
+    /// the same reading.
+    @Test func aTotalAloneMovesOnPastAValueASiblingOnceHeld() throws {
+        func body(_ points: [(String, Int)]) -> String {
+            let data = points.map { #"{"qty":\#($0.1),"date":"2024-01-05 00:00:00 +0000","source":"\#($0.0)"}"# }
+            return #"{"data":{"metrics":[{"name":"step_count","units":"count","data":["# + data.joined(separator: ",") + "]}]}}"
+        }
+        let server = try PushServerFixture()
+        #expect(server.client.post("/hae", body([("iPhone", 800)]), token: alice).status == 200)
+        #expect(server.client.post("/hae", body([("iPhone", 1000), ("Watch", 10)]), token: alice).status == 200)
+        #expect(server.client.post("/hae", body([("iPhone", 2000), ("Watch", 10)]), token: alice).status == 200)
+        #expect(server.client.post("/hae", body([("iPhone", 1000)]), token: alice).body == #"{"received": 1, "new": 1, "deleted": 0}"#)
+    }
+
     /// Sections of data types healthrouter does not read (`stateOfMind`, `medications`, …) are
     /// counted as skipped and named in the log's examples, not dropped without a word.
     @Test func sectionsOfOtherDataTypesAreReportedAsSkipped() throws {

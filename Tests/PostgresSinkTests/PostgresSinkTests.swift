@@ -83,7 +83,7 @@ import PostgresSink
                 && reason.contains("To fix: set `schema` to a new one")
         }
         sink.close()
-        // Only some of it done: still refused, for the old key.
+        // Only some of it done: still refused, for the old key; then for the view alone.
         try admin.execute("ALTER TABLE \(table) ADD COLUMN journal_seq bigint")
         #expect {
             _ = try sink.prepare()
@@ -92,7 +92,22 @@ import PostgresSink
             return reason.contains("has a unique key on (user_id, metric_type, started_at)") && !reason.contains("lacks the column")
         }
         sink.close()
-        // The statements the message gives, as they are.
+        try admin.execute("""
+            UPDATE \(table) SET source_device = '' WHERE source_device IS NULL;
+            ALTER TABLE \(table) ALTER COLUMN source_device SET DEFAULT '', ALTER COLUMN source_device SET NOT NULL,
+              ADD CONSTRAINT healthkit_metrics_user_metric_source_start UNIQUE (user_id, metric_type, source_device, started_at),
+              DROP CONSTRAINT original_key
+            """)
+        #expect {
+            _ = try sink.prepare()
+        } throws: { error in
+            guard case SinkError.misconfigured(let reason) = error else { return false }
+            fix = reason
+            return reason.contains("has a daily view v_healthkit_daily_quantity of other columns")
+                && reason.hasSuffix("DROP VIEW IF EXISTS \(SQL.qualified(schema, "v_healthkit_daily_quantity"))")
+        }
+        sink.close()
+        // The statements the last message gives, as they are.
         let statements = try #require(fix.components(separatedBy: "bring the table up to date: ").last)
         try admin.execute(statements)
         let fixed = try preparedSink(url, schema)

@@ -67,11 +67,12 @@ import PostgresClient
 
     /// The daily aggregate's refresh window reaches back over every row: from the first without
     /// retention; with it, to a day short of `drop_after` (a refresh over dropped chunks would
-    /// delete those days from the aggregate), never less than two days.
+    /// delete those days from the aggregate), two buckets past its end at least (a shorter
+    /// drop_after is a config error: ConfigCommandTests).
     @Test func theDailyAggregatesRefreshWindowCoversWhatRetentionKeeps() {
         #expect(TimescaleDBPolicies.refreshWindowStart(dropAfterSeconds: nil) == "NULL")
         #expect(TimescaleDBPolicies.refreshWindowStart(dropAfterSeconds: 365 * 86_400) == "INTERVAL '364 days'")
-        #expect(TimescaleDBPolicies.refreshWindowStart(dropAfterSeconds: 86_400) == "INTERVAL '2 days'")
+        #expect(TimescaleDBPolicies.refreshWindowStart(dropAfterSeconds: 4 * 86_400) == "INTERVAL '3 days'")
     }
 
     @Test func sameBatchTwiceLeavesIdenticalTables() throws {

@@ -538,8 +538,9 @@ public final class Journal {
         return nil
     }
 
-    /// Another id a source derived (version 8) under which the same user's reading with this
-    /// fingerprint was journaled, when there is one.
+    /// Another id a source derived (version 8) that holds the same user's reading with this
+    /// fingerprint now, when there is one: the id it was first journaled under, as long as that id's
+    /// current version still is that reading (a period's total moves on).
     private func otherDerivedId(holding fingerprintId: String, of sample: Sample, start: Int64) throws -> String? {
         SampleIdKey.bind(lookupFingerprint, 1, fingerprintId)
         lookupFingerprint.bind(2, start)
@@ -547,7 +548,8 @@ public final class Journal {
         lookupFingerprint.reset()
         guard let existing, existing != sample.id, Self.isDerivedId(existing),
               let sequence = try storedSequence(of: existing, start: start),
-              try storedSample(at: sequence)?.userId == sample.userId else { return nil }
+              let current = try storedSample(at: sequence), current.userId == sample.userId,
+              Fingerprint.id(of: current) == fingerprintId else { return nil }
         return existing
     }
 
