@@ -90,10 +90,7 @@ enum HealthAutoExportParser {
             return
         }
         let points = metric["data"] as? [Any] ?? []
-        let datesOfSeveralSources = datesOfSeveralSources(points)
-        // Points of one source at one `date`: readings of their own (two blood pressures taken
-        // within a minute), not one period's total sent twice.
-        let repeatedAtDate = repeatedAtDate(points)
+        let (datesOfSeveralSources, repeatedAtDate) = pointsAtDates(points)
         for point in points {
             guard let point = point as? [String: Any] else { payload.skipped += 1; continue }
             let source = point["source"] as? String ?? defaultSource
@@ -204,16 +201,15 @@ enum HealthAutoExportParser {
     /// the same reading from an export (its fingerprint) as one sample.
     ///
     /// `source`: set when one body holds points of this metric at this date from several
-    /// sources (`datesOfSeveralSources`): then they are not one period's total but samples
+    /// sources (`pointsAtDates`): then they are not one period's total but samples
     /// side by side ("Summarize data" off: the iPhone's and the watch's reading of the same
     /// minute), and each keeps its own id. Points a body holds alone at their date keep the
     /// plain period id: a body cannot tell a lone sample from a one-source total.
     ///
-    /// `part`: a sleep night's part (asleep, in bed), or the values of one of several points of one
-    /// source at one date in one body (two blood pressures taken within a minute: `readingPart`):
-    /// readings of their own, with the same ids in any order; one of them sent alone later has the
-    /// plain id, and the journal takes it for the same reading (ids a source derives that share a
-    /// fingerprint are aliases).
+    /// `part`: a sleep night's part (asleep, in bed), or the other fields of one of several points
+    /// of one source at one date in one body (two blood pressures taken within a minute:
+    /// `readingPart`): readings of their own, with the same ids in any order; one of them sent alone
+    /// later has the plain id, and the journal takes it for the reading another id holds.
     static func periodId(_ sample: Sample, userId: String?, part: String = "", source: String? = nil) -> String {
         var fields = ["hae-period", userId ?? "", sample.type, String(sample.start.epochMilliseconds), part]
         if let source { fields.append(source) }
@@ -221,18 +217,6 @@ enum HealthAutoExportParser {
         var id = Array(UUIDv5.string(name: name).utf8)
         id[14] = UInt8(ascii: "8")
         return String(decoding: id, as: UTF8.self)
-    }
-
-    /// The keys (`dateAndSource`) at which `points` hold more than one point of one source.
-    static func repeatedAtDate(_ points: [Any]) -> Set<String> {
-        var seen: Set<String> = []
-        var repeated: Set<String> = []
-        for case let point as [String: Any] in points where point["startDate"] == nil {
-            guard let text = point["date"] as? String, let date = HealthDateParser.parse(text) else { continue }
-            let key = dateAndSource(date, point)
-            if !seen.insert(key).inserted { repeated.insert(key) }
-        }
-        return repeated
     }
 
     private static func dateAndSource(_ date: Timestamp, _ point: [String: Any]) -> String {
@@ -251,11 +235,16 @@ enum HealthAutoExportParser {
         return "#" + writer.text
     }
 
-    /// The `date`s (as instants, in milliseconds) at which `points` hold points from more than
-    /// one `source`.
-    static func datesOfSeveralSources(_ points: [Any]) -> Set<Int64> {
+    /// What one metric's `points` hold at each `date`, in one pass: the dates (as instants, in
+    /// milliseconds) with points from more than one `source` (`severalSources`: samples side by
+    /// side, see `periodId`), and the `dateAndSource` keys with more than one point of one source
+    /// and no `startDate` (`repeated`: readings of their own, such as two blood pressures taken
+    /// within a minute, not one period's total sent twice: `readingPart`).
+    static func pointsAtDates(_ points: [Any]) -> (severalSources: Set<Int64>, repeated: Set<String>) {
         var sourceAt: [Int64: String] = [:]
         var several: Set<Int64> = []
+        var seen: Set<String> = []
+        var repeated: Set<String> = []
         for case let point as [String: Any] in points {
             guard let text = point["date"] as? String, let date = HealthDateParser.parse(text) else { continue }
             let source = periodSourceName(point)
@@ -264,8 +253,12 @@ enum HealthAutoExportParser {
             } else {
                 sourceAt[date.epochMilliseconds] = source
             }
+            if point["startDate"] == nil {
+                let key = dateAndSource(date, point)
+                if !seen.insert(key).inserted { repeated.insert(key) }
+            }
         }
-        return several
+        return (several, repeated)
     }
 
     /// The source a period's point names: `source`, else (sleep before HAE 6.6.2) `sleepSource`.

@@ -189,7 +189,8 @@ enum PulsoBatchParser {
             return
         }
         guard batch.addFirst(sample) else { return }
-        batch.noteEnd(key: sanitizedKey(element.type ?? "unknown"), end: element.end!, instant: sample.end)
+        // Keyed as Pulso's server names its files (`_deleted` and an empty type as `unknown`).
+        batch.noteEnd(key: PulsoFileStem.of(key: element.type ?? "unknown"), end: element.end!, instant: sample.end)
     }
 
     /// One sample element as a canonical sample. Throws the field at fault and why without a
@@ -283,8 +284,4 @@ enum PulsoBatchParser {
         SampleNormalizer.normalize(&sample, convention: .canonical)
         return sample
     }
-
-    /// The type key as Pulso's server names its files (`PulsoFileStem`): `unknown` for an empty
-    /// key or `_deleted`, as the ndjson sink files such a sample.
-    static func sanitizedKey(_ key: String) -> String { PulsoFileStem.of(key: key) }
 }

@@ -402,12 +402,7 @@ public final class Journal {
                     // Under its own id: a replay of the twin (a dump, an ndjson folder) meets this hash.
                     hash = contentHash(of: sample)
                     result.new[sample.kind, default: 0] += 1
-                    twinKey.bind(insertId, 1, through: bindings)
-                    insertId.bind(2, hash)
-                    insertId.bind(3, sequence)
-                    insertId.bind(4, start)
-                    insertId.bind(5, sample.start.utcOffsetSeconds.map(Int64.init))
-                    try insertId.run()
+                    try recordId(twinKey, hash: hash, sequence: sequence, start: start, of: sample)
                     return true
                 }
             }
@@ -444,12 +439,7 @@ public final class Journal {
             result.new[sample.kind, default: 0] += 1
             lastWasNew = true
         }
-        key.bind(insertId, 1, through: bindings)
-        insertId.bind(2, hash)
-        insertId.bind(3, sequence)
-        insertId.bind(4, start)
-        insertId.bind(5, sample.start.utcOffsetSeconds.map(Int64.init))
-        try insertId.run()
+        try recordId(key, hash: hash, sequence: sequence, start: start, of: sample)
         return isNew && isFingerprintId
     }
 
@@ -474,12 +464,7 @@ public final class Journal {
         recordHashWriter.reset()
         SampleCodec.encode(sample: former, into: &recordHashWriter)
         guard stored == ContentHash.of(recordHashWriter.bytes) else { return false }
-        SampleIdKey.Key(sample.id).bind(insertId, 1, through: bindings)
-        insertId.bind(2, hash)
-        insertId.bind(3, storedSequence)
-        insertId.bind(4, start)
-        insertId.bind(5, sample.start.utcOffsetSeconds.map(Int64.init))
-        try insertId.run()
+        try recordId(SampleIdKey.Key(sample.id), hash: hash, sequence: storedSequence, start: start, of: sample)
         return true
     }
 
@@ -536,6 +521,17 @@ public final class Journal {
         try insertFingerprint.run()
         hasNativeIds = true
         return nil
+    }
+
+    /// Records `key` at `start` in `sample_ids` with its content hash and entry, and, when the id is
+    /// new there, the offset `sample`'s start comes with (a known id keeps its first: `FirstOffsets`).
+    private func recordId(_ key: SampleIdKey.Key, hash: Int64, sequence: Int64, start: Int64, of sample: Sample) throws {
+        key.bind(insertId, 1, through: bindings)
+        insertId.bind(2, hash)
+        insertId.bind(3, sequence)
+        insertId.bind(4, start)
+        insertId.bind(5, sample.start.utcOffsetSeconds.map(Int64.init))
+        try insertId.run()
     }
 
     /// Another id a source derived (version 8) that holds the same user's reading with this
