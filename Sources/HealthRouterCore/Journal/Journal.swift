@@ -298,12 +298,7 @@ public final class Journal {
         // a refused insert costs more than a lookup.
         let isFingerprintId = Self.isFingerprintId(sample.id)
         if isFingerprintId && !hasNativeIds && lastWasNew && sample.kind != .activitySummary {
-            key.bind(insertNewId, 1, through: bindings)
-            insertNewId.bind(2, hash)
-            insertNewId.bind(3, sequence)
-            insertNewId.bind(4, start)
-            insertNewId.bind(5, sample.start.utcOffsetSeconds.map(Int64.init))
-            try insertNewId.run()
+            try recordId(key, hash: hash, sequence: sequence, start: start, of: sample, with: insertNewId)
             if database.changes == 1 {
                 result.new[sample.kind, default: 0] += 1
                 return true
@@ -525,13 +520,16 @@ public final class Journal {
 
     /// Records `key` at `start` in `sample_ids` with its content hash and entry, and, when the id is
     /// new there, the offset `sample`'s start comes with (a known id keeps its first: `FirstOffsets`).
-    private func recordId(_ key: SampleIdKey.Key, hash: Int64, sequence: Int64, start: Int64, of sample: Sample) throws {
-        key.bind(insertId, 1, through: bindings)
-        insertId.bind(2, hash)
-        insertId.bind(3, sequence)
-        insertId.bind(4, start)
-        insertId.bind(5, sample.start.utcOffsetSeconds.map(Int64.init))
-        try insertId.run()
+    /// `statement`: `insertId` (a known id is updated) or `insertNewId` (a known id is left alone).
+    private func recordId(_ key: SampleIdKey.Key, hash: Int64, sequence: Int64, start: Int64, of sample: Sample,
+                          with statement: SQLiteStatement? = nil) throws {
+        let statement = statement ?? insertId
+        key.bind(statement, 1, through: bindings)
+        statement.bind(2, hash)
+        statement.bind(3, sequence)
+        statement.bind(4, start)
+        statement.bind(5, sample.start.utcOffsetSeconds.map(Int64.init))
+        try statement.run()
     }
 
     /// Another id a source derived (version 8) that holds the same user's reading with this
