@@ -132,8 +132,9 @@ public final class ReplaySource: FiniteSource {
             }
             if let last = unreadable {
                 guard last.isJSON || Self.endsWithNewline(file) else {
-                    // What came before the cut is kept.
+                    // What came before the cut is kept; the file was read to its end (where it was cut).
                     if !batch.isEmpty { try output.emit(batch) }
+                    output.progress(bytes: done + size, total: total)
                     throw SourceError(input: file, location: "line \(last.number)",
                                       problem: "the file ends in the middle of a line (\(last.problem)): it was cut short; "
                                         + "the lines before it were kept",

@@ -113,6 +113,9 @@ public final class SQLiteSink: Sink {
         } catch let error as SQLiteError where error.code == 26 {
             throw SinkError.misconfigured("\(configuration.path) is not a SQLite database: set `path` to a new file, "
                                         + "or to a store healthrouter made")
+        } catch let error as SQLiteError where error.code & 0xff == 8 {
+            // SQLITE_READONLY: a file or folder this process may not write; no retry changes that.
+            throw SinkError.misconfigured(error.description)
         } catch let error as SQLiteError {
             throw SinkError.unavailable(error.description)
         } catch {

@@ -73,8 +73,10 @@ enum BackfillCommand {
             fileSource = source
         }
         // The journal is what a backfill without --from reads; with --from, it says what was deleted since.
-        let journal = FileManager.default.fileExists(atPath: (state as NSString).appendingPathComponent("journal.sqlite"))
-            ? try Journal(stateDirectory: state, role: .reader) : nil
+        let hasJournal = FileManager.default.fileExists(atPath: (state as NSString).appendingPathComponent("journal.sqlite"))
+        // The backfill keeps its place there: a state directory it may not write is said so before anything opens.
+        if hasJournal { try loaded.ensureStateDirectory() }
+        let journal = hasJournal ? try Journal(stateDirectory: state, role: .reader) : nil
         if path == nil && journal == nil {
             throw CommandFailure(message: "there is no journal in \(state) yet",
                                  hint: "import something first, or backfill from a file with --from PATH", code: .noInput)

@@ -9,7 +9,10 @@ enum CheckCommand {
         Validates the config file without reading or writing anything: YAML syntax,
         every key of every source and sink (a misspelt key is named with its path and
         the key you probably meant), ${ENV} variables, durations, and routes (every sink
-        and source they name exists, every type selector is valid).
+        and source they name exists, every type selector is valid; one that names no known
+        type is a warning, as it routes only a type of exactly that identifier). Every
+        sink receives the deletions (tombstones), routed or not: a deleted sample leaves
+        every store that may hold it.
 
           --connect   also open each sink and create its schema if missing, as a run would
 
@@ -47,13 +50,16 @@ enum CheckCommand {
         }
         try PluginList.refuseSharedAddresses(services)
         for warning in config.warnings { print("warning: \(warning)") }
-        print("\(loaded.origin): valid — \(config.sources.count) source(s), \(sinks.count) sink(s), \(config.routes.count) route(s)")
+        let warned = config.warnings.count
+        print("\(loaded.origin): valid — \(config.sources.count) source(s), \(sinks.count) sink(s), \(config.routes.count) route(s)"
+              + (warned > 0 ? ", \(warned) warning(s) above" : ""))
         for sink in sinks {
             let routes = config.routes.filter { $0.to.contains(sink.name) }
             let described = routes.map { route in
                 route.types.joined(separator: ", ") + (route.from.map { " from \($0.joined(separator: ", "))" } ?? "")
             }
-            print("  sink \(sink.name) (\(sink.type)) receives: \(described.isEmpty ? "nothing (no route names it)" : described.joined(separator: "; "))")
+            print("  sink \(sink.name) (\(sink.type)) receives: \(described.isEmpty ? "no samples (no route names it)" : described.joined(separator: "; "))"
+                  + "; deletions")
         }
         guard arguments.flags.contains("--connect") else { return .success }
         try loaded.ensureStateDirectory()

@@ -81,7 +81,7 @@ enum DumpCommand {
             try reader.readBack(write)
             origin = "sink '\(opened.name)' (\(opened.type))"
         } else {
-            let journal = try Journal(stateDirectory: loaded.config.stateDirectory, role: .reader)
+            let journal = try Journal(stateDirectory: loaded.config.stateDirectory, role: .inspector)
             let retention = try journal.retention()
             if retention.pruned, let oldest = retention.oldest {
                 StandardError.write("healthrouter: note: journal entries before \(oldest) were pruned (journal.retain); "

@@ -9,7 +9,9 @@ enum FilterOptions {
           --since DATE    only samples that start at or after DATE (2024-01-31, 2024-01-31T08:00:00+01:00)
           --until DATE    only samples that start before DATE
           --types T,…     only these types: short keys (heartRate), identifiers, groups (sleep), globs
-                          (HKQuantityTypeIdentifier*), as in routes; tombstones always pass
+                          (HKQuantityTypeIdentifier*), as in routes (an unknown identifier selects that
+                          type alone; a name close to a known one is refused as a typo); tombstones
+                          always pass
         """
 
     static func filter(_ arguments: CommandLineArguments, command: String) throws -> SampleFilter {
@@ -28,12 +30,21 @@ enum FilterOptions {
             throw UsageError("--since \(arguments.values["--since"] ?? "") is not before --until \(arguments.values["--until"] ?? ""): "
                                 + "no sample could match", command: command)
         }
-        if let unknown = filter.unknownTypes.first {
-            var message = "--types: '\(unknown)' is no known type, short key or group"
+        // As in routes: a malformed selector is an error; one that names no known type selects a type
+        // with exactly that identifier (unknown types pass through healthrouter), with a warning.
+        if let malformed = filter.malformedTypes.first {
+            throw UsageError("--types: '\(malformed)' is not a type selector: use a HealthKit identifier "
+                                + "(HKQuantityTypeIdentifierHeartRate), a short key (heartRate), a group (sleep) or a glob "
+                                + "(HKQuantity*); see healthrouter types", command: command)
+        }
+        // A name close to a known one is taken for a typo of it (on the command line, where it is
+        // fixed at once), not for an unknown type.
+        for unknown in filter.unknownTypes {
+            let message = "--types: '\(unknown)' is no known type, short key or group"
             if let guess = NameSuggester.closest(to: unknown, among: TypeRegistry.groups + TypeRegistry.all.compactMap(\.key)) {
-                message += " (did you mean '\(guess)'?)"
+                throw UsageError(message + " (did you mean '\(guess)'?); see healthrouter types", command: command)
             }
-            throw UsageError(message + "; see healthrouter types", command: command)
+            StandardError.write("healthrouter: warning: \(message); it selects only a type with exactly this identifier\n")
         }
         return filter
     }

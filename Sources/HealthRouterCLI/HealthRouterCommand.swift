@@ -9,15 +9,16 @@ public enum HealthRouterCommand {
         usage: healthrouter <command> [options]
 
         commands:
-          import PATH…   read Apple Health exports (export.zip / export.xml) or NDJSON (a file
+          import [PATH…] read Apple Health exports (export.zip / export.xml) or NDJSON (a file
                          or folder: ndjson sink, Pulso's server, dump) into the journal
-                         and deliver them to every sink
+                         and deliver them to every sink (no PATH: the config's file sources)
           run            the daemon: serve the push sources (http_push) and keep every sink
                          caught up until SIGTERM/SIGINT
           status         per sink: cursor, lag, rows written, dead letters, last error
           backfill SINK  write again to one sink only: from the journal, or a file (--from PATH)
-          migrate --from SINK --to SINK [--verify]
+          migrate --from SINK --to SINK [--verify | --verify-only]
                          copy one store into another, resumably; --verify compares both sides
+                         after, --verify-only instead of copying
           dump           the journal's entries (or a sink's rows, --from SINK) as NDJSON
           check          validate the config without touching anything (--connect: probe each sink)
           types          the type registry: HealthKit identifiers, short keys, groups, units

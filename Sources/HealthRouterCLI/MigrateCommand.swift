@@ -75,8 +75,9 @@ enum MigrateCommand {
                                              readableFor: "migrated from", readOnly: true)
         defer { source.sink.close() }
         let reader = try source.readable(for: "migrated from")
-        try loaded.ensureStateDirectory()
         let verifyOnly = arguments.flags.contains("--verify-only")
+        // A migration keeps its place there; a comparison only reads the two stores.
+        if !verifyOnly { try loaded.ensureStateDirectory() }
         // With --verify, a target that cannot be read back is refused here, before anything is written.
         let target = try ConfiguredSink.open(to, loaded: loaded, command: "migrate", existingStoreOnly: verifyOnly,
                                              readableFor: arguments.flags.contains("--verify") || verifyOnly ? "verified" : nil,

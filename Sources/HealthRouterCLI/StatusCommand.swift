@@ -47,7 +47,7 @@ enum StatusCommand {
             print("journal          empty: nothing imported yet (try: healthrouter import ~/Downloads/export.zip)")
             return .success
         }
-        let journal = try Journal(stateDirectory: config.stateDirectory)
+        let journal = try Journal(stateDirectory: config.stateDirectory, role: .inspector)
         let head = try journal.head()
         let counts = try journal.counts()
         let oldest = try journal.oldestRetained()

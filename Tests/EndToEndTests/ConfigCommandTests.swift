@@ -63,6 +63,25 @@ import Testing
                                                                        in: directory)], in: directory)
     }
 
+    /// A route's type that names no known type is a warning (it routes that identifier alone):
+    /// check says it is valid with a warning, not just "valid"; a sink no route names receives
+    /// the deletions all the same, and check says so.
+    @Test func checkCountsItsWarningsAndSaysDeletionsReachEverySink() throws {
+        let result = try check("""
+        sinks:
+          local: { type: sqlite, path: ./h.sqlite }
+          spare: { type: sqlite, path: ./spare.sqlite }
+        routes:
+          - types: [slep]
+            to: [local]
+        """)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("did you mean 'sleep'?") || result.stderr.contains("did you mean 'sleep'?"))
+        #expect(result.stdout.contains("1 route(s), 2 warning(s) above"), "\(result.stdout)")
+        #expect(result.stdout.contains("sink local (sqlite) receives: slep; deletions"), "\(result.stdout)")
+        #expect(result.stdout.contains("sink spare (sqlite) receives: no samples (no route names it); deletions"), "\(result.stdout)")
+    }
+
     @Test func aMisspeltKeyIsNamedWithItsPathAndTheRightKey() throws {
         let result = try check("""
         sinks:
@@ -318,6 +337,13 @@ import Testing
         let type = try CommandRunner.run(["dump", "--types", "heartrate", "--config", config], in: directory)
         #expect(type.status == 64)
         #expect(type.stderr.contains("'heartrate' is no known type, short key or group (did you mean 'heartRate'?)"), "\(type.stderr)")
+        // An identifier close to no known name selects that type alone, as in routes (unknown types pass through).
+        let unknown = try CommandRunner.run(["dump", "--types", "HKQuantityTypeIdentifierFooBar", "--config", config], in: directory)
+        #expect(unknown.status != 64, "\(unknown.stderr)")
+        #expect(unknown.stderr.contains("it selects only a type with exactly this identifier"), "\(unknown.stderr)")
+        let malformed = try CommandRunner.run(["dump", "--types", "heart rate", "--config", config], in: directory)
+        #expect(malformed.status == 64)
+        #expect(malformed.stderr.contains("'heart rate' is not a type selector"), "\(malformed.stderr)")
         let sink = try CommandRunner.run(["dump", "--from", "lokal", "--config", config], in: directory)
         #expect(sink.status == 64)
         #expect(sink.stderr.contains("no sink called 'lokal' (did you mean 'local'?)"), "\(sink.stderr)")

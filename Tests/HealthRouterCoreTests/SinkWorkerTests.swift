@@ -114,6 +114,22 @@ final class FailureBudget: Sendable {
         #expect(try sink.scalarInt("SELECT seq FROM cursor") == 200)
     }
 
+    /// A store's reason that names the sample already ("sample D1: …", as the sqlite store's for a
+    /// date past 9999) is led by the type too; one led by type and id stays as it is.
+    @Test func aDeadLettersReasonIsLedByTypeAndIdWhateverTheStoreSaid() {
+        let sample = Sample(id: "D1", type: "HKQuantityTypeIdentifierStepCount", kind: .quantity,
+                            start: Timestamp(epochMilliseconds: 0), end: Timestamp(epochMilliseconds: 0), value: 1,
+                            unit: "count", sourceName: "s")
+        let entry = JournalEntry(sequence: 1, source: "s", item: .sample(sample))
+        #expect(SinkWorker.deadLetterReason("sample D1: start 1 lies outside", of: entry)
+                    == "HKQuantityTypeIdentifierStepCount D1: start 1 lies outside")
+        #expect(SinkWorker.deadLetterReason("value too big", of: entry) == "HKQuantityTypeIdentifierStepCount D1: value too big")
+        #expect(SinkWorker.deadLetterReason("HKQuantityTypeIdentifierStepCount D1: bad", of: entry)
+                    == "HKQuantityTypeIdentifierStepCount D1: bad")
+        #expect(SinkWorker.deadLetterReason("row for D1 refused", of: entry)
+                    == "HKQuantityTypeIdentifierStepCount D1: row for D1 refused")
+    }
+
     @Test func theSinkHearsItCaughtUpWhenTheInputEndsAndAfterASecondIdle() throws {
         let directory = makeTemporaryDirectory()
         try feed(directory, (0..<200).map { Double($0) })

@@ -275,6 +275,57 @@ import Testing
     }
 
     /// Sets the mode of every file under `path` to `file` and of every folder (`path` too) to `folder`.
+    /// A state directory and stores this process may not write (a backup copy, another user's):
+    /// `status` and a journal `dump` read them as they are; a backfill says the state directory is
+    /// not writable (73) before opening anything; one into a read-only sqlite store is refused at
+    /// once as misconfigured (78), not retried as if the store were down.
+    @Test func aStateDirectoryThisProcessMayNotWriteIsReadAndNotWritten() throws {
+        let directory = try Self.imported(records: 300)
+        defer {
+            chmodRecursively(directory, file: 0o644, folder: 0o755)
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+        let status = try CommandRunner.run(["status"], in: directory)
+        let journalDump = try CommandRunner.run(["dump", "--output", "journal.ndjson"], in: directory)
+        #expect(journalDump.status == 0, "\(journalDump.stderr)")
+        let original = try String(contentsOfFile: directory + "/journal.ndjson", encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: directory + "/out", withIntermediateDirectories: false,
+                                                attributes: [.posixPermissions: 0o777])
+        chmodRecursively(directory + "/state", file: 0o444, folder: 0o555)
+        chmodRecursively(directory + "/local.sqlite", file: 0o444, folder: 0o555)
+        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: directory)
+        let listing = try Self.files(directory + "/state").keys.sorted()
+
+        let readOnlyStatus = try CommandRunner.runUnprivileged(["status"], in: directory)
+        #expect(readOnlyStatus.stdout.contains("distinct samples"), "\(readOnlyStatus.stdout)\(readOnlyStatus.stderr)")
+        #expect(readOnlyStatus.status == status.status)
+        let dump = try CommandRunner.runUnprivileged(["dump", "--output", "out/journal.ndjson"], in: directory)
+        #expect(dump.status == 0, "\(dump.stderr)")
+        #expect((try? String(contentsOfFile: directory + "/out/journal.ndjson", encoding: .utf8)) == original)
+
+        let verify = try CommandRunner.runUnprivileged(["migrate", "--from", "local", "--to", "lake", "--verify-only"], in: directory)
+        #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+        let backfill = try CommandRunner.runUnprivileged(["backfill", "local"], in: directory)
+        #expect(backfill.status == 73, "\(backfill.stdout)\(backfill.stderr)")
+        #expect(backfill.stderr.contains("state directory") && backfill.stderr.contains("not writable"), "\(backfill.stderr)")
+        #expect(try Self.files(directory + "/state").keys.sorted() == listing)
+
+        // A writable state directory, the store read-only: refused at once, not retried five times.
+        try """
+            state_directory: ./out/state
+            sinks:
+              local: { type: sqlite, path: ./local.sqlite }
+            """.write(toFile: directory + "/out/ro.yaml", atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: directory + "/out/ro.yaml")
+        let started = Date()
+        let intoReadOnly = try CommandRunner.runUnprivileged(["backfill", "local", "--from", "export.zip", "--config", "out/ro.yaml", "-q"],
+                                                             in: directory)
+        #expect(intoReadOnly.status == 78, "\(intoReadOnly.stdout)\(intoReadOnly.stderr)")
+        #expect(intoReadOnly.stderr.contains("may not write"), "\(intoReadOnly.stderr)")
+        #expect(!intoReadOnly.stderr.contains("retrying"), "\(intoReadOnly.stderr)")
+        #expect(Date().timeIntervalSince(started) < 5)
+    }
+
     func chmodRecursively(_ path: String, file: Int, folder: Int) {
         let manager = FileManager.default
         var isFolder: ObjCBool = false

@@ -8,9 +8,10 @@ import Testing
 final class CollectingOutput: SourceOutput {
     var items: [HealthItem] = []
     var skips: [(reason: String, location: String?)] = []
+    var bytesRead: Int64 = 0
     func emit(_ items: [HealthItem]) throws { self.items.append(contentsOf: items) }
     func skipped(_ reason: String, location: String?) { skips.append((reason, location)) }
-    func progress(bytes: Int64, total: Int64?) {}
+    func progress(bytes: Int64, total: Int64?) { bytesRead = bytes }
 }
 
 @Suite struct ReplaySourceTests {
@@ -107,6 +108,9 @@ final class CollectingOutput: SourceOutput {
         #expect(error?.problem.contains("the file ends in the middle of a line") == true, "\(String(describing: error))")
         #expect(output.items.count == 3)
         #expect(output.skips.isEmpty)
+        // The summary's "how far it was read": to the cut, the file's end (a small file sent no progress before).
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        #expect(output.bytesRead == Int64(size))
         // The same cut line followed by its newline: a bad line, skipped.
         try (good.joined(separator: "\n") + "\n" + #"{"end":"2026-07-06T08:04:00Z","source":"Wat"# + "\n")
             .write(toFile: path, atomically: true, encoding: .utf8)

@@ -55,11 +55,20 @@ public final class Journal {
         case writer
         /// Reads entries in order (a sink worker): a small cache is enough.
         case reader
+        /// Only looks (`status`, `dump`): as `reader`, and a journal in a state directory this process
+        /// may not write (a backup copy, another user's) is read as it is
+        /// (`SQLiteDatabase.openForReading`), creating nothing beside it.
+        case inspector
     }
 
     /// Opens (creating if needed) `<stateDirectory>/journal.sqlite`.
     public init(stateDirectory: String, role: Role = .writer) throws {
         path = (stateDirectory as NSString).appendingPathComponent("journal.sqlite")
+        if role == .inspector && (access(path, W_OK) != 0 || access(stateDirectory, W_OK) != 0) {
+            database = try SQLiteDatabase.openForReading(path: path)
+            try checkSchemaVersion(creating: false)
+            return
+        }
         database = try SQLiteDatabase(path: path, pageSize: Self.pageSize)
         // The writer's id keys are time-local (see sample_ids): a modest cache holds the pages
         // being filled. Readers (sink workers) mostly take entries from memory (LiveFeed).
@@ -131,13 +140,13 @@ public final class Journal {
 
     /// Refuses a journal whose tables another layout wrote, with what to do, rather than
     /// failing later on a statement that does not fit it.
-    private func checkSchemaVersion() throws {
+    private func checkSchemaVersion(creating: Bool = true) throws {
         let stored = try database.scalarInt("SELECT value FROM meta WHERE key = 'schema_version'")
         let keyedByStart = try database.scalarInt("SELECT count(*) FROM pragma_table_info('sample_ids') WHERE name = 'start'") == 1
         guard (stored == nil || stored == Self.schemaVersion) && keyedByStart else {
             throw JournalIncompatible(path: path, found: stored)
         }
-        if stored == nil {
+        if stored == nil && creating {
             try database.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', \(Self.schemaVersion))")
         }
     }

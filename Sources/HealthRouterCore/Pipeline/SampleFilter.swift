@@ -20,7 +20,9 @@ public struct SampleFilter: Sendable {
 
     /// The `types` no known identifier, short key, group or type name healthrouter stores
     /// answers to (and that are no glob): probably typos.
-    public var unknownTypes: [String] { selectors.filter { !$0.isKnownOrGlob }.map(\.text) }
+    public var unknownTypes: [String] { selectors.filter { $0.isWellFormed && !$0.isKnownOrGlob }.map(\.text) }
+    /// The selectors that cannot be one (a space, a quote): an error, as in routes.
+    public var malformedTypes: [String] { selectors.filter { !$0.isWellFormed }.map(\.text) }
 
     /// Whether an entry of `type` (nil: a tombstone) can pass, before its time is known.
     public func selects(type: String?) -> Bool {

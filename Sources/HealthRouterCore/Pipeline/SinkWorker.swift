@@ -359,7 +359,12 @@ public final class SinkWorker: Sendable {
     static func deadLetterReason(_ reason: String, of entry: JournalEntry) -> String {
         switch entry.item {
         case .sample(let sample):
-            return reason.contains(sample.id) ? reason : "\(sample.type) \(sample.id): \(reason)"
+            if reason.hasPrefix("\(sample.type) \(sample.id)") { return reason }
+            // A store that named the sample ("sample D1: …") still gets it led by its type.
+            for named in ["sample \(sample.id): ", "\(sample.id): "] where reason.hasPrefix(named) {
+                return "\(sample.type) \(sample.id): " + reason.dropFirst(named.count)
+            }
+            return "\(sample.type) \(sample.id): \(reason)"
         case .tombstone(let tombstone):
             guard let first = tombstone.ids.first, !reason.contains(first) else { return reason }
             let more = tombstone.ids.count > 1 ? " and \(tombstone.ids.count - 1) more" : ""
