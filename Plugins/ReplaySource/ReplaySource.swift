@@ -43,6 +43,10 @@ public final class ReplaySource: FiniteSource {
     /// The configured path with a leading `~` expanded from the context's home directory.
     public var resolvedPath: String { context.expandingTilde(configuration.path) }
 
+    /// A dump lists every version of a changed sample in the journal's order; an ndjson folder and a
+    /// Pulso server's append an id's later version after the earlier one.
+    public var listsVersionsInOrder: Bool { true }
+
     /// Whether `path` is replay input: a file whose first non-space byte is `{`, or a folder
     /// holding at least one `*.ndjson` file.
     public static func recognizes(_ path: String) -> Bool {

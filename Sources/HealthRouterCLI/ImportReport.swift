@@ -91,6 +91,10 @@ struct ImportReport {
                 parts.append((earlier > 0 ? "\(NumberText.grouped(repeated)) " : "")
                              + "read earlier in the same file: a record given twice, or a correlation's member")
             }
+            if appended.earlierVersions > 0 {
+                parts.append("\(NumberText.grouped(appended.earlierVersions)) of them earlier versions of samples the journal "
+                             + "holds in a later one (kept)")
+            }
             lines.append("  duplicates  \(NumberText.grouped(appended.duplicateCount)) (\(parts.joined(separator: "; ")))")
         }
         if appended.changedCount > 0 {

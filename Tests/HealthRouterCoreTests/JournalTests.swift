@@ -293,6 +293,62 @@ import Testing
         #expect(try entries[1].decoded().item == .sample(sample))
     }
 
+    /// A replay (a dump read again) meets each version of a changed sample: the versions the journal
+    /// replaced before the replay began are earlier ones, not changes back, so the replay adds
+    /// nothing; within one replay the later line is the later version (a change back included).
+    /// Outside a replay (a push, an export) a version met again is a change as before.
+    @Test func aReplayReadAgainDoesNotTakeBackEarlierVersions() throws {
+        var a = heartRate(60, at: 0)
+        a.id = "HK-UUID-1"
+        var b = a
+        b.value = 61
+        let dump: [HealthItem] = [.sample(a), .sample(b)]
+        func replay(_ journal: Journal, _ items: [HealthItem]) throws -> AppendResult {
+            journal.inputStart = try journal.head()
+            journal.refusesEarlierVersions = true
+            defer { journal.refusesEarlierVersions = false; journal.inputStart = nil }
+            return try journal.append(items, source: "replay")
+        }
+        let journal = try Journal(stateDirectory: makeTemporaryDirectory())
+        let first = try replay(journal, dump)
+        #expect(first.newCount == 1 && first.changedCount == 1)
+        let again = try replay(journal, dump)
+        #expect(again.entriesWritten == 0)
+        #expect(again.earlierVersions == 1 && again.duplicateCount == 2)
+        #expect(try journal.head() == 2)
+        // A backfill from the dump leaves the earlier version out.
+        #expect(try journal.isEarlierVersion(a))
+        #expect(try !journal.isEarlierVersion(b))
+        // A change back within one replay (the journal went a → b → a) ends at a, on a fresh journal too.
+        let reverted = try Journal(stateDirectory: makeTemporaryDirectory())
+        let history = try replay(reverted, dump + [.sample(a)])
+        #expect(history.changedCount == 2 && history.earlierVersions == 0)
+        #expect(try reverted.entries(after: 2, limit: 1).first?.decoded().item == .sample(a))
+        #expect(try replay(reverted, dump + [.sample(a)]).entriesWritten == 0)
+        // Not a replay: the earlier version sent again is a change, as it always was.
+        let pushed = try journal.append([.sample(a)], source: "phone")
+        #expect(pushed.changedCount == 1 && pushed.earlierVersions == 0)
+    }
+
+    /// An export's profile (`Me`, at the export date, its id its content's) read after a newer
+    /// export's is left out: the newer stays the user's profile; each user has their own.
+    @Test func anOlderExportsProfileIsAnEarlierVersion() throws {
+        func profile(at second: Int64, height: String, user: String? = nil) -> Sample {
+            let record = GenericRecord(element: "Me", attributes: [.init("HKCharacteristicTypeIdentifierBiologicalSex", height)])
+            let sample = Sample(id: UUIDv5.string(name: "Me\(height)"), type: "Me", kind: .profile,
+                                start: Timestamp(epochSeconds: 1_700_000_000 + second), end: Timestamp(epochSeconds: 1_700_000_000 + second),
+                                sourceName: "Health", userId: user, detail: .record(record))
+            return sample
+        }
+        let journal = try Journal(stateDirectory: makeTemporaryDirectory())
+        #expect(try journal.append([.sample(profile(at: 86_400, height: "new"))], source: "export").newCount == 1)
+        let older = try journal.append([.sample(profile(at: 0, height: "old"))], source: "export")
+        #expect(older.entriesWritten == 0 && older.earlierVersions == 1)
+        #expect(try journal.isEarlierVersion(profile(at: 0, height: "old")))
+        #expect(try journal.append([.sample(profile(at: 0, height: "old", user: "ann"))], source: "export").newCount == 1)
+        #expect(try journal.append([.sample(profile(at: 2 * 86_400, height: "newer"))], source: "export").newCount == 1)
+    }
+
     @Test func entriesSayWhetherTheyAreTheFirstOfTheirId() throws {
         let journal = try Journal(stateDirectory: makeTemporaryDirectory())
         let exported = heartRate(60, at: 0)

@@ -326,6 +326,94 @@ import Testing
         #expect(Date().timeIntervalSince(started) < 5)
     }
 
+    /// An export written `exported` (a day) with a day's activity summary of `energy` kcal, a profile
+    /// and a record both exports hold alike.
+    static func export(exported: String, energy: Int) -> String {
+        """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <HealthData locale="en_US">
+         <ExportDate value="\(exported) 09:00:00 +0100"/>
+         <Me HKCharacteristicTypeIdentifierDateOfBirth="1990-01-01" HKCharacteristicTypeIdentifierBiologicalSex="HKBiologicalSexFemale"/>
+         <Record type="HKQuantityTypeIdentifierStepCount" sourceName="Phone" unit="count" startDate="2022-01-04 10:00:00 +0100" endDate="2022-01-04 10:10:00 +0100" value="100"/>
+         <ActivitySummary dateComponents="2022-01-05" activeEnergyBurned="\(energy)" activeEnergyBurnedGoal="500" activeEnergyBurnedUnit="kcal" appleExerciseTime="5" appleExerciseTimeGoal="30" appleStandHours="2" appleStandHoursGoal="12"/>
+        </HealthData>
+
+        """
+    }
+
+    /// Exports imported in any order, or again, end with the newest one's versions (an older export's
+    /// other version of a sample and its profile are left out); a journal dump read again, and a
+    /// backfill from it or from the older export, change nothing in any store.
+    @Test func olderVersionsDoNotComeBackFromOlderExportsOrReplays() throws {
+        let directory = makeTemporaryDirectory("versions")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try Self.config.write(toFile: directory + "/healthrouter.yaml", atomically: true, encoding: .utf8)
+        try Self.export(exported: "2022-01-05", energy: 100).write(toFile: directory + "/older.xml", atomically: true, encoding: .utf8)
+        try Self.export(exported: "2022-01-10", energy: 400).write(toFile: directory + "/newer.xml", atomically: true, encoding: .utf8)
+        func run(_ arguments: [String], in folder: String = directory) throws -> CommandRunner.Result {
+            let result = try CommandRunner.run(arguments + ["-q"], in: folder)
+            #expect(result.status == 0, "\(arguments): \(result.stdout)\(result.stderr)")
+            return result
+        }
+        /// The summary's energy and the profile's date in the sqlite store.
+        func stored(_ folder: String = directory) throws -> String {
+            let samples = try Self.samples(sqlite: folder + "/local.sqlite").values
+            var energy = "none"
+            if case .record(let record)? = samples.first(where: { $0.kind == .activitySummary })?.detail {
+                energy = record[attribute: "activeEnergyBurned"] ?? "none"
+            }
+            let profiles = samples.filter { $0.kind == .profile }.map { TimestampFormatter.iso8601($0.start) }
+            return energy + " " + profiles.joined(separator: ",")
+        }
+        func lakeLines(_ folder: String = directory) throws -> Int {
+            try Self.files(folder + "/lake").filter { $0.key.hasSuffix(".ndjson") }.values
+                .reduce(0) { $0 + $1.filter { $0 == 0x0A }.count }
+        }
+        // Newer first, then older: the older export adds nothing and changes nothing.
+        _ = try run(["import", "newer.xml"])
+        let older = try run(["import", "older.xml"])
+        #expect(older.stdout.contains("2 of them earlier versions of samples the journal holds in a later one"), "\(older.stdout)")
+        #expect(try stored() == "400 2022-01-10T09:00:00+01:00")
+        // Both again, in either order: nothing new.
+        for file in ["older.xml", "newer.xml", "older.xml"] {
+            #expect(try run(["import", file]).stdout.contains("nothing new"))
+        }
+        #expect(try stored() == "400 2022-01-10T09:00:00+01:00")
+
+        // Older first, then newer: the newer's versions win; the older again takes nothing back.
+        let second = makeTemporaryDirectory("versions-2")
+        defer { try? FileManager.default.removeItem(atPath: second) }
+        for file in ["healthrouter.yaml", "older.xml", "newer.xml"] {
+            try FileManager.default.copyItem(atPath: directory + "/" + file, toPath: second + "/" + file)
+        }
+        _ = try run(["import", "older.xml"], in: second)
+        #expect(try run(["import", "newer.xml"], in: second).stdout.contains("changed"))
+        #expect(try run(["import", "older.xml"], in: second).stdout.contains("nothing new"))
+        #expect(try stored(second) == "400 2022-01-10T09:00:00+01:00")
+        // Its journal lists both versions: read again, into itself or twice into a new state, nothing new.
+        _ = try run(["dump", "--output", "journal.ndjson"], in: second)
+        #expect(try run(["import", "journal.ndjson"], in: second).stdout.contains("nothing new"))
+        let replay = makeTemporaryDirectory("versions-3")
+        defer { try? FileManager.default.removeItem(atPath: replay) }
+        try Self.config.write(toFile: replay + "/healthrouter.yaml", atomically: true, encoding: .utf8)
+        try FileManager.default.copyItem(atPath: second + "/journal.ndjson", toPath: replay + "/journal.ndjson")
+        _ = try run(["import", "journal.ndjson"], in: replay)
+        #expect(try stored(replay) == "400 2022-01-10T09:00:00+01:00")
+        let lines = try lakeLines(replay)
+        #expect(try run(["import", "journal.ndjson"], in: replay).stdout.contains("nothing new"))
+        #expect(try lakeLines(replay) == lines)
+        // Backfills from the dump and from the older export write no earlier version back.
+        let before = try lakeLines(second)
+        for _ in 0..<2 {
+            let backfill = try run(["backfill", "lake", "--from", "journal.ndjson"], in: second)
+            #expect(backfill.stdout.contains("an earlier version of a sample the journal holds in a later one"), "\(backfill.stdout)")
+        }
+        #expect(try lakeLines(second) == before)
+        _ = try run(["backfill", "local", "--from", "older.xml"], in: second)
+        #expect(try stored(second) == "400 2022-01-10T09:00:00+01:00")
+        #expect(try run(["migrate", "--from", "local", "--to", "lake", "--verify-only"], in: second).status == 0)
+    }
+
     func chmodRecursively(_ path: String, file: Int, folder: Int) {
         let manager = FileManager.default
         var isFolder: ObjCBool = false

@@ -20,6 +20,10 @@ public struct AppendResult: Sendable, Equatable {
     /// HealthKit's UUIDs are unique across types). The first type stays, as a Pulso server keeps
     /// the first element of a uuid. Counted as duplicates too.
     public var idsOfAnotherType = 0
+    /// Samples left out because the journal holds a later version of them: a version a change
+    /// replaced, met again in a replay read after it (`Journal.refusesEarlierVersions`), or an
+    /// older export's profile. Counted as duplicates too.
+    public var earlierVersions = 0
     /// The sequence numbers of the entries written, when any.
     public var firstSequence: Int64?
     public var lastSequence: Int64?
@@ -46,6 +50,7 @@ public struct AppendResult: Sendable, Equatable {
         deletedIds += other.deletedIds
         refusedOtherUsersIds += other.refusedOtherUsersIds
         idsOfAnotherType += other.idsOfAnotherType
+        earlierVersions += other.earlierVersions
         if firstSequence == nil { firstSequence = other.firstSequence }
         if other.lastSequence != nil { lastSequence = other.lastSequence }
         itemTypes.formUnion(other.itemTypes)

@@ -39,6 +39,13 @@ public final class Journal {
     private lazy var insertAlias = try! database.prepare("INSERT OR IGNORE INTO aliases(alias, id) VALUES (?1, ?2)")
     private lazy var aliasesOf = try! database.prepare("SELECT alias FROM aliases WHERE id = ?1 UNION SELECT id FROM aliases WHERE alias = ?1")
     private lazy var lookupDeleted = try! database.prepare("SELECT 1 FROM deleted_ids WHERE id = ?1")
+    private lazy var lookupSuperseded = try! database.prepare(
+        "SELECT seq FROM superseded WHERE start = ?2 AND id = ?1 AND content_hash = ?3")
+    private lazy var insertSuperseded = try! database.prepare(
+        "INSERT INTO superseded(start, id, content_hash, seq) VALUES (?2, ?1, ?3, ?4) ON CONFLICT(start, id, content_hash) DO UPDATE SET seq = excluded.seq")
+    private lazy var lookupMeta = try! database.prepare("SELECT value FROM meta WHERE key = ?1")
+    private lazy var upsertMeta = try! database.prepare(
+        "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
     private lazy var deletedAt = try! database.prepare("SELECT seq FROM deleted_ids WHERE id = ?1")
     private lazy var insertDeleted = try! database.prepare("INSERT OR IGNORE INTO deleted_ids(id, seq) VALUES (?1, ?2)")
     private lazy var payloadAt = try! database.prepare("SELECT payload FROM entries WHERE seq = ?1")
@@ -92,6 +99,11 @@ public final class Journal {
             CREATE TABLE IF NOT EXISTS aliases(alias PRIMARY KEY, id NOT NULL);
             CREATE INDEX IF NOT EXISTS aliases_by_id ON aliases(id);
             CREATE TABLE IF NOT EXISTS deleted_ids(id PRIMARY KEY, seq INTEGER NOT NULL);
+            -- The content a sample had before a change replaced it, and the entry that replaced it: a
+            -- replay (a dump, an ndjson folder) read again meets its older versions, which are not
+            -- taken again (see refusesEarlierVersions).
+            CREATE TABLE IF NOT EXISTS superseded(start INTEGER NOT NULL, id NOT NULL, content_hash INTEGER NOT NULL,
+                seq INTEGER NOT NULL, PRIMARY KEY(start, id, content_hash)) WITHOUT ROWID;
             -- The user who first pushed each id (see Journal+Owners); pushes only.
             CREATE TABLE IF NOT EXISTS sample_owners(id PRIMARY KEY, user_id TEXT NOT NULL) WITHOUT ROWID;
             CREATE TABLE IF NOT EXISTS cursors(
@@ -294,6 +306,11 @@ public final class Journal {
             SampleCodec.encode(sample: sample, into: &writer)
             writer.marksOffsets = false
         }
+        if sample.kind == .profile, try isOlderProfile(sample) {
+            result.earlierVersions += 1
+            result.duplicates[sample.kind, default: 0] += 1
+            return nil
+        }
         encodeEntry()
         var hash = contentHash(of: sample)
 
@@ -309,6 +326,7 @@ public final class Journal {
         if isFingerprintId && !hasNativeIds && lastWasNew && sample.kind != .activitySummary {
             try recordId(key, hash: hash, sequence: sequence, start: start, of: sample, with: insertNewId)
             if database.changes == 1 {
+                if sample.kind == .profile { try noteProfile(sample) }
                 result.new[sample.kind, default: 0] += 1
                 return true
             }
@@ -419,6 +437,20 @@ public final class Journal {
                 result.duplicates[sample.kind, default: 0] += 1
                 return nil
             }
+            // Another version from an input older than one the journal took (an older export), or a
+            // version this id had before a change replaced it, met again in a replay read after the
+            // change (the dump or folder read again): not taken back. Within one replay, the later
+            // line of an id is its later version, as the journal listed them.
+            if try inputIsOlder || isReplacedBeforeThisInput(key, start: start, hash: hash) {
+                result.earlierVersions += 1
+                result.duplicates[sample.kind, default: 0] += 1
+                return nil
+            }
+            key.bind(insertSuperseded, 1, through: bindings)
+            insertSuperseded.bind(2, start)
+            insertSuperseded.bind(3, stored)
+            insertSuperseded.bind(4, sequence)
+            try insertSuperseded.run()
             if keepsFirstOffsets, !FirstOffsets.recordsItsZone(sample),
                let first = try storedStartOffset ?? (storedVersion ?? storedSample(at: storedSequence))?.start.utcOffsetSeconds,
                FirstOffsets.apply(firstStartOffset: first, to: &sample) {
@@ -444,7 +476,69 @@ public final class Journal {
             lastWasNew = true
         }
         try recordId(key, hash: hash, sequence: sequence, start: start, of: sample)
+        if sample.kind == .profile { try noteProfile(sample) }
         return isNew && isFingerprintId
+    }
+
+    /// Whether, in a replay (`refusesEarlierVersions`), `hash` is content of `key` at `start` that a
+    /// change replaced before the input began.
+    private func isReplacedBeforeThisInput(_ key: SampleIdKey.Key, start: Int64, hash: Int64) throws -> Bool {
+        guard refusesEarlierVersions, let inputStart,
+              let replacedAt = try supersededSequence(key, start: start, hash: hash) else { return false }
+        return replacedAt <= inputStart
+    }
+
+    /// The sequence of the entry that replaced `hash` as the content of `key` at `start`, when one did.
+    private func supersededSequence(_ key: SampleIdKey.Key, start: Int64, hash: Int64) throws -> Int64? {
+        key.bind(lookupSuperseded, 1, through: bindings)
+        lookupSuperseded.bind(2, start)
+        lookupSuperseded.bind(3, hash)
+        defer { lookupSuperseded.reset() }
+        return try lookupSuperseded.step() ? lookupSuperseded.int64(0) : nil
+    }
+
+    /// The key in `meta` of the start of the latest profile journaled for `sample`'s user.
+    private static func profileKey(_ sample: Sample) -> String { "latest_profile_start:" + (sample.userId ?? "") }
+
+    /// Whether `sample`, a profile (an export's `Me`, at its export date), is older than one journaled
+    /// for its user: an older export's, read after a newer one's. A profile's id is its content's, so
+    /// the two are two samples; the newer one stays the user's profile in every store.
+    private func isOlderProfile(_ sample: Sample) throws -> Bool {
+        lookupMeta.bind(1, Self.profileKey(sample))
+        defer { lookupMeta.reset() }
+        guard try lookupMeta.step(), !lookupMeta.isNull(0) else { return false }
+        return lookupMeta.int64(0) > sample.start.epochMilliseconds
+    }
+
+    private func noteProfile(_ sample: Sample) throws {
+        upsertMeta.bind(1, Self.profileKey(sample))
+        upsertMeta.bind(2, sample.start.epochMilliseconds)
+        try upsertMeta.run()
+    }
+
+    /// Whether the journal holds a later version of `sample` (`backfill --from`: a file's sample the
+    /// journal has since replaced is not written back): content it replaced with a change, any other
+    /// content when the file is `older` than an input the journal took (`isOlderInput`), or a profile
+    /// older than the user's latest. `sample` as read (its id may be empty: its fingerprint id).
+    public func isEarlierVersion(_ sample: Sample, fromOlderInput older: Bool = false) throws -> Bool {
+        var sample = sample
+        sample.assignFingerprintIdIfMissing()
+        sample.id = SampleIdKey.canonicalCase(sample.id)
+        if sample.kind == .profile, try isOlderProfile(sample) { return true }
+        bindings.reset()
+        writer.reset()
+        writer.marksOffsets = true
+        SampleCodec.encode(sample: sample, into: &writer)
+        writer.marksOffsets = false
+        let hash = contentHash(of: sample)
+        let key = SampleIdKey.Key(sample.id)
+        let start = Self.keySecond(sample)
+        key.bind(lookupId, 1, through: bindings)
+        lookupId.bind(2, start)
+        let current = try lookupId.step() ? lookupId.int64(0) : nil
+        lookupId.reset()
+        guard let current, current != hash else { return false }
+        return try older || supersededSequence(key, start: start, hash: hash) != nil
     }
 
     /// Whether `sample`, an activity summary new under its id, is journaled already, unchanged,
@@ -622,6 +716,41 @@ public final class Journal {
     /// (`FirstOffsets`), unless it records its own zone (`HKTimeZone`). An unchanged one keeps its
     /// entry, offsets and all, in any case.
     public var keepsFirstOffsets = false
+
+    /// Set by a one-shot import for an input that lists the versions of a sample in the order they
+    /// came (a replay: a journal dump, an ndjson folder; `FiniteSource.listsVersionsInOrder`): a
+    /// version the journal replaced before the input started (`inputStart`) is an earlier one, not a
+    /// change back (`AppendResult.earlierVersions`), so reading the dump again changes nothing.
+    public var refusesEarlierVersions = false
+
+    /// Whether the input being imported was written before another the journal took (an export
+    /// older than one imported before: `noteInputWritten`): a sample it holds in another version
+    /// than the journal's is an earlier version, left out (`AppendResult.earlierVersions`), so
+    /// importing exports in any order, or again, ends with the newest export's versions. Reset by
+    /// a one-shot import for each input.
+    public var inputIsOlder = false
+
+    /// Records that the input being imported was written at `date` (an export's `ExportDate`):
+    /// sets `inputIsOlder` when an input the journal took was written later, else makes `date`
+    /// the latest.
+    public func noteInputWritten(at date: Timestamp) throws {
+        inputIsOlder = try isOlderInput(date)
+        if !inputIsOlder {
+            upsertMeta.bind(1, Self.latestInputKey)
+            upsertMeta.bind(2, date.epochMilliseconds)
+            try upsertMeta.run()
+        }
+    }
+
+    /// Whether an input the journal took was written after `date`.
+    public func isOlderInput(_ date: Timestamp) throws -> Bool {
+        lookupMeta.bind(1, Self.latestInputKey)
+        defer { lookupMeta.reset() }
+        guard try lookupMeta.step(), !lookupMeta.isNull(0) else { return false }
+        return lookupMeta.int64(0) > date.epochMilliseconds
+    }
+
+    private static let latestInputKey = "latest_input_written_at"
 
     /// The fingerprint ids an import met in entries journaled before it (`twinsAfter`), with the
     /// content they had: a later record of one with other content is its twin, as one journaled

@@ -1,8 +1,8 @@
 /// The `SourceOutput` of a file read for one sink alone (`backfill --from PATH`): numbers the
 /// items it receives 1, 2, 3, … (the position a resumed run counts up to again) and hands them
 /// to a `DirectDelivery`, without the journal. Samples the journal (when there is one) records
-/// as deleted since are not delivered: they are skipped, as an import of the file adds nothing
-/// for them either. An export's samples get the ids an import gives them (`FileTwinNamer`).
+/// as deleted since, or holds in a later version (`Journal.isEarlierVersion`), are not delivered:
+/// they are skipped, as an import of the file adds nothing for them either. An export's samples get the ids an import gives them (`FileTwinNamer`).
 public final class DirectDeliveryOutput: SourceOutput {
     private let delivery: DirectDelivery
     private let sourceName: String
@@ -25,6 +25,8 @@ public final class DirectDeliveryOutput: SourceOutput {
 
     /// Why a sample the journal recorded as deleted is not delivered.
     public static let deletedReason = "sample deleted since (a tombstone in the journal): not written back"
+    /// Why a sample the journal holds in a later version is not delivered.
+    public static let earlierVersionReason = "an earlier version of a sample the journal holds in a later one: not written back"
 
     public func emit(_ items: [HealthItem]) throws {
         for var item in items {
@@ -39,6 +41,10 @@ public final class DirectDeliveryOutput: SourceOutput {
                 skipped(Self.deletedReason, location: nil)
                 continue
             }
+            if let journal, case .sample(let sample) = item, try journal.isEarlierVersion(sample, fromOlderInput: isOlderInput) {
+                skipped(Self.earlierVersionReason, location: nil)
+                continue
+            }
             try delivery.accept(JournalEntry(sequence: position, source: sourceName, item: item, isFromJournal: false))
         }
     }
@@ -46,6 +52,13 @@ public final class DirectDeliveryOutput: SourceOutput {
     public func skipped(_ reason: String, location: String?) {
         skipped[reason, default: 0] += 1
         if skippedExamples[reason] == nil, let location { skippedExamples[reason] = location }
+    }
+
+    /// Whether the file was written before an input the journal took (an older export).
+    private var isOlderInput = false
+
+    public func inputWritten(at date: Timestamp) {
+        isOlderInput = (try? journal?.isOlderInput(date)) == true
     }
 
     public func progress(bytes: Int64, total: Int64?) {

@@ -115,6 +115,8 @@ public final class ImportRun {
                 journal.inputStart = head
                 journal.twinsAfter = entry.source.keepsTwinsApart ? head : nil
                 journal.keepsFirstOffsets = entry.source.datesCarryTheExportersOffset
+                journal.refusesEarlierVersions = entry.source.listsVersionsInOrder
+                journal.inputIsOlder = false
                 defer { _ = try? outputs[index].finish() }
                 try entry.source.read(into: outputs[index])
                 try outputs[index].finish()

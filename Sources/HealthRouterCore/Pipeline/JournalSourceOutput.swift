@@ -68,6 +68,18 @@ public final class JournalSourceOutput: SourceOutput, @unchecked Sendable {
         try handOff()
     }
 
+    /// After the batches handed on before it (none: an export's date comes first), on the thread
+    /// that appends them.
+    public func inputWritten(at date: Timestamp) {
+        appendQueue.async { [self] in
+            do {
+                try journal.noteInputWritten(at: date)
+            } catch {
+                failure.withLock { $0 = $0 ?? "\(error)" }
+            }
+        }
+    }
+
     /// Appends whatever is buffered and waits until every batch is durable. Called when
     /// the source returned or threw.
     public func finish() throws {

@@ -19,9 +19,15 @@ public protocol SourceOutput: AnyObject {
     func skipped(_ reason: String, location: String?)
     /// Reports progress of a finite source: bytes consumed of `total` (nil: unknown).
     func progress(bytes: Int64, total: Int64?)
+    /// Tells when the input was written (an export's `ExportDate`), before the source emits any
+    /// item: a sample an older input holds in another version than the journal's is left out
+    /// (`Journal.inputIsOlder`). Default: nothing.
+    func inputWritten(at date: Timestamp)
 }
 
 extension SourceOutput {
+    public func inputWritten(at date: Timestamp) {}
+
     public func emit(taking items: inout [HealthItem]) throws {
         try emit(items)
         items.removeAll(keepingCapacity: true)
@@ -55,12 +61,20 @@ public protocol FiniteSource {
     /// changed version of a journaled sample then keeps the offsets its instants were first
     /// journaled with (`Journal.keepsFirstOffsets`). Default: false.
     var datesCarryTheExportersOffset: Bool { get }
+
+    /// Whether the input lists the versions of a sample in the order they came, the later line of an
+    /// id its later version (a replay: a journal dump, an ndjson folder): a version the journal has
+    /// replaced since is then an earlier one, not taken again (`Journal.refusesEarlierVersions`).
+    /// Default: false (an export holds one version of each sample, and which export is the later
+    /// one its samples do not say).
+    var listsVersionsInOrder: Bool { get }
 }
 
 extension FiniteSource {
     public func checkInput() throws {}
     public var keepsTwinsApart: Bool { false }
     public var datesCarryTheExportersOffset: Bool { false }
+    public var listsVersionsInOrder: Bool { false }
 }
 
 /// A source failure a person can act on: it names the input and says what to do.
