@@ -13,7 +13,9 @@ enum GzipInflater {
         case outOfMemoryBudget
     }
 
-    /// The bytes of the first gzip member of `input` (trailing bytes are ignored, as Pulso's Rust server does).
+    /// The bytes of the gzip members of `input`, one after the other (a body compressed in parts,
+    /// as Python's `gzip.decompress` in Pulso's server reads it); bytes after the last member that
+    /// are not another member are ignored, as Pulso's Rust server does.
     ///
     /// - Parameter take: asked for each growth of the output's storage, with the bytes it adds,
     ///   before they are allocated; when it refuses the growth the output needs at least, the
@@ -66,6 +68,11 @@ enum GzipInflater {
                 }
                 output.append(contentsOf: buffer[0..<produced])
                 if status != Z_STREAM_END && stream.avail_in == 0 && produced < chunk { throw .invalid }  // truncated
+                // Another member follows (its magic bytes): read on, as one body.
+                if status == Z_STREAM_END, stream.avail_in >= 2, stream.next_in[0] == 0x1f, stream.next_in[1] == 0x8b {
+                    guard inflateReset(&stream) == Z_OK else { throw .invalid }
+                    status = Z_OK
+                }
             } while status != Z_STREAM_END
         }
         return output

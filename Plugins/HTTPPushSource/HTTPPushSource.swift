@@ -22,10 +22,15 @@ public final class HTTPPushSource: ServiceSource {
             public var token: String
             /// The id samples are stamped with (default: the user's name).
             public var userId: String?
+            /// Whether the samples this token pushes keep the `userId` they carry (another
+            /// healthrouter's `http` sink forwarding several users' samples); those without one get
+            /// `userId`. Such a token writes as any user: give it to a healthrouter you run only.
+            public var forwardedUserIds: Bool?
 
             enum CodingKeys: String, CodingKey {
                 case token
                 case userId = "user_id"
+                case forwardedUserIds = "forwarded_user_ids"
             }
         }
 
@@ -102,7 +107,8 @@ public final class HTTPPushSource: ServiceSource {
                 throw ConfigError(path: path + ".users.\(name).token", message: "users '\(same.user)' and '\(name)' have the same token",
                                   suggestion: "give each user a token of their own (openssl rand -hex 24)")
             }
-            entries.append(TokenTable.Entry(user: name, userId: user.userId ?? name, token: Array(token.utf8)))
+            entries.append(TokenTable.Entry(user: name, userId: user.userId ?? name, token: Array(token.utf8),
+                                            keepsUserIds: user.forwardedUserIds ?? false))
         }
         tokens = TokenTable(entries: entries)
         if tokens.isEmpty && !Self.isLoopback(host) && configuration.allowUnauthenticated != true {

@@ -81,7 +81,12 @@ enum HealthAutoExportParser {
                                                  "Min", "Avg", "Max", "systolic", "diastolic"]
 
     static func readMetric(_ metric: [String: Any], userId: String?, into payload: inout Payload) {
-        let name = metric["name"] as? String ?? "unknown"
+        // A metric's name is its type: without one (or not a string), its points are not stored
+        // under a made-up type.
+        guard let name = metric["name"] as? String, !name.isEmpty else {
+            payload.skipped += max(1, (metric["data"] as? [Any])?.count ?? 0)
+            return
+        }
         let units = metric["units"] as? String
         let type = TypeRegistry.type(haeName: name)
         let identifier = type?.identifier ?? name

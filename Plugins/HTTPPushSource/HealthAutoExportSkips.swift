@@ -18,7 +18,12 @@ enum HealthAutoExportSkips {
                 examples.append("metric #\(metricIndex): not a JSON object")
                 continue
             }
-            let name = metric["name"] as? String ?? "unknown"
+            guard let name = metric["name"] as? String, !name.isEmpty else {
+                let points = (metric["data"] as? [Any])?.count ?? 0
+                examples.append("metric #\(metricIndex): no name (a metric's name is its type): its \(points) "
+                                + "\(points == 1 ? "point" : "points") not stored")
+                continue
+            }
             if let points = metric["data"], !(points is [Any]) && !(points is NSNull) {
                 examples.append("metric #\(metricIndex) (\(name)): data is not an array")
                 continue

@@ -27,6 +27,10 @@ enum PulsoBatchParser {
         var skipped = 0
         /// The first `PulsoBatchParser.reportedSkips` elements skipped, for the log.
         var skips: [SkippedElement] = []
+        /// Samples stored without a field sent with a value of the wrong type (`"unit": 5`).
+        var mistyped = 0
+        /// The first `PulsoBatchParser.reportedSkips` of them, for the log: `#3 uuid=A unit`.
+        var mistypedExamples: [String] = []
         /// Samples dropped because an earlier element of the body had their `uuid`.
         var duplicates = 0
         /// The ids of the samples taken so far, a UUID in upper case (the journal's form, in which
@@ -85,17 +89,17 @@ enum PulsoBatchParser {
 
     private static let notAnObject = SkippedElement.Problem(field: "element", reason: "not a JSON object")
 
-    static func parse(_ body: [UInt8], userId: String?) throws(Failure) -> Batch {
-        if let batch = body.withUnsafeBufferPointer({ scan($0, userId: userId) }) { return batch }
+    static func parse(_ body: [UInt8], userId: String?, keepsUserIds: Bool = false) throws(Failure) -> Batch {
+        if let batch = body.withUnsafeBufferPointer({ scan($0, userId: userId, keepsUserIds: keepsUserIds) }) { return batch }
         // Anything the byte-level reader does not take (errors included) goes through
         // JSONSerialization, which tells bad JSON from JSON that is not an array.
-        return try parseWithFoundation(body, userId: userId)
+        return try parseWithFoundation(body, userId: userId, keepsUserIds: keepsUserIds)
     }
 
     /// A native body (`POST /v1/samples`): NDJSON, one sample object or tombstone a line, in
     /// the encoding of `PulsoJSONEncoder` with its additive fields. Blank lines are ignored;
     /// a line that is not a JSON object fails the whole body (nothing is written).
-    static func parseNDJSON(_ body: [UInt8], userId: String?) throws(Failure) -> Batch {
+    static func parseNDJSON(_ body: [UInt8], userId: String?, keepsUserIds: Bool = false) throws(Failure) -> Batch {
         var batch = Batch()
         var failed = false
         body.withUnsafeBufferPointer { buffer in
@@ -121,7 +125,7 @@ enum PulsoBatchParser {
                     failed = true
                     continue
                 }
-                add(element, index: batch.received - 1, userId: userId, to: &batch)
+                add(element, index: batch.received - 1, userId: userId, keepsUserIds: keepsUserIds, to: &batch, json: line)
             }
         }
         if failed { throw .badJSON }
@@ -129,7 +133,7 @@ enum PulsoBatchParser {
     }
 
     /// The fallback path, through `JSONSerialization`.
-    static func parseWithFoundation(_ body: [UInt8], userId: String?) throws(Failure) -> Batch {
+    static func parseWithFoundation(_ body: [UInt8], userId: String?, keepsUserIds: Bool = false) throws(Failure) -> Batch {
         guard let root = JSONValues.parse(body) else { throw .badJSON }
         guard let elements = root as? [Any] else { throw .notArray }
         var batch = Batch()
@@ -140,13 +144,18 @@ enum PulsoBatchParser {
                 batch.skip(SkippedElement(index: index, problem: notAnObject))
                 continue
             }
-            add(PulsoElement(dictionary: object), index: index, userId: userId, to: &batch)
+            let element = PulsoElement(dictionary: object)
+            if element.hasParts, let json = try? JSONSerialization.data(withJSONObject: object) {
+                Array(json).withUnsafeBufferPointer { add(element, index: index, userId: userId, keepsUserIds: keepsUserIds, to: &batch, json: $0) }
+            } else {
+                add(element, index: index, userId: userId, keepsUserIds: keepsUserIds, to: &batch)
+            }
         }
         return batch
     }
 
     /// The byte-level path: nil when the body is not a well-formed array this reader takes.
-    static func scan(_ bytes: UnsafeBufferPointer<UInt8>, userId: String?) -> Batch? {
+    static func scan(_ bytes: UnsafeBufferPointer<UInt8>, userId: String?, keepsUserIds: Bool = false) -> Batch? {
         var scanner = JSONScanner(bytes)
         var batch = Batch()
         // About 230 bytes a sample element: one allocation instead of a dozen doublings.
@@ -159,8 +168,10 @@ enum PulsoBatchParser {
                 repeat {
                     batch.received += 1
                     if try scanner.peek() == UInt8(ascii: "{") {
+                        let begin = scanner.index
                         try element.read(&scanner, reusing: &reuse)
-                        add(element, index: batch.received - 1, userId: userId, to: &batch)
+                        add(element, index: batch.received - 1, userId: userId, keepsUserIds: keepsUserIds, to: &batch,
+                            json: UnsafeBufferPointer(rebasing: bytes[begin..<scanner.index]))
                     } else {
                         try scanner.skipValue()
                         batch.skip(SkippedElement(index: batch.received - 1, problem: notAnObject))
@@ -176,21 +187,67 @@ enum PulsoBatchParser {
     }
 
     /// Adds the element at `index` of the body to `batch`: its sample or tombstone, or a skip.
-    private static func add(_ element: PulsoElement, index: Int, userId: String?, to batch: inout Batch) {
+    /// `json`: the element's text, for the parts another healthrouter sends (`mergeParts`).
+    /// `keepsUserIds`: the token forwards several users' samples (`forwarded_user_ids`): an element's
+    /// own `userId`, when it has one, is its user.
+    private static func add(_ element: PulsoElement, index: Int, userId caller: String?, keepsUserIds: Bool = false,
+                            to batch: inout Batch, json: UnsafeBufferPointer<UInt8>? = nil) {
+        let userId = keepsUserIds ? element.userId ?? caller : caller
         if let ids = element.deleted {
             if !ids.isEmpty { batch.items.append(.tombstone(Tombstone(ids: ids, userId: userId))) }
             return
         }
-        let sample: Sample
+        var sample: Sample
         do {
             sample = try self.sample(from: element, userId: userId)
         } catch {
             batch.skip(SkippedElement(index: index, uuid: element.uuid.flatMap { $0.isEmpty ? nil : $0 }, problem: error))
             return
         }
+        var mistyped = element.mistyped
+        if element.hasParts, let json {
+            do {
+                try mergeParts(from: json, into: &sample)
+            } catch {
+                mistyped.append("parts (\(SkippedElement.clipped(error.problem, limit: 60)))")
+            }
+        }
+        if !mistyped.isEmpty {
+            batch.mistyped += 1
+            if batch.mistypedExamples.count < reportedSkips {
+                batch.mistypedExamples.append("#\(index) uuid=\(SkippedElement.clipped(sample.id)) \(mistyped.sorted().joined(separator: ", "))")
+            }
+        }
         guard batch.addFirst(sample) else { return }
         // Keyed as Pulso's server names its files (`_deleted` and an empty type as `unknown`).
         batch.noteEnd(key: PulsoFileStem.of(key: element.type ?? "unknown"), end: element.end!, instant: sample.end)
+    }
+
+    /// Gives `sample` the parts another healthrouter's line carries (a workout's events, statistics,
+    /// activities and routes, HRV beats, a correlation's members, a record), read from the
+    /// element's JSON as a replay reads them (`PulsoJSONDecoder`). Throws what is wrong with them.
+    static func mergeParts(from json: UnsafeBufferPointer<UInt8>, into sample: inout Sample) throws(PulsoJSONDecoder.Failure) {
+        let decoded: HealthItem
+        do {
+            decoded = try PulsoJSONDecoder.decode(ArraySlice(json)).item
+        } catch let failure as PulsoJSONDecoder.Failure {
+            throw failure
+        } catch {
+            throw PulsoJSONDecoder.Failure("\(error)")
+        }
+        guard case .sample(let carried) = decoded else { return }
+        switch (sample.detail, carried.detail) {
+        case (.workout(var workout), .workout(let parts)):
+            workout.events = parts.events
+            workout.statistics = parts.statistics
+            workout.activities = parts.activities
+            workout.routes = parts.routes
+            sample.detail = .workout(workout)
+        case (.none, .heartbeats), (.none, .correlation), (.none, .record):
+            sample.detail = carried.detail
+        default:
+            break
+        }
     }
 
     /// One sample element as a canonical sample. Throws the field at fault and why without a
@@ -242,7 +299,14 @@ enum PulsoBatchParser {
             // Out of a double's range (`1e400`): this sample is skipped, not the batch.
             guard number.isFinite else { throw SkippedElement.Problem(field: "value", reason: "out of a double's range") }
             sample.value = number
-        case .none, .other:
+        case .other:
+            // An object, array or boolean: stored, it would replace the value sent before with none.
+            throw SkippedElement.Problem(field: "value", reason: "not a number or a string")
+        case .null where kind == .quantity:
+            throw SkippedElement.Problem(field: "value", reason: "null (a quantity's value is required)")
+        case .none where kind == .quantity && known != nil:
+            throw SkippedElement.Problem(field: "value", reason: "missing (a quantity's value is required)")
+        case .none, .null:
             break
         }
         sample.unit = element.unit

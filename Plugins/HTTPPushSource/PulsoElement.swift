@@ -7,7 +7,8 @@ import HealthRouterCore
 /// is also noted (`typeIsNotAString`), since an absent one means `unknown`.
 struct PulsoElement {
     enum Value {
-        case none, number(Double), string(String), other
+        /// `other`: an object, array or boolean.
+        case none, number(Double), string(String), null, other
     }
 
     var uuid: String?
@@ -55,9 +56,23 @@ struct PulsoElement {
     /// (`PulsoJSONDecoder.knownFields`): a newer client's additive ones, as `Sample.extraFields`
     /// keeps them; in the order sent here, sorted when the sample is made.
     var extraFields: [MetadataEntry] = []
+    /// The fields other than `value` sent with a value of the wrong type (`"unit": 5`), which the
+    /// sample is stored without; a `null` is no value, as if the field were absent.
+    var mistyped: [String] = []
+    /// The `userId` another healthrouter's line carries (its sample's user): taken only from a
+    /// token with `forwarded_user_ids` (`PulsoBatchParser`); any other push is its token's user's.
+    var userId: String?
+    /// Whether the element has a part healthrouter's own lines carry (`events`, `routes`, `beats`,
+    /// `members`, `record`, …: another healthrouter's forward), read from the element's JSON apart
+    /// (`PulsoBatchParser.mergeParts`).
+    var hasParts = false
+
+    /// The fields that hold a sample's parts in healthrouter's lines.
+    static let partFields: Set<String> = ["events", "statistics", "activities", "routes", "members", "beats", "record"]
 
     /// Reads the element from a `JSONSerialization` dictionary (the fallback path).
     init(dictionary object: [String: Any]) {
+        userId = object["userId"] as? String
         if let list = object["deleted"] {
             deleted = (list as? [Any])?.compactMap { $0 as? String } ?? []
             return
@@ -73,6 +88,8 @@ struct PulsoElement {
             value = .string(text)
         } else if let number = JSONValues.number(object["value"]) {
             value = .number(number)
+        } else if object["value"] is NSNull {
+            value = .null
         } else if object["value"] != nil {
             value = .other
         }
@@ -103,6 +120,16 @@ struct PulsoElement {
         for (key, value) in object where Field.byName[key] == nil && !PulsoJSONDecoder.knownFields.contains(key) {
             if let converted = JSONValues.metadataValue(value, nestedAsJSON: true) { extraFields.append(MetadataEntry(key, converted)) }
         }
+        hasParts = object.keys.contains { Self.partFields.contains($0) }
+        for field in Field.allCases where field != .value && field != .deleted {
+            guard let sent = object[field.name], !(sent is NSNull) else { continue }
+            let fits = switch field.expected {
+            case .string: sent is String
+            case .number: JSONValues.number(sent) != nil
+            case .object: sent is [String: Any]
+            }
+            if !fits { mistyped.append(field.name) }
+        }
     }
 
     /// The fields `init(scanning:reusing:)` knows, by name.
@@ -110,9 +137,21 @@ struct PulsoElement {
         case uuid, type, start, end, value, unit, source, sourceBundleId, metadata, deleted, identifier, kind
         case numericValue, categoryValue, sourceVersion, device, creationDate, timeZone, workoutActivityType
         case activityType, duration, totalEnergyBurned, totalBasalEnergyBurned, totalDistance
-        case averageHeartRate, minimumHeartRate, maximumHeartRate
+        case averageHeartRate, minimumHeartRate, maximumHeartRate, userId
 
         var name: String { "\(self)" }
+
+        enum Expected { case string, number, object }
+
+        /// What a value of the field is (`value` and `deleted` are read apart).
+        var expected: Expected {
+            switch self {
+            case .numericValue, .duration, .totalEnergyBurned, .totalBasalEnergyBurned, .totalDistance,
+                 .averageHeartRate, .minimumHeartRate, .maximumHeartRate: .number
+            case .metadata: .object
+            default: .string
+            }
+        }
 
         /// The fields by the length of their name, with the name's bytes: a key is matched
         /// against the few names of its length without making a `String` of it.
@@ -179,8 +218,21 @@ struct PulsoElement {
             }
             // Fields healthrouter's own lines have that a push does not read (a forwarded
             // workout's parts, `userId`, `receivedAt`) are not a client's additive fields.
-            if let key = unknownKey, PulsoJSONDecoder.knownFields.contains(key) { unknownKey = nil }
+            if let key = unknownKey, PulsoJSONDecoder.knownFields.contains(key) {
+                if Self.partFields.contains(key) { hasParts = true }
+                unknownKey = nil
+            }
             try scanner.consume(UInt8(ascii: ":"))
+            // A value of the wrong type for its field is read as none, and the field named for the log.
+            if let field, field != .value, field != .deleted {
+                let first = try scanner.peek()
+                let fits = switch field.expected {
+                case .string: first == UInt8(ascii: "\"")
+                case .number: first == UInt8(ascii: "-") || (0x30...0x39).contains(first)
+                case .object: first == UInt8(ascii: "{")
+                }
+                if !fits && first != UInt8(ascii: "n") { mistyped.append(field.name) }
+            }
             switch field {
             case .uuid: uuid = try Self.string(&scanner)
             case .type:
@@ -194,6 +246,9 @@ struct PulsoElement {
                 switch try scanner.peek() {
                 case UInt8(ascii: "\""): value = .string(try scanner.string(reusing: &reuse.value))
                 case UInt8(ascii: "-"), 0x30...0x39: value = .number(try scanner.number())
+                case UInt8(ascii: "n"):
+                    try scanner.skipValue()
+                    value = .null
                 default:
                     try scanner.skipValue()
                     value = .other
@@ -222,6 +277,7 @@ struct PulsoElement {
             case .averageHeartRate: averageHeartRate = try Self.number(&scanner)
             case .minimumHeartRate: minimumHeartRate = try Self.number(&scanner)
             case .maximumHeartRate: maximumHeartRate = try Self.number(&scanner)
+            case .userId: userId = try Self.string(&scanner)
             case nil:
                 if let unknownKey {
                     if let value = try Self.fieldValue(&scanner, nestedAsJSON: true) { extraFields.append(MetadataEntry(unknownKey, value)) }
@@ -230,7 +286,12 @@ struct PulsoElement {
                 }
             }
         } while try scanner.next(close: UInt8(ascii: "}"))
-        if let tombstone { self = PulsoElement(); deleted = tombstone }
+        if let tombstone {
+            let owner = userId
+            self = PulsoElement()
+            deleted = tombstone
+            userId = owner
+        }
     }
 
     init() {}

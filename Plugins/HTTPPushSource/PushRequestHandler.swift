@@ -38,6 +38,8 @@ final class PushRequestHandler: Sendable {
     struct Caller {
         var name: String
         var userId: String?
+        /// `forwarded_user_ids`: the samples a push carries keep their own `userId`.
+        var keepsUserIds = false
     }
 
     static func route(_ request: HTTPRequest) -> Route? {
@@ -57,7 +59,7 @@ final class PushRequestHandler: Sendable {
         if tokens.isEmpty { return Caller(name: "", userId: openUserId) }
         guard let token = TokenTable.presentedToken(request, allowAPIKey: route == .hae),
               let entry = tokens.user(presenting: token) else { return nil }
-        return Caller(name: entry.user, userId: entry.userId)
+        return Caller(name: entry.user, userId: entry.userId, keepsUserIds: entry.keepsUserIds)
     }
 
     /// A reply from the headers alone, or nil to read the body and call `handle`.
@@ -200,8 +202,8 @@ final class PushRequestHandler: Sendable {
         let native = request.path == "/v1/samples"
         let batch: PulsoBatchParser.Batch
         do {
-            batch = native ? try PulsoBatchParser.parseNDJSON(body, userId: caller.userId)
-                : try PulsoBatchParser.parse(body, userId: caller.userId)
+            batch = native ? try PulsoBatchParser.parseNDJSON(body, userId: caller.userId, keepsUserIds: caller.keepsUserIds)
+                : try PulsoBatchParser.parse(body, userId: caller.userId, keepsUserIds: caller.keepsUserIds)
         } catch .notArray {
             return .notArray
         } catch {
@@ -210,6 +212,16 @@ final class PushRequestHandler: Sendable {
         guard let result = append(batch.items, caller: caller) else { return .storageError }
         warnUnconvertedUnits(batch.items, request: request, caller: caller, unitMayBeOmitted: true)
         warnSkipped(batch.skipped, of: batch.received, examples: batch.skips.map(\.description), request: request, caller: caller)
+        if batch.mistyped > 0 {
+            warnings.warn(key: "\(request.path) mistyped", "push: fields of the wrong type were left out of the samples stored", {
+                var fields = [("route", request.path), ("samples", String(batch.mistyped))]
+                if !tokens.isEmpty { fields.append(("user", caller.name)) }
+                fields.append(("first", batch.mistypedExamples.joined(separator: "; ")))
+                fields.append(("hint", "the client sends these fields as another JSON type than Pulso's protocol gives them "
+                                + "(a number for a string, a string for a number)"))
+                return fields
+            }())
+        }
         do {
             try latest.record(batch.ends, user: caller.name)
         } catch {
@@ -227,7 +239,15 @@ final class PushRequestHandler: Sendable {
         } catch .notHealthAutoExport(let problem) {
             return .error(400, problem)
         } catch {
-            return .badJSON(body, contentType: request.header("content-type"))
+            // Health Auto Export shows the reply: one for a CSV export says what to change (on
+            // /hae, healthrouter's own route, the reply need not be the reference server's).
+            var reply = HTTPReply.badJSON(body, contentType: request.header("content-type"))
+            if reply.logDetail?.hasPrefix("the body is multipart") == true {
+                let log = reply.logDetail
+                reply = .error(400, "bad json: the body is multipart form data (a CSV export): choose JSON as the export format")
+                reply.logDetail = log
+            }
+            return reply
         }
         guard let result = append(payload.items, caller: caller) else { return .storageError }
         warnUnconvertedUnits(payload.items, request: request, caller: caller, unitMayBeOmitted: false)

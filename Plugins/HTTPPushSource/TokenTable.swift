@@ -7,6 +7,8 @@ struct TokenTable: Sendable {
         var user: String
         var userId: String
         var token: [UInt8]
+        /// `forwarded_user_ids`: samples keep the `userId` they carry.
+        var keepsUserIds = false
     }
 
     let entries: [Entry]

@@ -38,6 +38,8 @@ struct PulsoBatchEncoder {
                 element.beginArray()
                 for id in tombstone.ids { element.string(id) }
                 element.endArray()
+                // Its user, as a sample's: a receiver that keeps forwarded users' ids deletes as that user.
+                if extensions { element.field("userId", tombstone.userId) }
                 element.endObject()
             }
             let size = element.bytes.count + 1

@@ -56,7 +56,7 @@ enum BackfillCommand {
         let name = arguments.positional[0]
         let filter = try FilterOptions.filter(arguments, command: "backfill")
         let batchSize = try batchSizeOption(arguments, command: "backfill")
-        let loaded = try LoadedConfig.load(arguments, environment: environment, usesSources: false)
+        let loaded = try LoadedConfig.load(arguments, environment: environment, usesSources: false, usesSinks: [name])
         // The sink's name first: a wrong name is the mistake to report, whatever else is missing.
         _ = try ConfiguredSink.spec(name, loaded: loaded)
         let state = loaded.config.stateDirectory

@@ -46,7 +46,8 @@ enum DumpCommand {
         }
         let filter = try FilterOptions.filter(arguments, command: "dump")
         try DumpOutput.refuseFolder(arguments.values["--output"])
-        let loaded = try LoadedConfig.load(arguments, environment: environment, usesSources: false)
+        let loaded = try LoadedConfig.load(arguments, environment: environment, usesSources: false,
+                                           usesSinks: arguments.values["--from"].map { [$0] } ?? [])
         // Each sink's own keys too (no I/O): a misspelt one is the config error `check` reports.
         _ = try loaded.sinkSpecs()
         // What to read is opened before the output is created: a missing input leaves no file behind.

@@ -16,10 +16,13 @@ struct LoadedConfig {
 
     /// `--config`, else `./healthrouter.yaml` when it exists, else the embedded default. A
     /// command that starts no source (`usesSources: false`) does not need the variables only
-    /// `sources` name (a daemon's push tokens).
+    /// `sources` name (a daemon's push tokens); one that opens only the sinks `usesSinks` names
+    /// (nil: every sink) does not need those of the others (a mirror's token).
     static func load(_ arguments: CommandLineArguments, environment: [String: String],
-                     usesSources: Bool = true) throws -> LoadedConfig {
-        let unused: Set<String> = usesSources ? [] : ["sources"]
+                     usesSources: Bool = true, usesSinks: [String]? = nil) throws -> LoadedConfig {
+        var unused: Set<String> = usesSources ? [] : ["sources"]
+        if usesSinks != nil { unused.insert("sinks") }
+        let stillUsed = Set((usesSinks ?? []).map { "sinks.\($0)" })
         let logger = try makeLogger(arguments)
         let home = ConfigPath.homeDirectory(environment: environment)
         let file: String?
@@ -33,7 +36,8 @@ struct LoadedConfig {
         } else {
             file = FileManager.default.fileExists(atPath: "healthrouter.yaml") ? "healthrouter.yaml" : nil
         }
-        let config = try file.map { try HealthRouterConfig.load(path: $0, environment: environment, unusedSections: unused) }
+        let config = try file.map { try HealthRouterConfig.load(path: $0, environment: environment, unusedSections: unused,
+                                                                         stillUsed: stillUsed) }
             ?? HealthRouterConfig.embeddedDefault()
         return try LoadedConfig(config, file: file, logger: logger, homeDirectory: home).refusingSinksOnTheJournal()
     }

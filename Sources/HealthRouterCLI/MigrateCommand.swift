@@ -64,7 +64,7 @@ enum MigrateCommand {
         }
         let filter = try FilterOptions.filter(arguments, command: "migrate")
         let batchSize = try BackfillCommand.batchSizeOption(arguments, command: "migrate")
-        let loaded = try LoadedConfig.load(arguments, environment: environment, usesSources: false)
+        let loaded = try LoadedConfig.load(arguments, environment: environment, usesSources: false, usesSinks: [from, to])
         // Both names, and the source's store, are checked before anything is created.
         _ = try ConfiguredSink.spec(to, loaded: loaded)
         if let store = Self.store(from, loaded: loaded), store.key == Self.store(to, loaded: loaded)?.key {

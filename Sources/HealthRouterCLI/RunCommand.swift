@@ -27,7 +27,8 @@ enum RunCommand {
         it cannot start (address in use), the previous one is started again.
 
         exit codes: 0 stopped by a signal, 64 wrong options, 69 a source cannot listen (address
-                    in use), 73 the state directory is not writable, 78 the config is wrong
+                    in use) or another healthrouter run uses the state directory, 73 the state
+                    directory is not writable, 78 the config is wrong
 
         examples:
           ALICE_TOKEN=… healthrouter run --config healthrouter.yaml
@@ -43,6 +44,7 @@ enum RunCommand {
         try arguments.refusePositional(command: "run")
         var plan = try Plan(arguments: arguments, environment: environment)
         try plan.loaded.ensureStateDirectory()
+        var lock = try DaemonLock(stateDirectory: plan.loaded.config.stateDirectory)
         let signals = SignalWaiter(signals: [SIGTERM, SIGINT, SIGHUP], logger: plan.loaded.logger)
         var previous: Plan?
         // The push counters /metrics shows count this process's pushes, across reloads.
@@ -54,7 +56,7 @@ enum RunCommand {
                 try plan.daemon(pushTotals: pushTotals).run(sources: plan.services) {
                     // Called once the sources listen: a reloaded config has taken over.
                     if previous != nil { plan.loaded.logger.info("config reloaded", [("config", plan.loaded.origin)]) }
-                    next = waitForStopOrReload(signals, arguments: arguments, logger: plan.loaded.logger)
+                    next = waitForStopOrReload(signals, arguments: arguments, logger: plan.loaded.logger, lock: &lock)
                     // A reload does not wait for behind sinks to catch up: the push port would be
                     // closed meanwhile, and phones back off for a minute or more.
                     return next == nil
@@ -89,7 +91,9 @@ enum RunCommand {
     /// Blocks until SIGTERM or SIGINT (returns nil) or a SIGHUP whose config loads and checks
     /// (returns it). A SIGHUP whose config does not is logged, with where and what is wrong,
     /// and waited past: the running daemon is never stopped for it.
-    static func waitForStopOrReload(_ signals: SignalWaiter, arguments: CommandLineArguments, logger: Logger) -> Plan? {
+    /// A config that moves the state directory takes the new one's lock (`lock`) before it is taken.
+    static func waitForStopOrReload(_ signals: SignalWaiter, arguments: CommandLineArguments, logger: Logger,
+                                    lock: inout DaemonLock) -> Plan? {
         while signals.wait() == SIGHUP {
             // A config from a pipe (`--config <(envsubst < healthrouter.yaml)`) was read once, at the
             // start: opened again it is empty, which would stop every source and sink.
@@ -102,6 +106,9 @@ enum RunCommand {
             do {
                 let next = try Plan(arguments: arguments, environment: ProcessInfo.processInfo.environment)
                 try next.loaded.ensureStateDirectory()
+                if DaemonLock.key(next.loaded.config.stateDirectory) != lock.key {
+                    lock = try DaemonLock(stateDirectory: next.loaded.config.stateDirectory)
+                }
                 return next
             } catch {
                 logger.error("config not reloaded, keeping the running one", [("error", "\(error)")])

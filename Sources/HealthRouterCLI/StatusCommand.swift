@@ -33,7 +33,7 @@ enum StatusCommand {
             return .success
         }
         try arguments.refusePositional(command: "status")
-        let loaded = try LoadedConfig.load(arguments, environment: environment, usesSources: false)
+        let loaded = try LoadedConfig.load(arguments, environment: environment, usesSources: false, usesSinks: [])
         // Each sink's own keys too (no I/O): a misspelt one is the config error `check` reports.
         _ = try loaded.sinkSpecs()
         let config = loaded.config

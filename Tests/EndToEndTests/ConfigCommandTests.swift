@@ -29,8 +29,9 @@ import Testing
               local: { type: sqlite, path: "${HR_TEST_UNSET_DATA}/health.sqlite" }
 
             """, in: directory)
-        // A sink's variable is still needed: status names the sinks' stores.
-        #expect(HealthRouterCommand.main(["status", "--config", config], environment: [:]) == 78)
+        // Nor a sink's: status opens none (a command that opens the sink still needs it).
+        #expect(HealthRouterCommand.main(["status", "--config", config], environment: [:]) == 0)
+        #expect(HealthRouterCommand.main(["backfill", "local", "--config", config], environment: [:]) == 78)
         let environment = ["HR_TEST_UNSET_DATA": directory]
         #expect(HealthRouterCommand.main(["status", "--config", config], environment: environment) == 0)
         #expect(HealthRouterCommand.main(["check", "--config", config], environment: environment) == 78)
@@ -80,6 +81,33 @@ import Testing
         #expect(result.stdout.contains("1 route(s), 2 warning(s) above"), "\(result.stdout)")
         #expect(result.stdout.contains("sink local (sqlite) receives: slep; deletions"), "\(result.stdout)")
         #expect(result.stdout.contains("sink spare (sqlite) receives: no samples (no route names it); deletions"), "\(result.stdout)")
+    }
+
+    /// A command needs the variables of the sinks it opens only: `status` and a backfill into one
+    /// store run without another sink's token or URL set (a mirror's, a Postgres store's); a
+    /// migration into that sink says which variable is missing.
+    @Test func aCommandNeedsOnlyTheVariablesOfTheSinksItOpens() throws {
+        let directory = makeTemporaryDirectory()
+        let config = try writeConfig("""
+            state_directory: ./state
+            sinks:
+              local: { type: sqlite, path: ./h.sqlite }
+              mirror: { type: http, url: "http://127.0.0.1:9", token: "${HR_TEST_MIRROR_TOKEN}" }
+              supa: { type: postgres, url: "${HR_TEST_SUPA_URL}", user_id: 3b241101-e2bb-4255-8caf-4136c566a962 }
+            routes:
+              - types: ["*"]
+                to: [local]
+            """, in: directory)
+        let export = CommandRunner.repository + "/samples/export.zip"
+        let backfill = try CommandRunner.run(["backfill", "local", "--from", export, "--config", config, "-q"], in: directory)
+        #expect(backfill.status == 0, "\(backfill.stdout)\(backfill.stderr)")
+        for command in [["status"], ["dump", "--from", "local", "--output", "local.ndjson"]] {
+            let result = try CommandRunner.run(command + ["--config", config], in: directory)
+            #expect(result.status != 78 && !result.stderr.contains("is not set"), "\(command): \(result.stderr)")
+        }
+        let migrate = try CommandRunner.run(["migrate", "--from", "local", "--to", "supa", "--config", config], in: directory)
+        #expect(migrate.status == 78)
+        #expect(migrate.stderr.contains("sinks.supa.url: environment variable 'HR_TEST_SUPA_URL' is not set"), "\(migrate.stderr)")
     }
 
     @Test func aMisspeltKeyIsNamedWithItsPathAndTheRightKey() throws {

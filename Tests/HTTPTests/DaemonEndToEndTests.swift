@@ -194,6 +194,26 @@ struct DaemonEndToEndTests {
         #expect(second.log.contains("source 'phone' (127.0.0.1:\(first.port)): cannot listen"), "\(second.log)")
         #expect(first.stop() == 0)
     }
+
+    /// A second daemon on the same state directory (another port) is refused at the start, naming
+    /// the first's pid: two would each deliver every entry to every sink. Once the first is gone
+    /// (even by kill -9), the directory is free again.
+    @Test func aSecondDaemonOnOneStateDirectoryIsRefused() throws {
+        let first = try DaemonProcess()
+        try first.start()
+        let pid = try #require(first.process?.processIdentifier)
+        let second = try DaemonProcess(directory: first.directory)
+        let process = try second.launch()
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        if process.isRunning { second.stop() }
+        #expect(process.terminationStatus == 69, "\(second.log)")
+        #expect(second.log.contains("another healthrouter run (pid \(pid)) uses the state directory"), "\(second.log)")
+        #expect(first.stop(signal: SIGKILL) != 0)
+        let third = try DaemonProcess(directory: first.directory)
+        try third.start()
+        #expect(third.stop() == 0)
+    }
 }
 
 /// client → router A (`http` sink) → router B (sqlite) ends with the same rows as the same

@@ -391,5 +391,13 @@ struct HealthAutoExportTests {
         #expect(client.post("/hae", #"{"data":{"metrics":[{"name":"step_count","data":null}]}}"#, token: alice).status == 200)
         #expect(HealthAutoExportSkips.examples(Array(#"{"data":{"metrics":[{"name":"step_count","data":"x"}]}}"#.utf8), limit: 3)
                 == ["metric #0 (step_count): data is not an array"])
+        // A metric without a name (or not a string) has no type: its points are skipped, not stored
+        // under a made-up one.
+        let nameless = #"{"data":{"metrics":[{"units":"count","data":[{"date":"2026-07-06 08:00:00 +0000","qty":5}]},"#
+            + #"{"name":5,"units":"count","data":[{"date":"2026-07-06 09:00:00 +0000","qty":6}]}]}}"#
+        #expect(client.post("/hae", nameless, token: alice).body == #"{"received": 0, "new": 0, "deleted": 0}"#)
+        #expect(HealthAutoExportSkips.examples(Array(nameless.utf8), limit: 3)
+                == ["metric #0: no name (a metric's name is its type): its 1 point not stored",
+                    "metric #1: no name (a metric's name is its type): its 1 point not stored"])
     }
 }

@@ -27,6 +27,63 @@ struct NativeFormatTests {
         #expect(try server.journalItems() == expected)
     }
 
+    /// A forward from another healthrouter carries a sample's parts (a workout's events,
+    /// statistics, activities and routes, HRV beats, a correlation's members), in either format:
+    /// a receiver that never had them stores them whole.
+    @Test func aForwardCarriesTheParts() throws {
+        for format in [HTTPSink.Configuration.Format.native, .pulso] {
+            let server = try PushServerFixture()
+            let context = PluginContext(name: "peer", stateDirectory: server.directory, logger: Logger(minimumLevel: .error))
+            var configuration = HTTPSink.Configuration(url: "http://127.0.0.1:\(server.source.listeningPort)",
+                                                       token: PushServerFixture.tokens["bob"])
+            configuration.format = format
+            let sink = try HTTPSink(configuration: configuration, context: context)
+            var whole = [SinkFixtures.workout, SinkFixtures.hrv, SinkFixtures.bloodPressure]
+            for index in whole.indices { whole[index].userId = "bob" }
+            try sink.write(SinkFixtures.entries(whole), cursor: 3)
+            let received = try server.journalItems()
+            #expect(received == whole.map(HealthItem.sample), "\(format)")
+            guard case .sample(let workout)? = received.first, case .workout(let parts) = workout.detail else {
+                Issue.record("no workout")
+                continue
+            }
+            #expect(!parts.events.isEmpty && !parts.routes.isEmpty, "\(format)")
+        }
+    }
+
+    /// A token with `forwarded_user_ids` (another healthrouter forwarding a household) keeps each
+    /// sample's and tombstone's own user; one without takes its token's user, whatever the body
+    /// says (a phone cannot write as someone else).
+    @Test func aForwardingTokenKeepsEachSamplesUser() throws {
+        for (keeps, format) in [(true, HTTPSink.Configuration.Format.native), (true, .pulso), (false, .native)] {
+            let server = try PushServerFixture { configuration in
+                configuration.users?["bob"]?.forwardedUserIds = keeps
+            }
+            let context = PluginContext(name: "peer", stateDirectory: server.directory, logger: Logger(minimumLevel: .error))
+            var configuration = HTTPSink.Configuration(url: "http://127.0.0.1:\(server.source.listeningPort)",
+                                                       token: PushServerFixture.tokens["bob"])
+            configuration.format = format
+            let sink = try HTTPSink(configuration: configuration, context: context)
+            var entries = HTTPSinkTests.samples(3, prefix: "U")
+            for index in 0..<2 {
+                guard case .sample(var sample) = entries[index].item else { continue }
+                sample.userId = index == 0 ? "carol" : nil
+                entries[index] = JournalEntry(sequence: entries[index].sequence, source: "x", item: .sample(sample))
+            }
+            try sink.write(entries, cursor: 3)
+            let deletion = JournalEntry(sequence: 4, source: "x", item: .tombstone(Tombstone(ids: ["U-0"], userId: "carol")))
+            try sink.write([deletion], cursor: 4)
+            let users = try server.journalItems().map { item -> String in
+                switch item {
+                case .sample(let sample): sample.userId ?? "-"
+                case .tombstone(let tombstone): "deletion " + (tombstone.userId ?? "-")
+                }
+            }
+            #expect(users == (keeps ? ["carol", "bob", "bob", "deletion carol"] : ["bob", "bob", "bob", "deletion bob"]),
+                    "\(keeps) \(format)")
+        }
+    }
+
     /// Another healthrouter forwarding samples this one holds whole (imported from the same
     /// export) sends them without the parts its format does not carry back (workout events,
     /// statistics, activities and routes, HRV beats, correlation members): they are the same

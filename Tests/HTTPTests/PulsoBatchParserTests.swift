@@ -216,6 +216,42 @@ struct PulsoBatchParserTests {
             #expect(batch.skips.map(\.description) == ["#0 uuid=S value: '12' is not a number (a quantity's value)"])
             #expect(batch.items.count == 2)
         }
+        // A value that is null, an object or a boolean, or none on a known quantity type, is
+        // skipped: stored, it would replace the reading sent before with none. A category or a
+        // workout without one is kept.
+        let bad = Array(("[" + [
+            #"{"uuid":"N","type":"stepCount","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":null,"source":"P"}"#,
+            #"{"uuid":"O","type":"stepCount","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":{"q":1},"source":"P"}"#,
+            #"{"uuid":"B","type":"madeUpThing","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":true,"source":"P"}"#,
+            #"{"uuid":"M","type":"stepCount","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","source":"P"}"#,
+            #"{"uuid":"K","type":"mindfulSession","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:10:00Z","source":"P"}"#,
+            #"{"uuid":"W","type":"workout","workoutActivityType":"running","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:10:00Z","source":"P"}"#,
+        ].joined(separator: ",") + "]").utf8)
+        for batch in [try PulsoBatchParser.parse(bad, userId: nil), try PulsoBatchParser.parseWithFoundation(bad, userId: nil)] {
+            #expect(batch.skips.map(\.description) == ["#0 uuid=N value: null (a quantity's value is required)",
+                                                       "#1 uuid=O value: not a number or a string",
+                                                       "#2 uuid=B value: not a number or a string",
+                                                       "#3 uuid=M value: missing (a quantity's value is required)"])
+            #expect(batch.items.count == 2)
+        }
+    }
+
+    /// A field sent as another JSON type than Pulso's (`"source": 5`, `"duration": "3600"`, a
+    /// string for `metadata`) is left out of the sample, which is kept, and named for the log; a
+    /// null is no value, as if the field were absent.
+    @Test func fieldsOfTheWrongTypeAreNamed() throws {
+        let body = Array(("[" + [
+            #"{"uuid":"A","type":"stepCount","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":3,"source":5,"unit":5,"metadata":"x"}"#,
+            #"{"uuid":"W","type":"workout","workoutActivityType":"running","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:10:00Z","source":"P","duration":"3600","totalDistance":"5000"}"#,
+            #"{"uuid":"C","type":"stepCount","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":3,"source":"P","unit":null}"#,
+        ].joined(separator: ",") + "]").utf8)
+        for batch in [try PulsoBatchParser.parse(body, userId: nil), try PulsoBatchParser.parseWithFoundation(body, userId: nil)] {
+            #expect(batch.items.count == 3)
+            #expect(batch.mistyped == 2)
+            #expect(batch.mistypedExamples == ["#0 uuid=A metadata, source, unit", "#1 uuid=W duration, totalDistance"])
+            guard case .sample(let kept)? = batch.items.first else { Issue.record("no sample"); continue }
+            #expect(kept.sourceName == "" && kept.unit == nil && kept.metadata.isEmpty && kept.value == 3)
+        }
     }
 
     @Test func controlCharactersAndBadUTF8InStringsAreRefused() {

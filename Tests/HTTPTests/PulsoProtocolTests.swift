@@ -49,6 +49,22 @@ struct PulsoProtocolTests {
         #expect(server.client.post("/ingest", cased, token: alice).body == #"{"received": 2, "new": 0, "deleted": 0}"#)
     }
 
+    /// A body compressed in parts (several gzip members one after the other, as Python's
+    /// gzip.decompress in Pulso's server reads it) is one body; bytes after the last member that
+    /// are not another member are ignored, as Pulso's Rust server ignores them.
+    @Test func aBodyOfSeveralGzipMembersIsOneBody() throws {
+        let server = try PushServerFixture()
+        let first = Array(#"[{"uuid":"GZ-1","type":"heartRate","start":"2026-07-06T08:00:00Z","#.utf8)
+        let second = Array(#""end":"2026-07-06T08:00:00Z","value":60,"unit":"count/min","source":"W"}]"#.utf8)
+        let parts = HTTPTestClient.gzip(first) + HTTPTestClient.gzip(second)
+        let reply = server.client.request("POST", "/ingest", body: parts,
+                                          headers: ["Authorization: Bearer \(alice)", "Content-Encoding: gzip"])
+        #expect(reply.body == #"{"received": 1, "new": 1, "deleted": 0}"#, "\(reply.body)")
+        let trailing = HTTPTestClient.gzip(Array("[]".utf8)) + Array("\n\n".utf8)
+        #expect(server.client.request("POST", "/ingest", body: trailing,
+                                      headers: ["Authorization: Bearer \(alice)", "Content-Encoding: gzip"]).status == 200)
+    }
+
     /// The protocol may add optional fields at any time: a field healthrouter has none for is
     /// kept as sent (a change to it is a change), and written back at the top level of a Pulso
     /// line, which reads back the same. healthrouter's own fields (a forwarded workout's parts,

@@ -349,6 +349,25 @@ import Testing
         #expect(try journal.append([.sample(profile(at: 2 * 86_400, height: "newer"))], source: "export").newCount == 1)
     }
 
+    /// One rule for tombstones, in the order items come: a tombstone deletes what was stored before
+    /// it; a sample sent again after its deletion is a duplicate (it stays deleted); an id never
+    /// stored before its tombstone is stored when it comes, in the same batch or later (as Pulso's
+    /// server does: a tombstone blocks no later sample).
+    @Test func aTombstoneDeletesWhatCameBeforeIt() throws {
+        let journal = try Journal(stateDirectory: makeTemporaryDirectory())
+        var seen = heartRate(60, at: 0)
+        seen.id = "SEEN"
+        var unseen = heartRate(61, at: 1)
+        unseen.id = "UNSEEN"
+        var later = heartRate(62, at: 2)
+        later.id = "LATER"
+        try journal.append([.sample(seen)], source: "phone")
+        let body = try journal.append([.tombstone(Tombstone(ids: ["SEEN", "UNSEEN"])), .sample(unseen), .sample(seen)], source: "phone")
+        #expect(body.deletedIds == 2 && body.newCount == 1 && body.duplicateCount == 1)
+        try journal.append([.tombstone(Tombstone(ids: ["LATER"]))], source: "phone")
+        #expect(try journal.append([.sample(later)], source: "phone").newCount == 1)
+    }
+
     @Test func entriesSayWhetherTheyAreTheFirstOfTheirId() throws {
         let journal = try Journal(stateDirectory: makeTemporaryDirectory())
         let exported = heartRate(60, at: 0)

@@ -10,19 +10,22 @@
 /// Keys are not substituted, only values. A substituted scalar remembers its template,
 /// so error messages can name `${NAME}` instead of showing a secret.
 ///
-/// Under a top-level section in `unused` (`sources`, for a command that starts none), a value
-/// naming an unset variable is left as written instead of being an error: `status` next to a
-/// daemon need not know its push tokens.
+/// Under a top-level section in `unused` (`sources`, for a command that starts none; `sinks`, for
+/// one that opens none or only those `stillUsed` names, as `sinks.local`), a value naming an
+/// unset variable is left as written instead of being an error: `status` next to a daemon need
+/// not know its push tokens, nor a backfill into one store the token of another.
 enum EnvironmentSubstitution {
     static func apply(to node: ConfigNode, environment: [String: String], path: String,
-                      unused: Set<String> = []) throws(ConfigError) -> ConfigNode {
+                      unused: Set<String> = [], stillUsed: Set<String> = []) throws(ConfigError) -> ConfigNode {
         switch node.value {
         case .null:
             return node
         case .scalar(let text):
-            let section = path.split(separator: ".", maxSplits: 1).first.map(String.init) ?? path
+            let components = path.split(separator: ".", maxSplits: 2)
+            let section = components.first.map(String.init) ?? path
+            let entry = components.count > 1 ? "\(components[0]).\(components[1])" : section
             guard let substituted = try substitute(text, environment: environment, location: node.location, path: path,
-                                                   keepUnset: unused.contains(section)) else {
+                                                   keepUnset: unused.contains(section) && !stillUsed.contains(entry)) else {
                 return node
             }
             return ConfigNode(.scalar(substituted), location: node.location, template: text)
@@ -30,7 +33,8 @@ enum EnvironmentSubstitution {
             var result: [ConfigNode] = []
             result.reserveCapacity(items.count)
             for (index, item) in items.enumerated() {
-                result.append(try apply(to: item, environment: environment, path: path + "[\(index)]", unused: unused))
+                result.append(try apply(to: item, environment: environment, path: path + "[\(index)]", unused: unused,
+                                        stillUsed: stillUsed))
             }
             return ConfigNode(.sequence(result), location: node.location)
         case .mapping(let entries):
@@ -38,7 +42,7 @@ enum EnvironmentSubstitution {
             result.reserveCapacity(entries.count)
             for entry in entries {
                 let value = try apply(to: entry.value, environment: environment, path: ConfigKeyPath.appending(entry.key, to: path),
-                                      unused: unused)
+                                      unused: unused, stillUsed: stillUsed)
                 result.append(ConfigNode.Entry(key: entry.key, keyLocation: entry.keyLocation, value: value))
             }
             return ConfigNode(.mapping(result), location: node.location)

@@ -45,11 +45,12 @@ public struct HealthRouterConfig: Sendable {
     }
 
     /// Reads and validates the config file at `path`; `environment` supplies `${ENV}`. Under the
-    /// top-level sections in `unusedSections` (`sources`, for a command that starts none), an
-    /// unset variable is left as written instead of being an error.
+    /// top-level sections in `unusedSections` (`sources`, for a command that starts none; `sinks`,
+    /// but for the entries in `stillUsed`, as `sinks.local`), an unset variable is left as
+    /// written instead of being an error.
     public static func load(path: String,
                             environment: [String: String] = ProcessInfo.processInfo.environment,
-                            unusedSections: Set<String> = []) throws(ConfigError) -> HealthRouterConfig {
+                            unusedSections: Set<String> = [], stillUsed: Set<String> = []) throws(ConfigError) -> HealthRouterConfig {
         // Read through a descriptor rather than `Data(contentsOf:)`, which fails on a pipe
         // (`--config <(envsubst < healthrouter.yaml)`) with a message about permissions.
         let descriptor = open(path, O_RDONLY)
@@ -71,7 +72,8 @@ public struct HealthRouterConfig: Sendable {
         } catch {
             throw ConfigError(file: path, message: "cannot read config file (\(error.localizedDescription))")
         }
-        return try HealthRouterConfigParser(file: path, environment: environment, unusedSections: unusedSections).parse([UInt8](data))
+        return try HealthRouterConfigParser(file: path, environment: environment, unusedSections: unusedSections,
+                                            stillUsed: stillUsed).parse([UInt8](data))
     }
 
     /// Parses and validates YAML text; `file` is only used in messages.

@@ -5,6 +5,8 @@ struct HealthRouterConfigParser {
     let environment: [String: String]
     /// Top-level sections the caller will not use: an unset `${NAME}` there is left as written.
     var unusedSections: Set<String> = []
+    /// Entries of `unusedSections` a command still uses (`sinks.local`: see `EnvironmentSubstitution`).
+    var stillUsed: Set<String> = []
 
     /// The top-level keys; `sources`, `sinks` and `routes` stay nodes so that each entry
     /// keeps its own place for messages.
@@ -22,7 +24,8 @@ struct HealthRouterConfigParser {
 
     func parse(_ bytes: [UInt8]) throws(ConfigError) -> HealthRouterConfig {
         let parsed = try YAMLParser.parse(bytes, file: file)
-        let root = try EnvironmentSubstitution.apply(to: parsed, environment: environment, path: "", unused: unusedSections)
+        let root = try EnvironmentSubstitution.apply(to: parsed, environment: environment, path: "", unused: unusedSections,
+                                                       stillUsed: stillUsed)
         if !root.isNull, root.entries == nil {
             throw ConfigError(at: root.location, path: nil, message: "expected a mapping of settings at the top of the file, found \(root.kindDescription)",
                               suggestion: "start with keys such as 'sinks:' and 'routes:'")

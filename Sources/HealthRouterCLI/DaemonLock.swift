@@ -1,0 +1,44 @@
+import Foundation
+import Glibc
+
+/// The state directory's lock of a running `healthrouter run`: two daemons on one journal would
+/// each deliver every entry to every sink (twice the writes, cursors racing). Held (an exclusive
+/// `flock` on `<state_directory>/daemon.lock`, which records the holder's pid) until the process
+/// ends or the lock is released; the kernel drops it when the process dies, `kill -9` included.
+final class DaemonLock {
+    /// The state directory, standardized: what tells two configs' directories apart.
+    let key: String
+    private let descriptor: Int32
+
+    static func key(_ stateDirectory: String) -> String {
+        URL(fileURLWithPath: stateDirectory).resolvingSymlinksInPath().standardizedFileURL.path
+    }
+
+    /// Takes the lock of `stateDirectory` (which exists), or says which process holds it.
+    init(stateDirectory: String) throws {
+        key = Self.key(stateDirectory)
+        let path = (stateDirectory as NSString).appendingPathComponent("daemon.lock")
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw CommandFailure(message: "cannot open \(path): \(String(cString: strerror(errno)))",
+                                 hint: "the daemon locks its state directory: make it writable", code: .cannotCreate)
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            var buffer = [UInt8](repeating: 0, count: 32)
+            let count = pread(descriptor, &buffer, buffer.count, 0)
+            close(descriptor)
+            let pid = count > 0 ? String(decoding: buffer[..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) : ""
+            throw CommandFailure(
+                message: "another healthrouter run\(pid.isEmpty ? "" : " (pid \(pid))") uses the state directory \(stateDirectory)",
+                hint: "stop it first, or give this daemon a state_directory (and stores) of its own: two daemons on one journal "
+                    + "would each deliver everything to every sink",
+                code: .unavailable)
+        }
+        self.descriptor = descriptor
+        let pid = Array("\(getpid())\n".utf8)
+        _ = ftruncate(descriptor, 0)
+        _ = pwrite(descriptor, pid, pid.count, 0)
+    }
+
+    deinit { close(descriptor) }
+}
