@@ -127,7 +127,11 @@ public final class HTTPPushSource: ServiceSource {
                               suggestion: "\(key): \(suggestion)")
         }
         if (configuration.tlsCertificate == nil) != (configuration.tlsKey == nil) {
-            throw ConfigError(path: path + ".tls_key", message: "tls_certificate and tls_key go together")
+            let given = configuration.tlsCertificate == nil ? "tls_key" : "tls_certificate"
+            let missing = configuration.tlsCertificate == nil ? "tls_certificate" : "tls_key"
+            throw ConfigError(path: path + "." + given, message: "\(given) without \(missing): HTTPS needs both",
+                              suggestion: "add \(missing): (the PEM file of the \(missing == "tls_key" ? "certificate's private key" : "certificate")), "
+                                + "or remove \(given) to serve plain HTTP")
         }
     }
 

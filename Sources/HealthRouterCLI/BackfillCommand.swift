@@ -168,6 +168,7 @@ enum BackfillCommand {
               + " \(NumberText.counted(counts.samples, "sample")) and \(NumberText.counted(counts.tombstones, "tombstone")) delivered"
               + " in \(NumberText.duration(Date().timeIntervalSince(started)))")
         print("  \(DirectDeliveryText.keptAsTheyAre)")
+        if let note = DirectDeliveryText.rowsPerSample(sinkType: opened.type) { print("  \(note)") }
         if counts.resumed > 0 { print("  \(NumberText.grouped(counts.resumed)) delivered by the interrupted run before") }
         for line in DirectDeliveryText.samplesByType(counts.samplesByType) { print("  \(line)") }
         for (reason, count) in skippedLines.sorted(by: { $0.key < $1.key }) {

@@ -12,6 +12,14 @@ enum DirectDeliveryText {
             + "(or leave them out with --types), then run again: what was delivered is not written twice"
     }
 
+    /// What a store with fewer rows than samples does, for its type (nil: a row a sample): the
+    /// postgres sink's health4ai key makes samples sharing it one row, which a count of rows shows.
+    static func rowsPerSample(sinkType: String) -> String? {
+        guard sinkType == "postgres" else { return nil }
+        return "postgres keeps one row per (user, type, source_device, start) (health4ai's key): samples sharing one "
+            + "are one row, so the table may hold fewer rows than samples delivered (--verify counts them per type)"
+    }
+
     /// The types listed by name before the rest are summed up in one line.
     static let listedTypes = 10
 

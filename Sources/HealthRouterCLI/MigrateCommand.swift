@@ -158,6 +158,7 @@ enum MigrateCommand {
               + " \(NumberText.counted(counts.samples, "sample")) and \(NumberText.counted(counts.tombstones, "tombstone")) delivered"
               + " in \(NumberText.duration(seconds)) (\(NumberText.grouped(rate)) samples/s)")
         print("  \(DirectDeliveryText.keptAsTheyAre)")
+        if let note = DirectDeliveryText.rowsPerSample(sinkType: target.type) { print("  \(note)") }
         if counts.resumed > 0 { print("  \(NumberText.grouped(counts.resumed)) items delivered by the interrupted run before") }
         let verifies = arguments.flags.contains("--verify")
         if counts.rejected > 0 {

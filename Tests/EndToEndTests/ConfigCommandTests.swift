@@ -132,6 +132,13 @@ import Testing
              #"hr.yaml:4:10: sinks.supa.url: libpq cannot read this url: invalid URI query parameter: "sslmod" (did you mean 'sslmode'?)"#),
             ("sinks:\n  tsdb:\n    type: timescaledb\n    url: \"postgres://u:p@ss@127.0.0.1/db\"\n",
              "sinks.tsdb.url: the url's user or password holds '@': percent-encode it as %40"),
+            // A value of the wrong shape says how to write it.
+            ("sinks:\n  m:\n    type: http\n    url: \"http://x\"\n    gzip: maybe\n",
+             "sinks.m.gzip: expected true or false, found \"maybe\"\n  hint: write gzip: true or gzip: false"),
+            ("sources:\n  p:\n    type: http_push\n    listen: 127.0.0.1:8787\n    users: [alice]\n",
+             "sources.p.users: expected a mapping, found a list\n  hint: write its settings as 'name: value' lines indented under 'users:'"),
+            ("sources:\n  p:\n    type: http_push\n    listen: 127.0.0.1:8787\n    tls_certificate: c.pem\n",
+             "sources.p.tls_certificate: tls_certificate without tls_key: HTTPS needs both\n  hint: add tls_key:"),
         ] {
             let refused = try check(yaml)
             #expect(refused.status == 78 && refused.stderr.contains(says), "\(refused.stderr)")

@@ -74,7 +74,8 @@ import Testing
         let error = #expect(throws: ConfigError.self) {
             try ConfigDecoder.decode(SinkOptions.self, from: node("path: x\nbatch_size: many\n"), path: "sinks.local")
         }
-        #expect(error?.description == "d.yaml:2:13: sinks.local.batch_size: expected an integer, found \"many\"")
+        #expect(error?.description == "d.yaml:2:13: sinks.local.batch_size: expected an integer, found \"many\""
+                    + "\n  hint: write a whole number, as batch_size: 100")
         let bool = #expect(throws: ConfigError.self) {
             try ConfigDecoder.decode(SinkOptions.self, from: node("path: x\nenabled: maybe\n"), path: "s")
         }

@@ -207,6 +207,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let migrated = try CommandRunner.run(["migrate", "--from", "local", "--to", "supa", "-q"], in: directory)
         #expect(migrated.status == 0, "\(migrated.stdout)\(migrated.stderr)")
+        // Its summary says that samples sharing health4ai's key are one row.
+        #expect(migrated.stdout.contains("postgres keeps one row per (user, type, source_device, start)"), "\(migrated.stdout)")
         let verify = try CommandRunner.run(["migrate", "--from", "local", "--to", "supa", "--verify-only", "-q"], in: directory)
         #expect(verify.stdout.contains("heartRate"))
         // Every kind has a row (correlations, activity summaries, … as `record` rows): nothing differs.

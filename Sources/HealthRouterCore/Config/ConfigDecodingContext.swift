@@ -91,7 +91,24 @@ final class ConfigDecodingContext {
     }
 
     func mismatch(_ node: ConfigNode, _ codingPath: [any CodingKey], expected: String) -> ConfigError {
-        ConfigError(at: node.location, path: path(codingPath), message: "expected \(expected), found \(node.kindDescription)")
+        ConfigError(at: node.location, path: path(codingPath), message: "expected \(expected), found \(node.kindDescription)",
+                    suggestion: Self.shape(of: expected, key: codingPath.last?.stringValue))
+    }
+
+    /// How to write a value of the `expected` kind under `key`, for a config error's hint.
+    static func shape(of expected: String, key: String?) -> String? {
+        let key = key.flatMap { Int($0) == nil ? $0 : nil } ?? "key"
+        switch expected {
+        case "true or false": return "write \(key): true or \(key): false"
+        case "a mapping":
+            return "write its settings as 'name: value' lines indented under '\(key):' "
+                + "(config/healthrouter.reference.yaml shows each section)"
+        case "a list": return "write it as \(key): [a, b], or one '- item' a line under it"
+        case "an integer": return "write a whole number, as \(key): 100"
+        case "a number": return "write a number, as \(key): 1.5"
+        case "a string": return "write text, quoted when it holds ': ' or starts with a special character: \(key): \"text\""
+        default: return nil
+        }
     }
 
     func string(_ node: ConfigNode, _ codingPath: [any CodingKey]) throws(ConfigError) -> String {
@@ -115,7 +132,8 @@ final class ConfigDecodingContext {
         if magnitude.first == "-" || magnitude.first == "+" { magnitude = magnitude.dropFirst() }
         if !magnitude.isEmpty, magnitude.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
             throw ConfigError(at: node.location, path: path(codingPath),
-                              message: "expected an integer from \(I.min) to \(I.max), found \(node.kindDescription)")
+                              message: "expected an integer from \(I.min) to \(I.max), found \(node.kindDescription)",
+                              suggestion: "give a smaller number")
         }
         throw mismatch(node, codingPath, expected: "an integer")
     }
