@@ -144,7 +144,7 @@ final class ExportElementHandler: SAXHandler {
             }
             if let exportDate {
                 logger.info("export date \(TimestampFormatter.iso8601(exportDate))")
-                output.inputWritten(at: exportDate)
+                output.inputWritten(at: exportDate, userId: userId)
             } else {
                 skip("ExportDate without a valid value")
             }

@@ -412,6 +412,15 @@ import Testing
         _ = try run(["backfill", "local", "--from", "older.xml"], in: second)
         #expect(try stored(second) == "400 2022-01-10T09:00:00+01:00")
         #expect(try run(["migrate", "--from", "local", "--to", "lake", "--verify-only"], in: second).status == 0)
+
+        // Each user's exports are ordered apart: bob's export, older than alice's newer one, is his
+        // newest, and his summary of the day is taken (another id: the day's and his).
+        try (Self.config + "\nsources:\n  bob: { type: apple_health_export, path: ./older.xml, user_id: bob }\n")
+            .write(toFile: directory + "/bob.yaml", atomically: true, encoding: .utf8)
+        let bob = try run(["import", "--config", "bob.yaml"])
+        #expect(!bob.stdout.contains("earlier versions"), "\(bob.stdout)")
+        let summaries = try Self.samples(sqlite: directory + "/local.sqlite").values.filter { $0.kind == .activitySummary }
+        #expect(summaries.map { $0.userId ?? "-" }.sorted() == ["-", "bob"], "\(summaries.map(\.userId))")
     }
 
     func chmodRecursively(_ path: String, file: Int, folder: Int) {

@@ -723,34 +723,35 @@ public final class Journal {
     /// change back (`AppendResult.earlierVersions`), so reading the dump again changes nothing.
     public var refusesEarlierVersions = false
 
-    /// Whether the input being imported was written before another the journal took (an export
-    /// older than one imported before: `noteInputWritten`): a sample it holds in another version
+    /// Whether the input being imported was written before another of the same user the journal took
+    /// (an export older than one of theirs imported before: `noteInputWritten`): a sample it holds in another version
     /// than the journal's is an earlier version, left out (`AppendResult.earlierVersions`), so
     /// importing exports in any order, or again, ends with the newest export's versions. Reset by
     /// a one-shot import for each input.
     public var inputIsOlder = false
 
-    /// Records that the input being imported was written at `date` (an export's `ExportDate`):
-    /// sets `inputIsOlder` when an input the journal took was written later, else makes `date`
-    /// the latest.
-    public func noteInputWritten(at date: Timestamp) throws {
-        inputIsOlder = try isOlderInput(date)
+    /// Records that the input being imported was written at `date` (an export's `ExportDate`) for
+    /// `userId` (the user its samples get; each user's exports are ordered apart): sets
+    /// `inputIsOlder` when an input of theirs the journal took was written later, else makes `date`
+    /// their latest.
+    public func noteInputWritten(at date: Timestamp, userId: String?) throws {
+        inputIsOlder = try isOlderInput(date, userId: userId)
         if !inputIsOlder {
-            upsertMeta.bind(1, Self.latestInputKey)
+            upsertMeta.bind(1, Self.latestInputKey(userId))
             upsertMeta.bind(2, date.epochMilliseconds)
             try upsertMeta.run()
         }
     }
 
-    /// Whether an input the journal took was written after `date`.
-    public func isOlderInput(_ date: Timestamp) throws -> Bool {
-        lookupMeta.bind(1, Self.latestInputKey)
+    /// Whether an input of `userId`'s the journal took was written after `date`.
+    public func isOlderInput(_ date: Timestamp, userId: String?) throws -> Bool {
+        lookupMeta.bind(1, Self.latestInputKey(userId))
         defer { lookupMeta.reset() }
         guard try lookupMeta.step(), !lookupMeta.isNull(0) else { return false }
         return lookupMeta.int64(0) > date.epochMilliseconds
     }
 
-    private static let latestInputKey = "latest_input_written_at"
+    private static func latestInputKey(_ userId: String?) -> String { "latest_input_written_at:" + (userId ?? "") }
 
     /// The fingerprint ids an import met in entries journaled before it (`twinsAfter`), with the
     /// content they had: a later record of one with other content is its twin, as one journaled

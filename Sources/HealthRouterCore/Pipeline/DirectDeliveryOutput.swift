@@ -57,8 +57,8 @@ public final class DirectDeliveryOutput: SourceOutput {
     /// Whether the file was written before an input the journal took (an older export).
     private var isOlderInput = false
 
-    public func inputWritten(at date: Timestamp) {
-        isOlderInput = (try? journal?.isOlderInput(date)) == true
+    public func inputWritten(at date: Timestamp, userId: String?) {
+        isOlderInput = (try? journal?.isOlderInput(date, userId: userId)) == true
     }
 
     public func progress(bytes: Int64, total: Int64?) {

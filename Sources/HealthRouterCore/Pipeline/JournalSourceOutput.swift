@@ -70,10 +70,10 @@ public final class JournalSourceOutput: SourceOutput, @unchecked Sendable {
 
     /// After the batches handed on before it (none: an export's date comes first), on the thread
     /// that appends them.
-    public func inputWritten(at date: Timestamp) {
+    public func inputWritten(at date: Timestamp, userId: String?) {
         appendQueue.async { [self] in
             do {
-                try journal.noteInputWritten(at: date)
+                try journal.noteInputWritten(at: date, userId: userId)
             } catch {
                 failure.withLock { $0 = $0 ?? "\(error)" }
             }

@@ -19,14 +19,15 @@ public protocol SourceOutput: AnyObject {
     func skipped(_ reason: String, location: String?)
     /// Reports progress of a finite source: bytes consumed of `total` (nil: unknown).
     func progress(bytes: Int64, total: Int64?)
-    /// Tells when the input was written (an export's `ExportDate`), before the source emits any
-    /// item: a sample an older input holds in another version than the journal's is left out
-    /// (`Journal.inputIsOlder`). Default: nothing.
-    func inputWritten(at date: Timestamp)
+    /// Tells when the input was written (an export's `ExportDate`) and whose it is (the user its
+    /// samples get), before the source emits any item: a sample an older input of the same user
+    /// holds in another version than the journal's is left out (`Journal.inputIsOlder`). Default:
+    /// nothing.
+    func inputWritten(at date: Timestamp, userId: String?)
 }
 
 extension SourceOutput {
-    public func inputWritten(at date: Timestamp) {}
+    public func inputWritten(at date: Timestamp, userId: String?) {}
 
     public func emit(taking items: inout [HealthItem]) throws {
         try emit(items)
