@@ -19,6 +19,8 @@ final class ExportElementHandler: SAXHandler {
     private var zoneOffsets = RecordedZoneOffsets()
     private(set) var sawRoot = false
     private(set) var exportDate: Timestamp?
+    /// Whether the output heard when the export was written (`inputWritten`).
+    private var toldInputDate = false
     private(set) var locale: String?
 
     /// Names of the open elements, outermost first.
@@ -128,6 +130,12 @@ final class ExportElementHandler: SAXHandler {
     // MARK: Top level
 
     private func startTopLevel(_ element: XMLName, _ name: UnsafePointer<UInt8>, _ attributes: SAXAttributes) {
+        // An export without a readable ExportDate (which comes first) counts as written in 1970:
+        // older than any dated export, for every one of its samples alike (its profile is at 1970).
+        if element != .exportDate && !toldInputDate {
+            toldInputDate = true
+            output.inputWritten(at: Timestamp(epochMilliseconds: 0), userId: userId)
+        }
         switch element {
         case .record:
             beginRecord(attributes)
@@ -145,6 +153,7 @@ final class ExportElementHandler: SAXHandler {
             if let exportDate {
                 logger.info("export date \(TimestampFormatter.iso8601(exportDate))")
                 output.inputWritten(at: exportDate, userId: userId)
+                toldInputDate = true
             } else {
                 skip("ExportDate without a valid value")
             }

@@ -79,6 +79,12 @@ public final class SQLiteSink: Sink {
                                        for: configuration.path) {
             throw SinkError.misconfigured(problem)
         }
+        // A file this process may not write, in a folder it may (SQLite would open it read-only and
+        // leave -wal and -shm files of this process's beside it): no retry writes it.
+        if FileManager.default.fileExists(atPath: configuration.path) && access(configuration.path, W_OK) != 0 {
+            throw SinkError.misconfigured("\(configuration.path): this process may not write the file: fix its owner or "
+                                            + "permissions, or set `path` to a store it may write")
+        }
         do {
             let directory = (configuration.path as NSString).deletingLastPathComponent
             if !directory.isEmpty {
@@ -180,7 +186,9 @@ public final class SQLiteSink: Sink {
             // The transaction rolled back, an index dropped in it with it.
             loadingInBulk = nil
             if let error = error as? SQLiteError {
-                throw error.isDataError ? SinkError.rejected(error.description) : SinkError.unavailable(error.description)
+                if error.isDataError { throw SinkError.rejected(error.description) }
+                // SQLITE_READONLY: the file turned read-only (or was opened so); no retry writes it.
+                throw error.code & 0xff == 8 ? SinkError.misconfigured(error.description) : SinkError.unavailable(error.description)
             }
             throw error
         }

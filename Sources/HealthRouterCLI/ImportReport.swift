@@ -92,8 +92,10 @@ struct ImportReport {
                              + "read earlier in the same file: a record given twice, or a correlation's member")
             }
             if appended.earlierVersions > 0 {
-                parts.append("\(NumberText.grouped(appended.earlierVersions)) of them earlier versions of samples the journal "
-                             + "holds in a later one (kept)")
+                let count = appended.earlierVersions
+                parts.append("\(NumberText.grouped(count)) of them " + (count == 1
+                    ? "an earlier version of a sample the journal holds in a later one, which stays"
+                    : "earlier versions of samples the journal holds in a later one, which stays"))
             }
             lines.append("  duplicates  \(NumberText.grouped(appended.duplicateCount)) (\(parts.joined(separator: "; ")))")
         }

@@ -324,15 +324,33 @@ import Testing
         #expect(intoReadOnly.stderr.contains("may not write"), "\(intoReadOnly.stderr)")
         #expect(!intoReadOnly.stderr.contains("retrying"), "\(intoReadOnly.stderr)")
         #expect(Date().timeIntervalSince(started) < 5)
+
+        // The file read-only in a folder this process may write: refused as well, and no -wal or
+        // -shm file of this process's is left beside it.
+        try FileManager.default.createDirectory(atPath: directory + "/out/store", withIntermediateDirectories: false,
+                                                attributes: [.posixPermissions: 0o777])
+        try FileManager.default.copyItem(atPath: directory + "/local.sqlite", toPath: directory + "/out/store/local.sqlite")
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: directory + "/out/store/local.sqlite")
+        try """
+            state_directory: ./out/state
+            sinks:
+              local: { type: sqlite, path: ./out/store/local.sqlite }
+            """.write(toFile: directory + "/out/file.yaml", atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: directory + "/out/file.yaml")
+        let intoReadOnlyFile = try CommandRunner.runUnprivileged(["backfill", "local", "--from", "export.zip", "--config", "out/file.yaml", "-q"],
+                                                                 in: directory)
+        #expect(intoReadOnlyFile.status == 78, "\(intoReadOnlyFile.stdout)\(intoReadOnlyFile.stderr)")
+        #expect(intoReadOnlyFile.stderr.contains("may not write the file"), "\(intoReadOnlyFile.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/out/store") == ["local.sqlite"])
     }
 
     /// An export written `exported` (a day) with a day's activity summary of `energy` kcal, a profile
     /// and a record both exports hold alike.
-    static func export(exported: String, energy: Int) -> String {
+    static func export(exported: String?, energy: Int) -> String {
         """
         <?xml version="1.0" encoding="UTF-8"?>
         <HealthData locale="en_US">
-         <ExportDate value="\(exported) 09:00:00 +0100"/>
+        \(exported.map { " <ExportDate value=\"\($0) 09:00:00 +0100\"/>" } ?? "")
          <Me HKCharacteristicTypeIdentifierDateOfBirth="1990-01-01" HKCharacteristicTypeIdentifierBiologicalSex="HKBiologicalSexFemale"/>
          <Record type="HKQuantityTypeIdentifierStepCount" sourceName="Phone" unit="count" startDate="2022-01-04 10:00:00 +0100" endDate="2022-01-04 10:10:00 +0100" value="100"/>
          <ActivitySummary dateComponents="2022-01-05" activeEnergyBurned="\(energy)" activeEnergyBurnedGoal="500" activeEnergyBurnedUnit="kcal" appleExerciseTime="5" appleExerciseTimeGoal="30" appleStandHours="2" appleStandHoursGoal="12"/>
@@ -379,6 +397,13 @@ import Testing
             #expect(try run(["import", file]).stdout.contains("nothing new"))
         }
         #expect(try stored() == "400 2022-01-10T09:00:00+01:00")
+        // An export without a date is older than any dated one, for every sample alike.
+        try Self.export(exported: nil, energy: 999).write(toFile: directory + "/undated.xml", atomically: true, encoding: .utf8)
+        for _ in 0..<2 {
+            let undated = try run(["import", "undated.xml", "newer.xml"])
+            #expect(undated.stdout.contains("earlier versions") && !undated.stdout.contains("changed"), "\(undated.stdout)")
+        }
+        #expect(try stored() == "400 2022-01-10T09:00:00+01:00")
 
         // Older first, then newer: the newer's versions win; the older again takes nothing back.
         let second = makeTemporaryDirectory("versions-2")
@@ -398,6 +423,11 @@ import Testing
         try Self.config.write(toFile: replay + "/healthrouter.yaml", atomically: true, encoding: .utf8)
         try FileManager.default.copyItem(atPath: second + "/journal.ndjson", toPath: replay + "/journal.ndjson")
         _ = try run(["import", "journal.ndjson"], in: replay)
+        #expect(try stored(replay) == "400 2022-01-10T09:00:00+01:00")
+        // A journal restored from its dump knows its newest export (the profile's date): an older
+        // export imported after it changes nothing.
+        try FileManager.default.copyItem(atPath: directory + "/older.xml", toPath: replay + "/older.xml")
+        #expect(try run(["import", "older.xml"], in: replay).stdout.contains("nothing new"))
         #expect(try stored(replay) == "400 2022-01-10T09:00:00+01:00")
         let lines = try lakeLines(replay)
         #expect(try run(["import", "journal.ndjson"], in: replay).stdout.contains("nothing new"))

@@ -510,10 +510,18 @@ public final class Journal {
         return lookupMeta.int64(0) > sample.start.epochMilliseconds
     }
 
+    /// Records `sample`, a profile taken, as its user's latest; its start is its export's date, so
+    /// the user's latest export is at least that recent (a dump's replay brings no other date: an
+    /// older export imported after it must not change what the dump restored).
     private func noteProfile(_ sample: Sample) throws {
         upsertMeta.bind(1, Self.profileKey(sample))
         upsertMeta.bind(2, sample.start.epochMilliseconds)
         try upsertMeta.run()
+        if try !isOlderInput(sample.start, userId: sample.userId) {
+            upsertMeta.bind(1, Self.latestInputKey(sample.userId))
+            upsertMeta.bind(2, sample.start.epochMilliseconds)
+            try upsertMeta.run()
+        }
     }
 
     /// Whether the journal holds a later version of `sample` (`backfill --from`: a file's sample the
