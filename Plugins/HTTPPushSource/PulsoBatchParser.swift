@@ -27,10 +27,6 @@ enum PulsoBatchParser {
         var skipped = 0
         /// The first `PulsoBatchParser.reportedSkips` elements skipped, for the log.
         var skips: [SkippedElement] = []
-        /// Samples stored without a field sent with a value of the wrong type (`"unit": 5`).
-        var mistyped = 0
-        /// The first `PulsoBatchParser.reportedSkips` of them, for the log: `#3 uuid=A unit`.
-        var mistypedExamples: [String] = []
         /// Samples dropped because an earlier element of the body had their `uuid`.
         var duplicates = 0
         /// The ids of the samples taken so far, a UUID in upper case (the journal's form, in which
@@ -192,7 +188,7 @@ enum PulsoBatchParser {
     /// own `userId`, when it has one, is its user.
     private static func add(_ element: PulsoElement, index: Int, userId caller: String?, keepsUserIds: Bool = false,
                             to batch: inout Batch, json: UnsafeBufferPointer<UInt8>? = nil) {
-        let userId = keepsUserIds ? element.userId ?? caller : caller
+        let userId = keepsUserIds ? element.userId.flatMap { $0.isEmpty ? nil : $0 } ?? caller : caller
         if let ids = element.deleted {
             if !ids.isEmpty { batch.items.append(.tombstone(Tombstone(ids: ids, userId: userId))) }
             return
@@ -204,18 +200,21 @@ enum PulsoBatchParser {
             batch.skip(SkippedElement(index: index, uuid: element.uuid.flatMap { $0.isEmpty ? nil : $0 }, problem: error))
             return
         }
-        var mistyped = element.mistyped
+        // A field of the wrong JSON type, or parts that cannot be read: skipped, as a sample stored
+        // without them would replace the version stored before, field and all.
+        if !element.mistyped.isEmpty {
+            batch.skip(SkippedElement(index: index, uuid: sample.id, problem: .init(
+                field: element.mistyped.sorted().joined(separator: ", "),
+                reason: "of another JSON type than Pulso's protocol gives (a number for a string, a string for a number)")))
+            return
+        }
         if element.hasParts, let json {
             do {
                 try mergeParts(from: json, into: &sample)
             } catch {
-                mistyped.append("parts (\(SkippedElement.clipped(error.problem, limit: 60)))")
-            }
-        }
-        if !mistyped.isEmpty {
-            batch.mistyped += 1
-            if batch.mistypedExamples.count < reportedSkips {
-                batch.mistypedExamples.append("#\(index) uuid=\(SkippedElement.clipped(sample.id)) \(mistyped.sorted().joined(separator: ", "))")
+                batch.skip(SkippedElement(index: index, uuid: sample.id,
+                                          problem: .init(field: "parts", reason: SkippedElement.clipped(error.problem, limit: 60))))
+                return
             }
         }
         guard batch.addFirst(sample) else { return }
@@ -270,7 +269,9 @@ enum PulsoBatchParser {
         let end = try date("end", element.end, element.end == nil ? nil : element.endInstant)
         guard end >= start else { throw SkippedElement.Problem(field: "end", reason: "before the start") }
         let key = element.type ?? "unknown"
+        // A forwarded line without `type` names its type by `identifier`.
         let known = TypeRegistry.type(key: key) ?? TypeRegistry.resolve(key)
+            ?? (element.type == nil ? element.identifier.flatMap { TypeRegistry.type(identifier: $0) } : nil)
         let identifier = element.identifier ?? known?.identifier ?? key
 
         var kind: SampleKind
@@ -288,6 +289,14 @@ enum PulsoBatchParser {
 
         var sample = Sample(id: id, type: identifier, kind: kind, start: start, end: end,
                             sourceName: element.source ?? "", userId: userId)
+        // A sleep stage without its stage: stored, it would replace the stage sent before with none.
+        if kind == .category, known?.isInPulsoProtocol == true, !CategoryValueNames.pulsoOmitsValue(type: identifier),
+           element.categoryValue == nil {
+            switch element.value {
+            case .none, .null: throw SkippedElement.Problem(field: "value", reason: "missing or null (this category's value is required)")
+            default: break
+            }
+        }
         switch element.value {
         case .string(let text) where kind == .quantity:
             // A quantity's value is a number: a text there is not stored as a category.

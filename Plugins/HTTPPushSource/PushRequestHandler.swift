@@ -212,16 +212,6 @@ final class PushRequestHandler: Sendable {
         guard let result = append(batch.items, caller: caller) else { return .storageError }
         warnUnconvertedUnits(batch.items, request: request, caller: caller, unitMayBeOmitted: true)
         warnSkipped(batch.skipped, of: batch.received, examples: batch.skips.map(\.description), request: request, caller: caller)
-        if batch.mistyped > 0 {
-            warnings.warn(key: "\(request.path) mistyped", "push: fields of the wrong type were left out of the samples stored", {
-                var fields = [("route", request.path), ("samples", String(batch.mistyped))]
-                if !tokens.isEmpty { fields.append(("user", caller.name)) }
-                fields.append(("first", batch.mistypedExamples.joined(separator: "; ")))
-                fields.append(("hint", "the client sends these fields as another JSON type than Pulso's protocol gives them "
-                                + "(a number for a string, a string for a number)"))
-                return fields
-            }())
-        }
         do {
             try latest.record(batch.ends, user: caller.name)
         } catch {

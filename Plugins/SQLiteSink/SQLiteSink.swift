@@ -119,7 +119,7 @@ public final class SQLiteSink: Sink {
         } catch let error as SQLiteError where error.code == 26 {
             throw SinkError.misconfigured("\(configuration.path) is not a SQLite database: set `path` to a new file, "
                                         + "or to a store healthrouter made")
-        } catch let error as SQLiteError where error.code & 0xff == 8 {
+        } catch let error as SQLiteError where error.code & 0xff == 8 && error.code != 1032 {
             // SQLITE_READONLY: a file or folder this process may not write; no retry changes that.
             throw SinkError.misconfigured(error.description)
         } catch let error as SQLiteError {
@@ -188,7 +188,9 @@ public final class SQLiteSink: Sink {
             if let error = error as? SQLiteError {
                 if error.isDataError { throw SinkError.rejected(error.description) }
                 // SQLITE_READONLY: the file turned read-only (or was opened so); no retry writes it.
-                throw error.code & 0xff == 8 ? SinkError.misconfigured(error.description) : SinkError.unavailable(error.description)
+                // (Not SQLITE_READONLY_DBMOVED: the file was replaced while open; opened anew, it is written.)
+                throw error.code & 0xff == 8 && error.code != 1032
+                    ? SinkError.misconfigured(error.description) : SinkError.unavailable(error.description)
             }
             throw error
         }

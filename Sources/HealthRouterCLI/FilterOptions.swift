@@ -41,7 +41,8 @@ enum FilterOptions {
         // fixed at once), not for an unknown type.
         for unknown in filter.unknownTypes {
             let message = "--types: '\(unknown)' is no known type, short key or group"
-            if let guess = NameSuggester.closest(to: unknown, among: TypeRegistry.groups + TypeRegistry.all.compactMap(\.key)) {
+            if let guess = NameSuggester.closest(to: unknown, among: TypeRegistry.groups + TypeRegistry.all.compactMap(\.key)
+                                                  + TypeRegistry.all.map(\.identifier)) {
                 throw UsageError(message + " (did you mean '\(guess)'?); see healthrouter types", command: command)
             }
             StandardError.write("healthrouter: warning: \(message); it selects only a type with exactly this identifier\n")

@@ -100,7 +100,14 @@ struct LoadedConfig {
                                   message: "unknown sink type '\(plugin.type)'",
                                   suggestion: NameSuggester.hint(for: plugin.type, among: PluginList.sinks.map(\.type), noun: "sink types"))
             }
-            let make = try kind.prepare(plugin, context(for: plugin.name))
+            let make: @Sendable () throws -> any Sink
+            do {
+                make = try kind.prepare(plugin, context(for: plugin.name))
+            } catch let error as ConfigError where plugin.options.holdsUnsetReference {
+                // A sink this command does not open, whose `${NAME}` was left unset (`usesSinks`): its
+                // keys are checked by the commands that open it, which refuse the variable first.
+                make = { throw error }
+            }
             let name = plugin.name
             return SinkSpec(name: name, type: plugin.type, makeSink: make) { type, source in
                 guard let type else { return true }

@@ -45,6 +45,10 @@ enum RunCommand {
         var plan = try Plan(arguments: arguments, environment: environment)
         try plan.loaded.ensureStateDirectory()
         var lock = try DaemonLock(stateDirectory: plan.loaded.config.stateDirectory)
+        // The lock of a reloaded config's other state directory, held beside the running one's until
+        // that config has started (a config that cannot start falls back to the one that ran, whose
+        // directory stays locked).
+        var pendingLock: DaemonLock?
         let signals = SignalWaiter(signals: [SIGTERM, SIGINT, SIGHUP], logger: plan.loaded.logger)
         var previous: Plan?
         // The push counters /metrics shows count this process's pushes, across reloads.
@@ -56,7 +60,12 @@ enum RunCommand {
                 try plan.daemon(pushTotals: pushTotals).run(sources: plan.services) {
                     // Called once the sources listen: a reloaded config has taken over.
                     if previous != nil { plan.loaded.logger.info("config reloaded", [("config", plan.loaded.origin)]) }
-                    next = waitForStopOrReload(signals, arguments: arguments, logger: plan.loaded.logger, lock: &lock)
+                    if let taken = pendingLock {
+                        lock = taken
+                        pendingLock = nil
+                    }
+                    next = waitForStopOrReload(signals, arguments: arguments, logger: plan.loaded.logger, lock: lock,
+                                               pendingLock: &pendingLock)
                     // A reload does not wait for behind sinks to catch up: the push port would be
                     // closed meanwhile, and phones back off for a minute or more.
                     return next == nil
@@ -67,6 +76,7 @@ enum RunCommand {
                     plan.loaded.logger.error("the reloaded config cannot start; keeping the previous one", [("error", "\(error)")])
                     plan = working
                     previous = nil
+                    pendingLock = nil
                     continue
                 }
                 switch error {
@@ -91,9 +101,10 @@ enum RunCommand {
     /// Blocks until SIGTERM or SIGINT (returns nil) or a SIGHUP whose config loads and checks
     /// (returns it). A SIGHUP whose config does not is logged, with where and what is wrong,
     /// and waited past: the running daemon is never stopped for it.
-    /// A config that moves the state directory takes the new one's lock (`lock`) before it is taken.
+    /// A config that moves the state directory from `lock`'s takes the new one's lock
+    /// (`pendingLock`) before it is taken; the running one's stays held until it has started.
     static func waitForStopOrReload(_ signals: SignalWaiter, arguments: CommandLineArguments, logger: Logger,
-                                    lock: inout DaemonLock) -> Plan? {
+                                    lock: DaemonLock, pendingLock: inout DaemonLock?) -> Plan? {
         while signals.wait() == SIGHUP {
             // A config from a pipe (`--config <(envsubst < healthrouter.yaml)`) was read once, at the
             // start: opened again it is empty, which would stop every source and sink.
@@ -107,7 +118,7 @@ enum RunCommand {
                 let next = try Plan(arguments: arguments, environment: ProcessInfo.processInfo.environment)
                 try next.loaded.ensureStateDirectory()
                 if DaemonLock.key(next.loaded.config.stateDirectory) != lock.key {
-                    lock = try DaemonLock(stateDirectory: next.loaded.config.stateDirectory)
+                    pendingLock = try DaemonLock(stateDirectory: next.loaded.config.stateDirectory)
                 }
                 return next
             } catch {

@@ -92,7 +92,7 @@ import Testing
             state_directory: ./state
             sinks:
               local: { type: sqlite, path: ./h.sqlite }
-              mirror: { type: http, url: "http://127.0.0.1:9", token: "${HR_TEST_MIRROR_TOKEN}" }
+              mirror: { type: http, url: "http://127.0.0.1:9", token: "${HR_TEST_MIRROR_TOKEN}", batch_size: "${HR_TEST_MIRROR_BATCH}" }
               supa: { type: postgres, url: "${HR_TEST_SUPA_URL}", user_id: 3b241101-e2bb-4255-8caf-4136c566a962 }
             routes:
               - types: ["*"]
@@ -376,6 +376,9 @@ import Testing
         let unknown = try CommandRunner.run(["dump", "--types", "HKQuantityTypeIdentifierFooBar", "--config", config], in: directory)
         #expect(unknown.status != 64, "\(unknown.stderr)")
         #expect(unknown.stderr.contains("it selects only a type with exactly this identifier"), "\(unknown.stderr)")
+        let identifier = try CommandRunner.run(["dump", "--types", "HKQuantityTypeIdentifierHeartRat", "--config", config], in: directory)
+        #expect(identifier.status == 64)
+        #expect(identifier.stderr.contains("(did you mean 'HKQuantityTypeIdentifierHeartRate'?)"), "\(identifier.stderr)")
         let malformed = try CommandRunner.run(["dump", "--types", "heart rate", "--config", config], in: directory)
         #expect(malformed.status == 64)
         #expect(malformed.stderr.contains("'heart rate' is not a type selector"), "\(malformed.stderr)")

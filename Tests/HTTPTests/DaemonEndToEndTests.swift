@@ -212,6 +212,32 @@ struct DaemonEndToEndTests {
         #expect(first.stop(signal: SIGKILL) != 0)
         let third = try DaemonProcess(directory: first.directory)
         try third.start()
+
+        // A reload onto another state directory whose config cannot start (its port taken) falls
+        // back to the running config, whose state directory stays locked.
+        let taken = try #require(DaemonProcess.listeningSocket())
+        defer { close(taken.descriptor) }
+        let path = third.directory + "/config.yaml"
+        let config = try String(contentsOfFile: path, encoding: .utf8)
+        try config.replacingOccurrences(of: "\(third.directory)/state", with: "\(third.directory)/state2")
+            .replacingOccurrences(of: "127.0.0.1:\(third.port)", with: "127.0.0.1:\(taken.port)")
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let reloadedAt = Date()
+        kill(try #require(third.process?.processIdentifier), SIGHUP)
+        while !third.log.contains("keeping the previous one") && Date().timeIntervalSince(reloadedAt) < 10 {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        #expect(third.log.contains("the reloaded config cannot start; keeping the previous one"), "\(third.log)")
+        try config.write(toFile: path, atomically: true, encoding: .utf8)
+        let fourth = try DaemonProcess(directory: NSTemporaryDirectory() + "daemon-\(UUID().uuidString)")
+        let fourthConfig = try String(contentsOfFile: fourth.directory + "/config.yaml", encoding: .utf8)
+        try fourthConfig.replacingOccurrences(of: "\(fourth.directory)/state", with: "\(third.directory)/state")
+            .write(toFile: fourth.directory + "/config.yaml", atomically: true, encoding: .utf8)
+        let refused = try fourth.launch()
+        let refusedBy = Date(timeIntervalSinceNow: 10)
+        while refused.isRunning && Date() < refusedBy { Thread.sleep(forTimeInterval: 0.05) }
+        if refused.isRunning { fourth.stop() }
+        #expect(refused.terminationStatus == 69, "\(fourth.log)")
         #expect(third.stop() == 0)
     }
 }

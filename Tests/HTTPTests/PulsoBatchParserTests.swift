@@ -234,11 +234,40 @@ struct PulsoBatchParserTests {
                                                        "#3 uuid=M value: missing (a quantity's value is required)"])
             #expect(batch.items.count == 2)
         }
+        // So is a sleep stage without its stage, and a quantity named by `identifier` alone (a forward).
+        let more = Array(("[" + [
+            #"{"uuid":"S","type":"sleepAnalysis","start":"2026-07-06T01:00:00Z","end":"2026-07-06T02:00:00Z","value":null,"source":"W"}"#,
+            #"{"uuid":"T","type":"sleepAnalysis","start":"2026-07-06T01:00:00Z","end":"2026-07-06T02:00:00Z","source":"W"}"#,
+            #"{"uuid":"I","identifier":"HKQuantityTypeIdentifierStepCount","kind":"quantity","start":"2026-07-06T10:00:00Z","end":"2026-07-06T10:05:00Z","source":"P"}"#,
+            #"{"uuid":"K","type":"sleepAnalysis","start":"2026-07-06T01:00:00Z","end":"2026-07-06T02:00:00Z","value":"asleepREM","source":"W"}"#,
+        ].joined(separator: ",") + "]").utf8)
+        for batch in [try PulsoBatchParser.parse(more, userId: nil), try PulsoBatchParser.parseWithFoundation(more, userId: nil)] {
+            #expect(batch.skips.map(\.description) == ["#0 uuid=S value: missing or null (this category's value is required)",
+                                                       "#1 uuid=T value: missing or null (this category's value is required)",
+                                                       "#2 uuid=I value: missing (a quantity's value is required)"])
+            #expect(batch.items.count == 1)
+        }
     }
 
-    /// A field sent as another JSON type than Pulso's (`"source": 5`, `"duration": "3600"`, a
-    /// string for `metadata`) is left out of the sample, which is kept, and named for the log; a
-    /// null is no value, as if the field were absent.
+    /// A forward's parts that cannot be read (a route point without numeric coordinates, which
+    /// would be drawn at 0,0; `events` that is no list) skip the element, naming them; with
+    /// `forwarded_user_ids`, an empty `userId` is none (the token's user).
+    @Test func unreadablePartsSkipTheElement() throws {
+        let lines = [
+            #"{"uuid":"X6","type":"workout","start":"2026-07-06T18:00:00Z","end":"2026-07-06T19:00:00Z","workoutActivityType":"running","source":"W","routes":[{"points":[{"time":"2026-07-06T18:00:00Z","latitude":null,"longitude":true}]}]}"#,
+            #"{"uuid":"X7","type":"workout","start":"2026-07-06T18:00:00Z","end":"2026-07-06T19:00:00Z","workoutActivityType":"running","source":"W","events":5}"#,
+            #"{"uuid":"X8","type":"heartRate","start":"2026-07-06T18:00:00Z","end":"2026-07-06T18:00:00Z","value":60,"source":"W","userId":""}"#,
+        ].joined(separator: "\n")
+        let batch = try PulsoBatchParser.parseNDJSON(Array(lines.utf8), userId: "fwd", keepsUserIds: true)
+        #expect(batch.skips.map(\.description) == ["#0 uuid=X6 parts: route point without a numeric latitude",
+                                                   "#1 uuid=X7 parts: events is not a list"])
+        guard case .sample(let kept)? = batch.items.first else { Issue.record("no sample"); return }
+        #expect(kept.userId == "fwd")
+    }
+
+    /// An element with a field sent as another JSON type than Pulso's (`"source": 5`,
+    /// `"duration": "3600"`, a string for `metadata`) is skipped, naming the fields (stored without
+    /// them, a re-send would replace the stored version's); a null is no value, as if absent.
     @Test func fieldsOfTheWrongTypeAreNamed() throws {
         let body = Array(("[" + [
             #"{"uuid":"A","type":"stepCount","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":3,"source":5,"unit":5,"metadata":"x"}"#,
@@ -246,11 +275,10 @@ struct PulsoBatchParserTests {
             #"{"uuid":"C","type":"stepCount","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":3,"source":"P","unit":null}"#,
         ].joined(separator: ",") + "]").utf8)
         for batch in [try PulsoBatchParser.parse(body, userId: nil), try PulsoBatchParser.parseWithFoundation(body, userId: nil)] {
-            #expect(batch.items.count == 3)
-            #expect(batch.mistyped == 2)
-            #expect(batch.mistypedExamples == ["#0 uuid=A metadata, source, unit", "#1 uuid=W duration, totalDistance"])
-            guard case .sample(let kept)? = batch.items.first else { Issue.record("no sample"); continue }
-            #expect(kept.sourceName == "" && kept.unit == nil && kept.metadata.isEmpty && kept.value == 3)
+            #expect(batch.items.count == 1)
+            let reason = "of another JSON type than Pulso's protocol gives (a number for a string, a string for a number)"
+            #expect(batch.skips.map(\.description) == ["#0 uuid=A metadata, source, unit: " + reason,
+                                                       "#1 uuid=W duration, totalDistance: " + reason])
         }
     }
 

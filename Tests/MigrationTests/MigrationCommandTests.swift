@@ -443,6 +443,20 @@ import Testing
         #expect(try stored(second) == "400 2022-01-10T09:00:00+01:00")
         #expect(try run(["migrate", "--from", "local", "--to", "lake", "--verify-only"], in: second).status == 0)
 
+        // A newer export cut short (a copy that stopped after its date) brought none of its versions:
+        // an export between the two is not older than it.
+        let cut = makeTemporaryDirectory("versions-cut")
+        defer { try? FileManager.default.removeItem(atPath: cut) }
+        try Self.config.write(toFile: cut + "/healthrouter.yaml", atomically: true, encoding: .utf8)
+        try FileManager.default.copyItem(atPath: directory + "/older.xml", toPath: cut + "/older.xml")
+        let newer = try Self.export(exported: "2022-01-10", energy: 400)
+        try String(newer[..<newer.range(of: "<Me ")!.lowerBound]).write(toFile: cut + "/cut.xml", atomically: true, encoding: .utf8)
+        try Self.export(exported: "2022-01-07", energy: 250).write(toFile: cut + "/between.xml", atomically: true, encoding: .utf8)
+        _ = try run(["import", "older.xml"], in: cut)
+        #expect(try CommandRunner.run(["import", "cut.xml", "-q"], in: cut).status == 65)
+        #expect(try run(["import", "between.xml"], in: cut).stdout.contains("changed"))
+        #expect(try stored(cut) == "250 2022-01-07T09:00:00+01:00")
+
         // Each user's exports are ordered apart: bob's export, older than alice's newer one, is his
         // newest, and his summary of the day is taken (another id: the day's and his).
         try (Self.config + "\nsources:\n  bob: { type: apple_health_export, path: ./older.xml, user_id: bob }\n")

@@ -39,6 +39,17 @@ public struct ConfigNode: Sendable, Hashable, Decodable, CustomStringConvertible
         self.template = template
     }
 
+    /// Whether a scalar in this node still holds a `${NAME}` reference that substitution left as
+    /// written (an unset variable of a section the command does not use: `EnvironmentSubstitution`).
+    public var holdsUnsetReference: Bool {
+        switch value {
+        case .null: false
+        case .scalar(let text): template == nil && text.contains("${")
+        case .sequence(let items): items.contains { $0.holdsUnsetReference }
+        case .mapping(let entries): entries.contains { $0.value.holdsUnsetReference }
+        }
+    }
+
     /// An empty mapping, for code that builds configs.
     public static func emptyMapping(at location: ConfigLocation) -> ConfigNode {
         ConfigNode(.mapping([]), location: location)

@@ -206,8 +206,22 @@ public enum PulsoJSONDecoder {
         return try requiredTime(value, field)
     }
 
+    /// The entries of a part's list (`events`, `routes`, a route's `points`, …): none when absent or
+    /// null; another value is a broken line, not an empty list.
+    private static func list(_ value: JSONValue?, _ field: String) throws -> [JSONValue] {
+        guard let value, value != .null else { return [] }
+        guard let entries = value.arrayValue else { throw Failure("\(field) is not a list") }
+        return entries
+    }
+
+    /// A coordinate of a route point: a number (a point at 0,0 would be made up).
+    private static func coordinate(_ point: JSONValue, _ field: String) throws -> Double {
+        guard let number = point[field]?.numberValue else { throw Failure("route point without a numeric \(field)") }
+        return number
+    }
+
     private static func events(_ value: JSONValue?) throws -> [WorkoutEvent] {
-        try (value?.arrayValue ?? []).map { event in
+        try list(value, "events").map { event in
             WorkoutEvent(type: event["type"]?.stringValue ?? "", date: try requiredTime(event["date"], "event date"),
                          durationSeconds: event["duration"]?.numberValue,
                          metadata: event["metadata"].map(metadata) ?? [])
@@ -215,7 +229,7 @@ public enum PulsoJSONDecoder {
     }
 
     private static func statistics(_ value: JSONValue?) throws -> [WorkoutStatistic] {
-        try (value?.arrayValue ?? []).map { s in
+        try list(value, "statistics").map { s in
             WorkoutStatistic(type: s["type"]?.stringValue ?? "", start: try requiredTime(s["start"], "statistic start"),
                              end: try requiredTime(s["end"], "statistic end"), average: s["average"]?.numberValue,
                              minimum: s["minimum"]?.numberValue, maximum: s["maximum"]?.numberValue,
@@ -224,7 +238,7 @@ public enum PulsoJSONDecoder {
     }
 
     private static func activities(_ value: JSONValue?) throws -> [WorkoutActivity] {
-        try (value?.arrayValue ?? []).map { a in
+        try list(value, "activities").map { a in
             WorkoutActivity(id: a["uuid"]?.stringValue ?? "", activityType: a["activityType"]?.stringValue,
                             start: try requiredTime(a["start"], "activity start"),
                             end: try optionalTime(a["end"], "activity end"),
@@ -234,13 +248,13 @@ public enum PulsoJSONDecoder {
     }
 
     private static func routes(_ value: JSONValue?) throws -> [WorkoutRoute] {
-        try (value?.arrayValue ?? []).map { r in
+        try list(value, "routes").map { r in
             WorkoutRoute(sourceName: r["source"]?.stringValue, start: try optionalTime(r["start"], "route start"),
                          end: try optionalTime(r["end"], "route end"), filePath: r["filePath"]?.stringValue,
                          metadata: r["metadata"].map(metadata) ?? [],
-                         points: try (r["points"]?.arrayValue ?? []).map { p in
+                         points: try list(r["points"], "route points").map { p in
                              RoutePoint(time: try requiredTime(p["time"], "route point time"),
-                                        latitude: p["latitude"]?.numberValue ?? 0, longitude: p["longitude"]?.numberValue ?? 0,
+                                        latitude: try coordinate(p, "latitude"), longitude: try coordinate(p, "longitude"),
                                         altitude: p["altitude"]?.numberValue,
                                         horizontalAccuracy: p["horizontalAccuracy"]?.numberValue,
                                         verticalAccuracy: p["verticalAccuracy"]?.numberValue,

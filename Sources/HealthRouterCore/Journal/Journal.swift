@@ -517,10 +517,9 @@ public final class Journal {
         upsertMeta.bind(1, Self.profileKey(sample))
         upsertMeta.bind(2, sample.start.epochMilliseconds)
         try upsertMeta.run()
-        if try !isOlderInput(sample.start, userId: sample.userId) {
-            upsertMeta.bind(1, Self.latestInputKey(sample.userId))
-            upsertMeta.bind(2, sample.start.epochMilliseconds)
-            try upsertMeta.run()
+        // Not in an input that told its date: that date counts once the input is in (`finishInput`).
+        if inputWritten == nil, try !isOlderInput(sample.start, userId: sample.userId) {
+            try noteLatestInput(sample.start, userId: sample.userId)
         }
     }
 
@@ -545,7 +544,9 @@ public final class Journal {
         lookupId.bind(2, start)
         let current = try lookupId.step() ? lookupId.int64(0) : nil
         lookupId.reset()
-        guard let current, current != hash else { return false }
+        // The same content, also as an older journal hashed it (with the offsets, or a route's dates as text).
+        guard let current, current != hash, current != ContentHash.of(writer.bytes),
+              current != ContentHash.of(writer.bytes, skipping: writer.offsetRanges) else { return false }
         return try older || supersededSequence(key, start: start, hash: hash) != nil
     }
 
@@ -734,21 +735,41 @@ public final class Journal {
     /// Whether the input being imported was written before another of the same user the journal took
     /// (an export older than one of theirs imported before: `noteInputWritten`): a sample it holds in another version
     /// than the journal's is an earlier version, left out (`AppendResult.earlierVersions`), so
-    /// importing exports in any order, or again, ends with the newest export's versions. Reset by
-    /// a one-shot import for each input.
-    public var inputIsOlder = false
+    /// importing exports in any order, or again, ends with the newest export's versions. Set by
+    /// `noteInputWritten`; cleared by `beginInput`.
+    public private(set) var inputIsOlder = false
 
-    /// Records that the input being imported was written at `date` (an export's `ExportDate`) for
+    /// When the input being imported was written, and whose it is, as it told (`noteInputWritten`).
+    private var inputWritten: (date: Timestamp, userId: String?)?
+
+    /// Called by a one-shot import before each input: it has told no date yet.
+    public func beginInput() {
+        inputIsOlder = false
+        inputWritten = nil
+    }
+
+    /// Notes that the input being imported was written at `date` (an export's `ExportDate`) for
     /// `userId` (the user its samples get; each user's exports are ordered apart): sets
-    /// `inputIsOlder` when an input of theirs the journal took was written later, else makes `date`
-    /// their latest.
+    /// `inputIsOlder` when an input of theirs the journal took was written later. The date becomes
+    /// their latest only once the input was read to its end (`finishInput`): an export cut short
+    /// or killed has not brought its versions, and must not make an older one's count as earlier.
     public func noteInputWritten(at date: Timestamp, userId: String?) throws {
         inputIsOlder = try isOlderInput(date, userId: userId)
-        if !inputIsOlder {
-            upsertMeta.bind(1, Self.latestInputKey(userId))
-            upsertMeta.bind(2, date.epochMilliseconds)
-            try upsertMeta.run()
-        }
+        inputWritten = (date, userId)
+    }
+
+    /// Called by a one-shot import once an input was read to its end and journaled: the date it
+    /// told (`noteInputWritten`) becomes its user's latest when it is later.
+    public func finishInput() throws {
+        defer { inputWritten = nil }
+        guard let (date, userId) = inputWritten, try !isOlderInput(date, userId: userId) else { return }
+        try noteLatestInput(date, userId: userId)
+    }
+
+    private func noteLatestInput(_ date: Timestamp, userId: String?) throws {
+        upsertMeta.bind(1, Self.latestInputKey(userId))
+        upsertMeta.bind(2, date.epochMilliseconds)
+        try upsertMeta.run()
     }
 
     /// Whether an input of `userId`'s the journal took was written after `date`.

@@ -116,10 +116,12 @@ public final class ImportRun {
                 journal.twinsAfter = entry.source.keepsTwinsApart ? head : nil
                 journal.keepsFirstOffsets = entry.source.datesCarryTheExportersOffset
                 journal.refusesEarlierVersions = entry.source.listsVersionsInOrder
-                journal.inputIsOlder = false
+                journal.beginInput()
                 defer { _ = try? outputs[index].finish() }
                 try entry.source.read(into: outputs[index])
                 try outputs[index].finish()
+                // Read to its end: the date it told is its user's latest from now on.
+                try journal.finishInput()
             } catch {
                 failure = "\(error)"
                 cannotRead = (error as? SourceError)?.cannotRead ?? false
