@@ -8,6 +8,15 @@ import TestSupport
 /// The native format: NDJSON on `POST /v1/samples`, and the `http` sink's `format: native`.
 @Suite("native format")
 struct NativeFormatTests {
+    /// An `http` sink in `format` posting to `server` with `user`'s token.
+    static func sink(to server: PushServerFixture, as user: String, format: HTTPSink.Configuration.Format) throws -> HTTPSink {
+        let context = PluginContext(name: "peer", stateDirectory: server.directory, logger: Logger(minimumLevel: .error))
+        var configuration = HTTPSink.Configuration(url: "http://127.0.0.1:\(server.source.listeningPort)",
+                                                   token: PushServerFixture.tokens[user])
+        configuration.format = format
+        return try HTTPSink(configuration: configuration, context: context)
+    }
+
     @Test func sinkInNativeFormatRoundTrips() throws {
         let server = try PushServerFixture()
         let context = PluginContext(name: "peer", stateDirectory: server.directory, logger: Logger(minimumLevel: .error))
@@ -33,11 +42,7 @@ struct NativeFormatTests {
     @Test func aForwardCarriesTheParts() throws {
         for format in [HTTPSink.Configuration.Format.native, .pulso] {
             let server = try PushServerFixture()
-            let context = PluginContext(name: "peer", stateDirectory: server.directory, logger: Logger(minimumLevel: .error))
-            var configuration = HTTPSink.Configuration(url: "http://127.0.0.1:\(server.source.listeningPort)",
-                                                       token: PushServerFixture.tokens["bob"])
-            configuration.format = format
-            let sink = try HTTPSink(configuration: configuration, context: context)
+            let sink = try Self.sink(to: server, as: "bob", format: format)
             var whole = [SinkFixtures.workout, SinkFixtures.hrv, SinkFixtures.bloodPressure]
             for index in whole.indices { whole[index].userId = "bob" }
             try sink.write(SinkFixtures.entries(whole), cursor: 3)
@@ -59,11 +64,7 @@ struct NativeFormatTests {
             let server = try PushServerFixture { configuration in
                 configuration.users?["bob"]?.forwardedUserIds = keeps
             }
-            let context = PluginContext(name: "peer", stateDirectory: server.directory, logger: Logger(minimumLevel: .error))
-            var configuration = HTTPSink.Configuration(url: "http://127.0.0.1:\(server.source.listeningPort)",
-                                                       token: PushServerFixture.tokens["bob"])
-            configuration.format = format
-            let sink = try HTTPSink(configuration: configuration, context: context)
+            let sink = try Self.sink(to: server, as: "bob", format: format)
             var entries = HTTPSinkTests.samples(3, prefix: "U")
             for index in 0..<2 {
                 guard case .sample(var sample) = entries[index].item else { continue }
@@ -112,11 +113,7 @@ struct NativeFormatTests {
     @Test func aBatchWithTwoVersionsOfASampleSendsTheLaterOne() throws {
         for format in [HTTPSink.Configuration.Format.pulso, .native] {
             let server = try PushServerFixture()
-            let context = PluginContext(name: "peer", stateDirectory: server.directory, logger: Logger(minimumLevel: .error))
-            var configuration = HTTPSink.Configuration(url: "http://127.0.0.1:\(server.source.listeningPort)",
-                                                       token: PushServerFixture.tokens["bob"])
-            configuration.format = format
-            let sink = try HTTPSink(configuration: configuration, context: context)
+            let sink = try Self.sink(to: server, as: "bob", format: format)
             var entries = HTTPSinkTests.samples(3, prefix: "V")
             guard case .sample(var changed) = entries[1].item else { Issue.record("no sample"); return }
             changed.value = 99
