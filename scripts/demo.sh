@@ -17,8 +17,8 @@ db=healthrouter-data/health.sqlite
 echo "== sqlite3 $db 'SELECT type, count(*), round(avg(value),1), unit FROM samples GROUP BY type, unit ORDER BY 2 DESC LIMIT 8'"
 sqlite3 -column -header "$db" "SELECT type, count(*) AS n, round(avg(value),1) AS avg, unit FROM samples GROUP BY type, unit ORDER BY n DESC LIMIT 8"
 echo
-echo "== sleep per night (local time) and stage"
-sqlite3 -column -header "$db" "SELECT date(start_at, start_utc_offset || ' seconds', '-12 hours') AS night, stage, round(sum(julianday(end_at) - julianday(start_at)) * 24, 2) AS hours FROM sleep_stages GROUP BY night, stage ORDER BY night, stage LIMIT 10"
+echo "== sleep per night (local time), source and stage: asleep stages only (several sources' nights overlap)"
+sqlite3 -column -header "$db" "SELECT date(start_at, coalesce(start_utc_offset, 0) || ' seconds', '-12 hours') AS night, source_name, stage, round(sum(julianday(end_at) - julianday(start_at)) * 24, 2) AS hours FROM sleep_stages WHERE stage NOT IN ('inBed', 'awake') GROUP BY night, source_name, stage ORDER BY night, source_name, stage LIMIT 10"
 echo
 echo "== workouts"
 sqlite3 -column -header "$db" "SELECT start_at, activity_type, round(duration_s / 60) AS minutes, round(total_distance_m) AS metres, round(total_energy_burned_kcal) AS kcal FROM workouts ORDER BY start_at LIMIT 5"

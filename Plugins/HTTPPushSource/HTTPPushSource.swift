@@ -102,6 +102,12 @@ public final class HTTPPushSource: ServiceSource {
                 throw ConfigError(path: path + ".users.\(name).token", message: "the token of user '\(name)' is empty",
                                   suggestion: "set it, e.g. token: \"${\(name.uppercased())_TOKEN}\"")
             }
+            // A placeholder copied from an example is a token everybody knows.
+            guard !token.lowercased().hasPrefix("change-me") else {
+                throw ConfigError(path: path + ".users.\(name).token",
+                                  message: "the token of user '\(name)' is an example's placeholder, which anybody could push with",
+                                  suggestion: "set a secret of their own: openssl rand -hex 24 (and give the app the same)")
+            }
             // A token names its user: two users with one token would push as whichever comes first.
             if let same = entries.first(where: { $0.token == Array(token.utf8) }) {
                 throw ConfigError(path: path + ".users.\(name).token", message: "users '\(same.user)' and '\(name)' have the same token",

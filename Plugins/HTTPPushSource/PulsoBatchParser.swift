@@ -27,6 +27,10 @@ enum PulsoBatchParser {
         var skipped = 0
         /// The first `PulsoBatchParser.reportedSkips` elements skipped, for the log.
         var skips: [SkippedElement] = []
+        /// Samples kept without a healthrouter field of the wrong JSON type or unreadable parts.
+        var leftOut = 0
+        /// The first `PulsoBatchParser.reportedSkips` of them, for the log: `#3 uuid=A device`.
+        var leftOutExamples: [String] = []
         /// Samples dropped because an earlier element of the body had their `uuid`.
         var duplicates = 0
         /// The ids of the samples taken so far, a UUID in upper case (the journal's form, in which
@@ -200,21 +204,30 @@ enum PulsoBatchParser {
             batch.skip(SkippedElement(index: index, uuid: element.uuid.flatMap { $0.isEmpty ? nil : $0 }, problem: error))
             return
         }
-        // A field of the wrong JSON type, or parts that cannot be read: skipped, as a sample stored
-        // without them would replace the version stored before, field and all.
-        if !element.mistyped.isEmpty {
+        // One of Pulso's own fields of the wrong JSON type: skipped, as a sample stored without it
+        // would replace the version stored before, field and all.
+        let pulsos = element.mistyped.filter { PulsoElement.Field.byName[$0]?.isPulsos == true }
+        if !pulsos.isEmpty {
             batch.skip(SkippedElement(index: index, uuid: sample.id, problem: .init(
-                field: element.mistyped.sorted().joined(separator: ", "),
+                field: pulsos.sorted().joined(separator: ", "),
                 reason: "of another JSON type than Pulso's protocol gives (a number for a string, a string for a number)")))
             return
         }
+        // One of healthrouter's additive fields (which a newer Pulso could send in another shape),
+        // or parts that cannot be read: the sample is kept without them, and the log names them (a
+        // forward that comes without its parts keeps those the journal holds).
+        var leftOut = element.mistyped
         if element.hasParts, let json {
             do {
                 try mergeParts(from: json, into: &sample)
             } catch {
-                batch.skip(SkippedElement(index: index, uuid: sample.id,
-                                          problem: .init(field: "parts", reason: SkippedElement.clipped(error.problem, limit: 60))))
-                return
+                leftOut.append("parts (\(SkippedElement.clipped(error.problem, limit: 60)))")
+            }
+        }
+        if !leftOut.isEmpty {
+            batch.leftOut += 1
+            if batch.leftOutExamples.count < reportedSkips {
+                batch.leftOutExamples.append("#\(index) uuid=\(SkippedElement.clipped(sample.id)) \(leftOut.sorted().joined(separator: ", "))")
             }
         }
         guard batch.addFirst(sample) else { return }

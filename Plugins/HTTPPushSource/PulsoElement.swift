@@ -143,6 +143,18 @@ struct PulsoElement {
 
         enum Expected { case string, number, object }
 
+        /// Whether the field is one of Pulso's protocol (v1 is frozen: only additive fields may
+        /// come), not one of healthrouter's additive ones, which a newer Pulso could add with
+        /// another shape.
+        var isPulsos: Bool {
+            switch self {
+            case .uuid, .type, .start, .end, .value, .unit, .source, .sourceBundleId, .metadata, .deleted,
+                 .workoutActivityType, .duration, .totalEnergyBurned, .totalBasalEnergyBurned, .totalDistance,
+                 .averageHeartRate, .minimumHeartRate, .maximumHeartRate: true
+            default: false
+            }
+        }
+
         /// What a value of the field is (`value` and `deleted` are read apart).
         var expected: Expected {
             switch self {

@@ -212,6 +212,14 @@ final class PushRequestHandler: Sendable {
         guard let result = append(batch.items, caller: caller) else { return .storageError }
         warnUnconvertedUnits(batch.items, request: request, caller: caller, unitMayBeOmitted: true)
         warnSkipped(batch.skipped, of: batch.received, examples: batch.skips.map(\.description), request: request, caller: caller)
+        if batch.leftOut > 0 {
+            warnings.warn(key: "\(request.path) left out", "push: fields healthrouter could not read were left out of the samples stored", {
+                var fields = [("route", request.path), ("samples", String(batch.leftOut))]
+                if !tokens.isEmpty { fields.append(("user", caller.name)) }
+                fields.append(("first", batch.leftOutExamples.joined(separator: "; ")))
+                return fields
+            }())
+        }
         do {
             try latest.record(batch.ends, user: caller.name)
         } catch {

@@ -41,8 +41,10 @@ enum FilterOptions {
         // fixed at once), not for an unknown type.
         for unknown in filter.unknownTypes {
             let message = "--types: '\(unknown)' is no known type, short key or group"
+            // A newer identifier that extends a known one (`…HeartRateVariabilityRMSSD`) is no typo of it.
             if let guess = NameSuggester.closest(to: unknown, among: TypeRegistry.groups + TypeRegistry.all.compactMap(\.key)
-                                                  + TypeRegistry.all.map(\.identifier)) {
+                                                  + TypeRegistry.all.map(\.identifier)),
+               !(guess.hasPrefix("HK") && unknown.hasPrefix(guess)) {
                 throw UsageError(message + " (did you mean '\(guess)'?); see healthrouter types", command: command)
             }
             StandardError.write("healthrouter: warning: \(message); it selects only a type with exactly this identifier\n")

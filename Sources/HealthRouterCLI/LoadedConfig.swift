@@ -130,7 +130,11 @@ struct LoadedConfig {
                 + "elsewhere (start from config/healthrouter.reference.yaml)"
             : "set state_directory in \(file!) to a writable folder, or fix the folder's permissions"
         do {
+            // Health data: a state directory healthrouter makes is its owner's alone (0700), whatever
+            // the umask; one that exists keeps its mode (a group the owner gave access keeps it).
+            let existed = FileManager.default.fileExists(atPath: path)
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            if !existed { chmod(path, 0o700) }
         } catch {
             throw CommandFailure(message: "cannot create the state directory \(path): \(Self.reason(error))",
                                  hint: hint, code: .cannotCreate)

@@ -52,8 +52,19 @@ import Testing
         for plugin in try FileManager.default.contentsOfDirectory(atPath: plugins) {
             let example = plugins + "/" + plugin + "/example.yaml"
             guard FileManager.default.fileExists(atPath: example) else { continue }
-            #expect(HealthRouterCommand.main(["check", "--config", example], environment: [:]) == 0, "\(example) does not check")
+            let secrets = ["ALICE_TOKEN": "a1b2c3d4e5f6a7b8c9d0", "BOB_TOKEN": "b1c2d3e4f5a6b7c8d9e0", "MIRROR_TOKEN": "m1n2o3p4"]
+            #expect(HealthRouterCommand.main(["check", "--config", example], environment: secrets) == 0, "\(example) does not check")
         }
+        // An example's placeholder token is refused: anybody could push with it.
+        let placeholder = try check("""
+        sources:
+          phone: { type: http_push, listen: "127.0.0.1:8787", users: { alice: { token: "change-me-alice" } } }
+        sinks:
+          local: { type: sqlite, path: ./h.sqlite }
+        """)
+        #expect(placeholder.status == 78)
+        #expect(placeholder.stderr.contains("sources.phone.users.alice.token: the token of user 'alice' is an example's placeholder"),
+                "\(placeholder.stderr)")
     }
 
     /// `healthrouter check` on `yaml`, written as hr.yaml in a fresh directory.
@@ -379,6 +390,10 @@ import Testing
         let identifier = try CommandRunner.run(["dump", "--types", "HKQuantityTypeIdentifierHeartRat", "--config", config], in: directory)
         #expect(identifier.status == 64)
         #expect(identifier.stderr.contains("(did you mean 'HKQuantityTypeIdentifierHeartRate'?)"), "\(identifier.stderr)")
+        // A newer identifier that extends a known one is no typo of it.
+        let newer = try CommandRunner.run(["dump", "--types", "HKQuantityTypeIdentifierHeartRateVariabilityRMSSD", "--config", config],
+                                          in: directory)
+        #expect(newer.status != 64 && newer.stderr.contains("it selects only a type with exactly this identifier"), "\(newer.stderr)")
         let malformed = try CommandRunner.run(["dump", "--types", "heart rate", "--config", config], in: directory)
         #expect(malformed.status == 64)
         #expect(malformed.stderr.contains("'heart rate' is not a type selector"), "\(malformed.stderr)")

@@ -70,6 +70,9 @@ final class ItemCollector: SourceOutput {
         #expect(first.stdout.contains("new"))
         #expect(first.stdout.contains("local"))
         #expect(first.stdout.contains("caught up"))
+        // The state directory healthrouter made (health data) is its owner's alone, whatever the umask.
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: directory + "/state")[.posixPermissions] as? Int)
+        #expect(mode & 0o777 == 0o700, "\(String(mode, radix: 8))")
         let database = try SQLiteDatabase(path: directory + "/state/health.sqlite", readOnly: true)
         let samples = try database.scalarInt("SELECT count(*) FROM samples") ?? 0
         #expect(samples > 1_000)

@@ -250,32 +250,42 @@ struct PulsoBatchParserTests {
     }
 
     /// A forward's parts that cannot be read (a route point without numeric coordinates, which
-    /// would be drawn at 0,0; `events` that is no list) skip the element, naming them; with
-    /// `forwarded_user_ids`, an empty `userId` is none (the token's user).
-    @Test func unreadablePartsSkipTheElement() throws {
+    /// would be drawn at 0,0; `events` that is no list) are left out of the sample, which is kept
+    /// (a newer Pulso might send a field of that name in another shape), and named for the log;
+    /// with `forwarded_user_ids`, an empty `userId` is none (the token's user).
+    @Test func unreadablePartsAreLeftOut() throws {
         let lines = [
             #"{"uuid":"X6","type":"workout","start":"2026-07-06T18:00:00Z","end":"2026-07-06T19:00:00Z","workoutActivityType":"running","source":"W","routes":[{"points":[{"time":"2026-07-06T18:00:00Z","latitude":null,"longitude":true}]}]}"#,
             #"{"uuid":"X7","type":"workout","start":"2026-07-06T18:00:00Z","end":"2026-07-06T19:00:00Z","workoutActivityType":"running","source":"W","events":5}"#,
             #"{"uuid":"X8","type":"heartRate","start":"2026-07-06T18:00:00Z","end":"2026-07-06T18:00:00Z","value":60,"source":"W","userId":""}"#,
         ].joined(separator: "\n")
         let batch = try PulsoBatchParser.parseNDJSON(Array(lines.utf8), userId: "fwd", keepsUserIds: true)
-        #expect(batch.skips.map(\.description) == ["#0 uuid=X6 parts: route point without a numeric latitude",
-                                                   "#1 uuid=X7 parts: events is not a list"])
-        guard case .sample(let kept)? = batch.items.first else { Issue.record("no sample"); return }
+        #expect(batch.skips.isEmpty && batch.items.count == 3)
+        #expect(batch.leftOutExamples == ["#0 uuid=X6 parts (route point without a numeric latitude)",
+                                          "#1 uuid=X7 parts (events is not a list)"])
+        guard case .sample(let workout)? = batch.items.first, case .workout(let parts) = workout.detail else {
+            Issue.record("no workout")
+            return
+        }
+        #expect(parts.routes.isEmpty)
+        guard case .sample(let kept)? = batch.items.last else { Issue.record("no sample"); return }
         #expect(kept.userId == "fwd")
     }
 
-    /// An element with a field sent as another JSON type than Pulso's (`"source": 5`,
-    /// `"duration": "3600"`, a string for `metadata`) is skipped, naming the fields (stored without
-    /// them, a re-send would replace the stored version's); a null is no value, as if absent.
+    /// An element with one of Pulso's fields sent as another JSON type than the protocol's
+    /// (`"source": 5`, `"duration": "3600"`, a string for `metadata`) is skipped, naming the fields
+    /// (stored without them, a re-send would replace the stored version's); one of healthrouter's
+    /// additive fields (`"device": 5`) is left out of a sample that is kept; a null is no value.
     @Test func fieldsOfTheWrongTypeAreNamed() throws {
         let body = Array(("[" + [
             #"{"uuid":"A","type":"stepCount","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":3,"source":5,"unit":5,"metadata":"x"}"#,
             #"{"uuid":"W","type":"workout","workoutActivityType":"running","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:10:00Z","source":"P","duration":"3600","totalDistance":"5000"}"#,
             #"{"uuid":"C","type":"stepCount","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":3,"source":"P","unit":null}"#,
+            #"{"uuid":"D","type":"stepCount","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":3,"source":"P","device":{"name":"x"}}"#,
         ].joined(separator: ",") + "]").utf8)
         for batch in [try PulsoBatchParser.parse(body, userId: nil), try PulsoBatchParser.parseWithFoundation(body, userId: nil)] {
-            #expect(batch.items.count == 1)
+            #expect(batch.items.count == 2)
+            #expect(batch.leftOutExamples == ["#3 uuid=D device"])
             let reason = "of another JSON type than Pulso's protocol gives (a number for a string, a string for a number)"
             #expect(batch.skips.map(\.description) == ["#0 uuid=A metadata, source, unit: " + reason,
                                                        "#1 uuid=W duration, totalDistance: " + reason])

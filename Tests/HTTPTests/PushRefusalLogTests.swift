@@ -52,6 +52,8 @@ struct PushRefusalLogTests {
             + #"{"uuid":"B","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":1,"source":"P"},"#
             + #"{"uuid":"M","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":1,"source":5}]"#
         #expect(client.post("/ingest", skipped, token: DaemonProcess.token).body == #"{"received": 3, "new": 1, "deleted": 0}"#)
+        let device = #"[{"uuid":"DV","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":1,"source":"P","device":5}]"#
+        #expect(client.post("/ingest", device, token: DaemonProcess.token).body == #"{"received": 1, "new": 1, "deleted": 0}"#)
         // Health Auto Export: a body over the limit says what to change in the app.
         let huge = client.raw("POST /hae HTTP/1.1\r\nHost: x\r\napi-key: \(DaemonProcess.token)\r\nContent-Length: \(70 << 20)\r\n\r\n")
         #expect(huge.status == 413)
@@ -86,6 +88,8 @@ struct PushRefusalLogTests {
         #expect(Self.lines(log, containing: ["warning: push: values in a unit that cannot be converted to their type's were stored in it",
                                              "route=/hae", "samples=1", "first=HKQuantityTypeIdentifierBodyMass in 'furlongs'",
                                              "hint=send the type's unit"]).count == 1, "\(log)")
+        #expect(Self.lines(log, containing: ["warning: push: fields healthrouter could not read were left out of the samples stored",
+                                             "route=/ingest", "samples=1", "first=#0 uuid=DV device"]).count == 1, "\(log)")
         // Pulso's samples give their units (or none: the protocol's unit): no such line for them.
         #expect(Self.lines(log, containing: ["route=/ingest", "cannot be converted"]).isEmpty, "\(log)")
         #expect(Self.lines(log, containing: ["elements skipped", "route=/hae", "skipped=1", "received=0",
