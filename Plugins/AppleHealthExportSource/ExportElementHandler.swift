@@ -340,8 +340,15 @@ final class ExportElementHandler: SAXHandler {
         // gets it from the output, on the journal's thread (hashing was 15 % of the parser's thread).
         let registered = knownTraits(draft.typeEntry, draft.typeGeneration).map(\.registered)
             ?? TypeRegistry.resolve(draft.sample.type)
+        let writtenUnit = draft.sample.unit
         SampleNormalizer.normalize(&draft.sample, convention: .healthKit, type: registered, deviceIsCanonical: true,
                                    assigningId: correlation != nil || draft.canBeMember)
+        // In range as written, out of it in the canonical unit (`1e308 mi` in metres): no value to store.
+        if let value = draft.sample.value, !value.isFinite {
+            output.skipped("Quantity Record with a value out of range once converted from \(writtenUnit ?? "?") to "
+                           + (draft.sample.unit ?? "?"), location: "line \(lineNumber)")
+            return
+        }
         if correlation != nil {
             correlation!.memberIds.append(draft.sample.id)
             if knownTraits(draft.typeEntry, draft.typeGeneration) != nil { typeTraits[draft.typeEntry]?.canBeMember = true }
@@ -426,10 +433,21 @@ final class ExportElementHandler: SAXHandler {
         workout = nil
         var sample = builder.finish(line: lineNumber)
         SampleNormalizer.normalize(&sample, convention: .healthKit)
+        if case .workout(let parts) = sample.detail,
+           [parts.durationSeconds, parts.totalDistanceMeters, parts.totalEnergyBurnedKilocalories,
+            parts.totalBasalEnergyBurnedKilocalories].contains(where: { $0.map { !$0.isFinite } ?? false }) {
+            output.skipped("Workout with a total out of range in its canonical unit (seconds, metres, kcal)",
+                           location: "line \(lineNumber)")
+            return
+        }
         append(sample)
     }
 
     private func finishGeneric(_ finished: GenericRecord) {
+        if generic.wasCutAtMaximumDepth {
+            output.skipped("elements nested more than \(GenericRecordBuilder.maximumDepth) levels deep in a <\(finished.element)> "
+                           + "(kept without them)", location: "line \(generic.line)")
+        }
         let offset = exportDate?.utcOffsetSeconds ?? reader.lastUTCOffset
         switch GenericRecordSample.sample(for: finished, exportDate: exportDate, exportOffset: offset, userId: userId) {
         case .success(var sample):

@@ -7,16 +7,37 @@ struct GenericRecordBuilder {
     private var open: [GenericRecord] = []
     /// The line the outermost element started on.
     private(set) var line = 0
+    /// How many elements below `maximumDepth` are open: read past, not kept.
+    private var ignoredDepth = 0
+    /// Whether the element being built had elements below `maximumDepth` (reset at its start).
+    private(set) var wasCutAtMaximumDepth = false
+
+    /// How deep a record's children are kept. Real records nest a few levels (a ClinicalRecord's
+    /// FHIR resource a dozen); every reader of a record (its id, the journal's encoding, the stores'
+    /// JSON) walks it recursively, so a hostile file 60,000 levels deep would overflow the stack.
+    static let maximumDepth = 64
 
     var isOpen: Bool { !open.isEmpty }
 
     mutating func start(element: String, attributes: [GenericRecord.Attribute], line: Int) {
-        if open.isEmpty { self.line = line }
+        if open.isEmpty {
+            self.line = line
+            wasCutAtMaximumDepth = false
+        }
+        guard open.count < Self.maximumDepth else {
+            ignoredDepth += 1
+            wasCutAtMaximumDepth = true
+            return
+        }
         open.append(GenericRecord(element: element, attributes: attributes))
     }
 
     /// Closes the innermost element; returns the outermost one when it closed.
     mutating func end() -> GenericRecord? {
+        if ignoredDepth > 0 {
+            ignoredDepth -= 1
+            return nil
+        }
         guard let finished = open.popLast() else { return nil }
         if open.isEmpty { return finished }
         open[open.count - 1].children.append(finished)

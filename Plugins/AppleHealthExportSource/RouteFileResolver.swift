@@ -10,6 +10,8 @@ protocol RouteFileResolver: AnyObject {
 enum RouteLookup {
     case found([RoutePoint])
     case missing
+    /// There, but not read (outside the export's folder, not a regular file): the resolver said why.
+    case refused
 }
 
 /// For an export without GPX files at hand.

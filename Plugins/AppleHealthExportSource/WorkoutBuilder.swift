@@ -118,6 +118,7 @@ final class WorkoutBuilder {
                 switch routes.points(forReference: path) {
                 case .found(let points): route?.points.append(contentsOf: points)
                 case .missing: report("WorkoutRoute file not found in the export (route kept without points, or with those an earlier import brought)", line)
+                case .refused: break
                 }
             }
         case (.workoutRoute, .location):

@@ -59,10 +59,15 @@ public final class ReplaySource: FiniteSource {
         return head.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) } == UInt8(ascii: "{")
     }
 
-    /// The `*.ndjson` files of a folder: by name, `_deleted.ndjson` last.
+    /// The `*.ndjson` files of a folder: by name, `_deleted.ndjson` last. Regular files only (a
+    /// symbolic link to one too): a folder or a pipe under such a name is not a file to read.
     public static func files(in directory: String) throws -> [String] {
+        func isRegularFile(_ name: String) -> Bool {
+            var status = stat()
+            return stat((directory as NSString).appendingPathComponent(name), &status) == 0 && status.st_mode & S_IFMT == S_IFREG
+        }
         let names = try FileManager.default.contentsOfDirectory(atPath: directory)
-            .filter { $0.hasSuffix(".ndjson") && !$0.hasPrefix(".") }
+            .filter { $0.hasSuffix(".ndjson") && !$0.hasPrefix(".") && isRegularFile($0) }
             .sorted { a, b in
                 let aDeleted = a == "_deleted.ndjson", bDeleted = b == "_deleted.ndjson"
                 return aDeleted != bDeleted ? bDeleted : a < b
@@ -179,6 +184,27 @@ public final class ReplaySource: FiniteSource {
     /// `refusedLinesThatMakeAnotherFormat` of them or the file ends (a JSON document, pretty-printed
     /// JSON, CSV). A sample with a bad value (`end before start`, an unknown kind) is the right
     /// format: its line is skipped when read. Reads only up to that first line.
+    /// Whether the line after the first `skippingLines` of `file` starts as a sample line does: an
+    /// object whose first 64 KiB name a `uuid`, a `type` and a `start`.
+    static func startsLikeASample(_ file: String, skippingLines: Int) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: file) else { return false }
+        defer { try? handle.close() }
+        var skipped = 0
+        var line: [UInt8] = []
+        while line.count < 65_536, let chunk = try? handle.read(upToCount: 65_536), !chunk.isEmpty {
+            for byte in chunk {
+                if skipped < skippingLines {
+                    if byte == 0x0A { skipped += 1 }
+                    continue
+                }
+                line.append(byte)
+            }
+        }
+        let text = String(decoding: line.prefix(65_536), as: UTF8.self)
+        return text.drop { $0 == " " || $0 == "\u{FEFF}" }.first == "{"
+            && ["\"uuid\":", "\"type\":", "\"start\":"].allSatisfy { text.contains($0) }
+    }
+
     static func formatProblem(_ file: String) throws -> SourceError? {
         struct Enough: Error {}
         var leading: [(problem: String, line: Int)] = []
@@ -195,7 +221,10 @@ public final class ReplaySource: FiniteSource {
             }
         } catch is Enough {
         } catch let long as NDJSONLineReader.LineTooLong {
-            // A document on one line (minified JSON), not a line of NDJSON: not parsed whole.
+            // A document on one line (minified JSON), not a line of NDJSON: not parsed whole. Unless
+            // it starts as a sample does (a workout with a million route points, as the ndjson sink
+            // writes it): the read takes lines of any length.
+            if long.lineNumber == leading.count + 1, Self.startsLikeASample(file, skippingLines: leading.count) { return nil }
             leading.append(("a line longer than \(maxLineBytesToLookAt >> 20) MiB", long.lineNumber))
         }
         guard !sawSample, let first = leading.first else { return nil }

@@ -15,6 +15,45 @@ import AppleHealthExportSource
         #expect(failure.hint != nil)
     }
 
+    /// An element nested 60,000 levels deep (a hostile file) is kept to 64 levels and reported, not
+    /// walked recursively until the stack overflows; the records around it are kept.
+    @Test func elementsNestedTooDeepAreCutAndReported() throws {
+        let directory = try TemporaryDirectory()
+        let depth = 60_000
+        let body = #"<Record type="HKQuantityTypeIdentifierHeartRate" sourceName="X" unit="count/min" value="61" "#
+            + #"startDate="2023-01-01 10:00:00 -0800" endDate="2023-01-01 10:00:00 -0800"/>"#
+            + String(repeating: "<Foo>", count: depth) + String(repeating: "</Foo>", count: depth)
+            + #"<ClinicalRecord type="x" sourceName="H">"# + String(repeating: "<a>", count: depth)
+            + String(repeating: "</a>", count: depth) + "</ClinicalRecord>"
+        let path = try directory.write("export.xml", Fixtures.export(body))
+        let output = try Fixtures.read(path)
+        #expect(output.samples(.quantity).count == 1)
+        #expect(output.samples(.other).count == 2)
+        #expect(output.skipCount(containing: "elements nested more than 64 levels deep in a <Foo>") == 1)
+        #expect(output.skipCount(containing: "elements nested more than 64 levels deep in a <ClinicalRecord>") == 1)
+        func depthOf(_ record: GenericRecord) -> Int { 1 + (record.children.map(depthOf).max() ?? 0) }
+        for sample in output.samples(.other) {
+            guard case .record(let record) = sample.detail else { Issue.record("no record"); continue }
+            #expect(depthOf(record) == 64)
+        }
+    }
+
+    /// A value in range as written but not once converted to the canonical unit (`1e308 mi` in
+    /// metres, `1e308 min` in seconds) is skipped and reported, not stored as no value.
+    @Test func aValueOutOfRangeOnceConvertedIsSkipped() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("export.xml", Fixtures.export("""
+         <Record type="HKQuantityTypeIdentifierDistanceWalkingRunning" sourceName="P" unit="mi" value="1e308" startDate="2023-01-01 01:00:00 -0800" endDate="2023-01-01 01:10:00 -0800"/>
+         <Record type="HKQuantityTypeIdentifierDistanceWalkingRunning" sourceName="P" unit="mi" value="2" startDate="2023-01-01 02:00:00 -0800" endDate="2023-01-01 02:10:00 -0800"/>
+         <Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="1e308" durationUnit="min" sourceName="W" startDate="2023-01-01 01:00:00 -0800" endDate="2023-01-01 01:30:00 -0800"/>
+        """))
+        let output = try Fixtures.read(path)
+        #expect(output.samples.count == 1)
+        #expect(output.samples.first?.value ?? 0 > 3218)
+        #expect(output.skipCount(containing: "Quantity Record with a value out of range once converted from mi to m") == 1, "\(output.skips)")
+        #expect(output.skipCount(containing: "Workout with a total out of range") == 1)
+    }
+
     @Test func emptyFile() throws {
         let directory = try TemporaryDirectory()
         let path = try directory.write("export.zip", "")
@@ -201,6 +240,40 @@ import AppleHealthExportSource
         #expect(output.skips.contains { $0.location == "entry apple_health_export/workout-routes/route_orphan.gpx" }, "\(output.skips)")
         guard case .workout(let workout)? = output.samples.first?.detail else { Issue.record("no workout"); return }
         #expect(workout.routes.first?.points.count == 1)
+    }
+
+    /// Beside an unpacked export.xml, a FileReference is read only as a regular file inside the
+    /// export's folder: one that leads out of it (`/../…`) is not opened, nor a pipe at the path
+    /// (which would block the import forever); each is reported, the workout kept.
+    @Test func aRouteReferenceIsReadOnlyInsideTheExportsFolder() throws {
+        let directory = try TemporaryDirectory()
+        let gpx = """
+            <?xml version="1.0" encoding="UTF-8"?><gpx version="1.1"><trk><trkseg>\
+            <trkpt lon="-122.03" lat="37.33"><ele>10</ele><time>2023-01-01T09:00:00Z</time></trkpt>\
+            </trkseg></trk></gpx>
+            """
+        _ = try directory.write("outside.gpx", gpx)
+        try FileManager.default.createDirectory(atPath: directory.file("export/workout-routes"), withIntermediateDirectories: true)
+        #expect(mkfifo(directory.file("export/workout-routes/pipe.gpx"), 0o644) == 0)
+        func workout(_ reference: String) -> String {
+            """
+             <Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="30" durationUnit="min" sourceName="W" startDate="2023-01-01 01:00:00 -0800" endDate="2023-01-01 01:30:00 -0800">
+              <WorkoutRoute sourceName="W" startDate="2023-01-01 01:00:00 -0800" endDate="2023-01-01 01:30:00 -0800">
+               <FileReference path="\(reference)"/>
+              </WorkoutRoute>
+             </Workout>
+            """
+        }
+        let path = try directory.write("export/export.xml", Fixtures.export(workout("/../outside.gpx") + workout("/workout-routes/pipe.gpx")))
+        let output = try Fixtures.read(path, stateDirectory: directory.path)
+        #expect(output.skipCount(containing: "route file reference leads out of the export's folder") == 1, "\(output.skips)")
+        #expect(output.skipCount(containing: "route file is not a regular file") == 1, "\(output.skips)")
+        #expect(output.skipCount(containing: "not found in the export") == 0)
+        #expect(output.samples(.workout).count == 2)
+        for sample in output.samples(.workout) {
+            guard case .workout(let workout) = sample.detail else { continue }
+            #expect(workout.routes.first?.points.isEmpty == true)
+        }
     }
 
     @Test func zipEntryWithABadChecksumIsReadAndReported() throws {

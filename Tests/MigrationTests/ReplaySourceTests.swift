@@ -1,7 +1,7 @@
 import TestSupport
 import Foundation
 import HealthRouterCore
-import ReplaySource
+@testable import ReplaySource
 import Testing
 
 /// Collects what a source emits, without a journal.
@@ -88,6 +88,39 @@ final class CollectingOutput: SourceOutput {
         #expect(tombstone.ids == ["U1", "U2"])
         #expect(output.skips.map(\.location) == ["sleepAnalysis.ndjson:2", "sleepAnalysis.ndjson:4", "sleepAnalysis.ndjson:5"])
         #expect(output.skips.last?.reason.contains("end before start") == true, "\(output.skips)")
+    }
+
+    /// A first line longer than the 64 MiB the format check looks at is a sample still when it
+    /// starts as one (the ndjson sink writes a workout with a million route points so), not a file
+    /// of another format left unread; a long line that starts otherwise is still another format.
+    @Test func aFirstLineLongerThanTheFormatCheckIsReadWhenItStartsAsASample() throws {
+        let directory = NSTemporaryDirectory() + "replay-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let padding = String(repeating: "x", count: ReplaySource.maxLineBytesToLookAt + 1024)
+        let line = #"{"end":"2026-07-06T08:01:00Z","source":"W","start":"2026-07-06T08:01:00Z","type":"heartRate","unit":"count/min","uuid":"H-1","value":61,"metadata":{"note":""# + padding + "\"}}\n"
+        try line.write(toFile: directory + "/big.ndjson", atomically: false, encoding: .utf8)
+        #expect(try ReplaySource.formatProblem(directory + "/big.ndjson") == nil)
+        let output = CollectingOutput()
+        try ReplaySource(configuration: .init(path: directory + "/big.ndjson"), context: SinkFixtures.context(directory)).read(into: output)
+        #expect(output.items.count == 1)
+        try ("[" + padding + "]\n").write(toFile: directory + "/other.ndjson", atomically: false, encoding: .utf8)
+        #expect(try ReplaySource.formatProblem(directory + "/other.ndjson") != nil)
+    }
+
+    /// A folder's `*.ndjson` entries that are not regular files (a folder, a pipe, which would
+    /// block the read forever) are passed over; the files beside them are read.
+    @Test func aFolderReadsItsRegularFilesOnly() throws {
+        let directory = NSTemporaryDirectory() + "replay-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory + "/c.ndjson", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try (#"{"end":"2026-07-06T08:01:00Z","source":"W","start":"2026-07-06T08:01:00Z","type":"heartRate","unit":"count/min","uuid":"H-1","value":61}"# + "\n")
+            .write(toFile: directory + "/a.ndjson", atomically: true, encoding: .utf8)
+        #expect(mkfifo(directory + "/b.ndjson", 0o644) == 0)
+        #expect(try ReplaySource.files(in: directory) == [directory + "/a.ndjson"])
+        let output = CollectingOutput()
+        try ReplaySource(configuration: .init(path: directory), context: SinkFixtures.context(directory)).read(into: output)
+        #expect(output.items.count == 1)
     }
 
     /// A file cut short (a copy that stopped mid-line): what comes before the cut is kept, and the
