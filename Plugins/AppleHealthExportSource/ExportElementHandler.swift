@@ -433,10 +433,8 @@ final class ExportElementHandler: SAXHandler {
         workout = nil
         var sample = builder.finish(line: lineNumber)
         SampleNormalizer.normalize(&sample, convention: .healthKit)
-        if case .workout(let parts) = sample.detail,
-           [parts.durationSeconds, parts.totalDistanceMeters, parts.totalEnergyBurnedKilocalories,
-            parts.totalBasalEnergyBurnedKilocalories].contains(where: { $0.map { !$0.isFinite } ?? false }) {
-            output.skipped("Workout with a total out of range in its canonical unit (seconds, metres, kcal)",
+        if let field = sample.fieldOutOfRange {
+            output.skipped("Workout with a \(field) out of range in its canonical unit (seconds, metres, kcal)",
                            location: "line \(lineNumber)")
             return
         }

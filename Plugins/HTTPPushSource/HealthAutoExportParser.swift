@@ -62,6 +62,10 @@ enum HealthAutoExportParser {
             }
             payload.items.append(.sample(sample))
         }
+        // A number out of range once converted to its canonical unit: stored, it would be none.
+        let before = payload.items.count
+        payload.items.removeAll { if case .sample(let sample) = $0 { sample.fieldOutOfRange != nil } else { false } }
+        payload.skipped += before - payload.items.count
         return payload
     }
 

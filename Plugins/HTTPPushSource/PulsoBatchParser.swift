@@ -206,7 +206,11 @@ enum PulsoBatchParser {
         }
         // One of Pulso's own fields of the wrong JSON type: skipped, as a sample stored without it
         // would replace the version stored before, field and all.
-        let pulsos = element.mistyped.filter { PulsoElement.Field.byName[$0]?.isPulsos == true }
+        // So is a forwarded `userId` of the wrong type from a token whose samples keep theirs: filed
+        // under the forwarder instead, a person's data would be another's.
+        let pulsos = element.mistyped.filter {
+            PulsoElement.Field.byName[$0]?.isPulsos == true || keepsUserIds && $0 == PulsoElement.Field.userId.name
+        }
         if !pulsos.isEmpty {
             batch.skip(SkippedElement(index: index, uuid: sample.id, problem: .init(
                 field: pulsos.sorted().joined(separator: ", "),
@@ -368,6 +372,9 @@ enum PulsoBatchParser {
             sample.detail = .workout(workout)
         }
         SampleNormalizer.normalize(&sample, convention: .canonical)
+        if let field = sample.fieldOutOfRange {
+            throw SkippedElement.Problem(field: field, reason: "out of range once converted to its canonical unit")
+        }
         return sample
     }
 }

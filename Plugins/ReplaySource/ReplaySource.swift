@@ -185,7 +185,8 @@ public final class ReplaySource: FiniteSource {
     /// JSON, CSV). A sample with a bad value (`end before start`, an unknown kind) is the right
     /// format: its line is skipped when read. Reads only up to that first line.
     /// Whether the line after the first `skippingLines` of `file` starts as a sample line does: an
-    /// object whose first 64 KiB name a `uuid`, a `type` and a `start`.
+    /// object whose first 64 KiB give it, at its top level, a `uuid`, a `type` and a `start` (not
+    /// a document that wraps samples in a list).
     static func startsLikeASample(_ file: String, skippingLines: Int) -> Bool {
         guard let handle = FileHandle(forReadingAtPath: file) else { return false }
         defer { try? handle.close() }
@@ -200,9 +201,34 @@ public final class ReplaySource: FiniteSource {
                 line.append(byte)
             }
         }
-        let text = String(decoding: line.prefix(65_536), as: UTF8.self)
-        return text.drop { $0 == " " || $0 == "\u{FEFF}" }.first == "{"
-            && ["\"uuid\":", "\"type\":", "\"start\":"].allSatisfy { text.contains($0) }
+        // The keys at depth 1: strings followed by a colon, outside nested objects and lists.
+        var keys = Set<String>()
+        var depth = 0, inString = false, escaped = false
+        var current: [UInt8] = []
+        var lastString: String?
+        for byte in line.prefix(65_536) {
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                    lastString = String(decoding: current, as: UTF8.self)
+                    continue
+                }
+                current.append(byte)
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true; current.removeAll(keepingCapacity: true)
+            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1; lastString = nil
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1; lastString = nil
+            case UInt8(ascii: ":"):
+                if depth == 1, let key = lastString { keys.insert(key) }
+                lastString = nil
+            case 0x20, 0x09, 0x0D, 0x0A: break
+            default: lastString = nil
+            }
+        }
+        let first = line.first { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D && $0 != 0xEF && $0 != 0xBB && $0 != 0xBF }
+        return first == UInt8(ascii: "{") && ["uuid", "type", "start"].allSatisfy { keys.contains($0) }
     }
 
     static func formatProblem(_ file: String) throws -> SourceError? {
@@ -224,7 +250,7 @@ public final class ReplaySource: FiniteSource {
             // A document on one line (minified JSON), not a line of NDJSON: not parsed whole. Unless
             // it starts as a sample does (a workout with a million route points, as the ndjson sink
             // writes it): the read takes lines of any length.
-            if long.lineNumber == leading.count + 1, Self.startsLikeASample(file, skippingLines: leading.count) { return nil }
+            if leading.isEmpty, Self.startsLikeASample(file, skippingLines: long.lineNumber - 1) { return nil }
             leading.append(("a line longer than \(maxLineBytesToLookAt >> 20) MiB", long.lineNumber))
         }
         guard !sawSample, let first = leading.first else { return nil }
@@ -248,6 +274,9 @@ public final class ReplaySource: FiniteSource {
             }
             guard isPulso, case .sample(var sample) = item else { return .success(item) }
             SampleNormalizer.normalize(&sample, convention: .canonical)
+            if let field = sample.fieldOutOfRange {
+                return .failure(PulsoJSONDecoder.Failure("\(field) out of range once converted to its canonical unit"))
+            }
             return .success(.sample(sample))
         } catch let failure as PulsoJSONDecoder.Failure {
             return .failure(failure)

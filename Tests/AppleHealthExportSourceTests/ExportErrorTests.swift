@@ -46,12 +46,16 @@ import AppleHealthExportSource
          <Record type="HKQuantityTypeIdentifierDistanceWalkingRunning" sourceName="P" unit="mi" value="1e308" startDate="2023-01-01 01:00:00 -0800" endDate="2023-01-01 01:10:00 -0800"/>
          <Record type="HKQuantityTypeIdentifierDistanceWalkingRunning" sourceName="P" unit="mi" value="2" startDate="2023-01-01 02:00:00 -0800" endDate="2023-01-01 02:10:00 -0800"/>
          <Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="1e308" durationUnit="min" sourceName="W" startDate="2023-01-01 01:00:00 -0800" endDate="2023-01-01 01:30:00 -0800"/>
+         <Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="30" durationUnit="min" sourceName="W" startDate="2023-01-01 03:00:00 -0800" endDate="2023-01-01 03:30:00 -0800">
+          <WorkoutEvent type="HKWorkoutEventTypeSegment" date="2023-01-01 03:00:00 -0800" duration="1e308" durationUnit="min"/>
+         </Workout>
         """))
         let output = try Fixtures.read(path)
         #expect(output.samples.count == 1)
+        #expect(output.skipCount(containing: "Workout with a workout event duration out of range") == 1, "\(output.skips)")
         #expect(output.samples.first?.value ?? 0 > 3218)
         #expect(output.skipCount(containing: "Quantity Record with a value out of range once converted from mi to m") == 1, "\(output.skips)")
-        #expect(output.skipCount(containing: "Workout with a total out of range") == 1)
+        #expect(output.skipCount(containing: "Workout with a workout total out of range") == 1)
     }
 
     @Test func emptyFile() throws {

@@ -249,6 +249,23 @@ struct PulsoBatchParserTests {
         }
     }
 
+    /// A value or a workout's duration out of range once converted to its canonical unit is skipped
+    /// (stored, it would be none, replacing the value sent before); so is a forwarded `userId` of
+    /// the wrong type from a token whose samples keep theirs.
+    @Test func outOfRangeOnceConvertedAndAMistypedForwardedUserAreSkipped() throws {
+        let body = Array(("[" + [
+            #"{"uuid":"D","type":"distanceWalkingRunning","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:10:00Z","value":1e308,"unit":"mi","source":"P"}"#,
+            #"{"uuid":"U","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":60,"source":"P","userId":42}"#,
+            #"{"uuid":"K","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":61,"source":"P"}"#,
+        ].joined(separator: ",") + "]").utf8)
+        for batch in [try PulsoBatchParser.parse(body, userId: "fwd", keepsUserIds: true),
+                      try PulsoBatchParser.parseWithFoundation(body, userId: "fwd", keepsUserIds: true)] {
+            #expect(batch.skips.map(\.description) == ["#0 uuid=D value: out of range once converted to its canonical unit",
+                                                       "#1 uuid=U userId: of another JSON type than Pulso's protocol gives (a number for a string, a string for a number)"])
+            #expect(batch.items.count == 1)
+        }
+    }
+
     /// A forward's parts that cannot be read (a route point without numeric coordinates, which
     /// would be drawn at 0,0; `events` that is no list) are left out of the sample, which is kept
     /// (a newer Pulso might send a field of that name in another shape), and named for the log;

@@ -106,6 +106,22 @@ final class CollectingOutput: SourceOutput {
         #expect(output.items.count == 1)
         try ("[" + padding + "]\n").write(toFile: directory + "/other.ndjson", atomically: false, encoding: .utf8)
         #expect(try ReplaySource.formatProblem(directory + "/other.ndjson") != nil)
+        // After a blank line too; but not a document that wraps samples in a list.
+        try ("\n" + line).write(toFile: directory + "/blank.ndjson", atomically: false, encoding: .utf8)
+        #expect(try ReplaySource.formatProblem(directory + "/blank.ndjson") == nil)
+        try (#"{"samples":["# + line.dropLast() + "]}\n").write(toFile: directory + "/wrapped.ndjson", atomically: false, encoding: .utf8)
+        #expect(try ReplaySource.formatProblem(directory + "/wrapped.ndjson") != nil)
+    }
+
+    /// A Pulso line whose value leaves the range of a double once converted (`1e308 mi` in metres)
+    /// is a bad line, not a sample without a value.
+    @Test func aValueOutOfRangeOnceConvertedIsABadLine() {
+        let line = #"{"end":"2026-07-06T08:01:00Z","source":"W","start":"2026-07-06T08:01:00Z","type":"distanceWalkingRunning","unit":"mi","uuid":"D-1","value":1e308}"#
+        guard case .failure(let failure) = ReplaySource.item(ArraySlice(line.utf8)) else {
+            Issue.record("taken")
+            return
+        }
+        #expect(failure.problem == "value out of range once converted to its canonical unit")
     }
 
     /// A folder's `*.ndjson` entries that are not regular files (a folder, a pipe, which would
