@@ -41,10 +41,11 @@ enum FilterOptions {
         // fixed at once), not for an unknown type.
         for unknown in filter.unknownTypes {
             let message = "--types: '\(unknown)' is no known type, short key or group"
-            // A newer identifier that extends a known one (`…HeartRateVariabilityRMSSD`) is no typo of it.
+            // A newer identifier that extends a known one by a word (`…HeartRateVariabilityRMSSD`) is no
+            // typo of it; one that adds a lower-case letter (`…StepCounts`) is.
             if let guess = NameSuggester.closest(to: unknown, among: TypeRegistry.groups + TypeRegistry.all.compactMap(\.key)
                                                   + TypeRegistry.all.map(\.identifier)),
-               !(guess.hasPrefix("HK") && unknown.hasPrefix(guess)) {
+               !(guess.hasPrefix("HK") && unknown.hasPrefix(guess) && unknown.dropFirst(guess.count).first?.isUppercase == true) {
                 throw UsageError(message + " (did you mean '\(guess)'?); see healthrouter types", command: command)
             }
             StandardError.write("healthrouter: warning: \(message); it selects only a type with exactly this identifier\n")

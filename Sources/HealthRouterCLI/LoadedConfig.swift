@@ -132,9 +132,14 @@ struct LoadedConfig {
         do {
             // Health data: a state directory healthrouter makes is its owner's alone (0700), whatever
             // the umask; one that exists keeps its mode (a group the owner gave access keeps it).
-            let existed = FileManager.default.fileExists(atPath: path)
+            var created: [String] = []
+            var missing = (path as NSString).standardizingPath
+            while !missing.isEmpty, missing != "/", !FileManager.default.fileExists(atPath: missing) {
+                created.append(missing)
+                missing = (missing as NSString).deletingLastPathComponent
+            }
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-            if !existed { chmod(path, 0o700) }
+            for folder in created { chmod(folder, 0o700) }
         } catch {
             throw CommandFailure(message: "cannot create the state directory \(path): \(Self.reason(error))",
                                  hint: hint, code: .cannotCreate)

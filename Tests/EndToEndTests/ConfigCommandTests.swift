@@ -394,6 +394,8 @@ import Testing
         let newer = try CommandRunner.run(["dump", "--types", "HKQuantityTypeIdentifierHeartRateVariabilityRMSSD", "--config", config],
                                           in: directory)
         #expect(newer.status != 64 && newer.stderr.contains("it selects only a type with exactly this identifier"), "\(newer.stderr)")
+        let plural = try CommandRunner.run(["dump", "--types", "HKQuantityTypeIdentifierStepCounts", "--config", config], in: directory)
+        #expect(plural.status == 64 && plural.stderr.contains("did you mean 'HKQuantityTypeIdentifierStepCount'?"), "\(plural.stderr)")
         let malformed = try CommandRunner.run(["dump", "--types", "heart rate", "--config", config], in: directory)
         #expect(malformed.status == 64)
         #expect(malformed.stderr.contains("'heart rate' is not a type selector"), "\(malformed.stderr)")
