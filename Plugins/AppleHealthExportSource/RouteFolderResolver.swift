@@ -26,7 +26,7 @@ final class RouteFolderResolver: RouteFileResolver {
         let path = folder + "/" + relative
         // A reference is a path inside the export (`/workout-routes/…`): one that leads out of its
         // folder (`/../../etc/passwd`, or through a symbolic link) is not followed.
-        if let real = Self.realPath(path), let realFolder, !real.hasPrefix(realFolder + "/") {
+        if let real = Self.realPath(path), let realFolder, !real.hasPrefix(realFolder == "/" ? "/" : realFolder + "/") {
             output.skipped("route file reference leads out of the export's folder: not read", location: reference)
             return .refused
         }

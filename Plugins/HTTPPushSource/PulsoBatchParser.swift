@@ -193,6 +193,13 @@ enum PulsoBatchParser {
     private static func add(_ element: PulsoElement, index: Int, userId caller: String?, keepsUserIds: Bool = false,
                             to batch: inout Batch, json: UnsafeBufferPointer<UInt8>? = nil) {
         let userId = keepsUserIds ? element.userId.flatMap { $0.isEmpty ? nil : $0 } ?? caller : caller
+        // A forwarded `userId` of the wrong type from a token whose items keep theirs: whose the
+        // sample or deletion is, is not known (filed under the forwarder, it would be another's).
+        if keepsUserIds && element.mistyped.contains(PulsoElement.Field.userId.name) {
+            batch.skip(SkippedElement(index: index, uuid: element.uuid, problem: .init(
+                field: "userId", reason: "of another JSON type than a string: whose it is is not known")))
+            return
+        }
         if let ids = element.deleted {
             if !ids.isEmpty { batch.items.append(.tombstone(Tombstone(ids: ids, userId: userId))) }
             return
@@ -208,8 +215,10 @@ enum PulsoBatchParser {
         // would replace the version stored before, field and all.
         // So is a forwarded `userId` of the wrong type from a token whose samples keep theirs: filed
         // under the forwarder instead, a person's data would be another's.
-        let pulsos = element.mistyped.filter {
-            PulsoElement.Field.byName[$0]?.isPulsos == true || keepsUserIds && $0 == PulsoElement.Field.userId.name
+        let pulsos = element.mistyped.filter { PulsoElement.Field.byName[$0]?.isPulsos == true }
+        if let field = element.outOfRange.first {
+            batch.skip(SkippedElement(index: index, uuid: sample.id, problem: .init(field: field, reason: "out of a double's range")))
+            return
         }
         if !pulsos.isEmpty {
             batch.skip(SkippedElement(index: index, uuid: sample.id, problem: .init(
@@ -220,12 +229,18 @@ enum PulsoBatchParser {
         // One of healthrouter's additive fields (which a newer Pulso could send in another shape),
         // or parts that cannot be read: the sample is kept without them, and the log names them (a
         // forward that comes without its parts keeps those the journal holds).
-        var leftOut = element.mistyped
+        // (A `userId` a token's samples do not keep is nothing left out.)
+        var leftOut = element.mistyped.filter { keepsUserIds || $0 != PulsoElement.Field.userId.name }
         if element.hasParts, let json {
             do {
                 try mergeParts(from: json, into: &sample)
             } catch {
                 leftOut.append("parts (\(SkippedElement.clipped(error.problem, limit: 60)))")
+            }
+            if let field = sample.fieldOutOfRange {
+                batch.skip(SkippedElement(index: index, uuid: sample.id,
+                                          problem: .init(field: field, reason: "out of a double's range")))
+                return
             }
         }
         if !leftOut.isEmpty {

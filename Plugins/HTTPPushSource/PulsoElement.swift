@@ -59,6 +59,9 @@ struct PulsoElement {
     /// The fields other than `value` sent with a value of the wrong type (`"unit": 5`), which the
     /// sample is stored without; a `null` is no value, as if the field were absent.
     var mistyped: [String] = []
+    /// The number fields other than `value` whose number is out of a double's range (`1e400`):
+    /// read as none, like `mistyped`.
+    var outOfRange: [String] = []
     /// The `userId` another healthrouter's line carries (its sample's user): taken only from a
     /// token with `forwarded_user_ids` (`PulsoBatchParser`); any other push is its token's user's.
     var userId: String?
@@ -75,6 +78,7 @@ struct PulsoElement {
         userId = object["userId"] as? String
         if let list = object["deleted"] {
             deleted = (list as? [Any])?.compactMap { $0 as? String } ?? []
+            if let sent = object["userId"], !(sent is NSNull), userId == nil { mistyped = [Field.userId.name] }
             return
         }
         uuid = object["uuid"] as? String
@@ -236,8 +240,10 @@ struct PulsoElement {
             }
             try scanner.consume(UInt8(ascii: ":"))
             // A value of the wrong type for its field is read as none, and the field named for the log.
+            var startsANumber = false
             if let field, field != .value, field != .deleted {
                 let first = try scanner.peek()
+                startsANumber = first == UInt8(ascii: "-") || (0x30...0x39).contains(first)
                 let fits = switch field.expected {
                 case .string: first == UInt8(ascii: "\"")
                 case .number: first == UInt8(ascii: "-") || (0x30...0x39).contains(first)
@@ -297,16 +303,33 @@ struct PulsoElement {
                     try scanner.skipValue()
                 }
             }
+            if startsANumber, let field, field.expected == .number, numberValue(field) == nil { outOfRange.append(field.name) }
         } while try scanner.next(close: UInt8(ascii: "}"))
         if let tombstone {
-            let owner = userId
+            let owner = userId, ownerMistyped = mistyped.contains(Field.userId.name)
             self = PulsoElement()
             deleted = tombstone
             userId = owner
+            if ownerMistyped { mistyped = [Field.userId.name] }
         }
     }
 
     init() {}
+
+    /// The number read for a number field.
+    private func numberValue(_ field: Field) -> Double? {
+        switch field {
+        case .numericValue: numericValue
+        case .duration: duration
+        case .totalEnergyBurned: totalEnergyBurned
+        case .totalBasalEnergyBurned: totalBasalEnergyBurned
+        case .totalDistance: totalDistance
+        case .averageHeartRate: averageHeartRate
+        case .minimumHeartRate: minimumHeartRate
+        case .maximumHeartRate: maximumHeartRate
+        default: nil
+        }
+    }
 
     private static func string(_ scanner: inout JSONScanner) throws(JSONScanner.Unsupported) -> String? {
         if try scanner.peek() == UInt8(ascii: "\"") { return try scanner.string() }

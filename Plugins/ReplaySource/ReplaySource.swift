@@ -179,11 +179,6 @@ public final class ReplaySource: FiniteSource {
         if let first = problems.first { throw first }
     }
 
-    /// Why `file` is not a replay file, when it is another format: none of its lines up to the
-    /// first that is shaped like a sample (or tombstone) is one, and there are
-    /// `refusedLinesThatMakeAnotherFormat` of them or the file ends (a JSON document, pretty-printed
-    /// JSON, CSV). A sample with a bad value (`end before start`, an unknown kind) is the right
-    /// format: its line is skipped when read. Reads only up to that first line.
     /// Whether the line after the first `skippingLines` of `file` starts as a sample line does: an
     /// object whose first 64 KiB give it, at its top level, a `uuid`, a `type` and a `start` (not
     /// a document that wraps samples in a list).
@@ -231,6 +226,11 @@ public final class ReplaySource: FiniteSource {
         return first == UInt8(ascii: "{") && ["uuid", "type", "start"].allSatisfy { keys.contains($0) }
     }
 
+    /// Why `file` is not a replay file, when it is another format: none of its lines up to the
+    /// first that is shaped like a sample (or tombstone) is one, and there are
+    /// `refusedLinesThatMakeAnotherFormat` of them or the file ends (a JSON document, pretty-printed
+    /// JSON, CSV). A sample with a bad value (`end before start`, an unknown kind) is the right
+    /// format: its line is skipped when read. Reads only up to that first line.
     static func formatProblem(_ file: String) throws -> SourceError? {
         struct Enough: Error {}
         var leading: [(problem: String, line: Int)] = []
@@ -272,7 +272,11 @@ public final class ReplaySource: FiniteSource {
             if case .sample(let sample) = item, sample.end < sample.start {
                 return .failure(PulsoJSONDecoder.Failure("end before start"))
             }
-            guard isPulso, case .sample(var sample) = item else { return .success(item) }
+            guard case .sample(var sample) = item else { return .success(item) }
+            // Out of a double's range as written (`1e400`), or once converted (`1e308 mi` in metres):
+            // stored, it would be no value.
+            if let field = sample.fieldOutOfRange { return .failure(PulsoJSONDecoder.Failure("\(field) out of a double's range")) }
+            guard isPulso else { return .success(item) }
             SampleNormalizer.normalize(&sample, convention: .canonical)
             if let field = sample.fieldOutOfRange {
                 return .failure(PulsoJSONDecoder.Failure("\(field) out of range once converted to its canonical unit"))

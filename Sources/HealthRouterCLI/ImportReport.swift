@@ -103,6 +103,9 @@ struct ImportReport {
             lines.append("  changed     \(NumberText.grouped(appended.changedCount)) (same id, new content: re-delivered)")
         }
         if appended.deletedIds > 0 { lines.append("  deleted     \(NumberText.grouped(appended.deletedIds))") }
+        if appended.replacedProfiles > 0 {
+            lines.append("  profile     replaced by the export's (other content): the one before is deleted in every store")
+        }
         let skippedTotal = skipped.values.reduce(0, +)
         if skippedTotal > 0 {
             lines.append("  skipped     \(NumberText.grouped(skippedTotal))")

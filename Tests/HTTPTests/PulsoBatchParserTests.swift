@@ -261,9 +261,21 @@ struct PulsoBatchParserTests {
         for batch in [try PulsoBatchParser.parse(body, userId: "fwd", keepsUserIds: true),
                       try PulsoBatchParser.parseWithFoundation(body, userId: "fwd", keepsUserIds: true)] {
             #expect(batch.skips.map(\.description) == ["#0 uuid=D value: out of range once converted to its canonical unit",
-                                                       "#1 uuid=U userId: of another JSON type than Pulso's protocol gives (a number for a string, a string for a number)"])
+                                                       "#1 uuid=U userId: of another JSON type than a string: whose it is is not known"])
             #expect(batch.items.count == 1)
         }
+        // A workout number out of a double's range as written, a forward's part out of range, a
+        // forwarded tombstone whose userId is no string: skipped, not stored without the number.
+        let lines = [
+            #"{"uuid":"W1","type":"workout","workoutActivityType":"running","start":"2026-07-06T18:00:00Z","end":"2026-07-06T19:00:00Z","source":"W","duration":1e400}"#,
+            #"{"uuid":"W2","type":"workout","workoutActivityType":"running","start":"2026-07-06T18:00:00Z","end":"2026-07-06T19:00:00Z","source":"W","events":[{"type":"pause","date":"2026-07-06T18:10:00Z","duration":1e400}]}"#,
+            #"{"deleted":["K"],"userId":5}"#,
+        ].joined(separator: "\n")
+        let native = try PulsoBatchParser.parseNDJSON(Array(lines.utf8), userId: "fwd", keepsUserIds: true)
+        #expect(native.skips.map(\.description) == ["#0 uuid=W1 duration: out of a double's range",
+                                                    "#1 uuid=W2 workout event duration: out of a double's range",
+                                                    "#2 userId: of another JSON type than a string: whose it is is not known"])
+        #expect(native.items.isEmpty)
     }
 
     /// A forward's parts that cannot be read (a route point without numeric coordinates, which

@@ -346,12 +346,12 @@ import Testing
 
     /// An export written `exported` (a day) with a day's activity summary of `energy` kcal, a profile
     /// and a record both exports hold alike.
-    static func export(exported: String?, energy: Int) -> String {
+    static func export(exported: String?, energy: Int, birth: String = "1990-01-01") -> String {
         """
         <?xml version="1.0" encoding="UTF-8"?>
         <HealthData locale="en_US">
         \(exported.map { " <ExportDate value=\"\($0) 09:00:00 +0100\"/>" } ?? "")
-         <Me HKCharacteristicTypeIdentifierDateOfBirth="1990-01-01" HKCharacteristicTypeIdentifierBiologicalSex="HKBiologicalSexFemale"/>
+         <Me HKCharacteristicTypeIdentifierDateOfBirth="\(birth)" HKCharacteristicTypeIdentifierBiologicalSex="HKBiologicalSexFemale"/>
          <Record type="HKQuantityTypeIdentifierStepCount" sourceName="Phone" unit="count" startDate="2022-01-04 10:00:00 +0100" endDate="2022-01-04 10:10:00 +0100" value="100"/>
          <ActivitySummary dateComponents="2022-01-05" activeEnergyBurned="\(energy)" activeEnergyBurnedGoal="500" activeEnergyBurnedUnit="kcal" appleExerciseTime="5" appleExerciseTimeGoal="30" appleStandHours="2" appleStandHoursGoal="12"/>
         </HealthData>
@@ -441,6 +441,18 @@ import Testing
         #expect(try lakeLines(second) == before)
         _ = try run(["backfill", "local", "--from", "older.xml"], in: second)
         #expect(try stored(second) == "400 2022-01-10T09:00:00+01:00")
+        #expect(try run(["migrate", "--from", "local", "--to", "lake", "--verify-only"], in: second).status == 0)
+
+        // A profile that changed (another date of birth: another content id) replaces the one before
+        // in every store, the ndjson folder's read-back too: one profile a user.
+        try Self.export(exported: "2022-01-12", energy: 400, birth: "1991-02-02")
+            .write(toFile: second + "/changed.xml", atomically: true, encoding: .utf8)
+        let changed = try run(["import", "changed.xml"], in: second)
+        #expect(changed.stdout.contains("profile     replaced"), "\(changed.stdout)")
+        for sink in ["local", "lake"] {
+            let profiles = try run(["dump", "--from", sink], in: second).stdout.split(separator: "\n").filter { $0.contains(#""type":"Me""#) }
+            #expect(profiles.count == 1 && profiles.first?.contains("1991-02-02") == true, "\(sink): \(profiles)")
+        }
         #expect(try run(["migrate", "--from", "local", "--to", "lake", "--verify-only"], in: second).status == 0)
 
         // A newer export cut short (a copy that stopped after its date) brought none of its versions:

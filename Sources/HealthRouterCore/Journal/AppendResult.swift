@@ -24,6 +24,9 @@ public struct AppendResult: Sendable, Equatable {
     /// replaced, met again in a replay read after it (`Journal.refusesEarlierVersions`), or an
     /// older export's profile. Counted as duplicates too.
     public var earlierVersions = 0
+    /// Profiles deleted because a later one of the same user, of other content, replaced them
+    /// (`Journal` keeps one profile a user in every store).
+    public var replacedProfiles = 0
     /// The sequence numbers of the entries written, when any.
     public var firstSequence: Int64?
     public var lastSequence: Int64?
@@ -51,6 +54,7 @@ public struct AppendResult: Sendable, Equatable {
         refusedOtherUsersIds += other.refusedOtherUsersIds
         idsOfAnotherType += other.idsOfAnotherType
         earlierVersions += other.earlierVersions
+        replacedProfiles += other.replacedProfiles
         if firstSequence == nil { firstSequence = other.firstSequence }
         if other.lastSequence != nil { lastSequence = other.lastSequence }
         itemTypes.formUnion(other.itemTypes)

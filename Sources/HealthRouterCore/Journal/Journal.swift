@@ -214,6 +214,19 @@ public final class Journal {
                                                  isFirstOfId: firstOfId))
                 }
                 next += 1
+                // A profile of other content (another id) replaced the user's last one: that one is
+                // deleted, in the next entry, so that every store keeps one profile a user.
+                if let replaced = replacedProfile {
+                    replacedProfile = nil
+                    var deletion = HealthItem.tombstone(Tombstone(ids: [replaced.id], userId: replaced.userId))
+                    let deletedBefore = result.deletedIds
+                    if try admit(&deletion, sequence: next, source: source, received: received, result: &result) != nil {
+                        result.deletedIds = deletedBefore
+                        result.replacedProfiles += 1
+                        if collect { appended.append(JournalEntry(sequence: next, source: source, item: deletion, isFirstOfId: false)) }
+                        next += 1
+                    }
+                }
             }
             if let last = result.lastSequence {
                 try database.execute("INSERT INTO meta(key, value) VALUES ('last_seq', \(last)) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
@@ -497,6 +510,10 @@ public final class Journal {
         return try lookupSuperseded.step() ? lookupSuperseded.int64(0) : nil
     }
 
+    /// The id of the profile the one just admitted replaced (the same user's, of other content),
+    /// which `append` deletes in the entry after it.
+    private var replacedProfile: (id: String, userId: String?)?
+
     /// The key in `meta` of the start of the latest profile journaled for `sample`'s user.
     private static func profileKey(_ sample: Sample) -> String { "latest_profile_start:" + (sample.userId ?? "") }
 
@@ -516,6 +533,16 @@ public final class Journal {
     private func noteProfile(_ sample: Sample) throws {
         upsertMeta.bind(1, Self.profileKey(sample))
         upsertMeta.bind(2, sample.start.epochMilliseconds)
+        try upsertMeta.run()
+        // Its id is its content's: a profile that changed (a date of birth set) has another, and the
+        // one it replaces is deleted (`replacedProfile`).
+        let idKey = "latest_profile_id:" + (sample.userId ?? "")
+        lookupMeta.bind(1, idKey)
+        let previous = try lookupMeta.step() && !lookupMeta.isNull(0) ? lookupMeta.string(0) : nil
+        lookupMeta.reset()
+        if let previous, previous != sample.id { replacedProfile = (previous, sample.userId) }
+        upsertMeta.bind(1, idKey)
+        upsertMeta.bind(2, sample.id)
         try upsertMeta.run()
         // Not in an input that told its date: that date counts once the input is in (`finishInput`).
         if inputWritten == nil, try !isOlderInput(sample.start, userId: sample.userId) {
