@@ -104,7 +104,8 @@ struct ImportReport {
         }
         if appended.deletedIds > 0 { lines.append("  deleted     \(NumberText.grouped(appended.deletedIds))") }
         if appended.replacedProfiles > 0 {
-            lines.append("  profile     replaced by the export's (other content): the one before is deleted in every store")
+            lines.append("  profile     replaced by a later one of other content: the one before is deleted in every store"
+                         + (appended.replacedProfiles > 1 ? " (\(appended.replacedProfiles) profiles)" : ""))
         }
         let skippedTotal = skipped.values.reduce(0, +)
         if skippedTotal > 0 {

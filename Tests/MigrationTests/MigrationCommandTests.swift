@@ -479,6 +479,54 @@ import Testing
         #expect(summaries.map { $0.userId ?? "-" }.sorted() == ["-", "bob"], "\(summaries.map(\.userId))")
     }
 
+    /// A profile that changes back and forth (A → B → A → B) leaves one profile in every store; a
+    /// user whose profile has the content another user's has (equal ids: a profile's id has no user
+    /// in it) keeps it when the other user's changes.
+    @Test func aChangedProfileReplacesTheOneBeforeOfItsUserOnly() throws {
+        let directory = makeTemporaryDirectory("profiles")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try (Self.config + """
+
+            sources:
+              xavier: { type: apple_health_export, path: ./x.xml, user_id: xavier }
+              yvonne: { type: apple_health_export, path: ./y.xml, user_id: yvonne }
+            """).write(toFile: directory + "/healthrouter.yaml", atomically: true, encoding: .utf8)
+        func profiles(_ sink: String) throws -> [String] {
+            let dump = try CommandRunner.run(["dump", "--from", sink], in: directory)
+            return dump.stdout.split(separator: "\n").filter { $0.contains(#""type":"Me""#) }.map { line in
+                (line.contains("1991-02-02") ? "1991" : "1990") + (line.contains(#""userId":"yvonne""#) ? " yvonne" : " xavier")
+            }.sorted()
+        }
+        func importX(_ day: String, _ birth: String) throws {
+            try Self.export(exported: day, energy: 100, birth: birth).write(toFile: directory + "/x.xml", atomically: true, encoding: .utf8)
+            // Both sources again (a file on the command line would have no user: two export sources)
+            let imported = try CommandRunner.run(["import", "-q"], in: directory)
+            #expect(imported.status == 0, "\(imported.stderr)")
+        }
+        try Self.export(exported: "2022-01-05", energy: 100).write(toFile: directory + "/x.xml", atomically: true, encoding: .utf8)
+        try Self.export(exported: "2022-01-06", energy: 100).write(toFile: directory + "/y.xml", atomically: true, encoding: .utf8)
+        #expect(try CommandRunner.run(["import", "-q"], in: directory).status == 0)
+        // Xavier's changes: Yvonne's profile, of the content his had, stays.
+        try importX("2022-01-10", "1991-02-02")
+        for sink in ["local", "lake"] {
+            let held = try profiles(sink)
+            #expect(held == ["1990 yvonne", "1991 xavier"], "\(sink): \(held)")
+        }
+        // A single user's profile back and forth: one profile, however often it changed.
+        let single = makeTemporaryDirectory("profile")
+        defer { try? FileManager.default.removeItem(atPath: single) }
+        try Self.config.write(toFile: single + "/healthrouter.yaml", atomically: true, encoding: .utf8)
+        for (day, birth) in [("2022-01-05", "1990-01-01"), ("2022-01-10", "1991-02-02"), ("2022-01-15", "1990-01-01"),
+                             ("2022-01-20", "1991-02-02")] {
+            try Self.export(exported: day, energy: 100, birth: birth).write(toFile: single + "/e.xml", atomically: true, encoding: .utf8)
+            #expect(try CommandRunner.run(["import", "e.xml", "-q"], in: single).status == 0)
+        }
+        let lake = try CommandRunner.run(["dump", "--from", "lake"], in: single).stdout
+        let mine = lake.split(separator: "\n").filter { $0.contains(#""type":"Me""#) }
+        #expect(mine.count == 1 && mine.first?.contains("1991-02-02") == true, "\(mine)")
+        #expect(try CommandRunner.run(["migrate", "--from", "local", "--to", "lake", "--verify-only", "-q"], in: single).status == 0)
+    }
+
     func chmodRecursively(_ path: String, file: Int, folder: Int) {
         let manager = FileManager.default
         var isFolder: ObjCBool = false

@@ -44,6 +44,9 @@ public final class Journal {
     private lazy var insertSuperseded = try! database.prepare(
         "INSERT INTO superseded(start, id, content_hash, seq) VALUES (?2, ?1, ?3, ?4) ON CONFLICT(start, id, content_hash) DO UPDATE SET seq = excluded.seq")
     private lazy var lookupMeta = try! database.prepare("SELECT value FROM meta WHERE key = ?1")
+    private lazy var otherUsersProfile = try! database.prepare(
+        "SELECT 1 FROM meta WHERE key LIKE 'latest_profile_id:%' AND key <> ?1 AND value = ?2 LIMIT 1")
+    private lazy var forgetDeletion = try! database.prepare("DELETE FROM deleted_ids WHERE id = ?1")
     private lazy var upsertMeta = try! database.prepare(
         "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
     private lazy var deletedAt = try! database.prepare("SELECT seq FROM deleted_ids WHERE id = ?1")
@@ -202,6 +205,7 @@ public final class Journal {
             var appended: [JournalEntry] = []
             if collect { appended.reserveCapacity(items.count) }
             var next = try head() + 1
+            replacedProfile = nil
             hasNativeIds = try database.scalarInt("SELECT EXISTS(SELECT 1 FROM fingerprints)") == 1
             for position in items.indices {
                 // Each item is read in place and then moved out (a copy would retain every string of its sample).
@@ -218,6 +222,9 @@ public final class Journal {
                 // deleted, in the next entry, so that every store keeps one profile a user.
                 if let replaced = replacedProfile {
                     replacedProfile = nil
+                    // A profile deleted before and brought back since (A → B → A → B): deleted again.
+                    SampleIdKey.bind(forgetDeletion, 1, replaced.id)
+                    try forgetDeletion.run()
                     var deletion = HealthItem.tombstone(Tombstone(ids: [replaced.id], userId: replaced.userId))
                     let deletedBefore = result.deletedIds
                     if try admit(&deletion, sequence: next, source: source, received: received, result: &result) != nil {
@@ -540,7 +547,15 @@ public final class Journal {
         lookupMeta.bind(1, idKey)
         let previous = try lookupMeta.step() && !lookupMeta.isNull(0) ? lookupMeta.string(0) : nil
         lookupMeta.reset()
-        if let previous, previous != sample.id { replacedProfile = (previous, sample.userId) }
+        // Not when another user's latest profile has that id too (equal content: a profile's id has
+        // no user in it), which deleting it would take from them.
+        if let previous, previous != sample.id {
+            otherUsersProfile.bind(1, idKey)
+            otherUsersProfile.bind(2, previous)
+            let shared = try otherUsersProfile.step()
+            otherUsersProfile.reset()
+            if !shared { replacedProfile = (previous, sample.userId) }
+        }
         upsertMeta.bind(1, idKey)
         upsertMeta.bind(2, sample.id)
         try upsertMeta.run()
