@@ -41,4 +41,21 @@ final class DaemonLock {
     }
 
     deinit { close(descriptor) }
+
+    /// The pid of the `healthrouter run` that holds `stateDirectory`'s lock, when one does (`"?"`
+    /// when its file names none); nil when none runs there.
+    static func holder(of stateDirectory: String) -> String? {
+        let path = (stateDirectory as NSString).appendingPathComponent("daemon.lock")
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        if flock(descriptor, LOCK_SH | LOCK_NB) == 0 {
+            flock(descriptor, LOCK_UN)
+            return nil
+        }
+        var buffer = [UInt8](repeating: 0, count: 32)
+        let count = pread(descriptor, &buffer, buffer.count, 0)
+        let pid = count > 0 ? String(decoding: buffer[..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) : ""
+        return pid.isEmpty ? "?" : pid
+    }
 }

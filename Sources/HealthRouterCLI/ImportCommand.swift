@@ -48,8 +48,13 @@ enum ImportCommand {
         }
         let loaded = try LoadedConfig.load(arguments, environment: environment)
         let plan = try sources(arguments.positional, loaded: loaded)
-        let sinks = try loaded.sinkSpecs()
+        var sinks = try loaded.sinkSpecs()
         try loaded.ensureStateDirectory()
+        // A daemon running on this state directory delivers what the import journals (its workers
+        // look in the journal): the import writes no sink itself, as two writers of one store would
+        // race (an ndjson folder is one writer's).
+        let daemon = DaemonLock.holder(of: loaded.config.stateDirectory)
+        if daemon != nil { sinks = [] }
 
         // An import is finite: a store that stays down is reported, not waited for.
         var settings = SinkWorker.Settings.oneShot
@@ -75,7 +80,8 @@ enum ImportCommand {
         progress?.stop()
         let report = ImportReport(summary: summary,
                                   inputs: plan.map(\.input),
-                                  sinkTypes: Dictionary(sinks.map { ($0.name, $0.type) }) { a, _ in a })
+                                  sinkTypes: Dictionary(sinks.map { ($0.name, $0.type) }) { a, _ in a },
+                                  deliveringDaemon: daemon)
         if report.readAnything || summary.firstFailed == nil { print(report.render()) }
         let errors = ErrorOutput(format: loaded.logger.format)
         var lines = report.errors()

@@ -8,6 +8,9 @@ struct ImportReport {
     /// What each of `summary.sources` read (the file given, or the configured path), in order.
     var inputs: [String]
     var sinkTypes: [String: String]
+    /// The pid of the `healthrouter run` that holds the state directory, when one does: the import
+    /// journaled what it read and left the delivery to it.
+    var deliveringDaemon: String? = nil
 
     /// Whether any record was read or skipped: a failed import that read neither shows only its error.
     var readAnything: Bool { summary.sources.contains { $0.counters.records > 0 || !$0.counters.skipped.isEmpty } }
@@ -115,7 +118,10 @@ struct ImportReport {
                 lines.append("    \(NumberText.grouped(count)) × \(reason)\(at)")
             }
         }
-        if summary.sinks.isEmpty {
+        if let deliveringDaemon {
+            lines.append("  sinks       delivered by the running daemon (healthrouter run, pid \(deliveringDaemon)), which holds "
+                         + "this state directory: `healthrouter status` shows them catching up")
+        } else if summary.sinks.isEmpty {
             lines.append("  sinks       none in the config: what was read stays in the journal (add one under sinks:)")
         } else {
             lines.append("  sinks")

@@ -2,6 +2,7 @@ import Foundation
 import HealthRouterCore
 import Synchronization
 import Testing
+import TestSupport
 
 /// The real `healthrouter run` binary: push, SIGTERM, rows in the sqlite sink; kill -9 while
 /// pushing, restart: every sample answered 200 reaches the sink.
@@ -193,6 +194,30 @@ struct DaemonEndToEndTests {
         #expect(process.terminationStatus == 69, "\(second.log)")
         #expect(second.log.contains("source 'phone' (127.0.0.1:\(first.port)): cannot listen"), "\(second.log)")
         #expect(first.stop() == 0)
+    }
+
+    /// An import beside a running daemon (same state directory) journals what it reads and leaves
+    /// the delivery to the daemon, whose workers look in the journal also while pushes keep them
+    /// busy from memory: the export's rows reach the daemon's store.
+    @Test func anImportBesideTheDaemonIsDeliveredByIt() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        defer { daemon.stop() }
+        let pushed = #"[{"uuid":"P-1","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":60,"source":"W"}]"#
+        #expect(daemon.client.post("/ingest", pushed, token: DaemonProcess.token).status == 200)
+        let export = CommandRunner.repository + "/samples/export.zip"
+        let imported = try CommandRunner.run(["import", export, "--config", daemon.directory + "/config.yaml"], in: daemon.directory,
+                                             environment: ["TEST_TOKEN": DaemonProcess.token])
+        #expect(imported.status == 0, "\(imported.stdout)\(imported.stderr)")
+        #expect(imported.stdout.contains("delivered by the running daemon (healthrouter run, pid"), "\(imported.stdout)")
+        let deadline = Date(timeIntervalSinceNow: 20)
+        var rows = 0
+        while Date() < deadline {
+            rows = (try? daemon.sinkIds().count) ?? 0
+            if rows > 10_000 { break }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        #expect(rows > 10_000, "\(rows)")
     }
 
     /// A second daemon on the same state directory (another port) is refused at the start, naming
