@@ -140,10 +140,13 @@ final class CollectingOutput: SourceOutput {
         try (#"{"end":"2026-07-06T08:01:00Z","source":"W","start":"2026-07-06T08:01:00Z","type":"heartRate","unit":"count/min","uuid":"H-1","value":61}"# + "\n")
             .write(toFile: directory + "/a.ndjson", atomically: true, encoding: .utf8)
         #expect(mkfifo(directory + "/b.ndjson", 0o644) == 0)
+        try FileManager.default.createSymbolicLink(atPath: directory + "/d.ndjson", withDestinationPath: directory + "/gone.ndjson")
         #expect(try ReplaySource.files(in: directory) == [directory + "/a.ndjson"])
         let output = CollectingOutput()
         try ReplaySource(configuration: .init(path: directory), context: SinkFixtures.context(directory)).read(into: output)
         #expect(output.items.count == 1)
+        // Each one passed over is said so, by name.
+        #expect(output.skips.map { $0.location ?? "" } == ["b.ndjson", "c.ndjson", "d.ndjson"], "\(output.skips)")
     }
 
     /// A file cut short (a copy that stopped mid-line): what comes before the cut is kept, and the
