@@ -344,7 +344,7 @@ final class ExportElementHandler: SAXHandler {
         SampleNormalizer.normalize(&draft.sample, convention: .healthKit, type: registered, deviceIsCanonical: true,
                                    assigningId: correlation != nil || draft.canBeMember)
         // In range as written, out of it in the canonical unit (`1e308 mi` in metres): no value to store.
-        if let value = draft.sample.value, !value.isFinite {
+        if draft.sample.fieldOutOfRange != nil {
             output.skipped("Quantity Record with a value out of range once converted from \(writtenUnit ?? "?") to "
                            + (draft.sample.unit ?? "?"), location: "line \(lineNumber)")
             return

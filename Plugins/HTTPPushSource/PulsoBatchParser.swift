@@ -212,9 +212,7 @@ enum PulsoBatchParser {
             return
         }
         // One of Pulso's own fields of the wrong JSON type: skipped, as a sample stored without it
-        // would replace the version stored before, field and all.
-        // So is a forwarded `userId` of the wrong type from a token whose samples keep theirs: filed
-        // under the forwarder instead, a person's data would be another's.
+        // would replace the version stored before, field and all; so is a number out of a double's range.
         let pulsos = element.mistyped.filter { PulsoElement.Field.byName[$0]?.isPulsos == true }
         if let field = element.outOfRange.first {
             batch.skip(SkippedElement(index: index, uuid: sample.id, problem: .init(field: field, reason: "out of a double's range")))

@@ -98,20 +98,19 @@ public final class ReplaySource: FiniteSource {
         return files
     }
 
-    /// The `*.ndjson` entries of a folder that are no regular file (a folder, a pipe, a broken link):
-    /// passed over, and said so.
-    static func entriesPassedOver(in directory: String) -> [String] {
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
-            .filter { $0.hasSuffix(".ndjson") && !$0.hasPrefix(".") }
-        let read = Set(((try? files(in: directory)) ?? []).map { ($0 as NSString).lastPathComponent })
-        return names.filter { !read.contains($0) }.sorted()
+    /// The `*.ndjson` entries of a folder other than `read` (`files(in:)`): no regular file (a folder,
+    /// a pipe, a broken link), passed over, and said so.
+    static func entriesPassedOver(in directory: String, reading read: [String]) -> [String] {
+        let readNames = Set(read.map { ($0 as NSString).lastPathComponent })
+        return ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
+            .filter { $0.hasSuffix(".ndjson") && !$0.hasPrefix(".") && !readNames.contains($0) }.sorted()
     }
 
     public func read(into output: SourceOutput) throws {
         let files = try inputFiles()
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: resolvedPath, isDirectory: &isDirectory), isDirectory.boolValue {
-            for name in Self.entriesPassedOver(in: resolvedPath) {
+            for name in Self.entriesPassedOver(in: resolvedPath, reading: files) {
                 output.skipped("not a regular file (a folder, a pipe, a broken link): not read", location: name)
             }
         }

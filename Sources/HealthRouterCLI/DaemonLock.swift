@@ -24,10 +24,8 @@ final class DaemonLock {
                                  hint: "the daemon locks its state directory: make it writable", code: .cannotCreate)
         }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            var buffer = [UInt8](repeating: 0, count: 32)
-            let count = pread(descriptor, &buffer, buffer.count, 0)
+            let pid = Self.pid(in: descriptor)
             close(descriptor)
-            let pid = count > 0 ? String(decoding: buffer[..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) : ""
             throw CommandFailure(
                 message: "another healthrouter run\(pid.isEmpty ? "" : " (pid \(pid))") uses the state directory \(stateDirectory)",
                 hint: "stop it first, or give this daemon a state_directory (and stores) of its own: two daemons on one journal "
@@ -53,9 +51,14 @@ final class DaemonLock {
             flock(descriptor, LOCK_UN)
             return nil
         }
+        let pid = pid(in: descriptor)
+        return pid.isEmpty ? "?" : pid
+    }
+
+    /// The pid the lock file open as `descriptor` records ("" when none).
+    private static func pid(in descriptor: Int32) -> String {
         var buffer = [UInt8](repeating: 0, count: 32)
         let count = pread(descriptor, &buffer, buffer.count, 0)
-        let pid = count > 0 ? String(decoding: buffer[..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) : ""
-        return pid.isEmpty ? "?" : pid
+        return count > 0 ? String(decoding: buffer[..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) : ""
     }
 }

@@ -9,9 +9,6 @@ import HealthRouterCore
 public enum PostgresConnectionString {
     /// What is wrong with `url` (a `postgres://` URL or `key=value` conninfo), or nil.
     public static func problem(_ url: String) -> String? {
-        // `${NAME}` still there: left unset for a command that does not open this sink (`status`,
-        // a backfill into another store); one that opens it has refused the unset variable.
-        if url.contains("${") { return nil }
         var error: UnsafeMutablePointer<CChar>?
         if let options = PQconninfoParse(url, &error) {
             PQconninfoFree(options)

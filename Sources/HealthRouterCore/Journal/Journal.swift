@@ -320,12 +320,7 @@ public final class Journal {
             return nil
         }
         // The entry's encoding, offsets included and marked, once: the hash is taken from it.
-        func encodeEntry() {
-            writer.reset()
-            writer.marksOffsets = true
-            SampleCodec.encode(sample: sample, into: &writer)
-            writer.marksOffsets = false
-        }
+        func encodeEntry() { encodeIntoWriter(sample) }
         if sample.kind == .profile, try isOlderProfile(sample) {
             result.earlierVersions += 1
             result.duplicates[sample.kind, default: 0] += 1
@@ -500,6 +495,14 @@ public final class Journal {
         return isNew && isFingerprintId
     }
 
+    /// Encodes `sample` as its entry into `writer`, its offsets marked (`contentHash` skips them).
+    private func encodeIntoWriter(_ sample: Sample) {
+        writer.reset()
+        writer.marksOffsets = true
+        SampleCodec.encode(sample: sample, into: &writer)
+        writer.marksOffsets = false
+    }
+
     /// Whether, in a replay (`refusesEarlierVersions`), `hash` is content of `key` at `start` that a
     /// change replaced before the input began.
     private func isReplacedBeforeThisInput(_ key: SampleIdKey.Key, start: Int64, hash: Int64) throws -> Bool {
@@ -575,10 +578,7 @@ public final class Journal {
         sample.id = SampleIdKey.canonicalCase(sample.id)
         if sample.kind == .profile, try isOlderProfile(sample) { return true }
         bindings.reset()
-        writer.reset()
-        writer.marksOffsets = true
-        SampleCodec.encode(sample: sample, into: &writer)
-        writer.marksOffsets = false
+        encodeIntoWriter(sample)
         let hash = contentHash(of: sample)
         let key = SampleIdKey.Key(sample.id)
         let start = Self.keySecond(sample)
