@@ -53,15 +53,13 @@ struct ExportFile {
             format = .zip
             return
         }
-        // UTF-16 (a byte-order mark, or `<` or white space and the next character each beside a
-        // zero byte): an editor saved it so.
-        let xmlStart: Set<UInt8> = [UInt8(ascii: "<"), 0x20, 0x09, 0x0A, 0x0D]
-        if count >= 4, (magic[0] == 0xFF && magic[1] == 0xFE) || (magic[0] == 0xFE && magic[1] == 0xFF)
-            || (xmlStart.contains(magic[0]) && magic[1] == 0 && magic[2] != 0 && magic[3] == 0)
-            || (magic[0] == 0 && xmlStart.contains(magic[1]) && magic[2] == 0 && magic[3] != 0) {
-            let quoted = "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        // UTF-16 (a byte-order mark, or `<` after white space, each character beside a zero byte):
+        // an editor saved it so.
+        let head = magic.prefix(count)
+        if UTF16Text.isUTF16(head),
+           magic[0] == 0xFF || magic[0] == 0xFE || UTF16Text.firstASCIICharacter(head) == UInt8(ascii: "<") {
             throw SourceError(input: path, problem: "this XML is UTF-16; healthrouter reads export.xml in UTF-8, as the Health app writes it",
-                              hint: "Convert it: iconv -f UTF-16 -t UTF-8 \(quoted) > export-utf8.xml (or give the export.zip the Health app wrote).")
+                              hint: "Convert it: \(UTF16Text.conversionCommand(path, output: "export-utf8.xml")) (or give the export.zip the Health app wrote).")
         }
         // XML starts with `<`, after an optional UTF-8 byte-order mark and white space.
         var first = 0

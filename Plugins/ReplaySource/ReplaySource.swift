@@ -47,7 +47,8 @@ public final class ReplaySource: FiniteSource {
     /// Pulso server's append an id's later version after the earlier one.
     public var listsVersionsInOrder: Bool { true }
 
-    /// Whether `path` is replay input: a file whose first non-space byte is `{`, or a folder
+    /// Whether `path` is replay input: a file whose first non-space character is `{` (in UTF-8, or
+    /// UTF-16, which `formatProblem` refuses saying so), or a folder
     /// holding at least one `*.ndjson` file.
     public static func recognizes(_ path: String) -> Bool {
         var isDirectory: ObjCBool = false
@@ -56,6 +57,8 @@ public final class ReplaySource: FiniteSource {
         guard let handle = FileHandle(forReadingAtPath: path) else { return false }
         defer { try? handle.close() }
         let head = (try? handle.read(upToCount: 4096)) ?? Data()
+        // Saved as UTF-16 (refused by `formatProblem`, saying so).
+        if UTF16Text.firstASCIICharacter(head) == UInt8(ascii: "{") { return true }
         return head.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) } == UInt8(ascii: "{")
     }
 
@@ -247,6 +250,16 @@ public final class ReplaySource: FiniteSource {
     /// format: its line is skipped when read. Reads only up to that first line.
     static func formatProblem(_ file: String) throws -> SourceError? {
         struct Enough: Error {}
+        if let handle = FileHandle(forReadingAtPath: file) {
+            let head = (try? handle.read(upToCount: 4)) ?? Data()
+            try? handle.close()
+            if UTF16Text.isUTF16(head) {
+                let stem = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
+                return SourceError(input: file, problem: "this NDJSON is UTF-16; healthrouter reads NDJSON in UTF-8 "
+                                    + "(as `healthrouter dump`, the ndjson sink and Pulso's server write it)",
+                                   hint: "Convert it: " + UTF16Text.conversionCommand(file, output: stem + "-utf8.ndjson"))
+            }
+        }
         var leading: [(problem: String, line: Int)] = []
         var sawSample = false
         do {

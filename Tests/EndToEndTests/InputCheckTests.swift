@@ -97,6 +97,10 @@ import Testing
             .write(toFile: directory + "/utf16.xml", atomically: true, encoding: .utf16)
         // Without a byte-order mark or declaration, little-endian.
         try "<HealthData locale=\"en_US\"/>\n".write(toFile: directory + "/utf16le.xml", atomically: true, encoding: .utf16LittleEndian)
+        // NDJSON saved as UTF-16 (PowerShell's `>` writes it so), with a byte-order mark and without.
+        let sampleLine = #"{"end":"2026-07-06T08:01:00Z","source":"W","start":"2026-07-06T08:01:00Z","type":"heartRate","unit":"count/min","uuid":"H-1","value":61}"# + "\n"
+        try sampleLine.write(toFile: directory + "/utf16.ndjson", atomically: true, encoding: .utf16)
+        try sampleLine.write(toFile: directory + "/utf16le.ndjson", atomically: true, encoding: .utf16LittleEndian)
         /// A real zip (as `zip` makes) of `file`, named `entry` inside.
         func zip(_ file: String, as entry: String, into archive: String) throws {
             let zip = Process()
@@ -117,7 +121,9 @@ import Testing
                              ("page.html", "this is not an Apple Health export: the document element is <html>, not <HealthData>"),
                              ("image.svg", "the document element is <svg>, not <HealthData>"),
                              ("utf16.xml", "this XML is UTF-16; healthrouter reads export.xml in UTF-8"),
-                             ("utf16le.xml", "this XML is UTF-16; healthrouter reads export.xml in UTF-8")] {
+                             ("utf16le.xml", "this XML is UTF-16; healthrouter reads export.xml in UTF-8"),
+                             ("utf16.ndjson", "this NDJSON is UTF-16; healthrouter reads NDJSON in UTF-8"),
+                             ("utf16le.ndjson", "iconv -f UTF-16 -t UTF-8 'utf16le.ndjson' > 'utf16le-utf8.ndjson'")] {
             let result = try CommandRunner.run(["import", file], in: directory)
             #expect(result.status == 65, "\(file): \(result.stderr)")
             #expect(result.stderr.contains(says) && result.stderr.contains("hint: "), "\(file): \(result.stderr)")

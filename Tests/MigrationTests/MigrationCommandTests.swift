@@ -461,7 +461,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: cut) }
         try Self.config.write(toFile: cut + "/healthrouter.yaml", atomically: true, encoding: .utf8)
         try FileManager.default.copyItem(atPath: directory + "/older.xml", toPath: cut + "/older.xml")
-        let newer = try Self.export(exported: "2022-01-10", energy: 400)
+        let newer = Self.export(exported: "2022-01-10", energy: 400)
         try String(newer[..<newer.range(of: "<Me ")!.lowerBound]).write(toFile: cut + "/cut.xml", atomically: true, encoding: .utf8)
         try Self.export(exported: "2022-01-07", energy: 250).write(toFile: cut + "/between.xml", atomically: true, encoding: .utf8)
         _ = try run(["import", "older.xml"], in: cut)

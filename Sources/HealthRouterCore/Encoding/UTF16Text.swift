@@ -1,0 +1,37 @@
+/// Recognises text saved as UTF-16 (an editor, PowerShell's `>`, Windows' Notepad do), which the
+/// sources refuse with a hint to convert it, rather than reading it as garbled UTF-8.
+public enum UTF16Text {
+    /// Whether `head`, a file's first bytes, is UTF-16: a byte-order mark, or its first two
+    /// characters ASCII, each beside a zero byte (either byte order).
+    public static func isUTF16(_ head: some Collection<UInt8>) -> Bool {
+        let bytes = Array(head.prefix(4))
+        guard bytes.count >= 4 else { return false }
+        if (bytes[0] == 0xFF && bytes[1] == 0xFE) || (bytes[0] == 0xFE && bytes[1] == 0xFF) { return true }
+        return (bytes[0] != 0 && bytes[1] == 0 && bytes[2] != 0 && bytes[3] == 0)
+            || (bytes[0] == 0 && bytes[1] != 0 && bytes[2] == 0 && bytes[3] != 0)
+    }
+
+    /// The first character of `head` (UTF-16) that is not white space or a byte-order mark, when
+    /// it is ASCII; nil when `head` is not UTF-16 or holds none.
+    public static func firstASCIICharacter(_ head: some Collection<UInt8>) -> UInt8? {
+        let bytes = Array(head)
+        guard isUTF16(bytes) else { return nil }
+        // Big-endian: a mark FE FF, or the zero byte first.
+        let bigEndian = bytes[0] == 0xFE || (bytes[0] == 0 && bytes[1] != 0xFE)
+        var index = 0
+        while index + 1 < bytes.count {
+            let unit = bigEndian ? UInt16(bytes[index]) << 8 | UInt16(bytes[index + 1])
+                                 : UInt16(bytes[index + 1]) << 8 | UInt16(bytes[index])
+            index += 2
+            if unit == 0xFEFF || unit == 0x20 || unit == 0x09 || unit == 0x0A || unit == 0x0D { continue }
+            return unit < 0x80 ? UInt8(unit) : nil
+        }
+        return nil
+    }
+
+    /// A shell command converting `path` to UTF-8 as `output`, both quoted for the shell.
+    public static func conversionCommand(_ path: String, output: String) -> String {
+        func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        return "iconv -f UTF-16 -t UTF-8 " + quoted(path) + " > " + quoted(output)
+    }
+}
