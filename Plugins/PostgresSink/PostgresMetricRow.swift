@@ -4,7 +4,8 @@ import PostgresClient
 
 /// Maps a canonical sample to a `healthkit_metrics` row the way health4ai's app writes one:
 ///
-/// - quantity: `value`/`unit` as canonical, except `%` stored as a 0–1 fraction;
+/// - quantity: `value`/`unit` as canonical, except `%` stored as a 0–1 fraction and `°C` as `degC`
+///   (HealthKit's unit string, which health4ai's app writes);
 /// - category: `value` = HealthKit's raw integer (`CategoryValueCodes`; sleep: 0 inBed … 5 asleepREM;
 ///   0, `HKCategoryValueNotApplicable`, without a value, as for mindful sessions), `unit = 'category'`,
 ///   `metadata.sleep_stage` = the HealthKit value name for sleep, `metadata.category_value` otherwise;
@@ -38,6 +39,7 @@ enum PostgresMetricRow {
         switch sample.kind {
         case .quantity:
             if unit == "%", let percent = value { value = percent / 100 }
+            unit = PostgresReservedKeys.storedUnit(unit)
         case .category:
             unit = "category"
             let name = sample.categoryValue.map { CategoryValueNames.healthKitName($0, type: sample.type) }

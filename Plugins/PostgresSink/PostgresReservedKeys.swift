@@ -78,7 +78,7 @@ enum PostgresReservedKeys {
             json.key("value")
             if let value = sample.value, value.isFinite { json.number(value) } else { json.null() }
         }
-        if (sample.kind == .quantity ? storedUnit : nil) != sample.unit { optional("unit", sample.unit) }
+        if (sample.kind == .quantity ? restoredUnit(storedUnit) : nil) != sample.unit { optional("unit", sample.unit) }
         if restoredCategory != sample.categoryValue { optional("category_value", sample.categoryValue) }
         if let metadataZone = sample.metadata.first(where: { $0.key == "HKTimeZone" }),
            metadataZone.value != sample.timeZone.map(MetadataValue.string) {
@@ -95,6 +95,13 @@ enum PostgresReservedKeys {
     /// The keys the mapping writes into `metadata` and read-back takes out of it.
     static let mappingKeys: Set<String> = ["healthrouter_id", "HKTimeZone", "sleep_stage", "category_value", "workout_type",
                                            "duration_seconds", "total_distance_meters", "total_energy_burned_cal"]
+
+    /// The unit a quantity row stores for the canonical `unit`: HealthKit's unit string where
+    /// health4ai's app writes it (`degC` for `°C`), else the canonical unit.
+    static func storedUnit(_ unit: String?) -> String? { unit == "°C" ? "degC" : unit }
+
+    /// The canonical unit of a quantity row's stored `unit` (`storedUnit` undone).
+    static func restoredUnit(_ unit: String?) -> String? { unit == "degC" ? "°C" : unit }
 
     /// The kind read-back infers from a row's unit.
     static func kind(unit: String?, hasWorkoutType: Bool) -> SampleKind {

@@ -105,7 +105,8 @@ public final class PostgresSink: Sink {
         lastUser = user
         guard !PostgresUserId.isUUID(user), announcedUsers.insert(user).inserted else { return }
         let stored = PostgresUserId.normalized(user)
-        logger.info("samples of user \(user) are stored as user_id \(stored) (set HEALTHKIT_USER_ID=\(stored) for health4ai to "
+        // A warning: an import shows it too (a health4ai reader set to the sink's user_id sees none of these).
+        logger.warning("samples of user \(user) are stored as user_id \(stored) (set HEALTHKIT_USER_ID=\(stored) for health4ai to "
                         + "read them; the sink's user_id applies to samples without a user)")
     }
     /// Rows tiering folds: quantities, not category, workout (health4ai reads those raw) or

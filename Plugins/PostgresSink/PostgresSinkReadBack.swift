@@ -87,7 +87,7 @@ extension PostgresSink {
             sample.categoryValue = text(take("sleep_stage")) ?? text(take("category_value"))
             sample.unit = nil
         default:
-            break
+            sample.unit = PostgresReservedKeys.restoredUnit(unit)
         }
         sample.value = PostgresReservedKeys.value(stored: sample.value, unit: unit, kind: sample.kind,
                                                   categoryValue: sample.categoryValue)

@@ -170,7 +170,19 @@ import PostgresSink
         oxygen.type = "HKQuantityTypeIdentifierOxygenSaturation"
         oxygen.value = 97
         oxygen.unit = "%"
-        try sink.write(ConformanceFixtures.entries(ConformanceFixtures.all + [oxygen]), cursor: 8)
+        // `°C` is HealthKit's `degC`, as health4ai's app writes it; a type healthrouter does not
+        // know keeps its own `degC` (read back as written too).
+        var temperature = ConformanceFixtures.numbered(6)
+        temperature.type = "HKQuantityTypeIdentifierBodyTemperature"
+        temperature.value = 36.6
+        temperature.unit = "°C"
+        var unknown = ConformanceFixtures.numbered(7)
+        unknown.type = "HKQuantityTypeIdentifierSomethingNew"
+        unknown.unit = "degC"
+        try sink.write(ConformanceFixtures.entries(ConformanceFixtures.all + [oxygen, temperature, unknown]), cursor: 8)
+        var read: [String: Sample] = [:]
+        try sink.readBack(batchSize: 100) { read[$0.id] = $0 }
+        #expect(read[temperature.id] == temperature && read[unknown.id] == unknown)
         sink.close()
         let connection = try PostgresTestDatabase.connect(url)
         defer { connection.close() }
@@ -193,6 +205,10 @@ import PostgresSink
         #expect(workout[6] == "3612.4")
         #expect(workout[7] == "object")
         #expect(try row("HKQuantityTypeIdentifierOxygenSaturation")[1] == "0.97")
+        #expect(try row("HKQuantityTypeIdentifierBodyTemperature")[2] == "degC")
+        let fields = try connection.query("SELECT metadata ->> 'healthrouter:fields' FROM \(SQL.qualified(schema, "healthkit_metrics")) "
+                                              + "WHERE metric_type = $1", ["HKQuantityTypeIdentifierBodyTemperature"])
+        #expect(fields.text(0, 0)?.contains("unit") != true, "\(fields.text(0, 0) ?? "")")
         #expect(try row("HKQuantityTypeIdentifierHeartRate")[3] == "Apple Watch")
         #expect(try row(ConformanceFixtures.injection)[3] == ConformanceFixtures.injection)
         let view = try connection.execute("SELECT count(*) FROM \(SQL.qualified(schema, "v_healthkit_daily_quantity"))")
