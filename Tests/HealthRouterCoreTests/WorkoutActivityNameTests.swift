@@ -12,6 +12,10 @@ import Testing
         #expect(WorkoutActivityName.pulsoName("Running") == "running")
         #expect(WorkoutActivityName.pulsoName("Traditional Strength Training") == "traditionalStrengthTraining")
         #expect(WorkoutActivityName.pulsoName("activity_3000") == "activity_3000")
+        // Health Auto Export's names with a lower-case word: HealthKit capitalises it.
+        #expect(WorkoutActivityName.pulsoName("Mind and Body") == "mindAndBody")
+        #expect(WorkoutActivityName.healthKitName("Track and Field") == "HKWorkoutActivityTypeTrackAndField")
+        #expect(WorkoutActivityName.healthKitName("Preparation and Recovery") == "HKWorkoutActivityTypePreparationAndRecovery")
         #expect(WorkoutActivityName.pulsoName("") == "")
     }
 

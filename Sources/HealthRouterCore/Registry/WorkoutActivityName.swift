@@ -4,7 +4,8 @@
 /// (`Traditional Strength Training`).
 ///
 /// The rules are textual, so types HealthKit adds later convert too: drop the
-/// `HKWorkoutActivityType` prefix, remove spaces, lower-case the first letter.
+/// `HKWorkoutActivityType` prefix, join the words capitalised (`Mind and Body` →
+/// `MindAndBody`), lower-case the first letter.
 /// Pulso's `activity_<n>` for unknown raw values stays as it is.
 public enum WorkoutActivityName {
     /// Pulso's name (`running`) for any spelling; idempotent.
@@ -13,7 +14,9 @@ public enum WorkoutActivityName {
         if rest.hasPrefix(healthKitPrefix) { rest = rest.dropFirst(healthKitPrefix.count) }
         guard let first = rest.first, first.isUppercase || rest.contains(" ") else { return String(rest) }
         let words = rest.split(separator: " ")
-        return words.first.map { $0.prefix(1).lowercased() + $0.dropFirst() + words.dropFirst().joined() } ?? ""
+        // Each later word capitalised: Health Auto Export's `Mind and Body` is HealthKit's `MindAndBody`.
+        return words.first.map { $0.prefix(1).lowercased() + $0.dropFirst()
+            + words.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined() } ?? ""
     }
 
     /// HealthKit's name (`HKWorkoutActivityTypeRunning`) for any spelling; idempotent.
