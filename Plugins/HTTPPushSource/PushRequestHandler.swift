@@ -98,8 +98,11 @@ final class PushRequestHandler: Sendable {
         var body = request.body
         var inflatedBytesHeld = 0
         defer { uploads.giveBack(inflatedBytesHeld) }
-        if let encoding = request.header("content-encoding"),
-           encoding.trimmingCharacters(in: .whitespaces).lowercased() == "gzip" {
+        // Gzip as the header says, or by its magic bytes when no header says (a script that
+        // forgot it): JSON never starts with 0x1F.
+        let encoding = request.header("content-encoding")?.trimmingCharacters(in: .whitespaces).lowercased()
+        if encoding == "gzip" || (encoding == nil && body.count >= 2 && body[body.startIndex] == 0x1F
+                                  && body[body.startIndex + 1] == 0x8B) {
             var refused = 0
             do {
                 body = try GzipInflater.inflate(body, limit: bodyLimit) { bytes in
@@ -137,9 +140,20 @@ final class PushRequestHandler: Sendable {
         var hint: String?
         if reply.status == 401, let known = Self.route(request) {
             let headers = known == .hae ? "Authorization: Bearer <token>, api-key or X-API-Key" : "Authorization: Bearer <token>"
-            hint = TokenTable.presentedToken(request, allowAPIKey: known == .hae) == nil
-                ? "no token: the app must send \(headers)"
-                : "a token no user under users has: compare the app's token with the config's"
+            if TokenTable.presentedToken(request, allowAPIKey: known == .hae) != nil {
+                hint = "a token no user under users has: compare the app's token with the config's"
+            } else if let authorization = request.header("authorization"),
+                      !authorization.trimmingCharacters(in: .whitespaces).isEmpty {
+                // A token pasted as the header's whole value: its scheme is missing.
+                hint = "the Authorization header has no `Bearer ` before the token: its value must be `Bearer <token>`"
+                    + (known == .hae ? " (or send the token alone in an api-key or X-API-Key header)" : "")
+            } else {
+                hint = "no token: the app must send \(headers)"
+            }
+        }
+        // A route's path with a query string (a token put in the URL: `/hae?api-key=…`).
+        if reply.status == 404, request.hasQuery, Self.route(HTTPRequest(method: request.method, path: request.path)) != nil {
+            hint = "the URL has a query string (?…), which is not read: remove it, and send the token in a header"
         }
         // A missing and a wrong token are counted apart: they call for different fixes.
         warnings.warn(key: "\(route) \(reply.status) \(reason) \(hint ?? "")", "push refused", {

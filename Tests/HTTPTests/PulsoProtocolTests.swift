@@ -51,7 +51,8 @@ struct PulsoProtocolTests {
 
     /// A body compressed in parts (several gzip members one after the other, as Python's
     /// gzip.decompress in Pulso's server reads it) is one body; bytes after the last member that
-    /// are not another member are ignored, as Pulso's Rust server ignores them.
+    /// are not another member are ignored, as Pulso's Rust server ignores them. A gzip body
+    /// without `Content-Encoding` is read as gzip.
     @Test func aBodyOfSeveralGzipMembersIsOneBody() throws {
         let server = try PushServerFixture()
         let first = Array(#"[{"uuid":"GZ-1","type":"heartRate","start":"2026-07-06T08:00:00Z","#.utf8)
@@ -63,6 +64,10 @@ struct PulsoProtocolTests {
         let trailing = HTTPTestClient.gzip(Array("[]".utf8)) + Array("\n\n".utf8)
         #expect(server.client.request("POST", "/ingest", body: trailing,
                                       headers: ["Authorization: Bearer \(alice)", "Content-Encoding: gzip"]).status == 200)
+        // Gzip without the header (a script that forgot it): its first bytes tell.
+        let unlabelled = HTTPTestClient.gzip(Array(#"[{"uuid":"GZ-2","type":"heartRate","start":"2026-07-06T08:01:00Z","end":"2026-07-06T08:01:00Z","value":61,"unit":"count/min","source":"W"}]"#.utf8))
+        #expect(server.client.request("POST", "/ingest", body: unlabelled, headers: ["Authorization: Bearer \(alice)"]).body
+                    == #"{"received": 1, "new": 1, "deleted": 0}"#)
     }
 
     /// The protocol may add optional fields at any time: a field healthrouter has none for is

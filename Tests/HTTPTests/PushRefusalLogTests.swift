@@ -38,6 +38,10 @@ struct PushRefusalLogTests {
         for _ in 0..<5 { #expect(client.post("/ingest", "[]", token: "wrong").status == 401) }
         #expect(client.post("/hae", "{}").status == 401)
         #expect(client.post("/hae", "{}", token: "wrong").status == 401)
+        // The token in the URL, where nothing is read.
+        #expect(client.request("POST", "/hae?api-key=\(DaemonProcess.token)", body: Array("{}".utf8), headers: []).status == 404)
+        // The token as the Authorization header's whole value, without its scheme.
+        #expect(client.request("POST", "/v1/samples", body: Array("[]".utf8), headers: ["Authorization: \(DaemonProcess.token)"]).status == 401)
         // Bad JSON: the reply is the reference server's; the log says where the body breaks.
         let broken = "[{\"uuid\":\"A\",\n \"type\" \"heartRate\"}]"
         #expect(client.post("/ingest", broken, token: DaemonProcess.token).body == #"{"error": "bad json"}"#)
@@ -71,6 +75,10 @@ struct PushRefusalLogTests {
         // Without a token, the hint names the headers the route takes.
         #expect(Self.lines(log, containing: ["push refused", "route=/hae", "status=401",
                                              "hint=no token: the app must send Authorization: Bearer <token>, api-key or X-API-Key"])
+                    .count == 1, "\(log)")
+        #expect(Self.lines(log, containing: ["push refused", "route=/v1/samples", "status=401",
+                                             "hint=the Authorization header has no `Bearer ` before the token"]).count == 1, "\(log)")
+        #expect(Self.lines(log, containing: ["push refused", "status=404", "POST /hae", "hint=the URL has a query string"])
                     .count == 1, "\(log)")
         // A wrong token on the same route within the same 10 s is a line of its own: another fix.
         #expect(Self.lines(log, containing: ["push refused", "route=/hae", "status=401", "hint=a token no user under users has"])
