@@ -29,7 +29,7 @@ enum HealthAutoExportParser {
         case notHealthAutoExport(String)
     }
 
-    static let defaultSource = "Health Auto Export"
+    static let defaultSource = Fingerprint.unnamedSource
 
     static func parse(_ body: [UInt8], userId: String?) throws(Failure) -> Payload {
         guard let root = JSONValues.parse(body) else { throw .badJSON }
@@ -83,6 +83,9 @@ enum HealthAutoExportParser {
 
     private static let pointKeys: Set<String> = ["date", "startDate", "endDate", "qty", "source", "units",
                                                  "Min", "Avg", "Max", "systolic", "diastolic"]
+
+    /// Category metrics whose `qty` is the event's duration (HealthKit's sample is its interval).
+    private static let durationCategories: Set<String> = ["mindful_minutes", "handwashing", "toothbrushing"]
 
     static func readMetric(_ metric: [String: Any], userId: String?, into payload: inout Payload) {
         // A metric's name is its type: without one (or not a string), its points are not stored
@@ -147,6 +150,14 @@ enum HealthAutoExportParser {
                 }
             } else if let quantity = JSONValues.number(point["qty"]) {
                 sample = make(identifier, quantity, unit: units)
+                // A category whose amount is how long it lasted (mindful minutes; a handwashing's
+                // seconds), at a date alone: the sample lasts that long from it, as HealthKit's does
+                // (a duration, not an instant, is what a reader sums); the amount stays too.
+                if durationCategories.contains(name), sample.end == sample.start, let units,
+                   let seconds = UnitConverter.convert(quantity, from: units, to: "s"), seconds > 0, seconds <= 366 * 86_400 {
+                    sample.end = Timestamp(epochMilliseconds: sample.start.epochMilliseconds + Int64((seconds * 1000).rounded()),
+                                           utcOffsetSeconds: sample.end.utcOffsetSeconds)
+                }
             } else if point["value"] is String {
                 sample = make(identifier, nil, unit: nil)
             } else {

@@ -37,7 +37,7 @@ enum HealthAutoExportSkips {
                     var scratch = HealthAutoExportParser.Payload()
                     HealthAutoExportParser.readSleep(point, source: "", userId: nil, into: &scratch)
                     if scratch.items.isEmpty {
-                        examples.append("\(name) point #\(index): \(dates(point, ["date", "startDate", "endDate", "sleepStart", "sleepEnd", "inBedStart", "inBedEnd"]))")
+                        examples.append("\(name) point #\(index): \(sleepProblem(point))")
                     }
                 } else if HealthAutoExportParser.interval(point) == nil {
                     examples.append("\(name) point #\(index): \(dates(point, ["date", "startDate", "endDate"]))")
@@ -59,6 +59,17 @@ enum HealthAutoExportSkips {
     }
 
     /// `date '…'` (the date fields `point` has, quoted) followed by what is wrong with them.
+    /// Why a sleep point gave no sample: it has no times (a night's `date` alone places nothing),
+    /// or they cannot be read.
+    private static func sleepProblem(_ point: [String: Any]) -> String {
+        let times = ["startDate", "endDate", "sleepStart", "sleepEnd", "inBedStart", "inBedEnd"]
+        guard times.contains(where: { point[$0] is String }) else {
+            return ((point["date"] as? String).map { "date \(SkippedElement.quoted($0)) but " } ?? "")
+                + "no times: a night needs sleepStart and sleepEnd (or inBedStart and inBedEnd), a stage startDate and endDate"
+        }
+        return dates(point, ["date"] + times)
+    }
+
     private static func dates(_ point: [String: Any], _ keys: [String]) -> String {
         let present = keys.compactMap { key in (point[key] as? String).map { "\(key) \(SkippedElement.quoted($0))" } }
         guard !present.isEmpty else { return "no date (\(keys.prefix(3).joined(separator: ", ")) missing or not strings)" }

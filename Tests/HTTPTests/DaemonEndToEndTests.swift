@@ -42,7 +42,7 @@ struct DaemonEndToEndTests {
             #expect(daemon.client.post("/ingest", batch.body, token: DaemonProcess.token).status == 200)
         }
         let stored = UUIDv5.string(name: "alice").lowercased()
-        let line = "samples of user alice are stored as user_id \(stored) (set HEALTHKIT_USER_ID=\(stored) for health4ai"
+        let line = "warning: samples of user alice are stored as user_id \(stored) (set HEALTHKIT_USER_ID=\(stored) for health4ai"
         let deadline = Date().addingTimeInterval(10)
         while !daemon.log.contains(line) && Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
         daemon.stop()

@@ -285,7 +285,7 @@ struct HealthAutoExportTests {
     /// Two readings of one source at one `date` in one body (two blood pressures taken within a
     /// minute) are two samples, not the second replacing the first; the body sent again adds
     /// nothing, in another order too, and nor does one of them sent alone later (Batch Requests
-    /// splitting them).
+    /// splitting them). Two readings with equal systolic values are two too.
     @Test func twoReadingsOfOneSourceAtOneDateAreTwoSamples() throws {
         func body(_ readings: [(Int, Int)]) -> String {
             let points = readings.map { #"{"systolic":\#($0.0),"diastolic":\#($0.1),"date":"2024-01-05 07:10:00 +0100","source":"Omron"}"# }
@@ -300,6 +300,15 @@ struct HealthAutoExportTests {
         let systolic = try samples(server).filter { $0.type == "HKQuantityTypeIdentifierBloodPressureSystolic" }
         #expect(systolic.compactMap(\.value).sorted() == [124, 130])
         #expect(Set(systolic.map(\.id)).count == 2)
+        // Two readings whose systolic values are equal: each keeps its own (the second was taken
+        // for the first one's reading again, leaving one systolic and two diastolics).
+        let equal = try PushServerFixture()
+        #expect(equal.client.post("/hae", body([(130, 85), (130, 82)]), token: alice).body == #"{"received": 4, "new": 4, "deleted": 0}"#)
+        #expect(equal.client.post("/hae", body([(130, 82), (130, 85)]), token: alice).body == #"{"received": 4, "new": 0, "deleted": 0}"#)
+        #expect(equal.client.post("/hae", body([(130, 82)]), token: alice).body == #"{"received": 2, "new": 0, "deleted": 0}"#)
+        let stored = try samples(equal)
+        #expect(stored.filter { $0.type == "HKQuantityTypeIdentifierBloodPressureSystolic" }.compactMap(\.value) == [130, 130])
+        #expect(stored.filter { $0.type == "HKQuantityTypeIdentifierBloodPressureDiastolic" }.compactMap(\.value).sorted() == [82, 85])
     }
 
     /// A reading sent alone first takes the date's plain id; sent beside a second reading and then
@@ -364,6 +373,77 @@ struct HealthAutoExportTests {
         ])
         let server = try PushServerFixture()
         #expect(server.client.post("/hae", body, token: alice).body == #"{"received": 1, "new": 1, "deleted": 0}"#)
+    }
+
+    /// A workout Health Auto Export sends (no source of its own, its id HealthKit's, which an
+    /// export does not carry) is the one an export brought at the same times, either way round:
+    /// one workout, the first journaled. Two workouts that both name their source stay two.
+    @Test func aWorkoutFromAnExportAndFromHealthAutoExportIsOne() throws {
+        func exported(_ source: String, minutes: Int = 30) -> HealthItem {
+            var sample = Sample(id: "", type: "HKWorkoutTypeIdentifier", kind: .workout,
+                                start: Timestamp(epochMilliseconds: 1_718_812_800_000, utcOffsetSeconds: 7200),
+                                end: Timestamp(epochMilliseconds: 1_718_812_800_000 + Int64(minutes) * 60_000, utcOffsetSeconds: 7200),
+                                sourceName: source)
+            sample.detail = .workout(Workout(activityType: "HKWorkoutActivityTypeRunning", durationSeconds: Double(minutes * 60)))
+            sample.assignFingerprintIdIfMissing()
+            return .sample(sample)
+        }
+        let hae = #"{"data":{"workouts":[{"id":"BBBBBBBB-1111-4222-8333-444444444444","name":"Running","start":"2024-06-19 18:00:00 +0200","end":"2024-06-19 18:30:00 +0200","duration":1800}]}}"#
+        // The export first, then the push.
+        let first = try PushServerFixture()
+        let journal = try Journal(stateDirectory: first.directory)
+        #expect(try journal.append([exported("Alice’s Apple Watch")], source: "import").new[.workout] == 1)
+        #expect(first.client.post("/hae", hae, token: alice).body == #"{"received": 1, "new": 0, "deleted": 0}"#)
+        // The push first, then the export (a longer run at the same start is another workout).
+        let second = try PushServerFixture()
+        #expect(second.client.post("/hae", hae, token: alice).body == #"{"received": 1, "new": 1, "deleted": 0}"#)
+        let other = try Journal(stateDirectory: second.directory)
+        #expect(try other.append([exported("Alice’s Apple Watch")], source: "import").duplicates[.workout] == 1)
+        #expect(try other.append([exported("Alice’s Apple Watch", minutes: 31)], source: "import").new[.workout] == 1)
+        #expect(try samples(second).filter { $0.kind == .workout }.count == 2)
+        // Both with a source of their own: two.
+        let third = try PushServerFixture()
+        let named = try Journal(stateDirectory: third.directory)
+        #expect(try named.append([exported("Alice’s Apple Watch"), exported("Strava")], source: "import").new[.workout] == 2)
+    }
+
+    /// A category metric whose amount is how long it lasted (mindful minutes, a handwashing's
+    /// seconds) at a date alone lasts that long from it, keeping the amount: a reader that sums
+    /// durations sees the minutes. A day's growing total stays one sample.
+    @Test func aDurationCategoryLastsItsAmount() throws {
+        func body(_ minutes: Int) -> String {
+            #"{"data":{"metrics":[{"name":"mindful_minutes","units":"min","data":[{"qty":\#(minutes),"date":"2024-06-19 00:00:00 +0200","source":"Phone"}]},"#
+                + #"{"name":"handwashing","units":"s","data":[{"qty":22,"value":"Complete","date":"2024-06-19 08:00:00 +0200","source":"Watch"}]}]}}"#
+        }
+        let server = try PushServerFixture()
+        #expect(server.client.post("/hae", body(10), token: alice).body == #"{"received": 2, "new": 2, "deleted": 0}"#)
+        // The total grown: a change of the day's sample (counted as new, as a changed total is).
+        #expect(server.client.post("/hae", body(15), token: alice).body == #"{"received": 2, "new": 1, "deleted": 0}"#)
+        let all = try samples(server)
+        let mindful = all.filter { $0.type == "HKCategoryTypeIdentifierMindfulSession" }
+        #expect(mindful.count == 2 && Set(mindful.map(\.id)).count == 1, "\(all.map { ($0.type, $0.id, $0.value ?? -1) })")
+        #expect(mindful.map { $0.end.epochMilliseconds - $0.start.epochMilliseconds } == [600_000, 900_000])
+        #expect(mindful.last?.value == 15 && mindful.last?.end.utcOffsetSeconds == 7200)
+        let washing = all.filter { $0.type == "HKCategoryTypeIdentifierHandwashingEvent" }
+        #expect(washing.map { $0.end.epochMilliseconds - $0.start.epochMilliseconds } == [22_000])
+    }
+
+    /// A sleep point that gives no sample says why: a night with its date but no times, or times
+    /// that cannot be read.
+    @Test func aSkippedSleepPointSaysWhatItLacks() throws {
+        let body = """
+            {"data":{"metrics":[{"name":"sleep_analysis","units":"hr","data":[
+              {"date":"2024-06-19","totalSleep":7.6,"asleep":7.6},
+              {"date":"2024-06-20","sleepStart":"yesterday","sleepEnd":"2024-06-20 06:00:00 +0000"},
+              {"totalSleep":7}]}]}}
+            """
+        let payload = try HealthAutoExportParser.parse(Array(body.utf8), userId: nil)
+        #expect(payload.items.isEmpty && payload.skipped == 3)
+        #expect(HealthAutoExportSkips.examples(Array(body.utf8), limit: 10) == [
+            "sleep_analysis point #0: date '2024-06-19' but no times: a night needs sleepStart and sleepEnd (or inBedStart and inBedEnd), a stage startDate and endDate",
+            "sleep_analysis point #1: date '2024-06-20', sleepStart 'yesterday', sleepEnd '2024-06-20 06:00:00 +0000': cannot be read as dates, or the end is before the start",
+            "sleep_analysis point #2: no times: a night needs sleepStart and sleepEnd (or inBedStart and inBedEnd), a stage startDate and endDate",
+        ])
     }
 
     @Test func authAndBadBodies() throws {

@@ -31,6 +31,11 @@
 /// sends no device, and the export restamps creation dates. The id is the upper-case
 /// UUIDv5 of the text's UTF-8 bytes in `UUIDv5.sampleNamespace`.
 public enum Fingerprint {
+    /// The source name of a sample whose producer names none (Health Auto Export's workouts, and
+    /// its points without `source`). The journal takes such a workout for the one another producer
+    /// journaled at the same times.
+    public static let unnamedSource = "Health Auto Export"
+
     /// The fingerprint text of `sample`.
     public static func text(of sample: Sample) -> String {
         withFingerprintBytes(of: sample, type: TypeRegistry.resolve(sample.type)) { bytes in

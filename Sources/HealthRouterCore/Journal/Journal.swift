@@ -35,6 +35,7 @@ public final class Journal {
         "INSERT INTO sample_ids(start, id, content_hash, seq, start_offset) VALUES (?4, ?1, ?2, ?3, ?5) ON CONFLICT(start, id) DO NOTHING")
     private lazy var updateHash = try! database.prepare("UPDATE sample_ids SET content_hash = ?2 WHERE start = ?3 AND id = ?1")
     private lazy var lookupFingerprint = try! database.prepare("SELECT id FROM fingerprints WHERE start = ?2 AND fingerprint = ?1")
+    private lazy var idsAtStart = try! database.prepare("SELECT id, seq FROM sample_ids WHERE start = ?1")
     private lazy var insertFingerprint = try! database.prepare("INSERT OR IGNORE INTO fingerprints(start, fingerprint, id) VALUES (?3, ?1, ?2)")
     private lazy var insertAlias = try! database.prepare("INSERT OR IGNORE INTO aliases(alias, id) VALUES (?1, ?2)")
     private lazy var aliasesOf = try! database.prepare("SELECT alias FROM aliases WHERE id = ?1 UNION SELECT id FROM aliases WHERE alias = ?1")
@@ -206,6 +207,7 @@ public final class Journal {
             if collect { appended.reserveCapacity(items.count) }
             var next = try head() + 1
             replacedProfile = nil
+            derivedIdsAdmittedNow.removeAll(keepingCapacity: true)
             hasNativeIds = try database.scalarInt("SELECT EXISTS(SELECT 1 FROM fingerprints)") == 1
             for position in items.indices {
                 // Each item is read in place and then moved out (a copy would retain every string of its sample).
@@ -333,12 +335,13 @@ public final class Journal {
         var isNew = true
         let key = SampleIdKey.Key(sample.id)
         // A fingerprint id while no sample ever brought its own: no other id can hold this reading
-        // (see `earlierId`). While samples keep coming new (an import), the id is inserted straight
+        // (see `earlierId`; a workout can: `sameWorkoutFromAnotherProducer`). While samples keep
+        // coming new (an import), the id is inserted straight
         // away and looked up only when it was there already: one search of `sample_ids` for a new
         // sample instead of two. While they keep coming known (a re-import), the lookup comes first:
         // a refused insert costs more than a lookup.
         let isFingerprintId = Self.isFingerprintId(sample.id)
-        if isFingerprintId && !hasNativeIds && lastWasNew && sample.kind != .activitySummary {
+        if isFingerprintId && !hasNativeIds && lastWasNew && sample.kind != .activitySummary && sample.kind != .workout {
             try recordId(key, hash: hash, sequence: sequence, start: start, of: sample, with: insertNewId)
             if database.changes == 1 {
                 if sample.kind == .profile { try noteProfile(sample) }
@@ -492,6 +495,7 @@ public final class Journal {
         }
         try recordId(key, hash: hash, sequence: sequence, start: start, of: sample)
         if sample.kind == .profile { try noteProfile(sample) }
+        if isNew, !isFingerprintId, Self.isDerivedId(sample.id) { derivedIdsAdmittedNow.insert(sample.id) }
         return isNew && isFingerprintId
     }
 
@@ -642,6 +646,7 @@ public final class Journal {
     /// if any. Records the fingerprint of a sample that brings its own id, so that the
     /// same reading arriving later without one (from an export) is recognised.
     private func earlierId(ofSameReadingAs sample: Sample) throws -> String? {
+        if sample.kind == .workout, let existing = try sameWorkoutFromAnotherProducer(sample) { return existing }
         // A version-5 UUID is a fingerprint id (producers' own ids are random, version 4):
         // computing the fingerprint again would give the same id.
         if Self.isFingerprintId(sample.id) {
@@ -686,15 +691,53 @@ public final class Journal {
         try statement.run()
     }
 
+    /// A workout journaled under another id that is `sample` from another producer, when one of
+    /// the two has no source of its own (`Fingerprint.unnamedSource`: Health Auto Export's
+    /// workouts name none, so neither id nor fingerprint meets an export's): the same user's (or
+    /// one without a user: an import's, as a fingerprint meets any user's), of the same activity,
+    /// starting and ending in the same seconds, not deleted. The first one
+    /// journaled stays. Two workouts that both name their source are two (an app that copies a
+    /// watch's workout writes one of its own, which the export holds too).
+    private func sameWorkoutFromAnotherProducer(_ sample: Sample) throws -> String? {
+        guard case .workout(let workout) = sample.detail else { return nil }
+        let start = Self.keySecond(sample)
+        idsAtStart.bind(1, start)
+        var candidates: [(id: String, sequence: Int64)] = []
+        while try idsAtStart.step() {
+            if let id = SampleIdKey.read(idsAtStart, 0), id != sample.id { candidates.append((id, idsAtStart.int64(1))) }
+        }
+        idsAtStart.reset()
+        let endSecond = Self.second(of: sample.end)
+        let activity = WorkoutActivityName.healthKitName(workout.activityType)
+        for candidate in candidates {
+            guard let stored = try storedSample(at: candidate.sequence), case .workout(let other) = stored.detail,
+                  stored.sourceName == Fingerprint.unnamedSource || sample.sourceName == Fingerprint.unnamedSource,
+                  stored.userId == sample.userId || stored.userId == nil || sample.userId == nil, WorkoutActivityName.healthKitName(other.activityType) == activity,
+                  Self.second(of: stored.end) == endSecond
+            else { continue }
+            SampleIdKey.bind(lookupDeleted, 1, candidate.id)
+            let deleted = try lookupDeleted.step()
+            lookupDeleted.reset()
+            if !deleted { return candidate.id }
+        }
+        return nil
+    }
+
+    /// Ids a source derived (version 8) that this append took as new samples: another reading of
+    /// the same body (two blood pressures taken within a minute whose systolic values are equal,
+    /// each with its own id), never the same reading as one of them (`otherDerivedId`).
+    private var derivedIdsAdmittedNow: Set<String> = []
+
     /// Another id a source derived (version 8) that holds the same user's reading with this
     /// fingerprint now, when there is one: the id it was first journaled under, as long as that id's
-    /// current version still is that reading (a period's total moves on).
+    /// current version still is that reading (a period's total moves on). Not one this append took
+    /// (`derivedIdsAdmittedNow`): one body's points with ids of their own are readings of their own.
     private func otherDerivedId(holding fingerprintId: String, of sample: Sample, start: Int64) throws -> String? {
         SampleIdKey.bind(lookupFingerprint, 1, fingerprintId)
         lookupFingerprint.bind(2, start)
         let existing = try lookupFingerprint.step() ? SampleIdKey.read(lookupFingerprint, 0) : nil
         lookupFingerprint.reset()
-        guard let existing, existing != sample.id, Self.isDerivedId(existing),
+        guard let existing, existing != sample.id, Self.isDerivedId(existing), !derivedIdsAdmittedNow.contains(existing),
               let sequence = try storedSequence(of: existing, start: start),
               let current = try storedSample(at: sequence), current.userId == sample.userId,
               Fingerprint.id(of: current) == fingerprintId else { return nil }
@@ -883,8 +926,11 @@ public final class Journal {
     }
 
     /// The key second of a sample: its start, floored to whole seconds as fingerprints are.
-    static func keySecond(_ sample: Sample) -> Int64 {
-        let ms = sample.start.epochMilliseconds
+    static func keySecond(_ sample: Sample) -> Int64 { second(of: sample.start) }
+
+    /// The whole second `time` falls in (floor: before 1970 too).
+    static func second(of time: Timestamp) -> Int64 {
+        let ms = time.epochMilliseconds
         return ms >= 0 ? ms / 1000 : (ms - 999) / 1000
     }
 
