@@ -78,6 +78,22 @@ import Testing
         #expect(error?.path == "b")
     }
 
+    /// A value nested 10,000 deep (a flow sequence, block mappings) is an error that names its
+    /// top-level key, not a stack overflow in the passes that walk the tree (`check` crashed, and
+    /// a reload with it killed the daemon).
+    @Test func nestingDeeperThanAConfigEverIsRejected() {
+        let flow = "sinks: {}\nextra: " + String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000) + "\n"
+        let error = #expect(throws: ConfigError.self) { try parse(flow) }
+        #expect(error?.message == "the value is nested deeper than 64 levels")
+        #expect(error?.path == "extra")
+        #expect(error?.line == 2)
+        let block = (0..<200).map { String(repeating: "  ", count: $0) + "k\($0):" }.joined(separator: "\n") + " 1\n"
+        #expect((#expect(throws: ConfigError.self) { try parse(block) })?.path == "k0")
+        // 64 levels (the file's mapping and 63 lists) are still a value.
+        let deepest = String(repeating: "[", count: 63) + String(repeating: "]", count: 63)
+        #expect(throws: Never.self) { try parse("a: " + deepest + "\n") }
+    }
+
     @Test func secondDocumentIsRejected() {
         let error = #expect(throws: ConfigError.self) { try parse("a: 1\n---\nb: 2\n") }
         #expect(error?.line == 2)

@@ -45,6 +45,9 @@ private struct TreeBuilder {
         case sequence(items: [ConfigNode], location: ConfigLocation)
     }
 
+    /// The deepest nesting of mappings and sequences a config may have.
+    static let maximumDepth = 64
+
     let file: String?
     let bytes: [UInt8]
     private var stack: [Frame] = []
@@ -81,10 +84,18 @@ private struct TreeBuilder {
             let text = String(decoding: UnsafeBufferPointer(start: scalar.value, count: scalar.length), as: UTF8.self)
             let isNull = scalar.style == YAML_PLAIN_SCALAR_STYLE && ["", "~", "null", "Null", "NULL"].contains(text)
             try add(ConfigNode(isNull ? .null : .scalar(text), location: here), keyText: text)
-        case YAML_SEQUENCE_START_EVENT:
-            stack.append(.sequence(items: [], location: here))
-        case YAML_MAPPING_START_EVENT:
-            stack.append(.mapping(entries: [], seen: [:], pendingKey: nil, location: here))
+        case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
+            // No config nests this deep; a value that does (a file that is not a config, or a
+            // typo such as `[[[[…`) would overflow the stack of the passes that walk the tree.
+            guard stack.count < Self.maximumDepth else {
+                // The top-level key is named (the whole path would be 64 keys long).
+                let top = path().split(whereSeparator: { $0 == "." || $0 == "[" }).first.map(String.init)
+                throw ConfigError(at: here, path: top,
+                                  message: "the value is nested deeper than \(Self.maximumDepth) levels",
+                                  suggestion: "a config nests a few levels; check this file is the config you meant")
+            }
+            stack.append(event.type == YAML_SEQUENCE_START_EVENT ? .sequence(items: [], location: here)
+                                                                 : .mapping(entries: [], seen: [:], pendingKey: nil, location: here))
         case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
             switch stack.removeLast() {
             case .sequence(let items, let location):
