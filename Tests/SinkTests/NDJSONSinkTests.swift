@@ -106,6 +106,24 @@ import Testing
         }
     }
 
+    /// A type longer than a file name can be (a producer's garbage) gets a file of its own with a
+    /// cut name, instead of `open` failing ("File name too long") and the sink retrying it forever
+    /// while every later entry waited.
+    @Test func aTypeLongerThanAFileNameGetsACutNameOfItsOwn() throws {
+        try withSink { sink, directory in
+            var long = SinkFixtures.all[0]
+            long.type = String(repeating: "a", count: 300)
+            long.id = "9F1C5A52-1D2B-4A55-9E0B-2D7F6C1A0F01"
+            var other = long
+            other.type = String(repeating: "a", count: 299) + "b"
+            other.id = "9F1C5A52-1D2B-4A55-9E0B-2D7F6C1A0F02"
+            try sink.write(SinkFixtures.entries([long, other]), cursor: 2)
+            let names = try contents(directory).keys.sorted()
+            #expect(names.count == 2 && names.allSatisfy { $0.utf8.count == PulsoFileStem.maximumLength + 7 }, "\(names)")
+            #expect(try sampleIds(directory).sorted() == [long.id, other.id])
+        }
+    }
+
     @Test func linesCarryPulsoFieldNames() throws {
         try withSink { sink, directory in
             try sink.write(SinkFixtures.entries(SinkFixtures.all), cursor: 12)
