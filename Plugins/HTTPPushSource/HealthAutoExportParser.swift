@@ -32,31 +32,21 @@ enum HealthAutoExportParser {
     static let defaultSource = Fingerprint.unnamedSource
 
     static func parse(_ body: [UInt8], userId: String?) throws(Failure) -> Payload {
-        guard let root = JSONValues.parse(body) else { throw .badJSON }
-        guard let object = root as? [String: Any] else { throw .notObject }
-        let data = object["data"] as? [String: Any] ?? object
-        let prefix = object["data"] is [String: Any] ? "data." : ""
-        if object["data"] == nil && object["metrics"] == nil && object["workouts"] == nil {
-            throw .notHealthAutoExport("no data.metrics or data.workouts: not a Health Auto Export body")
-        }
-        if object["data"] != nil && !(object["data"] is [String: Any]) {
-            throw .notHealthAutoExport("data must be an object")
-        }
-        for key in ["metrics", "workouts"] {
-            if let value = data[key], !(value is [Any]) && !(value is NSNull) {
-                throw .notHealthAutoExport("\(prefix)\(key) must be an array")
-            }
-        }
+        // A tree of `JSONValue`s, each metric's points and each workout converted to Foundation's
+        // types one at a time: `JSONSerialization`'s whole tree took about 60 times the body.
+        guard let root = JSONValues.tree(body) else { throw .badJSON }
+        let (data, _) = try sections(root)
         var payload = Payload()
         // Sections of other data types (`stateOfMind`, `medications`, `ecg`, …): not read, counted as
         // skipped so that the log says so (`HealthAutoExportSkips`).
         for (_, entries) in unreadSections(of: data) { payload.skipped += entries }
-        for metric in data["metrics"] as? [Any] ?? [] {
-            guard let metric = metric as? [String: Any] else { payload.skipped += 1; continue }
+        for metric in JSONValues.entries(JSONValues.field(data, "metrics")) ?? [] {
+            guard case .object = metric else { payload.skipped += 1; continue }
             readMetric(metric, userId: userId, into: &payload)
         }
-        for workout in data["workouts"] as? [Any] ?? [] {
-            guard let workout = workout as? [String: Any], let sample = readWorkout(workout, userId: userId) else {
+        for workout in JSONValues.entries(JSONValues.field(data, "workouts")) ?? [] {
+            guard let workout = JSONValues.foundationValue(workout) as? [String: Any],
+                  let sample = readWorkout(workout, userId: userId) else {
                 payload.skipped += 1
                 continue
             }
@@ -69,14 +59,40 @@ enum HealthAutoExportParser {
         return payload
     }
 
+    /// The object holding `metrics` and `workouts` (`data`, or the body itself) and the prefix
+    /// its keys are named with (`data.`), once the body is known to be of Health Auto Export's shape.
+    static func sections(_ root: JSONValue) throws(Failure) -> (data: JSONValue, prefix: String) {
+        guard case .object = root else { throw .notObject }
+        let wrapped = JSONValues.field(root, "data")
+        if wrapped == nil && JSONValues.field(root, "metrics") == nil && JSONValues.field(root, "workouts") == nil {
+            throw .notHealthAutoExport("no data.metrics or data.workouts: not a Health Auto Export body")
+        }
+        var data = root
+        if let wrapped {
+            guard case .object = wrapped else { throw .notHealthAutoExport("data must be an object") }
+            data = wrapped
+        }
+        let prefix = wrapped == nil ? "" : "data."
+        for key in ["metrics", "workouts"] {
+            if let value = JSONValues.field(data, key), value != .null, JSONValues.entries(value) == nil {
+                throw .notHealthAutoExport("\(prefix)\(key) must be an array")
+            }
+        }
+        return (data, prefix)
+    }
+
     /// The sections of `data` other than `metrics` and `workouts` that hold entries (Health Auto
     /// Export's `stateOfMind`, `medications`, `symptoms`, `cycleTracking`, `ecg`,
     /// `heartRateNotifications`), with how many each holds, by name.
-    static func unreadSections(of data: [String: Any]) -> [(name: String, entries: Int)] {
-        data.compactMap { key, value in
-            guard key != "metrics", key != "workouts", let entries = value as? [Any], !entries.isEmpty else { return nil }
-            return (key, entries.count)
-        }.sorted { $0.name < $1.name }
+    static func unreadSections(of data: JSONValue) -> [(name: String, entries: Int)] {
+        guard case .object(let pairs) = data else { return [] }
+        var sections: [String: Int] = [:]
+        for pair in pairs where pair.key != "metrics" && pair.key != "workouts" {
+            // A repeated key counts once, with its last value.
+            let entries = JSONValues.entries(pair.value)?.count ?? 0
+            sections[pair.key] = entries
+        }
+        return sections.filter { $0.value > 0 }.map { (name: $0.key, entries: $0.value) }.sorted { $0.name < $1.name }
     }
 
     // MARK: - Metrics
@@ -87,24 +103,27 @@ enum HealthAutoExportParser {
     /// Category metrics whose `qty` is the event's duration (HealthKit's sample is its interval).
     private static let durationCategories: Set<String> = ["mindful_minutes", "handwashing", "toothbrushing"]
 
-    static func readMetric(_ metric: [String: Any], userId: String?, into payload: inout Payload) {
+    /// Reads one metric (an object) into `payload`, its points converted one at a time.
+    static func readMetric(_ metricValue: JSONValue, userId: String?, into payload: inout Payload) {
+        let metric = JSONValues.foundationObject(metricValue, skipping: "data") ?? [:]
+        let data = JSONValues.field(metricValue, "data")
         // A metric's name is its type: without one (or not a string), its points are not stored
         // under a made-up type.
         guard let name = metric["name"] as? String, !name.isEmpty else {
-            payload.skipped += max(1, (metric["data"] as? [Any])?.count ?? 0)
+            payload.skipped += max(1, JSONValues.entries(data)?.count ?? 0)
             return
         }
         let units = metric["units"] as? String
         let type = TypeRegistry.type(haeName: name)
         let identifier = type?.identifier ?? name
-        if let points = metric["data"], !(points is [Any]) && !(points is NSNull) {
+        if let data, data != .null, JSONValues.entries(data) == nil {
             payload.skipped += 1
             return
         }
-        let points = metric["data"] as? [Any] ?? []
+        let points = JSONValues.entries(data) ?? []
         let (datesOfSeveralSources, repeatedAtDate) = pointsAtDates(points)
         for point in points {
-            guard let point = point as? [String: Any] else { payload.skipped += 1; continue }
+            guard let point = JSONValues.foundationValue(point) as? [String: Any] else { payload.skipped += 1; continue }
             let source = point["source"] as? String ?? defaultSource
             // A period's points from several sources side by side ("Summarize data" off):
             // one sample each, not one total (see `periodId`).
@@ -260,12 +279,13 @@ enum HealthAutoExportParser {
     /// side, see `periodId`), and the `dateAndSource` keys with more than one point of one source
     /// and no `startDate` (`repeated`: readings of their own, such as two blood pressures taken
     /// within a minute, not one period's total sent twice: `readingPart`).
-    static func pointsAtDates(_ points: [Any]) -> (severalSources: Set<Int64>, repeated: Set<String>) {
+    static func pointsAtDates(_ points: [JSONValue]) -> (severalSources: Set<Int64>, repeated: Set<String>) {
         var sourceAt: [Int64: String] = [:]
         var several: Set<Int64> = []
         var seen: Set<String> = []
         var repeated: Set<String> = []
-        for case let point as [String: Any] in points {
+        for value in points {
+            guard let point = JSONValues.foundationValue(value) as? [String: Any] else { continue }
             guard let text = point["date"] as? String, let date = HealthDateParser.parse(text) else { continue }
             let source = periodSourceName(point)
             if let known = sourceAt[date.epochMilliseconds] {
@@ -400,8 +420,8 @@ enum HealthAutoExportParser {
         guard let points = value as? [Any] else { return nil }
         var route = WorkoutRoute(sourceName: sourceName)
         for case let point as [String: Any] in points {
-            guard let latitude = JSONValues.number(point["latitude"] ?? point["lat"]),
-                  let longitude = JSONValues.number(point["longitude"] ?? point["lon"]),
+            guard let latitude = JSONValues.number(point["latitude"] ?? point["lat"]), latitude.isFinite,
+                  let longitude = JSONValues.number(point["longitude"] ?? point["lon"]), longitude.isFinite,
                   let text = point["timestamp"] as? String, let time = HealthDateParser.parse(text) else { continue }
             route.points.append(RoutePoint(time: time, latitude: latitude, longitude: longitude,
                                            altitude: quantity(point["altitude"], in: "m"),

@@ -6,30 +6,31 @@ enum HealthAutoExportSkips {
     /// `heart_rate point #3: date '13/07/2026 08:00' cannot be read`. Walks the body again
     /// (only when something was skipped), asking the parser's own readers.
     static func examples(_ body: [UInt8], limit: Int) -> [String] {
-        guard let root = JSONValues.parse(body) as? [String: Any] else { return [] }
-        let data = root["data"] as? [String: Any] ?? root
-        let prefix = root["data"] is [String: Any] ? "data." : ""
+        // Element by element, as the parser reads them (see `HealthAutoExportParser.parse`).
+        guard let root = JSONValues.tree(body), let (data, prefix) = try? HealthAutoExportParser.sections(root) else { return [] }
         var examples = HealthAutoExportParser.unreadSections(of: data).prefix(limit).map { name, entries in
             "\(prefix)\(name): \(entries) \(entries == 1 ? "entry" : "entries") of a data type healthrouter does not read "
                 + "(it reads metrics and workouts: choose those in the automation)"
         }
-        for (metricIndex, metric) in (data["metrics"] as? [Any] ?? []).enumerated() where examples.count < limit {
-            guard let metric = metric as? [String: Any] else {
+        for (metricIndex, metricValue) in (JSONValues.entries(JSONValues.field(data, "metrics")) ?? []).enumerated()
+        where examples.count < limit {
+            guard let metric = JSONValues.foundationObject(metricValue, skipping: "data") else {
                 examples.append("metric #\(metricIndex): not a JSON object")
                 continue
             }
+            let data = JSONValues.field(metricValue, "data")
             guard let name = metric["name"] as? String, !name.isEmpty else {
-                let points = (metric["data"] as? [Any])?.count ?? 0
+                let points = JSONValues.entries(data)?.count ?? 0
                 examples.append("metric #\(metricIndex): no name (a metric's name is its type): its \(points) "
                                 + "\(points == 1 ? "point" : "points") not stored")
                 continue
             }
-            if let points = metric["data"], !(points is [Any]) && !(points is NSNull) {
+            if let data, data != .null, JSONValues.entries(data) == nil {
                 examples.append("metric #\(metricIndex) (\(name)): data is not an array")
                 continue
             }
-            for (index, point) in (metric["data"] as? [Any] ?? []).enumerated() where examples.count < limit {
-                guard let point = point as? [String: Any] else {
+            for (index, pointValue) in (JSONValues.entries(data) ?? []).enumerated() where examples.count < limit {
+                guard let point = JSONValues.foundationValue(pointValue) as? [String: Any] else {
                     examples.append("\(name) point #\(index): not a JSON object")
                     continue
                 }
@@ -46,13 +47,18 @@ enum HealthAutoExportSkips {
                 }
             }
         }
-        for (index, workout) in (data["workouts"] as? [Any] ?? []).enumerated() where examples.count < limit {
-            guard let object = workout as? [String: Any] else {
+        for (index, workout) in (JSONValues.entries(JSONValues.field(data, "workouts")) ?? []).enumerated()
+        where examples.count < limit {
+            guard let object = JSONValues.foundationValue(workout) as? [String: Any] else {
                 examples.append("workout #\(index): not a JSON object")
                 continue
             }
-            if HealthAutoExportParser.readWorkout(object, userId: nil) == nil {
+            guard let sample = HealthAutoExportParser.readWorkout(object, userId: nil) else {
                 examples.append("workout #\(index): \(dates(object, ["start", "end"]))")
+                continue
+            }
+            if let field = sample.fieldOutOfRange {
+                examples.append("workout #\(index): a \(field) out of a double's range once converted to its canonical unit")
             }
         }
         return examples

@@ -132,15 +132,16 @@ enum PulsoBatchParser {
         return batch
     }
 
-    /// The fallback path, through `JSONSerialization`.
+    /// The fallback path, through `JSONSerialization`'s types, one element at a time (its whole
+    /// tree would take many times the body: `JSONValues.tree`).
     static func parseWithFoundation(_ body: [UInt8], userId: String?, keepsUserIds: Bool = false) throws(Failure) -> Batch {
-        guard let root = JSONValues.parse(body) else { throw .badJSON }
-        guard let elements = root as? [Any] else { throw .notArray }
+        guard let root = JSONValues.tree(body) else { throw .badJSON }
+        guard let elements = JSONValues.entries(root) else { throw .notArray }
         var batch = Batch()
         batch.received = elements.count
         batch.items.reserveCapacity(elements.count)
-        for (index, element) in elements.enumerated() {
-            guard let object = element as? [String: Any] else {
+        for (index, value) in elements.enumerated() {
+            guard let object = JSONValues.foundationValue(value) as? [String: Any] else {
                 batch.skip(SkippedElement(index: index, problem: notAnObject))
                 continue
             }

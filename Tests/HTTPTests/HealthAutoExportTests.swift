@@ -407,6 +407,28 @@ struct HealthAutoExportTests {
         #expect(try named.append([exported("Alice’s Apple Watch"), exported("Strava")], source: "import").new[.workout] == 2)
     }
 
+    /// A route point out of a double's range: without a position (`1e400` as its latitude) it is
+    /// left out, as a point without one is; another field of it (`altitude`) skips the workout,
+    /// as a total out of range does, and says so. Stored, each was no number (the sqlite sink put
+    /// the whole workout in its dead letters).
+    @Test func aRoutePointOutOfRangeIsLeftOutOrSkipsItsWorkout() throws {
+        func body(_ field: String) -> String {
+            #"{"data":{"workouts":[{"id":"CCCCCCCC-1111-4222-8333-444444444444","name":"Running","start":"2024-06-19 18:00:00 +0200","end":"2024-06-19 18:30:00 +0200","route":["#
+                + #"{"latitude":52.5,"longitude":13.4,"altitude":30,"timestamp":"2024-06-19 18:00:00 +0200"},"#
+                + #"{"latitude":52.6,"longitude":13.5,"\#(field)":1e400,"timestamp":"2024-06-19 18:01:00 +0200"}]}]}}"#
+        }
+        let latitude = try HealthAutoExportParser.parse(Array(body("latitude").utf8), userId: nil)
+        guard case .sample(let workout)? = latitude.items.first, case .workout(let detail) = workout.detail else {
+            Issue.record("no workout: \(latitude.items)")
+            return
+        }
+        #expect(detail.routes.first?.points.map(\.latitude) == [52.5])
+        let altitude = try HealthAutoExportParser.parse(Array(body("altitude").utf8), userId: nil)
+        #expect(altitude.items.isEmpty && altitude.skipped == 1)
+        #expect(HealthAutoExportSkips.examples(Array(body("altitude").utf8), limit: 3)
+                    == ["workout #0: a workout route point out of a double's range once converted to its canonical unit"])
+    }
+
     /// A category metric whose amount is how long it lasted (mindful minutes, a handwashing's
     /// seconds) at a date alone lasts that long from it, keeping the amount: a reader that sums
     /// durations sees the minutes. A day's growing total stays one sample.

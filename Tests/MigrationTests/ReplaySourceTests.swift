@@ -129,6 +129,13 @@ final class CollectingOutput: SourceOutput {
             return
         }
         #expect(ownFailure.problem == "value out of a double's range")
+        // A route point's coordinate as well (stored, it was null, and the sqlite sink refused the workout).
+        let route = #"{"end":"2026-07-06T08:30:00Z","kind":"workout","source":"W","start":"2026-07-06T08:00:00Z","type":"workout","uuid":"W-1","activityType":"running","routes":[{"points":[{"time":"2026-07-06T08:01:00Z","latitude":1e400,"longitude":13.4}]}]}"#
+        guard case .failure(let routeFailure) = ReplaySource.item(ArraySlice(route.utf8)) else {
+            Issue.record("taken")
+            return
+        }
+        #expect(routeFailure.problem == "workout route point out of a double's range")
     }
 
     /// A folder's `*.ndjson` entries that are not regular files (a folder, a pipe, which would

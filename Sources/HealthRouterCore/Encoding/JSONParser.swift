@@ -1,6 +1,8 @@
 /// Parses one JSON text (RFC 8259) from UTF-8 bytes, byte by byte, into a `JSONValue`.
 /// Strict: trailing text, unterminated strings, bad escapes and nesting deeper than 128
-/// levels are errors that say at which byte.
+/// levels are errors that say at which byte. With `strict`, so are what it otherwise reads
+/// leniently (as `JSONSerialization` refuses them): a number with a leading zero (`01`) and an
+/// escaped UTF-16 surrogate without its other half (`"\ud800"`, else U+FFFD).
 public struct JSONParser {
     /// A JSON text that cannot be read, with the byte offset where reading stopped.
     public struct Failure: Error, Sendable, CustomStringConvertible {
@@ -12,12 +14,16 @@ public struct JSONParser {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
     private var depth = 0
+    private let strict: Bool
 
-    private init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+    private init(_ bytes: UnsafeBufferPointer<UInt8>, strict: Bool) {
+        self.bytes = bytes
+        self.strict = strict
+    }
 
     /// Parses `bytes`, which must hold exactly one JSON value (whitespace around it is allowed).
-    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws -> JSONValue {
-        var parser = JSONParser(bytes)
+    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, strict: Bool = false) throws -> JSONValue {
+        var parser = JSONParser(bytes, strict: strict)
         parser.skipSpace()
         let value = try parser.value()
         parser.skipSpace()
@@ -157,9 +163,11 @@ public struct JSONParser {
                         if (0xDC00..<0xE000).contains(low) {
                             scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                         } else {
+                            if strict { throw failure("a UTF-16 surrogate without its other half") }
                             scalar = 0xFFFD
                         }
                     }
+                    if strict, (0xD800..<0xE000).contains(scalar) { throw failure("a UTF-16 surrogate without its other half") }
                     let character = Unicode.Scalar(scalar) ?? "\u{FFFD}"
                     out.append(contentsOf: Array(String(Character(character)).utf8))
                 default: throw failure("unknown escape")
@@ -213,6 +221,10 @@ public struct JSONParser {
             }
         }
         guard index > digitsStart else { throw failure("bad number") }
+        if strict, bytes[digitsStart] == UInt8(ascii: "0"), index > digitsStart + 1,
+           (48...57).contains(bytes[digitsStart + 1]) {
+            throw failure("a number with a leading zero")
+        }
         if integral { return Double(negative ? -accumulator : accumulator) }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         guard let value = Double(text) else { throw failure("bad number '\(text)'") }

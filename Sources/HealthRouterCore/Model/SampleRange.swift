@@ -20,6 +20,13 @@ extension Sample {
             if activity.events.contains(where: { outOfRange($0.durationSeconds) }) { return "workout event duration" }
             if statistic(activity.statistics) { return "workout statistic" }
         }
+        // Checked field by field: a route may have a million points.
+        func pointOutOfRange(_ point: RoutePoint) -> Bool {
+            !point.latitude.isFinite || !point.longitude.isFinite || outOfRange(point.altitude)
+                || outOfRange(point.horizontalAccuracy) || outOfRange(point.verticalAccuracy) || outOfRange(point.course)
+                || outOfRange(point.speed)
+        }
+        if workout.routes.contains(where: { $0.points.contains(where: pointOutOfRange) }) { return "workout route point" }
         return nil
     }
 }
