@@ -271,30 +271,39 @@ public final class PostgresSink: Sink {
         let viewColumns = try columnNames(view)
         let foreignView = !viewColumns.isEmpty && !viewColumns.contains("summary_date")
         let present = try columnNames(table)
-        guard !present.isEmpty else { return }
-        let missing = schema.metrics.columns.map(\.name).filter { !present.contains($0) }
-        // Unique keys by their sorted columns: (name, is a constraint).
-        func uniqueKeys(on columns: [String]) throws -> [(name: String, isConstraint: Bool)] {
+        let missing = present.isEmpty ? [] : schema.metrics.columns.map(\.name).filter { !present.contains($0) }
+        // Unique keys of `relation` by their sorted columns: (name, is a constraint).
+        func uniqueKeys(on columns: [String], of relation: String = table) throws -> [(name: String, isConstraint: Bool)] {
             let result = try connection.query("""
                 SELECT c.relname::text, EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid)
                 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
                 WHERE i.indrelid = to_regclass($1) AND i.indisunique AND i.indpred IS NULL
                   AND (SELECT array_agg(a.attname::text ORDER BY a.attname::text) FROM pg_attribute a
                        WHERE a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)) = $2::text[]
-                """, [table, SQL.textArray(columns.sorted())])
+                """, [relation, SQL.textArray(columns.sorted())])
             return (0..<result.rowCount).compactMap { row in result.text(row, 0).map { ($0, result.bool(row, 1) == true) } }
         }
-        let keyed = try !uniqueKeys(on: ["user_id", "metric_type", "source_device", "started_at"]).isEmpty
-        let narrow = try uniqueKeys(on: ["user_id", "metric_type", "started_at"])
-        guard !missing.isEmpty || !keyed || !narrow.isEmpty || foreignView else { return }
+        let keyed = try present.isEmpty || !uniqueKeys(on: ["user_id", "metric_type", "source_device", "started_at"]).isEmpty
+        let narrow = try present.isEmpty ? [] : uniqueKeys(on: ["user_id", "metric_type", "started_at"])
+        let summaryFixes = try summariesLayoutFixes(columnNames: columnNames, uniqueKeys: uniqueKeys)
+        guard !missing.isEmpty || !keyed || !narrow.isEmpty || foreignView || !summaryFixes.isEmpty else { return }
         var lacks: [String] = []
-        if !missing.isEmpty { lacks.append("lacks the column\(missing.count == 1 ? "" : "s") \(missing.joined(separator: ", "))") }
-        if !keyed { lacks.append("lacks a unique key on (user_id, metric_type, source_device, started_at)") }
-        if !narrow.isEmpty { lacks.append("has a unique key on (user_id, metric_type, started_at), which two sources at one start break") }
-        if foreignView { lacks.append("has a daily view v_healthkit_daily_quantity of other columns (health4ai's)") }
-        var statements = ["ALTER TABLE \(table) ADD COLUMN IF NOT EXISTS journal_seq bigint",
-                          "UPDATE \(table) SET source_device = '' WHERE source_device IS NULL",
-                          "ALTER TABLE \(table) ALTER COLUMN source_device SET DEFAULT '', ALTER COLUMN source_device SET NOT NULL"]
+        if !missing.isEmpty {
+            lacks.append("healthkit_metrics lacks the column\(missing.count == 1 ? "" : "s") \(missing.joined(separator: ", "))")
+        }
+        if !keyed { lacks.append("healthkit_metrics lacks a unique key on (user_id, metric_type, source_device, started_at)") }
+        if !narrow.isEmpty {
+            lacks.append("healthkit_metrics has a unique key on (user_id, metric_type, started_at), which two sources at one start break")
+        }
+        if foreignView { lacks.append("the daily view v_healthkit_daily_quantity has other columns (health4ai's)") }
+        if !summaryFixes.isEmpty {
+            lacks.append("healthkit_daily_summaries lacks the unique key (user_id, metric_type, summary_date, unit) that "
+                             + "summarize_after folds days into")
+        }
+        var statements = present.isEmpty ? [] : [
+            "ALTER TABLE \(table) ADD COLUMN IF NOT EXISTS journal_seq bigint",
+            "UPDATE \(table) SET source_device = '' WHERE source_device IS NULL",
+            "ALTER TABLE \(table) ALTER COLUMN source_device SET DEFAULT '', ALTER COLUMN source_device SET NOT NULL"]
         if !keyed {
             statements.append("ALTER TABLE \(table) ADD CONSTRAINT healthkit_metrics_user_metric_source_start "
                                   + "UNIQUE (user_id, metric_type, source_device, started_at)")
@@ -306,11 +315,43 @@ public final class PostgresSink: Sink {
         // healthrouter makes its own daily view; health4ai's has other columns (what depends on it
         // must go first: the statement says no CASCADE).
         statements.append("DROP VIEW IF EXISTS \(view)")
+        statements += summaryFixes
         throw SinkError.misconfigured(
-            "\(configuration.schema).healthkit_metrics \(lacks.joined(separator: " and ")), as healthrouter writes it (another "
-                + "program made it: health4ai's own schema.sql). To fix: set `schema` to a new one (healthrouter creates its "
-                + "tables there; `healthrouter backfill` fills them), or bring the table up to date: "
+            "schema \(configuration.schema): \(lacks.joined(separator: "; ")), unlike the tables healthrouter makes (another "
+                + "program made them: health4ai's own schema.sql). To fix: set `schema` to a new one (healthrouter creates its "
+                + "tables there; `healthrouter backfill` fills them), or bring the tables up to date: "
                 + statements.joined(separator: "; "))
+    }
+
+    /// The statements that bring a `healthkit_daily_summaries` another program made (health4ai's
+    /// `schema.sql`: its key `(user_id, metric_type, summary_date)`, `unit` that may be NULL; an
+    /// older one's day column `date`) to the key tiering's fold writes by: none when tiering is off,
+    /// the table is not there yet, or it has that key.
+    private func summariesLayoutFixes(columnNames: (String) throws -> Set<String>,
+                                      uniqueKeys: ([String], String) throws -> [(name: String, isConstraint: Bool)]) throws -> [String] {
+        guard configuration.summarizeAfter != nil else { return [] }
+        let summaries = schema.name("healthkit_daily_summaries")
+        let columns = try columnNames(summaries)
+        guard !columns.isEmpty else { return [] }
+        let keyed = try !uniqueKeys(["user_id", "metric_type", "summary_date", "unit"], summaries).isEmpty
+        let narrow = try uniqueKeys(["user_id", "metric_type", "summary_date"], summaries)
+            + uniqueKeys(["user_id", "metric_type", "date"], summaries)
+        guard !keyed || !narrow.isEmpty else { return [] }
+        var statements: [String] = []
+        if !columns.contains("summary_date") && columns.contains("date") {
+            statements.append("ALTER TABLE \(summaries) RENAME COLUMN date TO summary_date")
+        }
+        statements += ["UPDATE \(summaries) SET unit = '' WHERE unit IS NULL",
+                       "ALTER TABLE \(summaries) ALTER COLUMN unit SET DEFAULT '', ALTER COLUMN unit SET NOT NULL"]
+        for key in narrow {
+            statements.append(key.isConstraint ? "ALTER TABLE \(summaries) DROP CONSTRAINT \(SQL.identifier(key.name))"
+                                  : "DROP INDEX \(SQL.qualified(configuration.schema, key.name))")
+        }
+        if !keyed {
+            statements.append("ALTER TABLE \(summaries) ADD CONSTRAINT healthkit_daily_summaries_key "
+                                  + "UNIQUE (user_id, metric_type, summary_date, unit)")
+        }
+        return statements
     }
 
     public func write(_ entries: [JournalEntry], cursor: Int64) throws {

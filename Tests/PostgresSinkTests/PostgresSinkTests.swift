@@ -78,8 +78,9 @@ import PostgresSink
         } throws: { error in
             guard case SinkError.misconfigured(let reason) = error else { return false }
             fix = reason
-            return reason.contains("lacks the column journal_seq and lacks a unique key on (user_id, metric_type, source_device, "
-                                   + "started_at) and has a unique key on (user_id, metric_type, started_at)")
+            return reason.contains("healthkit_metrics lacks the column journal_seq; healthkit_metrics lacks a unique key on "
+                                   + "(user_id, metric_type, source_device, started_at); healthkit_metrics has a unique key on "
+                                   + "(user_id, metric_type, started_at)")
                 && reason.contains("To fix: set `schema` to a new one")
         }
         sink.close()
@@ -103,12 +104,12 @@ import PostgresSink
         } throws: { error in
             guard case SinkError.misconfigured(let reason) = error else { return false }
             fix = reason
-            return reason.contains("has a daily view v_healthkit_daily_quantity of other columns")
+            return reason.contains("the daily view v_healthkit_daily_quantity has other columns")
                 && reason.hasSuffix("DROP VIEW IF EXISTS \(SQL.qualified(schema, "v_healthkit_daily_quantity"))")
         }
         sink.close()
         // The statements the last message gives, as they are.
-        let statements = try #require(fix.components(separatedBy: "bring the table up to date: ").last)
+        let statements = try #require(fix.components(separatedBy: "bring the tables up to date: ").last)
         try admin.execute(statements)
         let fixed = try preparedSink(url, schema)
         defer { fixed.close() }
@@ -494,6 +495,48 @@ import PostgresSink
         let sink = PostgresSink(configuration: configuration, context: ConformanceFixtures.context())
         _ = try sink.prepare()
         return (sink, schema)
+    }
+
+    /// health4ai's own `healthkit_daily_summaries` (its key without `unit`, which may be NULL) is
+    /// refused with the statements that bring it up to date when tiering folds into it (every fold
+    /// failed, retried as an outage, after the metrics table alone was brought up to date); after
+    /// them, days fold. Without tiering it is left as it is.
+    @Test func health4aisSummariesTableIsBroughtUpToDateForTiering() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let schema = PostgresTestDatabase.freshSchema()
+        let admin = try PostgresTestDatabase.connect(url)
+        defer { admin.close() }
+        let summaries = SQL.qualified(schema, "healthkit_daily_summaries")
+        try admin.execute("""
+            CREATE SCHEMA \(SQL.identifier(schema));
+            CREATE TABLE \(summaries) (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), user_id text NOT NULL,
+              metric_type text NOT NULL, summary_date date NOT NULL, avg_value float8, min_value float8, max_value float8,
+              sum_value float8, sample_count int, unit text, created_at timestamptz DEFAULT now(),
+              UNIQUE (user_id, metric_type, summary_date))
+            """)
+        let plain = PostgresSink(configuration: .init(url: url, userId: PostgresSinkTests.userId, schema: schema),
+                                 context: ConformanceFixtures.context())
+        #expect(try plain.prepare() == 0)
+        plain.close()
+        var configuration = PostgresSink.Configuration(url: url, userId: PostgresSinkTests.userId, schema: schema)
+        configuration.summarizeAfter = .days(30)
+        let tiered = PostgresSink(configuration: configuration, context: ConformanceFixtures.context())
+        var fix = ""
+        #expect {
+            _ = try tiered.prepare()
+        } throws: { error in
+            guard case SinkError.misconfigured(let reason) = error else { return false }
+            fix = reason
+            return reason.contains("healthkit_daily_summaries lacks the unique key (user_id, metric_type, summary_date, unit)")
+                && !reason.contains("healthkit_metrics lacks")
+        }
+        tiered.close()
+        try admin.execute(try #require(fix.components(separatedBy: "bring the tables up to date: ").last))
+        let fixed = PostgresSink(configuration: configuration, context: ConformanceFixtures.context())
+        defer { fixed.close() }
+        _ = try fixed.prepare()
+        try fixed.write(ConformanceFixtures.entries(ConformanceFixtures.all), cursor: 7)
+        #expect(try admin.query("SELECT count(*) FROM \(summaries)").int(0, 0) ?? 0 > 0)
     }
 
     /// `time_zone` must name a zone the server knows: not an abbreviation (a fixed offset all year)
