@@ -65,6 +65,18 @@ struct ExportFile {
         var first = 0
         if count >= 3, magic[0] == 0xEF, magic[1] == 0xBB, magic[2] == 0xBF { first = 3 }
         while first < max(count, 0), [0x20, 0x09, 0x0A, 0x0D].contains(magic[first]) { first += 1 }
+        if count >= 2, magic[0] == 0x1F, magic[1] == 0x8B {
+            let quoted = "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
+            throw SourceError(input: path, problem: "this file is gzip-compressed; healthrouter reads an export.zip, an "
+                                + "export.xml or NDJSON as they are",
+                              hint: "Decompress it first (gunzip -k \(quoted)) and import what it holds.")
+        }
+        // Nothing but white space (and a byte-order mark) in a file that short: nothing to import.
+        if first >= count, Int64(count) == size {
+            throw SourceError(input: path, problem: "the file holds nothing but white space",
+                              hint: "Copy the export again: give the export.zip the Health app wrote (Profile → Export All "
+                                + "Health Data), the export.xml inside it, or a file `healthrouter dump` wrote.")
+        }
         guard first < count, magic[first] == UInt8(ascii: "<") else {
             throw SourceError(input: path, problem: "this is not an Apple Health export (neither a zip file nor XML)",
                               hint: "Give the export.zip the Health app wrote (Profile → Export All Health Data), or the export.xml inside it.")

@@ -138,6 +138,17 @@ final class CollectingOutput: SourceOutput {
         #expect(routeFailure.problem == "workout route point out of a double's range")
     }
 
+    /// A key given twice in a line counts once, with its last value, as the push source and
+    /// Pulso's server read it: the line replayed is the sample it was pushed as.
+    @Test func aRepeatedKeyTakesItsLastValue() throws {
+        let line = #"{"uuid":"DK-1","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":60,"value":99,"unit":"count/min","source":"First","source":"Last"}"#
+        guard case .success(.sample(let sample)) = ReplaySource.item(ArraySlice(line.utf8)) else {
+            Issue.record("not read")
+            return
+        }
+        #expect(sample.value == 99 && sample.sourceName == "Last")
+    }
+
     /// A folder's `*.ndjson` entries that are not regular files (a folder, a pipe, which would
     /// block the read forever) are passed over; the files beside them are read.
     @Test func aFolderReadsItsRegularFilesOnly() throws {

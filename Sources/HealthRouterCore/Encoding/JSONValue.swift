@@ -33,11 +33,12 @@ public enum JSONValue: Sendable, Hashable {
         }
     }
 
-    /// The value of the first `key` of an object (nil for other values or a missing key).
+    /// The value of `key` in an object, its last when the key is repeated (as Pulso's server and
+    /// `JSONSerialization` read one, so a line replayed is the sample it was pushed as); nil for
+    /// other values or a missing key.
     public subscript(key: String) -> JSONValue? {
         guard case .object(let pairs) = self else { return nil }
-        for pair in pairs where pair.key == key { return pair.value }
-        return nil
+        return pairs.last { $0.key == key }?.value
     }
 
     public var stringValue: String? { if case .string(let s) = self { s } else { nil } }
