@@ -300,7 +300,12 @@ public final class PostgresSink: Sink {
             lacks.append("healthkit_daily_summaries lacks the unique key (user_id, metric_type, summary_date, unit) that "
                              + "summarize_after folds days into")
         }
-        var statements = present.isEmpty ? [] : [
+        // A column of healthrouter's table missing (renamed or dropped since): added back, empty.
+        let addedBack = schema.metrics.columns.filter { missing.contains($0.name) && $0.name != "journal_seq" }.map {
+            "ALTER TABLE \(table) ADD COLUMN IF NOT EXISTS \(SQL.identifier($0.name)) "
+                + $0.declaration.replacingOccurrences(of: " NOT NULL", with: "")
+        }
+        var statements = present.isEmpty ? [] : addedBack + [
             "ALTER TABLE \(table) ADD COLUMN IF NOT EXISTS journal_seq bigint",
             "UPDATE \(table) SET source_device = '' WHERE source_device IS NULL",
             "ALTER TABLE \(table) ALTER COLUMN source_device SET DEFAULT '', ALTER COLUMN source_device SET NOT NULL"]
@@ -318,7 +323,7 @@ public final class PostgresSink: Sink {
         statements += summaryFixes
         throw SinkError.misconfigured(
             "schema \(configuration.schema): \(lacks.joined(separator: "; ")), unlike the tables healthrouter makes (another "
-                + "program made them: health4ai's own schema.sql). To fix: set `schema` to a new one (healthrouter creates its "
+                + "program made them, such as health4ai's own schema.sql, or they were altered since). To fix: set `schema` to a new one (healthrouter creates its "
                 + "tables there; `healthrouter backfill` fills them), or bring the tables up to date: "
                 + statements.joined(separator: "; "))
     }

@@ -5,7 +5,10 @@ import Foundation
 ///
 /// - Accepts a URL (`postgres://user:pass@host:5432/db?sslmode=require`) or a conninfo string
 ///   (`host=… dbname=…`); TLS is libpq's (`sslmode`, `sslrootcert` in the URL or conninfo).
-/// - Sets `application_name=healthrouter` and a connect timeout unless the URL names its own.
+/// - Sets `application_name=healthrouter`, a connect timeout, and TCP keepalives and a TCP user
+///   timeout unless the URL names its own: a server that vanished mid-call (a frozen VM, a
+///   dropped link) fails the call within about a minute instead of leaving it waiting forever
+///   (`statement_timeout` is the server's, which cannot fire then).
 /// - Every session runs with `TimeZone = 'UTC'` and the given `statement_timeout`.
 /// - Reconnecting is the caller's: a `SinkWorker` makes a fresh sink (and connection) after a
 ///   failure, with exponential backoff; `DirectDelivery` calls the sink's `reconnect()`.
@@ -22,8 +25,8 @@ public final class PostgresConnection {
 
     public init(url: String, connectTimeoutSeconds: Int = 10, statementTimeoutSeconds: Int = 300) throws {
         // Later keywords win over the expanded URL only when given after it: defaults go first.
-        let keywords = ["connect_timeout", "application_name", "dbname"]
-        let values = [String(connectTimeoutSeconds), "healthrouter", url]
+        let keywords = ["connect_timeout", "application_name"] + Self.liveness.map(\.keyword) + ["dbname"]
+        let values = [String(connectTimeoutSeconds), "healthrouter"] + Self.liveness.map(\.value) + [url]
         let connection = Self.withCStrings(keywords) { keys in
             Self.withCStrings(values) { vals in PQconnectdbParams(keys, vals, 1) }
         }
@@ -66,6 +69,25 @@ public final class PostgresConnection {
     }
 
     deinit { close() }
+
+    /// TCP keepalives (idle 30 s, then 3 probes 10 s apart) and a TCP user timeout (60 s for
+    /// data sent and not acknowledged): how long a connection to a server that vanished lasts.
+    static let liveness: [(keyword: String, value: String)] = [
+        ("keepalives", "1"), ("keepalives_idle", "30"), ("keepalives_interval", "10"), ("keepalives_count", "3"),
+        ("tcp_user_timeout", "60000"),
+    ]
+
+    /// The value libpq uses for the connection option `keyword` (`keepalives_idle`), if any.
+    public func option(_ keyword: String) -> String? {
+        guard let handle, let options = PQconninfo(handle) else { return nil }
+        defer { PQconninfoFree(options) }
+        var entry = options
+        while let name = entry.pointee.keyword {
+            if String(cString: name) == keyword { return entry.pointee.val.map { String(cString: $0) } }
+            entry += 1
+        }
+        return nil
+    }
 
     /// `postgres://host:port/db (table "schema"."table")` when the server at `url` answers and has
     /// no such table; nil when it has it, or cannot be asked (the caller's next step reports that).

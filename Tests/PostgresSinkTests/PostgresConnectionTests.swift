@@ -22,6 +22,20 @@ import TestSupport
             "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")) ?? text
     }
 
+    /// Every connection has TCP keepalives and a user timeout (a server that vanished mid-call fails
+    /// the call within about a minute: a frozen one left a sink waiting without a word), unless
+    /// the URL sets its own.
+    @Test func connectionsNoticeAServerThatVanished() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let connection = try PostgresConnection(url: url)
+        defer { connection.close() }
+        #expect(connection.option("keepalives") == "1" && connection.option("keepalives_idle") == "30")
+        #expect(connection.option("tcp_user_timeout") == "60000")
+        let own = try PostgresConnection(url: url + " keepalives_idle=5")
+        defer { own.close() }
+        #expect(own.option("keepalives_idle") == "5")
+    }
+
     /// The server's notices reach the connection's handler (a sink logs them), each on one line.
     @Test func noticesGoToTheHandlerOnOneLine() throws {
         guard let url = PostgresTestDatabase.url else { return }

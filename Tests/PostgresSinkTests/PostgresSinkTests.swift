@@ -123,6 +123,33 @@ import PostgresSink
         #expect(try admin.query("SELECT count(*) FROM \(table)").int(0, 0) == 2)
     }
 
+    /// A column of healthrouter's own table renamed since (`metadata` → `meta`): the statements
+    /// the message gives add it back, and the sink writes again (they only touched journal_seq).
+    @Test func aColumnRenamedSinceIsAddedBackByTheStatements() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let schema = PostgresTestDatabase.freshSchema()
+        try preparedSink(url, schema).close()
+        let admin = try PostgresTestDatabase.connect(url)
+        defer { admin.close() }
+        let table = SQL.qualified(schema, "healthkit_metrics")
+        try admin.execute("ALTER TABLE \(table) RENAME COLUMN metadata TO meta")
+        let sink = PostgresSink(configuration: configuration(url, schema), context: ConformanceFixtures.context())
+        var fix = ""
+        #expect {
+            _ = try sink.prepare()
+        } throws: { error in
+            guard case SinkError.misconfigured(let reason) = error else { return false }
+            fix = reason
+            return reason.contains("healthkit_metrics lacks the column metadata") && reason.contains("or they were altered since")
+        }
+        sink.close()
+        try admin.execute(try #require(fix.components(separatedBy: "bring the tables up to date: ").last))
+        let fixed = try preparedSink(url, schema)
+        defer { fixed.close() }
+        try fixed.write(ConformanceFixtures.entries([ConformanceFixtures.numbered(1)]), cursor: 1)
+        #expect(try admin.query("SELECT count(*) FROM \(table) WHERE metadata IS NOT NULL").int(0, 0) == 1)
+    }
+
     /// Every category row holds HealthKit's raw integer, as health4ai's app writes it: the value
     /// name's code, 0 (NotApplicable) for categories without a value; read back, each sample is
     /// the one written.
