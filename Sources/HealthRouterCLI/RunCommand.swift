@@ -64,7 +64,8 @@ enum RunCommand {
                         lock = taken
                         pendingLock = nil
                     }
-                    next = waitForStopOrReload(signals, arguments: arguments, logger: plan.loaded.logger, lock: lock,
+                    next = waitForStopOrReload(signals, arguments: arguments, runningFile: plan.loaded.file,
+                                               logger: plan.loaded.logger, lock: lock,
                                                pendingLock: &pendingLock)
                     // A reload does not wait for behind sinks to catch up: the push port would be
                     // closed meanwhile, and phones back off for a minute or more.
@@ -103,12 +104,23 @@ enum RunCommand {
     /// and waited past: the running daemon is never stopped for it.
     /// A config that moves the state directory from `lock`'s takes the new one's lock
     /// (`pendingLock`) before it is taken; the running one's stays held until it has started.
-    static func waitForStopOrReload(_ signals: SignalWaiter, arguments: CommandLineArguments, logger: Logger,
-                                    lock: DaemonLock, pendingLock: inout DaemonLock?) -> Plan? {
+    /// `runningFile`: the file the running config came from (`--config`, or `./healthrouter.yaml`
+    /// found at the start), which a reload must find again.
+    static func waitForStopOrReload(_ signals: SignalWaiter, arguments: CommandLineArguments, runningFile: String?,
+                                    logger: Logger, lock: DaemonLock, pendingLock: inout DaemonLock?) -> Plan? {
         while signals.wait() == SIGHUP {
+            let path = arguments.values["--config"] ?? runningFile
+            // Gone for a moment (an editor or a config tool replacing it): without `--config`, the
+            // reload would find no ./healthrouter.yaml and take the embedded default, closing the push
+            // listeners and starting a journal of its own.
+            if let path, !FileManager.default.fileExists(atPath: path) {
+                logger.error("config not reloaded, keeping the running one",
+                             [("error", "\(path) does not exist (moved, or being replaced): send SIGHUP again once it is back")])
+                continue
+            }
             // A config from a pipe (`--config <(envsubst < healthrouter.yaml)`) was read once, at the
             // start: opened again it is empty, which would stop every source and sink.
-            if let path = arguments.values["--config"], !Self.isRegularFile(path) {
+            if let path, !Self.isRegularFile(path) {
                 logger.error("config not reloaded, keeping the running one",
                              [("error", "\(path) is not a regular file (a pipe is read once, at the start): "
                                  + "restart healthrouter to change its config")])

@@ -544,6 +544,28 @@ struct DaemonReloadTests {
         #expect(try daemon.sinkIds() == Set(batch.ids))
     }
 
+    /// A config found as ./healthrouter.yaml (no `--config`) that is gone for a moment at a SIGHUP
+    /// (an editor replacing it) keeps the running config: the reload took the embedded default,
+    /// closing the push listener and starting a journal of its own under ./healthrouter-data.
+    @Test func sighupWhileTheFoundConfigIsGoneKeepsTheRunningConfig() throws {
+        let daemon = try DaemonProcess()
+        daemon.configFound = true
+        try daemon.start()
+        let found = daemon.directory + "/healthrouter.yaml"
+        try FileManager.default.moveItem(atPath: found, toPath: found + ".moved")
+        kill(daemon.process!.processIdentifier, SIGHUP)
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while Date() < deadline, !daemon.log.contains("config not reloaded") { usleep(50_000) }
+        try FileManager.default.moveItem(atPath: found + ".moved", toPath: found)
+        let batch = DaemonProcess.batch(prefix: "G", count: 20)
+        #expect(daemon.client.post("/ingest", batch.body, token: DaemonProcess.token).status == 200)
+        #expect(daemon.stop() == 0)
+        #expect(daemon.log.contains("healthrouter.yaml does not exist (moved, or being replaced)"), "\(daemon.log)")
+        #expect(!daemon.log.contains("config reloaded"), "\(daemon.log)")
+        #expect(!FileManager.default.fileExists(atPath: daemon.directory + "/healthrouter-data"))
+        #expect(try daemon.sinkIds() == Set(batch.ids))
+    }
+
     @Test func brokenConfigOnSighupIsLoggedWithoutStoppingTheListener() throws {
         let daemon = try DaemonProcess()
         try daemon.start()

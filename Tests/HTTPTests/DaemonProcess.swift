@@ -107,6 +107,10 @@ final class DaemonProcess {
     /// Whether `run` reads its config from a pipe (`--config <(cat config.yaml)`) instead of the file.
     var configThroughPipe = false
 
+    /// Whether `run` finds its config as `./healthrouter.yaml` (a link to config.yaml, in the
+    /// daemon's directory) instead of `--config`.
+    var configFound = false
+
     /// Starts the daemon and waits until `/health` answers. Random ports that something else
     /// took meanwhile (another test's listener, a client's ephemeral port) are replaced by others.
     func start() throws {
@@ -145,6 +149,14 @@ final class DaemonProcess {
             // bash hands the config over as /dev/fd/N and execs: the process is the daemon itself.
             process.executableURL = URL(fileURLWithPath: "/bin/bash")
             process.arguments = ["-c", #"exec "$0" run --config <(cat "$1")"#, Self.executable, directory + "/config.yaml"]
+        } else if configFound {
+            let found = directory + "/healthrouter.yaml"
+            if !FileManager.default.fileExists(atPath: found) {
+                try FileManager.default.createSymbolicLink(atPath: found, withDestinationPath: directory + "/config.yaml")
+            }
+            process.executableURL = URL(fileURLWithPath: Self.executable)
+            process.arguments = ["run"]
+            process.currentDirectoryURL = URL(fileURLWithPath: directory)
         } else {
             process.executableURL = URL(fileURLWithPath: Self.executable)
             process.arguments = ["run", "--config", directory + "/config.yaml"]
