@@ -163,6 +163,17 @@ enum BackfillCommand {
         progress.stop()
         cursor.remove()
         let counts = delivery.counts
+        // Written whole: from the journal, the dead letters of its entries were written now; from a
+        // file, the entries pruned before the sink wrote them were brought back (as far as the file
+        // holds them).
+        var cleared = 0
+        if counts.rejected == 0, FilterOptions.describe(filter).isEmpty, let journal {
+            if path == nil {
+                cleared = try journal.clearRetainedDeadLetters(sink: name)
+            } else {
+                try journal.clearPrunedGap(sink: name)
+            }
+        }
         let narrowed = FilterOptions.describe(filter)
         print("backfill of '\(name)' (\(opened.type)) from \(path ?? "the journal")\(narrowed.isEmpty ? "" : " (\(narrowed))"):"
               + " \(NumberText.counted(counts.samples, "sample")) and \(NumberText.counted(counts.tombstones, "tombstone")) delivered"
@@ -178,6 +189,7 @@ enum BackfillCommand {
             print("  passed over \(NumberText.counted(unrouted, "sample")) the routes do not send to '\(name)' (the config's "
                   + "routes decide what a sink receives, a backfill too)")
         }
+        if cleared > 0 { print("  \(NumberText.counted(cleared, "dead letter")) of '\(name)' written now: no longer listed") }
         print("  other sinks and cursors untouched")
         if counts.rejected > 0 {
             ErrorOutput(format: loaded.logger.format).write(

@@ -9,8 +9,10 @@ enum StatusCommand {
         Shows the journal and, per sink: its cursor (the last journal entry it wrote),
         its lag (entries after the cursor that its routes select), rows written, dead
         letters with their reasons, and the last error (in full below the table when it
-        is long). Also lists entries that no route selects: they stay in the journal,
-        and a route added later delivers them.
+        is long), and entries pruned before a sink wrote them (it was out of the config).
+        Also lists entries that no route selects: they stay in the journal, and
+        `healthrouter backfill SINK` delivers them once a route selects them (a sink's
+        cursor has passed them).
 
           --dead-letters  list every dead letter of every sink (without it: the first 10
                           of each, and how many more there are)
@@ -79,6 +81,12 @@ enum StatusCommand {
             print("\nlast error of \(state.sink): \(error)")
         }
         for sink in config.sinks {
+            guard let gap = try journal.prunedGap(sink: sink.name) else { continue }
+            print("\n\(sink.name) lacks entries \(NumberText.grouped(gap.first))–\(NumberText.grouped(gap.last)): they were pruned "
+                  + "(journal.retain) before it wrote them (it was out of the config, or added later); "
+                  + "`healthrouter backfill \(sink.name) --from <export.zip or dump>` brings their samples back")
+        }
+        for sink in config.sinks {
             let letters = try journal.deadLetters(sink: sink.name)
             guard !letters.isEmpty else { continue }
             print("\ndead letters of \(sink.name) (journal seq: reason):")
@@ -95,7 +103,7 @@ enum StatusCommand {
             }
         }
         if !unrouted.isEmpty {
-            print("\nentries no route selects (kept in the journal; add a route to deliver them):")
+            print("\nentries no route selects (kept in the journal; add a route, then `healthrouter backfill SINK` delivers them):")
             for (type, count) in unrouted.sorted(by: { $0.value > $1.value }) {
                 print("  \(NumberText.grouped(count)) × \(type)")
             }

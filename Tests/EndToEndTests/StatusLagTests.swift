@@ -88,5 +88,33 @@ import Testing
         #expect(all.status == 1, "\(all.stdout)")
         #expect(all.stdout.contains("  11: refused 11\n  12: refused 12\n"), "\(all.stdout)")
         #expect(!all.stdout.contains("more (status"), "\(all.stdout)")
+        // The cause fixed, a backfill from the journal writes them again: they are no longer listed.
+        let backfill = try CommandRunner.run(["backfill", "local", "--config", config, "--quiet"], in: directory)
+        #expect(backfill.status == 0, "\(backfill.stderr)")
+        #expect(backfill.stdout.contains("12 dead letters of 'local' written now: no longer listed"), "\(backfill.stdout)")
+        let after = try CommandRunner.run(["status", "--config", config], in: directory)
+        #expect(after.status == 0 && !after.stdout.contains("dead letters of local"), "\(after.stdout)")
+    }
+
+    /// A sink that lacks entries pruned before it wrote them says so in `status` until a backfill
+    /// from a file brings them back.
+    @Test func aGapOfPrunedEntriesIsShownUntilABackfillFromAFile() throws {
+        let directory = makeTemporaryDirectory()
+        let export = directory + "/export.xml"
+        try CommandRunner.generateExport(records: 50, to: export, zip: false, quirks: false)
+        let config = try writeConfig("""
+            state_directory: \(directory)/state
+            sinks:
+              local: { type: sqlite, path: \(directory)/state/health.sqlite }
+
+            """, in: directory)
+        #expect(try CommandRunner.run(["import", export, "--config", config, "--quiet"], in: directory).status == 0)
+        try Journal(stateDirectory: directory + "/state").notePrunedGap(sink: "local", from: 1, through: 20)
+        let status = try CommandRunner.run(["status", "--config", config], in: directory)
+        #expect(status.stdout.contains("local lacks entries 1–20: they were pruned (journal.retain) before it wrote them"),
+                "\(status.stdout)")
+        let backfill = try CommandRunner.run(["backfill", "local", "--from", export, "--config", config, "--quiet"], in: directory)
+        #expect(backfill.status == 0, "\(backfill.stderr)")
+        #expect(!(try CommandRunner.run(["status", "--config", config], in: directory)).stdout.contains("lacks entries"))
     }
 }

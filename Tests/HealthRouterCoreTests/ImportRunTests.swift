@@ -52,6 +52,24 @@ struct ListSource: FiniteSource {
         #expect(again.sinks["table"]?.written == 0)
     }
 
+    /// A sink that starts past entries pruned before it wrote them (added later, or out of the
+    /// config while they were pruned) records the gap, which `status` shows: its lag said 0.
+    @Test func aSinkAddedAfterPruningRecordsWhatItLacks() throws {
+        let directory = makeTemporaryDirectory()
+        let first = (0..<300).map { HealthItem.sample(heartRate(60, at: Int64($0))) }
+        #expect(try run(directory, ListSource(items: first), retain: 0).pruned == 300)
+        #expect(try Journal(stateDirectory: directory).prunedGap(sink: "table") == nil)
+        let late = SinkSpec(name: "late", type: "test", makeSink: {
+            try CheckedTableSink(path: directory + "/late.sqlite", failures: FailureBudget(0))
+        }, selects: { _, _ in true })
+        let next = (300..<400).map { HealthItem.sample(heartRate(61, at: Int64($0))) }
+        let summary = try ImportRun(stateDirectory: directory, sinks: [late], settings: SinkWorker.Settings(),
+                                    retainSeconds: nil, logger: Logger(minimumLevel: .error)).run(sources: [("list", ListSource(items: next))])
+        #expect(summary.sinks["late"]?.written == 100)
+        let gap = try Journal(stateDirectory: directory).prunedGap(sink: "late")
+        #expect(gap?.first == 1 && gap?.last == 300)
+    }
+
     @Test func aFailingSourceKeepsWhatItReadBeforeTheError() throws {
         let directory = makeTemporaryDirectory()
         let items = (0..<1_000).map { HealthItem.sample(heartRate(60, at: Int64($0))) }

@@ -185,6 +185,17 @@ public final class SinkWorker: Sendable {
                         // what it wrote then, so that the totals `status` shows add up.
                         unsaved = (own, try delivered(after: recorded, through: own, journal: journal, routes: &routes))
                     }
+                    // Entries pruned before this sink wrote them (it was out of the config while
+                    // they were pruned, or is new): its store lacks them, however its lag reads.
+                    if let oldest = try journal.oldestRetained(), cursor + 1 < oldest {
+                        try journal.notePrunedGap(sink: name, from: cursor + 1, through: oldest - 1)
+                        if !(own == 0 && recorded > 0) {
+                            logger.warning("entries \(cursor + 1)–\(oldest - 1) were pruned (journal.retain) before this sink "
+                                               + "wrote them (it was out of the config, or is new): its store lacks those its "
+                                               + "routes select; bring them back with `healthrouter backfill \(name) --from "
+                                               + "<export.zip or dump>`")
+                        }
+                    }
                     if recordedRow == nil, (own ?? 0) == 0 {
                         // This journal meets the store empty: say so before the first write, so that
                         // a run killed before its copy of the cursor is saved (every 0.5 s) is not
