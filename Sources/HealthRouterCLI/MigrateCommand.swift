@@ -152,6 +152,13 @@ enum MigrateCommand {
         progress.stop()
         cursor.remove()
         let counts = delivery.counts
+        // Migrated whole, the target holds what entries pruned before it wrote them had (`status`
+        // stops listing them); the journal is only asked when there is one.
+        let journalPath = (loaded.config.stateDirectory as NSString).appendingPathComponent("journal.sqlite")
+        if counts.rejected == 0, FilterOptions.describe(filter).isEmpty, FileManager.default.fileExists(atPath: journalPath),
+           let journal = try? Journal(stateDirectory: loaded.config.stateDirectory), (try? journal.prunedGap(sink: to)) != nil {
+            try? journal.clearPrunedGap(sink: to)
+        }
         let seconds = Date().timeIntervalSince(started)
         let rate = seconds > 0 ? Int(Double(counts.samples) / seconds) : 0
         print("migrated \(from) (\(source.type)) → \(to) (\(target.type))\(run.isEmpty ? "" : " (\(run))"):"

@@ -84,7 +84,8 @@ enum StatusCommand {
             guard let gap = try journal.prunedGap(sink: sink.name) else { continue }
             print("\n\(sink.name) lacks entries \(NumberText.grouped(gap.first))–\(NumberText.grouped(gap.last)): they were pruned "
                   + "(journal.retain) before it wrote them (it was out of the config, or added later); "
-                  + "`healthrouter backfill \(sink.name) --from <export.zip or dump>` brings their samples back")
+                  + "`healthrouter backfill \(sink.name) --from <export.zip or dump>` (or a `migrate --to \(sink.name)` from a "
+                  + "store that holds them) brings their samples back")
         }
         for sink in config.sinks {
             let letters = try journal.deadLetters(sink: sink.name)

@@ -405,6 +405,26 @@ struct HealthAutoExportTests {
         let third = try PushServerFixture()
         let named = try Journal(stateDirectory: third.directory)
         #expect(try named.append([exported("Alice’s Apple Watch"), exported("Strava")], source: "import").new[.workout] == 2)
+        // Two HAE workouts (two HealthKit ids) at the same times: two.
+        let fourth = try PushServerFixture()
+        let both = hae.replacingOccurrences(of: "]}}", with: ",") + #"{"id":"DDDDDDDD-1111-4222-8333-444444444444","name":"Running","start":"2024-06-19 18:00:00 +0200","end":"2024-06-19 18:30:00 +0200","duration":1800}]}}"#
+        #expect(fourth.client.post("/hae", both, token: alice).body == #"{"received": 2, "new": 2, "deleted": 0}"#)
+        // One HAE workout, then two named ones from an export: one is the HAE workout, the other
+        // stays a workout of its own (one to one), the same when imported again; deleting the HAE
+        // workout deletes the export's copy of it (its alias), not the other.
+        let fifth = try PushServerFixture()
+        #expect(fifth.client.post("/hae", hae, token: alice).body == #"{"received": 1, "new": 1, "deleted": 0}"#)
+        let exportJournal = try Journal(stateDirectory: fifth.directory)
+        let twoNamed = [exported("Alice’s Apple Watch"), exported("Strava")]
+        let imported = try exportJournal.append(twoNamed, source: "import")
+        #expect(imported.new[.workout] == 1 && imported.duplicates[.workout] == 1)
+        let again = try exportJournal.append(twoNamed, source: "import")
+        #expect(again.new[.workout] == nil && again.duplicates[.workout] == 2)
+        #expect(fifth.client.post("/ingest", #"[{"deleted":["BBBBBBBB-1111-4222-8333-444444444444"]}]"#, token: alice).status == 200)
+        let deleted = try fifth.journalItems().compactMap { if case .tombstone(let t) = $0 { t.ids } else { nil } }.flatMap { $0 }
+        guard case .sample(let watch) = twoNamed[0], case .sample(let strava) = twoNamed[1] else { return }
+        #expect(Set(deleted) == ["BBBBBBBB-1111-4222-8333-444444444444", watch.id], "\(deleted)")
+        #expect(!deleted.contains(strava.id))
     }
 
     /// A route point out of a double's range: without a position (`1e400` as its latitude) it is

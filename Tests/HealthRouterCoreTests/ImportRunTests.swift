@@ -68,6 +68,14 @@ struct ListSource: FiniteSource {
         #expect(summary.sinks["late"]?.written == 100)
         let gap = try Journal(stateDirectory: directory).prunedGap(sink: "late")
         #expect(gap?.first == 1 && gap?.last == 300)
+        // The first store under another name (its cursor this journal never recorded): delivered
+        // again whole, and it lacks nothing.
+        let renamed = SinkSpec(name: "renamed", type: "test", makeSink: {
+            try CheckedTableSink(path: directory + "/sink.sqlite", failures: FailureBudget(0))
+        }, selects: { _, _ in true })
+        _ = try ImportRun(stateDirectory: directory, sinks: [renamed], settings: SinkWorker.Settings(),
+                          retainSeconds: nil, logger: Logger(minimumLevel: .error)).run(sources: [("list", ListSource(items: []))])
+        #expect(try Journal(stateDirectory: directory).prunedGap(sink: "renamed") == nil)
     }
 
     @Test func aFailingSourceKeepsWhatItReadBeforeTheError() throws {

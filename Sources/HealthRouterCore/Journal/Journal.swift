@@ -36,6 +36,7 @@ public final class Journal {
     private lazy var updateHash = try! database.prepare("UPDATE sample_ids SET content_hash = ?2 WHERE start = ?3 AND id = ?1")
     private lazy var lookupFingerprint = try! database.prepare("SELECT id FROM fingerprints WHERE start = ?2 AND fingerprint = ?1")
     private lazy var idsAtStart = try! database.prepare("SELECT id, seq FROM sample_ids WHERE start = ?1")
+    private lazy var otherAlias = try! database.prepare("SELECT 1 FROM aliases WHERE id = ?1 AND alias <> ?2 LIMIT 1")
     private lazy var insertFingerprint = try! database.prepare("INSERT OR IGNORE INTO fingerprints(start, fingerprint, id) VALUES (?3, ?1, ?2)")
     private lazy var insertAlias = try! database.prepare("INSERT OR IGNORE INTO aliases(alias, id) VALUES (?1, ?2)")
     private lazy var aliasesOf = try! database.prepare("SELECT alias FROM aliases WHERE id = ?1 UNION SELECT id FROM aliases WHERE alias = ?1")
@@ -691,15 +692,17 @@ public final class Journal {
         try statement.run()
     }
 
-    /// A workout journaled under another id that is `sample` from another producer, when one of
-    /// the two has no source of its own (`Fingerprint.unnamedSource`: Health Auto Export's
-    /// workouts name none, so neither id nor fingerprint meets an export's): the same user's (or
-    /// one without a user: an import's, as a fingerprint meets any user's), of the same activity,
-    /// starting and ending in the same seconds, not deleted. The first one
-    /// journaled stays. Two workouts that both name their source are two (an app that copies a
-    /// watch's workout writes one of its own, which the export holds too).
+    /// A workout journaled under another id that is `sample` from another producer, when exactly
+    /// one of the two has no source of its own (`Fingerprint.unnamedSource`: Health Auto Export's
+    /// workouts name none, so neither id nor fingerprint meets an export's) and at least one has
+    /// a fingerprint id (two producer ids are two HealthKit objects): the same user's (or one
+    /// without a user: an import's, as a fingerprint meets any user's), of the same activity,
+    /// starting and ending in the same seconds, not deleted, and not yet taken for another
+    /// workout (one to one: two named workouts at those times stay two). The first one journaled
+    /// stays.
     private func sameWorkoutFromAnotherProducer(_ sample: Sample) throws -> String? {
         guard case .workout(let workout) = sample.detail else { return nil }
+        let unnamed = sample.sourceName == Fingerprint.unnamedSource
         let start = Self.keySecond(sample)
         idsAtStart.bind(1, start)
         var candidates: [(id: String, sequence: Int64)] = []
@@ -709,16 +712,21 @@ public final class Journal {
         idsAtStart.reset()
         let endSecond = Self.second(of: sample.end)
         let activity = WorkoutActivityName.healthKitName(workout.activityType)
-        for candidate in candidates {
+        for candidate in candidates where Self.isFingerprintId(sample.id) || Self.isFingerprintId(candidate.id) {
             guard let stored = try storedSample(at: candidate.sequence), case .workout(let other) = stored.detail,
-                  stored.sourceName == Fingerprint.unnamedSource || sample.sourceName == Fingerprint.unnamedSource,
-                  stored.userId == sample.userId || stored.userId == nil || sample.userId == nil, WorkoutActivityName.healthKitName(other.activityType) == activity,
+                  (stored.sourceName == Fingerprint.unnamedSource) != unnamed,
+                  stored.userId == sample.userId || stored.userId == nil || sample.userId == nil,
+                  WorkoutActivityName.healthKitName(other.activityType) == activity,
                   Self.second(of: stored.end) == endSecond
             else { continue }
             SampleIdKey.bind(lookupDeleted, 1, candidate.id)
             let deleted = try lookupDeleted.step()
             lookupDeleted.reset()
-            if !deleted { return candidate.id }
+            SampleIdKey.bind(otherAlias, 1, candidate.id)
+            SampleIdKey.bind(otherAlias, 2, sample.id)
+            let taken = try otherAlias.step()
+            otherAlias.reset()
+            if !deleted && !taken { return candidate.id }
         }
         return nil
     }

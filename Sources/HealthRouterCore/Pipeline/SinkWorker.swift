@@ -154,6 +154,7 @@ public final class SinkWorker: Sendable {
                     let recordedRow = try journal.cursor(sink: name)
                     let recorded = recordedRow ?? 0
                     cursor = own ?? recorded
+                    let resumed = cursor
                     let head = try journal.head()
                     if own == 0, recorded > 0 {
                         // The store holds no cursor although this journal delivered to it: it is
@@ -186,8 +187,10 @@ public final class SinkWorker: Sendable {
                         unsaved = (own, try delivered(after: recorded, through: own, journal: journal, routes: &routes))
                     }
                     // Entries pruned before this sink wrote them (it was out of the config while
-                    // they were pruned, or is new): its store lacks them, however its lag reads.
-                    if let oldest = try journal.oldestRetained(), cursor + 1 < oldest {
+                    // they were pruned, or is new): its store lacks them, however its lag reads. Not
+                    // when everything is delivered again for another reason (a store another journal
+                    // wrote, a recreated journal: `cursor` was set back, the store holds its data).
+                    if cursor == resumed, let oldest = try journal.oldestRetained(), cursor + 1 < oldest {
                         try journal.notePrunedGap(sink: name, from: cursor + 1, through: oldest - 1)
                         if !(own == 0 && recorded > 0) {
                             logger.warning("entries \(cursor + 1)–\(oldest - 1) were pruned (journal.retain) before this sink "
