@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import HealthRouterCore
 import Testing
 @testable import HTTPPushSource
@@ -68,6 +69,28 @@ struct PulsoProtocolTests {
         let unlabelled = HTTPTestClient.gzip(Array(#"[{"uuid":"GZ-2","type":"heartRate","start":"2026-07-06T08:01:00Z","end":"2026-07-06T08:01:00Z","value":61,"unit":"count/min","source":"W"}]"#.utf8))
         #expect(server.client.request("POST", "/ingest", body: unlabelled, headers: ["Authorization: Bearer \(alice)"]).body
                     == #"{"received": 1, "new": 1, "deleted": 0}"#)
+    }
+
+    /// Bodies larger than `largeBody` are parsed and journaled one at a time (their samples take
+    /// many times their size until journaled: four large ones at once took a 3 GiB daemon down);
+    /// each is answered, and every sample is kept.
+    @Test func largeBodiesAreHandledOneAtATime() throws {
+        let server = try PushServerFixture()
+        let bodies = (0..<3).map { index -> [UInt8] in
+            var batch = DaemonProcess.batch(prefix: "L\(index)", count: 20_000).body
+            batch.removeLast()
+            batch += [UInt8](repeating: 0x20, count: PushRequestHandler.largeBody + 1 - batch.count) + [UInt8(ascii: "]")]
+            return batch
+        }
+        PushRequestHandler.largeBodiesAtOnce.withLock { $0.most = 0 }
+        let replies = Mutex<[String]>([])
+        let client = server.client
+        DispatchQueue.concurrentPerform(iterations: bodies.count) { index in
+            let reply = client.post("/ingest", bodies[index], token: alice)
+            replies.withLock { $0.append(reply.body) }
+        }
+        #expect(replies.withLock { $0 } == Array(repeating: #"{"received": 20000, "new": 20000, "deleted": 0}"#, count: 3))
+        #expect(PushRequestHandler.largeBodiesAtOnce.withLock { $0.most } == 1)
     }
 
     /// The protocol may add optional fields at any time: a field healthrouter has none for is
