@@ -111,6 +111,8 @@ enum BackfillCommand {
         var skippedLines: [String: Int] = [:]
         var examples: [String: String] = [:]
         var unrouted = 0
+        // The sink's dead letters this run wrote again (cleared once it ends with none refused).
+        var redelivered: [Int64] = []
         do {
             if path == nil, let journal {
                 let retention = try journal.retention()
@@ -120,6 +122,7 @@ enum BackfillCommand {
                 }
                 let selects = opened.spec.selects
                 let checksDeletions = try journal.hasDeletedIds()
+                let deadLetters = Set(try journal.deadLetters(sink: name).map(\.sequence))
                 try journal.forEachEntry(after: resumeAfter, filter: filter, batchSize: batchSize) { entry in
                     guard selects(entry.item.sampleTypeName, entry.source) else {
                         unrouted += 1
@@ -133,6 +136,7 @@ enum BackfillCommand {
                         return
                     }
                     try delivery.accept(entry)
+                    if deadLetters.contains(entry.sequence) { redelivered.append(entry.sequence) }
                 }
             } else if let source = fileSource {
                 let output = DirectDeliveryOutput(delivery: delivery, sourceName: "backfill", journal: journal,
@@ -163,15 +167,22 @@ enum BackfillCommand {
         progress.stop()
         cursor.remove()
         let counts = delivery.counts
-        // Written whole: from the journal, the dead letters of its entries were written now; from a
-        // file, the entries pruned before the sink wrote them were brought back (as far as the file
-        // holds them).
-        var cleared = 0
-        if counts.rejected == 0, FilterOptions.describe(filter).isEmpty, let journal {
-            if path == nil {
-                cleared = try journal.clearRetainedDeadLetters(sink: name)
-            } else {
-                try journal.clearPrunedGap(sink: name)
+        // None refused: the dead letters it wrote again are written. From a file, the entries
+        // pruned before the sink wrote them are taken to be back (a narrowed run is not).
+        var gapNote: String?
+        if counts.rejected == 0, let journal {
+            try journal.clearDeadLetters(sink: name, sequences: redelivered)
+            let gaps = try journal.prunedGaps(sink: name)
+            if path != nil, !gaps.isEmpty {
+                let ranges = gaps.map { "\(NumberText.grouped($0.first))–\(NumberText.grouped($0.last))" }.joined(separator: ", ")
+                if FilterOptions.describe(filter).isEmpty {
+                    try journal.clearPrunedGaps(sink: name)
+                    gapNote = "the note that '\(name)' lacks entries \(ranges) (pruned before it wrote them) is forgotten: "
+                        + "this file is taken to hold their samples"
+                } else {
+                    gapNote = "the note that '\(name)' lacks entries \(ranges) stays (a narrowed backfill): status goes on "
+                        + "listing it until a backfill --from without --since, --until or --types"
+                }
             }
         }
         let narrowed = FilterOptions.describe(filter)
@@ -189,7 +200,10 @@ enum BackfillCommand {
             print("  passed over \(NumberText.counted(unrouted, "sample")) the routes do not send to '\(name)' (the config's "
                   + "routes decide what a sink receives, a backfill too)")
         }
-        if cleared > 0 { print("  \(NumberText.counted(cleared, "dead letter")) of '\(name)' written now: no longer listed") }
+        if counts.rejected == 0, !redelivered.isEmpty {
+            print("  \(NumberText.counted(redelivered.count, "dead letter")) of '\(name)' written now: no longer listed")
+        }
+        if let gapNote { print("  \(gapNote)") }
         print("  other sinks and cursors untouched")
         if counts.rejected > 0 {
             ErrorOutput(format: loaded.logger.format).write(

@@ -156,8 +156,9 @@ enum MigrateCommand {
         // stops listing them); the journal is only asked when there is one.
         let journalPath = (loaded.config.stateDirectory as NSString).appendingPathComponent("journal.sqlite")
         if counts.rejected == 0, FilterOptions.describe(filter).isEmpty, FileManager.default.fileExists(atPath: journalPath),
-           let journal = try? Journal(stateDirectory: loaded.config.stateDirectory), (try? journal.prunedGap(sink: to)) != nil {
-            try? journal.clearPrunedGap(sink: to)
+           let journal = try? Journal(stateDirectory: loaded.config.stateDirectory),
+           let gaps = try? journal.prunedGaps(sink: to), !gaps.isEmpty {
+            try? journal.clearPrunedGaps(sink: to)
         }
         let seconds = Date().timeIntervalSince(started)
         let rate = seconds > 0 ? Int(Double(counts.samples) / seconds) : 0

@@ -128,6 +128,14 @@ enum RunCommand {
             }
             do {
                 let next = try Plan(arguments: arguments, environment: ProcessInfo.processInfo.environment)
+                // An empty file (an editor or `cat >` halfway through writing it) is a valid config
+                // of nothing: taken, it would stop every source and sink.
+                if let path, next.loaded.config.sources.isEmpty, next.loaded.config.sinks.isEmpty {
+                    logger.error("config not reloaded, keeping the running one",
+                                 [("error", "\(path) holds no sources and no sinks (empty, or being written?): "
+                                     + "send SIGHUP again once it is complete")])
+                    continue
+                }
                 try next.loaded.ensureStateDirectory()
                 if DaemonLock.key(next.loaded.config.stateDirectory) != lock.key {
                     pendingLock = try DaemonLock(stateDirectory: next.loaded.config.stateDirectory)

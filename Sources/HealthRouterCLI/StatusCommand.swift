@@ -10,16 +10,16 @@ enum StatusCommand {
         its lag (entries after the cursor that its routes select), rows written, dead
         letters with their reasons, and the last error (in full below the table when it
         is long), and entries pruned before a sink wrote them (it was out of the config).
-        Also lists entries that no route selects: they stay in the journal, and
-        `healthrouter backfill SINK` delivers them once a route selects them (a sink's
-        cursor has passed them).
+        Also lists entries that no route selects: they stay in the journal until
+        journal.retain prunes them, and `healthrouter backfill SINK` delivers them once a
+        route selects them (a sink's cursor has passed them).
 
           --dead-letters  list every dead letter of every sink (without it: the first 10
                           of each, and how many more there are)
 
-        exit codes: 0 every sink caught up, 1 a sink lags, has dead letters or an error,
-                    64 wrong options, 73 the state directory cannot be one (a file is in its
-                    place), 78 the config is wrong
+        exit codes: 0 every sink caught up, 1 a sink lags, lacks pruned entries, has dead
+                    letters or an error, 64 wrong options, 73 the state directory cannot be
+                    one (a file is in its place), 78 the config is wrong
         """
 
     /// The widest last error the table shows; a longer one is cut there and printed whole below.
@@ -81,8 +81,11 @@ enum StatusCommand {
             print("\nlast error of \(state.sink): \(error)")
         }
         for sink in config.sinks {
-            guard let gap = try journal.prunedGap(sink: sink.name) else { continue }
-            print("\n\(sink.name) lacks entries \(NumberText.grouped(gap.first))–\(NumberText.grouped(gap.last)): they were pruned "
+            let gaps = try journal.prunedGaps(sink: sink.name)
+            guard !gaps.isEmpty else { continue }
+            healthy = false
+            let ranges = gaps.map { "\(NumberText.grouped($0.first))–\(NumberText.grouped($0.last))" }.joined(separator: ", ")
+            print("\n\(sink.name) lacks entries \(ranges): they were pruned "
                   + "(journal.retain) before it wrote them (it was out of the config, or added later); "
                   + "`healthrouter backfill \(sink.name) --from <export.zip or dump>` (or a `migrate --to \(sink.name)` from a "
                   + "store that holds them) brings their samples back")
@@ -104,7 +107,8 @@ enum StatusCommand {
             }
         }
         if !unrouted.isEmpty {
-            print("\nentries no route selects (kept in the journal; add a route, then `healthrouter backfill SINK` delivers them):")
+            print("\nentries no route selects (kept in the journal until journal.retain prunes them; add a route, then "
+                  + "`healthrouter backfill SINK` delivers them):")
             for (type, count) in unrouted.sorted(by: { $0.value > $1.value }) {
                 print("  \(NumberText.grouped(count)) × \(type)")
             }

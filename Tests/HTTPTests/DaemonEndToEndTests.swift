@@ -557,9 +557,17 @@ struct DaemonReloadTests {
         let deadline = Date(timeIntervalSinceNow: 10)
         while Date() < deadline, !daemon.log.contains("config not reloaded") { usleep(50_000) }
         try FileManager.default.moveItem(atPath: found + ".moved", toPath: found)
+        // Empty for a moment (being written): a config of nothing, which is not taken either.
+        let original = try String(contentsOfFile: daemon.directory + "/config.yaml", encoding: .utf8)
+        try "# being written\n".write(toFile: daemon.directory + "/config.yaml", atomically: false, encoding: .utf8)
+        kill(daemon.process!.processIdentifier, SIGHUP)
+        let emptied = Date(timeIntervalSinceNow: 10)
+        while Date() < emptied, !daemon.log.contains("holds no sources and no sinks") { usleep(50_000) }
+        try original.write(toFile: daemon.directory + "/config.yaml", atomically: false, encoding: .utf8)
         let batch = DaemonProcess.batch(prefix: "G", count: 20)
         #expect(daemon.client.post("/ingest", batch.body, token: DaemonProcess.token).status == 200)
         #expect(daemon.stop() == 0)
+        #expect(daemon.log.contains("healthrouter.yaml holds no sources and no sinks (empty, or being written?)"), "\(daemon.log)")
         #expect(daemon.log.contains("healthrouter.yaml does not exist (moved, or being replaced)"), "\(daemon.log)")
         #expect(!daemon.log.contains("config reloaded"), "\(daemon.log)")
         #expect(!FileManager.default.fileExists(atPath: daemon.directory + "/healthrouter-data"))

@@ -58,7 +58,7 @@ struct ListSource: FiniteSource {
         let directory = makeTemporaryDirectory()
         let first = (0..<300).map { HealthItem.sample(heartRate(60, at: Int64($0))) }
         #expect(try run(directory, ListSource(items: first), retain: 0).pruned == 300)
-        #expect(try Journal(stateDirectory: directory).prunedGap(sink: "table") == nil)
+        #expect(try Journal(stateDirectory: directory).prunedGaps(sink: "table").isEmpty)
         let late = SinkSpec(name: "late", type: "test", makeSink: {
             try CheckedTableSink(path: directory + "/late.sqlite", failures: FailureBudget(0))
         }, selects: { _, _ in true })
@@ -66,8 +66,17 @@ struct ListSource: FiniteSource {
         let summary = try ImportRun(stateDirectory: directory, sinks: [late], settings: SinkWorker.Settings(),
                                     retainSeconds: nil, logger: Logger(minimumLevel: .error)).run(sources: [("list", ListSource(items: next))])
         #expect(summary.sinks["late"]?.written == 100)
-        let gap = try Journal(stateDirectory: directory).prunedGap(sink: "late")
-        #expect(gap?.first == 1 && gap?.last == 300)
+        let gaps = try Journal(stateDirectory: directory).prunedGaps(sink: "late")
+        #expect(gaps.map(\.first) == [1] && gaps.map(\.last) == [300])
+        // Added to a journal every entry of which was pruned, by a run that brings nothing new:
+        // the gap is found from the journal's head.
+        _ = try run(directory, ListSource(items: []), retain: 0)
+        let empty = SinkSpec(name: "empty", type: "test", makeSink: {
+            try CheckedTableSink(path: directory + "/empty.sqlite", failures: FailureBudget(0))
+        }, selects: { _, _ in true })
+        _ = try ImportRun(stateDirectory: directory, sinks: [empty], settings: SinkWorker.Settings(),
+                          retainSeconds: nil, logger: Logger(minimumLevel: .error)).run(sources: [("list", ListSource(items: first))])
+        #expect(try Journal(stateDirectory: directory).prunedGaps(sink: "empty").map(\.last) == [400])
         // The first store under another name (its cursor this journal never recorded): delivered
         // again whole, and it lacks nothing.
         let renamed = SinkSpec(name: "renamed", type: "test", makeSink: {
@@ -75,7 +84,7 @@ struct ListSource: FiniteSource {
         }, selects: { _, _ in true })
         _ = try ImportRun(stateDirectory: directory, sinks: [renamed], settings: SinkWorker.Settings(),
                           retainSeconds: nil, logger: Logger(minimumLevel: .error)).run(sources: [("list", ListSource(items: []))])
-        #expect(try Journal(stateDirectory: directory).prunedGap(sink: "renamed") == nil)
+        #expect(try Journal(stateDirectory: directory).prunedGaps(sink: "renamed").isEmpty)
     }
 
     @Test func aFailingSourceKeepsWhatItReadBeforeTheError() throws {

@@ -1096,15 +1096,17 @@ public final class Journal {
         try statement.run()
     }
 
-    /// Forgets the dead letters of `sink` whose entries the journal still holds (a backfill from
-    /// the journal wrote them again); returns how many. Those of pruned entries stay listed.
-    @discardableResult
-    public func clearRetainedDeadLetters(sink: String) throws -> Int {
-        let statement = try database.prepare(
-            "DELETE FROM dead_letters WHERE sink = ?1 AND seq >= (SELECT coalesce(min(seq), 9223372036854775807) FROM entries)")
-        statement.bind(1, sink)
-        try statement.run()
-        return database.changes
+    /// Forgets the dead letters of `sink` at `sequences` (a backfill wrote those entries again).
+    public func clearDeadLetters(sink: String, sequences: [Int64]) throws {
+        let statement = try database.prepare("DELETE FROM dead_letters WHERE sink = ?1 AND seq = ?2")
+        try database.transaction {
+            for sequence in sequences {
+                statement.bind(1, sink)
+                statement.bind(2, sequence)
+                try statement.run()
+                statement.reset()
+            }
+        }
     }
 
     /// Parks the entry `sequence` as a dead letter of `sink` with the reason it was refused.

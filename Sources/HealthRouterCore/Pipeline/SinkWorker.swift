@@ -190,7 +190,10 @@ public final class SinkWorker: Sendable {
                     // they were pruned, or is new): its store lacks them, however its lag reads. Not
                     // when everything is delivered again for another reason (a store another journal
                     // wrote, a recreated journal: `cursor` was set back, the store holds its data).
-                    if cursor == resumed, let oldest = try journal.oldestRetained(), cursor + 1 < oldest {
+                    // An empty journal has pruned every entry up to its head.
+                    let firstRetained = try journal.oldestRetained() ?? head + 1
+                    if cursor == resumed, cursor + 1 < firstRetained {
+                        let oldest = firstRetained
                         try journal.notePrunedGap(sink: name, from: cursor + 1, through: oldest - 1)
                         if !(own == 0 && recorded > 0) {
                             logger.warning("entries \(cursor + 1)–\(oldest - 1) were pruned (journal.retain) before this sink "
