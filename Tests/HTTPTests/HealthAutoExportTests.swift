@@ -405,6 +405,12 @@ struct HealthAutoExportTests {
         let third = try PushServerFixture()
         let named = try Journal(stateDirectory: third.directory)
         #expect(try named.append([exported("Alice’s Apple Watch"), exported("Strava")], source: "import").new[.workout] == 2)
+        // The HAE workout's entry pruned (journal.retain) before the export comes: still met.
+        let pruned = try PushServerFixture()
+        #expect(pruned.client.post("/hae", hae, token: alice).body == #"{"received": 1, "new": 1, "deleted": 0}"#)
+        let prunedJournal = try Journal(stateDirectory: pruned.directory)
+        #expect(try prunedJournal.prune(sinks: [], retainSeconds: 0, now: Date().addingTimeInterval(60)) == 1)
+        #expect(try prunedJournal.append([exported("Alice’s Apple Watch")], source: "import").duplicates[.workout] == 1)
         // Two HAE workouts (two HealthKit ids) at the same times: two.
         let fourth = try PushServerFixture()
         let both = hae.replacingOccurrences(of: "]}}", with: ",") + #"{"id":"DDDDDDDD-1111-4222-8333-444444444444","name":"Running","start":"2024-06-19 18:00:00 +0200","end":"2024-06-19 18:30:00 +0200","duration":1800}]}}"#

@@ -37,6 +37,10 @@ public final class Journal {
     private lazy var lookupFingerprint = try! database.prepare("SELECT id FROM fingerprints WHERE start = ?2 AND fingerprint = ?1")
     private lazy var idsAtStart = try! database.prepare("SELECT id, seq FROM sample_ids WHERE start = ?1")
     private lazy var otherAlias = try! database.prepare("SELECT 1 FROM aliases WHERE id = ?1 AND alias <> ?2 LIMIT 1")
+    private lazy var lookupSlot = try! database.prepare(
+        "SELECT end_second, activity, unnamed, user_id FROM workout_slots WHERE start = ?2 AND id = ?1")
+    private lazy var insertSlot = try! database.prepare(
+        "INSERT OR REPLACE INTO workout_slots(start, id, end_second, activity, unnamed, user_id) VALUES (?2, ?1, ?3, ?4, ?5, ?6)")
     private lazy var insertFingerprint = try! database.prepare("INSERT OR IGNORE INTO fingerprints(start, fingerprint, id) VALUES (?3, ?1, ?2)")
     private lazy var insertAlias = try! database.prepare("INSERT OR IGNORE INTO aliases(alias, id) VALUES (?1, ?2)")
     private lazy var aliasesOf = try! database.prepare("SELECT alias FROM aliases WHERE id = ?1 UNION SELECT id FROM aliases WHERE alias = ?1")
@@ -109,6 +113,11 @@ public final class Journal {
             -- taken again (see refusesEarlierVersions).
             CREATE TABLE IF NOT EXISTS superseded(start INTEGER NOT NULL, id NOT NULL, content_hash INTEGER NOT NULL,
                 seq INTEGER NOT NULL, PRIMARY KEY(start, id, content_hash)) WITHOUT ROWID;
+            -- Each workout's times, activity, user and whether it names a source, which outlive
+            -- its entry (journal.retain): the same workout from another producer is met by them
+            -- (sameWorkoutFromAnotherProducer).
+            CREATE TABLE IF NOT EXISTS workout_slots(start INTEGER NOT NULL, id NOT NULL, end_second INTEGER NOT NULL,
+                activity TEXT NOT NULL, unnamed INTEGER NOT NULL, user_id TEXT, PRIMARY KEY(start, id)) WITHOUT ROWID;
             -- The user who first pushed each id (see Journal+Owners); pushes only.
             CREATE TABLE IF NOT EXISTS sample_owners(id PRIMARY KEY, user_id TEXT NOT NULL) WITHOUT ROWID;
             CREATE TABLE IF NOT EXISTS cursors(
@@ -496,6 +505,7 @@ public final class Journal {
         }
         try recordId(key, hash: hash, sequence: sequence, start: start, of: sample)
         if sample.kind == .profile { try noteProfile(sample) }
+        if case .workout = sample.detail { try recordSlot(of: sample, start: start) }
         if isNew, !isFingerprintId, Self.isDerivedId(sample.id) { derivedIdsAdmittedNow.insert(sample.id) }
         return isNew && isFingerprintId
     }
@@ -713,11 +723,11 @@ public final class Journal {
         let endSecond = Self.second(of: sample.end)
         let activity = WorkoutActivityName.healthKitName(workout.activityType)
         for candidate in candidates where Self.isFingerprintId(sample.id) || Self.isFingerprintId(candidate.id) {
-            guard let stored = try storedSample(at: candidate.sequence), case .workout(let other) = stored.detail,
-                  (stored.sourceName == Fingerprint.unnamedSource) != unnamed,
-                  stored.userId == sample.userId || stored.userId == nil || sample.userId == nil,
-                  WorkoutActivityName.healthKitName(other.activityType) == activity,
-                  Self.second(of: stored.end) == endSecond
+            // Its slot, or (journaled before slots were kept) its entry, while the journal has it.
+            guard let other = try slot(of: candidate.id, start: start)
+                    ?? storedSample(at: candidate.sequence).flatMap(Self.slot(of:)),
+                  other.unnamed != unnamed, other.userId == sample.userId || other.userId == nil || sample.userId == nil,
+                  other.activity == activity, other.endSecond == endSecond
             else { continue }
             SampleIdKey.bind(lookupDeleted, 1, candidate.id)
             let deleted = try lookupDeleted.step()
@@ -729,6 +739,41 @@ public final class Journal {
             if !deleted && !taken { return candidate.id }
         }
         return nil
+    }
+
+    /// What `sameWorkoutFromAnotherProducer` compares of a workout.
+    private struct WorkoutSlot {
+        var endSecond: Int64
+        var activity: String
+        var unnamed: Bool
+        var userId: String?
+    }
+
+    private static func slot(of sample: Sample) -> WorkoutSlot? {
+        guard case .workout(let workout) = sample.detail else { return nil }
+        return WorkoutSlot(endSecond: second(of: sample.end), activity: WorkoutActivityName.healthKitName(workout.activityType),
+                           unnamed: sample.sourceName == Fingerprint.unnamedSource, userId: sample.userId)
+    }
+
+    private func slot(of id: String, start: Int64) throws -> WorkoutSlot? {
+        SampleIdKey.bind(lookupSlot, 1, id)
+        lookupSlot.bind(2, start)
+        defer { lookupSlot.reset() }
+        guard try lookupSlot.step() else { return nil }
+        return WorkoutSlot(endSecond: lookupSlot.int64(0), activity: lookupSlot.string(1) ?? "", unnamed: lookupSlot.int64(2) != 0,
+                           userId: lookupSlot.isNull(3) ? nil : lookupSlot.string(3))
+    }
+
+    /// Records the slot of a workout just journaled (new, or changed).
+    private func recordSlot(of sample: Sample, start: Int64) throws {
+        guard let slot = Self.slot(of: sample) else { return }
+        SampleIdKey.bind(insertSlot, 1, sample.id)
+        insertSlot.bind(2, start)
+        insertSlot.bind(3, slot.endSecond)
+        insertSlot.bind(4, slot.activity)
+        insertSlot.bind(5, Int64(slot.unnamed ? 1 : 0))
+        insertSlot.bind(6, slot.userId)
+        try insertSlot.run()
     }
 
     /// Ids a source derived (version 8) that this append took as new samples: another reading of
