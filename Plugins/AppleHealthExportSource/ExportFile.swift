@@ -56,20 +56,34 @@ struct ExportFile {
         // UTF-16 (a byte-order mark, or `<` after white space, each character beside a zero byte):
         // an editor saved it so.
         let head = magic.prefix(count)
+        if UTF16Text.isUTF32(head) {
+            let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+            let ext = (path as NSString).pathExtension
+            throw SourceError(input: path, problem: "this file is UTF-32; healthrouter reads an export.xml and NDJSON in UTF-8",
+                              hint: "Convert it: \(UTF16Text.conversionCommand(path, head: head, output: stem + "-utf8" + (ext.isEmpty ? "" : "." + ext)))")
+        }
         if UTF16Text.isUTF16(head),
            magic[0] == 0xFF || magic[0] == 0xFE || UTF16Text.firstASCIICharacter(head) == UInt8(ascii: "<") {
             throw SourceError(input: path, problem: "this XML is UTF-16; healthrouter reads export.xml in UTF-8, as the Health app writes it",
-                              hint: "Convert it: \(UTF16Text.conversionCommand(path, output: "export-utf8.xml")) (or give the export.zip the Health app wrote).")
+                              hint: "Convert it: \(UTF16Text.conversionCommand(path, head: head, output: "export-utf8.xml")) (or give the export.zip the Health app wrote).")
         }
         // XML starts with `<`, after an optional UTF-8 byte-order mark and white space.
         var first = 0
         if count >= 3, magic[0] == 0xEF, magic[1] == 0xBB, magic[2] == 0xBF { first = 3 }
         while first < max(count, 0), [0x20, 0x09, 0x0A, 0x0D].contains(magic[first]) { first += 1 }
-        if count >= 2, magic[0] == 0x1F, magic[1] == 0x8B {
-            let quoted = "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
-            throw SourceError(input: path, problem: "this file is gzip-compressed; healthrouter reads an export.zip, an "
-                                + "export.xml or NDJSON as they are",
-                              hint: "Decompress it first (gunzip -k \(quoted)) and import what it holds.")
+        // Compressed by another tool than zip: named, with the command that undoes it.
+        let compressions: [(magic: [UInt8], name: String, command: String)] = [
+            ([0x1F, 0x8B], "gzip", "gunzip -c"), ([0x42, 0x5A, 0x68], "bzip2", "bunzip2 -c"),
+            ([0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00], "xz", "xz -dc"), ([0x28, 0xB5, 0x2F, 0xFD], "zstd", "zstd -dc"),
+        ]
+        if let compression = compressions.first(where: { head.starts(with: $0.magic) }) {
+            func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+            let name = (path as NSString).lastPathComponent
+            let suffixes = [".gz", ".bz2", ".xz", ".zst", ".gzip"]
+            let plain = suffixes.first(where: { name.hasSuffix($0) }).map { String(name.dropLast($0.count)) } ?? name + ".plain"
+            throw SourceError(input: path, problem: "this file is \(compression.name)-compressed; healthrouter reads an export.zip, "
+                                + "an export.xml or NDJSON as they are",
+                              hint: "Decompress it first (\(compression.command) \(quoted(path)) > \(quoted(plain))) and import what it holds.")
         }
         // Nothing but white space (and a byte-order mark) in a file that short: nothing to import.
         if first >= count, Int64(count) == size {

@@ -66,9 +66,14 @@ final class GPXRouteParser: SAXHandler {
                 onSkip("GPX track point without a valid time, latitude or longitude", lineNumber)
                 return
             }
-            onPoint(RoutePoint(time: time, latitude: latitude, longitude: longitude, altitude: altitude,
-                               horizontalAccuracy: horizontalAccuracy, verticalAccuracy: verticalAccuracy,
-                               course: course, speed: speed))
+            let point = RoutePoint(time: time, latitude: latitude, longitude: longitude, altitude: altitude,
+                                   horizontalAccuracy: horizontalAccuracy, verticalAccuracy: verticalAccuracy,
+                                   course: course, speed: speed)
+            guard point.isUsable else {
+                onSkip("GPX track point at no place on Earth, or with a number out of a double's range", lineNumber)
+                return
+            }
+            onPoint(point)
             return
         }
         guard inPoint, element == field, field != .other else { return }

@@ -123,7 +123,11 @@ final class WorkoutBuilder {
             }
         case (.workoutRoute, .location):
             if let point = location(attributes, reader: reader) {
-                route?.points.append(point)
+                if point.isUsable {
+                    route?.points.append(point)
+                } else {
+                    report("Location at no place on Earth, or with a number out of a double's range", line)
+                }
             } else {
                 report("Location without a valid date, latitude or longitude", line)
             }

@@ -50,7 +50,8 @@ public struct HTTPReply: Sendable, Equatable {
             number += 1
             do {
                 if lines && line.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) { continue }
-                let value = try JSONParser.parse(line)
+                // Strict, as the body was read: a leading zero or a lone surrogate is where it stops.
+                let value = try JSONParser.parse(line, strict: true)
                 if lines, case .object = value {} else if lines {
                     reply.logDetail = "line \(number): not a JSON object (each line is one sample or tombstone)"
                     return reply

@@ -423,12 +423,15 @@ enum HealthAutoExportParser {
             guard let latitude = JSONValues.number(point["latitude"] ?? point["lat"]), latitude.isFinite,
                   let longitude = JSONValues.number(point["longitude"] ?? point["lon"]), longitude.isFinite,
                   let text = point["timestamp"] as? String, let time = HealthDateParser.parse(text) else { continue }
-            route.points.append(RoutePoint(time: time, latitude: latitude, longitude: longitude,
-                                           altitude: quantity(point["altitude"], in: "m"),
-                                           horizontalAccuracy: quantity(point["horizontalAccuracy"], in: "m"),
-                                           verticalAccuracy: quantity(point["verticalAccuracy"], in: "m"),
-                                           course: quantity(point["course"], in: nil),
-                                           speed: quantity(point["speed"], in: "m/s")))
+            let made = RoutePoint(time: time, latitude: latitude, longitude: longitude,
+                                  altitude: quantity(point["altitude"], in: "m"),
+                                  horizontalAccuracy: quantity(point["horizontalAccuracy"], in: "m"),
+                                  verticalAccuracy: quantity(point["verticalAccuracy"], in: "m"),
+                                  course: quantity(point["course"], in: nil),
+                                  speed: quantity(point["speed"], in: "m/s"))
+            // At no place (a latitude past 90°) it has no position, as one without.
+            guard abs(latitude) <= 90, abs(longitude) <= 180 else { continue }
+            route.points.append(made)
         }
         guard let first = route.points.first, let last = route.points.last else { return nil }
         route.start = first.time

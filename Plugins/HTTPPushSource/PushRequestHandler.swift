@@ -178,7 +178,7 @@ final class PushRequestHandler: Sendable {
         }
         // A missing and a wrong token are counted apart: they call for different fixes.
         warnings.warn(key: "\(route) \(reply.status) \(reason) \(hint ?? "")", "push refused", {
-            var fields = [("route", route == "other" ? SkippedElement.clipped("\(request.method) \(request.path)", limit: 80) : route),
+            var fields = [("route", route == "other" ? SkippedElement.clipped("\(request.method) \(Self.pathForTheLog(request.path))", limit: 80) : route),
                           ("status", String(reply.status)), ("reason", reason)]
             if let route = Self.route(request), !tokens.isEmpty, let caller = caller(request, route: route) {
                 fields.append(("user", caller.name))
@@ -188,6 +188,13 @@ final class PushRequestHandler: Sendable {
             if let detail = reply.logDetail { fields.append(("where", detail)) }
             return fields
         }())
+    }
+
+    /// An unknown path as the log shows it: its first segment, the rest as `/…` (a token put in
+    /// the path, `/hae/<token>`, is not written to the log).
+    static func pathForTheLog(_ path: String) -> String {
+        guard let rest = path.dropFirst().firstIndex(of: "/") else { return path }
+        return String(path[..<rest]) + "/…"
     }
 
     /// The `error` of a `{"error": "…"}` reply.

@@ -253,11 +253,12 @@ public final class ReplaySource: FiniteSource {
         if let handle = FileHandle(forReadingAtPath: file) {
             let head = (try? handle.read(upToCount: 4)) ?? Data()
             try? handle.close()
-            if UTF16Text.isUTF16(head) {
+            let utf32 = UTF16Text.isUTF32(head)
+            if utf32 || UTF16Text.isUTF16(head) {
                 let stem = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
-                return SourceError(input: file, problem: "this NDJSON is UTF-16; healthrouter reads NDJSON in UTF-8 "
+                return SourceError(input: file, problem: "this NDJSON is UTF-\(utf32 ? 32 : 16); healthrouter reads NDJSON in UTF-8 "
                                     + "(as `healthrouter dump`, the ndjson sink and Pulso's server write it)",
-                                   hint: "Convert it: " + UTF16Text.conversionCommand(file, output: stem + "-utf8.ndjson"))
+                                   hint: "Convert it: " + UTF16Text.conversionCommand(file, head: head, output: stem + "-utf8.ndjson"))
             }
         }
         var leading: [(problem: String, line: Int)] = []

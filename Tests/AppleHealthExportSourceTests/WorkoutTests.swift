@@ -13,6 +13,7 @@ import AppleHealthExportSource
       <trkpt lon="-122.030000" lat="37.330000"><ele>11.50</ele><time>2023-01-01T16:00:00Z</time><extensions><speed>2.50</speed><course>90.0</course><hAcc>3.5</hAcc><vAcc>2.1</vAcc></extensions></trkpt>
       <trkpt lon="-122.030100" lat="37.330100"><ele>11.70</ele><time>2023-01-01T16:00:01Z</time><extensions><speed>2.60</speed><course>91.0</course><hAcc>3.4</hAcc><vAcc>2.0</vAcc></extensions></trkpt>
       <trkpt lon="-122.030200" lat="37.330200"><ele>11.90</ele><time>not a time</time></trkpt>
+      <trkpt lon="-122.030300" lat="137.330300"><ele>12</ele><time>2023-01-01T16:00:03Z</time></trkpt>
      </trkseg></trk>
     </gpx>
     """
@@ -170,7 +171,9 @@ import AppleHealthExportSource
         #expect(route.points.first == RoutePoint(time: Timestamp(epochSeconds: 1_672_588_800, utcOffsetSeconds: -28_800),
                                                  latitude: 37.33, longitude: -122.03, altitude: 11.5,
                                                  horizontalAccuracy: 3.5, verticalAccuracy: 2.1, course: 90, speed: 2.5))
-        #expect(output.skips.map(\.reason) == ["GPX track point without a valid time, latitude or longitude"])
+        // A point at no place is left out too, and said so.
+        #expect(output.skips.map(\.reason) == ["GPX track point without a valid time, latitude or longitude",
+                                               "GPX track point at no place on Earth, or with a number out of a double's range"])
     }
 
     @Test func zipRoutesBeforeAndAfterTheDataFile() throws {
@@ -187,7 +190,7 @@ import AppleHealthExportSource
         let output = try Fixtures.read(path, stateDirectory: directory.path)
         let routes = workouts(output).flatMap(\.routes)
         #expect(routes.map(\.points.count) == [2, 2])
-        #expect(output.skipCount(containing: "GPX track point") == 2)
+        #expect(output.skipCount(containing: "GPX track point") == 4)
         #expect(output.skips.first?.location?.hasPrefix("entry apple_health_export/workout-routes/") == true)
     }
 

@@ -101,6 +101,8 @@ import Testing
         let sampleLine = #"{"end":"2026-07-06T08:01:00Z","source":"W","start":"2026-07-06T08:01:00Z","type":"heartRate","unit":"count/min","uuid":"H-1","value":61}"# + "\n"
         try sampleLine.write(toFile: directory + "/utf16.ndjson", atomically: true, encoding: .utf16)
         try sampleLine.write(toFile: directory + "/utf16le.ndjson", atomically: true, encoding: .utf16LittleEndian)
+        try sampleLine.write(toFile: directory + "/utf32.ndjson", atomically: true, encoding: .utf32LittleEndian)
+        try "<HealthData locale=\"en_US\"/>\n".write(toFile: directory + "/utf32.xml", atomically: true, encoding: .utf32)
         // A file of blank lines; an NDJSON file gzipped (`dump | gzip`).
         try "\n\n \n".write(toFile: directory + "/blank.ndjson", atomically: true, encoding: .utf8)
         try sampleLine.write(toFile: directory + "/lines.ndjson", atomically: true, encoding: .utf8)
@@ -131,9 +133,11 @@ import Testing
                              ("utf16.xml", "this XML is UTF-16; healthrouter reads export.xml in UTF-8"),
                              ("utf16le.xml", "this XML is UTF-16; healthrouter reads export.xml in UTF-8"),
                              ("utf16.ndjson", "this NDJSON is UTF-16; healthrouter reads NDJSON in UTF-8"),
-                             ("utf16le.ndjson", "iconv -f UTF-16 -t UTF-8 'utf16le.ndjson' > 'utf16le-utf8.ndjson'"),
+                             ("utf16le.ndjson", "iconv -f UTF-16LE -t UTF-8 'utf16le.ndjson' > 'utf16le-utf8.ndjson'"),
+                             ("utf32.ndjson", "this NDJSON is UTF-32; healthrouter reads NDJSON in UTF-8"),
+                             ("utf32.xml", "this file is UTF-32; healthrouter reads an export.xml and NDJSON in UTF-8"),
                              ("blank.ndjson", "blank.ndjson: the file holds nothing but white space"),
-                             ("lines.ndjson.gz", "this file is gzip-compressed")] {
+                             ("lines.ndjson.gz", "Decompress it first (gunzip -c 'lines.ndjson.gz' > 'lines.ndjson')")] {
             let result = try CommandRunner.run(["import", file], in: directory)
             #expect(result.status == 65, "\(file): \(result.stderr)")
             #expect(result.stderr.contains(says) && result.stderr.contains("hint: "), "\(file): \(result.stderr)")

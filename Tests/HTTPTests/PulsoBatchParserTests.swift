@@ -333,7 +333,7 @@ struct PulsoBatchParserTests {
 
     @Test func errorsAreClassifiedAsBefore() {
         let cases: [(String, PulsoBatchParser.Failure)] = [
-            ("{", .badJSON), ("[01]", .badJSON), (#"["\x"]"#, .badJSON), ("[tru]", .badJSON),
+            ("{", .badJSON), ("[01]", .badJSON), ("[1.]", .badJSON), ("[1.e2]", .badJSON), ("[1e]", .badJSON), ("[-]", .badJSON), (#"["\x"]"#, .badJSON), ("[tru]", .badJSON),
             (#"["\ud800"]"#, .badJSON), ("[1] x", .badJSON), ("", .badJSON),
             (#"{"a":1}"#, .notArray), ("42", .notArray), (#""x""#, .notArray), ("null", .notArray),
         ]

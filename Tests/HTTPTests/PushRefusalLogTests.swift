@@ -38,6 +38,8 @@ struct PushRefusalLogTests {
         for _ in 0..<5 { #expect(client.post("/ingest", "[]", token: "wrong").status == 401) }
         #expect(client.post("/hae", "{}").status == 401)
         #expect(client.post("/hae", "{}", token: "wrong").status == 401)
+        // The token in the path: not written to the log.
+        #expect(client.request("POST", "/hae/\(DaemonProcess.token)", body: Array("{}".utf8), headers: []).status == 404)
         // The token in the URL, where nothing is read.
         #expect(client.request("POST", "/hae?api-key=\(DaemonProcess.token)", body: Array("{}".utf8), headers: []).status == 404)
         // The token as the Authorization header's whole value, without its scheme.
@@ -80,6 +82,8 @@ struct PushRefusalLogTests {
                                              "hint=the Authorization header has no `Bearer ` before the token"]).count == 1, "\(log)")
         #expect(Self.lines(log, containing: ["push refused", "status=404", "POST /hae", "hint=the URL has a query string"])
                     .count == 1, "\(log)")
+        #expect(!log.contains(DaemonProcess.token) && (log.contains("route=\"POST /hae/…\"") || log.contains("route=POST /hae/…")),
+                "\(log)")
         // A wrong token on the same route within the same 10 s is a line of its own: another fix.
         #expect(Self.lines(log, containing: ["push refused", "route=/hae", "status=401", "hint=a token no user under users has"])
                     .count == 1, "\(log)")

@@ -135,7 +135,7 @@ final class CollectingOutput: SourceOutput {
             Issue.record("taken")
             return
         }
-        #expect(routeFailure.problem == "workout route point out of a double's range")
+        #expect(routeFailure.problem == "route point latitude at no place on Earth")
     }
 
     /// A key given twice in a line counts once, with its last value, as the push source and
@@ -147,6 +147,13 @@ final class CollectingOutput: SourceOutput {
             return
         }
         #expect(sample.value == 99 && sample.sourceName == "Last")
+        // In metadata too.
+        let nested = #"{"uuid":"DK-2","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":60,"unit":"count/min","source":"S","metadata":{"k":"first","a":1,"k":"last"}}"#
+        guard case .success(.sample(let withMetadata)) = ReplaySource.item(ArraySlice(nested.utf8)) else {
+            Issue.record("not read")
+            return
+        }
+        #expect(withMetadata.metadata == [MetadataEntry("a", .number(1)), MetadataEntry("k", .string("last"))])
     }
 
     /// A folder's `*.ndjson` entries that are not regular files (a folder, a pipe, which would

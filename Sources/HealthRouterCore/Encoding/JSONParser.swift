@@ -31,8 +31,8 @@ public struct JSONParser {
         return value
     }
 
-    public static func parse(_ bytes: ArraySlice<UInt8>) throws -> JSONValue {
-        try bytes.withUnsafeBufferPointer { try parse($0) }
+    public static func parse(_ bytes: ArraySlice<UInt8>, strict: Bool = false) throws -> JSONValue {
+        try bytes.withUnsafeBufferPointer { try parse($0, strict: strict) }
     }
 
     public static func parse(_ text: String) throws -> JSONValue {
@@ -199,6 +199,29 @@ public struct JSONParser {
         return value
     }
 
+    /// Whether `digits` (a number after its minus sign) is as RFC 8259 writes one: digits, then
+    /// optionally `.` and digits, then optionally `e` or `E`, a sign, and digits (`1.` and `1.e2`
+    /// are not).
+    private static func isJSONNumber(_ digits: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
+        func run() -> Int {
+            let start = index
+            while index < digits.count, (48...57).contains(digits[index]) { index += 1 }
+            return index - start
+        }
+        guard run() > 0 else { return false }
+        if index < digits.count, digits[index] == UInt8(ascii: ".") {
+            index += 1
+            guard run() > 0 else { return false }
+        }
+        if index < digits.count, digits[index] == UInt8(ascii: "e") || digits[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < digits.count, digits[index] == UInt8(ascii: "+") || digits[index] == UInt8(ascii: "-") { index += 1 }
+            guard run() > 0 else { return false }
+        }
+        return index == digits.count
+    }
+
     /// A number; integers without fraction or exponent take a fast path, others strtod's exact one.
     private mutating func number() throws -> Double {
         let start = index
@@ -226,6 +249,9 @@ public struct JSONParser {
             throw failure("a number with a leading zero")
         }
         if integral { return Double(negative ? -accumulator : accumulator) }
+        if strict, !Self.isJSONNumber(UnsafeBufferPointer(rebasing: bytes[digitsStart..<index])) {
+            throw failure("a number that JSON does not write so")
+        }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         guard let value = Double(text) else { throw failure("bad number '\(text)'") }
         return value

@@ -164,6 +164,11 @@ public enum PulsoJSONDecoder {
         for pair in pairs {
             if let converted = metadataValue(pair.value) { entries.append(MetadataEntry(pair.key, converted)) }
         }
+        // A key given twice counts once, with its last value, where that stands (as a push reads it).
+        func isRepeatedLater(_ index: Int) -> Bool { entries[(index + 1)...].contains { $0.key == entries[index].key } }
+        if entries.count > 1, entries.indices.contains(where: isRepeatedLater) {
+            entries = entries.indices.filter { !isRepeatedLater($0) }.map { entries[$0] }
+        }
         return entries
     }
 
@@ -217,6 +222,7 @@ public enum PulsoJSONDecoder {
     /// A coordinate of a route point: a number (a point at 0,0 would be made up).
     private static func coordinate(_ point: JSONValue, _ field: String) throws -> Double {
         guard let number = point[field]?.numberValue else { throw Failure("route point without a numeric \(field)") }
+        guard abs(number) <= (field == "latitude" ? 90 : 180) else { throw Failure("route point \(field) at no place on Earth") }
         return number
     }
 

@@ -29,9 +29,31 @@ public enum UTF16Text {
         return nil
     }
 
-    /// A shell command converting `path` to UTF-8 as `output`, both quoted for the shell.
-    public static func conversionCommand(_ path: String, output: String) -> String {
+    /// The name iconv takes for `head`'s encoding: `UTF-16` with a byte-order mark (which tells
+    /// the byte order), else `UTF-16LE` or `UTF-16BE` (without a mark glibc's iconv takes
+    /// little-endian and macOS's big-endian, so each would garble the other).
+    public static func iconvName(_ head: some Collection<UInt8>) -> String {
+        let bytes = Array(head.prefix(2))
+        guard bytes.count == 2 else { return "UTF-16" }
+        if (bytes[0] == 0xFF && bytes[1] == 0xFE) || (bytes[0] == 0xFE && bytes[1] == 0xFF) { return "UTF-16" }
+        return bytes[0] == 0 ? "UTF-16BE" : "UTF-16LE"
+    }
+
+    /// Whether `head` is UTF-32 (a byte-order mark, or an ASCII character and three zero bytes),
+    /// which `isUTF16` would take for UTF-16 by its mark.
+    public static func isUTF32(_ head: some Collection<UInt8>) -> Bool {
+        let bytes = Array(head.prefix(4))
+        guard bytes.count == 4 else { return false }
+        return bytes == [0xFF, 0xFE, 0, 0] || bytes == [0, 0, 0xFE, 0xFF]
+            || (bytes[0] != 0 && bytes[1] == 0 && bytes[2] == 0 && bytes[3] == 0)
+            || (bytes[0] == 0 && bytes[1] == 0 && bytes[2] == 0 && bytes[3] != 0)
+    }
+
+    /// A shell command converting `path` (whose first bytes are `head`) to UTF-8 as `output`,
+    /// both quoted for the shell.
+    public static func conversionCommand(_ path: String, head: some Collection<UInt8>, output: String) -> String {
         func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
-        return "iconv -f UTF-16 -t UTF-8 " + quoted(path) + " > " + quoted(output)
+        let encoding = isUTF32(head) ? "UTF-32" : iconvName(head)
+        return "iconv -f \(encoding) -t UTF-8 " + quoted(path) + " > " + quoted(output)
     }
 }
