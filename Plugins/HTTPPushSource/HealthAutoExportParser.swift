@@ -284,17 +284,17 @@ enum HealthAutoExportParser {
         var several: Set<Int64> = []
         var seen: Set<String> = []
         var repeated: Set<String> = []
-        for value in points {
-            guard let point = JSONValues.foundationValue(value) as? [String: Any] else { continue }
-            guard let text = point["date"] as? String, let date = HealthDateParser.parse(text) else { continue }
-            let source = periodSourceName(point)
+        // Read from the tree (each point is turned into Foundation's types once, later).
+        for point in points {
+            guard case .object = point, let text = point["date"]?.stringValue, let date = HealthDateParser.parse(text) else { continue }
+            let source = point["source"]?.stringValue ?? point["sleepSource"]?.stringValue ?? defaultSource
             if let known = sourceAt[date.epochMilliseconds] {
                 if known != source { several.insert(date.epochMilliseconds) }
             } else {
                 sourceAt[date.epochMilliseconds] = source
             }
             if point["startDate"] == nil {
-                let key = dateAndSource(date, point)
+                let key = "\(date.epochMilliseconds)\u{1F}\(source)"
                 if !seen.insert(key).inserted { repeated.insert(key) }
             }
         }

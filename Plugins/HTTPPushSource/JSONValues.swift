@@ -25,11 +25,13 @@ enum JSONValues {
 
     /// What `JSONSerialization` returned, as a `JSONValue` (numbers as doubles, as `JSONParser` reads them).
     static func jsonValue(_ value: Any) -> JSONValue {
+        // Collections first: casting one to `NSNumber` bridges it whole, level after level (a value
+        // nested 120 deep took quadratic time).
         switch value {
+        case let object as [String: Any]: return .object(object.map { (key: $0.key, value: jsonValue($0.value)) })
+        case let items as [Any]: return .array(items.map(jsonValue))
         case let text as String: return .string(text)
         case let number as NSNumber: return isBool(number) ? .bool(number.boolValue) : .number(number.doubleValue)
-        case let items as [Any]: return .array(items.map(jsonValue))
-        case let object as [String: Any]: return .object(object.map { (key: $0.key, value: jsonValue($0.value)) })
         default: return .null
         }
     }
