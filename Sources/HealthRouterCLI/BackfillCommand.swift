@@ -111,8 +111,10 @@ enum BackfillCommand {
         var skippedLines: [String: Int] = [:]
         var examples: [String: String] = [:]
         var unrouted = 0
-        // The sink's dead letters this run wrote again (cleared once it ends with none refused).
+        // The sink's dead letters this run wrote again (cleared once it ends with none refused), and
+        // those of entries deleted since or no longer routed to it.
         var redelivered: [Int64] = []
+        var moot: [Int64] = []
         do {
             if path == nil, let journal {
                 let retention = try journal.retention()
@@ -126,17 +128,20 @@ enum BackfillCommand {
                 try journal.forEachEntry(after: resumeAfter, filter: filter, batchSize: batchSize) { entry in
                     guard selects(entry.item.sampleTypeName, entry.source) else {
                         unrouted += 1
+                        // No longer this sink's to write: its dead letter is moot.
+                        if deadLetters.contains(entry.sequence), filter.selects(entry.item) { moot.append(entry.sequence) }
                         return
                     }
                     // A sample a later tombstone deletes is not written back until the tombstone
-                    // comes (a kill between the two would leave it in the store): it is left out.
+                    // comes (a kill between the two would leave it in the store): it is left out,
+                    // and a dead letter of it is moot.
                     if checksDeletions, case .sample(let sample) = entry.item,
                        try journal.isDeleted(sample.id, after: entry.sequence) {
                         skippedLines[DirectDeliveryOutput.deletedReason, default: 0] += 1
+                        if deadLetters.contains(entry.sequence), filter.selects(entry.item) { moot.append(entry.sequence) }
                         return
                     }
-                    try delivery.accept(entry)
-                    if deadLetters.contains(entry.sequence) { redelivered.append(entry.sequence) }
+                    if try delivery.accept(entry), deadLetters.contains(entry.sequence) { redelivered.append(entry.sequence) }
                 }
             } else if let source = fileSource {
                 let output = DirectDeliveryOutput(delivery: delivery, sourceName: "backfill", journal: journal,
@@ -171,7 +176,7 @@ enum BackfillCommand {
         // pruned before the sink wrote them are taken to be back (a narrowed run is not).
         var gapNote: String?
         if counts.rejected == 0, let journal {
-            try journal.clearDeadLetters(sink: name, sequences: redelivered)
+            try journal.clearDeadLetters(sink: name, sequences: redelivered + moot)
             let gaps = try journal.prunedGaps(sink: name)
             if path != nil, !gaps.isEmpty {
                 let ranges = gaps.map { "\(NumberText.grouped($0.first))–\(NumberText.grouped($0.last))" }.joined(separator: ", ")
@@ -202,6 +207,10 @@ enum BackfillCommand {
         }
         if counts.rejected == 0, !redelivered.isEmpty {
             print("  \(NumberText.counted(redelivered.count, "dead letter")) of '\(name)' written now: no longer listed")
+        }
+        if counts.rejected == 0, !moot.isEmpty {
+            print("  \(NumberText.counted(moot.count, "dead letter")) of '\(name)' of samples deleted since or no longer "
+                  + "routed to it: no longer listed")
         }
         if let gapNote { print("  \(gapNote)") }
         print("  other sinks and cursors untouched")

@@ -152,13 +152,21 @@ enum MigrateCommand {
         progress.stop()
         cursor.remove()
         let counts = delivery.counts
-        // Migrated whole, the target holds what entries pruned before it wrote them had (`status`
-        // stops listing them); the journal is only asked when there is one.
+        // Migrated whole from a store that lacks nothing, the target holds what entries pruned before
+        // it wrote them had (`status` stops listing them); the journal is only asked when there is one.
         let journalPath = (loaded.config.stateDirectory as NSString).appendingPathComponent("journal.sqlite")
+        var gapNote: String?
         if counts.rejected == 0, FilterOptions.describe(filter).isEmpty, FileManager.default.fileExists(atPath: journalPath),
            let journal = try? Journal(stateDirectory: loaded.config.stateDirectory),
            let gaps = try? journal.prunedGaps(sink: to), !gaps.isEmpty {
-            try? journal.clearPrunedGaps(sink: to)
+            let ranges = gaps.map { "\(NumberText.grouped($0.first))–\(NumberText.grouped($0.last))" }.joined(separator: ", ")
+            if (try? journal.prunedGaps(sink: from))?.isEmpty ?? false {
+                try? journal.clearPrunedGaps(sink: to)
+                gapNote = "the note that '\(to)' lacks entries \(ranges) (pruned before it wrote them) is forgotten: "
+                    + "'\(from)' holds their samples"
+            } else {
+                gapNote = "the note that '\(to)' lacks entries \(ranges) stays: '\(from)' lacks pruned entries too"
+            }
         }
         let seconds = Date().timeIntervalSince(started)
         let rate = seconds > 0 ? Int(Double(counts.samples) / seconds) : 0
@@ -168,6 +176,7 @@ enum MigrateCommand {
         print("  \(DirectDeliveryText.keptAsTheyAre)")
         if let note = DirectDeliveryText.rowsPerSample(sinkType: target.type) { print("  \(note)") }
         if counts.resumed > 0 { print("  \(NumberText.grouped(counts.resumed)) items delivered by the interrupted run before") }
+        if let gapNote { print("  \(gapNote)") }
         let verifies = arguments.flags.contains("--verify")
         if counts.rejected > 0 {
             // Without --verify this line ends the command: with --log-format json it carries the exit code.

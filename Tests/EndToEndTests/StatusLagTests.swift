@@ -91,9 +91,23 @@ import Testing
         // The cause fixed, a backfill from the journal writes them again: they are no longer listed;
         // one of an entry it did not write (not in the journal) stays.
         try Journal(stateDirectory: directory + "/state").addDeadLetter(sink: "local", sequence: 999_999, reason: "gone")
+        // A backfill narrowed to where none of them is writes none of them: they stay.
+        let later = try CommandRunner.run(["backfill", "local", "--since", "2035-01-01", "--config", config, "--quiet"], in: directory)
+        #expect(later.status == 0 && !later.stdout.contains("dead letter"), "\(later.stdout)")
+        // The first entry's sample deleted since: its dead letter is moot.
+        do {
+            let journal = try Journal(stateDirectory: directory + "/state")
+            guard case .sample(let first) = try journal.entries(after: 0, limit: 1).first?.decoded().item else {
+                Issue.record("no first sample")
+                return
+            }
+            _ = try journal.append([.tombstone(Tombstone(ids: [first.id]))], source: "test")
+        }
         let backfill = try CommandRunner.run(["backfill", "local", "--config", config, "--quiet"], in: directory)
         #expect(backfill.status == 0, "\(backfill.stderr)")
-        #expect(backfill.stdout.contains("12 dead letters of 'local' written now: no longer listed"), "\(backfill.stdout)")
+        #expect(backfill.stdout.contains("11 dead letters of 'local' written now: no longer listed"), "\(backfill.stdout)")
+        #expect(backfill.stdout.contains("1 dead letter of 'local' of samples deleted since or no longer routed to it"),
+                "\(backfill.stdout)")
         let after = try CommandRunner.run(["status", "--config", config], in: directory)
         #expect(after.status == 1 && after.stdout.contains("999999: gone") && !after.stdout.contains("refused 1\n"),
                 "\(after.stdout)")
@@ -116,15 +130,16 @@ import Testing
             let journal = try Journal(stateDirectory: directory + "/state")
             try journal.notePrunedGap(sink: "local", from: 1, through: 20)
             try journal.notePrunedGap(sink: "local", from: 31, through: 40)
+            try journal.notePrunedGap(sink: "local", from: 15, through: 25)  // overlaps the first: one range
         }
         let status = try CommandRunner.run(["status", "--config", config], in: directory)
         #expect(status.status == 1)
-        #expect(status.stdout.contains("local lacks entries 1–20, 31–40: they were pruned (journal.retain) before it wrote them"),
+        #expect(status.stdout.contains("local lacks entries 1–25, 31–40: they were pruned (journal.retain) before it wrote them"),
                 "\(status.stdout)")
         // A narrowed backfill leaves the note, and says so; a whole one forgets it.
         let narrowed = try CommandRunner.run(["backfill", "local", "--from", export, "--types", "heartRate", "--config", config,
                                               "--quiet"], in: directory)
-        #expect(narrowed.stdout.contains("lacks entries 1–20, 31–40 stays (a narrowed backfill)"), "\(narrowed.stdout)")
+        #expect(narrowed.stdout.contains("lacks entries 1–25, 31–40 stays (a narrowed backfill)"), "\(narrowed.stdout)")
         let backfill = try CommandRunner.run(["backfill", "local", "--from", export, "--config", config, "--quiet"], in: directory)
         #expect(backfill.status == 0, "\(backfill.stderr)")
         #expect(backfill.stdout.contains("is forgotten: this file is taken to hold their samples"), "\(backfill.stdout)")

@@ -9,9 +9,18 @@ extension Journal {
 
     /// Records that `sink` lacks entries `first` through `last`, beside the ranges recorded before.
     public func notePrunedGap(sink: String, from first: Int64, through last: Int64) throws {
-        var ranges = try prunedGaps(sink: sink)
-        guard !ranges.contains(where: { $0.first <= first && $0.last >= last }) else { return }
-        ranges.append((first, last))
+        // Ranges that overlap or touch become one.
+        var merged = (first: first, last: last)
+        var ranges: [(first: Int64, last: Int64)] = []
+        for range in try prunedGaps(sink: sink) {
+            if range.last + 1 < merged.first || merged.last + 1 < range.first {
+                ranges.append(range)
+            } else {
+                merged = (min(range.first, merged.first), max(range.last, merged.last))
+            }
+        }
+        ranges.append(merged)
+        ranges.sort { $0.first < $1.first }
         let statement = try database.prepare(
             "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
         statement.bind(1, Self.gapKey(sink))

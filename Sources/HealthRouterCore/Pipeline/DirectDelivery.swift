@@ -62,19 +62,22 @@ public final class DirectDelivery {
         pending.reserveCapacity(self.batchSize)
     }
 
-    /// Takes one entry; writes a batch when one is full.
-    public func accept(_ entry: JournalEntry) throws {
+    /// Takes one entry; writes a batch when one is full. Returns whether the entry is to be written
+    /// (false: the interrupted run wrote it, or the filter leaves it out).
+    @discardableResult
+    public func accept(_ entry: JournalEntry) throws -> Bool {
         if entry.sequence <= resumeAfter {
             counts.resumed += 1
-            return
+            return false
         }
         lastSeen = entry.sequence
         guard filter.selects(entry.item) else {
             counts.filtered += 1
-            return
+            return false
         }
         pending.append(entry)
         if pending.count >= batchSize { try flush() }
+        return true
     }
 
     /// Writes what is pending and reports the position reached (also past filtered entries).
