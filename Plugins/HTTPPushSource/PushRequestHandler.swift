@@ -190,11 +190,15 @@ final class PushRequestHandler: Sendable {
         }())
     }
 
-    /// An unknown path as the log shows it: its first segment, the rest as `/…` (a token put in
-    /// the path, `/hae/<token>`, is not written to the log).
+    /// An unknown path as the log shows it: its first segment, the rest as `/…`, and a first
+    /// segment that may be a secret (a digit in it, or longer than 16 characters) as `/…` too: a
+    /// token put in the path (`/hae/<token>`, `/<token>`) is not written to the log.
     static func pathForTheLog(_ path: String) -> String {
-        guard let rest = path.dropFirst().firstIndex(of: "/") else { return path }
-        return String(path[..<rest]) + "/…"
+        let afterSlash = path.dropFirst()
+        let rest = afterSlash.firstIndex(of: "/")
+        let first = afterSlash[..<(rest ?? afterSlash.endIndex)]
+        if first.count > 16 || first.contains(where: \.isNumber) { return "/…" }
+        return rest.map { String(path[..<$0]) + "/…" } ?? path
     }
 
     /// The `error` of a `{"error": "…"}` reply.

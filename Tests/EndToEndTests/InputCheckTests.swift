@@ -135,6 +135,7 @@ import Testing
                              ("utf16.ndjson", "this NDJSON is UTF-16; healthrouter reads NDJSON in UTF-8"),
                              ("utf16le.ndjson", "iconv -f UTF-16LE -t UTF-8 'utf16le.ndjson' > 'utf16le-utf8.ndjson'"),
                              ("utf32.ndjson", "this NDJSON is UTF-32; healthrouter reads NDJSON in UTF-8"),
+                             ("utf32.ndjson", "iconv -f UTF-32LE -t UTF-8"),
                              ("utf32.xml", "this file is UTF-32; healthrouter reads an export.xml and NDJSON in UTF-8"),
                              ("blank.ndjson", "blank.ndjson: the file holds nothing but white space"),
                              ("lines.ndjson.gz", "Decompress it first (gunzip -c 'lines.ndjson.gz' > 'lines.ndjson')")] {

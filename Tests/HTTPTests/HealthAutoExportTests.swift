@@ -405,6 +405,14 @@ struct HealthAutoExportTests {
         let third = try PushServerFixture()
         let named = try Journal(stateDirectory: third.directory)
         #expect(try named.append([exported("Alice’s Apple Watch"), exported("Strava")], source: "import").new[.workout] == 2)
+        // The export's workout also pushed by Pulso (the same reading: an alias of it), then HAE's:
+        // still the one workout (an alias is no pairing).
+        let sixth = try PushServerFixture()
+        #expect(try Journal(stateDirectory: sixth.directory).append([exported("Alice’s Apple Watch")], source: "import").new[.workout] == 1)
+        let pulso = #"[{"uuid":"AAAAAAAA-1111-4222-8333-444444444444","type":"workout","start":"2024-06-19T16:00:00Z","end":"2024-06-19T16:30:00Z","workoutActivityType":"running","duration":1800,"source":"Alice’s Apple Watch"}]"#
+        #expect(sixth.client.post("/ingest", pulso, token: alice).body == #"{"received": 1, "new": 0, "deleted": 0}"#)
+        let v1 = #"{"data":{"workouts":[{"name":"Running","start":"2024-06-19 18:00:00 +0200","end":"2024-06-19 18:30:00 +0200"}]}}"#
+        #expect(sixth.client.post("/hae", v1, token: alice).body == #"{"received": 1, "new": 0, "deleted": 0}"#)
         // The HAE workout's entry pruned (journal.retain) before the export comes: still met.
         let pruned = try PushServerFixture()
         #expect(pruned.client.post("/hae", hae, token: alice).body == #"{"received": 1, "new": 1, "deleted": 0}"#)

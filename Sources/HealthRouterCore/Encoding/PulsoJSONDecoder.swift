@@ -165,11 +165,11 @@ public enum PulsoJSONDecoder {
             if let converted = metadataValue(pair.value) { entries.append(MetadataEntry(pair.key, converted)) }
         }
         // A key given twice counts once, with its last value, where that stands (as a push reads it).
-        func isRepeatedLater(_ index: Int) -> Bool { entries[(index + 1)...].contains { $0.key == entries[index].key } }
-        if entries.count > 1, entries.indices.contains(where: isRepeatedLater) {
-            entries = entries.indices.filter { !isRepeatedLater($0) }.map { entries[$0] }
-        }
-        return entries
+        guard entries.count > 1, Set(entries.map(\.key)).count < entries.count else { return entries }
+        var seen = Set<String>()
+        var kept: [MetadataEntry] = []
+        for entry in entries.reversed() where seen.insert(entry.key).inserted { kept.append(entry) }
+        return kept.reversed()
     }
 
     /// One metadata value (see `metadata`): nil for a null. An object or array is its compact JSON
@@ -222,7 +222,6 @@ public enum PulsoJSONDecoder {
     /// A coordinate of a route point: a number (a point at 0,0 would be made up).
     private static func coordinate(_ point: JSONValue, _ field: String) throws -> Double {
         guard let number = point[field]?.numberValue else { throw Failure("route point without a numeric \(field)") }
-        guard abs(number) <= (field == "latitude" ? 90 : 180) else { throw Failure("route point \(field) at no place on Earth") }
         return number
     }
 
@@ -258,6 +257,8 @@ public enum PulsoJSONDecoder {
             WorkoutRoute(sourceName: r["source"]?.stringValue, start: try optionalTime(r["start"], "route start"),
                          end: try optionalTime(r["end"], "route end"), filePath: r["filePath"]?.stringValue,
                          metadata: r["metadata"].map(metadata) ?? [],
+                         // A point at no place on Earth or with a number out of range (one an earlier
+                         // build journaled) is left out, as the other sources leave it out, not its workout.
                          points: try list(r["points"], "route points").map { p in
                              RoutePoint(time: try requiredTime(p["time"], "route point time"),
                                         latitude: try coordinate(p, "latitude"), longitude: try coordinate(p, "longitude"),
@@ -265,7 +266,7 @@ public enum PulsoJSONDecoder {
                                         horizontalAccuracy: p["horizontalAccuracy"]?.numberValue,
                                         verticalAccuracy: p["verticalAccuracy"]?.numberValue,
                                         course: p["course"]?.numberValue, speed: p["speed"]?.numberValue)
-                         })
+                         }.filter(\.isUsable))
         }
     }
 }

@@ -53,7 +53,9 @@ public enum UTF16Text {
     /// both quoted for the shell.
     public static func conversionCommand(_ path: String, head: some Collection<UInt8>, output: String) -> String {
         func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
-        let encoding = isUTF32(head) ? "UTF-32" : iconvName(head)
+        let bytes = Array(head.prefix(4))
+        let marked32 = bytes == [0xFF, 0xFE, 0, 0] || bytes == [0, 0, 0xFE, 0xFF]
+        let encoding = !isUTF32(head) ? iconvName(head) : marked32 ? "UTF-32" : bytes.first == 0 ? "UTF-32BE" : "UTF-32LE"
         return "iconv -f \(encoding) -t UTF-8 " + quoted(path) + " > " + quoted(output)
     }
 }

@@ -36,11 +36,14 @@ public final class Journal {
     private lazy var updateHash = try! database.prepare("UPDATE sample_ids SET content_hash = ?2 WHERE start = ?3 AND id = ?1")
     private lazy var lookupFingerprint = try! database.prepare("SELECT id FROM fingerprints WHERE start = ?2 AND fingerprint = ?1")
     private lazy var idsAtStart = try! database.prepare("SELECT id, seq FROM sample_ids WHERE start = ?1")
-    private lazy var otherAlias = try! database.prepare("SELECT 1 FROM aliases WHERE id = ?1 AND alias <> ?2 LIMIT 1")
+    private lazy var lookupPair = try! database.prepare("SELECT partner FROM workout_pairs WHERE id = ?1")
+    private lazy var insertPair = try! database.prepare("INSERT OR IGNORE INTO workout_pairs(id, partner) VALUES (?1, ?2)")
     private lazy var lookupSlot = try! database.prepare(
         "SELECT end_second, activity, unnamed, user_id FROM workout_slots WHERE start = ?2 AND id = ?1")
     private lazy var insertSlot = try! database.prepare(
         "INSERT OR REPLACE INTO workout_slots(start, id, end_second, activity, unnamed, user_id) VALUES (?2, ?1, ?3, ?4, ?5, ?6)")
+    private lazy var insertMissingSlot = try! database.prepare(
+        "INSERT OR IGNORE INTO workout_slots(start, id, end_second, activity, unnamed, user_id) VALUES (?2, ?1, ?3, ?4, ?5, ?6)")
     private lazy var insertFingerprint = try! database.prepare("INSERT OR IGNORE INTO fingerprints(start, fingerprint, id) VALUES (?3, ?1, ?2)")
     private lazy var insertAlias = try! database.prepare("INSERT OR IGNORE INTO aliases(alias, id) VALUES (?1, ?2)")
     private lazy var aliasesOf = try! database.prepare("SELECT alias FROM aliases WHERE id = ?1 UNION SELECT id FROM aliases WHERE alias = ?1")
@@ -118,6 +121,8 @@ public final class Journal {
             -- (sameWorkoutFromAnotherProducer).
             CREATE TABLE IF NOT EXISTS workout_slots(start INTEGER NOT NULL, id NOT NULL, end_second INTEGER NOT NULL,
                 activity TEXT NOT NULL, unnamed INTEGER NOT NULL, user_id TEXT, PRIMARY KEY(start, id)) WITHOUT ROWID;
+            -- A workout and the one of another producer taken for it (one to one).
+            CREATE TABLE IF NOT EXISTS workout_pairs(id PRIMARY KEY, partner NOT NULL) WITHOUT ROWID;
             -- The user who first pushed each id (see Journal+Owners); pushes only.
             CREATE TABLE IF NOT EXISTS sample_owners(id PRIMARY KEY, user_id TEXT NOT NULL) WITHOUT ROWID;
             CREATE TABLE IF NOT EXISTS cursors(
@@ -371,6 +376,8 @@ public final class Journal {
                 noteMetBefore(key, storedSequence: storedSequence)
                 if let inputStart, storedSequence > inputStart { result.repeatedInInput += 1 }
                 result.duplicates[sample.kind, default: 0] += 1
+                // A workout journaled before slots were kept gets its slot when it is met again.
+                if sample.kind == .workout { try recordSlot(of: sample, start: start, replacing: false) }
                 return nil
             }
             // Stored by a journal whose hash had the offsets in it: the same sample. Its hash is
@@ -453,6 +460,7 @@ public final class Journal {
                     hash = contentHash(of: sample)
                     result.new[sample.kind, default: 0] += 1
                     try recordId(twinKey, hash: hash, sequence: sequence, start: start, of: sample)
+                    if sample.kind == .workout { try recordSlot(of: sample, start: start) }
                     return true
                 }
             }
@@ -657,7 +665,12 @@ public final class Journal {
     /// if any. Records the fingerprint of a sample that brings its own id, so that the
     /// same reading arriving later without one (from an export) is recognised.
     private func earlierId(ofSameReadingAs sample: Sample) throws -> String? {
-        if sample.kind == .workout, let existing = try sameWorkoutFromAnotherProducer(sample) { return existing }
+        if sample.kind == .workout, let existing = try sameWorkoutFromAnotherProducer(sample) {
+            SampleIdKey.bind(insertPair, 1, existing)
+            SampleIdKey.bind(insertPair, 2, sample.id)
+            try insertPair.run()
+            return existing
+        }
         // A version-5 UUID is a fingerprint id (producers' own ids are random, version 4):
         // computing the fingerprint again would give the same id.
         if Self.isFingerprintId(sample.id) {
@@ -732,10 +745,10 @@ public final class Journal {
             SampleIdKey.bind(lookupDeleted, 1, candidate.id)
             let deleted = try lookupDeleted.step()
             lookupDeleted.reset()
-            SampleIdKey.bind(otherAlias, 1, candidate.id)
-            SampleIdKey.bind(otherAlias, 2, sample.id)
-            let taken = try otherAlias.step()
-            otherAlias.reset()
+            SampleIdKey.bind(lookupPair, 1, candidate.id)
+            let partner = try lookupPair.step() ? SampleIdKey.read(lookupPair, 0) : nil
+            lookupPair.reset()
+            let taken = partner.map { $0 != sample.id } ?? false
             if !deleted && !taken { return candidate.id }
         }
         return nil
@@ -764,16 +777,18 @@ public final class Journal {
                            userId: lookupSlot.isNull(3) ? nil : lookupSlot.string(3))
     }
 
-    /// Records the slot of a workout just journaled (new, or changed).
-    private func recordSlot(of sample: Sample, start: Int64) throws {
+    /// Records the slot of a workout just journaled (new, or changed), or (`replacing: false`) met
+    /// again, when it has none yet.
+    private func recordSlot(of sample: Sample, start: Int64, replacing: Bool = true) throws {
         guard let slot = Self.slot(of: sample) else { return }
-        SampleIdKey.bind(insertSlot, 1, sample.id)
-        insertSlot.bind(2, start)
-        insertSlot.bind(3, slot.endSecond)
-        insertSlot.bind(4, slot.activity)
-        insertSlot.bind(5, Int64(slot.unnamed ? 1 : 0))
-        insertSlot.bind(6, slot.userId)
-        try insertSlot.run()
+        let statement = replacing ? insertSlot : insertMissingSlot
+        SampleIdKey.bind(statement, 1, sample.id)
+        statement.bind(2, start)
+        statement.bind(3, slot.endSecond)
+        statement.bind(4, slot.activity)
+        statement.bind(5, Int64(slot.unnamed ? 1 : 0))
+        statement.bind(6, slot.userId)
+        try statement.run()
     }
 
     /// Ids a source derived (version 8) that this append took as new samples: another reading of
