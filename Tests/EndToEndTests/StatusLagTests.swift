@@ -61,9 +61,9 @@ import Testing
         #expect(Self.lag(quiet.stdout, sink: "uv") == "0", "\(quiet.stdout)")
     }
 
-    /// `status` lists a sink's first ten dead letters and counts the rest; `--dead-letters` lists
-    /// every one.
-    @Test func deadLettersPastTheTenthAreListedOnRequest() throws {
+    /// A generated export of 50 records imported into one sqlite sink, `local`: the folder, the
+    /// export's path and the config's.
+    static func importedIntoOneSink() throws -> (directory: String, export: String, config: String) {
         let directory = makeTemporaryDirectory()
         let export = directory + "/export.xml"
         try CommandRunner.generateExport(records: 50, to: export, zip: false, quirks: false)
@@ -75,6 +75,13 @@ import Testing
             """, in: directory)
         let imported = try CommandRunner.run(["import", export, "--config", config, "--quiet"], in: directory)
         #expect(imported.status == 0, "\(imported.stderr)")
+        return (directory, export, config)
+    }
+
+    /// `status` lists a sink's first ten dead letters and counts the rest; `--dead-letters` lists
+    /// every one.
+    @Test func deadLettersPastTheTenthAreListedOnRequest() throws {
+        let (directory, _, config) = try Self.importedIntoOneSink()
         do {
             let journal = try Journal(stateDirectory: directory + "/state")
             for sequence in 1...12 { try journal.addDeadLetter(sink: "local", sequence: Int64(sequence), reason: "refused \(sequence)") }
@@ -116,16 +123,7 @@ import Testing
     /// A sink that lacks entries pruned before it wrote them says so in `status` until a backfill
     /// from a file brings them back.
     @Test func aGapOfPrunedEntriesIsShownUntilABackfillFromAFile() throws {
-        let directory = makeTemporaryDirectory()
-        let export = directory + "/export.xml"
-        try CommandRunner.generateExport(records: 50, to: export, zip: false, quirks: false)
-        let config = try writeConfig("""
-            state_directory: \(directory)/state
-            sinks:
-              local: { type: sqlite, path: \(directory)/state/health.sqlite }
-
-            """, in: directory)
-        #expect(try CommandRunner.run(["import", export, "--config", config, "--quiet"], in: directory).status == 0)
+        let (directory, export, config) = try Self.importedIntoOneSink()
         do {
             let journal = try Journal(stateDirectory: directory + "/state")
             try journal.notePrunedGap(sink: "local", from: 1, through: 20)
