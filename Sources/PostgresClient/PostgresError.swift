@@ -47,7 +47,7 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     /// How a sink reports it when it is not the data's fault: misconfigured (with what to fix)
     /// when the configuration is at fault, else unavailable (retried).
     public var sinkError: SinkError {
-        if let fix = misconfiguration ?? privilegeAdvice {
+        if let fix = misconfiguration ?? privilegeAdvice ?? layoutAdvice {
             let text = description.hasSuffix(".") ? String(description.dropLast()) : description
             return .misconfigured("\(text). To fix: \(fix)")
         }
@@ -60,6 +60,17 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         guard sqlState == "42501" else { return nil }
         return "the role must own the sink's tables (its prepare creates indexes and replaces a view: ALTER TABLE … "
             + "OWNER TO the role, or let the role create them in a new schema) and have USAGE and CREATE on their schema"
+    }
+
+    /// What to do when the sink's tables are not as healthrouter made them (a person dropped or
+    /// renamed a column, or changed its type): an undefined column (42703), a function the
+    /// column's new type lacks (42883: `avg(text)`), or a type that does not match (42804).
+    /// Retrying cannot help until the table is put back.
+    private var layoutAdvice: String? {
+        guard let sqlState, ["42703", "42883", "42804"].contains(sqlState) else { return nil }
+        return "the sink's tables are not as healthrouter made them (a column dropped, renamed or of another type): "
+            + "put the column back as it was, or set `schema` to a new one (healthrouter creates its tables there; "
+            + "`healthrouter backfill` fills them)"
     }
 
     /// How a sink's write reports it: rejected when the data is at fault (`isDataError`: the

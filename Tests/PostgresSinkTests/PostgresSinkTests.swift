@@ -150,6 +150,26 @@ import PostgresSink
         #expect(try admin.query("SELECT count(*) FROM \(table) WHERE metadata IS NOT NULL").int(0, 0) == 1)
     }
 
+    /// A column whose type a person changed (`value` to text) is misconfigured, with what to do,
+    /// not retried as a server that is down (`avg(text)` does not exist, SQLSTATE 42883).
+    @Test func aColumnOfAnotherTypeIsMisconfigured() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let schema = PostgresTestDatabase.freshSchema()
+        try preparedSink(url, schema).close()
+        let admin = try PostgresTestDatabase.connect(url)
+        defer { admin.close() }
+        try admin.execute("DROP VIEW \(SQL.qualified(schema, "v_healthkit_daily_quantity")); "
+                              + "ALTER TABLE \(SQL.qualified(schema, "healthkit_metrics")) ALTER COLUMN value TYPE text")
+        let sink = PostgresSink(configuration: configuration(url, schema), context: ConformanceFixtures.context())
+        defer { sink.close() }
+        #expect {
+            _ = try sink.prepare()
+        } throws: { error in
+            guard case SinkError.misconfigured(let reason) = error else { return false }
+            return reason.contains("42883") && reason.contains("not as healthrouter made them")
+        }
+    }
+
     /// Every category row holds HealthKit's raw integer, as health4ai's app writes it: the value
     /// name's code, 0 (NotApplicable) for categories without a value; read back, each sample is
     /// the one written.
