@@ -96,12 +96,18 @@ struct AdminReport {
     var head: Int64
     var pushed: AppendResult
     var sinks: [(state: SinkState, lag: Int64)]
+    /// Per sink (by name), how many entries were pruned before it wrote them (`Journal.prunedGaps`).
+    var lacking: [String: Int64] = [:]
 
     /// The journal's head and the state of each sink in `sinkNames`, in that order.
     static func read(journal: Journal, sinkNames: [String], pushed: AppendResult) throws -> AdminReport {
         let head = try journal.head()
         let sinks = try journal.sinkStates(named: sinkNames).map { state in (state, try journal.countEntries(after: state.cursor)) }
-        return AdminReport(head: head, pushed: pushed, sinks: sinks)
+        var lacking: [String: Int64] = [:]
+        for name in sinkNames {
+            lacking[name] = try journal.prunedGaps(sink: name).reduce(0) { $0 + $1.last - $1.first + 1 }
+        }
+        return AdminReport(head: head, pushed: pushed, sinks: sinks, lacking: lacking)
     }
 
     var prometheus: String {
@@ -132,6 +138,9 @@ struct AdminReport {
                sinks.map { (label($0.state.sink), $0.state.deadLetters) })
         metric("healthrouter_sink_write_failing", "gauge", "1 when the sink's last write failed (it is being retried).",
                sinks.map { (label($0.state.sink), $0.state.lastError == nil ? 0 : 1) })
+        metric("healthrouter_sink_pruned_entries_lacking", "gauge",
+               "Journal entries pruned before the sink wrote them (backfill --from brings them back).",
+               sinks.map { (label($0.state.sink), lacking[$0.state.sink] ?? 0) })
         return text
     }
 
@@ -153,6 +162,7 @@ struct AdminReport {
             writer.key("lag"); writer.int(lag)
             writer.key("written"); writer.int(state.written)
             writer.key("dead_letters"); writer.int(state.deadLetters)
+            writer.key("pruned_entries_lacking"); writer.int(lacking[state.sink] ?? 0)
             if let error = state.lastError { writer.key("last_error"); writer.string(error) } else { writer.key("last_error"); writer.null() }
             writer.endObject()
         }

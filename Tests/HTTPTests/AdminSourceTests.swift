@@ -49,11 +49,15 @@ struct AdminSourceTests {
             #expect(metrics.body.contains("healthrouter_sink_write_failing{sink=\"\(sink)\"} 0\n"))
         }
         #expect(!metrics.body.contains("retired"))
+        // Entries pruned before a sink wrote them show, in both.
+        try Journal(stateDirectory: server.directory).notePrunedGap(sink: "archive", from: 1, through: 40)
+        #expect(client.get("/metrics").body.contains("healthrouter_sink_pruned_entries_lacking{sink=\"archive\"} 40\n"))
         let status = client.get("/status")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(status.body.utf8)) as? [String: Any])
         let sinks = try #require(object["sinks"] as? [[String: Any]])
         #expect(sinks.map { $0["name"] as? String } == ["local", "archive"])
         #expect(sinks.map { $0["written"] as? Int } == [0, 0])
+        #expect(sinks.map { $0["pruned_entries_lacking"] as? Int } == [0, 40])
     }
 
     /// An admin source on a random loopback port, over `server`'s journal and ingest.
