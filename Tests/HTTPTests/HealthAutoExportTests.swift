@@ -394,6 +394,11 @@ struct HealthAutoExportTests {
         let journal = try Journal(stateDirectory: first.directory)
         #expect(try journal.append([exported("Alice’s Apple Watch")], source: "import").new[.workout] == 1)
         #expect(first.client.post("/hae", hae, token: alice).body == #"{"received": 1, "new": 0, "deleted": 0}"#)
+        // Deleted, then the pair met again (a file read again): both stay deleted.
+        guard case .sample(let watchRun) = exported("Alice’s Apple Watch") else { return }
+        _ = try journal.append([.tombstone(Tombstone(ids: [watchRun.id]))], source: "import")
+        #expect(try journal.append([exported("Alice’s Apple Watch")], source: "import").new[.workout] == nil)
+        #expect(first.client.post("/hae", hae, token: alice).body == #"{"received": 1, "new": 0, "deleted": 0}"#)
         // The push first, then the export (a longer run at the same start is another workout).
         let second = try PushServerFixture()
         #expect(second.client.post("/hae", hae, token: alice).body == #"{"received": 1, "new": 1, "deleted": 0}"#)

@@ -749,7 +749,9 @@ public final class Journal {
             let partner = try lookupPair.step() ? SampleIdKey.read(lookupPair, 0) : nil
             lookupPair.reset()
             let taken = partner.map { $0 != sample.id } ?? false
-            if !deleted && !taken { return candidate.id }
+            // Deleted, it is still the one this sample was taken for before (a file read again
+            // brings the pair and its tombstone back): the sample stays deleted with it.
+            if deleted ? partner == sample.id : !taken { return candidate.id }
         }
         return nil
     }
@@ -1167,6 +1169,17 @@ public final class Journal {
                 statement.reset()
             }
         }
+    }
+
+    /// Forgets the dead letters of `sink` whose entries the journal no longer holds (pruned: a
+    /// backfill from a file brought their samples back); returns how many.
+    @discardableResult
+    public func clearPrunedDeadLetters(sink: String) throws -> Int {
+        let statement = try database.prepare(
+            "DELETE FROM dead_letters WHERE sink = ?1 AND seq NOT IN (SELECT seq FROM entries)")
+        statement.bind(1, sink)
+        try statement.run()
+        return database.changes
     }
 
     /// Parks the entry `sequence` as a dead letter of `sink` with the reason it was refused.
