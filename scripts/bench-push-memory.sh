@@ -9,6 +9,7 @@
 #
 #   scripts/bench-push-memory.sh                   (POINTS=100000)
 #   POINTS=300000 HEALTHROUTER=path/to/healthrouter scripts/bench-push-memory.sh
+#   PORT=18050 scripts/bench-push-memory.sh        (a given loopback port; default: a free one)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${HEALTHROUTER:-.build/release/healthrouter}
@@ -25,7 +26,7 @@ stop_daemon() {
 }
 trap 'stop_daemon; rm -rf "$WORK"' EXIT
 TOKEN=bench-$RANDOM$RANDOM
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+PORT=${PORT:-$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}
 
 python3 - "$WORK" "$POINTS" <<'EOF'
 import json, sys

@@ -72,18 +72,8 @@ struct ExportFile {
         if count >= 3, magic[0] == 0xEF, magic[1] == 0xBB, magic[2] == 0xBF { first = 3 }
         while first < max(count, 0), [0x20, 0x09, 0x0A, 0x0D].contains(magic[first]) { first += 1 }
         // Compressed by another tool than zip: named, with the command that undoes it.
-        let compressions: [(magic: [UInt8], name: String, command: String)] = [
-            ([0x1F, 0x8B], "gzip", "gunzip -c"), ([0x42, 0x5A, 0x68], "bzip2", "bunzip2 -c"),
-            ([0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00], "xz", "xz -dc"), ([0x28, 0xB5, 0x2F, 0xFD], "zstd", "zstd -dc"),
-        ]
-        if let compression = compressions.first(where: { head.starts(with: $0.magic) }) {
-            func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
-            let name = (path as NSString).lastPathComponent
-            let suffixes = [".gz", ".bz2", ".xz", ".zst", ".gzip"]
-            let plain = suffixes.first(where: { name.hasSuffix($0) }).map { String(name.dropLast($0.count)) } ?? name + ".plain"
-            throw SourceError(input: path, problem: "this file is \(compression.name)-compressed; healthrouter reads an export.zip, "
-                                + "an export.xml or NDJSON as they are",
-                              hint: "Decompress it first (\(compression.command) \(quoted(path)) > \(quoted(plain))) and import what it holds.")
+        if let refusal = CompressedFile.refusal(path, head: head) {
+            throw SourceError(input: path, problem: refusal.problem, hint: refusal.hint)
         }
         // Nothing but white space (and a byte-order mark) in a file that short: nothing to import.
         if first >= count, Int64(count) == size {

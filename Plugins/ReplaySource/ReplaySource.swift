@@ -251,8 +251,12 @@ public final class ReplaySource: FiniteSource {
     static func formatProblem(_ file: String) throws -> SourceError? {
         struct Enough: Error {}
         if let handle = FileHandle(forReadingAtPath: file) {
-            let head = (try? handle.read(upToCount: 4)) ?? Data()
+            let head = (try? handle.read(upToCount: 6)) ?? Data()
             try? handle.close()
+            // Compressed (`dump | gzip` saved as .ndjson, a folder's file too): says so.
+            if let refusal = CompressedFile.refusal(file, head: head) {
+                return SourceError(input: file, problem: refusal.problem, hint: refusal.hint)
+            }
             let utf32 = UTF16Text.isUTF32(head)
             if utf32 || UTF16Text.isUTF16(head) {
                 let stem = ((file as NSString).lastPathComponent as NSString).deletingPathExtension

@@ -175,8 +175,12 @@ enum BackfillCommand {
         // None refused: the dead letters it wrote again are written. From a file, the entries
         // pruned before the sink wrote them are taken to be back (a narrowed run is not).
         var gapNote: String?
+        var prunedLetters = 0
         if counts.rejected == 0, let journal {
             try journal.clearDeadLetters(sink: name, sequences: redelivered + moot)
+            // From a file, not narrowed: the dead letters of entries pruned since are taken to be
+            // written by it, as the entries a gap lacks are.
+            if path != nil, FilterOptions.describe(filter).isEmpty { prunedLetters = try journal.clearPrunedDeadLetters(sink: name) }
             let gaps = try journal.prunedGaps(sink: name)
             if path != nil, !gaps.isEmpty {
                 let ranges = gaps.map { "\(NumberText.grouped($0.first))–\(NumberText.grouped($0.last))" }.joined(separator: ", ")
@@ -213,6 +217,10 @@ enum BackfillCommand {
                   + "routed to it: no longer listed")
         }
         if let gapNote { print("  \(gapNote)") }
+        if prunedLetters > 0 {
+            print("  \(NumberText.counted(prunedLetters, "dead letter")) of '\(name)' whose entries were pruned: no longer "
+                  + "listed (this file is taken to hold their samples)")
+        }
         print("  other sinks and cursors untouched")
         if counts.rejected > 0 {
             ErrorOutput(format: loaded.logger.format).write(

@@ -160,12 +160,14 @@ enum MigrateCommand {
            let journal = try? Journal(stateDirectory: loaded.config.stateDirectory),
            let gaps = try? journal.prunedGaps(sink: to), !gaps.isEmpty {
             let ranges = gaps.map { "\(NumberText.grouped($0.first))–\(NumberText.grouped($0.last))" }.joined(separator: ", ")
-            if (try? journal.prunedGaps(sink: from))?.isEmpty ?? false {
+            // A source that has run (this journal delivered to it) and lacks nothing holds them.
+            if (try? journal.prunedGaps(sink: from))?.isEmpty ?? false, (try? journal.cursor(sink: from)) ?? nil != nil {
                 try? journal.clearPrunedGaps(sink: to)
                 gapNote = "the note that '\(to)' lacks entries \(ranges) (pruned before it wrote them) is forgotten: "
                     + "'\(from)' holds their samples"
             } else {
-                gapNote = "the note that '\(to)' lacks entries \(ranges) stays: '\(from)' lacks pruned entries too"
+                gapNote = "the note that '\(to)' lacks entries \(ranges) stays: '\(from)' lacks pruned entries too, "
+                    + "or was never delivered to"
             }
         }
         let seconds = Date().timeIntervalSince(started)

@@ -9,7 +9,8 @@ enum StatusCommand {
         Shows the journal and, per sink: its cursor (the last journal entry it wrote),
         its lag (entries after the cursor that its routes select), rows written, dead
         letters with their reasons, and the last error (in full below the table when it
-        is long), and entries pruned before a sink wrote them (it was out of the config).
+        is long), and entries pruned before a sink wrote them (it was out of the config, or
+        added later).
         Also lists entries that no route selects: they stay in the journal until
         journal.retain prunes them, and `healthrouter backfill SINK` delivers them once a
         route selects them (a sink's cursor has passed them).

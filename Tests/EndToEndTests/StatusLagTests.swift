@@ -129,6 +129,7 @@ import Testing
             try journal.notePrunedGap(sink: "local", from: 1, through: 20)
             try journal.notePrunedGap(sink: "local", from: 31, through: 40)
             try journal.notePrunedGap(sink: "local", from: 15, through: 25)  // overlaps the first: one range
+            try journal.addDeadLetter(sink: "local", sequence: 999_999, reason: "pruned since")
         }
         let status = try CommandRunner.run(["status", "--config", config], in: directory)
         #expect(status.status == 1)
@@ -141,7 +142,38 @@ import Testing
         let backfill = try CommandRunner.run(["backfill", "local", "--from", export, "--config", config, "--quiet"], in: directory)
         #expect(backfill.status == 0, "\(backfill.stderr)")
         #expect(backfill.stdout.contains("is forgotten: this file is taken to hold their samples"), "\(backfill.stdout)")
+        #expect(backfill.stdout.contains("1 dead letter of 'local' whose entries were pruned: no longer listed"), "\(backfill.stdout)")
         let after = try CommandRunner.run(["status", "--config", config], in: directory)
         #expect(after.status == 0 && !after.stdout.contains("lacks entries"), "\(after.stdout)")
+    }
+
+    /// A whole migration into a sink that lacks pruned entries forgets them only when its source
+    /// was delivered to and lacks none itself, saying which.
+    @Test func aMigrationForgetsAGapOnlyFromAStoreThatLacksNothing() throws {
+        let directory = makeTemporaryDirectory()
+        let export = directory + "/export.xml"
+        try CommandRunner.generateExport(records: 30, to: export, zip: false, quirks: false)
+        let config = try writeConfig("""
+            state_directory: \(directory)/state
+            sinks:
+              local: { type: sqlite, path: \(directory)/state/health.sqlite }
+              other: { type: sqlite, path: \(directory)/state/other.sqlite }
+
+            """, in: directory)
+        #expect(try CommandRunner.run(["import", export, "--config", config, "--quiet"], in: directory).status == 0)
+        do {
+            let journal = try Journal(stateDirectory: directory + "/state")
+            try journal.notePrunedGap(sink: "local", from: 1, through: 5)
+            try journal.notePrunedGap(sink: "other", from: 1, through: 3)
+        }
+        let kept = try CommandRunner.run(["migrate", "--from", "other", "--to", "local", "--config", config, "--quiet"], in: directory)
+        #expect(kept.stdout.contains("the note that 'local' lacks entries 1–5 stays: 'other' lacks pruned entries too"),
+                "\(kept.stdout)")
+        try Journal(stateDirectory: directory + "/state").clearPrunedGaps(sink: "other")
+        let forgotten = try CommandRunner.run(["migrate", "--from", "other", "--to", "local", "--config", config, "--quiet",
+                                               "--restart"], in: directory)
+        #expect(forgotten.stdout.contains("the note that 'local' lacks entries 1–5 (pruned before it wrote them) is forgotten: "
+                                          + "'other' holds their samples"), "\(forgotten.stdout)")
+        #expect(!(try CommandRunner.run(["status", "--config", config], in: directory)).stdout.contains("lacks entries"))
     }
 }
