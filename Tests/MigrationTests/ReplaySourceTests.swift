@@ -174,6 +174,11 @@ final class CollectingOutput: SourceOutput {
         #expect(output.items.count == 1)
         // Each one passed over is said so, by name.
         #expect(output.skips.map { $0.location ?? "" } == ["b.ndjson", "c.ndjson", "d.ndjson"], "\(output.skips)")
+        // A gzipped file among them (`dump | gzip > e.ndjson`) is skipped saying it is gzip.
+        try Data([0x1F, 0x8B, 0x08, 0x00, 0, 0, 0, 0, 0, 3]).write(to: URL(fileURLWithPath: directory + "/e.ndjson"))
+        let again = CollectingOutput()
+        try ReplaySource(configuration: .init(path: directory), context: SinkFixtures.context(directory)).read(into: again)
+        #expect(again.skips.contains { $0.location == "e.ndjson" && $0.reason.contains("gzip-compressed") }, "\(again.skips)")
     }
 
     /// A file cut short (a copy that stopped mid-line): what comes before the cut is kept, and the
