@@ -116,6 +116,16 @@ public final class ReplaySource: FiniteSource {
             for name in Self.entriesPassedOver(in: resolvedPath, reading: files) {
                 output.skipped("not a regular file (a folder, a pipe, a broken link): not read", location: name)
             }
+            // `dump | gzip` saved beside them (`dump.ndjson.gz`): not read, and said so with the
+            // command that decompresses it.
+            let compressed = ((try? FileManager.default.contentsOfDirectory(atPath: resolvedPath)) ?? [])
+                .filter { name in [".ndjson.gz", ".ndjson.bz2", ".ndjson.xz", ".ndjson.zst"].contains { name.hasSuffix($0) } }
+            for name in compressed.sorted() {
+                let path = (resolvedPath as NSString).appendingPathComponent(name)
+                let head = FileHandle(forReadingAtPath: path).flatMap { try? $0.read(upToCount: 6) } ?? Data()
+                guard let refusal = CompressedFile.refusal(path, head: head) else { continue }
+                output.skipped("compressed NDJSON (file not read): " + refusal.hint, location: name)
+            }
         }
         let sizes = files.map { Int64((try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int) ?? 0) }
         let total = sizes.reduce(0, +)
@@ -128,7 +138,10 @@ public final class ReplaySource: FiniteSource {
             // than every line skipped; in a folder, it is skipped and the other files are read.
             if let problem = try Self.formatProblem(file) {
                 guard files.count > 1 else { throw problem }
-                output.skipped("not NDJSON of health samples (file not read): " + problem.problem, location: name)
+                // A compressed or UTF-16 file's hint says how to convert it.
+                let convert = problem.problem.contains("compressed") || problem.problem.contains("UTF-")
+                output.skipped("not NDJSON of health samples (file not read): " + problem.problem
+                                   + (convert ? " — " + (problem.hint ?? "") : ""), location: name)
                 done += size
                 continue
             }

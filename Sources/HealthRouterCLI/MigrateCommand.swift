@@ -160,14 +160,17 @@ enum MigrateCommand {
            let journal = try? Journal(stateDirectory: loaded.config.stateDirectory),
            let gaps = try? journal.prunedGaps(sink: to), !gaps.isEmpty {
             let ranges = gaps.map { "\(NumberText.grouped($0.first))–\(NumberText.grouped($0.last))" }.joined(separator: ", ")
-            // A source that has run (this journal delivered to it) and lacks nothing holds them.
-            if (try? journal.prunedGaps(sink: from))?.isEmpty ?? false, (try? journal.cursor(sink: from)) ?? nil != nil {
+            // A source this journal delivered to up to its oldest retained entry (it passed every
+            // entry pruned since), with no gap of its own, holds them.
+            let firstRetained = ((try? journal.oldestRetained()) ?? nil) ?? (((try? journal.head()) ?? 0) + 1)
+            let fromCursor = (try? journal.cursor(sink: from)) ?? nil
+            if (try? journal.prunedGaps(sink: from))?.isEmpty ?? false, let fromCursor, fromCursor + 1 >= firstRetained {
                 try? journal.clearPrunedGaps(sink: to)
                 gapNote = "the note that '\(to)' lacks entries \(ranges) (pruned before it wrote them) is forgotten: "
                     + "'\(from)' holds their samples"
             } else {
-                gapNote = "the note that '\(to)' lacks entries \(ranges) stays: '\(from)' lacks pruned entries too, "
-                    + "or was never delivered to"
+                gapNote = "the note that '\(to)' lacks entries \(ranges) stays: '\(from)' may lack them too (it lacks "
+                    + "pruned entries, was never delivered to, or had not reached them when they were pruned)"
             }
         }
         let seconds = Date().timeIntervalSince(started)

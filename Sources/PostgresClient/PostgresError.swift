@@ -68,9 +68,10 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     /// Retrying cannot help until the table is put back.
     private var layoutAdvice: String? {
         guard let sqlState, ["42703", "42883", "42804"].contains(sqlState) else { return nil }
-        return "the sink's tables are not as healthrouter made them (a column dropped, renamed or of another type): "
-            + "put the column back as it was, or set `schema` to a new one (healthrouter creates its tables there; "
-            + "`healthrouter backfill` fills them)"
+        return "the sink's tables are not as healthrouter made them (a column dropped, renamed or of another type), or "
+            + "the server lacks a function they need (an extension missing or outside the search_path): put the column "
+            + "back as it was, or set `schema` to a new one (healthrouter creates its tables there; `healthrouter "
+            + "backfill` fills them); see the error for which"
     }
 
     /// How a sink's write reports it: rejected when the data is at fault (`isDataError`: the

@@ -176,9 +176,14 @@ final class CollectingOutput: SourceOutput {
         #expect(output.skips.map { $0.location ?? "" } == ["b.ndjson", "c.ndjson", "d.ndjson"], "\(output.skips)")
         // A gzipped file among them (`dump | gzip > e.ndjson`) is skipped saying it is gzip.
         try Data([0x1F, 0x8B, 0x08, 0x00, 0, 0, 0, 0, 0, 3]).write(to: URL(fileURLWithPath: directory + "/e.ndjson"))
+        // And one saved under its own name, which no *.ndjson pattern takes.
+        try Data([0x1F, 0x8B, 0x08, 0x00, 0, 0, 0, 0, 0, 3]).write(to: URL(fileURLWithPath: directory + "/dump.ndjson.gz"))
         let again = CollectingOutput()
         try ReplaySource(configuration: .init(path: directory), context: SinkFixtures.context(directory)).read(into: again)
-        #expect(again.skips.contains { $0.location == "e.ndjson" && $0.reason.contains("gzip-compressed") }, "\(again.skips)")
+        #expect(again.skips.contains { $0.location == "e.ndjson" && $0.reason.contains("gzip-compressed")
+                    && $0.reason.contains("gunzip -c") }, "\(again.skips)")
+        #expect(again.skips.contains { $0.location == "dump.ndjson.gz" && $0.reason.contains("gunzip -c")
+                    && $0.reason.contains("/dump.ndjson'") }, "\(again.skips)")
     }
 
     /// A file cut short (a copy that stopped mid-line): what comes before the cut is kept, and the

@@ -15,10 +15,10 @@ public enum CompressedFile {
     public static func refusal(_ path: String, head: some Collection<UInt8>) -> (problem: String, hint: String)? {
         guard let kind = kind(head) else { return nil }
         func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
-        let name = path.split(separator: "/").last.map(String.init) ?? path
+        // Written next to it, under its name without the suffix (or with `-plain`).
         let suffixes = [".gz", ".bz2", ".xz", ".zst", ".gzip"]
-        let plain = suffixes.first(where: { name.hasSuffix($0) }).map { String(name.dropLast($0.count)) }
-            ?? (name.hasSuffix(".ndjson") ? String(name.dropLast(7)) + "-plain.ndjson" : name + ".plain")
+        let plain = suffixes.first(where: { path.hasSuffix($0) }).map { String(path.dropLast($0.count)) }
+            ?? (path.hasSuffix(".ndjson") ? String(path.dropLast(7)) + "-plain.ndjson" : path + ".plain")
         return ("this file is \(kind.name)-compressed; healthrouter reads an export.zip, an export.xml or NDJSON as they are",
                 "Decompress it first (\(kind.command) \(quoted(path)) > \(quoted(plain))) and import what it holds.")
     }
