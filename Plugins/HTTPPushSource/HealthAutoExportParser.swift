@@ -40,11 +40,11 @@ enum HealthAutoExportParser {
         // Sections of other data types (`stateOfMind`, `medications`, `ecg`, …): not read, counted as
         // skipped so that the log says so (`HealthAutoExportSkips`).
         for (_, entries) in unreadSections(of: data) { payload.skipped += entries }
-        for metric in JSONValues.entries(JSONValues.field(data, "metrics")) ?? [] {
+        for metric in JSONValues.entries(data["metrics"]) ?? [] {
             guard case .object = metric else { payload.skipped += 1; continue }
             readMetric(metric, userId: userId, into: &payload)
         }
-        for workout in JSONValues.entries(JSONValues.field(data, "workouts")) ?? [] {
+        for workout in JSONValues.entries(data["workouts"]) ?? [] {
             guard let workout = JSONValues.foundationValue(workout) as? [String: Any],
                   let sample = readWorkout(workout, userId: userId) else {
                 payload.skipped += 1
@@ -63,8 +63,8 @@ enum HealthAutoExportParser {
     /// its keys are named with (`data.`), once the body is known to be of Health Auto Export's shape.
     static func sections(_ root: JSONValue) throws(Failure) -> (data: JSONValue, prefix: String) {
         guard case .object = root else { throw .notObject }
-        let wrapped = JSONValues.field(root, "data")
-        if wrapped == nil && JSONValues.field(root, "metrics") == nil && JSONValues.field(root, "workouts") == nil {
+        let wrapped = root["data"]
+        if wrapped == nil && root["metrics"] == nil && root["workouts"] == nil {
             throw .notHealthAutoExport("no data.metrics or data.workouts: not a Health Auto Export body")
         }
         var data = root
@@ -74,7 +74,7 @@ enum HealthAutoExportParser {
         }
         let prefix = wrapped == nil ? "" : "data."
         for key in ["metrics", "workouts"] {
-            if let value = JSONValues.field(data, key), value != .null, JSONValues.entries(value) == nil {
+            if let value = data[key], value != .null, JSONValues.entries(value) == nil {
                 throw .notHealthAutoExport("\(prefix)\(key) must be an array")
             }
         }
@@ -106,7 +106,7 @@ enum HealthAutoExportParser {
     /// Reads one metric (an object) into `payload`, its points converted one at a time.
     static func readMetric(_ metricValue: JSONValue, userId: String?, into payload: inout Payload) {
         let metric = JSONValues.foundationObject(metricValue, skipping: "data") ?? [:]
-        let data = JSONValues.field(metricValue, "data")
+        let data = metricValue["data"]
         // A metric's name is its type: without one (or not a string), its points are not stored
         // under a made-up type.
         guard let name = metric["name"] as? String, !name.isEmpty else {
@@ -259,7 +259,11 @@ enum HealthAutoExportParser {
     }
 
     private static func dateAndSource(_ date: Timestamp, _ point: [String: Any]) -> String {
-        "\(date.epochMilliseconds)\u{1F}\(periodSourceName(point))"
+        dateAndSource(date, source: periodSourceName(point))
+    }
+
+    private static func dateAndSource(_ date: Timestamp, source: String) -> String {
+        "\(date.epochMilliseconds)\u{1F}\(source)"
     }
 
     /// The `part` of a period id (`periodId`) for one of several readings of one source at one date:
@@ -294,7 +298,7 @@ enum HealthAutoExportParser {
                 sourceAt[date.epochMilliseconds] = source
             }
             if point["startDate"] == nil {
-                let key = "\(date.epochMilliseconds)\u{1F}\(source)"
+                let key = dateAndSource(date, source: source)
                 if !seen.insert(key).inserted { repeated.insert(key) }
             }
         }

@@ -12,13 +12,13 @@ enum HealthAutoExportSkips {
             "\(prefix)\(name): \(entries) \(entries == 1 ? "entry" : "entries") of a data type healthrouter does not read "
                 + "(it reads metrics and workouts: choose those in the automation)"
         }
-        for (metricIndex, metricValue) in (JSONValues.entries(JSONValues.field(data, "metrics")) ?? []).enumerated()
+        for (metricIndex, metricValue) in (JSONValues.entries(data["metrics"]) ?? []).enumerated()
         where examples.count < limit {
             guard let metric = JSONValues.foundationObject(metricValue, skipping: "data") else {
                 examples.append("metric #\(metricIndex): not a JSON object")
                 continue
             }
-            let data = JSONValues.field(metricValue, "data")
+            let data = metricValue["data"]
             guard let name = metric["name"] as? String, !name.isEmpty else {
                 let points = JSONValues.entries(data)?.count ?? 0
                 examples.append("metric #\(metricIndex): no name (a metric's name is its type): its \(points) "
@@ -47,7 +47,7 @@ enum HealthAutoExportSkips {
                 }
             }
         }
-        for (index, workout) in (JSONValues.entries(JSONValues.field(data, "workouts")) ?? []).enumerated()
+        for (index, workout) in (JSONValues.entries(data["workouts"]) ?? []).enumerated()
         where examples.count < limit {
             guard let object = JSONValues.foundationValue(workout) as? [String: Any] else {
                 examples.append("workout #\(index): not a JSON object")

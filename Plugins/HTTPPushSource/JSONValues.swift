@@ -70,10 +70,6 @@ enum JSONValues {
         }
     }
 
-    /// The value of `key` in `object` (the last, when a key is repeated, as `JSONSerialization`
-    /// keeps it); nil when `object` is no object or has no such key.
-    static func field(_ object: JSONValue, _ key: String) -> JSONValue? { object[key] }
-
     /// The entries of `value` (an array), nil for any other value.
     static func entries(_ value: JSONValue?) -> [JSONValue]? {
         if case .array(let items)? = value { items } else { nil }

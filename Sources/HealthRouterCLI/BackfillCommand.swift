@@ -183,7 +183,7 @@ enum BackfillCommand {
             if path != nil, FilterOptions.describe(filter).isEmpty { prunedLetters = try journal.clearPrunedDeadLetters(sink: name) }
             let gaps = try journal.prunedGaps(sink: name)
             if path != nil, !gaps.isEmpty {
-                let ranges = gaps.map { "\(NumberText.grouped($0.first))–\(NumberText.grouped($0.last))" }.joined(separator: ", ")
+                let ranges = Journal.describe(gaps)
                 if FilterOptions.describe(filter).isEmpty {
                     try journal.clearPrunedGaps(sink: name)
                     gapNote = "the note that '\(name)' lacks entries \(ranges) (pruned before it wrote them) is forgotten: "

@@ -159,7 +159,7 @@ enum MigrateCommand {
         if counts.rejected == 0, FilterOptions.describe(filter).isEmpty, FileManager.default.fileExists(atPath: journalPath),
            let journal = try? Journal(stateDirectory: loaded.config.stateDirectory),
            let gaps = try? journal.prunedGaps(sink: to), !gaps.isEmpty {
-            let ranges = gaps.map { "\(NumberText.grouped($0.first))–\(NumberText.grouped($0.last))" }.joined(separator: ", ")
+            let ranges = Journal.describe(gaps)
             // A source this journal delivered to up to its oldest retained entry (it passed every
             // entry pruned since), with no gap of its own, holds them.
             let firstRetained = ((try? journal.oldestRetained()) ?? nil) ?? (((try? journal.head()) ?? 0) + 1)

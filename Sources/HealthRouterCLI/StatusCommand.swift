@@ -85,7 +85,7 @@ enum StatusCommand {
             let gaps = try journal.prunedGaps(sink: sink.name)
             guard !gaps.isEmpty else { continue }
             healthy = false
-            let ranges = gaps.map { "\(NumberText.grouped($0.first))–\(NumberText.grouped($0.last))" }.joined(separator: ", ")
+            let ranges = Journal.describe(gaps)
             print("\n\(sink.name) lacks entries \(ranges): they were pruned "
                   + "(journal.retain) before it wrote them (it was out of the config, or added later); "
                   + "`healthrouter backfill \(sink.name) --from <export.zip or dump>` (or a `migrate --to \(sink.name)` from a "

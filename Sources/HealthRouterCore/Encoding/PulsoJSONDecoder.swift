@@ -165,11 +165,7 @@ public enum PulsoJSONDecoder {
             if let converted = metadataValue(pair.value) { entries.append(MetadataEntry(pair.key, converted)) }
         }
         // A key given twice counts once, with its last value, where that stands (as a push reads it).
-        guard entries.count > 1, Set(entries.map(\.key)).count < entries.count else { return entries }
-        var seen = Set<String>()
-        var kept: [MetadataEntry] = []
-        for entry in entries.reversed() where seen.insert(entry.key).inserted { kept.append(entry) }
-        return kept.reversed()
+        return entries.lastOfEachKey()
     }
 
     /// One metadata value (see `metadata`): nil for a null. An object or array is its compact JSON

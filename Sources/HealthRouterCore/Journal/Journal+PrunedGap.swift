@@ -40,6 +40,11 @@ extension Journal {
         }
     }
 
+    /// `gaps` as `status` and the commands write them: `1–20, 31–40`.
+    public static func describe(_ gaps: [(first: Int64, last: Int64)]) -> String {
+        gaps.map { "\(NumberText.grouped($0.first))–\(NumberText.grouped($0.last))" }.joined(separator: ", ")
+    }
+
     /// Forgets the gaps of `sink` (a backfill from a file wrote the samples back).
     public func clearPrunedGaps(sink: String) throws {
         let statement = try database.prepare("DELETE FROM meta WHERE key = ?1")

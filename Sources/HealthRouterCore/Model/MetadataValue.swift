@@ -42,10 +42,14 @@ extension Array where Element == MetadataEntry {
     /// its last value; sorted by key.
     public func lastOfEachKeySorted() -> [MetadataEntry] {
         guard count > 1 else { return self }
+        return lastOfEachKey().sorted { $0.key < $1.key }
+    }
+
+    /// The entries with a key given twice kept once, with its last value, where that stands.
+    public func lastOfEachKey() -> [MetadataEntry] {
+        guard count > 1 else { return self }
         var last: [String: Int] = [:]
         for (index, entry) in enumerated() { last[entry.key] = index }
-        var kept = last.count == count ? self : enumerated().filter { last[$0.element.key] == $0.offset }.map(\.element)
-        kept.sort { $0.key < $1.key }
-        return kept
+        return last.count == count ? self : enumerated().filter { last[$0.element.key] == $0.offset }.map(\.element)
     }
 }

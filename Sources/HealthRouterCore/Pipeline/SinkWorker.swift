@@ -193,10 +193,9 @@ public final class SinkWorker: Sendable {
                     // An empty journal has pruned every entry up to its head.
                     let firstRetained = try journal.oldestRetained() ?? head + 1
                     if cursor == resumed, cursor + 1 < firstRetained {
-                        let oldest = firstRetained
-                        try journal.notePrunedGap(sink: name, from: cursor + 1, through: oldest - 1)
+                        try journal.notePrunedGap(sink: name, from: cursor + 1, through: firstRetained - 1)
                         if !(own == 0 && recorded > 0) {
-                            logger.warning("entries \(cursor + 1)–\(oldest - 1) were pruned (journal.retain) before this sink "
+                            logger.warning("entries \(Journal.describe([(cursor + 1, firstRetained - 1)])) were pruned (journal.retain) before this sink "
                                                + "wrote them (it was out of the config, or is new): its store lacks those its "
                                                + "routes select; bring them back with `healthrouter backfill \(name) --from "
                                                + "<export.zip or dump>`")
