@@ -61,18 +61,16 @@ import Testing
         #expect(Self.lag(quiet.stdout, sink: "uv") == "0", "\(quiet.stdout)")
     }
 
-    /// A generated export of 50 records imported into one sqlite sink, `local`: the folder, the
-    /// export's path and the config's.
-    static func importedIntoOneSink() throws -> (directory: String, export: String, config: String) {
+    /// A generated export of `records` records imported into sqlite sinks: `local`
+    /// (health.sqlite), then `others` (`<name>.sqlite`); the folder, the export's path and the config's.
+    static func imported(records: Int = 50, others: [String] = []) throws -> (directory: String, export: String, config: String) {
         let directory = makeTemporaryDirectory()
         let export = directory + "/export.xml"
-        try CommandRunner.generateExport(records: 50, to: export, zip: false, quirks: false)
-        let config = try writeConfig("""
-            state_directory: \(directory)/state
-            sinks:
-              local: { type: sqlite, path: \(directory)/state/health.sqlite }
-
-            """, in: directory)
+        try CommandRunner.generateExport(records: records, to: export, zip: false, quirks: false)
+        let sinks = (["local: { type: sqlite, path: \(directory)/state/health.sqlite }"]
+            + others.map { "\($0): { type: sqlite, path: \(directory)/state/\($0).sqlite }" })
+            .map { "  " + $0 }.joined(separator: "\n")
+        let config = try writeConfig("state_directory: \(directory)/state\nsinks:\n\(sinks)\n\n", in: directory)
         let imported = try CommandRunner.run(["import", export, "--config", config, "--quiet"], in: directory)
         #expect(imported.status == 0, "\(imported.stderr)")
         return (directory, export, config)
@@ -81,7 +79,7 @@ import Testing
     /// `status` lists a sink's first ten dead letters and counts the rest; `--dead-letters` lists
     /// every one.
     @Test func deadLettersPastTheTenthAreListedOnRequest() throws {
-        let (directory, _, config) = try Self.importedIntoOneSink()
+        let (directory, _, config) = try Self.imported()
         do {
             let journal = try Journal(stateDirectory: directory + "/state")
             for sequence in 1...12 { try journal.addDeadLetter(sink: "local", sequence: Int64(sequence), reason: "refused \(sequence)") }
@@ -123,7 +121,7 @@ import Testing
     /// A sink that lacks entries pruned before it wrote them says so in `status` until a backfill
     /// from a file brings them back.
     @Test func aGapOfPrunedEntriesIsShownUntilABackfillFromAFile() throws {
-        let (directory, export, config) = try Self.importedIntoOneSink()
+        let (directory, export, config) = try Self.imported()
         do {
             let journal = try Journal(stateDirectory: directory + "/state")
             try journal.notePrunedGap(sink: "local", from: 1, through: 20)
@@ -150,17 +148,7 @@ import Testing
     /// A whole migration into a sink that lacks pruned entries forgets them only when its source
     /// was delivered to and lacks none itself, saying which.
     @Test func aMigrationForgetsAGapOnlyFromAStoreThatLacksNothing() throws {
-        let directory = makeTemporaryDirectory()
-        let export = directory + "/export.xml"
-        try CommandRunner.generateExport(records: 30, to: export, zip: false, quirks: false)
-        let config = try writeConfig("""
-            state_directory: \(directory)/state
-            sinks:
-              local: { type: sqlite, path: \(directory)/state/health.sqlite }
-              other: { type: sqlite, path: \(directory)/state/other.sqlite }
-
-            """, in: directory)
-        #expect(try CommandRunner.run(["import", export, "--config", config, "--quiet"], in: directory).status == 0)
+        let (directory, _, config) = try Self.imported(records: 30, others: ["other"])
         do {
             let journal = try Journal(stateDirectory: directory + "/state")
             try journal.notePrunedGap(sink: "local", from: 1, through: 5)

@@ -18,6 +18,26 @@ import PostgresSink
         return sink
     }
 
+    /// The reason `sink`'s prepare gives for being misconfigured (the sink closed afterwards); nil
+    /// when it prepared, or failed otherwise.
+    static func misconfiguration(_ sink: PostgresSink) -> String? {
+        defer { sink.close() }
+        do {
+            _ = try sink.prepare()
+            return nil
+        } catch SinkError.misconfigured(let reason) {
+            return reason
+        } catch {
+            return nil
+        }
+    }
+
+    /// The statements a misconfigured reason gives to bring the tables up to date.
+    static func fixStatements(_ reason: String) -> String? {
+        let parts = reason.components(separatedBy: "bring the tables up to date: ")
+        return parts.count == 2 ? parts[1] : nil
+    }
+
     func conformance(_ url: String, schema: String) -> SinkConformance {
         let configuration = configuration(url, schema)
         var refused = ConformanceFixtures.numbered(999)
@@ -72,44 +92,31 @@ import PostgresSink
               GROUP BY user_id, metric_type, started_at::date
             """)
         let sink = PostgresSink(configuration: configuration(url, schema), context: ConformanceFixtures.context())
-        var fix = ""
-        #expect {
-            _ = try sink.prepare()
-        } throws: { error in
-            guard case SinkError.misconfigured(let reason) = error else { return false }
-            fix = reason
-            return reason.contains("healthkit_metrics lacks the column journal_seq; healthkit_metrics lacks a unique key on "
-                                   + "(user_id, metric_type, source_device, started_at); healthkit_metrics has a unique key on "
-                                   + "(user_id, metric_type, started_at)")
-                && reason.contains("To fix: set `schema` to a new one")
-        }
-        sink.close()
+        var fix = try #require(PostgresSinkTests.misconfiguration(sink))
+        #expect(fix.contains("healthkit_metrics lacks the column journal_seq; healthkit_metrics lacks a unique key on "
+                               + "(user_id, metric_type, source_device, started_at); healthkit_metrics has a unique key on "
+                               + "(user_id, metric_type, started_at)")
+            && fix.contains("To fix: set `schema` to a new one"), "\(fix)")
         // Only some of it done: still refused, for the old key; then for the view alone.
         try admin.execute("ALTER TABLE \(table) ADD COLUMN journal_seq bigint")
-        #expect {
-            _ = try sink.prepare()
-        } throws: { error in
-            guard case SinkError.misconfigured(let reason) = error else { return false }
-            return reason.contains("has a unique key on (user_id, metric_type, started_at)") && !reason.contains("lacks the column")
+        do {
+            let reason = try #require(PostgresSinkTests.misconfiguration(sink))
+            #expect(reason.contains("has a unique key on (user_id, metric_type, started_at)") && !reason.contains("lacks the column"), "\(reason)")
         }
-        sink.close()
         try admin.execute("""
             UPDATE \(table) SET source_device = '' WHERE source_device IS NULL;
             ALTER TABLE \(table) ALTER COLUMN source_device SET DEFAULT '', ALTER COLUMN source_device SET NOT NULL,
               ADD CONSTRAINT healthkit_metrics_user_metric_source_start UNIQUE (user_id, metric_type, source_device, started_at),
               DROP CONSTRAINT original_key
             """)
-        #expect {
-            _ = try sink.prepare()
-        } throws: { error in
-            guard case SinkError.misconfigured(let reason) = error else { return false }
+        do {
+            let reason = try #require(PostgresSinkTests.misconfiguration(sink))
             fix = reason
-            return reason.contains("the daily view v_healthkit_daily_quantity has other columns")
-                && reason.hasSuffix("DROP VIEW IF EXISTS \(SQL.qualified(schema, "v_healthkit_daily_quantity"))")
+            #expect(reason.contains("the daily view v_healthkit_daily_quantity has other columns")
+                && reason.hasSuffix("DROP VIEW IF EXISTS \(SQL.qualified(schema, "v_healthkit_daily_quantity"))"), "\(reason)")
         }
-        sink.close()
         // The statements the last message gives, as they are.
-        let statements = try #require(fix.components(separatedBy: "bring the tables up to date: ").last)
+        let statements = try #require(PostgresSinkTests.fixStatements(fix))
         try admin.execute(statements)
         let fixed = try preparedSink(url, schema)
         defer { fixed.close() }
@@ -134,16 +141,9 @@ import PostgresSink
         let table = SQL.qualified(schema, "healthkit_metrics")
         try admin.execute("ALTER TABLE \(table) RENAME COLUMN metadata TO meta")
         let sink = PostgresSink(configuration: configuration(url, schema), context: ConformanceFixtures.context())
-        var fix = ""
-        #expect {
-            _ = try sink.prepare()
-        } throws: { error in
-            guard case SinkError.misconfigured(let reason) = error else { return false }
-            fix = reason
-            return reason.contains("healthkit_metrics lacks the column metadata") && reason.contains("or they were altered since")
-        }
-        sink.close()
-        try admin.execute(try #require(fix.components(separatedBy: "bring the tables up to date: ").last))
+        let reason = try #require(PostgresSinkTests.misconfiguration(sink))
+        #expect(reason.contains("healthkit_metrics lacks the column metadata") && reason.contains("or they were altered since"), "\(reason)")
+        try admin.execute(try #require(PostgresSinkTests.fixStatements(reason)))
         let fixed = try preparedSink(url, schema)
         defer { fixed.close() }
         try fixed.write(ConformanceFixtures.entries([ConformanceFixtures.numbered(1)]), cursor: 1)
@@ -161,13 +161,8 @@ import PostgresSink
         try admin.execute("DROP VIEW \(SQL.qualified(schema, "v_healthkit_daily_quantity")); "
                               + "ALTER TABLE \(SQL.qualified(schema, "healthkit_metrics")) ALTER COLUMN value TYPE text")
         let sink = PostgresSink(configuration: configuration(url, schema), context: ConformanceFixtures.context())
-        defer { sink.close() }
-        #expect {
-            _ = try sink.prepare()
-        } throws: { error in
-            guard case SinkError.misconfigured(let reason) = error else { return false }
-            return reason.contains("42883") && reason.contains("not as healthrouter made them")
-        }
+        let reason = try #require(PostgresSinkTests.misconfiguration(sink))
+        #expect(reason.contains("42883") && reason.contains("not as healthrouter made them"), "\(reason)")
     }
 
     /// Every category row holds HealthKit's raw integer, as health4ai's app writes it: the value
@@ -568,17 +563,10 @@ import PostgresSink
         var configuration = PostgresSink.Configuration(url: url, userId: PostgresSinkTests.userId, schema: schema)
         configuration.summarizeAfter = .days(30)
         let tiered = PostgresSink(configuration: configuration, context: ConformanceFixtures.context())
-        var fix = ""
-        #expect {
-            _ = try tiered.prepare()
-        } throws: { error in
-            guard case SinkError.misconfigured(let reason) = error else { return false }
-            fix = reason
-            return reason.contains("healthkit_daily_summaries lacks the unique key (user_id, metric_type, summary_date, unit)")
-                && !reason.contains("healthkit_metrics lacks")
-        }
-        tiered.close()
-        try admin.execute(try #require(fix.components(separatedBy: "bring the tables up to date: ").last))
+        let reason = try #require(PostgresSinkTests.misconfiguration(tiered))
+        #expect(reason.contains("healthkit_daily_summaries lacks the unique key (user_id, metric_type, summary_date, unit)")
+            && !reason.contains("healthkit_metrics lacks"), "\(reason)")
+        try admin.execute(try #require(PostgresSinkTests.fixStatements(reason)))
         let fixed = PostgresSink(configuration: configuration, context: ConformanceFixtures.context())
         defer { fixed.close() }
         _ = try fixed.prepare()
