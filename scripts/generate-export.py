@@ -29,6 +29,7 @@ At 1,000,000 records the XML is about 430 MB.
 
 import argparse
 import json
+import math
 import random
 import sys
 import zipfile
@@ -555,6 +556,21 @@ class Generator:
         return counts
 
 
+def electrocardiogram():
+    """An Apple Watch ECG as the export writes it: header rows (a quoted value with commas), blank
+    rows, lead and unit, then 30 seconds of voltages at 512 Hz, one a line (a trailing comma on
+    some); a fixed waveform, so the file is the same in every run."""
+    header = ("Name,Jane Appleseed\nDate of Birth,1990-02-02\nRecorded Date,2022-01-01 09:15:30 -0800\n"
+              "Classification,Sinus Rhythm\nSymptoms,\"Rapid, pounding, or fluttering heartbeat\"\n"
+              "Software Version,1.90\nDevice,\"Watch6,2\"\nSample Rate,512 hertz\n\n\nLead,Lead I\nUnit,µV\n\n")
+    lines = []
+    for index in range(15360):
+        phase = (index % 430) / 430.0
+        voltage = 40 * math.sin(2 * math.pi * index / 512) + (900 if 0.30 < phase < 0.32 else 0)
+        lines.append("%.3f%s" % (voltage, "," if index % 1000 == 999 else ""))
+    return header + "\n".join(lines) + "\n"
+
+
 def write_xml(generator, stream):
     for piece in generator.document():
         stream.write(piece.encode("utf-8"))
@@ -603,8 +619,8 @@ def main():
             if plan["style"] == "old":
                 continue
             archive.writestr(entry(DATA_FOLDER + plan["gpx"]), generator.gpx(plan))
-        archive.writestr(entry(DATA_FOLDER + "electrocardiograms/ecg_2022-01-01.csv"),
-                         "Name,Jane\nSample Rate,512 hertz\n\nLead,Lead I\nUnit,µV\n\n12.5\n13.1\n")
+        archive.writestr(entry(DATA_FOLDER + "electrocardiograms/ecg_2022-01-01.csv"), electrocardiogram())
+        generator.counts["electrocardiograms"] = 1
         archive.writestr(entry(DATA_FOLDER + ".DS_Store"), b"\x00\x00\x00\x01Bud1")
     json.dump(generator.summary(DATA_FOLDER + DATA_NAME), sys.stdout, ensure_ascii=False)
     sys.stdout.write("\n")

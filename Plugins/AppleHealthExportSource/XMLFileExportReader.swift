@@ -2,7 +2,9 @@ import Foundation
 import HealthRouterCore
 
 /// Reads a plain export.xml from disk in `ExportFile.chunkSize` reads. GPX files are
-/// taken from the `workout-routes/` folder next to it, when there is one.
+/// taken from the `workout-routes/` folder next to it, when there is one; after the document, the
+/// ECG CSVs of an unpacked export (`electrocardiograms/*.csv`, or `ecg*.csv` in another folder
+/// beside export.xml: the folder's name is localized) become ECGs (`ElectrocardiogramCSV`).
 struct XMLFileExportReader {
     let file: ExportFile
     let userId: String?
@@ -37,5 +39,46 @@ struct XMLFileExportReader {
             if count == 0 { break }
         }
         logger.info("read \(file.path)", document.summary)
+        for path in Self.electrocardiogramFiles(in: folder.isEmpty ? "." : folder) {
+            let bytes: [UInt8]?
+            do { bytes = try Self.contents(of: path) } catch {
+                output.skipped("ECG CSV could not be read (\(error.localizedDescription)): not imported", location: path)
+                continue
+            }
+            try ElectrocardiogramCSV.emit(bytes, location: path, userId: userId, output: output)
+        }
+    }
+
+    /// The ECG CSVs of the export unpacked in `folder`, in name order: regular files (no symbolic
+    /// links) in its folders (not further down), named `*.csv` in `electrocardiograms`, or `ecg*.csv`.
+    static func electrocardiogramFiles(in folder: String) -> [String] {
+        let manager = FileManager.default
+        var files: [String] = []
+        for name in ((try? manager.contentsOfDirectory(atPath: folder)) ?? []).sorted() where isFolder(folder + "/" + name) {
+            let inECGFolder = name.lowercased() == "electrocardiograms"
+            for file in ((try? manager.contentsOfDirectory(atPath: folder + "/" + name)) ?? []).sorted() {
+                let lowered = file.lowercased()
+                guard lowered.hasSuffix(".csv"), inECGFolder || lowered.hasPrefix("ecg"),
+                      isRegularFile(folder + "/" + name + "/" + file) else { continue }
+                files.append(folder + "/" + name + "/" + file)
+            }
+        }
+        return files
+    }
+
+    private static func isFolder(_ path: String) -> Bool { fileType(path) == S_IFDIR }
+    private static func isRegularFile(_ path: String) -> Bool { fileType(path) == S_IFREG }
+
+    private static func fileType(_ path: String) -> mode_t? {
+        var status = stat()
+        return lstat(path, &status) == 0 ? status.st_mode & S_IFMT : nil
+    }
+
+    /// The file's bytes; nil when it is larger than an ECG can be.
+    private static func contents(of path: String) throws -> [UInt8]? {
+        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        let data = try handle.read(upToCount: ElectrocardiogramCSV.largestFile + 1) ?? Data()
+        return data.count > ElectrocardiogramCSV.largestFile ? nil : [UInt8](data)
     }
 }

@@ -6,9 +6,11 @@ import HealthRouterCore
 /// 1. Every entry's header and first bytes: the Health data file is the entry whose
 ///    first bytes contain `<!DOCTYPE HealthData` or `<HealthData` (its name is
 ///    localized: `Exportar.xml`, `导出.xml`); GPX files (`.gpx` or `<gpx`) are parsed into
-///    a `RoutePointStore` on disk. `__MACOSX/`, `.DS_Store`, `._*` and `*_cda.xml` are
-///    ignored; any other file (ECG CSVs, clinical-record JSON) is reported as not imported.
+///    a `RoutePointStore` on disk; CSV files (ECGs) are noted. `__MACOSX/`, `.DS_Store`, `._*`
+///    and `*_cda.xml` are ignored; any other file (clinical-record JSON) is reported as not imported.
 /// 2. The data entry, streamed in `ExportFile.chunkSize` pieces into the parser.
+/// 3. When pass 1 noted CSV files: each, read whole, becomes an ECG (`ElectrocardiogramCSV`), after
+///    the data file, whose `ExportDate` the output hears before any item.
 ///
 /// Pass 1 decompresses only the GPX entries and a few KiB of the others; libarchive
 /// seeks past the rest. Progress counts the zip's bytes consumed during pass 2.
@@ -23,7 +25,7 @@ struct ZipExportReader {
 
     func read(into output: SourceOutput) throws {
         let routes = try RoutePointStore(directory: stateDirectory)
-        let (found, cutShort) = try scan(routes: routes, output: output)
+        let (found, cutShort, electrocardiograms) = try scan(routes: routes, output: output)
         guard let dataEntry = found else {
             throw SourceError(input: file.path, problem: "the zip file contains no Apple Health data file (an XML file starting with <HealthData>)",
                               hint: "Export again from the Health app (Profile → Export All Health Data); it sometimes writes an empty or incomplete zip.")
@@ -39,6 +41,7 @@ struct ZipExportReader {
             output.skipped("GPX file that no workout in the export references (its points were not imported)",
                            location: "entry \(path)")
         }
+        try readElectrocardiograms(electrocardiograms, output: output)
         if let cutShort {
             // The archive's problem names the entry it could not read.
             throw SourceError(input: file.path, problem: "the zip ends early (\(cutShort.problem)): its Health data file was "
@@ -111,23 +114,26 @@ struct ZipExportReader {
     /// Pass 1: finds the data entry and indexes the GPX routes. An archive that ends early
     /// (truncated) after the data entry's start returns the entry and the error, for pass 2 to
     /// read what there is; before it, the error is thrown.
-    private func scan(routes: RoutePointStore, output: SourceOutput) throws -> (ZipArchive.Entry?, cutShort: SourceError?) {
+    private func scan(routes: RoutePointStore, output: SourceOutput)
+        throws -> (ZipArchive.Entry?, cutShort: SourceError?, electrocardiograms: [ZipArchive.Entry]) {
         let archive = try ZipArchive(path: file.path)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ExportFile.chunkSize, alignment: 16)
         defer { buffer.deallocate() }
         var dataEntry: ZipArchive.Entry?
+        var electrocardiograms: [ZipArchive.Entry] = []
         do {
-            try scanEntries(archive, buffer: buffer, dataEntry: &dataEntry, routes: routes, output: output)
+            try scanEntries(archive, buffer: buffer, dataEntry: &dataEntry, electrocardiograms: &electrocardiograms,
+                            routes: routes, output: output)
         } catch let error as SourceError where dataEntry != nil && error.input == file.path {
             // The archive's own failure, which names the zip (a route store that cannot be
             // written is not a cut zip).
-            return (dataEntry, error)
+            return (dataEntry, error, electrocardiograms)
         }
-        return (dataEntry, nil)
+        return (dataEntry, nil, electrocardiograms)
     }
 
     private func scanEntries(_ archive: ZipArchive, buffer: UnsafeMutableRawBufferPointer, dataEntry: inout ZipArchive.Entry?,
-                             routes: RoutePointStore, output: SourceOutput) throws {
+                             electrocardiograms: inout [ZipArchive.Entry], routes: RoutePointStore, output: SourceOutput) throws {
         while let entry = try archive.nextEntry() {
             guard !entry.isDirectory, !Self.isIgnored(entry.path) else { continue }
             let head = try archive.readFully(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<Self.sniffLength]))
@@ -140,6 +146,8 @@ struct ZipExportReader {
                 }
             } else if entry.path.lowercased().hasSuffix(".gpx") || Self.contains(headBytes, "<gpx") {
                 try indexRoute(entry, head: head, buffer: buffer, archive: archive, routes: routes, output: output)
+            } else if entry.path.lowercased().hasSuffix(".csv") {
+                electrocardiograms.append(entry)
             } else if head > 0 {
                 output.skipped(Self.notImportedReason(entry.path), location: "entry \(entry.path)")
             }
@@ -172,6 +180,46 @@ struct ZipExportReader {
         if let warning = archive.entryWarning {
             output.skipped("Zip entry may be damaged (\(warning)); its points were kept", location: "entry \(entry.path)")
         }
+    }
+
+    /// Pass 3: the CSV files pass 1 noted, each read whole (one in memory at a time) and emitted as
+    /// an ECG, or reported. An entry that cannot be read ends the pass, reported with those left:
+    /// the data file's items are in the journal already.
+    private func readElectrocardiograms(_ entries: [ZipArchive.Entry], output: SourceOutput) throws {
+        guard let last = entries.last?.index else { return }
+        let wanted = Set(entries.map(\.index))
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ExportFile.chunkSize, alignment: 16)
+        defer { buffer.deallocate() }
+        var done = 0
+        let archive: ZipArchive
+        do { archive = try ZipArchive(path: file.path) } catch { return reportUnread(entries, error, output: output) }
+        while true {
+            let entry: ZipArchive.Entry
+            var bytes: [UInt8] = []
+            var tooLarge = false
+            do {
+                guard let next = try archive.nextEntry() else { break }
+                guard wanted.contains(next.index) else { continue }
+                entry = next
+                while true {
+                    let count = try archive.read(into: buffer)
+                    if count == 0 { break }
+                    guard bytes.count + count <= ElectrocardiogramCSV.largestFile else { tooLarge = true; break }
+                    bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+                }
+            } catch {
+                return reportUnread(Array(entries.dropFirst(done)), error, output: output)
+            }
+            try ElectrocardiogramCSV.emit(tooLarge ? nil : bytes, location: "entry \(entry.path)", userId: userId, output: output)
+            done += 1
+            if entry.index == last { break }
+        }
+    }
+
+    private func reportUnread(_ entries: [ZipArchive.Entry], _ error: any Error, output: SourceOutput) {
+        guard let first = entries.first else { return }
+        output.skipped("ECG CSV could not be read from the zip (\(error)): \(NumberText.counted(entries.count, "file")) from here on not imported",
+                       location: "entry \(first.path)")
     }
 
     /// Pass 2: streams the data entry into the parser.
@@ -224,7 +272,6 @@ struct ZipExportReader {
 
     static func notImportedReason(_ path: String) -> String {
         let lowered = path.lowercased()
-        if lowered.hasSuffix(".csv") { return "Electrocardiogram CSV in the zip not imported (not supported yet)" }
         if lowered.hasSuffix(".json") { return "Clinical record FHIR file in the zip not imported (not supported yet)" }
         return "File in the zip not imported (not part of the Health data)"
     }

@@ -91,6 +91,8 @@ struct GeneratorManifest: Decodable {
     var workoutsWithStatistics: Int
     var dataEntry: String?
     var days: Int
+    /// ECG CSVs in the zip (none in an export.xml alone).
+    var electrocardiograms: Int?
 
     enum CodingKeys: String, CodingKey {
         case records, quantity, category, correlation, workout, profile, other, days
@@ -98,7 +100,7 @@ struct GeneratorManifest: Decodable {
         case hrvRecords = "hrv_records", hrvBeats = "hrv_beats", gpxRoutes = "gpx_routes", gpxPoints = "gpx_points"
         case locationRoutes = "location_routes", locationPoints = "location_points"
         case recordsWithoutStartDate = "records_without_start_date", isoDateRecords = "iso_date_records"
-        case workoutsWithStatistics = "workouts_with_statistics", dataEntry = "data_entry"
+        case workoutsWithStatistics = "workouts_with_statistics", dataEntry = "data_entry", electrocardiograms
     }
 }
 

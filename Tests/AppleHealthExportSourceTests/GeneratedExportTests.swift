@@ -41,9 +41,13 @@ import AppleHealthExportSource
         #expect(gpxRoutes.count == manifest.gpxRoutes)
         #expect(gpxRoutes.map(\.points.count).reduce(0, +) == manifest.gpxPoints)
         #expect(gpxRoutes.allSatisfy { !$0.points.isEmpty && $0.points.allSatisfy { $0.speed != nil && $0.altitude != nil } })
-        // The ECG CSV is reported as not imported; __MACOSX, .DS_Store and export_cda.xml are ignored.
-        #expect(output.skips.count == 1)
-        #expect(output.skipCount(containing: "Electrocardiogram") == 1)
+        // The ECG CSV is an ECG; __MACOSX, .DS_Store and export_cda.xml are ignored.
+        #expect(output.skips.isEmpty)
+        #expect(manifest.electrocardiograms == 1)
+        #expect(output.samples(.other).count == manifest.other + 1)
+        let ecgs = output.samples.filter { $0.type == "HKDataTypeIdentifierElectrocardiogram" }
+        #expect(ecgs.count == 1)
+        #expect(ecgs.first.map { $0.end.epochMilliseconds - $0.start.epochMilliseconds } == 30_000)
         #expect(output.progressReports.last?.bytes == output.progressReports.last?.total)
     }
 

@@ -394,7 +394,8 @@ final class ItemCollector: SourceOutput {
         let partial = try SQLiteDatabase(path: store, readOnly: true).scalarInt("SELECT count(*) FROM samples") ?? 0
         #expect(partial > 1_000, "\(cut.stdout)")
         // Cut in a route file after the data file: the data file is read whole, the error says what is missing.
-        try zipData.prefix(zipData.count * 985 / 1000).write(to: URL(fileURLWithPath: directory + "/tail.zip"))
+        let lastRoute = try #require(Self.localHeaderOffsets(zipData, naming: "workout-routes/").last)
+        try zipData.prefix(lastRoute + 200).write(to: URL(fileURLWithPath: directory + "/tail.zip"))
         let tail = try CommandRunner.run(["import", "tail.zip", "--config", config, "--quiet"], in: directory)
         #expect(tail.status == 65, "\(tail.stdout) \(tail.stderr)")
         #expect(tail.stderr.contains("tail.zip: the zip ends early (cannot read apple_health_export/workout-routes/"), "\(tail.stderr)")
@@ -405,6 +406,25 @@ final class ItemCollector: SourceOutput {
         #expect(whole.status == 0, "\(whole.stderr)")
         let all = try SQLiteDatabase(path: store, readOnly: true).scalarInt("SELECT count(*) FROM samples") ?? 0
         #expect(all > partial)
+    }
+
+    /// Where the zip's entries whose name contains `text` begin: the offsets of their local file
+    /// headers (`PK\u{3}\u{4}`, the name's length at +26, the name at +30), in file order.
+    static func localHeaderOffsets(_ zip: Data, naming text: String) -> [Int] {
+        let bytes = [UInt8](zip)
+        var offsets: [Int] = []
+        var index = 0
+        while index + 30 <= bytes.count {
+            if bytes[index] == 0x50, bytes[index + 1] == 0x4B, bytes[index + 2] == 3, bytes[index + 3] == 4 {
+                let length = Int(bytes[index + 26]) | Int(bytes[index + 27]) << 8
+                if index + 30 + length <= bytes.count,
+                   String(decoding: bytes[(index + 30)..<(index + 30 + length)], as: UTF8.self).contains(text) {
+                    offsets.append(index)
+                }
+            }
+            index += 1
+        }
+        return offsets
     }
 
     @Test func anUnwritableStateDirectoryIsNamed() throws {

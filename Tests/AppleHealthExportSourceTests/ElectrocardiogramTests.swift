@@ -1,0 +1,154 @@
+import Foundation
+import Testing
+import HealthRouterCore
+import AppleHealthExportSource
+
+/// The ECG CSVs of an export (`electrocardiograms/ecg_2022-01-01.csv`), from a zip and from an
+/// unpacked folder: each one a sample kept whole, every header row and every voltage.
+@Suite struct ElectrocardiogramTests {
+    static let english = """
+        Name,Jane Appleseed
+        Date of Birth,1990-02-02
+        Recorded Date,2022-01-01 09:15:30 -0800
+        Classification,Sinus Rhythm
+        Symptoms,"Rapid, pounding, or fluttering heartbeat"
+        Software Version,1.90
+        Device,"Watch6,2"
+        Sample Rate,512 hertz
+
+
+        Lead,Lead I
+        Unit,µV
+
+        -3.954
+        12.5,
+        1e-3
+
+        """
+
+    /// A German phone's: localized labels, decimal commas, a trailing comma, CRLF line ends.
+    static let german = "Name,Jane\r\nGeburtsdatum,1990-02-02\r\nAufnahmedatum,2022-01-02 10:00:00 +0100\r\n"
+        + "Klassifizierung,Sinusrhythmus\r\nAbtastrate,512 Hertz\r\n\r\nAbleitung,Ableitung I\r\nEinheit,µV\r\n\r\n"
+        + (0..<1024).map { "-12,\($0 % 10)," }.joined(separator: "\r\n") + "\r\n"
+
+    static let heartRate = #"<Record type="HKQuantityTypeIdentifierHeartRate" sourceName="Watch" unit="count/min" "#
+        + #"startDate="2022-01-01 09:00:00 -0800" endDate="2022-01-01 09:00:00 -0800" value="60"/>"#
+
+    static func electrocardiograms(_ output: CollectingOutput) -> [Sample] {
+        output.samples.filter { $0.type == "HKDataTypeIdentifierElectrocardiogram" }
+    }
+
+    static func record(_ sample: Sample) throws -> GenericRecord {
+        guard case .record(let record) = sample.detail else { throw FixtureError(message: "no record") }
+        return record
+    }
+
+    @Test func zippedECGsAreSamplesKeptWhole() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("export.zip")
+        try Fixtures.zip([("apple_health_export/electrocardiograms/ecg_2022-01-01.csv", Self.english),
+                          ("apple_health_export/export.xml", Fixtures.export(Self.heartRate)),
+                          ("apple_health_export/electrocardiograms/ecg_2022-01-02.csv", Self.german)], to: path)
+        let output = try Fixtures.read(path, stateDirectory: directory.path)
+        #expect(output.skips.isEmpty)
+        let ecgs = Self.electrocardiograms(output)
+        try #require(ecgs.count == 2)
+        // After the data file's samples (whose ExportDate the journal hears first), one a batch.
+        #expect(output.samples.first?.type == "HKQuantityTypeIdentifierHeartRate")
+        #expect(output.batchSizes == [1, 1, 1])
+
+        let english = ecgs[0]
+        #expect(english.kind == .other)
+        #expect(english.start.epochMilliseconds == 1_641_057_330_000)
+        #expect(english.start.utcOffsetSeconds == -28_800)
+        // 3 voltages at 512 Hz.
+        #expect(english.end.epochMilliseconds - english.start.epochMilliseconds == 6)
+        #expect(english.device == "Watch6,2")
+        #expect(english.sourceVersion == "1.90")
+        #expect(english.userId == "u1")
+        let record = try Self.record(english)
+        #expect(record.element == "Electrocardiogram")
+        #expect(record.attributes.map(\.name) == ["name", "dateOfBirth", "recordedDate", "classification", "symptoms",
+                                                  "softwareVersion", "device", "sampleRate", "lead", "unit"])
+        #expect(record[attribute: "symptoms"] == "Rapid, pounding, or fluttering heartbeat")
+        #expect(record[attribute: "unit"] == "µV")
+        #expect(record.children.count == 1)
+        #expect(record.children.first?.element == "VoltageMeasurements")
+        #expect(record.children.first?[attribute: "count"] == "3")
+        #expect(record.children.first?[attribute: "values"] == "[-3.954,12.5,0.001]")
+
+        // Localized labels kept as written; the date found among them; decimal commas read.
+        let german = ecgs[1]
+        #expect(german.start.epochMilliseconds == 1_641_114_000_000)
+        #expect(german.end.epochMilliseconds - german.start.epochMilliseconds == 2_000)
+        let germanRecord = try Self.record(german)
+        #expect(germanRecord[attribute: "Klassifizierung"] == "Sinusrhythmus")
+        #expect(germanRecord.children.first?[attribute: "count"] == "1024")
+        #expect(germanRecord.children.first?[attribute: "values"]?.hasPrefix("[-12,-12.1,-12.2,") == true)
+    }
+
+    /// The same ECG under another file name (a later export numbers a day's ECGs otherwise) keeps its id.
+    @Test func theIdComesFromTheContentNotTheFileName() throws {
+        let directory = try TemporaryDirectory()
+        let first = directory.file("first.zip")
+        let second = directory.file("second.zip")
+        try Fixtures.zip([("a/export.xml", Fixtures.export("")), ("a/electrocardiograms/ecg_2022-01-01.csv", Self.english)],
+                         to: first)
+        try Fixtures.zip([("b/export.xml", Fixtures.export("")), ("b/electrocardiograms/ecg_2022-01-01_2.csv", Self.english),
+                          ("b/electrocardiograms/ecg_2022-01-01_3.csv", Self.english.replacingOccurrences(of: "12.5,", with: "12.6"))],
+                         to: second)
+        let one = Self.electrocardiograms(try Fixtures.read(first, stateDirectory: directory.path)).map(\.id)
+        let two = Self.electrocardiograms(try Fixtures.read(second, stateDirectory: directory.path)).map(\.id)
+        #expect(one.count == 1)
+        #expect(two.count == 2)
+        #expect(two.first == one.first)
+        #expect(two.last != one.first)
+    }
+
+    /// A CSV that is not a whole ECG is reported with its reason and file, not stored; the others are.
+    @Test func unusableCSVsAreReported() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("export.zip")
+        let noDate = Self.english.replacingOccurrences(of: "Recorded Date,2022-01-01 09:15:30 -0800\n", with: "")
+        let badVoltage = Self.english.replacingOccurrences(of: "12.5,\n", with: "12.5\nlead off\n")
+        let noRate = Self.english.replacingOccurrences(of: "Sample Rate,512 hertz\n", with: "")
+        try Fixtures.zip([("e/export.xml", Fixtures.export("")),
+                          ("e/electrocardiograms/a.csv", "Date,Steps\n2022-01-01,1200\n"),
+                          ("e/electrocardiograms/b.csv", noDate),
+                          ("e/electrocardiograms/c.csv", badVoltage),
+                          ("e/electrocardiograms/d.csv", "\n\n"),
+                          ("e/electrocardiograms/e.csv", Self.english.components(separatedBy: "Lead,").first!),
+                          ("e/electrocardiograms/f.csv", noRate)], to: path)
+        let output = try Fixtures.read(path, stateDirectory: directory.path)
+        let reasons = Dictionary(output.skips.map { ($0.location ?? "", $0.reason) }) { first, _ in first }
+        #expect(reasons["entry e/electrocardiograms/a.csv"]?.contains("not an ECG") == true)
+        #expect(reasons["entry e/electrocardiograms/b.csv"]?.contains("without a readable recorded date") == true)
+        #expect(reasons["entry e/electrocardiograms/c.csv"]?.contains("unreadable voltage (\"lead off\") at line 16") == true)
+        #expect(reasons["entry e/electrocardiograms/d.csv"]?.contains("empty") == true)
+        #expect(reasons["entry e/electrocardiograms/e.csv"]?.contains("without voltages") == true)
+        #expect(output.skips.count == 5)
+        // No sample rate: no length.
+        let kept = Self.electrocardiograms(output)
+        #expect(kept.count == 1)
+        #expect(kept.first.map { $0.end == $0.start } == true)
+    }
+
+    /// An unpacked export: the CSVs in `electrocardiograms/` and `ecg*.csv` in a folder of another
+    /// (localized) name are read; other CSVs, symbolic links and deeper folders are not.
+    @Test func unpackedExportFolder() throws {
+        let directory = try TemporaryDirectory()
+        let xml = try directory.write("apple_health_export/export.xml", Fixtures.export(Self.heartRate))
+        try directory.write("apple_health_export/electrocardiograms/ecg_2022-01-01.csv", Self.english)
+        try directory.write("apple_health_export/elektrokardiogramme/ecg_2022-01-02.csv", Self.german)
+        try directory.write("apple_health_export/elektrokardiogramme/notizen.csv", "a,b\n")
+        try directory.write("apple_health_export/workout-routes/deeper/ecg_2022-01-03.csv", Self.english)
+        try directory.write("elsewhere/ecg_2022-01-04.csv", Self.english.replacingOccurrences(of: "12.5,", with: "13"))
+        try FileManager.default.createSymbolicLink(atPath: directory.file("apple_health_export/electrocardiograms/ecg_link.csv"),
+                                                   withDestinationPath: directory.file("elsewhere/ecg_2022-01-04.csv"))
+        let output = try Fixtures.read(xml, stateDirectory: directory.path)
+        let ecgs = Self.electrocardiograms(output)
+        #expect(ecgs.count == 2)
+        #expect(Set(ecgs.map(\.start.epochMilliseconds)) == [1_641_057_330_000, 1_641_114_000_000])
+        #expect(output.skips.isEmpty)
+    }
+}
