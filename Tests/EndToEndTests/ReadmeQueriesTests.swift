@@ -7,20 +7,6 @@ import HealthRouterCore
 /// sample export makes: the tour's queries each return rows; the plugin README's (some of them
 /// about the last 30 days, which the sample predates) run without an error.
 @Suite struct ReadmeQueriesTests {
-    /// The statements of every ```sql block in `file`, comments dropped.
-    static func queries(in file: String) throws -> [String] {
-        let text = try String(contentsOfFile: CommandRunner.repository + "/" + file, encoding: .utf8)
-        var statements: [String] = []
-        for block in text.components(separatedBy: "```sql\n").dropFirst() {
-            let body = block.components(separatedBy: "```").first ?? ""
-            let code = body.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("--") }
-                .joined(separator: "\n")
-            statements += code.components(separatedBy: ";").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-                .filter { !$0.isEmpty }
-        }
-        return statements
-    }
-
     /// Rows `sql` returns from `store`, or the error it raised.
     static func rows(_ sql: String, in store: SQLiteDatabase) -> Result<Int, Error> {
         Result {
@@ -43,7 +29,7 @@ import HealthRouterCore
         #expect(imported.status == 0, "\(imported.stdout)\(imported.stderr)")
         let store = try SQLiteDatabase(path: directory + "/health.sqlite", readOnly: true)
 
-        let tour = try Self.queries(in: "README.md")
+        let tour = try ReadmeSQL.statements(in: "README.md")
         #expect(tour.count >= 6)
         for sql in tour {
             switch Self.rows(sql, in: store) {
@@ -51,7 +37,7 @@ import HealthRouterCore
             case .failure(let error): Issue.record("\(error): \(sql)")
             }
         }
-        let plugin = try Self.queries(in: "Plugins/SQLiteSink/README.md")
+        let plugin = try ReadmeSQL.statements(in: "Plugins/SQLiteSink/README.md")
         #expect(plugin.count >= 5)
         for sql in plugin {
             if case .failure(let error) = Self.rows(sql, in: store) { Issue.record("\(error): \(sql)") }
