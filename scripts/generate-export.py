@@ -14,7 +14,8 @@ ClinicalRecord, Audiogram and VisionPrescription; metadata, and device descripti
 different 0x... address on every record.
 
 --zip writes export.zip: apple_health_export/导出.xml (a localized name), export_cda.xml,
-workout-routes/*.gpx (half before, half after the data file), an ECG CSV, and macOS junk
+workout-routes/*.gpx (half before, half after the data file), an ECG CSV, the clinical records' FHIR
+files, and macOS junk
 (__MACOSX/, .DS_Store).
 
 --quirks adds what breaks parsers: the malformed iOS 16 DTD (export version 12), a \\x0b
@@ -530,6 +531,7 @@ class Generator:
         received = self.clock.date(self.start + 3600)
         for index, kind in enumerate(["Immunization", "DiagnosticReport", "Procedure"]):
             self.counts["other"] += 1
+            self.counts["clinical_records"] = self.counts.get("clinical_records", 0) + 1
             yield (' <ClinicalRecord type="HKClinicalTypeIdentifier%sRecord" identifier="%s-%d" sourceName="City Clinic" '
                    'sourceURL="https://fhir.example.org/api/%s" fhirVersion="4.0.1" receivedDate="%s" '
                    'resourceFilePath="/clinical-records/%s-%08d.json"/>\n'
@@ -554,6 +556,14 @@ class Generator:
         counts["export_date"] = self.export_date
         counts["days"] = self.days
         return counts
+
+
+def clinical_resource(kind, index):
+    """The FHIR resource (R4, JSON) of the generator's ClinicalRecord of `kind` at `index`."""
+    resource = {"resourceType": kind, "id": "%s-%d" % (kind, index), "status": "completed",
+                "subject": {"reference": "Patient/1"}, "code": {"text": {"Immunization": "Influenza vaccine",
+                "DiagnosticReport": "Lipid panel", "Procedure": "Blood draw"}[kind]}}
+    return json.dumps(resource, indent=2) + "\n"
 
 
 def electrocardiogram():
@@ -620,6 +630,8 @@ def main():
                 continue
             archive.writestr(entry(DATA_FOLDER + plan["gpx"]), generator.gpx(plan))
         archive.writestr(entry(DATA_FOLDER + "electrocardiograms/ecg_2022-01-01.csv"), electrocardiogram())
+        for index, kind in enumerate(["Immunization", "DiagnosticReport", "Procedure"]):
+            archive.writestr(entry(DATA_FOLDER + "clinical-records/%s-%08d.json" % (kind, index)), clinical_resource(kind, index))
         generator.counts["electrocardiograms"] = 1
         archive.writestr(entry(DATA_FOLDER + ".DS_Store"), b"\x00\x00\x00\x01Bud1")
     json.dump(generator.summary(DATA_FOLDER + DATA_NAME), sys.stdout, ensure_ascii=False)

@@ -8,6 +8,7 @@ final class ExportElementHandler: SAXHandler {
     private let reader = ExportValueReader()
     private let userId: String?
     private let routes: RouteFileResolver
+    private let resources: ClinicalResourceResolver
     private let output: SourceOutput
     private let logger: Logger
 
@@ -63,9 +64,10 @@ final class ExportElementHandler: SAXHandler {
         var memberIds: [String] = []
     }
 
-    init(userId: String?, routes: RouteFileResolver, output: SourceOutput, logger: Logger) {
+    init(userId: String?, routes: RouteFileResolver, resources: ClinicalResourceResolver, output: SourceOutput, logger: Logger) {
         self.userId = userId
         self.routes = routes
+        self.resources = resources
         self.output = output
         self.logger = logger
         pending.reserveCapacity(6000)
@@ -450,9 +452,31 @@ final class ExportElementHandler: SAXHandler {
         switch GenericRecordSample.sample(for: finished, exportDate: exportDate, exportOffset: offset, userId: userId) {
         case .success(var sample):
             SampleNormalizer.normalize(&sample, convention: .healthKit)
+            if finished.element == "ClinicalRecord", let reference = finished[attribute: "resourceFilePath"] {
+                attachResource(reference, of: finished, to: &sample)
+            }
             append(sample)
         case .failure(let reason):
             output.skipped(reason.text, location: "line \(generic.line)")
+        }
+    }
+
+    /// Adds the FHIR resource a `ClinicalRecord` names (its `resourceFilePath`) as a last child
+    /// `FHIRResource` whose `json` attribute is the file's text. The sample keeps the id of the
+    /// element without it (what healthrouter gave it before it read these files): the same record
+    /// imported again is a change of that sample, not a second one; without its file (a bare
+    /// export.xml imported after its zip) it is no change (`Journal.restoreOmittedDetail`).
+    private func attachResource(_ reference: String, of record: GenericRecord, to sample: inout Sample) {
+        switch resources.resource(forReference: reference) {
+        case .found(let text):
+            var whole = record
+            whole.children.append(GenericRecord(element: GenericRecord.fhirResourceElement, attributes: [.init("json", text)]))
+            sample.detail = .record(whole)
+        case .missing:
+            output.skipped("ClinicalRecord's FHIR resource file not found in the export (record kept without it)",
+                           location: "line \(generic.line)")
+        case .refused:
+            break
         }
     }
 

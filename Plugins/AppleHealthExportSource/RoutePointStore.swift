@@ -42,20 +42,7 @@ final class RoutePointStore: RouteFileResolver {
 
     /// Creates the temporary file in `directory` (the state directory, else the system's).
     init(directory: String) throws {
-        var candidates = [directory, NSTemporaryDirectory(), "/tmp"].filter { !$0.isEmpty }
-        var opened: Int32 = -1
-        while opened < 0, !candidates.isEmpty {
-            let folder = candidates.removeFirst()
-            var template = Array((folder.hasSuffix("/") ? folder : folder + "/").utf8CString.dropLast())
-                + Array("healthrouter-routes-XXXXXX".utf8CString)
-            opened = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-            if opened >= 0 { template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) } }
-        }
-        guard opened >= 0 else {
-            throw SourceError(input: directory, problem: "cannot create a temporary file for the workout routes: \(String(cString: strerror(errno)))",
-                              hint: "Make the state directory writable.")
-        }
-        descriptor = opened
+        descriptor = try UnlinkedTemporaryFile.open(in: directory, prefix: "healthrouter-routes", purpose: "the workout routes")
     }
 
     deinit {
@@ -110,14 +97,7 @@ final class RoutePointStore: RouteFileResolver {
                                    count: range.count)
         let stride = MemoryLayout<StoredPoint>.stride
         let complete = stored.withUnsafeMutableBytes { bytes in
-            var done = 0
-            while done < bytes.count {
-                let count = pread(descriptor, bytes.baseAddress! + done, bytes.count - done,
-                                  off_t(range.lowerBound * stride + done))
-                if count <= 0 { return false }
-                done += count
-            }
-            return true
+            UnlinkedTemporaryFile.read(descriptor, into: bytes, at: range.lowerBound * stride)
         }
         guard complete else { return .missing }
         return .found(stored.map { point in
@@ -134,16 +114,7 @@ final class RoutePointStore: RouteFileResolver {
     private func flush() throws {
         guard !buffer.isEmpty else { return }
         let stride = MemoryLayout<StoredPoint>.stride
-        let ok = buffer.withUnsafeBytes { bytes in
-            var done = 0
-            while done < bytes.count {
-                let count = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done,
-                                   off_t(storedCount * stride + done))
-                if count <= 0 { return false }
-                done += count
-            }
-            return true
-        }
+        let ok = buffer.withUnsafeBytes { UnlinkedTemporaryFile.write(descriptor, $0, at: storedCount * stride) }
         guard ok else {
             throw SourceError(input: "temporary route file", problem: "writing workout route points failed: \(String(cString: strerror(errno)))",
                               hint: "Free some disk space in the state directory.")

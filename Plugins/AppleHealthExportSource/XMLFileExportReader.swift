@@ -2,7 +2,8 @@ import Foundation
 import HealthRouterCore
 
 /// Reads a plain export.xml from disk in `ExportFile.chunkSize` reads. GPX files are
-/// taken from the `workout-routes/` folder next to it, when there is one; after the document, the
+/// taken from the `workout-routes/` folder next to it, when there is one, and clinical records'
+/// FHIR files from its `clinical-records/`; after the document, the
 /// ECG CSVs of an unpacked export (`electrocardiograms/*.csv`, or `ecg*.csv` in another folder
 /// beside export.xml: the folder's name is localized) become ECGs (`ElectrocardiogramCSV`).
 struct XMLFileExportReader {
@@ -18,8 +19,8 @@ struct XMLFileExportReader {
         }
         defer { close(descriptor) }
         let folder = (file.path as NSString).deletingLastPathComponent
-        let routes = RouteFolderResolver(folder: folder.isEmpty ? "." : folder, output: output)
-        let document = ExportDocumentParser(input: file.path, entry: nil, userId: userId, routes: routes,
+        let files = ExportFolderResolver(folder: folder.isEmpty ? "." : folder, output: output)
+        let document = ExportDocumentParser(input: file.path, entry: nil, userId: userId, routes: files, resources: files,
                                             output: output, logger: logger)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ExportFile.chunkSize, alignment: 16)
         defer { buffer.deallocate() }

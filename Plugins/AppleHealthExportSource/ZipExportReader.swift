@@ -6,8 +6,9 @@ import HealthRouterCore
 /// 1. Every entry's header and first bytes: the Health data file is the entry whose
 ///    first bytes contain `<!DOCTYPE HealthData` or `<HealthData` (its name is
 ///    localized: `Exportar.xml`, `导出.xml`); GPX files (`.gpx` or `<gpx`) are parsed into
-///    a `RoutePointStore` on disk; CSV files (ECGs) are noted. `__MACOSX/`, `.DS_Store`, `._*`
-///    and `*_cda.xml` are ignored; any other file (clinical-record JSON) is reported as not imported.
+///    a `RoutePointStore` on disk; JSON files (clinical records' FHIR resources) are kept in a
+///    `ClinicalResourceStore` on disk; CSV files (ECGs) are noted. `__MACOSX/`, `.DS_Store`, `._*`
+///    and `*_cda.xml` are ignored; any other file is reported as not imported.
 /// 2. The data entry, streamed in `ExportFile.chunkSize` pieces into the parser.
 /// 3. When pass 1 noted CSV files: each, read whole, becomes an ECG (`ElectrocardiogramCSV`), after
 ///    the data file, whose `ExportDate` the output hears before any item.
@@ -25,21 +26,26 @@ struct ZipExportReader {
 
     func read(into output: SourceOutput) throws {
         let routes = try RoutePointStore(directory: stateDirectory)
-        let (found, cutShort, electrocardiograms) = try scan(routes: routes, output: output)
+        let resources = try ClinicalResourceStore(directory: stateDirectory)
+        let (found, cutShort, electrocardiograms) = try scan(routes: routes, resources: resources, output: output)
         guard let dataEntry = found else {
             throw SourceError(input: file.path, problem: "the zip file contains no Apple Health data file (an XML file starting with <HealthData>)",
                               hint: "Export again from the Health app (Profile → Export All Health Data); it sometimes writes an empty or incomplete zip.")
         }
         let folderEnd = dataEntry.path.lastIndex(of: "/").map { dataEntry.path.index(after: $0) } ?? dataEntry.path.startIndex
         routes.dataFolder = String(dataEntry.path[..<folderEnd])
+        resources.dataFolder = routes.dataFolder
         logger.info("reading \(dataEntry.path) from \(file.path)", [("routes", String(routes.routeCount))])
         // A zip cut short (a copy that stopped) still gives what it holds: the data file up to the
         // cut, which the parser keeps, then the error.
-        try stream(dataEntry, routes: routes, output: output)
+        try stream(dataEntry, routes: routes, resources: resources, output: output)
         // Read whole: a route file no workout referenced is reported, not dropped without a word.
         for path in routes.unreferencedPaths {
             output.skipped("GPX file that no workout in the export references (its points were not imported)",
                            location: "entry \(path)")
+        }
+        for path in resources.unreferencedPaths {
+            output.skipped("JSON file that no ClinicalRecord in the export references (not imported)", location: "entry \(path)")
         }
         try readElectrocardiograms(electrocardiograms, output: output)
         if let cutShort {
@@ -114,7 +120,7 @@ struct ZipExportReader {
     /// Pass 1: finds the data entry and indexes the GPX routes. An archive that ends early
     /// (truncated) after the data entry's start returns the entry and the error, for pass 2 to
     /// read what there is; before it, the error is thrown.
-    private func scan(routes: RoutePointStore, output: SourceOutput)
+    private func scan(routes: RoutePointStore, resources: ClinicalResourceStore, output: SourceOutput)
         throws -> (ZipArchive.Entry?, cutShort: SourceError?, electrocardiograms: [ZipArchive.Entry]) {
         let archive = try ZipArchive(path: file.path)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ExportFile.chunkSize, alignment: 16)
@@ -123,7 +129,7 @@ struct ZipExportReader {
         var electrocardiograms: [ZipArchive.Entry] = []
         do {
             try scanEntries(archive, buffer: buffer, dataEntry: &dataEntry, electrocardiograms: &electrocardiograms,
-                            routes: routes, output: output)
+                            routes: routes, resources: resources, output: output)
         } catch let error as SourceError where dataEntry != nil && error.input == file.path {
             // The archive's own failure, which names the zip (a route store that cannot be
             // written is not a cut zip).
@@ -133,7 +139,8 @@ struct ZipExportReader {
     }
 
     private func scanEntries(_ archive: ZipArchive, buffer: UnsafeMutableRawBufferPointer, dataEntry: inout ZipArchive.Entry?,
-                             electrocardiograms: inout [ZipArchive.Entry], routes: RoutePointStore, output: SourceOutput) throws {
+                             electrocardiograms: inout [ZipArchive.Entry], routes: RoutePointStore,
+                             resources: ClinicalResourceStore, output: SourceOutput) throws {
         while let entry = try archive.nextEntry() {
             guard !entry.isDirectory, !Self.isIgnored(entry.path) else { continue }
             let head = try archive.readFully(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<Self.sniffLength]))
@@ -148,10 +155,31 @@ struct ZipExportReader {
                 try indexRoute(entry, head: head, buffer: buffer, archive: archive, routes: routes, output: output)
             } else if entry.path.lowercased().hasSuffix(".csv") {
                 electrocardiograms.append(entry)
+            } else if entry.path.lowercased().hasSuffix(".json") {
+                try keepResource(entry, head: head, buffer: buffer, archive: archive, resources: resources, output: output)
             } else if head > 0 {
-                output.skipped(Self.notImportedReason(entry.path), location: "entry \(entry.path)")
+                output.skipped("File in the zip not imported (not part of the Health data)", location: "entry \(entry.path)")
             }
         }
+    }
+
+    /// Keeps a JSON entry (a clinical record's FHIR resource) whole in `resources`; the first
+    /// `head` bytes are in `buffer` already.
+    private func keepResource(_ entry: ZipArchive.Entry, head: Int, buffer: UnsafeMutableRawBufferPointer,
+                              archive: ZipArchive, resources: ClinicalResourceStore, output: SourceOutput) throws {
+        var bytes = [UInt8](UnsafeRawBufferPointer(rebasing: buffer[0..<head]))
+        // A head shorter than the sniff is the whole entry.
+        while head == Self.sniffLength {
+            let count = try archive.read(into: buffer)
+            if count == 0 { break }
+            guard bytes.count + count <= ClinicalResourceStore.largestFile else {
+                output.skipped("JSON file larger than \(ClinicalResourceStore.largestFile >> 20) MiB in the zip (not imported)",
+                               location: "entry \(entry.path)")
+                return
+            }
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+        }
+        try resources.add(path: entry.path, bytes: bytes)
     }
 
     private func indexRoute(_ entry: ZipArchive.Entry, head: Int, buffer: UnsafeMutableRawBufferPointer,
@@ -223,7 +251,8 @@ struct ZipExportReader {
     }
 
     /// Pass 2: streams the data entry into the parser.
-    private func stream(_ dataEntry: ZipArchive.Entry, routes: RoutePointStore, output: SourceOutput) throws {
+    private func stream(_ dataEntry: ZipArchive.Entry, routes: RoutePointStore, resources: ClinicalResourceStore,
+                        output: SourceOutput) throws {
         let archive = try ZipArchive(path: file.path)
         var found = false
         while let entry = try archive.nextEntry() {
@@ -235,7 +264,7 @@ struct ZipExportReader {
                               hint: "Do not change the file during an import; run it again.")
         }
         let document = ExportDocumentParser(input: file.path, entry: dataEntry.path, userId: userId, routes: routes,
-                                            output: output, logger: logger)
+                                            resources: resources, output: output, logger: logger)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ExportFile.chunkSize, alignment: 16)
         defer { buffer.deallocate() }
         var reported: Int64 = 0
@@ -268,12 +297,6 @@ struct ZipExportReader {
         // comment does not make it an export); else whether the tag is there at all.
         if let root = XMLRootSniffer.root(head) { return root.name == "HealthData" }
         return contains(head, "<HealthData")
-    }
-
-    static func notImportedReason(_ path: String) -> String {
-        let lowered = path.lowercased()
-        if lowered.hasSuffix(".json") { return "Clinical record FHIR file in the zip not imported (not supported yet)" }
-        return "File in the zip not imported (not part of the Health data)"
     }
 
     static func contains(_ haystack: UnsafeRawBufferPointer, _ needle: StaticString) -> Bool {

@@ -93,6 +93,8 @@ struct GeneratorManifest: Decodable {
     var days: Int
     /// ECG CSVs in the zip (none in an export.xml alone).
     var electrocardiograms: Int?
+    /// ClinicalRecords, whose FHIR files only the zip holds.
+    var clinicalRecords: Int?
 
     enum CodingKeys: String, CodingKey {
         case records, quantity, category, correlation, workout, profile, other, days
@@ -101,6 +103,7 @@ struct GeneratorManifest: Decodable {
         case locationRoutes = "location_routes", locationPoints = "location_points"
         case recordsWithoutStartDate = "records_without_start_date", isoDateRecords = "iso_date_records"
         case workoutsWithStatistics = "workouts_with_statistics", dataEntry = "data_entry", electrocardiograms
+        case clinicalRecords = "clinical_records"
     }
 }
 

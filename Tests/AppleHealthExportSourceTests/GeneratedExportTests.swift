@@ -18,9 +18,12 @@ import AppleHealthExportSource
         #expect(output.samples(.activitySummary).count == manifest.activitySummary)
         #expect(output.samples(.profile).count == manifest.profile)
         #expect(output.samples(.other).count == manifest.other)
-        // No GPX folder next to this export.xml: each GPX route is reported, kept without points.
+        // No GPX folder next to this export.xml: each GPX route is reported, kept without points; no
+        // clinical-records folder either: each clinical record is reported, kept without its FHIR resource.
         #expect(output.skipCount(containing: "WorkoutRoute file not found") == manifest.gpxRoutes)
-        #expect(output.skips.count == manifest.gpxRoutes)
+        #expect(output.skipCount(containing: "FHIR resource file not found") == manifest.clinicalRecords)
+        #expect(manifest.clinicalRecords == 3)
+        #expect(output.skips.count == manifest.gpxRoutes + 3)
         #expect(Set(output.samples.map(\.id)).count == output.samples.count)
         #expect(output.samples.allSatisfy { $0.userId == "u1" })
     }
@@ -45,6 +48,12 @@ import AppleHealthExportSource
         #expect(output.skips.isEmpty)
         #expect(manifest.electrocardiograms == 1)
         #expect(output.samples(.other).count == manifest.other + 1)
+        // Each clinical record with its FHIR resource from the zip.
+        let clinical = output.samples(.other).filter { $0.type.hasPrefix("HKClinicalTypeIdentifier") }
+        #expect(clinical.count == manifest.clinicalRecords)
+        #expect(clinical.allSatisfy { sample in
+            if case .record(let record) = sample.detail { record.children.last?[attribute: "json"]?.contains("\"resourceType\"") == true } else { false }
+        })
         let ecgs = output.samples.filter { $0.type == "HKDataTypeIdentifierElectrocardiogram" }
         #expect(ecgs.count == 1)
         #expect(ecgs.first.map { $0.end.epochMilliseconds - $0.start.epochMilliseconds } == 30_000)

@@ -117,9 +117,11 @@ final class ItemCollector: SourceOutput {
         unzip.waitUntilExit()
         #expect(unzip.terminationStatus == 0)
 
+        // Nor do its clinical records lose their FHIR resources, which the bare file lacks too.
         let second = try CommandRunner.run(["import", bare, "--config", config], in: directory)
         #expect(second.status == 0, "stderr: \(second.stderr)")
         #expect(second.stdout.contains("WorkoutRoute file not found"), "\(second.stdout)")
+        #expect(second.stdout.contains("FHIR resource file not found"), "\(second.stdout)")
         #expect(second.stdout.contains("nothing new"), "\(second.stdout)")
         #expect(!second.stdout.contains("changed"), "\(second.stdout)")
         #expect(try StoreChecksum.sqlite(store) == before.0)

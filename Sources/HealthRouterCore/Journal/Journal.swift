@@ -412,7 +412,9 @@ public final class Journal {
             let mayRestoreOmittedParts = !(isFingerprintId && twinsAfter != nil)
             var isWorkout = false
             if case .workout = sample.detail { isWorkout = true }
-            let storedVersion = mayRestoreOmittedParts || isWorkout ? try storedSample(at: storedSequence) : nil
+            let lacksFHIRResource = Self.lacksFHIRResource(sample)
+            let storedVersion = mayRestoreOmittedParts || isWorkout || lacksFHIRResource
+                ? try storedSample(at: storedSequence) : nil
             // A producer's id under another type is that id sent wrongly, not a change: the first
             // type stays (Pulso: "same uuid under a different type is still a duplicate"). A
             // fingerprint or derived id has the type in it.
@@ -427,6 +429,9 @@ public final class Journal {
                 restored = restoreOmittedDetail(of: &sample, from: storedVersion)
             }
             if isWorkout, try restoreRoutePoints(of: &sample, stored: storedVersion, storedSequence: storedSequence, start: start) {
+                restored = true
+            }
+            if lacksFHIRResource, let storedVersion, restoreFHIRResource(of: &sample, from: storedVersion) {
                 restored = true
             }
             if restored {

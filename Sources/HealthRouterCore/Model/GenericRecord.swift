@@ -23,6 +23,10 @@ public struct GenericRecord: Sendable, Hashable {
         }
     }
 
+    /// The element of the child a `ClinicalRecord` gets for its FHIR resource (the JSON file its
+    /// `resourceFilePath` names), whose `json` attribute is the file's text.
+    public static let fhirResourceElement = "FHIRResource"
+
     public init(element: String, attributes: [Attribute] = [], children: [GenericRecord] = []) {
         self.element = element
         self.attributes = attributes

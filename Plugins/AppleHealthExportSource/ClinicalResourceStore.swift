@@ -1,0 +1,60 @@
+import Foundation
+import HealthRouterCore
+
+/// The clinical-record FHIR files of a zip (`clinical-records/*.json`), read in the first pass over
+/// the archive and kept on disk until export.xml's `ClinicalRecord`s ask for them (the files may
+/// come before or after export.xml). Memory: an index entry a file; the texts are in an unlinked
+/// temporary file, read back one at a time.
+final class ClinicalResourceStore: ClinicalResourceResolver {
+    /// The largest file kept: a FHIR resource is a few KiB.
+    static let largestFile = 16 << 20
+
+    private let descriptor: Int32
+    private var stored = 0
+    private var files: [String: Range<Int>] = [:]
+    private var pathsByFileName: [String: [String]] = [:]
+    private var referenced: Set<String> = []
+
+    /// The folder inside the archive export.xml is in (`apple_health_export/`), which
+    /// `resourceFilePath`s are relative to.
+    var dataFolder = ""
+
+    init(directory: String) throws {
+        descriptor = try UnlinkedTemporaryFile.open(in: directory, prefix: "healthrouter-clinical",
+                                                    purpose: "the clinical records")
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    /// Keeps `bytes` as the file at `path` in the archive.
+    func add(path: String, bytes: [UInt8]) throws {
+        guard bytes.withUnsafeBytes({ UnlinkedTemporaryFile.write(descriptor, $0, at: stored) }) else {
+            throw SourceError(input: "temporary clinical-record file",
+                              problem: "writing a clinical record failed: \(String(cString: strerror(errno)))",
+                              hint: "Free some disk space in the state directory.")
+        }
+        files[path] = stored..<(stored + bytes.count)
+        stored += bytes.count
+        pathsByFileName[(path as NSString).lastPathComponent, default: []].append(path)
+    }
+
+    /// The files no `ClinicalRecord` asked for, by path.
+    var unreferencedPaths: [String] { files.keys.filter { !referenced.contains($0) }.sorted() }
+
+    func resource(forReference reference: String) -> ClinicalResourceLookup {
+        let relative = reference.hasPrefix("/") ? String(reference.dropFirst()) : reference
+        var path = dataFolder + relative
+        if files[path] == nil, let candidates = pathsByFileName[(relative as NSString).lastPathComponent], candidates.count == 1 {
+            path = candidates[0]
+        }
+        guard let range = files[path] else { return .missing }
+        referenced.insert(path)
+        var bytes = [UInt8](repeating: 0, count: range.count)
+        guard bytes.withUnsafeMutableBytes({ UnlinkedTemporaryFile.read(descriptor, into: $0, at: range.lowerBound) }) else {
+            return .missing
+        }
+        return .found(String(decoding: bytes, as: UTF8.self))
+    }
+}

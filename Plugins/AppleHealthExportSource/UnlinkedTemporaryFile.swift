@@ -1,0 +1,47 @@
+import Foundation
+import HealthRouterCore
+
+/// A file for a pass's scratch data that no other process sees and that disappears with its
+/// descriptor: created in the state directory (else the system's temporary folder) and unlinked
+/// at once.
+enum UnlinkedTemporaryFile {
+    /// The open descriptor (read and write) of a new file named `prefix`-XXXXXX; `purpose` names
+    /// what it is for in the error.
+    static func open(in directory: String, prefix: String, purpose: String) throws -> Int32 {
+        var candidates = [directory, NSTemporaryDirectory(), "/tmp"].filter { !$0.isEmpty }
+        while !candidates.isEmpty {
+            let folder = candidates.removeFirst()
+            var template = Array((folder.hasSuffix("/") ? folder : folder + "/").utf8CString.dropLast())
+                + Array("\(prefix)-XXXXXX".utf8CString)
+            let opened = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+            if opened >= 0 {
+                template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+                return opened
+            }
+        }
+        throw SourceError(input: directory, problem: "cannot create a temporary file for \(purpose): \(String(cString: strerror(errno)))",
+                          hint: "Make the state directory writable.")
+    }
+
+    /// Writes all of `bytes` at `offset`; false when the file cannot take them (a full disk).
+    static func write(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int) -> Bool {
+        var done = 0
+        while done < bytes.count {
+            let count = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
+            if count <= 0 { return false }
+            done += count
+        }
+        return true
+    }
+
+    /// Fills `bytes` from `offset`; false when the file holds fewer.
+    static func read(_ descriptor: Int32, into bytes: UnsafeMutableRawBufferPointer, at offset: Int) -> Bool {
+        var done = 0
+        while done < bytes.count {
+            let count = pread(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
+            if count <= 0 { return false }
+            done += count
+        }
+        return true
+    }
+}
