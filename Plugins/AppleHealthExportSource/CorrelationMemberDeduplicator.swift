@@ -15,7 +15,13 @@ import HealthRouterCore
 /// member of its own correlation) are twins: the journal gives the second a twin id. Once an id
 /// was met with two contents, every copy of it is emitted, so that each member reaches the
 /// journal just before its correlation and the correlation is pointed at the member's own id
-/// (`Journal`'s twin names), not at its twin's.
+/// (`Journal`'s twin names), not at its twin's. Members of the same content in correlations of
+/// other content (an app that names the food on the correlation only: an apple and a pear of
+/// equal energy at one meal) are two samples too: the member of each correlation after the first
+/// gets an id of its own (`memberOfAnotherCorrelation`).
+///
+/// Content is compared without the order of the metadata entries: the two copies of one member
+/// may list them in another order.
 struct CorrelationMemberDeduplicator {
     /// Id → content digest of the copies not yet met twice: top-level ones at `topLevel`, members at `member`.
     private var remembered: [[String: Int64]] = [[:], [:]]
@@ -23,6 +29,13 @@ struct CorrelationMemberDeduplicator {
     /// Ids met with two contents: never dropped.
     private var twins: Set<String> = []
     private var learnedMemberTypes: Set<String> = []
+    /// A member reading: its id and the digest of its content.
+    private struct Reading: Hashable {
+        var id: String
+        var content: Int64
+    }
+    /// Each member reading → the digest of the first correlation it was met in (without its members).
+    private var firstCorrelation: [Reading: Int64] = [:]
     private var digestWriter = ByteWriter(capacity: 512)
     /// Second copies dropped so far.
     private(set) var duplicatesDropped = 0
@@ -67,9 +80,44 @@ struct CorrelationMemberDeduplicator {
         return true
     }
 
+    /// The id a member of the correlation whose `correlationDigest` is given gets when the same
+    /// reading (`member`'s id and content) was a member of a correlation of other content earlier
+    /// in this file: the UUIDv5 of its id and that digest, the same in every import of the file,
+    /// and of a later export (the digest leaves out UTC offsets). Nil for a reading met first, or
+    /// met again in a correlation of the same content (that correlation again). Members of one id
+    /// and other contents are twins, which the journal tells apart.
+    mutating func memberOfAnotherCorrelation(_ member: Sample, correlationDigest: Int64) -> String? {
+        let reading = Reading(id: member.id, content: digest(member))
+        guard let first = firstCorrelation[reading] else {
+            firstCorrelation[reading] = correlationDigest
+            return nil
+        }
+        guard first != correlationDigest else { return nil }
+        return UUIDv5.string(name: member.id + "\u{1F}member of\u{1F}" + String(correlationDigest))
+    }
+
+    /// A digest of `correlation` without its members, UTC offsets and metadata order: what tells
+    /// two correlations of one time apart (an apple's and a pear's).
+    mutating func correlationDigest(_ correlation: Sample) -> Int64 {
+        var bare = correlation
+        bare.detail = .none
+        bare.metadata.sort { $0.key < $1.key }
+        digestWriter.reset()
+        digestWriter.marksOffsets = true
+        SampleCodec.encode(sample: bare, into: &digestWriter)
+        digestWriter.marksOffsets = false
+        return ContentHash.of(digestWriter.bytes, skipping: digestWriter.offsetRanges)
+    }
+
     private mutating func digest(_ sample: Sample) -> Int64 {
         digestWriter.reset()
-        SampleCodec.encode(sample: sample, into: &digestWriter)
+        guard sample.metadata.count > 1 else {
+            SampleCodec.encode(sample: sample, into: &digestWriter)
+            return ContentHash.of(digestWriter.bytes)
+        }
+        var sorted = sample
+        sorted.metadata.sort { $0.key < $1.key }
+        SampleCodec.encode(sample: sorted, into: &digestWriter)
         return ContentHash.of(digestWriter.bytes)
     }
 }

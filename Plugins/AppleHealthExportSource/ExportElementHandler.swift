@@ -61,7 +61,8 @@ final class ExportElementHandler: SAXHandler {
 
     private struct CorrelationDraft {
         var sample: Sample
-        var memberIds: [String] = []
+        /// Its member records, emitted with it when it ends (with their ids).
+        var members: [Sample] = []
     }
 
     init(userId: String?, routes: RouteFileResolver, resources: ClinicalResourceResolver, output: SourceOutput, logger: Logger) {
@@ -352,11 +353,8 @@ final class ExportElementHandler: SAXHandler {
             return
         }
         if correlation != nil {
-            correlation!.memberIds.append(draft.sample.id)
             if knownTraits(draft.typeEntry, draft.typeGeneration) != nil { typeTraits[draft.typeEntry]?.canBeMember = true }
-            if deduplicator.shouldEmitMember(draft.sample) {
-                append(taking: &draft.sample)
-            }
+            correlation!.members.append(Self.take(&draft.sample))
             return
         }
         if draft.canBeMember, !deduplicator.shouldEmitTopLevel(draft.sample) {
@@ -421,9 +419,23 @@ final class ExportElementHandler: SAXHandler {
             sourceVersion: sourceVersion, device: device, createdAt: created, metadata: extras, userId: userId))
     }
 
+    /// Emits the correlation's members (each once: `CorrelationMemberDeduplicator`), then the
+    /// correlation pointing at them.
     private func finishCorrelation() {
         guard var draft = correlation.take() else { return }
-        draft.sample.detail = .correlation(memberIds: draft.memberIds)
+        let digest = deduplicator.correlationDigest(draft.sample)
+        var memberIds: [String] = []
+        for var member in draft.members {
+            if let own = deduplicator.memberOfAnotherCorrelation(member, correlationDigest: digest) {
+                member.id = own
+                memberIds.append(own)
+                append(member)
+            } else {
+                memberIds.append(member.id)
+                if deduplicator.shouldEmitMember(member) { append(member) }
+            }
+        }
+        draft.sample.detail = .correlation(memberIds: memberIds)
         SampleNormalizer.normalize(&draft.sample, convention: .healthKit)
         append(draft.sample)
     }

@@ -832,6 +832,71 @@ final class ItemCollector: SourceOutput {
         }
     }
 
+    /// Two foods of equal energy at one meal from an app that names the food on the correlation
+    /// only (its members are the same reading): each correlation has a member of its own, so a
+    /// day's energy counts both, in every order of records and correlations; the same food logged
+    /// twice alike (identical correlations) stays one, as identical content does; a re-import is
+    /// quiet.
+    @Test func membersOfTheSameReadingInCorrelationsOfOtherFoodsAreTwoSamples() throws {
+        let energy = """
+             <Record type="HKQuantityTypeIdentifierDietaryEnergyConsumed" sourceName="MacroFactor" unit="kcal" value="95" \
+            startDate="2024-06-03 08:00:00 +0200" endDate="2024-06-03 08:00:00 +0200"/>
+            """
+        func food(_ name: String) -> String {
+            """
+             <Correlation type="HKCorrelationTypeIdentifierFood" sourceName="MacroFactor" startDate="2024-06-03 08:00:00 +0200" \
+            endDate="2024-06-03 08:00:00 +0200"><MetadataEntry key="HKFoodType" value="\(name)"/>
+            \(energy)
+             </Correlation>
+            """
+        }
+        let cases: [(parts: [String], samples: Int64, correlations: Int64)] = [
+            ([energy, energy, food("Apple"), food("Pear")], 2, 2),
+            ([food("Apple"), food("Pear"), energy, energy], 2, 2),
+            ([energy, food("Apple"), energy, food("Pear")], 2, 2),
+            ([food("Pear"), energy, energy, food("Apple")], 2, 2),
+            ([energy, energy, food("Apple"), food("Apple")], 1, 1),
+        ]
+        for (index, example) in cases.enumerated() {
+            let directory = makeTemporaryDirectory()
+            try ("<?xml version=\"1.0\"?>\n<HealthData locale=\"en_US\">\n <ExportDate value=\"2024-07-01 12:00:00 +0200\"/>\n"
+                 + example.parts.joined(separator: "\n") + "\n</HealthData>\n")
+                .write(toFile: directory + "/export.xml", atomically: true, encoding: .utf8)
+            let imported = try CommandRunner.run(["import", "export.xml", "-q"], in: directory)
+            #expect(imported.status == 0, "case \(index): \(imported.stderr)")
+            let store = try SQLiteDatabase(path: directory + "/healthrouter-data/health.sqlite", readOnly: true)
+            #expect(try store.scalarInt("SELECT count(*) FROM samples") == example.samples, "case \(index)")
+            #expect(try store.scalarInt("SELECT sum(value) FROM samples") == 95 * example.samples, "case \(index)")
+            #expect(try store.scalarInt("SELECT count(*) FROM correlations") == example.correlations, "case \(index)")
+            #expect(try store.scalarInt("SELECT count(DISTINCT member_id) FROM correlation_members") == example.samples,
+                    "case \(index)")
+            let again = try CommandRunner.run(["import", "export.xml", "-q"], in: directory)
+            #expect(again.stdout.contains("nothing new: every record was already imported"), "case \(index): \(again.stdout)")
+        }
+    }
+
+    /// A member's two copies (inside its correlation and at the top level) that list its metadata
+    /// in another order are one sample.
+    @Test func aMembersCopiesWithMetadataInAnotherOrderAreOneSample() throws {
+        let directory = makeTemporaryDirectory()
+        func systolic(_ metadata: [String]) -> String {
+            #"<Record type="HKQuantityTypeIdentifierBloodPressureSystolic" sourceName="Withings" unit="mmHg" value="125" "#
+                + #"startDate="2024-06-01 08:00:00 +0200" endDate="2024-06-01 08:00:00 +0200">"# + metadata.joined() + "</Record>"
+        }
+        let entries = [#"<MetadataEntry key="HKWasUserEntered" value="0"/>"#, #"<MetadataEntry key="Link" value="w://1"/>"#]
+        try ("<?xml version=\"1.0\"?>\n<HealthData locale=\"en_US\">\n <ExportDate value=\"2024-07-01 12:00:00 +0200\"/>\n"
+             + systolic(entries) + "\n"
+             + #"<Correlation type="HKCorrelationTypeIdentifierBloodPressure" sourceName="Withings" "#
+             + #"startDate="2024-06-01 08:00:00 +0200" endDate="2024-06-01 08:00:00 +0200">"# + systolic(entries.reversed())
+             + "</Correlation>\n</HealthData>\n")
+            .write(toFile: directory + "/export.xml", atomically: true, encoding: .utf8)
+        let imported = try CommandRunner.run(["import", "export.xml", "-q"], in: directory)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let store = try SQLiteDatabase(path: directory + "/healthrouter-data/health.sqlite", readOnly: true)
+        #expect(try store.scalarInt("SELECT count(*) FROM samples") == 1)
+        #expect(try store.scalarInt("SELECT count(*) FROM correlation_members m JOIN samples s ON s.id = m.member_id") == 1)
+    }
+
     /// Many meals of two foods whose nutrients are equal (energy, and no cholesterol in either), the
     /// records first and the correlations after them, as exports write them: every correlation
     /// points at its own food's members. A dump of the journal read back after the export, on one
