@@ -20,6 +20,12 @@ import TimescaleDBSink
                              [SQL.qualified(schema, "sample_index")]).text(0, 0) == "t"
     }
 
+    /// The columns of `samples` the planner has statistics of (`ANALYZE` gathers them).
+    func statisticsRows(_ connection: PostgresConnection, _ schema: String) throws -> Int64 {
+        try connection.query("SELECT count(*) FROM pg_stats WHERE schemaname = $1 AND tablename = 'samples'", [schema])
+            .int(0, 0) ?? -1
+    }
+
     /// Each stored sample as `id=value@table:start`, joined with its index row (`unmatched` for a
     /// row without its partner), sorted.
     func rows(_ connection: PostgresConnection, _ schema: String) throws -> [String] {
@@ -45,9 +51,12 @@ import TimescaleDBSink
             // A short batch of new ids carries on the load.
             try sink.write(firstOfId(1201...1300), cursor: 1300)
             #expect(try !hasKey(connection, schema))
+            #expect(try statisticsRows(connection, schema) == 0)
             try sink.caughtUp()
             #expect(try hasKey(connection, schema))
             #expect(try rows(connection, schema) == expected(Array(1...1300)))
+            // The planner's statistics of the loaded table are there at once (not a minute later).
+            #expect(try statisticsRows(connection, schema) > 0)
 
             // After the load the key does its work: a sample that moves leaves no row behind.
             var moved = ConformanceFixtures.numbered(7)
