@@ -18,7 +18,7 @@ packages=(
   util-linux bsdutils              # runuser/setpriv run PostgreSQL as postgres under root; script gives a test a terminal
   curl                             # bench-push.sh waits for the daemon with it
   zip                              # a test's encrypted zip (zip -P)
-  tzdata                           # zone offsets of samples that recorded their zone (HKTimeZone)
+  tzdata                           # zone offsets of samples that recorded their zone (HKTimeZone), and time_zone
 )
 missing=()
 for p in "${packages[@]}"; do

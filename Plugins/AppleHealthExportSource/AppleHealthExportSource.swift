@@ -15,15 +15,40 @@ public final class AppleHealthExportSource: FiniteSource {
         public var path: String
         /// The user the samples belong to.
         public var userId: String?
+        /// The zone the phone keeps (`Europe/Berlin`): a sample that did not record its own
+        /// (`HKTimeZone`) gets its UTC offsets at its instants, instead of the export's (the
+        /// phone's offset on the day of the export, for every date: an hour off across a
+        /// daylight-saving change). Nil: the export's.
+        public var timeZone: String?
 
-        public init(path: String, userId: String? = nil) {
+        public init(path: String, userId: String? = nil, timeZone: String? = nil) {
             self.path = path
             self.userId = userId
+            self.timeZone = timeZone
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            path = try c.decode(String.self, forKey: .path)
+            userId = try c.decodeIfPresent(String.self, forKey: .userId)
+            timeZone = try c.decodeIfPresent(String.self, forKey: .timeZone)
+            if let timeZone, Self.zone(named: timeZone) == nil {
+                throw DecodingError.dataCorruptedError(forKey: .timeZone, in: c, debugDescription:
+                    "'\(timeZone)' is not the name of a zone this system knows: give an IANA name such as Europe/Berlin "
+                        + "or America/New_York (the system's zones are in /usr/share/zoneinfo, Debian's tzdata)")
+            }
+        }
+
+        /// The zone `name` names: an IANA name (`Europe/Berlin`, `UTC`), not an abbreviation or offset.
+        public static func zone(named name: String) -> TimeZone? {
+            guard name.contains("/") || name == "UTC" else { return nil }
+            return TimeZone(identifier: name)
         }
 
         enum CodingKeys: String, CodingKey {
             case path
             case userId = "user_id"
+            case timeZone = "time_zone"
         }
     }
 
@@ -60,18 +85,22 @@ public final class AppleHealthExportSource: FiniteSource {
     /// An export's records carry no ids: two of one fingerprint in one file are two samples.
     public var keepsTwinsApart: Bool { true }
 
-    /// An export writes every date with the exporting phone's offset of that day.
-    public var datesCarryTheExportersOffset: Bool { true }
+    /// An export writes every date with the exporting phone's offset of that day; with a
+    /// `time_zone`, each sample gets its zone's offsets at its instants instead.
+    public var datesCarryTheExportersOffset: Bool { configuration.timeZone == nil }
+
+    /// The zone `time_zone` names (checked when the config was read).
+    private var phoneZone: TimeZone? { configuration.timeZone.flatMap(Configuration.zone(named:)) }
 
     public func read(into output: SourceOutput) throws {
         let file = try ExportFile(path: resolvedPath)
         let logger = context.logger
         switch file.format {
         case .zip:
-            try ZipExportReader(file: file, userId: configuration.userId, stateDirectory: context.stateDirectory,
+            try ZipExportReader(file: file, userId: configuration.userId, phoneZone: phoneZone, stateDirectory: context.stateDirectory,
                                 logger: logger).read(into: output)
         case .xml:
-            try XMLFileExportReader(file: file, userId: configuration.userId, logger: logger).read(into: output)
+            try XMLFileExportReader(file: file, userId: configuration.userId, phoneZone: phoneZone, logger: logger).read(into: output)
         }
     }
 }

@@ -17,12 +17,13 @@ final class ExportDocumentParser {
     private var filter = ExportByteFilter()
     private var emittedItems = 0
 
-    init(input: String, entry: String?, userId: String?, routes: RouteFileResolver, resources: ClinicalResourceResolver,
-         output: SourceOutput, logger: Logger) {
+    init(input: String, entry: String?, userId: String?, zoneOffsets: RecordedZoneOffsets, routes: RouteFileResolver,
+         resources: ClinicalResourceResolver, output: SourceOutput, logger: Logger) {
         self.input = input
         self.entry = entry
         self.output = output
-        handler = ExportElementHandler(userId: userId, routes: routes, resources: resources, output: output, logger: logger)
+        handler = ExportElementHandler(userId: userId, zoneOffsets: zoneOffsets, routes: routes, resources: resources,
+                                       output: output, logger: logger)
         parser = SAXPushParser(handler: handler, documentName: entry ?? input)
     }
 

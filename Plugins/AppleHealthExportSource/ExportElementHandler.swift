@@ -17,7 +17,7 @@ final class ExportElementHandler: SAXHandler {
     /// Items produced so far, by `SampleKind.rawValue`.
     private(set) var countsByKind = [Int](repeating: 0, count: 8)
     /// Offsets of the recorded zone for samples with `HKTimeZone` (the export's are the day's of the export).
-    private var zoneOffsets = RecordedZoneOffsets()
+    private var zoneOffsets: RecordedZoneOffsets
     private(set) var sawRoot = false
     private(set) var exportDate: Timestamp?
     /// Whether the output heard when the export was written (`inputWritten`).
@@ -65,8 +65,10 @@ final class ExportElementHandler: SAXHandler {
         var members: [Sample] = []
     }
 
-    init(userId: String?, routes: RouteFileResolver, resources: ClinicalResourceResolver, output: SourceOutput, logger: Logger) {
+    init(userId: String?, zoneOffsets: RecordedZoneOffsets, routes: RouteFileResolver, resources: ClinicalResourceResolver,
+         output: SourceOutput, logger: Logger) {
         self.userId = userId
+        self.zoneOffsets = zoneOffsets
         self.routes = routes
         self.resources = resources
         self.output = output
@@ -497,7 +499,7 @@ final class ExportElementHandler: SAXHandler {
     private func append(_ sample: consuming Sample) {
         countsByKind[Int(sample.kind.rawValue)] += 1
         // A consuming parameter is the function's own: adjusted in place, not copied.
-        if sample.timeZone != nil { zoneOffsets.apply(to: &sample) }
+        if zoneOffsets.applies(to: sample) { zoneOffsets.apply(to: &sample) }
         pending.append(.sample(consume sample))
     }
 

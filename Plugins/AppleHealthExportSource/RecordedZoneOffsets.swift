@@ -5,17 +5,33 @@ import HealthRouterCore
 /// of its instants, as Pulso's protocol writes them (v1.2 §1.5), instead of the export's, which is
 /// the exporting phone's offset on the day of the export for every date. A zone the system does
 /// not know (no tzdata installed) leaves the export's offsets. Zones are looked up once each.
+/// A sample that recorded none gets `phoneZone`'s (the source's `time_zone`), when there is one;
+/// an activity summary, a UTC calendar day, keeps its offset 0.
 struct RecordedZoneOffsets {
     private var zones: [String: TimeZone?] = [:]
+    /// The zone the source's `time_zone` names.
+    let phoneZone: TimeZone?
+
+    init(phoneZone: TimeZone? = nil) {
+        self.phoneZone = phoneZone
+    }
+
+    /// Whether `apply` may change `sample`'s offsets.
+    func applies(to sample: Sample) -> Bool {
+        sample.timeZone != nil || (phoneZone != nil && sample.kind != .activitySummary)
+    }
 
     mutating func apply(to sample: inout Sample) {
-        guard let name = sample.timeZone else { return }
         let zone: TimeZone?
-        if let cached = zones[name] {
-            zone = cached
+        if let name = sample.timeZone {
+            if let cached = zones[name] {
+                zone = cached
+            } else {
+                zone = TimeZone(identifier: name)
+                zones[name] = zone
+            }
         } else {
-            zone = TimeZone(identifier: name)
-            zones[name] = zone
+            zone = sample.kind == .activitySummary ? nil : phoneZone
         }
         guard let zone else { return }
         // Its parts' dates too, so that local-time questions agree on the sample and its parts. A

@@ -9,6 +9,8 @@ import HealthRouterCore
 struct XMLFileExportReader {
     let file: ExportFile
     let userId: String?
+    /// The source's `time_zone`, for samples that recorded no zone (`RecordedZoneOffsets`).
+    let phoneZone: TimeZone?
     let logger: Logger
 
     func read(into output: SourceOutput) throws {
@@ -20,7 +22,8 @@ struct XMLFileExportReader {
         defer { close(descriptor) }
         let folder = (file.path as NSString).deletingLastPathComponent
         let files = ExportFolderResolver(folder: folder.isEmpty ? "." : folder, output: output)
-        let document = ExportDocumentParser(input: file.path, entry: nil, userId: userId, routes: files, resources: files,
+        let document = ExportDocumentParser(input: file.path, entry: nil, userId: userId, zoneOffsets: RecordedZoneOffsets(phoneZone: phoneZone),
+                                            routes: files, resources: files,
                                             output: output, logger: logger)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ExportFile.chunkSize, alignment: 16)
         defer { buffer.deallocate() }

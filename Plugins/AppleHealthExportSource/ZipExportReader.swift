@@ -18,6 +18,8 @@ import HealthRouterCore
 struct ZipExportReader {
     let file: ExportFile
     let userId: String?
+    /// The source's `time_zone`, for samples that recorded no zone (`RecordedZoneOffsets`).
+    let phoneZone: TimeZone?
     let stateDirectory: String
     let logger: Logger
 
@@ -263,7 +265,8 @@ struct ZipExportReader {
                               problem: "the data file disappeared from the zip while it was read",
                               hint: "Do not change the file during an import; run it again.")
         }
-        let document = ExportDocumentParser(input: file.path, entry: dataEntry.path, userId: userId, routes: routes,
+        let document = ExportDocumentParser(input: file.path, entry: dataEntry.path, userId: userId, zoneOffsets: RecordedZoneOffsets(phoneZone: phoneZone),
+                                            routes: routes,
                                             resources: resources, output: output, logger: logger)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ExportFile.chunkSize, alignment: 16)
         defer { buffer.deallocate() }

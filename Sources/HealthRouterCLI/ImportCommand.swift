@@ -1,10 +1,11 @@
 import Foundation
+import AppleHealthExportSource
 import HealthRouterCore
 
 /// `healthrouter import PATH…`: reads files into the journal and delivers them to every sink.
 enum ImportCommand {
     static let help = """
-        usage: healthrouter import [PATH…] [--config FILE] [-q]
+        usage: healthrouter import [PATH…] [--time-zone ZONE] [--config FILE] [-q]
 
         Reads each PATH into the journal, then delivers every new sample to the sinks
         its routes select, and waits until every sink has caught up. A sink whose routes
@@ -24,6 +25,13 @@ enum ImportCommand {
         A file given as PATH takes the name and options of the config's only source of
         that type (so its routes' `from:` apply), else the source name `import`.
 
+          --time-zone ZONE   the zone the phone keeps (Europe/Berlin): an export's samples that
+                             recorded none get its offsets at their instants, so local days are
+                             right across daylight saving (an export stamps every date with the
+                             offset of the day it was written); the source option `time_zone`.
+                             Give it from the first import on: samples journaled before keep the
+                             offsets they came with
+
         exit codes: 0 done (samples a sink refused are dead letters, listed by `status`; they do
                     not change the exit code), 1 a sink's store could not be reached and the sink
                     has not caught up though its routes select what this import read (five tries, 0.5 s to 4 s apart, each waiting up to the
@@ -36,18 +44,19 @@ enum ImportCommand {
 
         examples:
           healthrouter import ~/Downloads/export.zip
+          healthrouter import ~/Downloads/export.zip --time-zone Europe/Berlin
           healthrouter import export.xml --config healthrouter.yaml
           healthrouter import ~/pulso-server/data
         """
 
     static func run(_ words: [String], environment: [String: String]) throws -> ExitCode {
-        let arguments = try CommandLineArguments.parse(words, command: "import")
+        let arguments = try CommandLineArguments.parse(words, command: "import", values: ["--time-zone"])
         if arguments.flags.contains("--help") {
             print(help)
             return .success
         }
         let loaded = try LoadedConfig.load(arguments, environment: environment)
-        let plan = try sources(arguments.positional, loaded: loaded)
+        let plan = try sources(arguments.positional, loaded: loaded, timeZone: arguments.values["--time-zone"])
         var sinks = try loaded.sinkSpecs()
         try loaded.ensureStateDirectory()
         // A daemon running on this state directory delivers what the import journals (its workers
@@ -115,9 +124,19 @@ enum ImportCommand {
 
     /// The sources to read: the files on the command line, or the config's file sources.
     /// Every input is checked first (it exists, can be read, is not a folder of nothing), so
-    /// that a wrong path fails before the journal is opened or created.
-    static func sources(_ paths: [String], loaded: LoadedConfig) throws -> [PlannedSource] {
-        let config = loaded.config
+    /// that a wrong path fails before the journal is opened or created. `timeZone`
+    /// (`--time-zone`) becomes the `time_zone` of every Apple Health export read.
+    static func sources(_ paths: [String], loaded: LoadedConfig, timeZone: String? = nil) throws -> [PlannedSource] {
+        var config = loaded.config
+        if let timeZone {
+            guard AppleHealthExportSource.Configuration.zone(named: timeZone) != nil else {
+                throw UsageError("--time-zone '\(timeZone)' is not the name of a zone this system knows: give an IANA name "
+                                     + "such as Europe/Berlin or America/New_York", command: "import")
+            }
+            for index in config.sources.indices where config.sources[index].type == "apple_health_export" {
+                config.sources[index].options = config.sources[index].options.setting(key: "time_zone", to: timeZone)
+            }
+        }
         if paths.isEmpty {
             let configured = config.sources.filter { PluginList.source(type: $0.type) != nil }
             guard !configured.isEmpty else {
@@ -135,7 +154,14 @@ enum ImportCommand {
         return try paths.map { path in
             try InputPath.checkCommandLine(path)
             let kind = PluginList.sources.first { $0.recognizes(path) } ?? PluginList.sources[0]
-            let plugin = commandLinePlugin(path, type: kind.type, config: config, name: "import")
+            var plugin = commandLinePlugin(path, type: kind.type, config: config, name: "import")
+            if let timeZone {
+                guard kind.type == "apple_health_export" else {
+                    throw UsageError("--time-zone applies to an Apple Health export, not to \(path) (NDJSON carries its offsets)",
+                                     command: "import")
+                }
+                plugin.options = plugin.options.setting(key: "time_zone", to: timeZone)
+            }
             let source = try kind.make(plugin, loaded.context(for: plugin.name))
             try checkInput(source)
             return PlannedSource(name: plugin.name, input: path, source: source)

@@ -20,6 +20,59 @@ import AppleHealthExportSource
         #expect(source.resolvedPath == "/home/someone/Downloads/export.zip")
     }
 
+    /// `time_zone` is an IANA zone the system knows; anything else is refused, naming the key.
+    @Test func timeZoneIsAZoneName() throws {
+        func decode(_ zone: String) throws -> AppleHealthExportSource.Configuration {
+            let config = try HealthRouterConfig.parse(yaml: """
+                sources:
+                  history: { type: apple_health_export, path: export.zip, time_zone: "\(zone)" }
+                """, environment: [:])
+            return try #require(config.source(named: "history")).decodeOptions(AppleHealthExportSource.Configuration.self)
+        }
+        #expect(try decode("Europe/Berlin").timeZone == "Europe/Berlin")
+        for wrong in ["Mars/Olympus", "CEST", "+02:00", ""] {
+            let error = #expect(throws: ConfigError.self) { try decode(wrong) }
+            #expect(error?.description.contains("time_zone") == true, "\(wrong): \(String(describing: error))")
+            #expect(error?.description.contains("Europe/Berlin") == true, "\(wrong)")
+        }
+    }
+
+    /// With `time_zone`, a sample that recorded no zone gets that zone's offsets at its instants (a
+    /// winter and a summer one alike, and a workout's parts); one that recorded its own keeps its
+    /// own; an activity summary, a UTC calendar day, keeps offset 0.
+    @Test func aTimeZoneGivesSamplesWithoutTheirOwnItsOffsets() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("export.xml", Fixtures.export("""
+             <Record type="HKQuantityTypeIdentifierStepCount" sourceName="P" unit="count" value="1" startDate="2022-01-10 23:30:00 +0200" endDate="2022-01-10 23:40:00 +0200"/>
+             <Record type="HKQuantityTypeIdentifierStepCount" sourceName="P" unit="count" value="2" startDate="2022-06-10 23:30:00 +0200" endDate="2022-06-10 23:40:00 +0200"/>
+             <Record type="HKQuantityTypeIdentifierStepCount" sourceName="P" unit="count" value="3" startDate="2022-06-10 23:30:00 +0200" endDate="2022-06-10 23:40:00 +0200">
+              <MetadataEntry key="HKTimeZone" value="America/New_York"/>
+             </Record>
+             <Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="30" durationUnit="min" sourceName="W" startDate="2022-01-11 07:00:00 +0200" endDate="2022-01-11 07:30:00 +0200">
+              <WorkoutEvent type="HKWorkoutEventTypePause" date="2022-01-11 07:10:00 +0200"/>
+             </Workout>
+             <ActivitySummary dateComponents="2022-01-10" activeEnergyBurned="300" activeEnergyBurnedGoal="500" activeEnergyBurnedUnit="kcal"/>
+            """, exportDate: "2022-07-01 10:00:00 +0200"))
+        let source = AppleHealthExportSource(
+            configuration: .init(path: path, timeZone: "Europe/Berlin"),
+            context: PluginContext(name: "history", stateDirectory: directory.path, logger: Logger(minimumLevel: .error)))
+        #expect(!source.datesCarryTheExportersOffset)
+        let output = CollectingOutput()
+        try source.read(into: output)
+        let steps = output.samples(.quantity).sorted { $0.value! < $1.value! }
+        #expect(steps.map { $0.start.utcOffsetSeconds } == [3600, 7200, -14_400])
+        #expect(steps.map { $0.end.utcOffsetSeconds } == [3600, 7200, -14_400])
+        #expect(steps[0].timeZone == nil)
+        let workout = try #require(output.samples(.workout).first)
+        #expect(workout.start.utcOffsetSeconds == 3600)
+        guard case .workout(let parts) = workout.detail else { throw FixtureError(message: "no workout") }
+        #expect(parts.events.first?.date.utcOffsetSeconds == 3600)
+        #expect(output.samples(.activitySummary).first?.start.utcOffsetSeconds == 0)
+        // Without it, the export's offset for every date.
+        let plain = try Fixtures.read(path, stateDirectory: directory.path)
+        #expect(plain.samples(.quantity).map { $0.start.utcOffsetSeconds }.filter { $0 == 7200 }.count == 2)
+    }
+
     @Test func unknownKeysAreRejected() throws {
         let yaml = """
         sources:

@@ -429,6 +429,32 @@ final class ItemCollector: SourceOutput {
         return offsets
     }
 
+    /// `--time-zone` gives an export's samples that zone's offsets at their instants (the summer
+    /// sample its summer offset, though the export wrote its winter one); a name that is not a zone,
+    /// or the option with an NDJSON file, is a usage error before anything is created.
+    @Test func aTimeZoneOnTheCommandLine() throws {
+        let directory = makeTemporaryDirectory()
+        try """
+            <?xml version="1.0"?>
+            <HealthData locale="de_DE">
+             <ExportDate value="2022-12-01 10:00:00 +0100"/>
+             <Record type="HKQuantityTypeIdentifierStepCount" sourceName="P" unit="count" value="7" startDate="2022-06-10 23:30:00 +0100" endDate="2022-06-10 23:40:00 +0100"/>
+            </HealthData>
+            """.write(toFile: directory + "/export.xml", atomically: true, encoding: .utf8)
+        for (option, path) in [("Mars/Olympus", "export.xml"), ("CEST", "export.xml"), ("Europe/Berlin", "dump.ndjson")] {
+            if path == "dump.ndjson" { try "{\"deleted\": []}\n".write(toFile: directory + "/dump.ndjson", atomically: true, encoding: .utf8) }
+            let refused = try CommandRunner.run(["import", path, "--time-zone", option], in: directory)
+            #expect(refused.status == 64, "\(option) \(path): \(refused.stderr)")
+            #expect(refused.stderr.contains("--time-zone"), "\(refused.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: directory + "/healthrouter-data/journal.sqlite"))
+        }
+        let imported = try CommandRunner.run(["import", "export.xml", "--time-zone", "Europe/Berlin", "-q"], in: directory)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let store = try SQLiteDatabase(path: directory + "/healthrouter-data/health.sqlite", readOnly: true)
+        #expect(try store.scalarText("SELECT start_at || ' ' || start_utc_offset FROM samples") == "2022-06-10T22:30:00.000Z 7200")
+        #expect(try store.scalarText("SELECT date(start_at, start_utc_offset || ' seconds') FROM samples") == "2022-06-11")
+    }
+
     @Test func anUnwritableStateDirectoryIsNamed() throws {
         let directory = makeTemporaryDirectory()
         let export = directory + "/export.xml"
