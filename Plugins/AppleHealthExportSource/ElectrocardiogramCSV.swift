@@ -30,14 +30,19 @@ enum ElectrocardiogramCSV {
     static let largestFile = 64 << 20
 
     /// Emits the ECG that `bytes` (a whole CSV file; nil: one over `largestFile`) holds, or reports
-    /// at `location` why it holds none.
-    static func emit(_ bytes: [UInt8]?, location: String, userId: String?, output: SourceOutput) throws {
+    /// at `location` why it holds none. `phoneZone` (the source's `time_zone`) gives it that zone's
+    /// offsets, as the export's other samples.
+    static func emit(_ bytes: [UInt8]?, location: String, userId: String?, phoneZone: TimeZone?,
+                     output: SourceOutput) throws {
         guard let bytes else {
             output.skipped("CSV file too large to be an ECG (over \(largestFile >> 20) MiB): not imported", location: location)
             return
         }
         switch sample(bytes, userId: userId) {
-        case .success(let sample): try output.emit([.sample(sample)])
+        case .success(var sample):
+            var offsets = RecordedZoneOffsets(phoneZone: phoneZone)
+            if offsets.applies(to: sample) { offsets.apply(to: &sample) }
+            try output.emit([.sample(sample)])
         case .failure(let reason): output.skipped(reason.text, location: location)
         }
     }

@@ -49,7 +49,7 @@ struct XMLFileExportReader {
                 output.skipped("ECG CSV could not be read (\(error.localizedDescription)): not imported", location: path)
                 continue
             }
-            try ElectrocardiogramCSV.emit(bytes, location: path, userId: userId, output: output)
+            try ElectrocardiogramCSV.emit(bytes, location: path, userId: userId, phoneZone: phoneZone, output: output)
         }
     }
 

@@ -240,7 +240,8 @@ struct ZipExportReader {
             } catch {
                 return reportUnread(Array(entries.dropFirst(done)), error, output: output)
             }
-            try ElectrocardiogramCSV.emit(tooLarge ? nil : bytes, location: "entry \(entry.path)", userId: userId, output: output)
+            try ElectrocardiogramCSV.emit(tooLarge ? nil : bytes, location: "entry \(entry.path)", userId: userId,
+                                          phoneZone: phoneZone, output: output)
             done += 1
             if entry.index == last { break }
         }

@@ -13,6 +13,7 @@ import AppleHealthExportSource
         let configuration = try plugin.decodeOptions(AppleHealthExportSource.Configuration.self)
         #expect(configuration.path == "~/Downloads/export.zip")
         #expect(configuration.userId == "3b241101-e2bb-4255-8caf-4136c566a962")
+        #expect(configuration.timeZone == "Europe/Berlin")
         let source = AppleHealthExportSource(
             configuration: configuration,
             context: PluginContext(name: "history", stateDirectory: NSTemporaryDirectory(), logger: Logger(),

@@ -151,4 +151,23 @@ import AppleHealthExportSource
         #expect(Set(ecgs.map(\.start.epochMilliseconds)) == [1_641_057_330_000, 1_641_114_000_000])
         #expect(output.skips.isEmpty)
     }
+
+    /// With the source's `time_zone`, an ECG gets that zone's offset at its instant, as the
+    /// export's other samples, whatever offset its file wrote.
+    @Test func aTimeZoneGivesTheECGItsOffset() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("export.zip")
+        let summer = Self.english.replacingOccurrences(of: "2022-01-01 09:15:30 -0800", with: "2022-07-01 09:15:30 -0800")
+        try Fixtures.zip([("e/export.xml", Fixtures.export("")), ("e/electrocardiograms/ecg_2022-07-01.csv", summer)], to: path)
+        let source = AppleHealthExportSource(
+            configuration: .init(path: path, timeZone: "America/Los_Angeles"),
+            context: PluginContext(name: "history", stateDirectory: directory.path, logger: Logger(minimumLevel: .error)))
+        let output = CollectingOutput()
+        try source.read(into: output)
+        let ecg = try #require(Self.electrocardiograms(output).first)
+        #expect(ecg.start.utcOffsetSeconds == -25_200)
+        #expect(ecg.end.utcOffsetSeconds == -25_200)
+        #expect(Self.electrocardiograms(try Fixtures.read(path, stateDirectory: directory.path)).first?.start.utcOffsetSeconds
+                == -28_800)
+    }
 }
