@@ -16,7 +16,8 @@ final class ExportElementHandler: SAXHandler {
     var pending: [HealthItem] = []
     /// Items produced so far, by `SampleKind.rawValue`.
     private(set) var countsByKind = [Int](repeating: 0, count: 8)
-    /// Offsets of the recorded zone for samples with `HKTimeZone` (the export's are the day's of the export).
+    /// Offsets of the recorded zone for samples with `HKTimeZone`, and of the source's `time_zone` for
+    /// the others when it has one (the export's are the day's of the export).
     private var zoneOffsets: RecordedZoneOffsets
     private(set) var sawRoot = false
     private(set) var exportDate: Timestamp?
@@ -479,7 +480,7 @@ final class ExportElementHandler: SAXHandler {
     /// `FHIRResource` whose `json` attribute is the file's text. The sample keeps the id of the
     /// element without it (what healthrouter gave it before it read these files): the same record
     /// imported again is a change of that sample, not a second one; without its file (a bare
-    /// export.xml imported after its zip) it is no change (`Journal.restoreOmittedDetail`).
+    /// export.xml imported after its zip) it is no change (`Journal.restoreFHIRResource`).
     private func attachResource(_ reference: String, of record: GenericRecord, to sample: inout Sample) {
         switch resources.resource(forReference: reference) {
         case .found(let text):

@@ -266,8 +266,8 @@ struct ZipExportReader {
                               problem: "the data file disappeared from the zip while it was read",
                               hint: "Do not change the file during an import; run it again.")
         }
-        let document = ExportDocumentParser(input: file.path, entry: dataEntry.path, userId: userId, zoneOffsets: RecordedZoneOffsets(phoneZone: phoneZone),
-                                            routes: routes,
+        let document = ExportDocumentParser(input: file.path, entry: dataEntry.path, userId: userId,
+                                            zoneOffsets: RecordedZoneOffsets(phoneZone: phoneZone), routes: routes,
                                             resources: resources, output: output, logger: logger)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ExportFile.chunkSize, alignment: 16)
         defer { buffer.deallocate() }
