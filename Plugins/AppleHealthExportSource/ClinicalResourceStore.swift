@@ -12,12 +12,10 @@ final class ClinicalResourceStore: ClinicalResourceResolver {
     private let descriptor: Int32
     private var stored = 0
     private var files: [String: Range<Int>] = [:]
-    private var pathsByFileName: [String: [String]] = [:]
     private var referenced: Set<String> = []
 
-    /// The folder inside the archive export.xml is in (`apple_health_export/`), which
-    /// `resourceFilePath`s are relative to.
-    var dataFolder = ""
+    /// Where a `resourceFilePath` leads (its `dataFolder` is export.xml's).
+    var paths = ZipReferencePaths()
 
     init(directory: String) throws {
         descriptor = try UnlinkedTemporaryFile.open(in: directory, prefix: "healthrouter-clinical",
@@ -37,18 +35,14 @@ final class ClinicalResourceStore: ClinicalResourceResolver {
         }
         files[path] = stored..<(stored + bytes.count)
         stored += bytes.count
-        pathsByFileName[(path as NSString).lastPathComponent, default: []].append(path)
+        paths.add(path)
     }
 
     /// The files no `ClinicalRecord` asked for, by path.
     var unreferencedPaths: [String] { files.keys.filter { !referenced.contains($0) }.sorted() }
 
     func resource(forReference reference: String) -> ClinicalResourceLookup {
-        let relative = reference.hasPrefix("/") ? String(reference.dropFirst()) : reference
-        var path = dataFolder + relative
-        if files[path] == nil, let candidates = pathsByFileName[(relative as NSString).lastPathComponent], candidates.count == 1 {
-            path = candidates[0]
-        }
+        let path = paths.path(of: reference) { files[$0] != nil }
         guard let range = files[path] else { return .missing }
         referenced.insert(path)
         var bytes = [UInt8](repeating: 0, count: range.count)

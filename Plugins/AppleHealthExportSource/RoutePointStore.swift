@@ -30,15 +30,13 @@ final class RoutePointStore: RouteFileResolver {
     private var routes: [String: Range<Int>] = [:]
     /// The paths of the routes `points(forReference:)` found.
     private var referenced: Set<String> = []
-    private var pathsByFileName: [String: [String]] = [:]
     private var currentPath: String?
     private var currentStart = 0
     /// A failed write during `append`, thrown by the next `endRoute`.
     private var writeError: Error?
 
-    /// The folder inside the archive export.xml is in (`apple_health_export/`), which
-    /// `FileReference` paths are relative to.
-    var dataFolder = ""
+    /// Where a `FileReference` leads (its `dataFolder` is export.xml's).
+    var paths = ZipReferencePaths()
 
     /// Creates the temporary file in `directory` (the state directory, else the system's).
     init(directory: String) throws {
@@ -77,17 +75,12 @@ final class RoutePointStore: RouteFileResolver {
         guard let path = currentPath else { return }
         currentPath = nil
         routes[path] = currentStart..<(storedCount + buffer.count)
-        let fileName = (path as NSString).lastPathComponent
-        pathsByFileName[fileName, default: []].append(path)
+        paths.add(path)
         try flush()
     }
 
     func points(forReference reference: String) -> RouteLookup {
-        let relative = reference.hasPrefix("/") ? String(reference.dropFirst()) : reference
-        var path = dataFolder + relative
-        if routes[path] == nil, let candidates = pathsByFileName[(relative as NSString).lastPathComponent], candidates.count == 1 {
-            path = candidates[0]
-        }
+        let path = paths.path(of: reference) { routes[$0] != nil }
         guard let range = routes[path] else { return .missing }
         referenced.insert(path)
         guard !range.isEmpty else { return .found([]) }

@@ -35,8 +35,8 @@ struct ZipExportReader {
                               hint: "Export again from the Health app (Profile → Export All Health Data); it sometimes writes an empty or incomplete zip.")
         }
         let folderEnd = dataEntry.path.lastIndex(of: "/").map { dataEntry.path.index(after: $0) } ?? dataEntry.path.startIndex
-        routes.dataFolder = String(dataEntry.path[..<folderEnd])
-        resources.dataFolder = routes.dataFolder
+        routes.paths.dataFolder = String(dataEntry.path[..<folderEnd])
+        resources.paths.dataFolder = routes.paths.dataFolder
         logger.info("reading \(dataEntry.path) from \(file.path)", [("routes", String(routes.routeCount))])
         // A zip cut short (a copy that stopped) still gives what it holds: the data file up to the
         // cut, which the parser keeps, then the error.
