@@ -16,9 +16,9 @@ import HealthRouterCore
 /// was met with two contents, every copy of it is emitted, so that each member reaches the
 /// journal just before its correlation and the correlation is pointed at the member's own id
 /// (`Journal`'s twin names), not at its twin's. Members of the same content in correlations of
-/// other content (an app that names the food on the correlation only: an apple and a pear of
-/// equal energy at one meal) are two samples too: the member of each correlation after the first
-/// gets an id of its own (`memberOfAnotherCorrelation`).
+/// other content at one time (an app that names the food on the correlation only: an apple and a
+/// pear of equal energy at one meal) are two samples too: `ownMemberIds` gives all but one of
+/// them an id of their own, whatever the order of the correlations in the file.
 ///
 /// Content is compared without the order of the metadata entries: the two copies of one member
 /// may list them in another order.
@@ -29,13 +29,6 @@ struct CorrelationMemberDeduplicator {
     /// Ids met with two contents: never dropped.
     private var twins: Set<String> = []
     private var learnedMemberTypes: Set<String> = []
-    /// A member reading: its id and the digest of its content.
-    private struct Reading: Hashable {
-        var id: String
-        var content: Int64
-    }
-    /// Each member reading → the digest of the first correlation it was met in (without its members).
-    private var firstCorrelation: [Reading: Int64] = [:]
     private var digestWriter = ByteWriter(capacity: 512)
     /// Second copies dropped so far.
     private(set) var duplicatesDropped = 0
@@ -80,20 +73,36 @@ struct CorrelationMemberDeduplicator {
         return true
     }
 
-    /// The id a member of the correlation whose `correlationDigest` is given gets when the same
-    /// reading (`member`'s id and content) was a member of a correlation of other content earlier
-    /// in this file: the UUIDv5 of its id and that digest, the same in every import of the file,
-    /// and of a later export (the digest leaves out UTC offsets). Nil for a reading met first, or
-    /// met again in a correlation of the same content (that correlation again). Members of one id
-    /// and other contents are twins, which the journal tells apart.
-    mutating func memberOfAnotherCorrelation(_ member: Sample, correlationDigest: Int64) -> String? {
-        let reading = Reading(id: member.id, content: digest(member))
-        guard let first = firstCorrelation[reading] else {
-            firstCorrelation[reading] = correlationDigest
-            return nil
+    /// A member reading: its id and the digest of its content.
+    private struct Reading: Hashable {
+        var id: String
+        var content: Int64
+    }
+
+    /// The ids of their own that members get, by correlation and member position, among
+    /// `correlations` (of one type and start, with their members and the digests
+    /// `correlationDigest` gave them): a reading (a member's id and content) that is a member of
+    /// correlations of more than one content keeps its id in the one of the smallest digest, and
+    /// in each other gets the UUIDv5 of its id and that correlation's digest. The same in every
+    /// import of the file, whatever the order of the correlations, and in a later export (the
+    /// digest leaves out UTC offsets). Correlations of one content (the same food logged twice
+    /// alike) share their members, as identical content is one sample.
+    mutating func ownMemberIds(_ correlations: [(digest: Int64, members: [Sample])]) -> [[Int: String]] {
+        var owners: [Reading: [Int64]] = [:]
+        var readings: [[Reading]] = []
+        for correlation in correlations {
+            let memberReadings = correlation.members.map { Reading(id: $0.id, content: digest($0)) }
+            for reading in memberReadings { owners[reading, default: []].append(correlation.digest) }
+            readings.append(memberReadings)
         }
-        guard first != correlationDigest else { return nil }
-        return UUIDv5.string(name: member.id + "\u{1F}member of\u{1F}" + String(correlationDigest))
+        return zip(correlations, readings).map { correlation, memberReadings in
+            var own: [Int: String] = [:]
+            for (position, reading) in memberReadings.enumerated() {
+                guard let keeper = owners[reading]?.min(), keeper != correlation.digest else { continue }
+                own[position] = UUIDv5.string(name: reading.id + "\u{1F}member of\u{1F}" + String(correlation.digest))
+            }
+            return own
+        }
     }
 
     /// A digest of `correlation` without its members, UTC offsets and metadata order: what tells

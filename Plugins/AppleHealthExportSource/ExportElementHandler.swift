@@ -35,6 +35,8 @@ final class ExportElementHandler: SAXHandler {
 
     private var record: RecordDraft?
     private var correlation: CorrelationDraft?
+    /// Correlations read, of one type and start, not emitted yet (`finishCorrelation`).
+    private var heldCorrelations: [CorrelationDraft] = []
     private var workout: WorkoutBuilder?
     private var generic = GenericRecordBuilder()
     private var deduplicator = CorrelationMemberDeduplicator()
@@ -107,6 +109,7 @@ final class ExportElementHandler: SAXHandler {
     override func endElement(_ name: UnsafePointer<UInt8>) {
         let depth = open.count
         let element = open.removeLast()
+        if depth == 1 { releaseHeldCorrelations() }
         if let ignored = ignoredDepth {
             if depth == ignored {
                 ignoredDepth = nil
@@ -422,25 +425,45 @@ final class ExportElementHandler: SAXHandler {
             sourceVersion: sourceVersion, device: device, createdAt: created, metadata: extras, userId: userId))
     }
 
-    /// Emits the correlation's members (each once: `CorrelationMemberDeduplicator`), then the
-    /// correlation pointing at them.
+    /// Holds the correlation until the correlations of its type and start are all read (an export
+    /// lists them by date): their members' ids are decided together (`releaseHeldCorrelations`).
     private func finishCorrelation() {
-        guard var draft = correlation.take() else { return }
-        let digest = deduplicator.correlationDigest(draft.sample)
-        var memberIds: [String] = []
-        for var member in draft.members {
-            if let own = deduplicator.memberOfAnotherCorrelation(member, correlationDigest: digest) {
-                member.id = own
-                memberIds.append(own)
-                append(member)
-            } else {
-                memberIds.append(member.id)
-                if deduplicator.shouldEmitMember(member) { append(member) }
-            }
+        guard let draft = correlation.take() else { return }
+        if let first = heldCorrelations.first,
+           first.sample.type != draft.sample.type || first.sample.start.epochMilliseconds != draft.sample.start.epochMilliseconds {
+            releaseHeldCorrelations()
         }
-        draft.sample.detail = .correlation(memberIds: memberIds)
-        SampleNormalizer.normalize(&draft.sample, convention: .healthKit)
-        append(draft.sample)
+        heldCorrelations.append(draft)
+    }
+
+    /// Emits the held correlations in file order, each after its members (each once:
+    /// `CorrelationMemberDeduplicator`, with ids of their own where it gives them). Called when a
+    /// correlation of another type or time ends, and when the document ends or fails; records and
+    /// other elements between the correlations of one time are emitted before them.
+    func releaseHeldCorrelations() {
+        guard !heldCorrelations.isEmpty else { return }
+        let held = heldCorrelations
+        heldCorrelations.removeAll()
+        let digests = held.map { deduplicator.correlationDigest($0.sample) }
+        let ownIds = held.count > 1 ? deduplicator.ownMemberIds(zip(digests, held).map { ($0, $1.members) })
+            : [[:]]
+        for (index, var draft) in held.enumerated() {
+            var memberIds: [String] = []
+            for (position, var member) in draft.members.enumerated() {
+                if let own = ownIds[index][position] {
+                    member.id = own
+                    memberIds.append(own)
+                    append(member)
+                } else {
+                    memberIds.append(member.id)
+                    if deduplicator.shouldEmitMember(member) { append(member) }
+                }
+            }
+            draft.members = []
+            draft.sample.detail = .correlation(memberIds: memberIds)
+            SampleNormalizer.normalize(&draft.sample, convention: .healthKit)
+            append(draft.sample)
+        }
     }
 
     // MARK: Workouts and records kept whole

@@ -901,6 +901,33 @@ final class ItemCollector: SourceOutput {
         }
     }
 
+    /// The same meal in another export whose correlations come in the other order (an apple's and a
+    /// pear's of equal energy, the food named on the correlation only) is nothing new: which member
+    /// keeps the reading's id does not depend on the order.
+    @Test func theSameMealWithItsCorrelationsInAnotherOrderIsNothingNew() throws {
+        let directory = makeTemporaryDirectory()
+        let energy = #"<Record type="HKQuantityTypeIdentifierDietaryEnergyConsumed" sourceName="MacroFactor" unit="kcal" "#
+            + #"value="150" startDate="2024-06-03 08:00:00 +0200" endDate="2024-06-03 08:00:00 +0200"/>"#
+        func food(_ name: String) -> String {
+            #"<Correlation type="HKCorrelationTypeIdentifierFood" sourceName="MacroFactor" startDate="2024-06-03 08:00:00 +0200" "#
+                + #"endDate="2024-06-03 08:00:00 +0200"><MetadataEntry key="HKFoodType" value=""# + name + #""/>"#
+                + energy + "</Correlation>"
+        }
+        func export(_ parts: [String]) -> String {
+            "<?xml version=\"1.0\"?>\n<HealthData locale=\"en_US\">\n <ExportDate value=\"2024-07-01 12:00:00 +0200\"/>\n"
+                + parts.joined(separator: "\n") + "\n</HealthData>\n"
+        }
+        try export([energy, energy, food("Apple"), food("Pear")]).write(toFile: directory + "/ab.xml", atomically: true, encoding: .utf8)
+        try export([energy, energy, food("Pear"), food("Apple")]).write(toFile: directory + "/ba.xml", atomically: true, encoding: .utf8)
+        let first = try CommandRunner.run(["import", "ab.xml", "-q"], in: directory)
+        #expect(first.status == 0, "\(first.stderr)")
+        let second = try CommandRunner.run(["import", "ba.xml"], in: directory)
+        #expect(second.stdout.contains("nothing new"), "\(second.stdout)")
+        let store = try SQLiteDatabase(path: directory + "/healthrouter-data/health.sqlite", readOnly: true)
+        #expect(try store.scalarInt("SELECT sum(value) FROM samples") == 300)
+        #expect(try store.scalarInt("SELECT count(*) FROM correlations") == 2)
+    }
+
     /// A member's two copies (inside its correlation and at the top level) that list its metadata
     /// in another order are one sample.
     @Test func aMembersCopiesWithMetadataInAnotherOrderAreOneSample() throws {
