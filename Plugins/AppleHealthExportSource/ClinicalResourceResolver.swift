@@ -10,12 +10,11 @@ protocol ClinicalResourceResolver: AnyObject {
 }
 
 enum ClinicalResourceLookup {
+    /// The file's text.
     case found(String)
+    /// The export has no such file.
     case missing
+    /// There, but not read (outside the export's folder, not a regular file, too large, damaged):
+    /// the resolver said why.
     case refused
-}
-
-/// For an export without its clinical-record files at hand.
-final class NoClinicalResources: ClinicalResourceResolver {
-    func resource(forReference reference: String) -> ClinicalResourceLookup { .missing }
 }

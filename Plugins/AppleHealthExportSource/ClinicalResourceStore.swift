@@ -13,6 +13,8 @@ final class ClinicalResourceStore: ClinicalResourceResolver {
     private var stored = 0
     private var files: [String: Range<Int>] = [:]
     private var referenced: Set<String> = []
+    /// Files not kept (too large, damaged), which were reported when met.
+    private var refused: Set<String> = []
 
     /// Where a `resourceFilePath` leads (its `dataFolder` is export.xml's).
     var paths = ZipReferencePaths()
@@ -38,11 +40,19 @@ final class ClinicalResourceStore: ClinicalResourceResolver {
         paths.add(path)
     }
 
+    /// Notes that the file at `path` was not kept (the reason was reported): a record that names it
+    /// is not reported again as lacking it.
+    func refuse(path: String) {
+        refused.insert(path)
+        paths.add(path)
+    }
+
     /// The files no `ClinicalRecord` asked for, by path.
     var unreferencedPaths: [String] { files.keys.filter { !referenced.contains($0) }.sorted() }
 
     func resource(forReference reference: String) -> ClinicalResourceLookup {
-        let path = paths.path(of: reference) { files[$0] != nil }
+        let path = paths.path(of: reference) { files[$0] != nil || refused.contains($0) }
+        if refused.contains(path) { return .refused }
         guard let range = files[path] else { return .missing }
         referenced.insert(path)
         var bytes = [UInt8](repeating: 0, count: range.count)

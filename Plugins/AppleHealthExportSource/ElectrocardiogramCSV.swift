@@ -8,14 +8,14 @@ import HealthRouterCore
 /// line (the locale's decimal separator, sometimes a trailing comma).
 ///
 /// It becomes one sample of kind `.other` and type `HKDataTypeIdentifierElectrocardiogram`, kept
-/// whole as an `Electrocardiogram` record: every header row an attribute in file order (an English
-/// label as a camelCase name, `recordedDate`; any other label as written), and one
+/// whole as an `Electrocardiogram` record: every header row an attribute in file order, named as
+/// `attributeNames` says (a localized file's rows by their place, when they stand as Apple writes
+/// them: a date with a time third, a number eighth; else as written), and one
 /// `VoltageMeasurements` child whose `values` attribute is the voltages as a JSON array of numbers
 /// (`[-3.95,12.5]`, what SQLite's `json_each` reads) and `count` their number. It starts at the
-/// recorded date (a localized file: the first header value that is a date with a time) and lasts
-/// as long as its voltages at the sample rate (no rate: no length). Its id is the content id of the
-/// record, as for every record an export keeps whole: the same ECG in every export, whatever its
-/// file's name there.
+/// recorded date and lasts as long as its voltages at the sample rate (no rate: no length). Its id
+/// is the UUIDv5 of its type, its instant and its voltages: the same ECG in every export, whatever
+/// its file's name, the phone's language or the profile's name there.
 enum ElectrocardiogramCSV {
     static let type = "HKDataTypeIdentifierElectrocardiogram"
 
@@ -26,8 +26,13 @@ enum ElectrocardiogramCSV {
         "Device": "device", "Sample Rate": "sampleRate", "Lead": "lead", "Unit": "unit",
     ]
 
+    /// The attribute names of the header rows by their place, for a localized file: the eight rows
+    /// before the first blank one, then the two after it.
+    static let namesByPlace = ["name", "dateOfBirth", "recordedDate", "classification", "symptoms", "softwareVersion",
+                               "device", "sampleRate", "lead", "unit"]
+
     /// The largest CSV file read as an ECG: a 30-second one at 512 Hz is about 200 KB.
-    static let largestFile = 64 << 20
+    static let largestFile = 4 << 20
 
     /// Emits the ECG that `bytes` (a whole CSV file; nil: one over `largestFile`) holds, or reports
     /// at `location` why it holds none. `phoneZone` (the source's `time_zone`) gives it that zone's
@@ -43,39 +48,58 @@ enum ElectrocardiogramCSV {
             var offsets = RecordedZoneOffsets(phoneZone: phoneZone)
             if offsets.applies(to: sample) { offsets.apply(to: &sample) }
             try output.emit([.sample(sample)])
-        case .failure(let reason): output.skipped(reason.text, location: location)
+        case .failure(let reason):
+            output.skipped(reason.text, location: location)
         }
+    }
+
+    /// A header row as read: its label, its value, and whether a blank line came before it.
+    private struct HeaderRow {
+        var label: String
+        var value: String
+        var afterBlank: Bool
     }
 
     /// The sample the CSV `bytes` hold, or the reason (with its line) it holds none.
     static func sample(_ bytes: [UInt8], userId: String?) -> Result<Sample, GenericRecordSample.SkipReason> {
-        var attributes: [GenericRecord.Attribute] = []
+        if bytes.contains(0) {
+            return .failure(.init("CSV file with NUL bytes (not a text file): not imported"))
+        }
+        var rows: [HeaderRow] = []
         var voltages = JSONWriter(capacity: bytes.count)
         voltages.beginArray()
         var voltageCount = 0
         var lineNumber = 0
-        for line in lines(of: bytes) {
+        var sawBlank = false
+        var start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        while start < bytes.count {
+            let end = bytes[start...].firstIndex { $0 == 0x0A || $0 == 0x0D } ?? bytes.count
+            let line = trimmed(Substring(String(decoding: bytes[start..<end], as: UTF8.self)))
+            // A CRLF is one line end.
+            start = end + (end + 1 < bytes.count && bytes[end] == 0x0D && bytes[end + 1] == 0x0A ? 2 : 1)
             lineNumber += 1
-            let text = trimmed(line)
-            if text.isEmpty { continue }
-            if let voltage = number(text) {
+            if line.isEmpty {
+                sawBlank = sawBlank || !rows.isEmpty
+                continue
+            }
+            if let voltage = number(line) {
                 voltages.number(voltage)
                 voltageCount += 1
                 continue
             }
             guard voltageCount == 0 else {
-                return .failure(.init("ECG CSV with an unreadable voltage (\(quoted(text))) at line \(lineNumber): not imported"))
+                return .failure(.init("ECG CSV with an unreadable voltage (\(quoted(line))) at line \(lineNumber): not imported"))
             }
-            var fields = fields(of: text)
+            var fields = fields(of: line)
             while fields.count > 1, fields.last?.isEmpty == true { fields.removeLast() }
-            let label = fields[0]
-            guard !label.isEmpty else { continue }
-            let value = fields.dropFirst().joined(separator: ",")
-            attributes.append(.init(attributeNames[label] ?? label, value))
+            guard !fields[0].isEmpty else { continue }
+            rows.append(HeaderRow(label: fields[0], value: fields.dropFirst().joined(separator: ","), afterBlank: sawBlank))
         }
         voltages.endArray()
-        let recorded = attributes.first { $0.name == "recordedDate" }?.instant ?? attributes.lazy.compactMap(\.instant).first
-        guard let start = recorded else {
+        let attributes = named(rows)
+        let value: (String) -> String? = { name in attributes.first { $0.name == name }?.value }
+        guard let start = value("recordedDate").flatMap({ GenericRecord.Attribute("", $0).instant })
+                ?? attributes.lazy.compactMap(\.instant).first else {
             if voltageCount == 0 && attributes.isEmpty { return .failure(.init("CSV file is empty: not imported")) }
             return .failure(.init(voltageCount == 0
                 ? "CSV file in the export that is not an ECG (no recorded date, no voltages): not imported"
@@ -83,27 +107,37 @@ enum ElectrocardiogramCSV {
         }
         guard voltageCount > 0 else { return .failure(.init("ECG CSV without voltages: not imported")) }
         var end = start
-        if let hertz = (attributes.first { $0.name == "sampleRate" } ?? attributes.first { hertzValue($0.value) != nil })
-            .flatMap({ hertzValue($0.value) }), hertz > 0 {
-            end = Timestamp(epochMilliseconds: start.epochMilliseconds + Int64((Double(voltageCount) / hertz * 1000).rounded()),
+        let rate = value("sampleRate").flatMap(leadingNumber) ?? attributes.lazy.compactMap { hertzValue($0.value) }.first
+        if let rate, rate > 0 {
+            end = Timestamp(epochMilliseconds: start.epochMilliseconds + Int64((Double(voltageCount) / rate * 1000).rounded()),
                             utcOffsetSeconds: start.utcOffsetSeconds)
         }
+        let values = voltages.text
         let measurements = GenericRecord(element: "VoltageMeasurements",
-                                         attributes: [.init("count", String(voltageCount)), .init("values", voltages.text)])
+                                         attributes: [.init("count", String(voltageCount)), .init("values", values)])
         let record = GenericRecord(element: "Electrocardiogram", attributes: attributes, children: [measurements])
-        let value: (String) -> String? = { name in attributes.first { $0.name == name }?.value }
-        return .success(Sample(id: GenericRecordSample.contentId(of: record), type: type, kind: .other, start: start, end: end,
+        let id = UUIDv5.string(name: type + "\u{1F}" + String(start.epochMilliseconds) + "\u{1F}" + values)
+        return .success(Sample(id: id, type: type, kind: .other, start: start, end: end,
                                sourceName: GenericRecordSample.exportSourceName,
                                sourceVersion: value("softwareVersion").flatMap { $0.isEmpty ? nil : $0 },
                                device: value("device").flatMap { $0.isEmpty ? nil : $0 },
                                userId: userId, detail: .record(record)))
     }
 
-    /// The lines of `bytes` (UTF-8; a byte-order mark left out), ended by `\n`, `\r\n` or `\r`.
-    private static func lines(of bytes: [UInt8]) -> [Substring] {
-        var text = String(decoding: bytes, as: UTF8.self)
-        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
-        return text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
+    /// The header rows as attributes: by `attributeNames` in an English file (a `Recorded Date`
+    /// row); else by their place (`namesByPlace`) when they stand as Apple writes them; else as
+    /// written.
+    private static func named(_ rows: [HeaderRow]) -> [GenericRecord.Attribute] {
+        if rows.contains(where: { $0.label == "Recorded Date" }) {
+            return rows.map { .init(attributeNames[$0.label] ?? $0.label, $0.value) }
+        }
+        let first = rows.prefix { !$0.afterBlank }
+        let rest = rows.dropFirst(first.count)
+        guard first.count == 8, rest.count <= 2, GenericRecord.Attribute("", first[first.startIndex + 2].value).instant != nil,
+              leadingNumber(first[first.startIndex + 7].value) != nil else {
+            return rows.map { .init($0.label, $0.value) }
+        }
+        return rows.enumerated().map { .init(namesByPlace[$0.offset], $0.element.value) }
     }
 
     /// A voltage line's number: `-12.5`, `-12,5` (a decimal comma), `"12.5"`, `12.5,` (a trailing
@@ -122,11 +156,17 @@ enum ElectrocardiogramCSV {
         return value
     }
 
-    /// The rate in a `Sample Rate` value (`512 hertz`, `512 Hz`, `512,0 Hertz`), or nil.
+    /// The number a `Sample Rate` value starts with (`512 hertz`, `512,0 Hertz`, `512ヘルツ`), or nil.
+    static func leadingNumber(_ value: String) -> Double? {
+        let digits = value.prefix { $0.isASCII && ($0.isNumber || $0 == "." || $0 == ",") }
+        return digits.isEmpty ? nil : number(digits)
+    }
+
+    /// The rate in a value that says hertz (`512 hertz`, `512 Hz`), or nil.
     static func hertzValue(_ value: String) -> Double? {
         let lowered = value.lowercased()
-        guard let unit = lowered.range(of: "hertz") ?? lowered.range(of: "hz") else { return nil }
-        return number(trimmed(lowered[..<unit.lowerBound]))
+        guard lowered.contains("hertz") || lowered.contains("hz") else { return nil }
+        return leadingNumber(value)
     }
 
     /// The fields of a CSV row: split at commas outside double quotes; a quoted field's `""` is a quote.

@@ -505,8 +505,20 @@ final class ExportElementHandler: SAXHandler {
     /// imported again is a change of that sample, not a second one; without its file (a bare
     /// export.xml imported after its zip) it is no change (`Journal.restoreFHIRResource`).
     private func attachResource(_ reference: String, of record: GenericRecord, to sample: inout Sample) {
+        guard !reference.isEmpty else {
+            output.skipped("ClinicalRecord with an empty resourceFilePath (kept without a FHIR resource)",
+                           location: "line \(generic.line)")
+            return
+        }
         switch resources.resource(forReference: reference) {
+        case .found(let text) where text.utf8.contains(0):
+            output.skipped("ClinicalRecord's FHIR resource file holds NUL bytes, not JSON (record kept without it)",
+                           location: "line \(generic.line)")
         case .found(let text):
+            if (try? JSONParser.parse(text)) == nil {
+                output.skipped("ClinicalRecord's FHIR resource file is not valid JSON (kept as text; json_valid() tells)",
+                               location: "line \(generic.line)")
+            }
             var whole = record
             whole.children.append(GenericRecord(element: GenericRecord.fhirResourceElement, attributes: [.init("json", text)]))
             sample.detail = .record(whole)

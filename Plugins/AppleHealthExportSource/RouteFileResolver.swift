@@ -13,8 +13,3 @@ enum RouteLookup {
     /// There, but not read (outside the export's folder, not a regular file): the resolver said why.
     case refused
 }
-
-/// For an export without GPX files at hand.
-final class NoRouteFiles: RouteFileResolver {
-    func points(forReference reference: String) -> RouteLookup { .missing }
-}

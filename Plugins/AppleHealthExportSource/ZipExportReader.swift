@@ -53,7 +53,8 @@ struct ZipExportReader {
         if let cutShort {
             // The archive's problem names the entry it could not read.
             throw SourceError(input: file.path, problem: "the zip ends early (\(cutShort.problem)): its Health data file was "
-                                  + "read whole (its items were kept), but entries after it (workout routes) are missing",
+                                  + "read whole (its items were kept), but entries after it (workout routes, ECGs, clinical records' "
+                                  + "files) are missing",
                               hint: "Copy the export.zip again (the copy stopped before its end), then import it again.")
         }
         // Read as a stream, entry by entry, a zip cut in its central directory (the index at its
@@ -177,9 +178,16 @@ struct ZipExportReader {
             guard bytes.count + count <= ClinicalResourceStore.largestFile else {
                 output.skipped("JSON file larger than \(ClinicalResourceStore.largestFile >> 20) MiB in the zip (not imported)",
                                location: "entry \(entry.path)")
+                resources.refuse(path: entry.path)
                 return
             }
             bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+        }
+        if let warning = archive.entryWarning {
+            output.skipped("Zip entry may be damaged (\(warning)): this clinical-record file was not imported",
+                           location: "entry \(entry.path)")
+            resources.refuse(path: entry.path)
+            return
         }
         try resources.add(path: entry.path, bytes: bytes)
     }
@@ -240,17 +248,22 @@ struct ZipExportReader {
             } catch {
                 return reportUnread(Array(entries.dropFirst(done)), error, output: output)
             }
+            done += 1
+            if !tooLarge, let warning = archive.entryWarning {
+                output.skipped("Zip entry may be damaged (\(warning)): this ECG was not imported", location: "entry \(entry.path)")
+                continue
+            }
             try ElectrocardiogramCSV.emit(tooLarge ? nil : bytes, location: "entry \(entry.path)", userId: userId,
                                           phoneZone: phoneZone, output: output)
-            done += 1
             if entry.index == last { break }
         }
     }
 
     private func reportUnread(_ entries: [ZipArchive.Entry], _ error: any Error, output: SourceOutput) {
         guard let first = entries.first else { return }
-        output.skipped("ECG CSV could not be read from the zip (\(error)): \(NumberText.counted(entries.count, "file")) from here on not imported",
-                       location: "entry \(first.path)")
+        let problem = (error as? SourceError)?.problem ?? "\(error)"
+        output.skipped("ECG CSV could not be read from the zip (\(problem)): \(NumberText.counted(entries.count, "file")) "
+                           + "from here on not imported", location: "entry \(first.path)")
     }
 
     /// Pass 2: streams the data entry into the parser.

@@ -65,4 +65,50 @@ import AppleHealthExportSource
         #expect(Self.resources(output) == [Self.first, nil])
         #expect(output.skips.map(\.reason) == ["clinical-record file reference leads out of the export's folder: not read"])
     }
+
+    /// A damaged entry (its CRC does not match: a byte changed) is not taken for the file: the
+    /// record is kept without it, the damage reported once; an ECG likewise.
+    @Test func damagedEntriesAreNotImported() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("export.zip")
+        let ecg = "Recorded Date,2022-01-01 09:15:30 -0800\nSample Rate,512 hertz\n\n17.25\n"
+        try Fixtures.zip([("e/export.xml", Fixtures.export(Self.body)),
+                          ("e/clinical-records/Observation-1.json", Self.first),
+                          ("e/clinical-records/Observation-2.json", Self.second),
+                          ("e/electrocardiograms/ecg.csv", ecg)], to: path, stored: true)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        for (text, damaged) in [(#""value": 96"#, #""value": 98"#), ("17.25", "17.75")] {
+            let range = try #require(bytes.range(of: Data(text.utf8)))
+            bytes.replaceSubrange(range, with: Data(damaged.utf8))
+        }
+        try bytes.write(to: URL(fileURLWithPath: path))
+        let output = try Fixtures.read(path, stateDirectory: directory.path)
+        #expect(Self.resources(output) == [nil, Self.second])
+        #expect(output.samples.filter { $0.type == "HKDataTypeIdentifierElectrocardiogram" }.isEmpty)
+        #expect(output.skips.map(\.location) == ["entry e/clinical-records/Observation-1.json", "entry e/electrocardiograms/ecg.csv"])
+        #expect(output.skips.allSatisfy { $0.reason.hasPrefix("Zip entry may be damaged") })
+    }
+
+    /// A reference that climbs out of its folder names no entry of a zip (as beside an unpacked
+    /// export it is not followed), though an entry of its file name is there; an empty reference and
+    /// a file that is not JSON are reported (the text is kept).
+    @Test func unusualReferencesAndFiles() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("export.zip")
+        try Fixtures.zip([("e/export.xml", Fixtures.export([Self.record("a", "../../Observation-1.json"), Self.record("b", ""),
+                                                           Self.record("c", "Observation-3.json")].joined(separator: "\n")
+                                                              .replacingOccurrences(of: "/clinical-records/../../", with: "/../../")
+                                                              .replacingOccurrences(of: "resourceFilePath=\"/clinical-records/\"",
+                                                                                    with: "resourceFilePath=\"\""))),
+                          ("e/Observation-1.json", Self.first),
+                          ("e/clinical-records/Observation-3.json", "{not json")], to: path)
+        let output = try Fixtures.read(path, stateDirectory: directory.path)
+        #expect(Self.resources(output) == [nil, nil, "{not json"])
+        #expect(output.skips.map(\.reason).sorted() == [
+            "ClinicalRecord with an empty resourceFilePath (kept without a FHIR resource)",
+            "ClinicalRecord's FHIR resource file is not valid JSON (kept as text; json_valid() tells)",
+            "ClinicalRecord's FHIR resource file not found in the export (record kept without it)",
+            "JSON file that no ClinicalRecord in the export references (not imported)",
+        ])
+    }
 }

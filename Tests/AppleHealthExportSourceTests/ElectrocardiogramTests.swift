@@ -31,6 +31,10 @@ import AppleHealthExportSource
         + "Klassifizierung,Sinusrhythmus\r\nAbtastrate,512 Hertz\r\n\r\nAbleitung,Ableitung I\r\nEinheit,µV\r\n\r\n"
         + (0..<1024).map { "-12,\($0 % 10)," }.joined(separator: "\r\n") + "\r\n"
 
+    /// The attribute names of an ECG's header rows, in Apple's order.
+    static let names = ["name", "dateOfBirth", "recordedDate", "classification", "symptoms", "softwareVersion", "device",
+                        "sampleRate", "lead", "unit"]
+
     static let heartRate = #"<Record type="HKQuantityTypeIdentifierHeartRate" sourceName="Watch" unit="count/min" "#
         + #"startDate="2022-01-01 09:00:00 -0800" endDate="2022-01-01 09:00:00 -0800" value="60"/>"#
 
@@ -68,8 +72,7 @@ import AppleHealthExportSource
         #expect(english.userId == "u1")
         let record = try Self.record(english)
         #expect(record.element == "Electrocardiogram")
-        #expect(record.attributes.map(\.name) == ["name", "dateOfBirth", "recordedDate", "classification", "symptoms",
-                                                  "softwareVersion", "device", "sampleRate", "lead", "unit"])
+        #expect(record.attributes.map(\.name) == Self.names)
         #expect(record[attribute: "symptoms"] == "Rapid, pounding, or fluttering heartbeat")
         #expect(record[attribute: "unit"] == "µV")
         #expect(record.children.count == 1)
@@ -169,5 +172,53 @@ import AppleHealthExportSource
         #expect(ecg.end.utcOffsetSeconds == -25_200)
         #expect(Self.electrocardiograms(try Fixtures.read(path, stateDirectory: directory.path)).first?.start.utcOffsetSeconds
                 == -28_800)
+    }
+
+    /// A localized file laid out as Apple writes it (eight rows, a blank one, lead and unit): its rows
+    /// get the English names by their place, so `classification` and the device are there in every
+    /// language; a rate in another script (`512ヘルツ`) is read by its number. The same recording in
+    /// another language, or under another profile name, is the same sample (its id is its type,
+    /// instant and voltages).
+    @Test func aLocalizedFileIsTheSameECG() throws {
+        func file(_ labels: [String], name: String, rate: String) -> String {
+            let values = [name, "1990-02-02", "2022-01-01 09:15:30 -0800", "Sinus Rhythm", "None", "1.90", "\"Watch6,2\"", rate]
+            return zip(labels, values).map { "\($0),\($1)" }.joined(separator: "\n") + "\n\n"
+                + "\(labels[8]),Lead I\n\(labels[9]),µV\n\n-3.954\n12.5,\n1e-3\n"
+        }
+        let english = ["Name", "Date of Birth", "Recorded Date", "Classification", "Symptoms", "Software Version", "Device",
+                       "Sample Rate", "Lead", "Unit"]
+        let german = ["Name", "Geburtsdatum", "Aufnahmedatum", "Klassifizierung", "Symptome", "Softwareversion", "Gerät",
+                      "Abtastrate", "Ableitung", "Einheit"]
+        let japanese = ["名前", "生年月日", "記録日", "分類", "症状", "ソフトウェアバージョン", "デバイス", "サンプルレート", "誘導", "単位"]
+        let directory = try TemporaryDirectory()
+        var ids: [String] = []
+        for (index, (labels, name, rate)) in [(english, "Jane", "512 hertz"), (german, "Jane", "512 Hertz"),
+                                               (japanese, "Jane Doe", "512ヘルツ")].enumerated() {
+            let path = directory.file("export\(index).zip")
+            try Fixtures.zip([("e/export.xml", Fixtures.export("")),
+                              ("e/electrocardiograms/ecg_2022-01-01.csv", file(labels, name: name, rate: rate))], to: path)
+            let output = try Fixtures.read(path, stateDirectory: directory.path)
+            let ecg = try #require(Self.electrocardiograms(output).first, "export \(index)")
+            let record = try Self.record(ecg)
+            #expect(record.attributes.map(\.name) == Self.names, "export \(index)")
+            #expect(record[attribute: "classification"] == "Sinus Rhythm", "export \(index)")
+            #expect(ecg.device == "Watch6,2", "export \(index)")
+            #expect(ecg.sourceVersion == "1.90", "export \(index)")
+            #expect(ecg.end.epochMilliseconds - ecg.start.epochMilliseconds == 6, "export \(index)")
+            ids.append(ecg.id)
+        }
+        #expect(Set(ids).count == 1)
+    }
+
+    /// A CSV with NUL bytes is not text: skipped, not stored with bytes a database refuses.
+    @Test func aFileWithNULBytesIsSkipped() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("export.zip")
+        try Fixtures.zip([("e/export.xml", Fixtures.export("")),
+                          ("e/electrocardiograms/ecg.csv", Self.english.replacingOccurrences(of: "Sinus Rhythm", with: "Sinus\u{0}Rhythm"))],
+                         to: path)
+        let output = try Fixtures.read(path, stateDirectory: directory.path)
+        #expect(Self.electrocardiograms(output).isEmpty)
+        #expect(output.skips.map(\.reason) == ["CSV file with NUL bytes (not a text file): not imported"])
     }
 }
