@@ -444,9 +444,12 @@ final class ExportElementHandler: SAXHandler {
         guard !heldCorrelations.isEmpty else { return }
         let held = heldCorrelations
         heldCorrelations.removeAll()
-        let digests = held.map { deduplicator.correlationDigest($0.sample) }
-        let ownIds = held.count > 1 ? deduplicator.ownMemberIds(zip(digests, held).map { ($0, $1.members) })
-            : [[:]]
+        // One correlation at its time (most) has no member to share.
+        var ownIds: [[Int: String]] = [[:]]
+        if held.count > 1 {
+            let digests = held.map { deduplicator.correlationDigest($0.sample) }
+            ownIds = deduplicator.ownMemberIds(zip(digests, held).map { ($0, $1.members) })
+        }
         for (index, var draft) in held.enumerated() {
             var memberIds: [String] = []
             for (position, var member) in draft.members.enumerated() {
