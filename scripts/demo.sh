@@ -23,6 +23,10 @@ echo
 echo "== workouts"
 sqlite3 -column -header "$db" "SELECT start_at, activity_type, round(duration_s / 60) AS minutes, round(total_distance_m) AS metres, round(total_energy_burned_kcal) AS kcal FROM workouts ORDER BY start_at LIMIT 5"
 echo
+echo "== the ECG (electrocardiograms/*.csv) and the clinical records with their FHIR resources"
+sqlite3 -column -header "$db" "SELECT start_at, json_extract(attributes, '$.classification') AS classification, json_extract(attributes, '$.sampleRate') AS rate, json_extract(children, '\$[0].attributes.count') AS voltages FROM other_records WHERE type = 'HKDataTypeIdentifierElectrocardiogram'"
+sqlite3 -column -header "$db" "SELECT type, json_extract(json_extract(children, '\$[#-1].attributes.json'), '$.code.text') AS what FROM other_records WHERE element = 'ClinicalRecord' AND json_valid(json_extract(children, '\$[#-1].attributes.json'))"
+echo
 echo "== NDJSON files (Pulso's layout) in healthrouter-data/ndjson/"
 ls healthrouter-data/ndjson | head -12
 echo
