@@ -80,7 +80,7 @@ struct CorrelationMemberDeduplicator {
     }
 
     /// The ids of their own that members get, by correlation and member position, among
-    /// `correlations` (of one type and start, with their members and the digests
+    /// `correlations` (of one start, with their members and the digests
     /// `correlationDigest` gave them): a reading (a member's id and content) that is a member of
     /// correlations of more than one content keeps its id in the one of the smallest digest, and
     /// in each other gets the UUIDv5 of its id and that correlation's digest. The same in every
@@ -105,15 +105,27 @@ struct CorrelationMemberDeduplicator {
         }
     }
 
-    /// A digest of `correlation` without its members, UTC offsets and metadata order: what tells
-    /// two correlations of one time apart (an apple's and a pear's).
-    mutating func correlationDigest(_ correlation: Sample) -> Int64 {
+    /// A digest of `correlation` and the contents of its `members` (in any order), without ids,
+    /// UTC offsets and metadata order: what tells two correlations of one time apart (an apple's
+    /// and a pear's; a blood pressure of 120/80 and one of 120/85).
+    mutating func correlationDigest(_ correlation: Sample, members: [Sample]) -> Int64 {
         var bare = correlation
         bare.detail = .none
-        bare.metadata.sort { $0.key < $1.key }
+        let parts = [stableDigest(bare)] + members.map { member in
+            var anonymous = member
+            anonymous.id = ""
+            return stableDigest(anonymous)
+        }.sorted()
+        return ContentHash.of(parts.withUnsafeBytes { [UInt8]($0) })
+    }
+
+    /// The digest of `sample` without its UTC offsets and metadata order.
+    private mutating func stableDigest(_ sample: Sample) -> Int64 {
+        var sorted = sample
+        sorted.metadata.sort { $0.key < $1.key }
         digestWriter.reset()
         digestWriter.marksOffsets = true
-        SampleCodec.encode(sample: bare, into: &digestWriter)
+        SampleCodec.encode(sample: sorted, into: &digestWriter)
         digestWriter.marksOffsets = false
         return ContentHash.of(digestWriter.bytes, skipping: digestWriter.offsetRanges)
     }

@@ -41,18 +41,15 @@ final class ExportDocumentParser {
             }
         }
         if let failure {
-            handler.releaseHeldCorrelations()
             try emitPending()
             throw sourceError(failure)
         }
-        if isLast { handler.releaseHeldCorrelations() }
         if isLast || handler.pending.count >= Self.batchSize { try emitPending() }
     }
 
     /// The bytes stopped coming (the zip could not be read further): emits the items parsed so
     /// far and returns the error to throw, saying how many were kept.
     func readFailed(_ error: any Error) -> any Error {
-        handler.releaseHeldCorrelations()
         do { try emitPending() } catch { return error }
         guard emittedItems > 0, var failure = error as? SourceError else { return error }
         failure.problem += "." + keptNote

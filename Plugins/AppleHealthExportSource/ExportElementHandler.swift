@@ -425,12 +425,11 @@ final class ExportElementHandler: SAXHandler {
             sourceVersion: sourceVersion, device: device, createdAt: created, metadata: extras, userId: userId))
     }
 
-    /// Holds the correlation until the correlations of its type and start are all read (an export
-    /// lists them by date): their members' ids are decided together (`releaseHeldCorrelations`).
+    /// Holds the correlation until the correlations of its start are all read (an export lists
+    /// them by date): their members' ids are decided together (`releaseHeldCorrelations`).
     private func finishCorrelation() {
         guard let draft = correlation.take() else { return }
-        if let first = heldCorrelations.first,
-           first.sample.type != draft.sample.type || first.sample.start.epochMilliseconds != draft.sample.start.epochMilliseconds {
+        if let first = heldCorrelations.first, first.sample.start.epochMilliseconds != draft.sample.start.epochMilliseconds {
             releaseHeldCorrelations()
         }
         heldCorrelations.append(draft)
@@ -438,8 +437,10 @@ final class ExportElementHandler: SAXHandler {
 
     /// Emits the held correlations in file order, each after its members (each once:
     /// `CorrelationMemberDeduplicator`, with ids of their own where it gives them). Called when a
-    /// correlation of another type or time ends, and when the document ends or fails; records and
-    /// other elements between the correlations of one time are emitted before them.
+    /// correlation of another time ends, and when the document ends; records and other elements
+    /// between the correlations of one time are emitted before them. A document that fails leaves
+    /// its last time's correlations unread: emitted without the ones after the cut, they would be
+    /// decided otherwise than in the whole file, which brings them.
     func releaseHeldCorrelations() {
         guard !heldCorrelations.isEmpty else { return }
         let held = heldCorrelations
@@ -447,7 +448,7 @@ final class ExportElementHandler: SAXHandler {
         // One correlation at its time (most) has no member to share.
         var ownIds: [[Int: String]] = [[:]]
         if held.count > 1 {
-            let digests = held.map { deduplicator.correlationDigest($0.sample) }
+            let digests = held.map { deduplicator.correlationDigest($0.sample, members: $0.members) }
             ownIds = deduplicator.ownMemberIds(zip(digests, held).map { ($0, $1.members) })
         }
         for (index, var draft) in held.enumerated() {

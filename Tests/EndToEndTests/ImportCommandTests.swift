@@ -928,6 +928,57 @@ final class ItemCollector: SourceOutput {
         #expect(try store.scalarInt("SELECT count(*) FROM correlations") == 2)
     }
 
+    /// Correlations of one time are decided together whatever their types between them (a blood
+    /// pressure between two foods), and by their members' contents too (two blood pressures of one
+    /// systolic and other diastolics are two systolic samples); a file cut in the middle of a
+    /// time's correlations leaves them to the whole file, which then ends as if imported alone.
+    @Test func correlationsOfOneTimeAreDecidedTogether() throws {
+        let at = #"startDate="2024-06-03 08:00:00 +0200" endDate="2024-06-03 08:00:00 +0200""#
+        func record(_ type: String, _ unit: String, _ value: Int) -> String {
+            #"<Record type="HKQuantityTypeIdentifier"# + type + #"" sourceName="App" unit=""# + unit + #"" value=""#
+                + String(value) + #"" "# + at + "/>"
+        }
+        func food(_ name: String) -> String {
+            #"<Correlation type="HKCorrelationTypeIdentifierFood" sourceName="App" "# + at + #"><MetadataEntry key="HKFoodType" value=""#
+                + name + #""/>"# + record("DietaryEnergyConsumed", "kcal", 150) + "</Correlation>"
+        }
+        func pressure(_ diastolic: Int) -> String {
+            #"<Correlation type="HKCorrelationTypeIdentifierBloodPressure" sourceName="App" "# + at + ">"
+                + record("BloodPressureSystolic", "mmHg", 120) + record("BloodPressureDiastolic", "mmHg", diastolic) + "</Correlation>"
+        }
+        func export(_ parts: [String], ending: Bool = true) -> String {
+            "<?xml version=\"1.0\"?>\n<HealthData locale=\"en_US\">\n <ExportDate value=\"2024-07-01 12:00:00 +0200\"/>\n"
+                + parts.joined(separator: "\n") + (ending ? "\n</HealthData>\n" : "\n")
+        }
+        func sums(_ directory: String) throws -> [Int64?] {
+            let store = try SQLiteDatabase(path: directory + "/healthrouter-data/health.sqlite", readOnly: true)
+            return try ["DietaryEnergyConsumed", "BloodPressureSystolic", "BloodPressureDiastolic"].map { type in
+                try store.scalarInt("SELECT count(*) FROM samples WHERE type = 'HKQuantityTypeIdentifier\(type)'")
+            } + [try store.scalarInt("SELECT count(*) FROM correlations")]
+        }
+        // Cut after three correlations, in both orders: one of the two blood pressures is alone
+        // before the cut in each, and one of them keeps the systolic reading in the whole file.
+        let parts = [food("Apple"), pressure(80), food("Pear"), pressure(85), food("Plum")]
+        for order in [parts, parts.reversed()] {
+            let whole = makeTemporaryDirectory()
+            try export(order).write(toFile: whole + "/export.xml", atomically: true, encoding: .utf8)
+            let alone = try CommandRunner.run(["import", "export.xml", "-q"], in: whole)
+            #expect(alone.status == 0, "\(alone.stderr)")
+            #expect(try sums(whole) == [3, 2, 2, 5])
+
+            let directory = makeTemporaryDirectory()
+            try export(Array(order.prefix(3)), ending: false).write(toFile: directory + "/cut.xml", atomically: true, encoding: .utf8)
+            try export(order).write(toFile: directory + "/export.xml", atomically: true, encoding: .utf8)
+            let cut = try CommandRunner.run(["import", "cut.xml", "-q"], in: directory)
+            #expect(cut.status == 65, "\(cut.stdout) \(cut.stderr)")
+            let after = try CommandRunner.run(["import", "export.xml", "-q"], in: directory)
+            #expect(after.status == 0, "\(after.stderr)")
+            #expect(try sums(directory) == [3, 2, 2, 5])
+            #expect(try StoreChecksum.sqlite(directory + "/healthrouter-data/health.sqlite", ignoring: ["journal_seq"])
+                    == StoreChecksum.sqlite(whole + "/healthrouter-data/health.sqlite", ignoring: ["journal_seq"]))
+        }
+    }
+
     /// A member's two copies (inside its correlation and at the top level) that list its metadata
     /// in another order are one sample.
     @Test func aMembersCopiesWithMetadataInAnotherOrderAreOneSample() throws {
