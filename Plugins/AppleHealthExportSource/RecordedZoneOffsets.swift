@@ -5,7 +5,8 @@ import HealthRouterCore
 /// of its instants, as Pulso's protocol writes them (v1.2 §1.5), instead of the export's, which is
 /// the exporting phone's offset on the day of the export for every date. A zone the system does
 /// not know (no tzdata installed) leaves the export's offsets. Zones are looked up once each.
-/// A sample that recorded none gets `phoneZone`'s (the source's `time_zone`), when there is one;
+/// A sample that recorded none, or one the system does not know, gets `phoneZone`'s (the source's
+/// `time_zone`), when there is one;
 /// an activity summary, a UTC calendar day, keeps its offset 0.
 struct RecordedZoneOffsets {
     private var zones: [String: TimeZone?] = [:]
@@ -22,7 +23,7 @@ struct RecordedZoneOffsets {
     }
 
     mutating func apply(to sample: inout Sample) {
-        let zone: TimeZone?
+        var zone: TimeZone?
         if let name = sample.timeZone {
             if let cached = zones[name] {
                 zone = cached
@@ -30,9 +31,9 @@ struct RecordedZoneOffsets {
                 zone = TimeZone(identifier: name)
                 zones[name] = zone
             }
-        } else {
-            zone = sample.kind == .activitySummary ? nil : phoneZone
         }
+        // A recorded zone the system does not know gives way to the phone's, as no zone does.
+        if zone == nil, sample.kind != .activitySummary { zone = phoneZone }
         guard let zone else { return }
         // Its parts' dates too, so that local-time questions agree on the sample and its parts. A
         // date written without an offset (read as UTC: its offset is unknown) claims none here either.

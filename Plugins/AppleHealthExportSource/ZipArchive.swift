@@ -91,7 +91,9 @@ final class ZipArchive {
                 break
             case ARCHIVE_WARN:
                 // A checksum that did not match: the data is delivered, the damage reported.
-                entryWarning = archive_error_string(archive).map { String(cString: $0) } ?? "warning"
+                // One line: it goes into a summary's line.
+                entryWarning = archive_error_string(archive)
+                    .map { String(cString: $0).split(whereSeparator: \.isNewline).joined(separator: " ") } ?? "warning"
                 entryEnded = true
             default:
                 throw failure("cannot read \(currentPath) from the zip file", entry: currentPath)

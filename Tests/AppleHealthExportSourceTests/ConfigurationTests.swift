@@ -49,6 +49,9 @@ import AppleHealthExportSource
              <Record type="HKQuantityTypeIdentifierStepCount" sourceName="P" unit="count" value="3" startDate="2022-06-10 23:30:00 +0200" endDate="2022-06-10 23:40:00 +0200">
               <MetadataEntry key="HKTimeZone" value="America/New_York"/>
              </Record>
+             <Record type="HKQuantityTypeIdentifierStepCount" sourceName="P" unit="count" value="4" startDate="2022-06-10 23:30:00 +0200" endDate="2022-06-10 23:40:00 +0200">
+              <MetadataEntry key="HKTimeZone" value="Mars/Olympus"/>
+             </Record>
              <Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="30" durationUnit="min" sourceName="W" startDate="2022-01-11 07:00:00 +0200" endDate="2022-01-11 07:30:00 +0200">
               <WorkoutEvent type="HKWorkoutEventTypePause" date="2022-01-11 07:10:00 +0200"/>
              </Workout>
@@ -61,8 +64,9 @@ import AppleHealthExportSource
         let output = CollectingOutput()
         try source.read(into: output)
         let steps = output.samples(.quantity).sorted { $0.value! < $1.value! }
-        #expect(steps.map { $0.start.utcOffsetSeconds } == [3600, 7200, -14_400])
-        #expect(steps.map { $0.end.utcOffsetSeconds } == [3600, 7200, -14_400])
+        // A recorded zone the system does not know gives way to the phone's.
+        #expect(steps.map { $0.start.utcOffsetSeconds } == [3600, 7200, -14_400, 7200])
+        #expect(steps.map { $0.end.utcOffsetSeconds } == [3600, 7200, -14_400, 7200])
         #expect(steps[0].timeZone == nil)
         let workout = try #require(output.samples(.workout).first)
         #expect(workout.start.utcOffsetSeconds == 3600)
@@ -71,7 +75,7 @@ import AppleHealthExportSource
         #expect(output.samples(.activitySummary).first?.start.utcOffsetSeconds == 0)
         // Without it, the export's offset for every date.
         let plain = try Fixtures.read(path, stateDirectory: directory.path)
-        #expect(plain.samples(.quantity).map { $0.start.utcOffsetSeconds }.filter { $0 == 7200 }.count == 2)
+        #expect(plain.samples(.quantity).map { $0.start.utcOffsetSeconds }.filter { $0 == 7200 }.count == 3)
     }
 
     @Test func unknownKeysAreRejected() throws {
