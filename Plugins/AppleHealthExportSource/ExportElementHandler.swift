@@ -35,7 +35,7 @@ final class ExportElementHandler: SAXHandler {
 
     private var record: RecordDraft?
     private var correlation: CorrelationDraft?
-    /// Correlations read, of one type and start, not emitted yet (`finishCorrelation`).
+    /// Correlations read, of one start, not emitted yet (`finishCorrelation`).
     private var heldCorrelations: [CorrelationDraft] = []
     private var workout: WorkoutBuilder?
     private var generic = GenericRecordBuilder()
