@@ -41,6 +41,7 @@ final class ExportDocumentParser {
             }
         }
         if let failure {
+            reportHeldCorrelations(location: (entry.map { "entry \($0), " } ?? "") + "line \(failure.line)")
             try emitPending()
             throw sourceError(failure)
         }
@@ -50,10 +51,20 @@ final class ExportDocumentParser {
     /// The bytes stopped coming (the zip could not be read further): emits the items parsed so
     /// far and returns the error to throw, saying how many were kept.
     func readFailed(_ error: any Error) -> any Error {
+        reportHeldCorrelations(location: entry.map { "entry \($0)" })
         do { try emitPending() } catch { return error }
         guard emittedItems > 0, var failure = error as? SourceError else { return error }
         failure.problem += "." + keptNote
         return failure
+    }
+
+    /// Counts the correlations of the time the document failed at, which are not emitted: the
+    /// whole file decides their members together with the ones after the cut.
+    private func reportHeldCorrelations(location: String?) {
+        for _ in 0..<handler.heldCorrelationCount {
+            output.skipped("Correlation of the time the file ends at, left for the whole file (it decides its members with "
+                               + "the correlations of that time after the cut)", location: location)
+        }
     }
 
     /// ` The 120 items read before this point were kept.`: for an error after items were emitted.

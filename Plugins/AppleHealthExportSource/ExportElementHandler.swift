@@ -37,6 +37,8 @@ final class ExportElementHandler: SAXHandler {
     private var correlation: CorrelationDraft?
     /// Correlations read, of one start, not emitted yet (`finishCorrelation`).
     private var heldCorrelations: [CorrelationDraft] = []
+    /// How many correlations are held: those a document that fails leaves out.
+    var heldCorrelationCount: Int { heldCorrelations.count }
     private var workout: WorkoutBuilder?
     private var generic = GenericRecordBuilder()
     private var deduplicator = CorrelationMemberDeduplicator()

@@ -971,6 +971,8 @@ final class ItemCollector: SourceOutput {
             try export(order).write(toFile: directory + "/export.xml", atomically: true, encoding: .utf8)
             let cut = try CommandRunner.run(["import", "cut.xml", "-q"], in: directory)
             #expect(cut.status == 65, "\(cut.stdout) \(cut.stderr)")
+            // The correlations of the time the cut falls in are named, not dropped without a word.
+            #expect(cut.stdout.contains("Correlation of the time the file ends at, left for the whole file"), "\(cut.stdout)")
             let after = try CommandRunner.run(["import", "export.xml", "-q"], in: directory)
             #expect(after.status == 0, "\(after.stderr)")
             #expect(try sums(directory) == [3, 2, 2, 5])
