@@ -25,22 +25,21 @@ enum UnlinkedTemporaryFile {
 
     /// Writes all of `bytes` at `offset`; false when the file cannot take them (a full disk).
     static func write(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int) -> Bool {
-        var done = 0
-        while done < bytes.count {
-            let count = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
-            if count <= 0 { return false }
-            done += count
-        }
-        return true
+        transfer(bytes.count) { done in pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done)) }
     }
 
     /// Fills `bytes` from `offset`; false when the file holds fewer.
     static func read(_ descriptor: Int32, into bytes: UnsafeMutableRawBufferPointer, at offset: Int) -> Bool {
+        transfer(bytes.count) { done in pread(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done)) }
+    }
+
+    /// Calls `step` with the bytes done so far until `count` are done; false when a step moves none.
+    private static func transfer(_ count: Int, _ step: (Int) -> Int) -> Bool {
         var done = 0
-        while done < bytes.count {
-            let count = pread(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
-            if count <= 0 { return false }
-            done += count
+        while done < count {
+            let moved = step(done)
+            if moved <= 0 { return false }
+            done += moved
         }
         return true
     }

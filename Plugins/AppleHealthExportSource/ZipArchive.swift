@@ -119,6 +119,17 @@ final class ZipArchive {
         return filled
     }
 
+    /// Appends the rest of the current entry to `bytes`, read through `buffer`; false (and `bytes`
+    /// cut short) when the entry holds more than `limit` bytes in all.
+    func readRest(appendingTo bytes: inout [UInt8], through buffer: UnsafeMutableRawBufferPointer, limit: Int) throws -> Bool {
+        while true {
+            let count = try read(into: buffer)
+            if count == 0 { return true }
+            guard bytes.count + count <= limit else { return false }
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+        }
+    }
+
     nonisolated(unsafe) private static let utf8Locale: locale_t? =
         newlocale(LC_CTYPE_MASK, "C.UTF-8", nil) ?? newlocale(LC_CTYPE_MASK, "en_US.UTF-8", nil)
 

@@ -172,16 +172,12 @@ struct ZipExportReader {
                               archive: ZipArchive, resources: ClinicalResourceStore, output: SourceOutput) throws {
         var bytes = [UInt8](UnsafeRawBufferPointer(rebasing: buffer[0..<head]))
         // A head shorter than the sniff is the whole entry.
-        while head == Self.sniffLength {
-            let count = try archive.read(into: buffer)
-            if count == 0 { break }
-            guard bytes.count + count <= ClinicalResourceStore.largestFile else {
-                output.skipped("JSON file larger than \(ClinicalResourceStore.largestFile >> 20) MiB in the zip (not imported)",
-                               location: "entry \(entry.path)")
-                resources.refuse(path: entry.path)
-                return
-            }
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+        if head == Self.sniffLength,
+           try !archive.readRest(appendingTo: &bytes, through: buffer, limit: ClinicalResourceStore.largestFile) {
+            output.skipped("JSON file larger than \(ClinicalResourceStore.largestFile >> 20) MiB in the zip (not imported)",
+                           location: "entry \(entry.path)")
+            resources.refuse(path: entry.path)
+            return
         }
         if let warning = archive.entryWarning {
             output.skipped("Zip entry may be damaged (\(warning)): this clinical-record file was not imported",
@@ -239,12 +235,7 @@ struct ZipExportReader {
                 guard let next = try archive.nextEntry() else { break }
                 guard wanted.contains(next.index) else { continue }
                 entry = next
-                while true {
-                    let count = try archive.read(into: buffer)
-                    if count == 0 { break }
-                    guard bytes.count + count <= ElectrocardiogramCSV.largestFile else { tooLarge = true; break }
-                    bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-                }
+                tooLarge = try !archive.readRest(appendingTo: &bytes, through: buffer, limit: ElectrocardiogramCSV.largestFile)
             } catch {
                 return reportUnread(Array(entries.dropFirst(done)), error, output: output)
             }

@@ -3,6 +3,7 @@ import Testing
 import HealthRouterCore
 import PostgresClient
 import PostgresSink
+import TestSupport
 
 @Suite struct PostgresSinkTests {
     static let userId = "A1B2C3D4-0000-4000-8000-00000000000A"
@@ -21,15 +22,8 @@ import PostgresSink
     /// The reason `sink`'s prepare gives for being misconfigured (the sink closed afterwards); nil
     /// when it prepared, or failed otherwise.
     static func misconfiguration(_ sink: PostgresSink) -> String? {
-        defer { sink.close() }
-        do {
-            _ = try sink.prepare()
-            return nil
-        } catch SinkError.misconfigured(let reason) {
-            return reason
-        } catch {
-            return nil
-        }
+        if case SinkError.misconfigured(let reason)? = SinkFixtures.prepareError(sink) { return reason }
+        return nil
     }
 
     /// The statements a misconfigured reason gives to bring the tables up to date.

@@ -154,16 +154,21 @@ public enum SinkFixtures {
     /// Why `sink` cannot prepare: the reason of its `SinkError.unavailable`, any other error as
     /// text, nil when it prepares. Closes the sink.
     public static func prepareProblem(_ sink: any Sink) -> String? {
+        switch prepareError(sink) {
+        case nil: nil
+        case SinkError.unavailable(let reason)?, SinkError.misconfigured(let reason)?: reason
+        case let error?: "\(error)"
+        }
+    }
+
+    /// What `sink`'s prepare throws, nil when it prepares. Closes the sink.
+    public static func prepareError(_ sink: any Sink) -> (any Error)? {
         defer { sink.close() }
         do {
             _ = try sink.prepare()
             return nil
-        } catch SinkError.unavailable(let reason) {
-            return reason
-        } catch SinkError.misconfigured(let reason) {
-            return reason
         } catch {
-            return "\(error)"
+            return error
         }
     }
 }
