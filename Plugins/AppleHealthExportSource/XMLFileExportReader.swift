@@ -22,6 +22,9 @@ struct XMLFileExportReader {
         defer { close(descriptor) }
         let folder = (file.path as NSString).deletingLastPathComponent
         let files = ExportFolderResolver(folder: folder.isEmpty ? "." : folder, output: output)
+        // Progress counts the ECG files after the document's bytes: their pass moves it too.
+        let electrocardiograms = Self.electrocardiogramFiles(in: folder.isEmpty ? "." : folder)
+        let total = electrocardiograms.reduce(file.size) { $0 + Self.size(of: $1) }
         let document = ExportDocumentParser(input: file.path, entry: nil, userId: userId, zoneOffsets: RecordedZoneOffsets(phoneZone: phoneZone),
                                             routes: files, resources: files,
                                             output: output, logger: logger)
@@ -38,19 +41,23 @@ struct XMLFileExportReader {
             consumed += Int64(count)
             // Before the chunk is parsed: a chunk that fails still counts as read (the summary
             // says how far a file that stopped with an error was read).
-            output.progress(bytes: consumed, total: file.size)
+            output.progress(bytes: consumed, total: total)
             try document.feed(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]), isLast: count == 0)
             if count == 0 { break }
         }
         logger.info("read \(file.path)", document.summary)
-        for path in Self.electrocardiogramFiles(in: folder.isEmpty ? "." : folder) {
+        for path in electrocardiograms {
+            consumed = min(consumed + Self.size(of: path), total)
             let bytes: [UInt8]?
             do { bytes = try Self.contents(of: path) } catch {
                 output.skipped("ECG CSV could not be read (\(error.localizedDescription)): not imported", location: path)
+                output.progress(bytes: consumed, total: total)
                 continue
             }
             try ElectrocardiogramCSV.emit(bytes, location: path, userId: userId, phoneZone: phoneZone, output: output)
+            output.progress(bytes: consumed, total: total)
         }
+        if consumed < total { output.progress(bytes: total, total: total) }
     }
 
     /// The ECG CSVs of the export unpacked in `folder`, in name order: regular files (no symbolic
@@ -68,6 +75,12 @@ struct XMLFileExportReader {
             }
         }
         return files
+    }
+
+    /// The file's size in bytes (0 when it cannot be read: it is then reported as unreadable).
+    private static func size(of path: String) -> Int64 {
+        var status = stat()
+        return lstat(path, &status) == 0 ? Int64(status.st_size) : 0
     }
 
     private static func isFolder(_ path: String) -> Bool { fileType(path) == S_IFDIR }

@@ -14,7 +14,8 @@ import HealthRouterCore
 ///    the data file, whose `ExportDate` the output hears before any item.
 ///
 /// Pass 1 decompresses only the GPX entries and a few KiB of the others; libarchive
-/// seeks past the rest. Progress counts the zip's bytes consumed during pass 2.
+/// seeks past the rest. Progress counts the zip's bytes consumed during pass 2, then, when there
+/// are ECGs, those consumed in pass 3 past where pass 2 stopped (the zip's end once both are done).
 struct ZipExportReader {
     let file: ExportFile
     let userId: String?
@@ -40,7 +41,8 @@ struct ZipExportReader {
         logger.info("reading \(dataEntry.path) from \(file.path)", [("routes", String(routes.routeCount))])
         // A zip cut short (a copy that stopped) still gives what it holds: the data file up to the
         // cut, which the parser keeps, then the error.
-        try stream(dataEntry, routes: routes, resources: resources, output: output)
+        let readUpTo = try stream(dataEntry, routes: routes, resources: resources, lastPass: electrocardiograms.isEmpty,
+                                  output: output)
         // Read whole: a route file no workout referenced is reported, not dropped without a word.
         for path in routes.unreferencedPaths {
             output.skipped("GPX file that no workout in the export references (its points were not imported)",
@@ -49,7 +51,7 @@ struct ZipExportReader {
         for path in resources.unreferencedPaths {
             output.skipped("JSON file that no ClinicalRecord in the export references (not imported)", location: "entry \(path)")
         }
-        try readElectrocardiograms(electrocardiograms, output: output)
+        try readElectrocardiograms(electrocardiograms, after: readUpTo, output: output)
         if let cutShort {
             // The archive's problem names the entry it could not read.
             throw SourceError(input: file.path, problem: "the zip ends early (\(cutShort.problem)): its Health data file was "
@@ -218,9 +220,11 @@ struct ZipExportReader {
 
     /// Pass 3: the CSV files pass 1 noted, each read whole (one in memory at a time) and emitted as
     /// an ECG, or reported. An entry that cannot be read ends the pass, reported with those left:
-    /// the data file's items are in the journal already.
-    private func readElectrocardiograms(_ entries: [ZipArchive.Entry], output: SourceOutput) throws {
+    /// the data file's items are in the journal already. Progress moves on from `readUpTo` (where
+    /// pass 2 left it) as pass 3 passes it, and ends at the zip's size.
+    private func readElectrocardiograms(_ entries: [ZipArchive.Entry], after readUpTo: Int64, output: SourceOutput) throws {
         guard let last = entries.last?.index else { return }
+        defer { output.progress(bytes: file.size, total: file.size) }
         let wanted = Set(entries.map(\.index))
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ExportFile.chunkSize, alignment: 16)
         defer { buffer.deallocate() }
@@ -246,6 +250,7 @@ struct ZipExportReader {
             }
             try ElectrocardiogramCSV.emit(tooLarge ? nil : bytes, location: "entry \(entry.path)", userId: userId,
                                           phoneZone: phoneZone, output: output)
+            output.progress(bytes: max(readUpTo, min(archive.compressedBytesConsumed, file.size)), total: file.size)
             if entry.index == last { break }
         }
     }
@@ -257,9 +262,10 @@ struct ZipExportReader {
                            + "from here on not imported", location: "entry \(first.path)")
     }
 
-    /// Pass 2: streams the data entry into the parser.
+    /// Pass 2: streams the data entry into the parser. Returns the zip's bytes consumed, which
+    /// progress reports as the whole zip at the end when this is the `lastPass`.
     private func stream(_ dataEntry: ZipArchive.Entry, routes: RoutePointStore, resources: ClinicalResourceStore,
-                        output: SourceOutput) throws {
+                        lastPass: Bool, output: SourceOutput) throws -> Int64 {
         let archive = try ZipArchive(path: file.path)
         var found = false
         while let entry = try archive.nextEntry() {
@@ -281,13 +287,14 @@ struct ZipExportReader {
             do { count = try archive.read(into: buffer) } catch { throw document.readFailed(error) }
             try document.feed(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]), isLast: count == 0)
             reported = max(reported, min(archive.compressedBytesConsumed, file.size))
-            output.progress(bytes: count == 0 ? file.size : reported, total: file.size)
+            output.progress(bytes: count == 0 && lastPass ? file.size : reported, total: file.size)
             if count == 0 { break }
         }
         if let warning = archive.entryWarning {
             output.skipped("Zip entry may be damaged (\(warning)); it was read to its end", location: "entry \(dataEntry.path)")
         }
         logger.info("read \(file.path)", [("entry", dataEntry.path)] + document.summary)
+        return reported
     }
 
     /// macOS junk and the HL7 CDA twin of export.xml (`export_cda.xml`, localized too).

@@ -88,6 +88,16 @@ import AppleHealthExportSource
         #expect(germanRecord[attribute: "Klassifizierung"] == "Sinusrhythmus")
         #expect(germanRecord.children.first?[attribute: "count"] == "1024")
         #expect(germanRecord.children.first?[attribute: "values"]?.hasPrefix("[-12,-12.1,-12.2,") == true)
+
+        // Progress does not stand at the zip's end while the ECGs are read: the last ECG's bytes
+        // move it there, never back.
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        let reports = output.progressReports
+        #expect(reports.last?.bytes == Int64(size))
+        #expect(reports.allSatisfy { $0.total == Int64(size) })
+        #expect(reports.filter { $0.itemsBefore < output.items.count }.allSatisfy { $0.bytes < Int64(size) })
+        #expect(reports.contains { $0.itemsBefore == output.items.count - 1 })
+        #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.bytes <= $1.bytes })
     }
 
     /// The same ECG under another file name (a later export numbers a day's ECGs otherwise) keeps its id.
@@ -153,6 +163,16 @@ import AppleHealthExportSource
         #expect(ecgs.count == 2)
         #expect(Set(ecgs.map(\.start.epochMilliseconds)) == [1_641_057_330_000, 1_641_114_000_000])
         #expect(output.skips.isEmpty)
+        // Progress counts the two ECG files after export.xml, and moves while they are read.
+        func size(_ name: String) throws -> Int64 {
+            Int64(try #require(try FileManager.default.attributesOfItem(atPath: directory.file(name))[.size] as? Int))
+        }
+        let xmlSize = try size("apple_health_export/export.xml")
+        let total = try xmlSize + size("apple_health_export/electrocardiograms/ecg_2022-01-01.csv")
+            + size("apple_health_export/elektrokardiogramme/ecg_2022-01-02.csv")
+        #expect(output.progressReports.allSatisfy { $0.total == total })
+        #expect(output.progressReports.map(\.bytes).suffix(3)
+            == [xmlSize, try xmlSize + size("apple_health_export/electrocardiograms/ecg_2022-01-01.csv"), total])
     }
 
     /// With the source's `time_zone`, an ECG gets that zone's offset at its instant, as the

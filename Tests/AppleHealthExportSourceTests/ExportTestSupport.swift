@@ -7,7 +7,8 @@ final class CollectingOutput: SourceOutput {
     var items: [HealthItem] = []
     var batchSizes: [Int] = []
     var skips: [(reason: String, location: String?)] = []
-    var progressReports: [(bytes: Int64, total: Int64?)] = []
+    /// Each progress report, with how many items had been emitted when it came.
+    var progressReports: [(bytes: Int64, total: Int64?, itemsBefore: Int)] = []
 
     func emit(_ items: [HealthItem]) throws {
         batchSizes.append(items.count)
@@ -23,7 +24,7 @@ final class CollectingOutput: SourceOutput {
     }
 
     func progress(bytes: Int64, total: Int64?) {
-        progressReports.append((bytes, total))
+        progressReports.append((bytes, total, items.count))
     }
 
     var samples: [Sample] {
