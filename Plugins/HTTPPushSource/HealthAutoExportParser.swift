@@ -14,8 +14,9 @@ import HealthRouterCore
 ///   pre-6.6.2 shapes) becomes an `asleepUnspecified` interval and an `inBed` interval,
 ///   with the totals in metadata.
 /// - Other fields of a data point (`mealTime`, `reason`, `value`) go to metadata.
-/// - Workouts v1 and v2: activity type from `name`, `duration` (or end − start), energy,
-///   distance and heart rate; a v2 `id` is the sample's id.
+/// - Workouts v1 and v2: activity type from `name` (`other` with the name in metadata when it is
+///   none of HealthKit's), `duration` (or end − start), energy, distance and heart rate; a v2
+///   `id` is the sample's id.
 enum HealthAutoExportParser {
     struct Payload {
         var items: [HealthItem] = []
@@ -67,18 +68,32 @@ enum HealthAutoExportParser {
         if wrapped == nil && root["metrics"] == nil && root["workouts"] == nil {
             throw .notHealthAutoExport("no data.metrics or data.workouts: not a Health Auto Export body")
         }
-        var data = root
-        if let wrapped {
-            guard case .object = wrapped else { throw .notHealthAutoExport("data must be an object") }
-            data = wrapped
+        if let wrapped, case .object = wrapped {} else if wrapped != nil {
+            throw .notHealthAutoExport("data must be an object")
         }
-        let prefix = wrapped == nil ? "" : "data."
-        for key in ["metrics", "workouts"] {
-            if let value = data[key], value != .null, JSONValues.entries(value) == nil {
-                throw .notHealthAutoExport("\(prefix)\(key) must be an array")
+        for (object, prefix) in [(root, ""), (wrapped, "data.")] {
+            for key in ["metrics", "workouts"] {
+                if let value = object?[key], value != .null, JSONValues.entries(value) == nil {
+                    throw .notHealthAutoExport("\(prefix)\(key) must be an array")
+                }
             }
         }
-        return (data, prefix)
+        guard case .object(let pairs)? = wrapped else { return (root, "") }
+        return (.object(pairs + besideData(root)), "data.")
+    }
+
+    /// `metrics` and `workouts` arrays beside `data` (`{"data":{"metrics":[…]},"workouts":[…]}`, as
+    /// some receivers of Health Auto Export's bodies write them out), each joined to the entries of
+    /// `data`'s own, so that the ones `data` holds come first and none is left out without a word.
+    private static func besideData(_ root: JSONValue) -> [(key: String, value: JSONValue)] {
+        guard case .object(let pairs) = root, case .object(let inside)? = root["data"] else { return [] }
+        var joined: [(key: String, value: JSONValue)] = []
+        for key in ["metrics", "workouts"] {
+            guard let beside = JSONValues.entries(pairs.last { $0.key == key }?.value), !beside.isEmpty else { continue }
+            let own = JSONValues.entries(inside.last { $0.key == key }?.value) ?? []
+            joined.append((key: key, value: .array(own + beside)))
+        }
+        return joined
     }
 
     /// The sections of `data` other than `metrics` and `workouts` that hold entries (Health Auto
@@ -375,19 +390,33 @@ enum HealthAutoExportParser {
         guard end >= start else { return nil }
         let name = object["name"] as? String ?? "Other"
         let fitnessName = fitnessAppNames[name]
-        var workout = Workout(activityType: WorkoutActivityName.healthKitName(fitnessName?.activity ?? name))
+        // A name that is no activity type HealthKit has (the app's language is not English: `Gehen`,
+        // `户外 步行`) is `other`, the name kept in metadata, not a made-up type.
+        let activity = WorkoutActivityName.knownHealthKitName(fitnessName?.activity ?? name)
+        var workout = Workout(activityType: activity ?? WorkoutActivityName.healthKitName("other"))
         workout.durationSeconds = JSONValues.number(object["duration"])
             ?? Double(end.epochMilliseconds - start.epochMilliseconds) / 1000
-        workout.totalEnergyBurnedKilocalories = quantity(object["activeEnergyBurned"] ?? object["activeEnergy"], in: "kcal")
-        workout.totalDistanceMeters = quantity(object["distance"], in: "m")
-        if let heartRate = object["heartRate"] as? [String: Any] {
-            workout.minimumHeartRate = quantity(heartRate["min"], in: "count/min")
-            workout.averageHeartRate = quantity(heartRate["avg"], in: "count/min")
-            workout.maximumHeartRate = quantity(heartRate["max"], in: "count/min")
+        // A total in units that do not convert to the column's is kept in metadata as sent (below).
+        var unconverted: Set<String> = []
+        func total(_ key: String, in unit: String, from holder: [String: Any] = object, keptAs kept: String? = nil) -> Double? {
+            let value = quantity(holder[key], in: unit)
+            if value == nil, let sent = holder[key] as? [String: Any], JSONValues.number(sent["qty"]) != nil {
+                unconverted.insert(kept ?? key)
+            }
+            return value
         }
-        workout.averageHeartRate = workout.averageHeartRate ?? quantity(object["avgHeartRate"], in: "count/min")
-        workout.maximumHeartRate = workout.maximumHeartRate ?? quantity(object["maxHeartRate"], in: "count/min")
+        workout.totalEnergyBurnedKilocalories = object["activeEnergyBurned"] != nil
+            ? total("activeEnergyBurned", in: "kcal") : total("activeEnergy", in: "kcal")
+        workout.totalDistanceMeters = total("distance", in: "m")
+        if let heartRate = object["heartRate"] as? [String: Any] {
+            workout.minimumHeartRate = total("min", in: "count/min", from: heartRate, keptAs: "heartRate")
+            workout.averageHeartRate = total("avg", in: "count/min", from: heartRate, keptAs: "heartRate")
+            workout.maximumHeartRate = total("max", in: "count/min", from: heartRate, keptAs: "heartRate")
+        }
+        workout.averageHeartRate = workout.averageHeartRate ?? total("avgHeartRate", in: "count/min")
+        workout.maximumHeartRate = workout.maximumHeartRate ?? total("maxHeartRate", in: "count/min")
         var metadata: [MetadataEntry] = []
+        if activity == nil, !name.isEmpty { metadata.append(MetadataEntry("name", .string(name))) }
         if let location = object["location"] as? String { metadata.append(MetadataEntry("location", .string(location))) }
         if let indoor = object["isIndoor"] as? NSNumber, JSONValues.isBool(indoor) {
             metadata.append(MetadataEntry("HKIndoorWorkout", .bool(indoor.boolValue)))
@@ -396,10 +425,19 @@ enum HealthAutoExportParser {
         }
         if let intensity = quantity(object["intensity"], in: nil) { metadata.append(MetadataEntry("intensity", .number(intensity))) }
         // Fields of other workout kinds (`elevationUp`, `temperature`, `humidity`, `stepCadence`,
-        // `flightsClimbed`, `lapLength`, …): kept in metadata as sent (a `{qty, units}` object as
-        // its compact JSON), not dropped. Series (arrays) other than the route are not kept.
-        for (key, value) in object.sorted(by: { $0.key < $1.key }) where !workoutKeys.contains(key) && !(value is [Any]) {
-            if let converted = JSONValues.metadataValue(value) { metadata.append(MetadataEntry(key, converted)) }
+        // `flightsClimbed`, `lapLength`, …) and totals in units that do not convert: kept in metadata
+        // as sent (a `{qty, units}` object as its compact JSON), not dropped. Series (arrays) other
+        // than the route are not kept. A v2 workout's own `metadata` object gives its entries.
+        for (key, value) in object.sorted(by: { $0.key < $1.key })
+        where (!workoutKeys.contains(key) || unconverted.contains(key)) && !(value is [Any]) {
+            if key == "metadata", let entries = value as? [String: Any] {
+                for (entryKey, entryValue) in entries.sorted(by: { $0.key < $1.key })
+                where !metadata.contains(where: { $0.key == entryKey }) {
+                    if let converted = JSONValues.metadataValue(entryValue) { metadata.append(MetadataEntry(entryKey, converted)) }
+                }
+            } else if let converted = JSONValues.metadataValue(value) {
+                metadata.append(MetadataEntry(key, converted))
+            }
         }
         let sourceName = object["source"] as? String ?? defaultSource
         if let route = route(object["route"], sourceName: sourceName) { workout.routes = [route] }
@@ -457,12 +495,13 @@ enum HealthAutoExportParser {
         "Indoor Wheelchair Walk Pace": ("Wheelchair Walk Pace", true),
     ]
 
-    /// A `{qty, units}` object (or a bare number) in `unit` (nil: as sent).
+    /// A `{qty, units}` object (or a bare number) in `unit` (nil: as sent); nil when it has no
+    /// number, or units that do not convert to `unit` (`furlongs` for metres is no distance).
     static func quantity(_ value: Any?, in unit: String?) -> Double? {
         if let number = JSONValues.number(value) { return number }
         guard let object = value as? [String: Any], let amount = JSONValues.number(object["qty"]) else { return nil }
         guard let unit, let sent = object["units"] as? String, sent != unit else { return amount }
-        return UnitConverter.convert(amount, from: sent, to: unit) ?? amount
+        return UnitConverter.convert(amount, from: sent, to: unit)
     }
 
     private static func normalized(_ sample: Sample) -> Sample {

@@ -188,6 +188,68 @@ struct HealthAutoExportTests {
                          "HKWorkoutActivityTypeSwimming -"])
     }
 
+    /// A name in another language (the app follows the phone's) is no activity type: `other`, the
+    /// name kept in metadata, not `HKWorkoutActivityTypeGehen`. HealthKit's own names stay what they are.
+    @Test func workoutNamesThatAreNoActivityTypeAreOtherWithTheirName() throws {
+        let body = #"{"data":{"workouts":["#
+            + #"{"name":"室内 跑步","start":"2024-01-06 07:00:00 +0800","end":"2024-01-06 07:30:00 +0800"},"#
+            + #"{"name":"Gehen","start":"2024-01-07 07:00:00 +0100","end":"2024-01-07 07:30:00 +0100"},"#
+            + #"{"name":"High Intensity Interval Training","start":"2024-01-08 07:00:00 +0100","end":"2024-01-08 07:30:00 +0100"},"#
+            + #"{"name":"Other","start":"2024-01-09 07:00:00 +0100","end":"2024-01-09 07:30:00 +0100"},"#
+            + #"{"name":"pickleball","start":"2024-01-10 07:00:00 +0100","end":"2024-01-10 07:30:00 +0100"}]}}"#
+        let payload = try HealthAutoExportParser.parse(Array(body.utf8), userId: nil)
+        let read = payload.items.compactMap { item -> String? in
+            guard case .sample(let sample) = item, case .workout(let workout) = sample.detail else { return nil }
+            return workout.activityType + " " + (sample.metadata[key: "name"].map { "\($0)" } ?? "-")
+        }
+        #expect(read == ["HKWorkoutActivityTypeOther string(\"室内 跑步\")", "HKWorkoutActivityTypeOther string(\"Gehen\")",
+                         "HKWorkoutActivityTypeHighIntensityIntervalTraining -", "HKWorkoutActivityTypeOther -",
+                         "HKWorkoutActivityTypePickleball -"])
+    }
+
+    /// A total whose units do not convert to its column's is not stored as if it were in them: the
+    /// column stays empty and the total is in metadata as sent. A v2 workout's own `metadata`
+    /// object gives its entries, not one `metadata` text.
+    @Test func workoutTotalsInUnknownUnitsAndTheWorkoutsOwnMetadata() throws {
+        let body = #"{"data":{"workouts":[{"id":"0D2B7F6E-3C1A-4E55-8B9A-5F7C3D2E1A00","name":"Walking","#
+            + #""start":"2024-01-06 07:00:00 +0100","end":"2024-01-06 07:30:00 +0100","#
+            + #""distance":{"qty":5,"units":"furlongs"},"activeEnergyBurned":{"qty":250,"units":"kilojoules"},"#
+            + #""heartRate":{"min":{"qty":1,"units":"Hz"},"avg":{"qty":100,"units":"bpm"}},"#
+            + #""metadata":{"HKWeatherTemperature":"21 degC","HKIndoorWorkout":true},"isIndoor":false}]}}"#
+        let payload = try HealthAutoExportParser.parse(Array(body.utf8), userId: nil)
+        guard case .sample(let sample)? = payload.items.first, case .workout(let workout) = sample.detail else {
+            Issue.record("no workout"); return
+        }
+        #expect(workout.totalDistanceMeters == nil)
+        #expect(workout.totalEnergyBurnedKilocalories == nil)
+        #expect(workout.minimumHeartRate == nil && workout.averageHeartRate == 100)
+        #expect(sample.metadata[key: "distance"] == .string(#"{"qty":5,"units":"furlongs"}"#))
+        #expect(sample.metadata[key: "activeEnergyBurned"] == .string(#"{"qty":250,"units":"kilojoules"}"#))
+        #expect(sample.metadata[key: "heartRate"].map { "\($0)".contains("Hz") } == true)
+        #expect(sample.metadata[key: "HKWeatherTemperature"] == .string("21 degC"))
+        // isIndoor, read first, is the workout's; the entry of the same key in `metadata` does not repeat it.
+        #expect(sample.metadata.filter { $0.key == "HKIndoorWorkout" }.map { $0.value } == [MetadataValue.bool(false)])
+        #expect(sample.metadata[key: "metadata"] == nil)
+    }
+
+    /// `metrics` and `workouts` beside `data` (as some receivers of these bodies write them) are
+    /// read with those inside it.
+    @Test func sectionsBesideDataAreRead() throws {
+        let body = #"{"data":{"metrics":[{"name":"step_count","units":"count","data":[{"qty":7,"date":"2024-01-05 09:04:00 +0000"}]}]},"#
+            + #""workouts":[{"name":"Walking","start":"2024-01-06 07:00:00 +0100","end":"2024-01-06 07:30:00 +0100"}],"#
+            + #""metrics":[{"name":"step_count","units":"count","data":[{"qty":9,"date":"2024-01-05 10:04:00 +0000"}]}]}"#
+        let payload = try HealthAutoExportParser.parse(Array(body.utf8), userId: nil)
+        #expect(payload.skipped == 0)
+        let kinds = payload.items.compactMap { item -> String? in
+            if case .sample(let sample) = item { "\(sample.kind) \(sample.value.map { "\($0)" } ?? "-")" } else { nil }
+        }
+        #expect(kinds == ["quantity 7.0", "quantity 9.0", "workout -"])
+        let wrong = #"{"data":{"metrics":[]},"workouts":{"name":"Walking"}}"#
+        #expect(throws: HealthAutoExportParser.Failure.notHealthAutoExport("workouts must be an array")) {
+            try HealthAutoExportParser.parse(Array(wrong.utf8), userId: nil)
+        }
+    }
+
     @Test func workoutsV1AndV2() throws {
         let server = try PushServerFixture()
         #expect(server.client.post("/hae", Self.workouts, token: alice).body == #"{"received": 2, "new": 2, "deleted": 0}"#)

@@ -28,5 +28,29 @@ public enum WorkoutActivityName {
         return healthKitPrefix + first.uppercased() + pulso.dropFirst()
     }
 
+    /// HealthKit's name for `name` when it is one of `HKWorkoutActivityType`'s cases in any of the
+    /// spellings above (`Traditional Strength Training`, `running`); nil for any other name (a
+    /// display name in another language, `Gehen`).
+    public static func knownHealthKitName(_ name: String) -> String? {
+        let pulso = pulsoName(name)
+        return knownActivities.contains(pulso) ? healthKitName(pulso) : nil
+    }
+
+    /// `HKWorkoutActivityType`'s cases (iOS 18), as Pulso names them.
+    public static let knownActivities: Set<String> = [
+        "americanFootball", "archery", "australianFootball", "badminton", "barre", "baseball", "basketball",
+        "bowling", "boxing", "cardioDance", "climbing", "cooldown", "coreTraining", "cricket", "crossCountrySkiing",
+        "crossTraining", "curling", "cycling", "dance", "danceInspiredTraining", "discSports", "downhillSkiing",
+        "elliptical", "equestrianSports", "fencing", "fishing", "fitnessGaming", "flexibility",
+        "functionalStrengthTraining", "golf", "gymnastics", "handball", "handCycling", "highIntensityIntervalTraining",
+        "hiking", "hockey", "hunting", "jumpRope", "kickboxing", "lacrosse", "martialArts", "mindAndBody",
+        "mixedCardio", "mixedMetabolicCardioTraining", "other", "paddleSports", "pickleball", "pilates", "play",
+        "preparationAndRecovery", "racquetball", "rowing", "rugby", "running", "sailing", "skatingSports",
+        "snowboarding", "snowSports", "soccer", "socialDance", "softball", "squash", "stairClimbing", "stairs",
+        "stepTraining", "surfingSports", "swimBikeRun", "swimming", "tableTennis", "taiChi", "tennis",
+        "trackAndField", "traditionalStrengthTraining", "transition", "underwaterDiving", "volleyball", "walking",
+        "waterFitness", "waterPolo", "waterSports", "wheelchairRunPace", "wheelchairWalkPace", "wrestling", "yoga",
+    ]
+
     private static let healthKitPrefix = "HKWorkoutActivityType"
 }
