@@ -234,6 +234,7 @@ final class ExportElementHandler: SAXHandler {
         var end: Timestamp?
         var hasEnd = false
         var extras: [MetadataEntry] = []
+        var creationDateKeptAsText = false
         for index in 0..<attributes.count {
             let bytes = attributes.value(index)
             switch reader.names.name(attributes.name(index)) {
@@ -247,7 +248,7 @@ final class ExportElementHandler: SAXHandler {
                 created = reader.date(bytes)
                 if created == nil, !bytes.isEmpty {
                     extras.append(reader.extraAttribute(attributes, index))
-                    skip("Record creationDate that is not a date kept as text in metadata")
+                    creationDateKeptAsText = true
                 }
             case .startDate: hasStart = true; start = reader.date(bytes)
             case .endDate: hasEnd = true; end = reader.date(bytes)
@@ -259,6 +260,8 @@ final class ExportElementHandler: SAXHandler {
             return skipRecord(hasStart ? "Record with an unreadable startDate" : "Record without a startDate")
         }
         if let problem = Self.endProblem(end, hasEnd: hasEnd, start: start) { return skipRecord("Record \(problem)") }
+        // Counted for a record that is kept only: one left out is counted once, for why.
+        if creationDateKeptAsText { skip("Record creationDate that is not a date kept as text in metadata") }
         let type = reader.types.string(at: typeEntry)
         let traits = self.traits(typeEntry, type)
         let number = value.flatMap { DecimalNumber.parse($0) }
@@ -275,7 +278,8 @@ final class ExportElementHandler: SAXHandler {
             }
         case .category?:
             kind = .category
-            categoryValue = value.map { reader.categoryValues.string($0) }
+            // A number (exports of iOS 8 and 9: `value="0"`) as the name later exports write.
+            categoryValue = value.map { LegacyExportValues.categoryValueName($0, type: type) ?? reader.categoryValues.string($0) }
         default:
             if number == nil {
                 if let value, DecimalNumber.isOutOfRange(value) { return skipRecord("Record with a value out of range") }
@@ -399,6 +403,7 @@ final class ExportElementHandler: SAXHandler {
         var end: Timestamp?
         var hasEnd = false
         var extras: [MetadataEntry] = []
+        var creationDateKeptAsText = false
         for index in 0..<attributes.count {
             let bytes = attributes.value(index)
             switch reader.names.name(attributes.name(index)) {
@@ -410,7 +415,7 @@ final class ExportElementHandler: SAXHandler {
                 created = reader.date(bytes)
                 if created == nil, !bytes.isEmpty {
                     extras.append(reader.extraAttribute(attributes, index))
-                    skip("Correlation creationDate that is not a date kept as text in metadata")
+                    creationDateKeptAsText = true
                 }
             case .startDate: hasStart = true; start = reader.date(bytes)
             case .endDate: hasEnd = true; end = reader.date(bytes)
@@ -422,6 +427,7 @@ final class ExportElementHandler: SAXHandler {
             return skipRecord(hasStart ? "Correlation with an unreadable startDate" : "Correlation without a startDate")
         }
         if let problem = Self.endProblem(end, hasEnd: hasEnd, start: start) { return skipRecord("Correlation \(problem)") }
+        if creationDateKeptAsText { skip("Correlation creationDate that is not a date kept as text in metadata") }
         correlation = CorrelationDraft(sample: Sample(
             id: "", type: type, kind: .correlation, start: start, end: end ?? start, sourceName: sourceName,
             sourceVersion: sourceVersion, device: device, createdAt: created, metadata: extras, userId: userId))

@@ -34,9 +34,11 @@ enum GenericRecordSample {
                                    kind: .activitySummary, start: start, end: end,
                                    sourceName: exportSourceName, userId: userId, detail: .record(record)))
         case "Me":
-            return .success(Sample(id: contentId(of: record), type: TypeRegistry.profileType, kind: .profile, start: fallbackTime,
+            // An export of iOS 8 or 9 wrote numbers (`BiologicalSex="2"`): as later exports' names.
+            let profile = LegacyExportValues.profile(record)
+            return .success(Sample(id: contentId(of: profile), type: TypeRegistry.profileType, kind: .profile, start: fallbackTime,
                                    end: fallbackTime, sourceName: exportSourceName, userId: userId,
-                                   detail: .record(record)))
+                                   detail: .record(profile)))
         default:
             let start = firstDate(of: record, among: ["startDate", "date", "receivedDate", "dateIssued", "creationDate"])
                 ?? fallbackTime

@@ -41,6 +41,9 @@ final class WorkoutBuilder {
         var energy: Double?
         var energyUnit: String?
         var extras: [MetadataEntry] = []
+        // What is reported of a workout that is kept: one left out is counted once, for why.
+        var notes: [String] = []
+        let note = { (reason: String, _: Int) in notes.append(reason) }
         for index in 0..<attributes.count {
             let value = attributes.value(index)
             switch reader.names.name(attributes.name(index)) {
@@ -52,15 +55,15 @@ final class WorkoutBuilder {
                 created = reader.date(value)
                 if created == nil, !value.isEmpty {
                     extras.append(reader.extraAttribute(attributes, index))
-                    report("Workout creationDate that is not a date kept as text in metadata", line)
+                    notes.append("Workout creationDate that is not a date kept as text in metadata")
                 }
             case .startDate: hasStart = true; start = reader.date(value)
             case .endDate: hasEnd = true; end = reader.date(value)
-            case .duration: duration = Self.number(value, "Workout duration", line: line, report: report)
+            case .duration: duration = Self.number(value, "Workout duration", line: line, report: note)
             case .durationUnit: durationUnit = reader.units.string(value)
-            case .totalDistance: distance = Self.number(value, "Workout totalDistance", line: line, report: report)
+            case .totalDistance: distance = Self.number(value, "Workout totalDistance", line: line, report: note)
             case .totalDistanceUnit: distanceUnit = reader.units.string(value)
-            case .totalEnergyBurned: energy = Self.number(value, "Workout totalEnergyBurned", line: line, report: report)
+            case .totalEnergyBurned: energy = Self.number(value, "Workout totalEnergyBurned", line: line, report: note)
             case .totalEnergyBurnedUnit: energyUnit = reader.units.string(value)
             default: extras.append(reader.extraAttribute(attributes, index))
             }
@@ -73,6 +76,7 @@ final class WorkoutBuilder {
             report("Workout \(problem)", line)
             return nil
         }
+        for reason in notes { report(reason, line) }
         workout = Workout(activityType: activityType)
         if let duration {
             workout.durationSeconds = WorkoutUnits.seconds(duration, unit: durationUnit)

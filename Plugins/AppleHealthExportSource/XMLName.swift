@@ -37,5 +37,7 @@ enum XMLName: UInt8, Sendable {
         "horizontalAccuracy": .horizontalAccuracy, "verticalAccuracy": .verticalAccuracy,
         "course": .course, "speed": .speed, "dateComponents": .dateComponents, "locale": .locale,
         "trkpt": .trkpt, "lat": .lat, "lon": .lon, "ele": .ele, "hAcc": .hAcc, "vAcc": .vAcc,
+        // Exports of iOS 8 and 9 name a record's source `source`.
+        "source": .sourceName,
     ]
 }

@@ -18,6 +18,18 @@ import Testing
             == Timestamp(epochMilliseconds: -1000, utcOffsetSeconds: 0))
     }
 
+    /// Exports of iOS 8 and 9: `yyyyMMddHHmmss±hhmm`.
+    @Test func compactStyle() {
+        #expect(HealthDateParser.parse("20230101080000-0800")
+            == Timestamp(epochSeconds: 1_672_588_800, utcOffsetSeconds: -28_800))
+        #expect(HealthDateParser.parse("20260706011200+0100")
+            == Timestamp(epochMilliseconds: pulsoExample, utcOffsetSeconds: 3600))
+        for wrong in ["20230101080000 0800", "20231301080000-0800", "20230230080000-0800", "20230101240000-0800",
+                      "2023010108000x-0800", "20230101080000-08000", "20230101080000+2400"] {
+            #expect(HealthDateParser.parse(wrong) == nil, "\(wrong)")
+        }
+    }
+
     @Test func bytesAndArrays() {
         let text = "2023-01-01 08:00:00 -0800"
         let expected = Timestamp(epochSeconds: 1_672_588_800, utcOffsetSeconds: -28_800)

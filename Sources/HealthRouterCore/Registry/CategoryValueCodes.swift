@@ -14,11 +14,39 @@ public enum CategoryValueCodes {
         return nil
     }
 
+    /// HealthKit's current name of raw value `code` of the category `type` whose values'
+    /// enumeration is named after it (`HKCategoryTypeIdentifierSleepAnalysis`, 0 →
+    /// `HKCategoryValueSleepAnalysisInBed`; 1 → `…AsleepUnspecified`, not the deprecated `…Asleep`),
+    /// as exports of iOS 8 and 9 wrote values: as numbers. Nil for other types and codes.
+    public static func name(code: Int, type: String) -> String? {
+        let prefix = "HKCategoryTypeIdentifier"
+        guard type.hasPrefix(prefix) else { return nil }
+        return names[String(type.dropFirst(prefix.count))]?[code]
+    }
+
+    /// The names by enumeration (`SleepAnalysis`) and raw value: the first one listed of a value.
+    private static let names: [String: [Int: String]] = {
+        var names: [String: [Int: String]] = [:]
+        for (prefix, cases) in enumerations {
+            for (name, code) in cases where names[prefix]?[code] == nil {
+                names[prefix, default: [:]][code] = "HKCategoryValue" + prefix + name
+            }
+        }
+        return names
+    }()
+
     private static let codes: [String: Int] = {
         var codes = ["HKCategoryValueNotApplicable": 0]
-        func add(_ prefix: String, _ cases: [(String, Int)]) {
+        for (prefix, cases) in enumerations {
             for (name, code) in cases { codes["HKCategoryValue" + prefix + name] = code }
         }
+        return codes
+    }()
+
+    /// Each enumeration's cases and raw values, the current name of a value first.
+    private static let enumerations: [(String, [(String, Int)])] = {
+        var enumerations: [(String, [(String, Int)])] = []
+        func add(_ prefix: String, _ cases: [(String, Int)]) { enumerations.append((prefix, cases)) }
         add("SleepAnalysis", [("InBed", 0), ("AsleepUnspecified", 1), ("Asleep", 1), ("Awake", 2), ("AsleepCore", 3),
                               ("AsleepDeep", 4), ("AsleepREM", 5)])
         add("AppleStandHour", [("Stood", 0), ("Idle", 1)])
@@ -39,6 +67,6 @@ public enum CategoryValueCodes {
         add("EnvironmentalAudioExposureEvent", [("MomentaryLimit", 1)])
         add("HeadphoneAudioExposureEvent", [("SevenDayLimit", 1)])
         add("LowCardioFitnessEvent", [("LowFitness", 1)])
-        return codes
+        return enumerations
     }()
 }

@@ -16,7 +16,8 @@
 ///   with `utcOffsetSeconds == nil` — the calendar day, not an instant anyone observed,
 ///   so `TimestampFormatter.date(_:)` gives back the same day;
 /// - a date and time without an offset (`2024-01-05T10:00:00`): read as UTC with
-///   `utcOffsetSeconds == nil` (the offset is unknown, so none is claimed).
+///   `utcOffsetSeconds == nil` (the offset is unknown, so none is claimed);
+/// - the compact form of exports from iOS 8 and 9, `20151107171924+0100` (`yyyyMMddHHmmss±hhmm`).
 ///
 /// `utcOffsetSeconds` is the offset written (0 for `Z`). Nil for anything else:
 /// wrong lengths, month 13, 30 February, hour 24, `13:00 PM`, letters, trailing text.
@@ -24,6 +25,7 @@ public enum HealthDateParser {
     /// Parses `bytes`; nil when they are not a date this parser knows.
     public static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Timestamp? {
         if bytes.count == 25, let timestamp = parseExportStyle(bytes) { return timestamp }
+        if bytes.count == 19, let timestamp = parseCompactStyle(bytes) { return timestamp }
         return parseAnyStyle(bytes)
     }
 
@@ -73,6 +75,23 @@ public enum HealthDateParser {
         let offset = signByte == UInt8(ascii: "-") ? -magnitude : magnitude
         return makeTimestamp(year: year, month: month, day: day,
                              millisecondsOfDay: (hour * 3600 + minute * 60 + second) * 1000, offset: offset)
+    }
+
+    /// `yyyyMMddHHmmss±hhmm`, exactly 19 bytes (exports of iOS 8 and 9).
+    private static func parseCompactStyle(_ bytes: UnsafeBufferPointer<UInt8>) -> Timestamp? {
+        let signByte = bytes[14]
+        guard signByte == UInt8(ascii: "+") || signByte == UInt8(ascii: "-") else { return nil }
+        var scanner = ByteScanner(bytes)
+        scanner.index = 0
+        guard let year = scanner.digits(4), let month = scanner.digits(2), let day = scanner.digits(2),
+              let hour = scanner.digits(2), let minute = scanner.digits(2), let second = scanner.digits(2) else { return nil }
+        scanner.index = 15
+        guard let offsetHours = scanner.digits(2), let offsetMinutes = scanner.digits(2) else { return nil }
+        guard month >= 1, month <= 12, day >= 1, day <= CivilDate.daysInMonth(year: year, month: month),
+              hour < 24, minute < 60, second < 60, offsetHours < 24, offsetMinutes < 60 else { return nil }
+        let magnitude = offsetHours * 3600 + offsetMinutes * 60
+        return makeTimestamp(year: year, month: month, day: day, millisecondsOfDay: (hour * 3600 + minute * 60 + second) * 1000,
+                             offset: signByte == UInt8(ascii: "-") ? -magnitude : magnitude)
     }
 
     private static func parseAnyStyle(_ bytes: UnsafeBufferPointer<UInt8>) -> Timestamp? {
