@@ -37,7 +37,7 @@ enum ImportCommand {
                     has not caught up though its routes select what this import read (five tries, 0.5 s to 4 s apart, each waiting up to the
                     connection's timeout; the entries stay in the journal: the next run delivers
                     them), 64 wrong options or nothing to import, 65 the file or folder is not
-                    usable input, 66 the file is missing or cannot be read (on the command line or
+                    usable input (also: every record in it was skipped), 66 the file is missing or cannot be read (on the command line or
                     in the config), 73 the state directory is not writable or is full, 78 the
                     config is wrong, or a sink is misconfigured (`misconfigured: …`, given up at
                     once: fix its config, then import again), also when another sink is only down
@@ -110,6 +110,8 @@ enum ImportCommand {
     static func exitCode(_ summary: ImportRun.Summary) -> ExitCode {
         if summary.journalRefused { return .cannotCreate }
         if let failed = summary.firstFailed { return failed.cannotRead ? .noInput : .dataError }
+        // A file of which every element was skipped (a format or version not known) is no success.
+        if summary.sources.contains(where: ImportReport.nothingUsable) { return .dataError }
         // A misconfigured sink waits for its config to be fixed: 78, also when another sink's store is
         // merely down (that one alone, 1, catches up by itself on the next run).
         if summary.sinkMisconfigured { return .config }

@@ -32,7 +32,26 @@ struct ImportReport {
             }
             lines.append(text)
         }
+        for (index, source) in summary.sources.enumerated() where Self.nothingUsable(source) {
+            let counters = source.counters
+            let skipped = counters.skipped.values.reduce(0, +)
+            guard let (reason, count) = counters.skipped.max(by: { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) })
+            else { continue }
+            let place = counters.skippedExamples[reason].map { ", first at \($0)" } ?? ""
+            lines.append("\(input(index)): none of its records could be imported: \(NumberText.counted(skipped, "element")) skipped, "
+                         + "\(count) × \(reason)\(place)\n  hint: if this is an Apple Health export (or a file healthrouter "
+                         + "should read), the summary above says why each element was left out; the file may be of a kind "
+                         + "or version healthrouter does not know yet")
+        }
         return lines
+    }
+
+    /// Whether `source` was read to its end but gave nothing (but a profile, an export's `Me`):
+    /// every other element it held was skipped.
+    static func nothingUsable(_ source: ImportRun.SourceResult) -> Bool {
+        let appended = source.counters.appended
+        let profiles = [appended.new, appended.duplicates, appended.changed].reduce(0) { $0 + ($1[.profile] ?? 0) }
+        return source.failure == nil && source.counters.records == profiles && !source.counters.skipped.isEmpty
     }
 
     func render() -> String {

@@ -348,6 +348,14 @@ final class ItemCollector: SourceOutput {
         try xmlData.prefix(xmlData.count / 2).write(to: URL(fileURLWithPath: truncatedXML))
         let notHealth = directory + "/other.xml"
         try "<?xml version=\"1.0\"?><rss><channel/></rss>".write(toFile: notHealth, atomically: true, encoding: .utf8)
+        // A Health export none of whose records can be read (dates of a form not known), but its profile.
+        let unreadable = directory + "/unreadable.xml"
+        try """
+            <HealthData locale="en_US"><Me HKCharacteristicTypeIdentifierBiologicalSex="HKBiologicalSexFemale"/>
+            <Record type="HKQuantityTypeIdentifierStepCount" sourceName="Phone" unit="count" startDate="1/2/2023 9:00" value="12"/>
+            <Record type="HKQuantityTypeIdentifierStepCount" sourceName="Phone" unit="count" startDate="1/2/2023 9:05" value="30"/>
+            </HealthData>
+            """.write(toFile: unreadable, atomically: true, encoding: .utf8)
 
         // A pipe (`<(unzip -p …)`) would look empty once its start was read: refused as one, unopened
         // (no writer: opening it would block).
@@ -358,6 +366,7 @@ final class ItemCollector: SourceOutput {
             (truncatedZip, 65, "truncated.zip"),
             (truncatedXML, 65, "truncated.xml"),
             (notHealth, 65, "other.xml"),
+            (unreadable, 65, "unreadable.xml: none of its records could be imported: 2 elements skipped, 2 × Record with an unreadable startDate, first at line 2"),
             (directory + "/missing.zip", 66, "missing.zip"),
             (pipe, 65, "pipe.xml is a pipe or a device, not a file"),
         ]
