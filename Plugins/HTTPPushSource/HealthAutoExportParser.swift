@@ -68,9 +68,7 @@ enum HealthAutoExportParser {
         if wrapped == nil && root["metrics"] == nil && root["workouts"] == nil {
             throw .notHealthAutoExport("no data.metrics or data.workouts: not a Health Auto Export body")
         }
-        if let wrapped, case .object = wrapped {} else if wrapped != nil {
-            throw .notHealthAutoExport("data must be an object")
-        }
+        if let wrapped, wrapped.objectValue == nil { throw .notHealthAutoExport("data must be an object") }
         for (object, prefix) in [(root, ""), (wrapped, "data.")] {
             for key in ["metrics", "workouts"] {
                 if let value = object?[key], value != .null, JSONValues.entries(value) == nil {
@@ -428,16 +426,14 @@ enum HealthAutoExportParser {
         // `flightsClimbed`, `lapLength`, …) and totals in units that do not convert: kept in metadata
         // as sent (a `{qty, units}` object as its compact JSON), not dropped. Series (arrays) other
         // than the route are not kept. A v2 workout's own `metadata` object gives its entries.
+        let ownMetadata = object["metadata"] as? [String: Any]
         for (key, value) in object.sorted(by: { $0.key < $1.key })
-        where (!workoutKeys.contains(key) || unconverted.contains(key)) && !(value is [Any]) {
-            if key == "metadata", let entries = value as? [String: Any] {
-                for (entryKey, entryValue) in entries.sorted(by: { $0.key < $1.key })
-                where !metadata.contains(where: { $0.key == entryKey }) {
-                    if let converted = JSONValues.metadataValue(entryValue) { metadata.append(MetadataEntry(entryKey, converted)) }
-                }
-            } else if let converted = JSONValues.metadataValue(value) {
-                metadata.append(MetadataEntry(key, converted))
-            }
+        where (!workoutKeys.contains(key) || unconverted.contains(key)) && !(value is [Any]) && !(key == "metadata" && ownMetadata != nil) {
+            if let converted = JSONValues.metadataValue(value) { metadata.append(MetadataEntry(key, converted)) }
+        }
+        // Its entries after the workout's own fields, none of whose keys they repeat.
+        for (key, value) in (ownMetadata ?? [:]).sorted(by: { $0.key < $1.key }) where !metadata.contains(where: { $0.key == key }) {
+            if let converted = JSONValues.metadataValue(value) { metadata.append(MetadataEntry(key, converted)) }
         }
         let sourceName = object["source"] as? String ?? defaultSource
         if let route = route(object["route"], sourceName: sourceName) { workout.routes = [route] }

@@ -215,7 +215,8 @@ struct HealthAutoExportTests {
             + #""start":"2024-01-06 07:00:00 +0100","end":"2024-01-06 07:30:00 +0100","#
             + #""distance":{"qty":5,"units":"furlongs"},"activeEnergyBurned":{"qty":250,"units":"kilojoules"},"#
             + #""heartRate":{"min":{"qty":1,"units":"Hz"},"avg":{"qty":100,"units":"bpm"}},"#
-            + #""metadata":{"HKWeatherTemperature":"21 degC","HKIndoorWorkout":true},"isIndoor":false}]}}"#
+            + #""metadata":{"HKWeatherTemperature":"21 degC","HKIndoorWorkout":true,"temperature":"again"},"#
+            + #""temperature":{"qty":21,"units":"degC"},"isIndoor":false}]}}"#
         let payload = try HealthAutoExportParser.parse(Array(body.utf8), userId: nil)
         guard case .sample(let sample)? = payload.items.first, case .workout(let workout) = sample.detail else {
             Issue.record("no workout"); return
@@ -230,6 +231,7 @@ struct HealthAutoExportTests {
         // isIndoor, read first, is the workout's; the entry of the same key in `metadata` does not repeat it.
         #expect(sample.metadata.filter { $0.key == "HKIndoorWorkout" }.map { $0.value } == [MetadataValue.bool(false)])
         #expect(sample.metadata[key: "metadata"] == nil)
+        #expect(sample.metadata.filter { $0.key == "temperature" }.map { $0.value } == [.string(#"{"qty":21,"units":"degC"}"#)])
     }
 
     /// `metrics` and `workouts` beside `data` (as some receivers of these bodies write them) are
