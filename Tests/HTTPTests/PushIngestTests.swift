@@ -128,6 +128,44 @@ struct PushIngestTests {
         #expect(try journal.deadLetters(sink: "mem").map(\.sequence) == [1_235])
     }
 
+    /// A reader that stays in the log (a sink worker mid-read) keeps PASSIVE checkpoints from
+    /// starting the log over, so pushes grow it; once the log is past its limit and the reader is
+    /// done, the checkpointer empties it, also when nothing is pushed any more.
+    @Test func theCheckpointerEmptiesALogThatGrewPastItsLimit() throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let control = WorkerControl()
+        let ingest = try PushIngest(stateDirectory: directory, control: control, autocheckpoint: false)
+        _ = try ingest.append(Self.samples("A", count: 10), source: "phone")
+        let reader = try SQLiteDatabase(path: directory + "/journal.sqlite")
+        try reader.execute("BEGIN")
+        _ = try reader.scalarInt("SELECT count(*) FROM entries")
+        let checkpointer = JournalCheckpointer(stateDirectory: directory, interval: 0.01, logger: Logger(minimumLevel: .error),
+                                               logLimit: 256 << 10)
+        let group = DispatchGroup()
+        group.enter()
+        Thread {
+            checkpointer.run(control: control)
+            group.leave()
+        }.start()
+        let logSize = { ((try? FileManager.default.attributesOfItem(atPath: directory + "/journal.sqlite-wal"))?[.size] as? Int) ?? -1 }
+        for part in 0..<8 {
+            _ = try ingest.append(Self.samples("P\(part)", count: 500, second: 1_781_000_000 + Int64(part) * 1_000), source: "phone")
+        }
+        #expect(logSize() > 256 << 10)
+        // The reader holds the log: it stays (the checkpoint waits 200 ms, then gives up for now).
+        usleep(300_000)
+        #expect(logSize() > 256 << 10)
+        try reader.execute("COMMIT")
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while logSize() != 0 && Date() < deadline { usleep(20_000) }
+        control.requestStop()
+        group.wait()
+        #expect(logSize() == 0)
+        // Nothing was lost on the way.
+        #expect(try Journal(stateDirectory: directory, role: .reader).head() == 4_010)
+    }
+
     @Test func liveFeedSpansConsecutiveBatchesAndForgetsTheOldest() {
         func entries(_ range: ClosedRange<Int64>) -> [JournalEntry] {
             range.map { JournalEntry(sequence: $0, source: "s", item: .tombstone(Tombstone(ids: ["\($0)"]))) }

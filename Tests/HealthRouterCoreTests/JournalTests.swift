@@ -3,6 +3,16 @@ import Testing
 @testable import HealthRouterCore
 
 @Suite struct JournalTests {
+    /// Every connection to the journal keeps statement journals in memory: with 16 KiB pages they
+    /// spilled to a temporary file on every push otherwise.
+    @Test func statementJournalsStayInMemory() throws {
+        let directory = makeTemporaryDirectory()
+        for role in [Journal.Role.writer, .reader] {
+            let journal = try Journal(stateDirectory: directory, role: role)
+            #expect(try journal.database.scalarInt("PRAGMA temp_store") == 2)
+        }
+    }
+
     @Test func duplicatesAreNotAppendedAgain() throws {
         let journal = try Journal(stateDirectory: makeTemporaryDirectory())
         let items = (0..<100).map { HealthItem.sample(heartRate(60 + Double($0 % 7), at: Int64($0))) }

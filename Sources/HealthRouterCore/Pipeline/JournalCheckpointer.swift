@@ -11,6 +11,12 @@ import Foundation
 /// after something was appended (the workers' wake-up signal). Durability is not involved:
 /// a commit is durable in the log (fsync) before its request is answered.
 ///
+/// PASSIVE checkpoints copy the log back but cannot start it over while sink workers keep
+/// reading from it: under a steady stream of pushes the log grew past 290 MB (a soak test). Once
+/// it is larger than `logLimit` bytes, a TRUNCATE checkpoint, at most every 5 seconds, waits up
+/// to 200 ms for the readers of the moment to finish (writers wait for it as long at most), then
+/// empties the log; when they do not finish in time it gives up until the next try.
+///
 /// It also prunes the journal as `journal.retain` says (`pruning`): a few seconds after the
 /// start, then every `pruneInterval` seconds, at most `pruneBatch` entries at a time (again
 /// soon while there is more), so the pushes waiting for the journal's write lock wait little.
@@ -25,11 +31,13 @@ public final class JournalCheckpointer: Sendable {
     private let pruning: (sinks: [String], retainSeconds: Double)?
     private let pruneInterval: Double
     private let pruneBatch: Int64
+    private let logLimit: Int64
 
     public init(stateDirectory: String, interval: Double = 0.25, logger: Logger,
                 pruning: (sinks: [String], retainSeconds: Double)? = nil, pruneInterval: Double = 600,
-                pruneBatch: Int64 = 50_000) {
+                pruneBatch: Int64 = 50_000, logLimit: Int64 = 64 << 20) {
         self.stateDirectory = stateDirectory
+        self.logLimit = logLimit
         self.interval = interval
         self.logger = logger
         self.pruning = pruning
@@ -47,6 +55,8 @@ public final class JournalCheckpointer: Sendable {
         }
         var lastHead: Int64 = -1
         var failures = 0
+        var nextTruncate = Date()
+        let logPath = journal.path + "-wal"
         // The first prune a few seconds in: a restart after a long stop finds old entries at once.
         var nextPrune = Date(timeIntervalSinceNow: min(5, pruneInterval))
         while !control.isStopRequested {
@@ -74,9 +84,21 @@ public final class JournalCheckpointer: Sendable {
                 failures += 1
                 if failures == 10 { logger.warning("journal checkpoints keep failing", [("error", "\(error)")]) }
             }
+            if Date() >= nextTruncate, Self.size(of: logPath) > logLimit {
+                nextTruncate = Date(timeIntervalSinceNow: 5)
+                // Busy (readers that did not finish in time): the next try, or the next PASSIVE one, does it.
+                try? journal.database.withShortLockWaits(milliseconds: 200) {
+                    try journal.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                }
+            }
             let rest = interval - Date().timeIntervalSince(started)
             if rest > 0 { Thread.sleep(forTimeInterval: rest) }
             control.wait(seconds: 1)
         }
+    }
+
+    private static func size(of path: String) -> Int64 {
+        var status = stat()
+        return stat(path, &status) == 0 ? Int64(status.st_size) : 0
     }
 }

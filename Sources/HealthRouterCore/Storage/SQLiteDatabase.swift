@@ -74,14 +74,7 @@ public final class SQLiteDatabase {
         }
         handle = db
         sqlite3_extended_result_codes(db, 1)
-        // Waits up to about 10 s for another connection's write lock, polling every
-        // millisecond: the default handler's sleeps grow to 100 ms, so a worker
-        // waiting behind a journal append often slept long after the lock was free.
-        sqlite3_busy_handler(db, { _, attempt in
-            guard attempt < 10_000 else { return 0 }
-            usleep(1_000)
-            return 1
-        }, nil)
+        Self.installStandardBusyHandler(db)
         if !readOnly && !immutable {
             // Before WAL, which fixes the size of a new file for good.
             if let pageSize { try execute("PRAGMA page_size = \(pageSize)") }
@@ -91,6 +84,25 @@ public final class SQLiteDatabase {
     }
 
     deinit { sqlite3_close_v2(handle) }
+
+    /// Waits up to about 10 s for another connection's write lock, polling every
+    /// millisecond: the default handler's sleeps grow to 100 ms, so a worker
+    /// waiting behind a journal append often slept long after the lock was free.
+    private static func installStandardBusyHandler(_ db: OpaquePointer) {
+        sqlite3_busy_handler(db, { _, attempt in
+            guard attempt < 10_000 else { return 0 }
+            usleep(1_000)
+            return 1
+        }, nil)
+    }
+
+    /// Runs `body` with waits for other connections' locks bounded to about `milliseconds`
+    /// (a checkpoint that must not hold writers up for long), then waits as usual again.
+    public func withShortLockWaits<T>(milliseconds: Int32, _ body: () throws -> T) rethrows -> T {
+        sqlite3_busy_timeout(handle, milliseconds)
+        defer { Self.installStandardBusyHandler(handle) }
+        return try body()
+    }
 
     /// Opens `path` to be read only by a process that may not write the file or its folder, and
     /// creates nothing beside it (a `-shm`, `-wal` or `-journal` file this process made would be
