@@ -1,6 +1,7 @@
 import Foundation
 import HealthRouterCore
 import PostgresClient
+import Synchronization
 
 /// The `postgres` sink: health4ai's Supabase-style schema (`healthkit_metrics`, one row per
 /// sample keyed by `(user_id, metric_type, source_device, started_at)`), so its MCP server and
@@ -94,16 +95,19 @@ public final class PostgresSink: Sink {
     private var tiered = false
     /// `configuration.userId` as stored.
     private let defaultUserId: String
-    /// The sample users this sink said it stores under another id (`announce`), and the last one met.
-    private var announcedUsers: Set<String> = []
+    /// The sample users each sink (by name) said it stores under another id (`announce`), for the
+    /// process: a sink made anew (a reconnect, a reload) does not say it again.
+    private static let announcedUsers = Mutex<Set<String>>([])
+    /// The last sample user met.
     private var lastUser: String?
 
-    /// Says once, for a sample's user that is no UUID (a push source's user name), the user_id its
-    /// rows get: health4ai reads one user_id, and the sink's own applies only to samples without a
-    /// user (an import).
+    /// Says once a process, for a sample's user that is no UUID (a push source's user name), the
+    /// user_id its rows get: health4ai reads one user_id, and the sink's own applies only to samples
+    /// without a user (an import).
     private func announce(_ user: String) {
         lastUser = user
-        guard !PostgresUserId.isUUID(user), announcedUsers.insert(user).inserted else { return }
+        guard !PostgresUserId.isUUID(user),
+              Self.announcedUsers.withLock({ $0.insert(sinkName + "\u{1F}" + user).inserted }) else { return }
         let stored = PostgresUserId.normalized(user)
         // A warning: an import shows it too (a health4ai reader set to the sink's user_id sees none of these).
         logger.warning("samples of user \(user) are stored as user_id \(stored) (set HEALTHKIT_USER_ID=\(stored) for health4ai to "

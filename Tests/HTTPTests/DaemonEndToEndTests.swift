@@ -43,9 +43,26 @@ struct DaemonEndToEndTests {
         }
         let stored = UUIDv5.string(name: "alice").lowercased()
         let line = "warning: samples of user alice are stored as user_id \(stored) (set HEALTHKIT_USER_ID=\(stored) for health4ai"
-        let deadline = Date().addingTimeInterval(10)
+        var deadline = Date().addingTimeInterval(10)
         while !daemon.log.contains(line) && Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+        // A reload makes the sink anew (it connects again): it does not say it again.
+        kill(try #require(daemon.process?.processIdentifier), SIGHUP)
+        deadline = Date().addingTimeInterval(10)
+        while daemon.log.components(separatedBy: "config reloaded").count < 2 && Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+        var status = 0
+        while status != 200 && Date() < deadline {
+            status = daemon.client.post("/ingest", DaemonProcess.batch(prefix: "C", count: 2).body, token: DaemonProcess.token).status
+            if status != 200 { Thread.sleep(forTimeInterval: 0.05) }
+        }
+        #expect(status == 200)
+        // The new sink wrote the push (its cursor reached the journal's head).
+        let journal = try Journal(stateDirectory: directory + "/state", role: .reader)
+        let head = try journal.head()
+        let delivered = { (try? journal.cursor(sink: "supa")) ?? nil }
+        while delivered() != head && Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
         daemon.stop()
+        #expect(daemon.log.contains("config reloaded"))
+        #expect(head == 6 && delivered() == head)
         #expect(daemon.log.components(separatedBy: line).count == 2, "\(daemon.log)")
     }
 
