@@ -113,6 +113,7 @@ public final class SinkWorker: Sendable {
             return
         }
         var attempts = 0
+        var retryWarnings = RetryWarningThrottle()
         var sink: (any Sink)?
         var cursor: Int64 = 0
         // The journal's copy of the cursor (for `status`, pruning, and sinks that keep no
@@ -241,7 +242,7 @@ public final class SinkWorker: Sendable {
                         try saveCursor()
                         // Opened, finished and its cursor kept: it works (a failure in either of
                         // those still counts towards giving up).
-                        noteRecovery(after: &attempts)
+                        noteRecovery(after: &attempts, warnings: &retryWarnings)
                         if inputFinished { return }
                         control.wait(seconds: 0.05)
                         continue
@@ -259,7 +260,7 @@ public final class SinkWorker: Sendable {
                 unsaved = (last, (unsaved?.written ?? 0) + outcome.written)
                 if Date().timeIntervalSince(savedAt) >= Self.cursorInterval { try saveCursor() }
                 cursor = last
-                noteRecovery(after: &attempts)
+                noteRecovery(after: &attempts, warnings: &retryWarnings)
                 progressState.withLock {
                     $0.cursor = cursor
                     $0.written += outcome.written
@@ -295,7 +296,11 @@ public final class SinkWorker: Sendable {
                     return
                 }
                 let delay = misconfigured ? settings.retryCap : settings.retryDelay(afterAttempt: attempts)
-                logger.warning("write failed, retrying in \(Self.format(delay))", [("error", message)])
+                if retryWarnings.shouldLog(attempt: attempts, message: message) {
+                    // After the first few, one line every 10 minutes while the error stays the same.
+                    logger.warning("write failed, retrying in \(Self.format(delay))",
+                                   [("error", message), ("failed_attempts", String(attempts))])
+                }
                 // A fresh sink after a failure: reconnects, and re-reads its own cursor.
                 sink?.close()
                 sink = nil
@@ -309,10 +314,11 @@ public final class SinkWorker: Sendable {
     }
 
     /// After failed attempts, says that the sink works again (the warnings said it did not), once.
-    private func noteRecovery(after attempts: inout Int) {
+    private func noteRecovery(after attempts: inout Int, warnings: inout RetryWarningThrottle) {
         guard attempts > 0 else { return }
         logger.info("the sink works again", [("failed_attempts", String(attempts))])
         attempts = 0
+        warnings.reset()
     }
 
     /// How long a worker finds nothing to write before it tells its sink it caught up.
