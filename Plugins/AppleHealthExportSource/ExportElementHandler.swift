@@ -61,6 +61,9 @@ final class ExportElementHandler: SAXHandler {
         /// The generation of `typeTraits` that `typeEntry` indexes.
         var typeGeneration: Int
         var canBeMember: Bool
+        /// The line of a `creationDate` kept as text in metadata: reported once the record is kept
+        /// (one left out is counted once, for why).
+        var creationDateLine: Int?
         var beats: [Heartbeat] = []
     }
 
@@ -260,8 +263,6 @@ final class ExportElementHandler: SAXHandler {
             return skipRecord(hasStart ? "Record with an unreadable startDate" : "Record without a startDate")
         }
         if let problem = Self.endProblem(end, hasEnd: hasEnd, start: start) { return skipRecord("Record \(problem)") }
-        // Counted for a record that is kept only: one left out is counted once, for why.
-        if creationDateKeptAsText { skip("Record creationDate that is not a date kept as text in metadata") }
         let type = reader.types.string(at: typeEntry)
         let traits = self.traits(typeEntry, type)
         let number = value.flatMap { DecimalNumber.parse($0) }
@@ -294,7 +295,8 @@ final class ExportElementHandler: SAXHandler {
                            value: kind == .quantity ? number : nil, unit: unit, categoryValue: categoryValue,
                            sourceName: sourceName, sourceVersion: sourceVersion, device: device, createdAt: created,
                            metadata: extras, userId: userId),
-            typeEntry: typeEntry, typeGeneration: typeTraitsGeneration, canBeMember: traits.canBeMember)
+            typeEntry: typeEntry, typeGeneration: typeTraitsGeneration, canBeMember: traits.canBeMember,
+            creationDateLine: creationDateKeptAsText ? lineNumber : nil)
     }
 
     /// What is wrong with an element's `endDate`, or nil when it can be used: a missing
@@ -363,6 +365,9 @@ final class ExportElementHandler: SAXHandler {
             output.skipped("Quantity Record with a value out of range once converted from \(writtenUnit ?? "?") to "
                            + (draft.sample.unit ?? "?"), location: "line \(lineNumber)")
             return
+        }
+        if let line = draft.creationDateLine {
+            output.skipped("Record creationDate that is not a date kept as text in metadata", location: "line \(line)")
         }
         if correlation != nil {
             if knownTraits(draft.typeEntry, draft.typeGeneration) != nil { typeTraits[draft.typeEntry]?.canBeMember = true }

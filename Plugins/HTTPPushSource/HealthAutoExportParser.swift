@@ -489,6 +489,8 @@ enum HealthAutoExportParser {
         "Indoor Wheelchair Run Pace": ("Wheelchair Run Pace", true),
         "Outdoor Wheelchair Walk Pace": ("Wheelchair Walk Pace", false),
         "Indoor Wheelchair Walk Pace": ("Wheelchair Walk Pace", true),
+        "Stair Stepper": ("Stair Climbing", nil), "HIIT": ("High Intensity Interval Training", nil),
+        "Rower": ("Rowing", nil), "Skating": ("Skating Sports", nil), "Surfing": ("Surfing Sports", nil),
     ]
 
     /// A `{qty, units}` object (or a bare number) in `unit` (nil: as sent); nil when it has no

@@ -110,12 +110,12 @@ enum ImportCommand {
     static func exitCode(_ summary: ImportRun.Summary) -> ExitCode {
         if summary.journalRefused { return .cannotCreate }
         if let failed = summary.firstFailed { return failed.cannotRead ? .noInput : .dataError }
-        // A file of which every element was skipped (a format or version not known) is no success.
-        if summary.sources.contains(where: ImportReport.nothingUsable) { return .dataError }
         // A misconfigured sink waits for its config to be fixed: 78, also when another sink's store is
         // merely down (that one alone, 1, catches up by itself on the next run).
         if summary.sinkMisconfigured { return .config }
-        return summary.succeeded ? .success : .incomplete
+        guard summary.succeeded else { return .incomplete }
+        // A file of which every element was skipped (a format or version not known) is no success.
+        return summary.sources.contains(where: ImportReport.nothingUsable) ? .dataError : .success
     }
 
     struct PlannedSource {

@@ -47,11 +47,12 @@ struct ImportReport {
     }
 
     /// Whether `source` was read to its end but gave nothing (but a profile, an export's `Me`):
-    /// every other element it held was skipped.
+    /// every other element it held was skipped, and it deleted nothing.
     static func nothingUsable(_ source: ImportRun.SourceResult) -> Bool {
         let appended = source.counters.appended
         let profiles = [appended.new, appended.duplicates, appended.changed].reduce(0) { $0 + ($1[.profile] ?? 0) }
-        return source.failure == nil && source.counters.records == profiles && !source.counters.skipped.isEmpty
+        return source.failure == nil && source.counters.records == profiles && appended.deletedIds == 0
+            && appended.aliased == 0 && !source.counters.skipped.isEmpty
     }
 
     func render() -> String {

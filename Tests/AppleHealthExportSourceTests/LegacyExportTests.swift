@@ -17,6 +17,8 @@ import AppleHealthExportSource
          <Record type="HKCategoryTypeIdentifierAppleStandHour" source="Uhr" unit="" startDate="20160110100000+0100" endDate="20160110110000+0100" value="0"/>
          <Record type="HKCategoryTypeIdentifierSleepAnalysis" source="Schlaf" unit="" startDate="20160111230000+0100" endDate="20160112063000+0100" value="9"/>
          <Record type="HKQuantityTypeIdentifierBodyMass" source="Waage" unit="kg" creationDate="gestern" startDate="letzte Woche" value="65"/>
+         <Record type="HKQuantityTypeIdentifierBodyMass" source="Waage" unit="kg" creationDate="gestern" startDate="20160112073000+0100" value="viel"/>
+         <Record type="HKQuantityTypeIdentifierBodyMass" source="Waage" unit="kg" creationDate="heute" startDate="20160113073000+0100" value="64"/>
          <Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="31.5" durationUnit="min" totalDistance="5.2" totalDistanceUnit="km" totalEnergyBurned="350" totalEnergyBurnedUnit="kcal" source="Laufen" creationDate="20160109083200+0100" startDate="20160109080000+0100" endDate="20160109083130+0100"/>
          <Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="lang" source="Laufen" creationDate="gestern" startDate="nie"/>
         </HealthData>
@@ -26,7 +28,9 @@ import AppleHealthExportSource
         let directory = try TemporaryDirectory()
         let output = try Fixtures.read(try directory.write("export.xml", Self.export))
         // The record whose dates cannot be read is skipped, and counted once (not for its creationDate too).
-        #expect(output.skips.map(\.reason) == ["Record with an unreadable startDate", "Workout with an unreadable startDate"])
+        #expect(output.skips.map(\.reason) == ["Record with an unreadable startDate", "Quantity Record with a non-numeric value",
+                                                "Record creationDate that is not a date kept as text in metadata",
+                                                "Workout with an unreadable startDate"])
         let run = try #require(output.samples(.workout).first)
         #expect(run.sourceName == "Laufen")
         #expect(run.end == Timestamp(epochMilliseconds: 1_452_324_690_000, utcOffsetSeconds: 3600))
@@ -52,6 +56,14 @@ import AppleHealthExportSource
         #expect(me[attribute: "HKCharacteristicTypeIdentifierBiologicalSex"] == "HKBiologicalSexFemale")
         #expect(me[attribute: "HKCharacteristicTypeIdentifierBloodType"] == "HKBloodTypeOPositive")
         #expect(me[attribute: "HKCharacteristicTypeIdentifierFitzpatrickSkinType"] == "HKFitzpatrickSkinTypeIII")
+    }
+
+    /// A kept-whole record's attribute that looks like a compact date (an identifier) is no
+    /// instant of it: its content id stays what it was before compact dates were read.
+    @Test func aCompactDateIsNoInstantOfAKeptWholeRecord() {
+        #expect(GenericRecord.Attribute("identifier", "20230101120000-0001").instant == nil)
+        #expect(GenericRecord.Attribute("receivedDate", "2023-01-01 12:00:00 -0800").instant
+            == Timestamp(epochMilliseconds: 1_672_603_200_000, utcOffsetSeconds: -28_800))
     }
 
     /// A later export's spelling is kept as it is.

@@ -15,6 +15,31 @@ import Testing
         return ImportReport(summary: summary, inputs: ["export.zip"], sinkTypes: ["local": "sqlite"])
     }
 
+    /// A file every element of which was skipped exits 65, unless it deleted something; a
+    /// misconfigured sink (78) or one whose store is down (1) is said first.
+    @Test func aFileOfNothingButSkipsIsADataErrorAfterTheSinksState() {
+        func summary(deleted: Int = 0, sink: (inout SinkWorker.Progress) -> Void = { _ in }) -> ImportRun.Summary {
+            var counters = ImportCounters()
+            counters.skipped["Record with an unreadable startDate"] = 2
+            counters.skippedExamples["Record with an unreadable startDate"] = "line 2"
+            counters.appended.new[.profile] = 1
+            counters.appended.deletedIds = deleted
+            var progress = SinkWorker.Progress()
+            sink(&progress)
+            var summary = ImportRun.Summary()
+            summary.sources = [ImportRun.SourceResult(name: "import", counters: counters)]
+            summary.sinks["local"] = progress
+            return summary
+        }
+        #expect(ImportCommand.exitCode(summary()) == .dataError)
+        let errors = ImportReport(summary: summary(), inputs: ["old.xml"], sinkTypes: ["local": "sqlite"]).errors()
+        #expect(errors.first?.hasPrefix("old.xml: none of its records could be imported: 2 elements skipped, "
+                                        + "2 × Record with an unreadable startDate, first at line 2\n  hint: ") == true, "\(errors)")
+        #expect(ImportCommand.exitCode(summary(deleted: 2)) == .success)
+        #expect(ImportCommand.exitCode(summary { $0.gaveUp = "down"; $0.gaveUpMisconfigured = true }) == .config)
+        #expect(ImportCommand.exitCode(summary { $0.gaveUp = "connection refused" }) == .incomplete)
+    }
+
     @Test func nothingNewWithRowsWrittenSaysTheSinksCaughtUp() {
         let quiet = report(written: 0).render()
         #expect(quiet.contains("nothing new: every record was already imported"))

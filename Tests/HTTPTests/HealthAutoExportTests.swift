@@ -196,7 +196,9 @@ struct HealthAutoExportTests {
             + #"{"name":"Gehen","start":"2024-01-07 07:00:00 +0100","end":"2024-01-07 07:30:00 +0100"},"#
             + #"{"name":"High Intensity Interval Training","start":"2024-01-08 07:00:00 +0100","end":"2024-01-08 07:30:00 +0100"},"#
             + #"{"name":"Other","start":"2024-01-09 07:00:00 +0100","end":"2024-01-09 07:30:00 +0100"},"#
-            + #"{"name":"pickleball","start":"2024-01-10 07:00:00 +0100","end":"2024-01-10 07:30:00 +0100"}]}}"#
+            + #"{"name":"pickleball","start":"2024-01-10 07:00:00 +0100","end":"2024-01-10 07:30:00 +0100"},"#
+            + #"{"name":"Stair Stepper","start":"2024-01-11 07:00:00 +0100","end":"2024-01-11 07:30:00 +0100"},"#
+            + #"{"name":"HIIT","start":"2024-01-12 07:00:00 +0100","end":"2024-01-12 07:30:00 +0100"}]}}"#
         let payload = try HealthAutoExportParser.parse(Array(body.utf8), userId: nil)
         let read = payload.items.compactMap { item -> String? in
             guard case .sample(let sample) = item, case .workout(let workout) = sample.detail else { return nil }
@@ -204,7 +206,8 @@ struct HealthAutoExportTests {
         }
         #expect(read == ["HKWorkoutActivityTypeOther string(\"室内 跑步\")", "HKWorkoutActivityTypeOther string(\"Gehen\")",
                          "HKWorkoutActivityTypeHighIntensityIntervalTraining -", "HKWorkoutActivityTypeOther -",
-                         "HKWorkoutActivityTypePickleball -"])
+                         "HKWorkoutActivityTypePickleball -", "HKWorkoutActivityTypeStairClimbing -",
+                         "HKWorkoutActivityTypeHighIntensityIntervalTraining -"])
     }
 
     /// A total whose units do not convert to its column's is not stored as if it were in them: the

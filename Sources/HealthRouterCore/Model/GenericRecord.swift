@@ -19,7 +19,8 @@ public struct GenericRecord: Sendable, Hashable {
         /// 09:00:00 -0700"`); nil for anything else, a bare day (`1990-02-02`) included. What
         /// identifies a record across exports: the export writes the offset of its own day.
         public var instant: Timestamp? {
-            value.utf8.count >= 19 ? HealthDateParser.parse(value) : nil
+            // Not the compact form of iOS 8 and 9 (`20151107171924+0100`): an identifier may look like it.
+            value.utf8.count >= 19 && value.utf8.dropFirst(4).first == UInt8(ascii: "-") ? HealthDateParser.parse(value) : nil
         }
     }
 
