@@ -23,8 +23,8 @@ struct XMLFileExportReader {
         let folder = (file.path as NSString).deletingLastPathComponent
         let files = ExportFolderResolver(folder: folder.isEmpty ? "." : folder, output: output)
         // Progress counts the ECG files after the document's bytes: their pass moves it too.
-        let electrocardiograms = Self.electrocardiogramFiles(in: folder.isEmpty ? "." : folder)
-        let total = electrocardiograms.reduce(file.size) { $0 + Self.size(of: $1) }
+        let electrocardiograms = Self.electrocardiogramFiles(in: folder.isEmpty ? "." : folder).map { ($0, Self.size(of: $0)) }
+        let total = electrocardiograms.reduce(file.size) { $0 + $1.1 }
         let document = ExportDocumentParser(input: file.path, entry: nil, userId: userId, zoneOffsets: RecordedZoneOffsets(phoneZone: phoneZone),
                                             routes: files, resources: files,
                                             output: output, logger: logger)
@@ -46,8 +46,8 @@ struct XMLFileExportReader {
             if count == 0 { break }
         }
         logger.info("read \(file.path)", document.summary)
-        for path in electrocardiograms {
-            consumed = min(consumed + Self.size(of: path), total)
+        for (path, size) in electrocardiograms {
+            consumed = min(consumed + size, total)
             let bytes: [UInt8]?
             do { bytes = try Self.contents(of: path) } catch {
                 output.skipped("ECG CSV could not be read (\(error.localizedDescription)): not imported", location: path)

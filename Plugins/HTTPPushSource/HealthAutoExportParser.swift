@@ -77,18 +77,17 @@ enum HealthAutoExportParser {
             }
         }
         guard case .object(let pairs)? = wrapped else { return (root, "") }
-        return (.object(pairs + besideData(root)), "data.")
+        return (.object(pairs + besideData(root, inside: pairs)), "data.")
     }
 
     /// `metrics` and `workouts` arrays beside `data` (`{"data":{"metrics":[…]},"workouts":[…]}`, as
     /// some receivers of Health Auto Export's bodies write them out), each joined to the entries of
     /// `data`'s own, so that the ones `data` holds come first and none is left out without a word.
-    private static func besideData(_ root: JSONValue) -> [(key: String, value: JSONValue)] {
-        guard case .object(let pairs) = root, case .object(let inside)? = root["data"] else { return [] }
+    private static func besideData(_ root: JSONValue, inside: [(key: String, value: JSONValue)]) -> [(key: String, value: JSONValue)] {
         var joined: [(key: String, value: JSONValue)] = []
         for key in ["metrics", "workouts"] {
-            guard let beside = JSONValues.entries(pairs.last { $0.key == key }?.value), !beside.isEmpty else { continue }
-            let own = JSONValues.entries(inside.last { $0.key == key }?.value) ?? []
+            guard let beside = JSONValues.entries(root[key]), !beside.isEmpty else { continue }
+            let own = JSONValues.entries(JSONValue.object(inside)[key]) ?? []
             joined.append((key: key, value: .array(own + beside)))
         }
         return joined

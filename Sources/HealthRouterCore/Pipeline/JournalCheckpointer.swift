@@ -59,7 +59,6 @@ public final class JournalCheckpointer: Sendable {
         var lastHead: Int64 = -1
         var failures = 0
         var nextTruncate = Date()
-        let logPath = journal.path + "-wal"
         // The first prune a few seconds in: a restart after a long stop finds old entries at once.
         var nextPrune = Date(timeIntervalSinceNow: min(5, pruneInterval))
         while !control.isStopRequested {
@@ -87,7 +86,7 @@ public final class JournalCheckpointer: Sendable {
                 failures += 1
                 if failures == 10 { logger.warning("journal checkpoints keep failing", [("error", "\(error)")]) }
             }
-            if Date() >= nextTruncate, Self.size(of: logPath) > logLimit {
+            if Date() >= nextTruncate, journal.database.writeAheadLogBytes > logLimit {
                 nextTruncate = Date(timeIntervalSinceNow: 5)
                 // Busy (readers that did not finish in time): the next try, or the next PASSIVE one, does it.
                 try? journal.database.withShortLockWaits(milliseconds: 100) {
@@ -98,10 +97,5 @@ public final class JournalCheckpointer: Sendable {
             if rest > 0 { Thread.sleep(forTimeInterval: rest) }
             control.wait(seconds: 1)
         }
-    }
-
-    private static func size(of path: String) -> Int64 {
-        var status = stat()
-        return stat(path, &status) == 0 ? Int64(status.st_size) : 0
     }
 }

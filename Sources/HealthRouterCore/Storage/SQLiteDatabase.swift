@@ -96,6 +96,12 @@ public final class SQLiteDatabase {
         }, nil)
     }
 
+    /// The size of the database's write-ahead log (`<path>-wal`) in bytes; 0 when it has none.
+    public var writeAheadLogBytes: Int64 {
+        var info = stat()
+        return stat(path + "-wal", &info) == 0 ? Int64(info.st_size) : 0
+    }
+
     /// Runs `body` with waits for other connections' locks bounded to about `milliseconds`
     /// (a checkpoint that must not hold writers up for long), then waits as usual again.
     public func withShortLockWaits<T>(milliseconds: Int32, _ body: () throws -> T) rethrows -> T {
