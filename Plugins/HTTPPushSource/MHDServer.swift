@@ -47,6 +47,10 @@ final class MHDServer: Sendable {
     private let answering = Mutex(0)
     private let served = Mutex(0)
     private let connections = Mutex(OpenConnections())
+    /// Where the listening socket goes when the server stops, and where `start` finds one.
+    private let handover: ListenerHandover?
+    /// The configured address being served (set by `start`).
+    private let listening = Mutex<(host: String, port: UInt16)?>(nil)
 
     /// The connections libmicrohttpd has open, by `MHD_Connection` address (from its
     /// notification that one started to the one that it closed).
@@ -66,10 +70,12 @@ final class MHDServer: Sendable {
     /// The C side of `log`, alive as long as the server.
     private nonisolated(unsafe) let logTarget = UnsafeMutablePointer<swmhd_log_target>.allocate(capacity: 1)
 
-    init(limits: Limits, uploads: UploadBudget = UploadBudget(capacity: 256 << 20), log: @escaping @Sendable (String) -> Void,
+    init(limits: Limits, uploads: UploadBudget = UploadBudget(capacity: 256 << 20), handover: ListenerHandover? = nil,
+         log: @escaping @Sendable (String) -> Void,
          examineHead: @escaping @Sendable (HTTPRequest) -> HTTPReply?, handle: @escaping @Sendable (HTTPRequest) -> HTTPReply,
          answered: @escaping @Sendable (HTTPRequest, HTTPReply) -> Void = { _, _ in }) {
         self.answered = answered
+        self.handover = handover
         self.limits = limits
         self.uploads = uploads
         self.log = log
@@ -97,8 +103,26 @@ final class MHDServer: Sendable {
         init(request: HTTPRequest) { self.request = request }
     }
 
-    /// Binds `host:port` (IPv4) and starts serving; returns the bound port.
+    /// Binds `host:port` (IPv4) and starts serving; returns the bound port. When `handover`
+    /// keeps the socket of a server that stopped on `host:port` (a reload), serves that one
+    /// instead of binding, and gives it back to `handover` when it cannot start.
     func start(host: String, port: UInt16, tls: (key: String, certificate: String)?) throws -> UInt16 {
+        let kept = handover?.take(address: (host, port))
+        do {
+            let bound = try start(host: host, port: port, tls: tls, listeningSocket: kept)
+            if let kept { close(kept) }
+            listening.withLock { $0 = (host, port) }
+            return bound
+        } catch {
+            if let kept { handover?.release(kept, address: (host, port)) }
+            throw error
+        }
+    }
+
+    /// `start` on `listeningSocket` when given (bound to `host:port` and listening), which stays
+    /// the caller's: libmicrohttpd serves a duplicate of it (and closes that when it cannot start).
+    private func start(host: String, port: UInt16, tls: (key: String, certificate: String)?,
+                       listeningSocket: Int32?) throws -> UInt16 {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
@@ -110,12 +134,13 @@ final class MHDServer: Sendable {
             | MHD_USE_ITC.rawValue | MHD_USE_ERROR_LOG.rawValue
         let context = Unmanaged.passUnretained(self).toOpaque()
         logTarget.pointee.context = context
+        let given = listeningSocket.map { dup($0) } ?? -1
         let started: OpaquePointer? = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
                 swmhd_start(UInt32(flags), socketAddress, Self.accessHandler, context, Self.completedHandler, context,
                             Self.connectionHandler, context,
                             limits.connections, limits.connectionsPerAddress, limits.timeoutSeconds, 256 << 10,
-                            tls?.key, tls?.certificate, logTarget)
+                            tls?.key, tls?.certificate, given, logTarget)
             }
         }
         guard let started else {
@@ -129,7 +154,17 @@ final class MHDServer: Sendable {
                               hint: "pick another port in listen, or stop what uses this one")
         }
         daemon.withLock { $0 = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(started))) }
-        return swmhd_bound_port(started)
+        return listeningSocket.flatMap(Self.boundPort) ?? swmhd_bound_port(started)
+    }
+
+    /// The port a socket is bound to.
+    static func boundPort(_ socketHandle: Int32) -> UInt16? {
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let found = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socketHandle, $0, &length) == 0 }
+        }
+        return found ? UInt16(bigEndian: address.sin_port) : nil
     }
 
     /// Whether a TCP socket can be bound to `address` now (and is closed again at once).
@@ -147,10 +182,12 @@ final class MHDServer: Sendable {
         }
     }
 
-    /// Stops accepting, waits up to `grace` seconds for the requests in flight, and closes. A
-    /// request whose body is still arriving (a slow phone, a client trickling bytes) is waited
-    /// for `uploadGrace` seconds only, then cut: nothing of it was accepted, and a client that
-    /// got no reply sends it again. One whose body is in is answered (its journal append ends).
+    /// Stops accepting, waits up to `grace` seconds for the requests in flight, and closes
+    /// them. A request whose body is still arriving (a slow phone, a client trickling bytes) is
+    /// waited for `uploadGrace` seconds only, then cut: nothing of it was accepted, and a client
+    /// that got no reply sends it again. One whose body is in is answered (its journal append
+    /// ends). The listening socket is closed, or, during a reload, goes to `handover`, which
+    /// keeps it open and bound: connections made meanwhile wait in its backlog for the next server.
     func stop(grace: Double = 30, uploadGrace: Double = 3) {
         let address = daemon.withLock { value -> UInt in
             let current = value
@@ -159,7 +196,12 @@ final class MHDServer: Sendable {
         }
         guard let pointer = OpaquePointer(bitPattern: address) else { return }
         let listener = MHD_quiesce_daemon(pointer)
-        if listener >= 0 { close(listener) }
+        // A stop closes the socket at once: clients are refused rather than left waiting in its
+        // backlog for the grace period. A reload keeps it for the next server, and hands it on
+        // after MHD_stop_daemon (libmicrohttpd's threads may use it until then).
+        let servedAddress = listening.withLock { $0 }
+        let handingOn = listener >= 0 && servedAddress != nil && handover?.isReloading == true
+        if listener >= 0, !handingOn { close(listener) }
         let started = Date()
         while inFlight.withLock({ $0 }) > 0 {
             let waited = Date().timeIntervalSince(started)
@@ -167,6 +209,7 @@ final class MHDServer: Sendable {
             usleep(5_000)
         }
         MHD_stop_daemon(pointer)
+        if handingOn, let handover, let servedAddress { handover.release(listener, address: servedAddress) }
     }
 
     var requestsInFlight: Int { inFlight.withLock { $0 } }

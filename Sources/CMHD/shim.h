@@ -25,6 +25,8 @@ static inline void swmhd_log(void *target, const char *format, va_list arguments
 
 /* Starts a daemon on `address`; HTTPS when `key_pem` and `cert_pem` are both given (pass
    NULL for both to serve plain HTTP). A `per_address_limit` of 0 means no per-address limit.
+   A `listen_socket` of 0 or more is a socket already bound and listening, served instead of
+   binding `address` (libmicrohttpd closes it when the start fails); -1: bind `address`.
    libmicrohttpd's own messages go to `log`. */
 static inline struct MHD_Daemon *swmhd_start(unsigned int flags, const struct sockaddr *address,
         MHD_AccessHandlerCallback handler, void *handler_context,
@@ -32,11 +34,15 @@ static inline struct MHD_Daemon *swmhd_start(unsigned int flags, const struct so
         MHD_NotifyConnectionCallback connection_notified, void *connection_context,
         unsigned int connection_limit, unsigned int per_address_limit,
         unsigned int timeout_seconds, size_t memory_limit,
-        const char *key_pem, const char *cert_pem, struct swmhd_log_target *log) {
+        const char *key_pem, const char *cert_pem, int listen_socket, struct swmhd_log_target *log) {
     int tls = key_pem != NULL && cert_pem != NULL;
     struct MHD_OptionItem tls_options[] = {
         { tls ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, (void *) key_pem },
         { MHD_OPTION_HTTPS_MEM_CERT, 0, (void *) cert_pem },
+        { MHD_OPTION_END, 0, NULL },
+    };
+    struct MHD_OptionItem listen_options[] = {
+        { listen_socket >= 0 ? MHD_OPTION_LISTEN_SOCKET : MHD_OPTION_END, listen_socket, NULL },
         { MHD_OPTION_END, 0, NULL },
     };
     return MHD_start_daemon(flags | (tls ? MHD_USE_TLS : 0), 0, NULL, NULL, handler, handler_context,
@@ -49,6 +55,7 @@ static inline struct MHD_Daemon *swmhd_start(unsigned int flags, const struct so
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
                             MHD_OPTION_SOCK_ADDR, address,
                             MHD_OPTION_ARRAY, tls_options,
+                            MHD_OPTION_ARRAY, listen_options,
                             MHD_OPTION_END);
 }
 

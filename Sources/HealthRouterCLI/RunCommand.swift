@@ -24,7 +24,9 @@ enum RunCommand {
         SIGHUP reloads the config: it is read and checked first, and one that
         does not check is logged (file:line and key) while the running one goes on untouched.
         One that checks replaces the running one the same way (nothing accepted is lost); if
-        it cannot start (address in use), the previous one is started again.
+        it cannot start (address in use), the previous one is started again. A listen address
+        both configs have stays bound meanwhile: a phone that connects during the reload waits
+        a moment and is answered by the new config, never refused.
 
         exit codes: 0 stopped by a signal, 64 wrong options, 69 a source cannot listen (address
                     in use) or another healthrouter run uses the state directory, 73 the state
@@ -42,7 +44,9 @@ enum RunCommand {
             return .success
         }
         try arguments.refusePositional(command: "run")
-        var plan = try Plan(arguments: arguments, environment: environment)
+        // The push listeners' sockets, kept bound across a reload (no connection is refused).
+        let handover = ListenerHandover()
+        var plan = try Plan(arguments: arguments, environment: environment, handover: handover)
         try plan.loaded.ensureStateDirectory()
         var lock = try DaemonLock(stateDirectory: plan.loaded.config.stateDirectory)
         // The lock of a reloaded config's other state directory, held beside the running one's until
@@ -58,7 +62,9 @@ enum RunCommand {
             var next: Plan?
             do {
                 try plan.daemon(pushTotals: pushTotals).run(sources: plan.services) {
-                    // Called once the sources listen: a reloaded config has taken over.
+                    // Called once the sources listen: a reloaded config has taken over (or the
+                    // previous one again), and the sockets its listeners did not take are closed.
+                    handover.endReload()
                     if previous != nil { plan.loaded.logger.info("config reloaded", [("config", plan.loaded.origin)]) }
                     if let taken = pendingLock {
                         lock = taken
@@ -66,7 +72,8 @@ enum RunCommand {
                     }
                     next = waitForStopOrReload(signals, arguments: arguments, runningFile: plan.loaded.file,
                                                logger: plan.loaded.logger, lock: lock,
-                                               pendingLock: &pendingLock)
+                                               pendingLock: &pendingLock, handover: handover)
+                    if next != nil { handover.beginReload() }
                     // A reload does not wait for behind sinks to catch up: the push port would be
                     // closed meanwhile, and phones back off for a minute or more.
                     return next == nil
@@ -105,9 +112,11 @@ enum RunCommand {
     /// A config that moves the state directory from `lock`'s takes the new one's lock
     /// (`pendingLock`) before it is taken; the running one's stays held until it has started.
     /// `runningFile`: the file the running config came from (`--config`, or `./healthrouter.yaml`
-    /// found at the start), which a reload must find again.
+    /// found at the start), which a reload must find again. `handover` goes to the next config's
+    /// listeners.
     static func waitForStopOrReload(_ signals: SignalWaiter, arguments: CommandLineArguments, runningFile: String?,
-                                    logger: Logger, lock: DaemonLock, pendingLock: inout DaemonLock?) -> Plan? {
+                                    logger: Logger, lock: DaemonLock, pendingLock: inout DaemonLock?,
+                                    handover: ListenerHandover) -> Plan? {
         while signals.wait() == SIGHUP {
             let path = arguments.values["--config"] ?? runningFile
             // Gone for a moment (an editor or a config tool replacing it): without `--config`, the
@@ -127,7 +136,7 @@ enum RunCommand {
                 continue
             }
             do {
-                let next = try Plan(arguments: arguments, environment: ProcessInfo.processInfo.environment)
+                let next = try Plan(arguments: arguments, environment: ProcessInfo.processInfo.environment, handover: handover)
                 // An empty file (an editor or `cat >` halfway through writing it) is a valid config
                 // of nothing: taken, it would stop every source and sink.
                 if let path, next.loaded.config.sources.isEmpty, next.loaded.config.sinks.isEmpty {
@@ -160,13 +169,16 @@ enum RunCommand {
         var sinks: [SinkSpec]
         var services: [(name: String, source: any ServiceSource)] = []
 
-        init(arguments: CommandLineArguments, environment: [String: String]) throws {
+        /// `handover`: where the listeners' sockets wait for the next config across a reload.
+        init(arguments: CommandLineArguments, environment: [String: String], handover: ListenerHandover) throws {
             loaded = try LoadedConfig.load(arguments, environment: environment)
             sinks = try loaded.sinkSpecs()
             var listeners: [(plugin: PluginConfig, source: any ServiceSource)] = []
             for plugin in loaded.config.sources {
                 if let kind = PluginList.service(type: plugin.type) {
-                    let source = try kind.make(plugin, loaded.context(for: plugin.name))
+                    var context = loaded.context(for: plugin.name)
+                    context.listenerHandover = handover
+                    let source = try kind.make(plugin, context)
                     services.append((plugin.name, source))
                     listeners.append((plugin, source))
                 } else if PluginList.source(type: plugin.type) != nil {

@@ -407,6 +407,71 @@ struct DaemonReloadTests {
         #expect(ids.count == 110)
     }
 
+    /// The listen addresses stay bound across a reload: a client that connects while one config
+    /// stops and the next starts waits a moment and is answered, never refused (Health Auto
+    /// Export counts a refused connection as a failed sync). A socket the next config does not
+    /// listen on is closed once it runs.
+    @Test func aReloadRefusesNoConnection() throws {
+        let daemon = try DaemonProcess(admin: true)
+        try daemon.start()
+        let adminPort = try #require(daemon.adminPort)
+        struct Tally { var refused = 0, answered = 0, cut = 0 }
+        let tally = Mutex([UInt16: Tally]())
+        let probing = Mutex(true)
+        let probes = DispatchGroup()
+        for port in [daemon.port, adminPort] {
+            probes.enter()
+            Thread {
+                // A new connection a probe, back to back, so that some land between the configs.
+                while probing.withLock({ $0 }) {
+                    guard let connection = RawConnection(port: port) else {
+                        tally.withLock { $0[port, default: Tally()].refused += 1 }
+                        continue
+                    }
+                    let path = port == adminPort ? "/metrics" : "/health"
+                    connection.send("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                    let reply = connection.receiveResponse(seconds: 20).text
+                    tally.withLock {
+                        if reply.hasPrefix("HTTP/1.1 200") { $0[port, default: Tally()].answered += 1 } else { $0[port, default: Tally()].cut += 1 }
+                    }
+                }
+                probes.leave()
+            }.start()
+        }
+        var reloads = 0
+        for _ in 1...3 {
+            let before = tally.withLock { $0[daemon.port]?.answered ?? 0 }
+            kill(daemon.process!.processIdentifier, SIGHUP)
+            let deadline = Date(timeIntervalSinceNow: 15)
+            while daemon.log.components(separatedBy: "config reloaded").count - 1 == reloads, Date() < deadline { usleep(10_000) }
+            reloads += 1
+            // Answered again after the reload.
+            while tally.withLock({ $0[daemon.port]?.answered ?? 0 }) < before + 20, Date() < deadline { usleep(10_000) }
+        }
+        probing.withLock { $0 = false }
+        probes.wait()
+        let counts = tally.withLock { $0 }
+        #expect(daemon.log.components(separatedBy: "config reloaded").count - 1 == 3, "\(daemon.log)")
+        for port in [daemon.port, adminPort] {
+            #expect(counts[port]?.refused == 0, "port \(port): \(String(describing: counts[port]))")
+            #expect(counts[port]?.answered ?? 0 > 50, "port \(port): \(String(describing: counts[port]))")
+        }
+
+        // A reload onto another port: the old socket is closed, the new port answers.
+        let path = daemon.directory + "/config.yaml"
+        let newPort = daemon.port == 32000 ? daemon.port - 1 : daemon.port + 1
+        try String(contentsOfFile: path, encoding: .utf8)
+            .replacingOccurrences(of: "listen: 127.0.0.1:\(daemon.port)\n", with: "listen: 127.0.0.1:\(newPort)\n")
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        kill(daemon.process!.processIdentifier, SIGHUP)
+        let moved = HTTPTestClient(port: newPort)
+        let deadline = Date(timeIntervalSinceNow: 15)
+        while moved.get("/health").status != 200, Date() < deadline { usleep(20_000) }
+        #expect(moved.get("/health").status == 200, "\(daemon.log)")
+        #expect(RawConnection(port: daemon.port) == nil, "the old port still accepts connections")
+        #expect(daemon.stop() == 0)
+    }
+
     /// The admin source's push counters count this process's pushes: a reload does not reset them
     /// (Prometheus would take the drop for a restart).
     @Test func sighupKeepsThePushCounters() throws {

@@ -13,6 +13,10 @@ public struct PluginContext: Sendable {
     /// What a leading `~` in a configured path stands for: the command's `HOME`
     /// (see `ConfigPath.homeDirectory(environment:)`).
     public var homeDirectory: String
+    /// For a long-running source that listens: where its listening socket goes when it stops,
+    /// and where it finds one to listen on when it starts (see `ListenerHandover`). Nil outside
+    /// `healthrouter run`: a stopped listener closes its socket.
+    public var listenerHandover: ListenerHandover?
 
     /// A context whose `homeDirectory` is, unless given, the one this process's environment names.
     public init(name: String, stateDirectory: String, logger: Logger, sinkNames: [String] = [],
