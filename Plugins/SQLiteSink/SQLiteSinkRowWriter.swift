@@ -278,10 +278,22 @@ final class SQLiteSinkRowWriter {
         try bindHeader(sample, sequence: sequence, table: table.name, statement)
         var record: GenericRecord?
         if case .record(let whole) = sample.detail { record = whole }
+        // An activity summary's energy in kcal, as every other energy column (a phone set to
+        // kilojoules exports its rings in kJ); `attributes` keeps the export's numbers and unit.
+        let energyUnit = table.name == Schema.activitySummaries.name
+            ? record?[attribute: "activeEnergyBurnedUnit"].flatMap { $0 != "kcal" && UnitConverter.knows($0)
+                  && UnitConverter.convert(1, from: $0, to: "kcal") != nil ? $0 : nil }
+            : nil
         for column in typed {
             let text = record?[attribute: column.attribute].flatMap { $0.isEmpty ? nil : $0 }
             if column.numeric {
-                statement.bind(table.position(column.column), text.flatMap { Double($0) })
+                var value = text.flatMap { Double($0) }
+                if let energyUnit, column.attribute.hasPrefix("activeEnergyBurned") {
+                    value = value.flatMap { UnitConverter.convert($0, from: energyUnit, to: "kcal") }
+                }
+                statement.bind(table.position(column.column), value)
+            } else if energyUnit != nil, column.attribute == "activeEnergyBurnedUnit" {
+                statement.bind(table.position(column.column), "kcal")
             } else {
                 statement.bind(table.position(column.column), text)
             }

@@ -153,7 +153,7 @@ import Testing
             #expect(try scalar(path, """
                 SELECT date, active_energy_burned, active_energy_burned_unit, apple_exercise_time_goal, apple_stand_hours,
                        json_extract(attributes, '$.appleMoveTime') FROM activity_summaries
-                """) == "2024-01-05|512.25|Cal|30.0|11.0|0")
+                """) == "2024-01-05|512.25|kcal|30.0|11.0|0")
             #expect(try scalar(path, "SELECT date_of_birth, biological_sex, cardio_fitness_medications_use FROM profile")
                         == "1990-02-02|HKBiologicalSexFemale|NULL")
             #expect(try scalar(path, """
@@ -162,6 +162,32 @@ import Testing
 
             #expect(try scalar(path, "SELECT journal_seq FROM sink_cursor") == "12")
             #expect(try scalar(path, "SELECT version FROM healthrouter_schema") == "1")
+        }
+    }
+
+    /// A phone set to kilojoules exports its rings in kJ: the energy columns are in kcal, as every
+    /// other energy column, while `attributes` keeps the export's numbers and unit. A unit that
+    /// is no energy unit is left as it came.
+    @Test func anActivitySummaryInKilojoulesIsStoredInKilocalories() throws {
+        func summary(_ day: String, energy: String, goal: String, unit: String) -> Sample {
+            var sample = SinkFixtures.activitySummary
+            sample.id = "AS-\(day)"
+            sample.detail = .record(GenericRecord(element: "ActivitySummary", attributes: [
+                .init("dateComponents", day), .init("activeEnergyBurned", energy),
+                .init("activeEnergyBurnedGoal", goal), .init("activeEnergyBurnedUnit", unit),
+            ]))
+            return sample
+        }
+        try withSink { sink, path in
+            try sink.write(SinkFixtures.entries([summary("2024-01-06", energy: "2092", goal: "2510.4", unit: "kJ"),
+                                                 summary("2024-01-07", energy: "480", goal: "500", unit: "kcal"),
+                                                 summary("2024-01-08", energy: "7", goal: "9", unit: "furlong")]), cursor: 3)
+            #expect(try rows(path, """
+                SELECT date, active_energy_burned, active_energy_burned_goal, active_energy_burned_unit,
+                       json_extract(attributes, '$.activeEnergyBurned'), json_extract(attributes, '$.activeEnergyBurnedUnit')
+                FROM activity_summaries ORDER BY date
+                """) == ["2024-01-06|500.0|600.0|kcal|2092|kJ", "2024-01-07|480.0|500.0|kcal|480|kcal",
+                         "2024-01-08|7.0|9.0|furlong|7|furlong"])
         }
     }
 
