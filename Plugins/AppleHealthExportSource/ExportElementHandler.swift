@@ -250,7 +250,7 @@ final class ExportElementHandler: SAXHandler {
             case .creationDate:
                 created = reader.date(bytes)
                 if created == nil, !bytes.isEmpty {
-                    extras.append(reader.extraAttribute(attributes, index))
+                    extras.append(reader.extraAttribute(attributes, index, asText: true))
                     creationDateKeptAsText = true
                 }
             case .startDate: hasStart = true; start = reader.date(bytes)
@@ -419,7 +419,7 @@ final class ExportElementHandler: SAXHandler {
             case .creationDate:
                 created = reader.date(bytes)
                 if created == nil, !bytes.isEmpty {
-                    extras.append(reader.extraAttribute(attributes, index))
+                    extras.append(reader.extraAttribute(attributes, index, asText: true))
                     creationDateKeptAsText = true
                 }
             case .startDate: hasStart = true; start = reader.date(bytes)

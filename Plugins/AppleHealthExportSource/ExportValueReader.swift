@@ -55,9 +55,15 @@ final class ExportValueReader {
         return MetadataEntry(key, value)
     }
 
-    /// An attribute the handler has no field for, kept as a string metadata entry.
-    func extraAttribute(_ attributes: SAXAttributes, _ index: Int) -> MetadataEntry {
-        MetadataEntry(names.text(attributes.name(index)), .string(AttributeText.string(attributes.value(index))))
+    /// An attribute the handler has no field for, kept as a metadata entry: a plain number
+    /// as a number, as a `MetadataEntry`'s value is (an export of iOS 8 or 9 wrote
+    /// `HKWasUserEntered="1"` on the Record itself), anything else, or all of it `asText`, as a string.
+    func extraAttribute(_ attributes: SAXAttributes, _ index: Int, asText: Bool = false) -> MetadataEntry {
+        let bytes = attributes.value(index)
+        if !asText, let number = DecimalNumber.parsePlainMetadataNumber(bytes) {
+            return MetadataEntry(names.text(attributes.name(index)), .number(number))
+        }
+        return MetadataEntry(names.text(attributes.name(index)), .string(AttributeText.string(bytes)))
     }
 
     /// Every attribute as text, in document order (for records kept whole).

@@ -54,7 +54,7 @@ final class WorkoutBuilder {
             case .creationDate:
                 created = reader.date(value)
                 if created == nil, !value.isEmpty {
-                    extras.append(reader.extraAttribute(attributes, index))
+                    extras.append(reader.extraAttribute(attributes, index, asText: true))
                     notes.append("Workout creationDate that is not a date kept as text in metadata")
                 }
             case .startDate: hasStart = true; start = reader.date(value)
@@ -120,7 +120,15 @@ final class WorkoutBuilder {
                 let path = AttributeText.string(attributes.value(index))
                 route?.filePath = path
                 switch routes.points(forReference: path) {
-                case .found(let points): route?.points.append(contentsOf: points)
+                case .found(let points):
+                    // A GPX file's times are UTC (`Z`): its points take the workout's offset, as an
+                    // old export's inline Locations have theirs (a recorded zone replaces both).
+                    let offset = sample.start.utcOffsetSeconds
+                    route?.points.append(contentsOf: points.lazy.map { point in
+                        var local = point
+                        if local.time.utcOffsetSeconds == 0 { local.time.utcOffsetSeconds = offset }
+                        return local
+                    })
                 case .missing: report("WorkoutRoute file not found in the export (route kept without points, or with those an earlier import brought)", line)
                 case .refused: break
                 }

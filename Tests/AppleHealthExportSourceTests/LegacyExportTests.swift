@@ -41,7 +41,7 @@ import AppleHealthExportSource
         #expect(weight.start == Timestamp(epochMilliseconds: 1_452_407_400_000, utcOffsetSeconds: 3600))
         #expect(weight.createdAt == Timestamp(epochMilliseconds: 1_452_407_412_000, utcOffsetSeconds: 3600))
         #expect(weight.value == 64.5 && weight.unit == "kg")
-        #expect(weight.metadata[key: "HKWasUserEntered"] != nil)
+        #expect(weight.metadata[key: "HKWasUserEntered"] == .number(1))
         #expect(weight.metadata[key: "source"] == nil)
         // Numbers for category values, as HealthKit names them; a number without a name as written.
         #expect(output.samples(.category).map { $0.categoryValue ?? "-" } == [
@@ -56,6 +56,26 @@ import AppleHealthExportSource
         #expect(me[attribute: "HKCharacteristicTypeIdentifierBiologicalSex"] == "HKBiologicalSexFemale")
         #expect(me[attribute: "HKCharacteristicTypeIdentifierBloodType"] == "HKBloodTypeOPositive")
         #expect(me[attribute: "HKCharacteristicTypeIdentifierFitzpatrickSkinType"] == "HKFitzpatrickSkinTypeIII")
+    }
+
+    /// A Record's attribute of its own is metadata: a plain number as a number, as a
+    /// MetadataEntry's value is (so that `json_extract(metadata, '$.HKWasUserEntered') = 1` finds
+    /// an iOS 8 export's manual entries as it finds later ones); a creationDate that is not a
+    /// date stays the text it was, digits or not.
+    @Test func aRecordsOwnAttributesAreNumbersAsMetadataEntriesAre() throws {
+        let directory = try TemporaryDirectory()
+        let output = try Fixtures.read(try directory.write("export.xml", """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <HealthData locale="de_DE">
+             <ExportDate value="20160312093000+0100"/>
+             <Record type="HKQuantityTypeIdentifierBodyMass" source="Waage" unit="kg" creationDate="20160114" startDate="20160114073000+0100" endDate="20160114073000+0100" HKWasUserEntered="1" HKScale="2.5" note="links" value="63.5"/>
+            </HealthData>
+            """))
+        let weight = try #require(output.samples(.quantity).first)
+        #expect(weight.metadata[key: "HKWasUserEntered"] == .number(1))
+        #expect(weight.metadata[key: "HKScale"] == .number(2.5))
+        #expect(weight.metadata[key: "note"] == .string("links"))
+        #expect(weight.metadata[key: "creationDate"] == .string("20160114"))
     }
 
     /// A kept-whole record's attribute that looks like a compact date (an identifier) is no

@@ -176,6 +176,22 @@ import AppleHealthExportSource
                                                "GPX track point at no place on Earth, or with a number out of a double's range"])
     }
 
+    /// Without a recorded zone, a GPX file's points (UTC in the file) take the workout's offset,
+    /// as an old export's inline Locations have theirs: local times of a run agree with its workout.
+    @Test func gpxPointsWithoutARecordedZoneTakeTheWorkoutsOffset() throws {
+        let directory = try TemporaryDirectory()
+        let unzoned = Self.modernWorkout.replacingOccurrences(of: "  <MetadataEntry key=\"HKTimeZone\" value=\"America/Los_Angeles\"/>\n", with: "")
+        #expect(unzoned != Self.modernWorkout)
+        let path = try directory.write("export.xml", Fixtures.export(unzoned))
+        try directory.write("workout-routes/route_2023-01-01_8.00am.gpx", Self.gpx)
+        let output = try Fixtures.read(path)
+        let sample = try #require(output.samples(.workout).first)
+        #expect(sample.timeZone == nil)
+        let route = try #require(workouts(output).first?.routes.first)
+        #expect(route.points.map(\.time) == [Timestamp(epochSeconds: 1_672_588_800, utcOffsetSeconds: -28_800),
+                                             Timestamp(epochSeconds: 1_672_588_801, utcOffsetSeconds: -28_800)])
+    }
+
     @Test func zipRoutesBeforeAndAfterTheDataFile() throws {
         let directory = try TemporaryDirectory()
         let second = Self.modernWorkout

@@ -120,20 +120,23 @@ import Testing
 
     /// A record edited between a winter and a summer export keeps the offset it was first journaled
     /// with when the input's dates carry the exporter's offset (an export): every date of it that
-    /// carries the exporter's offset, the workout's events and route points too, also one new to the
-    /// edit; a GPX point's UTC time keeps its own. It holds once the entry is pruned, and for a zone
+    /// carries the exporter's offset, the workout's events and route points too (a GPX file's, which
+    /// the export source gives the workout's offset), also one new to the edit; a GPX point a build
+    /// before journaled in UTC keeps its own. It holds once the entry is pruned, and for a zone
     /// this machine does not know. A version that records a known zone, and any input that is not an
     /// export, keep what they say.
     @Test func aChangedSampleFromAnExportKeepsItsFirstOffsets() throws {
         let journal = try Journal(stateDirectory: makeTemporaryDirectory())
-        func workout(offset: Int32, energy: Double, extraEvent: Bool = false) -> Sample {
+        func workout(offset: Int32, energy: Double, extraEvent: Bool = false, gpxInUTC: Bool = false) -> Sample {
             func at(_ milliseconds: Int64) -> Timestamp { Timestamp(epochMilliseconds: milliseconds, utcOffsetSeconds: offset) }
             var detail = Workout(activityType: "HKWorkoutActivityTypeRunning", totalEnergyBurnedKilocalories: energy)
             detail.events = [WorkoutEvent(type: "HKWorkoutEventTypePause", date: at(10_000))]
             if extraEvent { detail.events.append(WorkoutEvent(type: "HKWorkoutEventTypeResume", date: at(20_000))) }
-            // A GPX point at the workout's start instant, in UTC.
-            let gpx = RoutePoint(time: Timestamp(epochMilliseconds: 0, utcOffsetSeconds: 0), latitude: 1, longitude: 2)
-            detail.routes = [WorkoutRoute(sourceName: "Watch", points: [gpx, RoutePoint(time: at(1_000), latitude: 1, longitude: 2)])]
+            // A GPX file's point at the workout's start instant (in UTC as a build before read it), and an inline one.
+            let gpx = RoutePoint(time: gpxInUTC ? Timestamp(epochMilliseconds: 0, utcOffsetSeconds: 0) : at(0), latitude: 1, longitude: 2)
+            detail.routes = [WorkoutRoute(sourceName: "Watch", points: [gpx]),
+                             WorkoutRoute(sourceName: "Watch", points: [RoutePoint(time: at(1_000), latitude: 1, longitude: 2)])]
+            detail.routes[0].filePath = "/workout-routes/route_2024-01-15_8.00am.gpx"
             return Sample(id: "W-1", type: "HKWorkoutTypeIdentifier", kind: .workout, start: at(0), end: at(60_000),
                           sourceName: "Watch", detail: .workout(detail))
         }
@@ -151,40 +154,36 @@ import Testing
         journal.keepsFirstOffsets = true
         #expect(try journal.append([.sample(workout(offset: -28_800, energy: 300))], source: "export").newCount == 1)
         let kept = try #require(try changed(workout(offset: -25_200, energy: 310, extraEvent: true)))
-        // start, end, the pause, the resume (new to the edit), the GPX point (UTC), the inline point.
-        #expect(offsets(kept) == [-28_800, -28_800, -28_800, -28_800, 0, -28_800])
+        // start, end, the pause, the resume (new to the edit), the GPX point, the inline point.
+        #expect(offsets(kept) == [-28_800, -28_800, -28_800, -28_800, -28_800, -28_800])
         #expect(try journal.entries(after: 0, limit: 10).last.map { try $0.decoded().item } == .sample(kept))
 
         // A row an older journal wrote has no start offset: the stored entry gives it, and fills it in.
         try journal.database.execute("UPDATE sample_ids SET start_offset = NULL")
-        #expect(offsets(try #require(try changed(workout(offset: -25_200, energy: 312)))) == [-28_800, -28_800, -28_800, 0, -28_800])
+        #expect(offsets(try #require(try changed(workout(offset: -25_200, energy: 312)))) == [-28_800, -28_800, -28_800, -28_800, -28_800])
         #expect(try journal.database.scalarInt("SELECT start_offset FROM sample_ids") == -28_800)
         // The entries pruned (journal.retain): the first offset is kept with the id.
         try journal.database.execute("DELETE FROM entries")
-        #expect(offsets(try #require(try changed(workout(offset: -25_200, energy: 315)))) == [-28_800, -28_800, -28_800, 0, -28_800])
+        #expect(offsets(try #require(try changed(workout(offset: -25_200, energy: 315)))) == [-28_800, -28_800, -28_800, -28_800, -28_800])
         // A zone this machine does not know gave no offsets: the exporter's are replaced as well.
         var unknownZone = workout(offset: -25_200, energy: 316)
         unknownZone.timeZone = "Mars/Olympus"
-        #expect(offsets(try #require(try changed(unknownZone))) == [-28_800, -28_800, -28_800, 0, -28_800])
+        #expect(offsets(try #require(try changed(unknownZone))) == [-28_800, -28_800, -28_800, -28_800, -28_800])
 
         // A version that recorded a known zone says its offsets itself.
         var zoned = workout(offset: -25_200, energy: 320)
         zoned.timeZone = "America/Los_Angeles"
-        #expect(offsets(try #require(try changed(zoned))) == [-25_200, -25_200, -25_200, 0, -25_200])
+        #expect(offsets(try #require(try changed(zoned))) == [-25_200, -25_200, -25_200, -25_200, -25_200])
 
-        // An exporter in UTC: the dates it stamped take the first offset, a GPX file's points
-        // (also at offset 0) keep theirs.
-        var utc = workout(offset: 0, energy: 325)
-        if case .workout(var detail) = utc.detail {
-            detail.routes[0].filePath = "/workout-routes/route_2024-01-15_8.00am.gpx"
-            utc.detail = .workout(detail)
-        }
-        let fromUTC = try #require(try changed(utc))
-        #expect(offsets(fromUTC) == [-28_800, -28_800, -28_800, 0, 0])
+        // An exporter in UTC: the dates it stamped take the first offset, the GPX point's too.
+        #expect(offsets(try #require(try changed(workout(offset: 0, energy: 325)))) == [-28_800, -28_800, -28_800, -28_800, -28_800])
+        // A GPX point read in UTC by a build before keeps its own.
+        #expect(offsets(try #require(try changed(workout(offset: -25_200, energy: 326, gpxInUTC: true))))
+                    == [-28_800, -28_800, -28_800, 0, -28_800])
 
         // Not an export (a replay, a push): the new version's offsets stand.
         journal.keepsFirstOffsets = false
-        #expect(offsets(try #require(try changed(workout(offset: 3_600, energy: 330)))) == [3_600, 3_600, 3_600, 0, 3_600])
+        #expect(offsets(try #require(try changed(workout(offset: 3_600, energy: 330)))) == [3_600, 3_600, 3_600, 3_600, 3_600])
     }
 
     /// A workout route's date attributes (`creationDate`, kept as text) count as their instants:

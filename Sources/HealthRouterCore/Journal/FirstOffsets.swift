@@ -8,8 +8,9 @@ import Foundation
 /// outlives the entry (`journal.retain`).
 ///
 /// Every instant of the new version that carries the exporter's offset (its start's) takes the
-/// first one: the first export stamped all of its dates with one offset too. Instants with
-/// another offset (a GPX file's UTC times) or none keep theirs.
+/// first one: the first export stamped all of its dates with one offset too (a GPX file's points
+/// included, which the export source gives the workout's offset). Instants with another offset
+/// (a GPX point a build before that journaled, in UTC) or none keep theirs.
 enum FirstOffsets {
     /// Whether `sample`'s offsets are its recorded zone's (`HKTimeZone`, a zone this machine
     /// knows: `RecordedZoneOffsets` applied it), its own rather than the exporter's.
@@ -22,8 +23,7 @@ enum FirstOffsets {
     /// whether any changed (the sample's encoding is then stale).
     static func apply(firstStartOffset first: Int32, to sample: inout Sample) -> Bool {
         guard let exporters = sample.start.utcOffsetSeconds, exporters != first else { return false }
-        // A GPX file's points carry their own (UTC) times, whatever the exporter's offset.
-        sample.visitTimestamps(includingRouteFilePoints: false) { instant in
+        sample.visitTimestamps { instant in
             if instant.utcOffsetSeconds == exporters { instant.utcOffsetSeconds = first }
         }
         return true
@@ -33,8 +33,8 @@ enum FirstOffsets {
 extension Sample {
     /// Calls `body` with every instant of the sample: start, end, creation date, a workout's events,
     /// statistics, activities (and theirs), routes and route points (of a route read from a GPX
-    /// file only when `includingRouteFilePoints`), an HRV record's beats.
-    public mutating func visitTimestamps(includingRouteFilePoints: Bool = true, _ body: (inout Timestamp) -> Void) {
+    /// file too), an HRV record's beats.
+    public mutating func visitTimestamps(_ body: (inout Timestamp) -> Void) {
         body(&start)
         body(&end)
         if createdAt != nil { body(&createdAt!) }
@@ -59,7 +59,6 @@ extension Sample {
             for index in workout.routes.indices {
                 if workout.routes[index].start != nil { body(&workout.routes[index].start!) }
                 if workout.routes[index].end != nil { body(&workout.routes[index].end!) }
-                guard includingRouteFilePoints || workout.routes[index].filePath == nil else { continue }
                 for point in workout.routes[index].points.indices { body(&workout.routes[index].points[point].time) }
             }
             detail = .workout(workout)
