@@ -90,7 +90,7 @@ enum ImportCommand {
         let report = ImportReport(summary: summary,
                                   inputs: plan.map(\.input),
                                   sinkTypes: Dictionary(sinks.map { ($0.name, $0.type) }) { a, _ in a },
-                                  deliveringDaemon: daemon)
+                                  deliveringDaemon: daemon, timeZone: arguments.values["--time-zone"])
         if report.readAnything || summary.firstFailed == nil { print(report.render()) }
         let errors = ErrorOutput(format: loaded.logger.format)
         var lines = report.errors()

@@ -11,6 +11,9 @@ struct ImportReport {
     /// The pid of the `healthrouter run` that holds the state directory, when one does: the import
     /// journaled what it read and left the delivery to it.
     var deliveringDaemon: String? = nil
+    /// `--time-zone`, when given: samples already in the journal keep their offsets, which the
+    /// summary says when it met some.
+    var timeZone: String? = nil
 
     /// Whether any record was read or skipped: a failed import that read neither shows only its error.
     var readAnything: Bool { summary.sources.contains { $0.counters.records > 0 || !$0.counters.skipped.isEmpty } }
@@ -121,6 +124,11 @@ struct ImportReport {
                     : "earlier versions of samples the journal holds in a later one, which stays"))
             }
             lines.append("  duplicates  \(NumberText.grouped(appended.duplicateCount)) (\(parts.joined(separator: "; ")))")
+            if let timeZone, earlier > 0 {
+                lines.append("  time zone   --time-zone \(timeZone) gives its offsets to samples new to the journal; the "
+                             + "\(NumberText.grouped(earlier)) already in it keep the ones they were first imported with "
+                             + "(for the zone's everywhere, import into a new state directory and new stores)")
+            }
         }
         if appended.changedCount > 0 {
             lines.append("  changed     \(NumberText.grouped(appended.changedCount)) (same id, new content: re-delivered)")

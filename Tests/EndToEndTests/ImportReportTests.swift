@@ -56,6 +56,26 @@ import Testing
         #expect(untold.errors() == ["export.zip: not a zip (the 120 records read before the error were kept)"])
     }
 
+    /// `--time-zone` on an import that met samples already in the journal says that those keep
+    /// their offsets (a later import with the option changes nothing of them); not without the
+    /// option, nor when nothing was already there (a first import's duplicates are records read twice).
+    @Test func aTimeZoneGivenLateIsSaidToLeaveEarlierSamplesAlone() {
+        var summary = report(written: 0).summary
+        summary.sources[0].counters.appended.duplicates[.quantity] = 1_200
+        let late = ImportReport(summary: summary, inputs: ["export.zip"], sinkTypes: ["local": "sqlite"], timeZone: "Europe/Berlin")
+        #expect(late.render().contains("\n  time zone   --time-zone Europe/Berlin gives its offsets to samples new to the journal; "
+                                        + "the 1,200 already in it keep the ones they were first imported with"), "\(late.render())")
+        let without = ImportReport(summary: summary, inputs: ["export.zip"], sinkTypes: ["local": "sqlite"])
+        #expect(!without.render().contains("time zone"))
+        var fresh = report(written: 3).summary
+        // A first import's duplicates: records the file gives twice.
+        fresh.sources[0].counters.appended.duplicates = [.quantity: 5]
+        fresh.sources[0].counters.appended.repeatedInInput = 5
+        fresh.sources[0].counters.appended.new[.quantity] = 3
+        let first = ImportReport(summary: fresh, inputs: ["export.zip"], sinkTypes: ["local": "sqlite"], timeZone: "Europe/Berlin")
+        #expect(!first.render().contains("time zone"), "\(first.render())")
+    }
+
     /// One record is one record, not "1 records".
     @Test func oneRecordIsSingular() {
         var summary = report(written: 1).summary

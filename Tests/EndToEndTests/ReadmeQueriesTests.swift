@@ -37,6 +37,33 @@ import HealthRouterCore
             case .failure(let error): Issue.record("\(error): \(sql)")
             }
         }
+        // The weekly query's answer: the mean of each Monday-to-Sunday week of local days.
+        let weekly = try #require(tour.first { $0.contains("RestingHeartRate") && $0.contains("AS week") })
+        var expected: [String: [Double]] = [:]
+        let readings = try store.prepare("""
+            SELECT start_at, coalesce(start_utc_offset, 0), value FROM samples
+            WHERE type = 'HKQuantityTypeIdentifierRestingHeartRate'
+            """)
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        while try readings.step() {
+            let text = try #require(readings.string(0))
+            let instant = try #require(formatter.date(from: text))
+            let local = instant.addingTimeInterval(Double(readings.int64(1)))
+            let daysSinceMonday = (calendar.component(.weekday, from: local) + 5) % 7
+            let monday = calendar.date(byAdding: .day, value: -daysSinceMonday, to: local)!
+            let name = String(format: "%04d-%02d-%02d", calendar.component(.year, from: monday),
+                              calendar.component(.month, from: monday), calendar.component(.day, from: monday))
+            expected[name, default: []].append(readings.double(2))
+        }
+        #expect(expected.count >= 2, "the sample's resting heart rates span one week only")
+        var answered: [String: Double] = [:]
+        let weeks = try store.prepare(weekly)
+        while try weeks.step() { answered[weeks.string(0) ?? "NULL"] = weeks.double(1) }
+        #expect(answered == expected.mapValues { values in (values.reduce(0, +) / Double(values.count) * 10).rounded() / 10 })
+
         let plugin = try ReadmeSQL.statements(in: "Plugins/SQLiteSink/README.md")
         #expect(plugin.count >= 5)
         for sql in plugin {
