@@ -108,9 +108,11 @@ enum ElectrocardiogramCSV {
         guard voltageCount > 0 else { return .failure(.init("ECG CSV without voltages: not imported")) }
         var end = start
         let rate = value("sampleRate").flatMap(leadingNumber) ?? attributes.lazy.compactMap { hertzValue($0.value) }.first
-        if let rate, rate > 0 {
-            end = Timestamp(epochMilliseconds: start.epochMilliseconds + Int64((Double(voltageCount) / rate * 1000).rounded()),
-                            utcOffsetSeconds: start.utcOffsetSeconds)
+        // A recording of up to a day (Apple's are 30 s at 512 Hz): a rate that makes it longer, or
+        // none, leaves the end at the start.
+        if let rate, rate > 0, case let milliseconds = (Double(voltageCount) / rate * 1000).rounded(),
+           milliseconds.isFinite, milliseconds <= 86_400_000 {
+            end = Timestamp(epochMilliseconds: start.epochMilliseconds + Int64(milliseconds), utcOffsetSeconds: start.utcOffsetSeconds)
         }
         let values = voltages.text
         let measurements = GenericRecord(element: "VoltageMeasurements",

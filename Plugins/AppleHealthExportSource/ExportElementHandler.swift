@@ -189,7 +189,7 @@ final class ExportElementHandler: SAXHandler {
             switch (parent, element) {
             case (.record, .metadataEntry):
                 guard let entry = reader.metadataEntry(attributes) else { return skip("MetadataEntry without a key") }
-                if !record!.sample.metadata.set(entry) { skip(Self.repeatedKey) }
+                skipIfNotAdded(record!.sample.metadata.set(entry, limit: Self.metadataLimit))
                 if entry.key == "HKTimeZone", case .string(let zone) = entry.value { record!.sample.timeZone = zone }
             case (.record, .heartRateVariabilityMetadataList):
                 break
@@ -204,7 +204,7 @@ final class ExportElementHandler: SAXHandler {
             switch element {
             case .metadataEntry where parent == .correlation:
                 guard let entry = reader.metadataEntry(attributes) else { return skip("MetadataEntry without a key") }
-                if !correlation!.sample.metadata.set(entry) { skip(Self.repeatedKey) }
+                skipIfNotAdded(correlation!.sample.metadata.set(entry, limit: Self.metadataLimit))
                 if entry.key == "HKTimeZone", case .string(let zone) = entry.value { correlation!.sample.timeZone = zone }
             case .record where parent == .correlation:
                 beginRecord(attributes)
@@ -503,6 +503,10 @@ final class ExportElementHandler: SAXHandler {
             output.skipped("elements nested more than \(GenericRecordBuilder.maximumDepth) levels deep in a <\(finished.element)> "
                            + "(kept without them)", location: "line \(generic.line)")
         }
+        if generic.wasCutAtMaximumElements {
+            output.skipped("elements past the \(NumberText.grouped(GenericRecordBuilder.maximumElements))th in a <\(finished.element)> "
+                           + "(kept without them)", location: "line \(generic.line)")
+        }
         let offset = exportDate?.utcOffsetSeconds ?? reader.lastUTCOffset
         switch GenericRecordSample.sample(for: finished, exportDate: exportDate, exportOffset: offset, userId: userId) {
         case .success(var sample):
@@ -574,9 +578,21 @@ final class ExportElementHandler: SAXHandler {
 
     /// Reported for a `MetadataEntry` whose key its element has already.
     static let repeatedKey = "MetadataEntry with a key given before in its element: the last value kept"
+    /// The most metadata entries one element keeps (HealthKit's samples have a few dozen at most).
+    static let metadataLimit = 1_000
+    static let tooManyEntries = "MetadataEntry past the 1,000th of its element: left out"
 
     private func skip(_ reason: String) {
         output.skipped(reason, location: "line \(lineNumber)")
+    }
+
+    /// Reports a `MetadataEntry` whose key came before, or that came past the limit.
+    private func skipIfNotAdded(_ outcome: [MetadataEntry].SetOutcome) {
+        switch outcome {
+        case .added: break
+        case .replaced: skip(Self.repeatedKey)
+        case .refused: skip(Self.tooManyEntries)
+        }
     }
 
     /// Ignores the element just opened and everything inside it.

@@ -98,7 +98,7 @@ final class ExportFolderResolver: RouteFileResolver, ClinicalResourceResolver {
                                location: "\(path), line \(failure.line)")
                 break
             }
-            if count <= 0 { break }
+            if count <= 0 || parser.isFull { break }
         }
         return .found(points)
     }

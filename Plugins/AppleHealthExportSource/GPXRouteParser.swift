@@ -3,8 +3,16 @@ import HealthRouterCore
 /// Reads the track points of one GPX 1.1 file as the Health app writes them
 /// (`<trkpt lat lon><ele/><time/><extensions><speed/><course/><hAcc/><vAcc/></extensions>`)
 /// and hands each to `onPoint`. A point without a readable time, latitude or longitude
-/// is reported through `onSkip` with its line.
+/// is reported through `onSkip` with its line. A file's first `maximumPoints` points are
+/// handed on; past them, `isFull` tells the caller to stop reading (once reported).
 final class GPXRouteParser: SAXHandler {
+    /// The most points one route keeps: 69 hours at the Watch's one a second. A few kilobytes of
+    /// zip holding millions of identical points took 2 GB of memory.
+    static let maximumPoints = 250_000
+    /// Whether `maximumPoints` were handed on and a point came past them (reported once).
+    private(set) var isFull = false
+    private var pointsHandedOn = 0
+
     private let names = XMLNameTable()
     private let onPoint: (RoutePoint) -> Void
     private let onSkip: (_ reason: String, _ line: Int) -> Void
@@ -73,6 +81,14 @@ final class GPXRouteParser: SAXHandler {
                 onSkip("GPX track point at no place on Earth, or with a number out of a double's range", lineNumber)
                 return
             }
+            guard pointsHandedOn < Self.maximumPoints else {
+                if !isFull {
+                    isFull = true
+                    onSkip("GPX file with more than \(NumberText.grouped(Self.maximumPoints)) points: the rest left out", lineNumber)
+                }
+                return
+            }
+            pointsHandedOn += 1
             onPoint(point)
             return
         }

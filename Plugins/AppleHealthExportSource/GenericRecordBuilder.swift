@@ -11,11 +11,18 @@ struct GenericRecordBuilder {
     private var ignoredDepth = 0
     /// Whether the element being built had elements below `maximumDepth` (reset at its start).
     private(set) var wasCutAtMaximumDepth = false
+    /// The elements kept of the one being built, itself included.
+    private var elementsKept = 0
+    /// Whether the element being built had more than `maximumElements` (reset at its start).
+    private(set) var wasCutAtMaximumElements = false
 
     /// How deep a record's children are kept. Real records nest a few levels (a ClinicalRecord's
     /// FHIR resource a dozen); every reader of a record (its id, the journal's encoding, the stores'
     /// JSON) walks it recursively, so a hostile file 60,000 levels deep would overflow the stack.
     static let maximumDepth = 64
+    /// How many elements a record keeps, all levels together. Real records have a few dozen (an
+    /// audiogram's points); a hostile file of 2,000,000 children took 1.2 GB.
+    static let maximumElements = 100_000
 
     var isOpen: Bool { !open.isEmpty }
 
@@ -23,12 +30,15 @@ struct GenericRecordBuilder {
         if open.isEmpty {
             self.line = line
             wasCutAtMaximumDepth = false
+            wasCutAtMaximumElements = false
+            elementsKept = 0
         }
-        guard open.count < Self.maximumDepth else {
+        guard ignoredDepth == 0, open.count < Self.maximumDepth, elementsKept < Self.maximumElements else {
             ignoredDepth += 1
-            wasCutAtMaximumDepth = true
+            if open.count >= Self.maximumDepth { wasCutAtMaximumDepth = true } else if ignoredDepth == 1 { wasCutAtMaximumElements = true }
             return
         }
+        elementsKept += 1
         open.append(GenericRecord(element: element, attributes: attributes))
     }
 

@@ -66,11 +66,11 @@ enum GenericRecordSample {
         init(_ text: String) { self.text = text }
     }
 
-    /// 00:00 of `day` (`2023-01-31`) at UTC offset `offset` seconds.
+    /// 00:00 of `day` (`2023-01-31`, years 1 to 9999) at UTC offset `offset` seconds.
     static func startOfDay(_ day: String, offset: Int32) -> Timestamp? {
         let parts = day.split(separator: "-")
         guard parts.count == 3, let year = Int(parts[0]), let month = Int(parts[1]), let dayOfMonth = Int(parts[2]),
-              (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(dayOfMonth) else { return nil }
+              (1...9999).contains(year), (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(dayOfMonth) else { return nil }
         let days = HealthDateParser.daysFromCivil(year: year, month: month, day: dayOfMonth)
         let seconds = Int64(days) * 86_400 - Int64(offset)
         return Timestamp(epochSeconds: seconds, utcOffsetSeconds: offset)

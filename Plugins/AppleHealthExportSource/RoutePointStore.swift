@@ -70,6 +70,19 @@ final class RoutePointStore: RouteFileResolver {
         }
     }
 
+    /// Whether a route was begun and not ended.
+    var hasOpenRoute: Bool { currentPath != nil }
+
+    /// The GPX files that could not be read at all, reported already: a workout referencing one
+    /// says nothing more of it.
+    private var refused: Set<String> = []
+
+    /// Marks the GPX file at `path` as one that could not be read (reported already).
+    func refuse(path: String) {
+        refused.insert(path)
+        paths.add(path)
+    }
+
     func endRoute() throws {
         if let writeError { throw writeError }
         guard let path = currentPath else { return }
@@ -80,7 +93,8 @@ final class RoutePointStore: RouteFileResolver {
     }
 
     func points(forReference reference: String) -> RouteLookup {
-        let path = paths.path(of: reference) { routes[$0] != nil }
+        let path = paths.path(of: reference) { routes[$0] != nil || refused.contains($0) }
+        if refused.contains(path) { return .refused }
         guard let range = routes[path] else { return .missing }
         referenced.insert(path)
         guard !range.isEmpty else { return .found([]) }
@@ -110,7 +124,7 @@ final class RoutePointStore: RouteFileResolver {
         let ok = buffer.withUnsafeBytes { UnlinkedTemporaryFile.write(descriptor, $0, at: storedCount * stride) }
         guard ok else {
             throw SourceError(input: "temporary route file", problem: "writing workout route points failed: \(String(cString: strerror(errno)))",
-                              hint: "Free some disk space in the state directory.")
+                              hint: "Free some disk space in the state directory.", stateNotWritable: true)
         }
         storedCount += buffer.count
         buffer.removeAll(keepingCapacity: true)

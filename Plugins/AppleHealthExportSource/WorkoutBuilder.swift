@@ -97,14 +97,14 @@ final class WorkoutBuilder {
         case (.workout, .metadataEntry):
             addMetadata(attributes, reader: reader, line: line) { entry in
                 if entry.key == "HKTimeZone", case .string(let zone) = entry.value { sample.timeZone = zone }
-                return sample.metadata.set(entry)
+                return sample.metadata.set(entry, limit: ExportElementHandler.metadataLimit)
             }
         case (.workoutEvent, .metadataEntry):
-            addMetadata(attributes, reader: reader, line: line) { event?.metadata.set($0) }
+            addMetadata(attributes, reader: reader, line: line) { event?.metadata.set($0, limit: ExportElementHandler.metadataLimit) }
         case (.workoutActivity, .metadataEntry):
-            addMetadata(attributes, reader: reader, line: line) { activity?.metadata.set($0) }
+            addMetadata(attributes, reader: reader, line: line) { activity?.metadata.set($0, limit: ExportElementHandler.metadataLimit) }
         case (.workoutRoute, .metadataEntry):
-            addMetadata(attributes, reader: reader, line: line) { route?.metadata.set($0) }
+            addMetadata(attributes, reader: reader, line: line) { route?.metadata.set($0, limit: ExportElementHandler.metadataLimit) }
         case (.workout, .workoutEvent), (.workoutActivity, .workoutEvent):
             event = workoutEvent(attributes, reader: reader, line: line)
         case (.workout, .workoutStatistics):
@@ -223,9 +223,13 @@ final class WorkoutBuilder {
 
     /// Hands the `MetadataEntry` to `set`, which says whether its key is new to its element.
     private func addMetadata(_ attributes: SAXAttributes, reader: ExportValueReader, line: Int,
-                             _ set: (MetadataEntry) -> Bool?) {
+                             _ set: (MetadataEntry) -> [MetadataEntry].SetOutcome?) {
         guard let entry = reader.metadataEntry(attributes) else { return report("MetadataEntry without a key", line) }
-        if set(entry) == false { report(ExportElementHandler.repeatedKey, line) }
+        switch set(entry) {
+        case .replaced: report(ExportElementHandler.repeatedKey, line)
+        case .refused: report(ExportElementHandler.tooManyEntries, line)
+        case .added, nil: break
+        }
     }
 
     /// A numeric attribute's value; a text that is not one (`duration="abc"`) is reported,

@@ -23,6 +23,10 @@ final class ZipArchive {
 
     /// A warning libarchive gave while reading the current entry (`ZIP bad CRC`), if any.
     private(set) var entryWarning: String?
+    /// Whether the current entry's data could not be read while the archive can go on to the
+    /// next entry (libarchive's ARCHIVE_FAILED: an unsupported compression method, a damaged
+    /// deflate stream, an encrypted entry), unlike a zip that ends early (ARCHIVE_FATAL).
+    private(set) var entryUnreadable = false
     /// The part of libarchive's current data block not yet handed out.
     private var block: UnsafeRawPointer?
     private var blockRemaining = 0
@@ -62,6 +66,7 @@ final class ZipArchive {
         // Without a readable name the entry still counts: the data file is found by content.
         currentPath = name ?? "(entry \(nextIndex) with an unreadable name)"
         entryWarning = nil
+        entryUnreadable = false
         block = nil
         blockRemaining = 0
         entryEnded = false
@@ -96,6 +101,7 @@ final class ZipArchive {
                     .map { String(cString: $0).split(whereSeparator: \.isNewline).joined(separator: " ") } ?? "warning"
                 entryEnded = true
             default:
+                entryUnreadable = status == ARCHIVE_FAILED
                 throw failure("cannot read \(currentPath) from the zip file", entry: currentPath)
             }
             block = pointer

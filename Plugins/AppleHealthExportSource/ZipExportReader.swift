@@ -41,8 +41,8 @@ struct ZipExportReader {
         logger.info("reading \(dataEntry.path) from \(file.path)", [("routes", String(routes.routeCount))])
         // A zip cut short (a copy that stopped) still gives what it holds: the data file up to the
         // cut, which the parser keeps, then the error.
-        let readUpTo = try stream(dataEntry, routes: routes, resources: resources, lastPass: electrocardiograms.isEmpty,
-                                  output: output)
+        let (readUpTo, damage) = try stream(dataEntry, routes: routes, resources: resources, lastPass: electrocardiograms.isEmpty,
+                                            output: output)
         // Read whole: a route file no workout referenced is reported, not dropped without a word.
         for path in routes.unreferencedPaths {
             output.skipped("GPX file that no workout in the export references (its points were not imported)",
@@ -52,6 +52,14 @@ struct ZipExportReader {
             output.skipped("JSON file that no ClinicalRecord in the export references (not imported)", location: "entry \(path)")
         }
         try readElectrocardiograms(electrocardiograms, after: readUpTo, output: output)
+        if let damage {
+            // Found at the data file's end only (the checksum covers it whole): what it held is in.
+            throw SourceError(input: file.path, location: "entry \(dataEntry.path)",
+                              problem: "the Health data file is damaged (\(damage)): it was read to its end and its items were "
+                                  + "kept, but some of them may hold wrong values",
+                              hint: "Export again from the Health app (Profile → Export All Health Data), or copy the export.zip "
+                                  + "again, and import the new one.")
+        }
         if let cutShort {
             // The archive's problem names the entry it could not read.
             throw SourceError(input: file.path, problem: "the zip ends early (\(cutShort.problem)): its Health data file was "
@@ -148,23 +156,45 @@ struct ZipExportReader {
                              resources: ClinicalResourceStore, output: SourceOutput) throws {
         while let entry = try archive.nextEntry() {
             guard !entry.isDirectory, !Self.isIgnored(entry.path) else { continue }
-            let head = try archive.readFully(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<Self.sniffLength]))
-            let headBytes = UnsafeRawBufferPointer(rebasing: buffer[0..<head])
-            if Self.isHealthData(headBytes) {
-                if dataEntry == nil {
-                    dataEntry = entry
-                } else {
-                    output.skipped("A second Health data file in the zip was not imported", location: "entry \(entry.path)")
+            do {
+                try scanEntry(entry, archive, buffer: buffer, dataEntry: &dataEntry, electrocardiograms: &electrocardiograms,
+                              routes: routes, resources: resources, output: output)
+            } catch let error as SourceError where archive.entryUnreadable && (dataEntry != nil || !Self.mayBeHealthData(entry.path)) {
+                // One entry that cannot be read (an unsupported compression method, a damaged
+                // stream): the entries after it can, unlike those of a zip that ends early. One that
+                // may be the data file, before it was found, is the import's error (an encrypted zip).
+                let kept = routes.hasOpenRoute ? "; its points read before it were kept" : ""
+                if routes.hasOpenRoute {
+                    try routes.endRoute()
+                } else if entry.path.lowercased().hasSuffix(".gpx") {
+                    routes.refuse(path: entry.path)
                 }
-            } else if entry.path.lowercased().hasSuffix(".gpx") || Self.contains(headBytes, "<gpx") {
-                try indexRoute(entry, head: head, buffer: buffer, archive: archive, routes: routes, output: output)
-            } else if entry.path.lowercased().hasSuffix(".csv") {
-                electrocardiograms.append(entry)
-            } else if entry.path.lowercased().hasSuffix(".json") {
-                try keepResource(entry, head: head, buffer: buffer, archive: archive, resources: resources, output: output)
-            } else if head > 0 {
-                output.skipped("File in the zip not imported (not part of the Health data)", location: "entry \(entry.path)")
+                if entry.path.lowercased().hasSuffix(".json") { resources.refuse(path: entry.path) }
+                output.skipped("Zip entry that cannot be read (\(error.problem)): left out\(kept)", location: "entry \(entry.path)")
             }
+        }
+    }
+
+    /// Scans one entry (`scanEntries`).
+    private func scanEntry(_ entry: ZipArchive.Entry, _ archive: ZipArchive, buffer: UnsafeMutableRawBufferPointer,
+                           dataEntry: inout ZipArchive.Entry?, electrocardiograms: inout [ZipArchive.Entry],
+                           routes: RoutePointStore, resources: ClinicalResourceStore, output: SourceOutput) throws {
+        let head = try archive.readFully(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<Self.sniffLength]))
+        let headBytes = UnsafeRawBufferPointer(rebasing: buffer[0..<head])
+        if Self.isHealthData(headBytes) {
+            if dataEntry == nil {
+                dataEntry = entry
+            } else {
+                output.skipped("A second Health data file in the zip was not imported", location: "entry \(entry.path)")
+            }
+        } else if entry.path.lowercased().hasSuffix(".gpx") || Self.contains(headBytes, "<gpx") {
+            try indexRoute(entry, head: head, buffer: buffer, archive: archive, routes: routes, output: output)
+        } else if entry.path.lowercased().hasSuffix(".csv") {
+            electrocardiograms.append(entry)
+        } else if entry.path.lowercased().hasSuffix(".json") {
+            try keepResource(entry, head: head, buffer: buffer, archive: archive, resources: resources, output: output)
+        } else if head > 0 {
+            output.skipped("File in the zip not imported (not part of the Health data)", location: "entry \(entry.path)")
         }
     }
 
@@ -209,7 +239,7 @@ struct ZipExportReader {
                                location: "entry \(entry.path), line \(failure.line)")
                 break
             }
-            if count == 0 { break }
+            if count == 0 || parser.isFull { break }
             count = try archive.read(into: buffer)
         }
         try routes.endRoute()
@@ -232,7 +262,7 @@ struct ZipExportReader {
         let archive: ZipArchive
         do { archive = try ZipArchive(path: file.path) } catch { return reportUnread(entries, error, output: output) }
         while true {
-            let entry: ZipArchive.Entry
+            var entry: ZipArchive.Entry?
             var bytes: [UInt8] = []
             var tooLarge = false
             do {
@@ -240,9 +270,17 @@ struct ZipExportReader {
                 guard wanted.contains(next.index) else { continue }
                 entry = next
                 tooLarge = try !archive.readRest(appendingTo: &bytes, through: buffer, limit: ElectrocardiogramCSV.largestFile)
+            } catch let error as SourceError where archive.entryUnreadable {
+                // This entry alone (an unsupported compression method, a damaged stream): the next can be read.
+                done += 1
+                output.skipped("Zip entry that cannot be read (\(error.problem)): this ECG was not imported",
+                               location: "entry \(entry?.path ?? "?")")
+                if entry?.index == last { break }
+                continue
             } catch {
                 return reportUnread(Array(entries.dropFirst(done)), error, output: output)
             }
+            guard let entry else { continue }
             done += 1
             if !tooLarge, let warning = archive.entryWarning {
                 output.skipped("Zip entry may be damaged (\(warning)): this ECG was not imported", location: "entry \(entry.path)")
@@ -263,9 +301,10 @@ struct ZipExportReader {
     }
 
     /// Pass 2: streams the data entry into the parser. Returns the zip's bytes consumed, which
-    /// progress reports as the whole zip at the end when this is the `lastPass`.
+    /// progress reports as the whole zip at the end when this is the `lastPass`, and the damage
+    /// libarchive found at the entry's end (a checksum that does not match), if any.
     private func stream(_ dataEntry: ZipArchive.Entry, routes: RoutePointStore, resources: ClinicalResourceStore,
-                        lastPass: Bool, output: SourceOutput) throws -> Int64 {
+                        lastPass: Bool, output: SourceOutput) throws -> (Int64, damage: String?) {
         let archive = try ZipArchive(path: file.path)
         var found = false
         while let entry = try archive.nextEntry() {
@@ -290,11 +329,8 @@ struct ZipExportReader {
             output.progress(bytes: count == 0 && lastPass ? file.size : reported, total: file.size)
             if count == 0 { break }
         }
-        if let warning = archive.entryWarning {
-            output.skipped("Zip entry may be damaged (\(warning)); it was read to its end", location: "entry \(dataEntry.path)")
-        }
         logger.info("read \(file.path)", [("entry", dataEntry.path)] + document.summary)
-        return reported
+        return (reported, archive.entryWarning)
     }
 
     /// macOS junk and the HL7 CDA twin of export.xml (`export_cda.xml`, localized too).

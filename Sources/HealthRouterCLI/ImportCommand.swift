@@ -96,8 +96,13 @@ enum ImportCommand {
         var lines = report.errors()
         if summary.journalRefused {
             if lines.isEmpty { lines.append("the journal in \(loaded.config.stateDirectory) refused what was read") }
-            lines[lines.count - 1] += "\n  hint: free space in \(loaded.config.stateDirectory) (or make it writable), then run the "
-                + "import again: it resumes where it stopped"
+            // A temporary file's error has a hint of its own; this one says what to do next.
+            if lines[lines.count - 1].contains("\n  hint: ") {
+                lines[lines.count - 1] += " Then run the import again: it resumes where it stopped."
+            } else {
+                lines[lines.count - 1] += "\n  hint: free space in \(loaded.config.stateDirectory) (or make it writable), then run the "
+                    + "import again: it resumes where it stopped"
+            }
         }
         let code = Self.exitCode(summary)
         // The last error line is the one that ends the command: with `--log-format json` it carries the exit code.
@@ -196,6 +201,7 @@ enum ImportCommand {
     static func commandFailure(_ error: SourceError) -> CommandFailure {
         var message = error
         message.hint = nil
-        return CommandFailure(message: message.description, hint: error.hint, code: error.cannotRead ? .noInput : .dataError)
+        return CommandFailure(message: message.description, hint: error.hint,
+                              code: error.cannotRead ? .noInput : error.stateNotWritable ? .cannotCreate : .dataError)
     }
 }

@@ -231,6 +231,51 @@ import AppleHealthExportSource
     }
 
     /// A CSV with NUL bytes is not text: skipped, not stored with bytes a database refuses.
+    /// A sample rate that would make the recording longer than a day (near 0 Hz, which overflowed
+    /// and trapped) leaves its end at its start, as no rate does; the ECG is kept.
+    @Test func anImplausibleSampleRateLeavesTheEndAtTheStart() throws {
+        for rate in ["0.0000000000000000000001 hertz", "0.00001 hertz", "-512 hertz", "0 hertz"] {
+            let directory = try TemporaryDirectory()
+            let path = directory.file("export.zip")
+            try Fixtures.zip([("e/export.xml", Fixtures.export("")),
+                              ("e/electrocardiograms/ecg.csv", Self.english.replacingOccurrences(of: "512 hertz", with: rate))],
+                             to: path)
+            let output = try Fixtures.read(path, stateDirectory: directory.path)
+            let ecg = try #require(Self.electrocardiograms(output).first, "\(rate)")
+            #expect(ecg.end == ecg.start, "\(rate)")
+        }
+    }
+
+    /// One entry libarchive cannot read (here a compression method it does not know, 99) is left
+    /// out and said so; the entries after it are read, not taken for a zip that ends early, and
+    /// the workout whose route it was says nothing more of it.
+    @Test func anUnreadableEntryIsLeftOutAndTheRestIsRead() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("export.zip")
+        let workout = #"<Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="30" durationUnit="min" sourceName="Watch" "#
+            + #"startDate="2022-01-01 08:00:00 -0800" endDate="2022-01-01 08:30:00 -0800"><WorkoutRoute sourceName="Watch">"#
+            + #"<FileReference path="/workout-routes/route.gpx"/></WorkoutRoute></Workout>"#
+        try Fixtures.zip([("e/export.xml", Fixtures.export(workout)), ("e/workout-routes/route.gpx", WorkoutTests.gpx),
+                          ("e/electrocardiograms/ecg.csv", Self.english)], to: path)
+        // The route's compression method, in its local header and its central directory record, becomes 99.
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let name = Array("e/workout-routes/route.gpx".utf8)
+        for (signature, methodAt, nameAt) in [([0x50, 0x4B, 3, 4] as [UInt8], 8, 30), ([0x50, 0x4B, 1, 2], 10, 46)] {
+            let header = try #require((0..<(bytes.count - nameAt - name.count)).first { at in
+                Array(bytes[at..<at + 4]) == signature && Array(bytes[at + nameAt..<at + nameAt + name.count]) == name
+            })
+            bytes[header + methodAt] = 99
+            bytes[header + methodAt + 1] = 0
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let output = try Fixtures.read(path, stateDirectory: directory.path)
+        #expect(Self.electrocardiograms(output).count == 1)
+        #expect(output.samples(.workout).count == 1)
+        let reasons = output.skips.map(\.reason)
+        #expect(reasons.count == 1 && reasons[0].hasPrefix("Zip entry that cannot be read (")
+                    && reasons[0].contains("Unsupported ZIP compression method") && reasons[0].hasSuffix("): left out"), "\(reasons)")
+    }
+
     @Test func aFileWithNULBytesIsSkipped() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("export.zip")

@@ -292,6 +292,44 @@ import AppleHealthExportSource
         #expect(parts.events.first?.durationSeconds == nil)
     }
 
+    /// An element's metadata stops at 1,000 entries (an element with 300,000 of them took 84 s,
+    /// each key searched among those before it); what comes past is left out and counted. A key
+    /// given again still replaces its value.
+    @Test func metadataStopsAtAThousandEntriesAnElement() throws {
+        func entries(_ count: Int) -> String {
+            (0..<count).map { "  <MetadataEntry key=\"k\($0)\" value=\"\($0)\"/>" }.joined(separator: "\n")
+        }
+        let output = try read("""
+         <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="Watch" unit="count/min" startDate="2023-01-01 08:00:00 -0800" endDate="2023-01-01 08:00:00 -0800" value="72">
+        \(entries(1_005))
+          <MetadataEntry key="k3" value="again"/>
+         </Record>
+         <Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="30" durationUnit="min" sourceName="Watch" startDate="2023-01-01 09:00:00 -0800" endDate="2023-01-01 09:30:00 -0800">
+        \(entries(1_002))
+         </Workout>
+        """)
+        let record = try #require(output.samples(.quantity).first)
+        #expect(record.metadata.count == 1_000)
+        #expect(record.metadata[key: "k3"] == .string("again"))
+        #expect(record.metadata[key: "k999"] == .number(999) && record.metadata[key: "k1000"] == nil)
+        #expect(try #require(output.samples(.workout).first).metadata.count == 1_000)
+        #expect(output.skipCount(containing: "MetadataEntry past the 1,000th of its element: left out") == 7)
+        #expect(output.skipCount(containing: "MetadataEntry with a key given before") == 1)
+    }
+
+    /// A record kept whole keeps 100,000 elements at most, all levels together (2,000,000
+    /// children took 1.2 GB); it is kept without the rest, and the summary says so.
+    @Test func aRecordKeptWholeStopsAtAHundredThousandElements() throws {
+        let children = (0..<100_005).map { "<x a=\"\($0)\"><y/></x>" }.joined()
+        let output = try read("<Foo type=\"wide\" startDate=\"2023-01-01 08:00:00 -0800\">\(children)</Foo>")
+        let wide = try #require(output.samples(.other).first)
+        guard case .record(let record) = wide.detail else { Issue.record("no record"); return }
+        // The element itself, then each child with its own child: 49,999 whole and the next one's <x>.
+        #expect(record.children.count == 50_000)
+        #expect(record.children[49_998].children.count == 1 && record.children[49_999].children.isEmpty)
+        #expect(output.skipCount(containing: "elements past the 100,000th in a <Foo> (kept without them)") == 1)
+    }
+
     /// A calendar day, the same instants in every export: the export's offset (which daylight
     /// saving changes between two exports) would make the same day two days.
     @Test func activitySummaryIsItsDayInUTC() throws {
@@ -301,6 +339,8 @@ import AppleHealthExportSource
          <ActivitySummary activeEnergyBurned="1"/>
          <ActivitySummary dateComponents="2023-02-29" activeEnergyBurned="2"/>
          <ActivitySummary dateComponents="2024-02-29" activeEnergyBurned="3"/>
+         <ActivitySummary dateComponents="1000000000-01-01" activeEnergyBurned="4"/>
+         <ActivitySummary dateComponents="100000000000000-01-01" activeEnergyBurned="5"/>
         """, exportDate: "2023-01-02 10:00:00 +0100")
         let summary = try #require(output.samples(.activitySummary).first)
         #expect(summary.type == "ActivitySummary")
@@ -310,7 +350,8 @@ import AppleHealthExportSource
         #expect(record.element == "ActivitySummary")
         #expect(record[attribute: "activeEnergyBurned"] == "512.5")
         #expect(record.attributes.count == 5)
-        #expect(output.skipCount(containing: "ActivitySummary without a valid dateComponents") == 2)
+        // A year past 9999 is no day either (it overflowed the seconds since 1970 and trapped).
+        #expect(output.skipCount(containing: "ActivitySummary without a valid dateComponents") == 4)
         #expect(output.samples(.activitySummary).count == 2)   // 2024 is a leap year, 2023 is not
 
         let profile = try #require(output.samples(.profile).first)

@@ -280,7 +280,10 @@ import AppleHealthExportSource
         }
     }
 
-    @Test func zipEntryWithABadChecksumIsReadAndReported() throws {
+    /// A data file whose checksum does not match (a stored entry's byte changed: a `5` became a
+    /// `7`) is read to its end, its items kept, then the error says the zip is damaged (exit 65
+    /// for an import), not a skip line under an exit 0.
+    @Test func aDataFileWithABadChecksumIsReadThenAnError() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("export.zip")
         try Fixtures.zip([("apple_health_export/export.xml", Fixtures.export("""
@@ -290,8 +293,11 @@ import AppleHealthExportSource
         let value = try #require(data.range(of: Data("value=\"5\"".utf8)))
         data[value.upperBound - 2] = UInt8(ascii: "7")
         try data.write(to: URL(fileURLWithPath: path))
-        let output = try Fixtures.read(path, stateDirectory: directory.path)
+        let (error, output) = Fixtures.readFailing(path)
         #expect(output.samples.map(\.value) == [7])
-        #expect(output.skipCount(containing: "may be damaged") == 1)
+        let failure = try #require(error)
+        #expect(failure.location == "entry apple_health_export/export.xml")
+        #expect(failure.problem.hasPrefix("the Health data file is damaged (ZIP bad CRC"), "\(failure.problem)")
+        #expect(failure.problem.hasSuffix("it was read to its end and its items were kept, but some of them may hold wrong values"))
     }
 }

@@ -192,6 +192,48 @@ import AppleHealthExportSource
                                              Timestamp(epochSeconds: 1_672_588_801, utcOffsetSeconds: -28_800)])
     }
 
+    /// A route keeps its GPX file's first 250,000 points (69 hours at one a second); past them
+    /// the file is read no further, and the summary says so (a small zip of millions of identical
+    /// points took 2 GB of memory).
+    @Test func aRouteStopsAtAQuarterMillionPoints() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("export.xml", Fixtures.export(Self.modernWorkout))
+        var gpx = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<gpx version=\"1.1\"><trk><trkseg>\n"
+        gpx.reserveCapacity(30_000_000)
+        for second in 0..<250_010 {
+            gpx += "<trkpt lon=\"-122.03\" lat=\"37.33\"><time>\(Self.isoTime(1_672_588_800 + second))</time></trkpt>\n"
+        }
+        gpx += "</trkseg></trk></gpx>\n"
+        try directory.write("workout-routes/route_2023-01-01_8.00am.gpx", gpx)
+        let output = try Fixtures.read(path)
+        let route = try #require(workouts(output).first?.routes.first)
+        #expect(route.points.count == 250_000)
+        #expect(route.points.last?.time.epochMilliseconds == Int64(1_672_588_800 + 249_999) * 1000)
+        #expect(output.skips.map(\.reason) == ["GPX file with more than 250,000 points: the rest left out"])
+
+        // From a zip, the same.
+        let zip = directory.file("export.zip")
+        _ = try Fixtures.python(["-c", """
+            import sys, zipfile
+            with zipfile.ZipFile(sys.argv[1], "w", compression=zipfile.ZIP_DEFLATED) as archive:
+                archive.write(sys.argv[2] + "/export.xml", "e/export.xml")
+                archive.write(sys.argv[2] + "/workout-routes/route_2023-01-01_8.00am.gpx", "e/workout-routes/route_2023-01-01_8.00am.gpx")
+            """, zip, directory.path])
+        let zipped = try Fixtures.read(zip, stateDirectory: directory.path)
+        #expect(try #require(workouts(zipped).first?.routes.first).points.count == 250_000)
+        #expect(zipped.skips.map(\.reason) == ["GPX file with more than 250,000 points: the rest left out"])
+    }
+
+    /// `2023-01-01T16:00:00Z` for seconds since 1970.
+    static func isoTime(_ seconds: Int) -> String {
+        let days = seconds / 86_400, rest = seconds % 86_400
+        // Days from 2023-01-01 (19,358 days after 1970-01-01), within January to March 2023.
+        let day = days - 19_358
+        let (month, dayOfMonth) = day < 31 ? (1, day + 1) : day < 59 ? (2, day - 30) : (3, day - 58)
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "2023-\(two(month))-\(two(dayOfMonth))T\(two(rest / 3600)):\(two(rest / 60 % 60)):\(two(rest % 60))Z"
+    }
+
     @Test func zipRoutesBeforeAndAfterTheDataFile() throws {
         let directory = try TemporaryDirectory()
         let second = Self.modernWorkout

@@ -534,6 +534,47 @@ final class ItemCollector: SourceOutput {
         #expect(status.status == 0, "\(status.stdout)")
     }
 
+    /// A full state directory while the zip's route files are set aside (their temporary file
+    /// cannot grow; here a file-size limit) is the state directory's fault too: exit 73, the
+    /// error's hint, and the import runs again once there is room.
+    @Test func aFullStateDirectoryWhileRoutesAreSetAsideIsNotABadExport() throws {
+        let directory = makeTemporaryDirectory()
+        var gpx = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<gpx version=\"1.1\"><trk><trkseg>\n"
+        for second in 0..<40_000 {
+            gpx += "<trkpt lon=\"-122.03\" lat=\"37.33\"><time>2024-01-15T16:\(second / 600 % 60 < 10 ? "0" : "")\(second / 600 % 60):"
+                + "\(second / 10 % 60 < 10 ? "0" : "")\(second / 10 % 60).\(second % 10)Z</time></trkpt>\n"
+        }
+        gpx += "</trkseg></trk></gpx>\n"
+        try gpx.write(toFile: directory + "/route.gpx", atomically: true, encoding: .utf8)
+        try """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <HealthData locale="en_US">
+             <ExportDate value="2024-01-16 10:00:00 -0800"/>
+             <Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="30" durationUnit="min" sourceName="Watch" \
+            startDate="2024-01-15 08:00:00 -0800" endDate="2024-01-15 09:30:00 -0800">
+              <WorkoutRoute sourceName="Watch"><FileReference path="/workout-routes/route.gpx"/></WorkoutRoute>
+             </Workout>
+            </HealthData>
+            """.write(toFile: directory + "/export.xml", atomically: true, encoding: .utf8)
+        let zip = Process()
+        zip.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        zip.arguments = ["python3", "-c", "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED); "
+                            + "z.write(sys.argv[2], 'e/workout-routes/route.gpx'); z.write(sys.argv[3], 'e/export.xml'); z.close()",
+                         directory + "/export.zip", directory + "/route.gpx", directory + "/export.xml"]
+        try zip.run()
+        zip.waitUntilExit()
+        #expect(zip.terminationStatus == 0)
+        let config = try writeConfig(
+            "state_directory: \(directory)/state\nsinks:\n  lake: { type: ndjson, directory: \(directory)/lake }\n", in: directory)
+        let limited = try CommandRunner.run(["import", directory + "/export.zip", "--config", config, "--quiet"], in: directory,
+                                            shellSetup: "trap '' XFSZ; ulimit -f 1024")
+        #expect(limited.status == 73, "\(limited.stderr)")
+        #expect(limited.stderr.contains("writing workout route points failed"), "\(limited.stderr)")
+        #expect(limited.stderr.contains("Then run the import again: it resumes where it stopped."), "\(limited.stderr)")
+        let resumed = try CommandRunner.run(["import", directory + "/export.zip", "--config", config, "--quiet"], in: directory)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+    }
+
     /// An export stamps every date with the phone's offset of the day it was made: the same
     /// history exported in winter (-0800) and in summer (-0700) is the same samples, and the same
     /// activity days. The second import writes nothing new.

@@ -38,6 +38,26 @@ extension Array where Element == MetadataEntry {
         return false
     }
 
+    /// What `set(_:limit:)` did with an entry.
+    public enum SetOutcome: Sendable {
+        case added, replaced
+        /// A new key past the limit: left out.
+        case refused
+    }
+
+    /// `set`, for a producer's list that may be hostile (an element with 300,000 entries made
+    /// `set`'s search for the key quadratic): once the list holds `limit` entries, an entry of
+    /// a new key is refused.
+    public mutating func set(_ entry: MetadataEntry, limit: Int) -> SetOutcome {
+        if let index = firstIndex(where: { $0.key == entry.key }) {
+            self[index].value = entry.value
+            return .replaced
+        }
+        guard count < limit else { return .refused }
+        append(entry)
+        return .added
+    }
+
     /// The entries of a JSON object as a dictionary keeps them: a key given twice once, with
     /// its last value; sorted by key.
     public func lastOfEachKeySorted() -> [MetadataEntry] {

@@ -28,7 +28,8 @@ public final class ImportRun {
         /// For a sink that did not catch up though nothing this run read routes to it (`Progress.notNeeded`):
         /// the entries of earlier runs its routes select that wait for it in the journal.
         public var waiting: [String: Int64] = [:]
-        /// Whether a source stopped because the journal refused its entries (disk full, damaged).
+        /// Whether a source stopped because the journal refused its entries (disk full, damaged),
+        /// or the state directory a temporary file of the source (`SourceError.stateNotWritable`).
         public var journalRefused = false
         /// Journal entries pruned at the end (every sink passed them and `retain` ran out).
         public var pruned = 0
@@ -125,7 +126,7 @@ public final class ImportRun {
             } catch {
                 failure = "\(error)"
                 cannotRead = (error as? SourceError)?.cannotRead ?? false
-                if outputs[index].journalRefused { summary.journalRefused = true }
+                if outputs[index].journalRefused || (error as? SourceError)?.stateNotWritable == true { summary.journalRefused = true }
             }
             summary.sources.append(SourceResult(name: entry.name, counters: outputs[index].snapshot, failure: failure,
                                                 cannotRead: cannotRead))
