@@ -15,6 +15,10 @@ enum InputPath {
     static func checkCommandLine(_ path: String) throws {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            if let unreachable = unreachable(path) {
+                throw CommandFailure(message: "\(path) \(unreachable)", hint: "check the permissions of the folders on its path, "
+                                         + "or the link", code: .noInput)
+            }
             throw CommandFailure(message: "\(path) does not exist", hint: commandLineHint, code: .noInput)
         }
         guard FileManager.default.isReadableFile(atPath: path) else {
@@ -34,6 +38,19 @@ enum InputPath {
                                  code: .dataError)
         }
         throw CommandFailure(message: "\(path) is a folder without .ndjson files", hint: commandLineHint, code: .dataError)
+    }
+
+    /// Why `path`, which `fileExists` does not find, may exist all the same: a folder on its way
+    /// this user cannot search (permission denied), or a symbolic link that leads round in a loop;
+    /// nil when it does not exist (or another error), which "does not exist" says.
+    static func unreachable(_ path: String) -> String? {
+        var status = stat()
+        guard stat(path, &status) != 0 else { return nil }
+        switch errno {
+        case EACCES: return "cannot be reached (permission denied: a folder on its path cannot be opened by this user)"
+        case ELOOP: return "is a symbolic link that leads round in a loop"
+        default: return nil
+        }
     }
 
     /// Refuses a pipe, a socket or a device (`<(unzip -p export.zip …)`, `/dev/stdin` from a pipe):
@@ -61,6 +78,10 @@ enum InputPath {
             ConfigError(at: written.location, path: keyPath, message: message).description
         }
         guard FileManager.default.fileExists(atPath: path) else {
+            if let unreachable = unreachable(path) {
+                throw CommandFailure(message: place("\(path) \(unreachable)"),
+                                     hint: "check the permissions of the folders on its path, or the link", code: .noInput)
+            }
             let configFile = loaded.file.map { " in \($0)" } ?? ""
             throw CommandFailure(message: place("\(path) does not exist"),
                                  hint: "put the file there, change \(keyPath)\(configFile), or give the file to import: "

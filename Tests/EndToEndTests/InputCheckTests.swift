@@ -32,6 +32,20 @@ import Testing
         #expect(status.stdout.contains("nothing imported yet"))
     }
 
+    /// A path that exists but cannot be reached is not said to be missing: a symbolic link that
+    /// leads round in a loop says so (as does a folder on the path this user cannot open, which
+    /// root, who runs the tests, can), with exit 66 and nothing created.
+    @Test func aLinkInALoopIsNotCalledMissing() throws {
+        let directory = makeTemporaryDirectory()
+        let config = try writeConfig("state_directory: \(directory)/state\n", in: directory)
+        try FileManager.default.createSymbolicLink(atPath: directory + "/export.xml", withDestinationPath: directory + "/export.xml")
+        let result = try CommandRunner.run(["import", directory + "/export.xml", "--config", config], in: directory)
+        #expect(result.status == 66)
+        #expect(result.stderr.contains("\(directory)/export.xml is a symbolic link that leads round in a loop"), "\(result.stderr)")
+        #expect(!result.stderr.contains("does not exist"))
+        #expect(!FileManager.default.fileExists(atPath: directory + "/state"))
+    }
+
     @Test func aFolderOnTheCommandLineGetsACommandLineHint() throws {
         let directory = makeTemporaryDirectory()
         let config = try writeConfig("state_directory: \(directory)/state\n", in: directory)
