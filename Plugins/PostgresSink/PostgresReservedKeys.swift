@@ -164,7 +164,8 @@ enum PostgresReservedKeys {
             sample = original
             return
         }
-        func offset(_ key: String) -> Int32? { if case .number(let n) = reserved[key] { Int32(n) } else { nil } }
+        // A row another program wrote may hold anything there: no offset rather than a trap.
+        func offset(_ key: String) -> Int32? { if case .number(let n) = reserved[key] { Int32(exactly: n) } else { nil } }
         func text(_ key: String) -> String? { if case .string(let s) = reserved[key] { s } else { nil } }
         sample.start.utcOffsetSeconds = offset("start_offset")
         sample.end.utcOffsetSeconds = offset("end_offset")

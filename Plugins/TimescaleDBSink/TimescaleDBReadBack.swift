@@ -50,7 +50,7 @@ extension TimescaleDBSink {
                 return sample
             }
         }
-        func offset(_ column: Int) -> Int32? { r.int(row, column).map { Int32($0) } }
+        func offset(_ column: Int) -> Int32? { r.int(row, column).flatMap { Int32(exactly: $0) } }
         let kindName = r.text(row, 16) ?? "quantity"
         let kind = SampleKind.allCases.first { $0.name == kindName } ?? .quantity
         return Sample(
