@@ -144,9 +144,10 @@ final class MHDServer: Sendable {
             }
         }
         guard let started else {
-            // libmicrohttpd says only that it did not start: with TLS, a free address means the
-            // key or certificate was refused (its own message about them is in the log above).
-            if tls != nil, Self.canBind(address) {
+            // libmicrohttpd says only that it did not start: with TLS, a free address (or the
+            // socket a reload handed on, bound already) means the key or certificate was refused
+            // (its own message about them is in the log above).
+            if tls != nil, listeningSocket != nil || Self.canBind(address) {
                 throw SourceError(input: "\(host):\(port)", problem: "cannot start HTTPS: the TLS key or certificate was refused",
                                   hint: "check that tls_key and tls_certificate are a PEM private key and the certificate that goes with it")
             }

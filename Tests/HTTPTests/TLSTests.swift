@@ -52,6 +52,35 @@ struct TLSTests {
         #expect("\(error.map { "\($0)" } ?? "")".contains("the TLS key or certificate was refused"))
     }
 
+    /// A reloaded listener with a key that is no PEM key, given the socket the previous config's
+    /// listener left bound: the error blames the key (not the address, which that socket holds),
+    /// and the socket goes back to the handover, still listening, for the previous config.
+    @Test func aReloadedListenerWithABadKeyGivesItsSocketBack() throws {
+        let directory = NSTemporaryDirectory() + "tls-reload-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try "not a certificate".write(toFile: directory + "/cert.pem", atomically: true, encoding: .utf8)
+        try "not a key".write(toFile: directory + "/key.pem", atomically: true, encoding: .utf8)
+        // The socket the running config's listener left: bound to a free port, listening.
+        let bound = try #require(DaemonProcess.listeningSocket())
+        let handover = ListenerHandover()
+        handover.beginReload()
+        handover.release(bound.descriptor, address: ("127.0.0.1", bound.port))
+        var configuration = HTTPPushSource.Configuration(listen: "127.0.0.1:\(bound.port)")
+        configuration.tlsCertificate = directory + "/cert.pem"
+        configuration.tlsKey = directory + "/key.pem"
+        var context = PluginContext(name: "phone", stateDirectory: directory, logger: Logger(minimumLevel: .error))
+        context.listenerHandover = handover
+        let source = try HTTPPushSource(configuration: configuration, context: context)
+        let error = #expect(throws: SourceError.self) {
+            try source.start(ingest: try PushIngest(stateDirectory: directory, control: WorkerControl()))
+        }
+        #expect("\(error.map { "\($0)" } ?? "")".contains("the TLS key or certificate was refused"), "\(String(describing: error))")
+        #expect(handover.keptCount == 1)
+        #expect(RawConnection(port: bound.port) != nil, "the socket was closed")
+        handover.endReload()
+        #expect(RawConnection(port: bound.port) == nil)
+    }
+
     /// libmicrohttpd's own messages (here GnuTLS refusing the key) go through the daemon's
     /// logger, so `--log-format json` gives JSON lines only; at debug level, since clients can
     /// make the library talk (one line per connection closed mid-request).
