@@ -209,11 +209,14 @@ enum RunCommand {
 
 /// Blocks until one of `signals` arrives. The signals' default actions are turned off, and
 /// Dispatch sources watch them, so the handler runs as ordinary code, not in a signal handler.
+/// Signals received and not yet waited for are kept as a set, so none is lost behind another
+/// (SIGTERM then SIGHUP at once: the stop is not overwritten by the reload) and repeats merge (a
+/// burst of SIGHUPs during a reload is one more reload, not one each).
 final class SignalWaiter {
     private let semaphore = DispatchSemaphore(value: 0)
-    /// The last signal received (a Sendable box, so the handler can capture it).
-    private final class Last: Sendable { let number = Mutex<Int32>(0) }
-    private let last = Last()
+    /// The signals received and not yet returned by `wait` (a Sendable box, so the handler can capture it).
+    private final class Pending: Sendable { let numbers = Mutex<Set<Int32>>([]) }
+    private let pending = Pending()
     private let sources: [any DispatchSourceSignal]
 
     init(signals: [Int32], logger: Logger) {
@@ -221,9 +224,9 @@ final class SignalWaiter {
         for number in signals {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [semaphore, last] in
+            source.setEventHandler { [semaphore, pending] in
                 logger.info("signal received", [("signal", Self.name(number))])
-                last.number.withLock { $0 = number }
+                pending.numbers.withLock { _ = $0.insert(number) }
                 semaphore.signal()
             }
             source.resume()
@@ -236,10 +239,19 @@ final class SignalWaiter {
         for source in sources { source.cancel() }
     }
 
-    /// Blocks until a signal arrives and returns it.
+    /// Blocks until a signal is pending and returns it: a stop (any signal but SIGHUP) before a
+    /// reload; SIGHUPs received since the last one returned count as one.
     func wait() -> Int32 {
-        semaphore.wait()
-        return last.number.withLock { $0 }
+        while true {
+            let next = pending.numbers.withLock { numbers -> Int32? in
+                guard let chosen = numbers.first(where: { $0 != SIGHUP }) ?? numbers.first else { return nil }
+                // A stop stays pending: every later wait returns it too.
+                if chosen == SIGHUP { numbers.remove(chosen) }
+                return chosen
+            }
+            if let next { return next }
+            semaphore.wait()
+        }
     }
 
     static func name(_ number: Int32) -> String {

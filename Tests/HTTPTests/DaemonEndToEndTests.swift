@@ -475,6 +475,45 @@ struct DaemonReloadTests {
         #expect(daemon.stop() == 0)
     }
 
+    /// A SIGTERM followed at once by a SIGHUP stops the daemon (the reload came second: it
+    /// overwrote the stop, one time in eight, and the daemon went on running).
+    @Test func aStopFollowedAtOnceByAReloadStops() throws {
+        for attempt in 1...6 {
+            let daemon = try DaemonProcess()
+            try daemon.start()
+            let process = try #require(daemon.process)
+            kill(process.processIdentifier, SIGTERM)
+            kill(process.processIdentifier, SIGHUP)
+            let deadline = Date(timeIntervalSinceNow: 15)
+            while process.isRunning, Date() < deadline { usleep(20_000) }
+            #expect(!process.isRunning, "attempt \(attempt): still running after SIGTERM, SIGHUP\n\(daemon.log)")
+            if process.isRunning { _ = daemon.stop(signal: SIGKILL) } else { #expect(process.terminationStatus == 0) }
+        }
+    }
+
+    /// SIGHUPs that keep coming while the daemon reloads (a config tool sending one per file it
+    /// touched) merge: once they stop, the reloads stop too. Each was one more reload before
+    /// (150 of them reloaded for half a minute after the last, pushes slowed to a crawl).
+    @Test func reloadsRequestedDuringAReloadAreMerged() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let pid = try #require(daemon.process?.processIdentifier)
+        func reloads() -> Int { daemon.log.components(separatedBy: "config reloaded").count - 1 }
+        for _ in 1...150 {
+            kill(pid, SIGHUP)
+            usleep(10_000)
+        }
+        usleep(2_000_000)
+        let settled = reloads()
+        usleep(2_000_000)
+        #expect(reloads() == settled, "still reloading 2 s after the last SIGHUP: \(settled), then \(reloads())")
+        #expect(settled >= 1 && settled < 40, "\(settled) reloads")
+        #expect(daemon.client.get("/health").status == 200)
+        let stopping = Date()
+        #expect(daemon.stop() == 0)
+        #expect(Date().timeIntervalSince(stopping) < 10)
+    }
+
     /// The admin source's push counters count this process's pushes: a reload does not reset them
     /// (Prometheus would take the drop for a restart).
     @Test func sighupKeepsThePushCounters() throws {
