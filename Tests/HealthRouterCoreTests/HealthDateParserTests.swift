@@ -18,6 +18,22 @@ import Testing
             == Timestamp(epochMilliseconds: -1000, utcOffsetSeconds: 0))
     }
 
+    /// An instant outside the UTC years 0000–9999 is no date, whatever its local year: every
+    /// store holds those years only (a push of `9999-12-31T23:59:59-23:59` was answered 200, then
+    /// refused by the store). The edges themselves are dates.
+    @Test func instantsOutsideTheYears0000To9999AreNoDates() {
+        for outside in ["9999-12-31T23:59:59-23:59", "9999-12-31 23:00:00 -0100", "0000-01-01 00:00:00 +0100",
+                        "0000-01-01T00:59:59+01:00", "99991231235959-0001"] {
+            #expect(HealthDateParser.parse(outside) == nil, "\(outside)")
+        }
+        #expect(HealthDateParser.parse("0000-01-01T00:00:00Z")?.epochMilliseconds == -62_167_219_200_000)
+        #expect(HealthDateParser.parse("0000-01-01 01:00:00 +0100")?.epochMilliseconds == -62_167_219_200_000)
+        #expect(HealthDateParser.parse("9999-12-31T23:59:59.999Z")?.epochMilliseconds == 253_402_300_799_999)
+        #expect(HealthDateParser.parse("9999-12-31 22:59:59 -0100")?.epochMilliseconds == 253_402_300_799_000)
+        // A date alone, or a time without an offset, is read as UTC: within the years by its own.
+        #expect(HealthDateParser.parse("9999-12-31") != nil && HealthDateParser.parse("0000-01-01T00:00:00") != nil)
+    }
+
     /// Exports of iOS 8 and 9: `yyyyMMddHHmmss±hhmm`.
     @Test func compactStyle() {
         #expect(HealthDateParser.parse("20230101080000-0800")

@@ -20,7 +20,8 @@
 /// - the compact form of exports from iOS 8 and 9, `20151107171924+0100` (`yyyyMMddHHmmss±hhmm`).
 ///
 /// `utcOffsetSeconds` is the offset written (0 for `Z`). Nil for anything else:
-/// wrong lengths, month 13, 30 February, hour 24, `13:00 PM`, letters, trailing text.
+/// wrong lengths, month 13, 30 February, hour 24, `13:00 PM`, letters, trailing text, and an
+/// instant outside the UTC years 0000–9999 (`0000-01-01 00:00:00 +0100`).
 public enum HealthDateParser {
     /// Parses `bytes`; nil when they are not a date this parser knows.
     public static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Timestamp? {
@@ -118,11 +119,18 @@ public enum HealthDateParser {
         return makeTimestamp(year: year, month: month, day: day, millisecondsOfDay: millisecondsOfDay, offset: offset)
     }
 
+    /// The instants a date may stand for: the UTC years 0000 to 9999, which every store can hold
+    /// (`9999-12-31T23:59:59-23:59` is in the year 10000 in UTC; a store refused it after the
+    /// push was answered 200).
+    static let instants: Range<Int64> = -62_167_219_200_000..<253_402_300_800_000
+
     @inline(__always)
-    private static func makeTimestamp(year: Int, month: Int, day: Int, millisecondsOfDay: Int, offset: Int?) -> Timestamp {
+    private static func makeTimestamp(year: Int, month: Int, day: Int, millisecondsOfDay: Int, offset: Int?) -> Timestamp? {
         let days = CivilDate(year: year, month: month, day: day).daysSinceEpoch
         let local = Int64(days) * 86_400_000 + Int64(millisecondsOfDay)
         guard let offset else { return Timestamp(epochMilliseconds: local, utcOffsetSeconds: nil) }
-        return Timestamp(epochMilliseconds: local - Int64(offset) * 1000, utcOffsetSeconds: Int32(offset))
+        let instant = local - Int64(offset) * 1000
+        guard instants.contains(instant) else { return nil }
+        return Timestamp(epochMilliseconds: instant, utcOffsetSeconds: Int32(offset))
     }
 }
