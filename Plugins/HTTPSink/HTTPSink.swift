@@ -78,6 +78,10 @@ public final class HTTPSink: Sink {
             throw ConfigError(path: path + ".url", message: "'\(shown)' has a query or fragment: healthrouter appends /ingest "
                                   + "and /health to the url's path", suggestion: "give the server's base URL, e.g. https://health.example.org")
         }
+        if let timeout = configuration.timeout, timeout.seconds < 1 {
+            throw ConfigError(path: path + ".timeout", message: "timeout must be at least 1s (libcurl takes 0 for no limit: "
+                                  + "a server that never answers would hold the sink for ever), not \(timeout)")
+        }
         while base.hasSuffix("/") { base.removeLast() }
         if base.hasSuffix("/ingest") { base.removeLast("/ingest".count) }
         baseURL = base

@@ -72,6 +72,9 @@ public final class PostgresSink: Sink {
                                                               deletes: "raw rows older than this are folded into daily summaries and deleted")
             timeZone = try c.decodeIfPresent(String.self, forKey: .timeZone) ?? "UTC"
             statementTimeout = try c.decodeIfPresent(ConfigDuration.self, forKey: .statementTimeout) ?? .minutes(5)
+            if let problem = PostgresConnection.statementTimeoutProblem(statementTimeout.seconds) {
+                throw DecodingError.dataCorruptedError(forKey: .statementTimeout, in: c, debugDescription: "\(problem), not \(statementTimeout)")
+            }
             // The server knows the zones (checked at connect); this catches what cannot be a zone's
             // name, and POSIX-style offsets, which PostgreSQL would apply with the opposite sign.
             if let problem = PostgresTimeZoneName.problem(with: timeZone) {

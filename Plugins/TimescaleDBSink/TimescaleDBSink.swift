@@ -91,6 +91,9 @@ public final class TimescaleDBSink: Sink {
             dailyAggregates = try c.decodeIfPresent(Bool.self, forKey: .dailyAggregates) ?? false
             userId = try c.decodeIfPresent(String.self, forKey: .userId)
             statementTimeout = try c.decodeIfPresent(ConfigDuration.self, forKey: .statementTimeout) ?? .minutes(5)
+            if let problem = PostgresConnection.statementTimeoutProblem(statementTimeout.seconds) {
+                throw DecodingError.dataCorruptedError(forKey: .statementTimeout, in: c, debugDescription: "\(problem), not \(statementTimeout)")
+            }
             if chunkTimeInterval.seconds < 3600 {
                 throw DecodingError.dataCorruptedError(forKey: .chunkTimeInterval, in: c,
                                                        debugDescription: "must be at least 1h")

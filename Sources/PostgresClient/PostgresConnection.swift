@@ -23,6 +23,19 @@ public final class PostgresConnection {
     /// connection, during a call on it.
     public var onNotice: ((String) -> Void)?
 
+    /// PostgreSQL's longest `statement_timeout`, 2,147,483,647 ms, in whole seconds (24.8 days).
+    public static let longestStatementTimeoutSeconds = 2_147_483
+
+    /// Why a configured `statement_timeout` of `seconds` cannot be one, or nil: under a second it
+    /// would be sent as 0, which PostgreSQL takes for no limit at all; past 24 days the server
+    /// refuses every connection.
+    public static func statementTimeoutProblem(_ seconds: Double) -> String? {
+        guard seconds >= 1, seconds <= Double(longestStatementTimeoutSeconds) else {
+            return "statement_timeout must be from 1s to 24d (whole seconds; PostgreSQL takes at most 2,147,483,647 ms)"
+        }
+        return nil
+    }
+
     public init(url: String, connectTimeoutSeconds: Int = 10, statementTimeoutSeconds: Int = 300) throws {
         // Later keywords win over the expanded URL only when given after it: defaults go first.
         let keywords = ["connect_timeout", "application_name"] + Self.liveness.map(\.keyword) + ["dbname"]

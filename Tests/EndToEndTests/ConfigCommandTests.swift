@@ -75,6 +75,28 @@ import Testing
                                                                        in: directory)], in: directory)
     }
 
+    /// Timeouts a store's library would take for "no limit", or its server refuse, are config
+    /// errors that name the key: an http sink's `timeout: 0s` (libcurl waits for ever: an import
+    /// hung on a server that never answers), a Postgres `statement_timeout` under a second (sent
+    /// as 0, no limit) or past 24 days (every connection refused, retried as if the server were down).
+    @Test func timeoutsThatMeanNoLimitOrCannotBeSentAreConfigErrors() throws {
+        let cases: [(sink: String, key: String, expected: String)] = [
+            ("{ type: http, url: 'http://127.0.0.1:9', timeout: 0s }", "sinks.mirror.timeout", "timeout must be at least 1s"),
+            ("{ type: postgres, url: 'postgresql://localhost/health', user_id: 9f1c5a52-1d2b-4a55-9e0b-2d7f6c1a0001, statement_timeout: 500ms }", "sinks.mirror.statement_timeout",
+             "statement_timeout must be from 1s to 24d"),
+            ("{ type: timescaledb, url: 'postgresql://localhost/health', statement_timeout: 30d }", "sinks.mirror.statement_timeout",
+             "statement_timeout must be from 1s to 24d"),
+        ]
+        for (sink, key, expected) in cases {
+            let result = try check("state_directory: @DIR@/state\nsinks:\n  mirror: \(sink)\n")
+            #expect(result.status == 78, "\(sink): \(result.stderr)")
+            #expect(result.stderr.contains(key) && result.stderr.contains(expected), "\(sink): \(result.stderr)")
+        }
+        let fine = try check("state_directory: @DIR@/state\nsinks:\n  mirror: { type: postgres, url: 'postgresql://localhost/health', user_id: 9f1c5a52-1d2b-4a55-9e0b-2d7f6c1a0001, "
+                                 + "statement_timeout: 24d }\n")
+        #expect(fine.status == 0, "\(fine.stderr)")
+    }
+
     /// A route's type that names no known type is a warning (it routes that identifier alone):
     /// check says it is valid with a warning, not just "valid"; a sink no route names receives
     /// the deletions all the same, and check says so.
