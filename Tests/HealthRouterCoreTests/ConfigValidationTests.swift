@@ -236,4 +236,20 @@ import Testing
         #expect(missing?.message == "config file not found")
         #expect(missing?.file == file + ".nope")
     }
+
+    /// A file past 16 MiB is no config: `/dev/zero` given by mistake is refused after 16 MiB
+    /// read (it took 8 GB in 10 s), and so is a large file, without reading it all.
+    @Test func aConfigPast16MiBIsRefused() throws {
+        let endless = #expect(throws: ConfigError.self) { try HealthRouterConfig.load(path: "/dev/zero", environment: [:]) }
+        #expect(endless?.message == "is larger than 16 MiB: not a config file")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let large = directory.appendingPathComponent("large.yaml").path
+        try Data(repeating: UInt8(ascii: "#"), count: (16 << 20) + 1).write(to: URL(fileURLWithPath: large))
+        #expect(throws: ConfigError.self) { try HealthRouterConfig.load(path: large, environment: [:]) }
+        let comment = directory.appendingPathComponent("comment.yaml").path
+        try Data(repeating: UInt8(ascii: "#"), count: 16 << 20).write(to: URL(fileURLWithPath: comment))
+        #expect(try HealthRouterConfig.load(path: comment, environment: [:]).sinks.isEmpty)
+    }
 }

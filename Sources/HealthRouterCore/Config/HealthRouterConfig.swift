@@ -48,6 +48,9 @@ public struct HealthRouterConfig: Sendable {
     /// top-level sections in `unusedSections` (`sources`, for a command that starts none; `sinks`,
     /// but for the entries in `stillUsed`, as `sinks.local`), an unset variable is left as
     /// written instead of being an error.
+    /// The largest config file read (a config of many users and sinks is a few hundred kilobytes).
+    public static let largestFile = 16 << 20
+
     public static func load(path: String,
                             environment: [String: String] = ProcessInfo.processInfo.environment,
                             unusedSections: Set<String> = [], stillUsed: Set<String> = []) throws(ConfigError) -> HealthRouterConfig {
@@ -66,9 +69,19 @@ public struct HealthRouterConfig: Sendable {
             throw ConfigError(file: path, message: "is a folder, not a config file",
                               suggestion: "name the YAML file, e.g. \((path as NSString).appendingPathComponent("healthrouter.yaml"))")
         }
-        let data: Data
+        var data = Data()
         do {
-            data = try file.readToEnd() ?? Data()
+            // Read in pieces up to a limit: `--config /dev/zero` (or a log given by mistake) would
+            // otherwise take all the memory there is.
+            while let piece = try file.read(upToCount: 1 << 20), !piece.isEmpty {
+                data.append(piece)
+                guard data.count <= largestFile else {
+                    throw ConfigError(file: path, message: "is larger than \(largestFile >> 20) MiB: not a config file",
+                                      suggestion: "name the YAML config (a few kilobytes), e.g. healthrouter.yaml")
+                }
+            }
+        } catch let error as ConfigError {
+            throw error
         } catch {
             throw ConfigError(file: path, message: "cannot read config file (\(error.localizedDescription))")
         }
