@@ -115,6 +115,26 @@ final class CollectingOutput: SourceOutput {
 
     /// A Pulso line whose value leaves the range of a double once converted (`1e308 mi` in metres)
     /// is a bad line, not a sample without a value.
+    /// A field that must be text given as another type is a bad line, not a field left out: an
+    /// `end` of epoch seconds read as absent made a sleep stage last no time, a `userId` of a
+    /// number gave the sample to no user. Absent or null, each is left out as before.
+    @Test func aTextFieldOfAnotherTypeIsABadLine() {
+        let base = #""source":"W","start":"2026-07-06T08:00:00Z","type":"sleepAnalysis","uuid":"S-1","value":"asleepCore""#
+        for (field, value) in [("end", "1783324800"), ("end", "[]"), ("end", "true"), ("userId", "42"), ("creationDate", "{}"),
+                               ("timeZone", "3600")] {
+            guard case .failure(let failure) = ReplaySource.item(ArraySlice("{\(base),\"\(field)\":\(value)}".utf8)) else {
+                Issue.record("\(field): \(value) taken")
+                continue
+            }
+            #expect(failure.problem == "\(field) is not a string", "\(field): \(value)")
+        }
+        guard case .success(.sample(let sample)) = ReplaySource.item(ArraySlice("{\(base),\"end\":null,\"userId\":null}".utf8)) else {
+            Issue.record("null fields not taken")
+            return
+        }
+        #expect(sample.end == sample.start && sample.userId == nil)
+    }
+
     @Test func aValueOutOfRangeOnceConvertedIsABadLine() {
         let line = #"{"end":"2026-07-06T08:01:00Z","source":"W","start":"2026-07-06T08:01:00Z","type":"distanceWalkingRunning","unit":"mi","uuid":"D-1","value":1e308}"#
         guard case .failure(let failure) = ReplaySource.item(ArraySlice(line.utf8)) else {

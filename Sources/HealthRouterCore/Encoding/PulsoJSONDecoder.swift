@@ -56,7 +56,7 @@ public enum PulsoJSONDecoder {
         guard let startText = object["start"]?.stringValue else { throw Failure("no start", notASample: true) }
         guard let start = timestamp(startText) else { throw Failure("start '\(startText)' is not a date") }
         var end = start
-        if let endText = object["end"]?.stringValue {
+        if let endText = try optionalString(object, "end") {
             guard let parsed = timestamp(endText) else { throw Failure("end '\(endText)' is not a date") }
             end = parsed
         }
@@ -91,11 +91,11 @@ public enum PulsoJSONDecoder {
         sample.sourceBundleId = object["sourceBundleId"]?.stringValue
         sample.sourceVersion = object["sourceVersion"]?.stringValue
         sample.device = object["device"]?.stringValue
-        sample.userId = object["userId"]?.stringValue
-        if let created = object["creationDate"]?.stringValue { sample.createdAt = timestamp(created) }
+        sample.userId = try optionalString(object, "userId")
+        if let created = try optionalString(object, "creationDate") { sample.createdAt = timestamp(created) }
 
         var metadata = object["metadata"].map(self.metadata) ?? []
-        if let zone = object["timeZone"]?.stringValue {
+        if let zone = try optionalString(object, "timeZone") {
             sample.timeZone = zone
         } else if let index = metadata.firstIndex(where: { $0.key == "timeZone" }),
                   case .string(let zone) = metadata[index].value {
@@ -195,6 +195,15 @@ public enum PulsoJSONDecoder {
     /// An array of record objects (nil: none).
     public static func records(_ value: JSONValue?) throws -> [GenericRecord] {
         try (value?.arrayValue ?? []).map(record)
+    }
+
+    /// The string at `key`: nil when absent or null; another value is a broken line (an `end`
+    /// written as epoch seconds read as absent made a sleep stage last no time; a `userId` that
+    /// is a number gave the sample to no user).
+    private static func optionalString(_ object: JSONValue, _ key: String) throws -> String? {
+        guard let value = object[key], value != .null else { return nil }
+        guard let text = value.stringValue else { throw Failure("\(key) is not a string") }
+        return text
     }
 
     private static func requiredTime(_ value: JSONValue?, _ field: String) throws -> Timestamp {
