@@ -34,7 +34,9 @@ final class DumpOutput {
         }
         let path = URL(fileURLWithPath: given).resolvingSymlinksInPath().path
         self.path = path
-        let temporary = path + ".partial"
+        // Of this process alone: two dumps to one file at once each write their own, and the one that
+        // ends last is the file (with one name, each wrote into and renamed the other's).
+        let temporary = path + ".partial-\(getpid())"
         guard FileManager.default.createFile(atPath: temporary, contents: nil),
               let handle = FileHandle(forWritingAtPath: temporary) else {
             throw CommandFailure(message: "cannot create \(given)", hint: "check that its folder exists and is writable",

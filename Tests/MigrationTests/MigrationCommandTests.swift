@@ -1,5 +1,6 @@
 import TestSupport
 import Foundation
+import Synchronization
 import HealthRouterCore
 import NDJSONSink
 import SQLiteSink
@@ -75,6 +76,33 @@ import Testing
         let original = try Self.samples(sqlite: directory + "/local.sqlite")
         #expect(original.count > 1_000)
         #expect(try Self.samples(sqlite: directory + "/back.sqlite") == original)
+    }
+
+    /// Two dumps to one file at once each write a temporary file of their own: both succeed, and
+    /// the file is one of the two whole (with one temporary name, each wrote into and renamed the
+    /// other's: one said it wrote its samples to a file that held the other's, the other exited 73).
+    @Test func twoDumpsToOneFileAtOnceBothSucceed() throws {
+        let directory = try Self.imported(records: 3_000)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let whole = try CommandRunner.run(["dump", "--from", "local", "--output", "whole.ndjson"], in: directory)
+        let heart = try CommandRunner.run(["dump", "--from", "local", "--types", "heartRate", "--output", "heart.ndjson"], in: directory)
+        #expect(whole.status == 0 && heart.status == 0)
+        let expected = [try String(contentsOfFile: directory + "/whole.ndjson", encoding: .utf8),
+                        try String(contentsOfFile: directory + "/heart.ndjson", encoding: .utf8)]
+        for round in 1...3 {
+            let results = Mutex<[Int32]>([])
+            DispatchQueue.concurrentPerform(iterations: 2) { index in
+                let arguments = index == 0 ? ["dump", "--from", "local", "--output", "same.ndjson"]
+                    : ["dump", "--from", "local", "--types", "heartRate", "--output", "same.ndjson"]
+                let status = (try? CommandRunner.run(arguments, in: directory).status) ?? -1
+                results.withLock { $0.append(status) }
+            }
+            #expect(results.withLock { $0 } == [0, 0], "round \(round)")
+            let same = try String(contentsOfFile: directory + "/same.ndjson", encoding: .utf8)
+            #expect(expected.contains(same), "round \(round): the file is neither dump whole")
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.contains(".partial") }
+            #expect(leftovers.isEmpty, "\(leftovers)")
+        }
     }
 
     /// A second migration into an ndjson store brings what changed and what was deleted since the
