@@ -41,14 +41,20 @@ struct CommandLineArguments {
             if allFlags.contains(name) {
                 result.flags.insert(name)
             } else if allValues.contains(name) {
+                let value: String
                 if let inlineValue {
-                    result.values[name] = inlineValue
+                    value = inlineValue
                 } else if index < words.count {
-                    result.values[name] = words[index]
+                    value = words[index]
                     index += 1
                 } else {
                     throw UsageError("\(name) needs a value", command: command)
                 }
+                // `--config a --config b`: which one was meant is the user's to say, not the last one's.
+                if let earlier = result.values[name], earlier != value {
+                    throw UsageError("\(name) is given twice ('\(earlier)' and '\(value)'): give it once", command: command)
+                }
+                result.values[name] = value
             } else {
                 let known = allFlags.union(allValues).sorted()
                 var message = "unknown option \(name)"

@@ -25,6 +25,11 @@ enum FilterOptions {
         }
         let types = (arguments.values["--types"] ?? "").split(separator: ",")
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        // `--types ""` (an empty shell variable) selecting everything would dump, or write again, all.
+        if arguments.values["--types"] != nil, types.isEmpty {
+            throw UsageError("--types names no type: give one or more, comma-separated (heartRate,stepCount), "
+                                + "or leave the option out for every type", command: command)
+        }
         let filter = SampleFilter(since: try date("--since"), until: try date("--until"), types: types)
         if let since = filter.since, let until = filter.until, since >= until {
             throw UsageError("--since \(arguments.values["--since"] ?? "") is not before --until \(arguments.values["--until"] ?? ""): "

@@ -421,6 +421,17 @@ import Testing
         let malformed = try CommandRunner.run(["dump", "--types", "heart rate", "--config", config], in: directory)
         #expect(malformed.status == 64)
         #expect(malformed.stderr.contains("'heart rate' is not a type selector"), "\(malformed.stderr)")
+        // `--types ""` (an empty shell variable) is no filter of every type, and an option given twice
+        // with two values is not the last one's to decide.
+        for empty in ["", ","] {
+            let none = try CommandRunner.run(["dump", "--types", empty, "--config", config], in: directory)
+            #expect(none.status == 64 && none.stderr.contains("--types names no type"), "\(none.stderr)")
+        }
+        let twice = try CommandRunner.run(["status", "--config", config, "--config", directory + "/other.yaml"], in: directory)
+        #expect(twice.status == 64, "\(twice.stderr)")
+        #expect(twice.stderr.contains("--config is given twice ('\(config)' and '\(directory)/other.yaml'): give it once"),
+                "\(twice.stderr)")
+        #expect(try CommandRunner.run(["status", "--config", config, "--config=\(config)"], in: directory).status == 0)
         let sink = try CommandRunner.run(["dump", "--from", "lokal", "--config", config], in: directory)
         #expect(sink.status == 64)
         #expect(sink.stderr.contains("no sink called 'lokal' (did you mean 'local'?)"), "\(sink.stderr)")
