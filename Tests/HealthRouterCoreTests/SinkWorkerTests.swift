@@ -114,6 +114,27 @@ final class FailureBudget: Sendable {
         #expect(try sink.scalarInt("SELECT seq FROM cursor") == 200)
     }
 
+    /// An entry the disk damaged (its payload no longer decodes) is parked as a dead letter of the
+    /// sink, naming the entry, and the entries after it are delivered: it blocked the sink for good,
+    /// retried as if the store were down.
+    @Test func aDamagedJournalEntryIsParkedAndTheRestLands() throws {
+        let directory = makeTemporaryDirectory()
+        try feed(directory, (0..<100).map { Double($0 + 40) })
+        let journal = try Journal(stateDirectory: directory)
+        try journal.database.execute("UPDATE entries SET payload = x'00ff00ff' WHERE seq = 5")
+        let sinkPath = directory + "/sink.sqlite"
+        let progress = runWorker(directory, sinkPath: sinkPath, maxAttempts: 3)
+        #expect(progress.written == 99)
+        #expect(progress.deadLetters == 1)
+        #expect(progress.cursor == 100)
+        let parked = try journal.deadLetters(sink: "table")
+        #expect(parked.map(\.sequence) == [5])
+        #expect(parked.first?.reason.hasPrefix("journal entry 5 (HKQuantityTypeIdentifierHeartRate) cannot be read: ") == true,
+                "\(parked.first?.reason ?? "")")
+        let sink = try SQLiteDatabase(path: sinkPath)
+        #expect(try sink.scalarInt("SELECT count(*) FROM rows") == 99)
+    }
+
     /// A store's reason that names the sample already ("sample D1: …", as the sqlite store's for a
     /// date past 9999) is led by the type too; one led by type and id stays as it is.
     @Test func aDeadLettersReasonIsLedByTypeAndIdWhateverTheStoreSaid() {

@@ -9,7 +9,22 @@ public struct StoredEntry {
     /// See `JournalEntry.isFirstOfId`.
     public var isFirstOfId = false
 
+    /// The entry decoded; throws `Damaged` (naming the entry) when its payload cannot be read.
     public func decoded() throws -> JournalEntry {
-        JournalEntry(sequence: sequence, source: source, item: try SampleCodec.decode(payload), isFirstOfId: isFirstOfId)
+        do {
+            return JournalEntry(sequence: sequence, source: source, item: try SampleCodec.decode(payload), isFirstOfId: isFirstOfId)
+        } catch {
+            throw Damaged(sequence: sequence, type: type, problem: "\(error)")
+        }
+    }
+
+    /// An entry whose payload cannot be decoded (a journal file damaged on disk).
+    public struct Damaged: Error, CustomStringConvertible {
+        public var sequence: Int64
+        public var type: String?
+        public var problem: String
+        public var description: String {
+            "journal entry \(sequence)\(type.map { " (\($0))" } ?? "") cannot be read: \(problem)"
+        }
     }
 }

@@ -250,7 +250,12 @@ public final class SinkWorker: Sendable {
                     batchesFromJournal += 1
                     selected.reserveCapacity(stored.count)
                     for entry in stored where routes.selects(type: entry.type, source: entry.source) {
-                        selected.append(try entry.decoded())
+                        do {
+                            selected.append(try entry.decoded())
+                        } catch let damaged as StoredEntry.Damaged {
+                            // An entry the disk damaged blocks nothing behind it: parked as a dead letter.
+                            try park(damaged, journal: journal, writer: writer)
+                        }
                     }
                     last = end.sequence
                 }
@@ -342,6 +347,21 @@ public final class SinkWorker: Sendable {
         }
         let dead = try journal.deadLetters(sink: name).filter { $0.sequence > after && $0.sequence <= through }.count
         return max(0, count - dead)
+    }
+
+    /// Parks an entry that cannot be decoded as a dead letter of this sink, said in the log.
+    private func park(_ damaged: StoredEntry.Damaged, journal: Journal, writer: PushIngest?) throws {
+        let reason = "\(damaged) (the journal file was damaged on disk; restore it from a backup, or re-import the "
+            + "export or dump that held the sample)"
+        if let writer {
+            try writer.addDeadLetter(sink: name, sequence: damaged.sequence, reason: reason)
+        } else {
+            try journal.addDeadLetter(sink: name, sequence: damaged.sequence, reason: reason)
+        }
+        progressState.withLock { $0.deadLetters += 1 }
+        deadLetterWarnings.warn(key: "damaged entry", "journal entry parked as a dead letter: it cannot be read, the entries "
+                                    + "after it are delivered (healthrouter status lists them)",
+                                [("seq", String(damaged.sequence)), ("reason", reason)])
     }
 
     /// Writes `entries` and sets the sink's cursor to `cursor`; isolates rejected entries.
