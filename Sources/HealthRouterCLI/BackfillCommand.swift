@@ -31,7 +31,7 @@ enum BackfillCommand {
 
         exit codes: 0 done, 1 the sink failed (run again to resume), 64 wrong options or unknown
                     sink, 65 the file is not usable or the sink refused entries, 66 no journal yet,
-                    or the --from file is missing, 73 the sink cannot be opened (five tries, 0.5 s to
+                    or the --from file is missing, 73 the journal or the sink cannot be opened (five tries, 0.5 s to
                     4 s apart), 78 the config or the sink is wrong (misconfigured)
 
         examples:
@@ -76,7 +76,7 @@ enum BackfillCommand {
         let hasJournal = FileManager.default.fileExists(atPath: (state as NSString).appendingPathComponent("journal.sqlite"))
         // The backfill keeps its place there: a state directory it may not write is said so before anything opens.
         if hasJournal { try loaded.ensureStateDirectory() }
-        let journal = hasJournal ? try Journal(stateDirectory: state, role: .reader) : nil
+        let journal = hasJournal ? try JournalOpenHint.open(state, role: .reader) : nil
         if path == nil && journal == nil {
             throw CommandFailure(message: "there is no journal in \(state) yet",
                                  hint: "import something first, or backfill from a file with --from PATH", code: .noInput)

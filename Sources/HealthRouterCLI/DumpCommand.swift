@@ -24,8 +24,8 @@ enum DumpCommand {
 
         exit codes: 0 done, 1 reading stopped on an error, 64 wrong options (a folder as --output), an
                     unknown sink or one that cannot be read back, 66 no journal yet, or the sink's
-                    store (file, folder, or a database's table) does not exist, 73 the output or the
-                    sink cannot be opened (five tries, 0.5 s to 4 s apart), 78 the config or the
+                    store (file, folder, or a database's table) does not exist, 73 the output, the
+                    journal or the sink cannot be opened (five tries, 0.5 s to 4 s apart), 78 the config or the
                     sink is wrong (misconfigured)
 
         examples:
@@ -82,7 +82,7 @@ enum DumpCommand {
             try reader.readBack(write)
             origin = "sink '\(opened.name)' (\(opened.type))"
         } else {
-            let journal = try Journal(stateDirectory: loaded.config.stateDirectory, role: .inspector)
+            let journal = try JournalOpenHint.open(loaded.config.stateDirectory, role: .inspector)
             let retention = try journal.retention()
             if retention.pruned, let oldest = retention.oldest {
                 StandardError.write("healthrouter: note: journal entries before \(oldest) were pruned (journal.retain); "

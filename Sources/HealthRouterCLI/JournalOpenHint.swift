@@ -14,3 +14,16 @@ enum JournalOpenHint {
         return "check that the state directory \(stateDirectory) is writable and not used by another healthrouter"
     }
 }
+
+extension JournalOpenHint {
+    /// Opens the journal of `stateDirectory` with `role`; one that cannot be opened (damaged, another
+    /// file under its name, a newer healthrouter's) is a `CommandFailure` (exit 73) with the hint.
+    static func open(_ stateDirectory: String, role: Journal.Role) throws -> Journal {
+        do {
+            return try Journal(stateDirectory: stateDirectory, role: role)
+        } catch let error where error is SQLiteError || error is JournalIncompatible {
+            throw CommandFailure(message: "cannot open the journal in \(stateDirectory): \(error)",
+                                 hint: hint(for: error, stateDirectory: stateDirectory), code: .cannotCreate)
+        }
+    }
+}

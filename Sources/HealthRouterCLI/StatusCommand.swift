@@ -20,7 +20,7 @@ enum StatusCommand {
 
         exit codes: 0 every sink caught up, 1 a sink lags, lacks pruned entries, has dead
                     letters or an error, 64 wrong options, 73 the state directory cannot be
-                    one (a file is in its place), 78 the config is wrong
+                    one (a file is in its place) or its journal cannot be read (damaged, or a newer one), 78 the config is wrong
         """
 
     /// The widest last error the table shows; a longer one is cut there and printed whole below.
@@ -50,7 +50,7 @@ enum StatusCommand {
             print("journal          empty: nothing imported yet (try: healthrouter import ~/Downloads/export.zip)")
             return .success
         }
-        let journal = try Journal(stateDirectory: config.stateDirectory, role: .inspector)
+        let journal = try JournalOpenHint.open(config.stateDirectory, role: .inspector)
         let head = try journal.head()
         let counts = try journal.counts()
         let oldest = try journal.oldestRetained()

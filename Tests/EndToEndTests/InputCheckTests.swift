@@ -171,6 +171,13 @@ import Testing
         #expect(result.status == 73, "\(result.stderr)")
         #expect(result.stderr.contains("journal.sqlite is not a journal healthrouter can read"), "\(result.stderr)")
         #expect(!result.stderr.contains("writable"), "\(result.stderr)")
+        // The commands that read the journal say the same (they exited 1 with SQLite's words alone).
+        for command in [["status"], ["dump", "--output", "all.ndjson"], ["backfill", "local"]] {
+            let read = try CommandRunner.run(command, in: directory)
+            #expect(read.status == 73, "\(command): \(read.stderr)")
+            #expect(read.stderr.contains("cannot open the journal in") && read.stderr.contains("is not a journal healthrouter can read"),
+                    "\(command): \(read.stderr)")
+        }
     }
 
     @Test func tildeInTheConfigIsTheHomeOfTheCommandsEnvironment() throws {
