@@ -59,7 +59,19 @@ public final class ReplaySource: FiniteSource {
         let head = (try? handle.read(upToCount: 4096)) ?? Data()
         // Saved as UTF-16 (refused by `formatProblem`, saying so).
         if UTF16Text.firstASCIICharacter(head) == UInt8(ascii: "{") { return true }
-        return head.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) } == UInt8(ascii: "{")
+        let blank: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF]
+        var first = head.first { !blank.contains($0) }
+        // Blank lines are ignored, however many lead the file (up to 1 MiB of them here).
+        var read = head.count
+        while first == nil, read < 1 << 20, let more = try? handle.read(upToCount: 64 << 10), !more.isEmpty {
+            read += more.count
+            first = more.first { !blank.contains($0) }
+        }
+        // Named as NDJSON, with something in it: its lines are read as such, a bad first one counted
+        // like any other (a file of blank lines goes on to be refused as nothing but white space).
+        let name = path.lowercased()
+        if first != nil, name.hasSuffix(".ndjson") || name.hasSuffix(".jsonl") { return true }
+        return first == UInt8(ascii: "{")
     }
 
     /// The `*.ndjson` files of a folder: by name, `_deleted.ndjson` last. Regular files only (a

@@ -135,6 +135,23 @@ final class CollectingOutput: SourceOutput {
         #expect(sample.end == sample.start && sample.userId == nil)
     }
 
+    /// A file is taken for NDJSON by its first non-blank byte, however many blank lines lead it
+    /// (past 4 KiB of them it was called no export and refused), or by its name (`.ndjson`,
+    /// `.jsonl`: a bad first line is then counted as bad, not taken for another format).
+    @Test func replayFilesAreRecognizedPastBlankLinesAndByName() throws {
+        let directory = makeTemporaryDirectory()
+        let good = Self.line(SinkFixtures.heartRate)
+        let blanks = directory + "/blanks.txt"
+        try (String(repeating: "\n \r\n", count: 20_000) + good + "\n").write(toFile: blanks, atomically: true, encoding: .utf8)
+        #expect(ReplaySource.recognizes(blanks))
+        let named = directory + "/named.ndjson"
+        try ("[1,2]\n" + good + "\n").write(toFile: named, atomically: true, encoding: .utf8)
+        #expect(ReplaySource.recognizes(named))
+        let unnamed = directory + "/unnamed.txt"
+        try ("[1,2]\n" + good + "\n").write(toFile: unnamed, atomically: true, encoding: .utf8)
+        #expect(!ReplaySource.recognizes(unnamed))
+    }
+
     @Test func aValueOutOfRangeOnceConvertedIsABadLine() {
         let line = #"{"end":"2026-07-06T08:01:00Z","source":"W","start":"2026-07-06T08:01:00Z","type":"distanceWalkingRunning","unit":"mi","uuid":"D-1","value":1e308}"#
         guard case .failure(let failure) = ReplaySource.item(ArraySlice(line.utf8)) else {
@@ -296,6 +313,18 @@ final class CollectingOutput: SourceOutput {
         #expect(throws: NDJSONLineReader.LineTooLong.self) {
             try NDJSONLineReader.forEachLine(path: long, maxLineBytes: 1 << 20) { _, _, _ in }
         }
+        // A run of NUL bytes (a power cut's) ends the line before it and is no line, however long and
+        // wherever the reads cut it (3 MiB of them were a line of 3 MiB; a gigabyte, a gigabyte).
+        let zeros = directory + "/zeros.ndjson"
+        var bytes = Array((good + "\n" + good).utf8) + [UInt8](repeating: 0, count: 3 << 20) + Array((good + "\n").utf8)
+        bytes += [UInt8](repeating: 0, count: (1 << 20) - bytes.count % (1 << 20)) + Array((good + "\n").utf8)
+        try Data(bytes).write(to: URL(fileURLWithPath: zeros))
+        var found: [(Int, Int)] = []
+        try NDJSONLineReader.forEachLine(path: zeros) { line, number, _ in found.append((line.count, number)) }
+        #expect(found.map(\.0) == Array(repeating: good.utf8.count, count: 4))
+        #expect(found.map(\.1) == [1, 2, 3, 4])
+        let afterZeros = try read(String(decoding: bytes, as: UTF8.self))
+        #expect(afterZeros.items.count == 4 && afterZeros.skips.isEmpty, "\(afterZeros.items.count) \(afterZeros.skips)")
 
         // In a folder, a file of another format is skipped and the others are read.
         let folder = directory + "/lake"

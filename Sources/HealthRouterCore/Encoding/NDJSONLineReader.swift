@@ -4,7 +4,8 @@ import Foundation
 /// (without its `\n` or `\r\n`) to a closure with its 1-based line number. A last line
 /// without a newline is handed over too. A UTF-8 byte-order mark at the start of the file
 /// (editors on Windows write one) is not part of the first line. Each byte is searched for a
-/// newline once, however long the line.
+/// newline once, however long the line. A run of NUL bytes (what a power cut leaves) ends the
+/// line before it and is passed over, as no line.
 public enum NDJSONLineReader {
     /// A line longer than the reader was told to take (`maxLineBytes`).
     public struct LineTooLong: Error {
@@ -26,6 +27,8 @@ public enum NDJSONLineReader {
         var searched = 0
         var lineNumber = 0
         var consumed: Int64 = 0
+        // Whether `pending` ended inside a run of NUL bytes.
+        var skippingZeros = false
         func emit(_ line: ArraySlice<UInt8>, endingAt offset: Int64) throws {
             lineNumber += 1
             var end = line.endIndex
@@ -51,9 +54,25 @@ public enum NDJSONLineReader {
             var searchFrom = max(lineStart, searched)
             // The offset in the file of `pending`'s first byte.
             let base = consumed - Int64(pending.count)
-            while let newline = pending[searchFrom...].firstIndex(of: 0x0A) {
-                try emit(pending[lineStart..<newline], endingAt: base + Int64(newline + 1))
-                lineStart = newline + 1
+            if skippingZeros {
+                // Still in a run of NUL bytes that began in an earlier chunk.
+                while lineStart < pending.count, pending[lineStart] == 0 { lineStart += 1 }
+                searchFrom = lineStart
+                skippingZeros = lineStart == pending.count
+            }
+            while let end = pending[searchFrom...].firstIndex(where: { $0 == 0x0A || $0 == 0 }) {
+                if pending[end] == 0x0A {
+                    try emit(pending[lineStart..<end], endingAt: base + Int64(end + 1))
+                    lineStart = end + 1
+                } else {
+                    // A NUL byte, which no JSON text holds: the zeros a power cut leaves at a file's end
+                    // (or over a block of it). The run ends the line before it and is passed over
+                    // whole, as no line, however long it is (a gigabyte of them took a gigabyte).
+                    if end > lineStart { try emit(pending[lineStart..<end], endingAt: base + Int64(end)) }
+                    lineStart = end
+                    while lineStart < pending.count, pending[lineStart] == 0 { lineStart += 1 }
+                    skippingZeros = lineStart == pending.count
+                }
                 searchFrom = lineStart
             }
             pending.removeFirst(lineStart)
