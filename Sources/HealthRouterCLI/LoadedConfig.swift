@@ -45,13 +45,33 @@ struct LoadedConfig {
     /// Itself, unless a sink's `path` is the journal's own file (its tables would be written into
     /// the journal): both resolved as the command will open them (current directory, `~`).
     func refusingSinksOnTheJournal() throws -> LoadedConfig {
-        let journal = ConfigPath.resolve(config.stateDirectory + "/journal.sqlite", homeDirectory: homeDirectory)
+        let journal = URL(fileURLWithPath: ConfigPath.resolve(config.stateDirectory + "/journal.sqlite", homeDirectory: homeDirectory))
+            .resolvingSymlinksInPath().standardizedFileURL.path
+        // The store each file sink writes (an sqlite file, an ndjson folder), by resolved path.
+        var stores: [String: PluginConfig] = [:]
         for sink in config.sinks {
-            guard let written = sink.options["path"], let path = written.scalar,
-                  ConfigPath.resolve(path, homeDirectory: homeDirectory) == journal else { continue }
-            throw ConfigError(at: written.location, path: sink.path + ".path",
-                              message: "\(path) is the journal's own file (state_directory/journal.sqlite)",
-                              suggestion: "give the store a file of its own, e.g. \(config.stateDirectory)/health.sqlite")
+            let key = sink.type == "ndjson" ? "directory" : "path"
+            guard ["sqlite", "ndjson"].contains(sink.type), let written = sink.options[key], let path = written.scalar else { continue }
+            // A NUL ("x\0y.sqlite" in double quotes) would cut the name short at it.
+            if path.contains("\u{0}") {
+                throw ConfigError(at: written.location, path: sink.path + "." + key, message: "the \(key) holds a NUL character",
+                                  suggestion: "write the \(key) without \\0")
+            }
+            let resolved = URL(fileURLWithPath: ConfigPath.resolve(path, homeDirectory: homeDirectory))
+                .resolvingSymlinksInPath().standardizedFileURL.path
+            if resolved == journal {
+                throw ConfigError(at: written.location, path: sink.path + ".path",
+                                  message: "\(path) is the journal's own file (state_directory/journal.sqlite)",
+                                  suggestion: "give the store a file of its own, e.g. \(config.stateDirectory)/health.sqlite")
+            }
+            // Two sinks on one store would each keep their cursor in it, and overwrite each other's.
+            if let other = stores[resolved] {
+                throw ConfigError(at: written.location, path: sink.path + "." + key,
+                                  message: "\(path) is also the store of sink '\(other.name)': two sinks cannot share a "
+                                    + (key == "directory" ? "folder" : "file"),
+                                  suggestion: "give each sink a \(key) of its own")
+            }
+            stores[resolved] = sink
         }
         return self
     }

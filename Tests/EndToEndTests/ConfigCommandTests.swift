@@ -97,6 +97,32 @@ import Testing
         #expect(fine.status == 0, "\(fine.stderr)")
     }
 
+    /// Two sinks on one store (`x.sqlite` and `./x.sqlite`, one ndjson folder) are a config error
+    /// naming both: they shared one cursor row, each taking the other's for its own. A path with a
+    /// NUL in it (cut short at it) is one too.
+    @Test func twoSinksOnOneStoreAreRefused() throws {
+        let file = try check("""
+            state_directory: @DIR@/state
+            sinks:
+              a: { type: sqlite, path: x.sqlite }
+              b: { type: sqlite, path: ./sub/../x.sqlite }
+            """)
+        #expect(file.status == 78, "\(file.stderr)")
+        #expect(file.stderr.contains("sinks.b.path: ./sub/../x.sqlite is also the store of sink 'a': two sinks cannot share a file"),
+                "\(file.stderr)")
+        let folder = try check("""
+            state_directory: @DIR@/state
+            sinks:
+              a: { type: ndjson, directory: lake }
+              b: { type: ndjson, directory: lake/ }
+            """)
+        #expect(folder.status == 78 && folder.stderr.contains("two sinks cannot share a folder"), "\(folder.stderr)")
+        let nul = try check("state_directory: @DIR@/state\nsinks:\n  a: { type: sqlite, path: \"x\\0y.sqlite\" }\n")
+        #expect(nul.status == 78 && nul.stderr.contains("sinks.a.path: the path holds a NUL character"), "\(nul.stderr)")
+        let apart = try check("state_directory: @DIR@/state\nsinks:\n  a: { type: sqlite, path: x.sqlite }\n  b: { type: sqlite, path: y.sqlite }\n")
+        #expect(apart.status == 0, "\(apart.stderr)")
+    }
+
     /// A route's type that names no known type is a warning (it routes that identifier alone):
     /// check says it is valid with a warning, not just "valid"; a sink no route names receives
     /// the deletions all the same, and check says so.

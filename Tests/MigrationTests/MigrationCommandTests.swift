@@ -954,34 +954,35 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["healthrouter.yaml"])
     }
 
-    /// Two sinks of one store (the same file by two paths, the same database and schema) are one
-    /// store: a migration between them is refused as one into itself, before anything is touched.
+    /// Two sinks of one store (the same database and schema) are one store: a migration between
+    /// them is refused as one into itself, before anything is touched. Two sinks of one file or
+    /// folder (the same file by two paths) are refused by the config itself, for every command.
     @Test func aMigrationIntoTheStoreItReadsIsRefused() throws {
         let directory = try Self.imported(records: 100)
         defer { try? FileManager.default.removeItem(atPath: directory) }
+        let before = try Self.files(directory)
+        for (extra, to, shown) in [("  alias:\n    type: sqlite\n    path: ./state/../local.sqlite\n", "alias", "./state/../local.sqlite"),
+                                   ("  lake2:\n    type: ndjson\n    directory: lake/\n", "lake2", "lake/")] {
+            let config = Self.config.replacingOccurrences(of: "\nroutes:", with: "\n" + extra + "routes:")
+            try config.write(toFile: directory + "/healthrouter.yaml", atomically: true, encoding: .utf8)
+            let from = to == "alias" ? "local" : "lake"
+            let result = try CommandRunner.run(["migrate", "--from", from, "--to", to], in: directory)
+            #expect(result.status == 78, "\(from) → \(to): \(result.stderr)")
+            #expect(result.stderr.contains("\(shown) is also the store of sink '\(from)': two sinks cannot share a"), "\(result.stderr)")
+        }
         let extra = """
-              alias:
-                type: sqlite
-                path: ./state/../local.sqlite
-              lake2:
-                type: ndjson
-                directory: lake/
               pg1: { type: postgres, url: "postgres://u:secret@db/x", user_id: me }
               pg2: { type: postgres, url: "postgres://u:secret@db/x", user_id: me }
             routes:
             """
         let config = Self.config.replacingOccurrences(of: "\nroutes:", with: "\n" + extra)
-        #expect(config.contains("lake2"))
         try config.write(toFile: directory + "/healthrouter.yaml", atomically: true, encoding: .utf8)
-        let before = try Self.files(directory)
-        for (from, to, shown) in [("local", "alias", directory + "/local.sqlite"), ("lake2", "lake", directory + "/lake"),
-                                  ("pg1", "pg2", "one database url, schema public")] {
-            let result = try CommandRunner.run(["migrate", "--from", from, "--to", to], in: directory)
-            #expect(result.status == 64, "\(from) → \(to): \(result.stderr)")
-            #expect(result.stderr.contains("--from '\(from)' and --to '\(to)' are one store"), "\(result.stderr)")
-            #expect(result.stderr.contains(shown), "\(result.stderr)")
-            #expect(!result.stderr.contains("secret"))
-        }
+        let result = try CommandRunner.run(["migrate", "--from", "pg1", "--to", "pg2"], in: directory)
+        #expect(result.status == 64, "pg1 → pg2: \(result.stderr)")
+        #expect(result.stderr.contains("--from 'pg1' and --to 'pg2' are one store"), "\(result.stderr)")
+        #expect(result.stderr.contains("one database url, schema public"), "\(result.stderr)")
+        #expect(!result.stderr.contains("secret"))
+        try Self.config.write(toFile: directory + "/healthrouter.yaml", atomically: true, encoding: .utf8)
         #expect(try Self.files(directory) == before)
     }
 
