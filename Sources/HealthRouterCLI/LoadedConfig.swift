@@ -28,6 +28,10 @@ struct LoadedConfig {
         let file: String?
         if let given = arguments.values["--config"] {
             guard FileManager.default.fileExists(atPath: given) else {
+                if let unreachable = InputPath.unreachable(given) {
+                    throw CommandFailure(message: "config file \(given) \(unreachable)",
+                                         hint: "check the permissions of the folders on its path, or the link", code: .config)
+                }
                 throw CommandFailure(message: "config file \(given) does not exist",
                                      hint: "check the path, or leave --config out to use ./healthrouter.yaml or the embedded default",
                                      code: .config)

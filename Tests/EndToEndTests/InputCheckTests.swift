@@ -44,6 +44,11 @@ import Testing
         #expect(result.stderr.contains("\(directory)/export.xml is a symbolic link that leads round in a loop"), "\(result.stderr)")
         #expect(!result.stderr.contains("does not exist"))
         #expect(!FileManager.default.fileExists(atPath: directory + "/state"))
+        // As a config too.
+        try FileManager.default.createSymbolicLink(atPath: directory + "/loop.yaml", withDestinationPath: directory + "/loop.yaml")
+        let loop = try CommandRunner.run(["check", "--config", directory + "/loop.yaml"], in: directory)
+        #expect(loop.status == 78)
+        #expect(loop.stderr.contains("config file \(directory)/loop.yaml is a symbolic link that leads round in a loop"), "\(loop.stderr)")
     }
 
     @Test func aFolderOnTheCommandLineGetsACommandLineHint() throws {
