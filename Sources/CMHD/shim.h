@@ -23,6 +23,30 @@ static inline void swmhd_log(void *target, const char *format, va_list arguments
     log->write(log->context, message);
 }
 
+/* Unescapes `%XX` in a URL or argument in place, as libmicrohttpd's own unescaping does, except
+   `%00`, which stays as written: unescaped, it ended the C string there, and `/ingest%00junk`
+   was served as `/ingest`. Returns the new length. */
+static inline size_t swmhd_unescape(void *context, struct MHD_Connection *connection, char *text) {
+    (void) context; (void) connection;
+    char *read = text, *write = text;
+    while (*read) {
+        int high = -1, low = -1;
+        if (read[0] == '%' && read[1] && read[2]) {
+            char h = read[1], l = read[2];
+            high = h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10 : h >= 'A' && h <= 'F' ? h - 'A' + 10 : -1;
+            low = l >= '0' && l <= '9' ? l - '0' : l >= 'a' && l <= 'f' ? l - 'a' + 10 : l >= 'A' && l <= 'F' ? l - 'A' + 10 : -1;
+        }
+        if (high >= 0 && low >= 0 && (high | low) != 0) {
+            *write++ = (char) (high * 16 + low);
+            read += 3;
+        } else {
+            *write++ = *read++;
+        }
+    }
+    *write = 0;
+    return (size_t) (write - text);
+}
+
 /* Starts a daemon on `address`; HTTPS when `key_pem` and `cert_pem` are both given (pass
    NULL for both to serve plain HTTP). A `per_address_limit` of 0 means no per-address limit.
    A `listen_socket` of 0 or more is a socket already bound and listening, served instead of
@@ -47,6 +71,7 @@ static inline struct MHD_Daemon *swmhd_start(unsigned int flags, const struct so
     };
     return MHD_start_daemon(flags | (tls ? MHD_USE_TLS : 0), 0, NULL, NULL, handler, handler_context,
                             MHD_OPTION_EXTERNAL_LOGGER, swmhd_log, (void *) log, /* first, as MHD asks (0.9.75 warns anyway) */
+                            MHD_OPTION_UNESCAPE_CALLBACK, swmhd_unescape, NULL,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
                             MHD_OPTION_NOTIFY_CONNECTION, connection_notified, connection_context,
                             MHD_OPTION_CONNECTION_LIMIT, connection_limit,

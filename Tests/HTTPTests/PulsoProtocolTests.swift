@@ -281,5 +281,11 @@ struct PulsoProtocolTests {
         #expect(client.request("GET", "/ingest", body: nil, headers: ["Authorization: Bearer \(alice)"]).status == 404)
         #expect(client.post("/latest", "[]", token: alice).status == 404)
         #expect(client.request("DELETE", "/ingest", body: nil, headers: []).status == 404)
+        // An escaped NUL does not end the path (`/ingest%00junk` was served as `/ingest`); other
+        // escapes are read as ever (`%2F` is `/`, `%69ngest` is `ingest`).
+        for path in ["/ingest%00junk", "/hae%00", "/health%00x"] {
+            #expect(client.post(path, "[]", token: alice).status == 404, "\(path)")
+        }
+        #expect(client.post("/%69ngest", "[]", token: alice).status == 200)
     }
 }
