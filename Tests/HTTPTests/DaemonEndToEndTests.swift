@@ -475,10 +475,32 @@ struct DaemonReloadTests {
         #expect(daemon.stop() == 0)
     }
 
+    /// A reload from `127.0.0.1:P` to `0.0.0.0:P` (and back) is applied: the kept socket, which
+    /// holds the port, is closed for the new listener to bind (it failed with "address in use").
+    @Test func aReloadToAnOverlappingAddressOnThePortIsApplied() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        let path = daemon.directory + "/config.yaml"
+        func reloads() -> Int { daemon.log.components(separatedBy: "config reloaded").count - 1 }
+        for (from, to) in [("127.0.0.1", "0.0.0.0"), ("0.0.0.0", "127.0.0.1")] {
+            let before = reloads()
+            try String(contentsOfFile: path, encoding: .utf8)
+                .replacingOccurrences(of: "listen: \(from):\(daemon.port)\n", with: "listen: \(to):\(daemon.port)\n")
+                .write(toFile: path, atomically: true, encoding: .utf8)
+            kill(daemon.process!.processIdentifier, SIGHUP)
+            let deadline = Date(timeIntervalSinceNow: 10)
+            while reloads() == before, !daemon.log.contains("cannot start"), Date() < deadline { usleep(20_000) }
+            #expect(reloads() == before + 1, "\(from) → \(to): \(daemon.log)")
+            #expect(!daemon.log.contains("the reloaded config cannot start"), "\(daemon.log)")
+            #expect(daemon.client.get("/health").status == 200)
+        }
+        #expect(daemon.stop() == 0)
+    }
+
     /// A SIGTERM followed at once by a SIGHUP stops the daemon (the reload came second: it
     /// overwrote the stop, one time in eight, and the daemon went on running).
     @Test func aStopFollowedAtOnceByAReloadStops() throws {
-        for attempt in 1...6 {
+        for attempt in 1...16 {
             let daemon = try DaemonProcess()
             try daemon.start()
             let process = try #require(daemon.process)

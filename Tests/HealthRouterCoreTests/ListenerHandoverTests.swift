@@ -55,7 +55,7 @@ import Testing
         #expect(handover.isReloading)
         handover.release(socket, address: ("127.0.0.1", port))
         #expect(Self.listens(port))
-        #expect(handover.take(address: ("0.0.0.0", port)) == nil)
+        #expect(handover.take(address: ("127.0.0.2", port)) == nil)
         #expect(handover.take(address: ("127.0.0.1", port &+ 1)) == nil)
         #expect(handover.take(address: ("127.0.0.1", port)) == socket)
         #expect(handover.take(address: ("127.0.0.1", port)) == nil)
@@ -75,6 +75,22 @@ import Testing
         #expect(!Self.listens(port))
         #expect(handover.keptCount == 0)
         #expect(handover.take(address: ("127.0.0.1", port)) == nil)
+    }
+
+    /// A listener on an address that overlaps a kept one on the same port (`0.0.0.0:P` after
+    /// `127.0.0.1:P`, or the other way round) finds none to take, and the kept one is closed so that
+    /// it can bind its own (a reload between the two failed with "address in use").
+    @Test func anOverlappingAddressClosesTheKeptSocket() throws {
+        let handover = ListenerHandover()
+        let (socket, port) = try Self.listeningSocket()
+        handover.beginReload()
+        handover.release(socket, address: ("127.0.0.1", port))
+        #expect(handover.take(address: ("127.0.0.1", port &+ 1)) == nil)
+        #expect(Self.listens(port))
+        #expect(handover.take(address: ("0.0.0.0", port)) == nil)
+        #expect(!Self.listens(port))
+        #expect(handover.keptCount == 0)
+        handover.endReload()
     }
 
     /// Port 0 means "any free port": the next config gets one of its own. A second socket for an

@@ -54,10 +54,22 @@ public final class ListenerHandover: Sendable {
     }
 
     /// The socket a stopped listener left bound to `address`, now the caller's (to listen on, or
-    /// to give back through `release`); nil when there is none.
+    /// to give back through `release`); nil when there is none. A socket kept on the same port
+    /// for an overlapping address (`0.0.0.0:8787` for `127.0.0.1:8787`, or the other way round)
+    /// is closed first, so that the caller can bind its own: it would hold the port.
     public func take(address: (host: String, port: UInt16)) -> Int32? {
         guard let key = Self.key(address) else { return nil }
-        return state.withLock { $0.kept.removeValue(forKey: key) }
+        let (taken, overlapping) = state.withLock { state -> (Int32?, [Int32]) in
+            if let exact = state.kept.removeValue(forKey: key) { return (exact, []) }
+            let clashing = state.kept.keys.filter { kept in
+                guard let colon = kept.lastIndex(of: ":"), UInt16(kept[kept.index(after: colon)...]) == address.port else { return false }
+                let host = kept[..<colon]
+                return host == "0.0.0.0" || address.host == "0.0.0.0"
+            }
+            return (nil, clashing.compactMap { state.kept.removeValue(forKey: $0) })
+        }
+        for socket in overlapping { close(socket) }
+        return taken
     }
 
     /// Whether a reload is under way (between `beginReload()` and `endReload()`).
