@@ -3,6 +3,9 @@ import HealthRouterCore
 
 /// `healthrouter backfill SINK`: re-delivers to one sink only, from the journal or a file.
 enum BackfillCommand {
+    /// How the summary counts a journal entry that cannot be read (damaged on disk).
+    static let damagedReason = "journal entry that cannot be read (damaged on disk): left out, still a dead letter"
+
     static let help = """
         usage: healthrouter backfill SINK [--since DATE] [--until DATE] [--types T,…] [--from PATH]
                                           [--batch-size N] [--restart]
@@ -125,7 +128,10 @@ enum BackfillCommand {
                 let selects = opened.spec.selects
                 let checksDeletions = try journal.hasDeletedIds()
                 let deadLetters = Set(try journal.deadLetters(sink: name).map(\.sequence))
-                try journal.forEachEntry(after: resumeAfter, filter: filter, batchSize: batchSize) { entry in
+                try journal.forEachEntry(after: resumeAfter, filter: filter, batchSize: batchSize, damaged: { _ in
+                    // Damaged on disk: it stays the sink's dead letter; the entries after it are written.
+                    skippedLines[Self.damagedReason, default: 0] += 1
+                }) { entry in
                     guard selects(entry.item.sampleTypeName, entry.source) else {
                         unrouted += 1
                         // No longer this sink's to write: its dead letter is moot.

@@ -123,7 +123,8 @@ final class FailureBudget: Sendable {
         let journal = try Journal(stateDirectory: directory)
         try journal.database.execute("UPDATE entries SET payload = x'00ff00ff' WHERE seq = 5")
         let sinkPath = directory + "/sink.sqlite"
-        let progress = runWorker(directory, sinkPath: sinkPath, maxAttempts: 3)
+        // Two failed writes first: the batch is read again, the entry parked once.
+        let progress = runWorker(directory, sinkPath: sinkPath, failures: 2, maxAttempts: 5)
         #expect(progress.written == 99)
         #expect(progress.deadLetters == 1)
         #expect(progress.cursor == 100)
@@ -131,6 +132,7 @@ final class FailureBudget: Sendable {
         #expect(parked.map(\.sequence) == [5])
         #expect(parked.first?.reason.hasPrefix("journal entry 5 (HKQuantityTypeIdentifierHeartRate) cannot be read: ") == true,
                 "\(parked.first?.reason ?? "")")
+        #expect(parked.first?.reason.contains("healthrouter backfill table --from FILE") == true)
         let sink = try SQLiteDatabase(path: sinkPath)
         #expect(try sink.scalarInt("SELECT count(*) FROM rows") == 99)
     }

@@ -105,6 +105,29 @@ import Testing
         }
     }
 
+    /// A journal entry damaged on disk does not stop `dump` or `backfill`: each says it left the
+    /// entry out and goes on with the entries after it (both stopped at it, and backfill's "run
+    /// the same command again" met it again).
+    @Test func aDamagedJournalEntryIsLeftOutByDumpAndBackfill() throws {
+        let directory = try Self.imported(records: 100)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let whole = try CommandRunner.run(["dump", "--output", "whole.ndjson"], in: directory)
+        #expect(whole.status == 0, "\(whole.stderr)")
+        let journal = try SQLiteDatabase(path: directory + "/state/journal.sqlite")
+        try journal.execute("UPDATE entries SET payload = x'00ff00ff' WHERE seq = 5")
+        let dump = try CommandRunner.run(["dump", "--output", "all.ndjson"], in: directory)
+        #expect(dump.status == 0, "\(dump.stderr)")
+        #expect(dump.stderr.contains("warning: journal entry 5 ") && dump.stderr.contains("left out of the dump"), "\(dump.stderr)")
+        func lines(_ file: String) throws -> Int {
+            try String(contentsOfFile: directory + "/" + file, encoding: .utf8).split(separator: "\n").count
+        }
+        #expect(try lines("all.ndjson") == lines("whole.ndjson") - 1)
+        let backfill = try CommandRunner.run(["backfill", "local"], in: directory)
+        #expect(backfill.status == 0, "\(backfill.stdout)\(backfill.stderr)")
+        #expect(backfill.stdout.contains("journal entry that cannot be read (damaged on disk): left out, still a dead letter"),
+                "\(backfill.stdout)")
+    }
+
     /// A second migration into an ndjson store brings what changed and what was deleted since the
     /// first: items read from another store carry read positions, not journal sequences, so the
     /// sink must judge them by content (it skipped them as older than its lines).

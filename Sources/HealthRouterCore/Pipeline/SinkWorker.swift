@@ -114,6 +114,8 @@ public final class SinkWorker: Sendable {
         }
         var attempts = 0
         var retryWarnings = RetryWarningThrottle()
+        // Damaged entries parked this run: a batch read again after a failed write parks them once.
+        var parkedDamaged: Set<Int64> = []
         var sink: (any Sink)?
         var cursor: Int64 = 0
         // The journal's copy of the cursor (for `status`, pruning, and sinks that keep no
@@ -254,7 +256,10 @@ public final class SinkWorker: Sendable {
                             selected.append(try entry.decoded())
                         } catch let damaged as StoredEntry.Damaged {
                             // An entry the disk damaged blocks nothing behind it: parked as a dead letter.
-                            try park(damaged, journal: journal, writer: writer)
+                            if !parkedDamaged.contains(damaged.sequence) {
+                                try park(damaged, journal: journal, writer: writer)
+                                parkedDamaged.insert(damaged.sequence)
+                            }
                         }
                     }
                     last = end.sequence
@@ -351,8 +356,8 @@ public final class SinkWorker: Sendable {
 
     /// Parks an entry that cannot be decoded as a dead letter of this sink, said in the log.
     private func park(_ damaged: StoredEntry.Damaged, journal: Journal, writer: PushIngest?) throws {
-        let reason = "\(damaged) (the journal file was damaged on disk; restore it from a backup, or re-import the "
-            + "export or dump that held the sample)"
+        let reason = "\(damaged) (the journal file was damaged on disk: restore it from a backup, or write the sample "
+            + "from the export or dump that holds it with healthrouter backfill \(name) --from FILE)"
         if let writer {
             try writer.addDeadLetter(sink: name, sequence: damaged.sequence, reason: reason)
         } else {
