@@ -111,7 +111,8 @@ enum ElectrocardiogramCSV {
         // A recording of up to a day (Apple's are 30 s at 512 Hz): a rate that makes it longer, or
         // none, leaves the end at the start.
         if let rate, rate > 0, case let milliseconds = (Double(voltageCount) / rate * 1000).rounded(),
-           milliseconds.isFinite, milliseconds <= 86_400_000 {
+           milliseconds.isFinite, milliseconds <= 86_400_000,
+           HealthDateParser.instants.contains(start.epochMilliseconds + Int64(milliseconds)) {
             end = Timestamp(epochMilliseconds: start.epochMilliseconds + Int64(milliseconds), utcOffsetSeconds: start.utcOffsetSeconds)
         }
         let values = voltages.text

@@ -30,6 +30,10 @@ enum GenericRecordSample {
             }
             let end = Timestamp(epochMilliseconds: start.epochMilliseconds + 86_400_000,
                                 utcOffsetSeconds: start.utcOffsetSeconds)
+            // 9999-12-31 would end in the year 10000, which no store holds.
+            guard HealthDateParser.instants.contains(end.epochMilliseconds) else {
+                return .failure(SkipReason("ActivitySummary without a valid dateComponents"))
+            }
             return .success(Sample(id: activitySummaryId(day: start, userId: userId), type: "ActivitySummary",
                                    kind: .activitySummary, start: start, end: end,
                                    sourceName: exportSourceName, userId: userId, detail: .record(record)))

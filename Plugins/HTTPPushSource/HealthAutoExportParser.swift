@@ -185,7 +185,8 @@ enum HealthAutoExportParser {
                 // seconds), at a date alone: the sample lasts that long from it, as HealthKit's does
                 // (a duration, not an instant, is what a reader sums); the amount stays too.
                 if durationCategories.contains(name), sample.end == sample.start, let units,
-                   let seconds = UnitConverter.convert(quantity, from: units, to: "s"), seconds > 0, seconds <= 366 * 86_400 {
+                   let seconds = UnitConverter.convert(quantity, from: units, to: "s"), seconds > 0, seconds <= 366 * 86_400,
+                   HealthDateParser.instants.contains(sample.start.epochMilliseconds + Int64((seconds * 1000).rounded())) {
                     sample.end = Timestamp(epochMilliseconds: sample.start.epochMilliseconds + Int64((seconds * 1000).rounded()),
                                            utcOffsetSeconds: sample.end.utcOffsetSeconds)
                 }

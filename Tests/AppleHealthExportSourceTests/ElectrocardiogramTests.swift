@@ -244,6 +244,15 @@ import AppleHealthExportSource
             let ecg = try #require(Self.electrocardiograms(output).first, "\(rate)")
             #expect(ecg.end == ecg.start, "\(rate)")
         }
+        // So does one that would end past the year 9999, which no store holds.
+        let directory = try TemporaryDirectory()
+        let path = directory.file("export.zip")
+        try Fixtures.zip([("e/export.xml", Fixtures.export("")),
+                          ("e/electrocardiograms/ecg.csv", Self.english.replacingOccurrences(of: "2022-01-01 09:15:30 -0800",
+                                                                                          with: "9999-12-31 23:59:59 +0000")
+                                                           .replacingOccurrences(of: "512 hertz", with: "1 hertz"))], to: path)
+        let late = try #require(Self.electrocardiograms(try Fixtures.read(path, stateDirectory: directory.path)).first)
+        #expect(late.end == late.start)
     }
 
     /// One entry libarchive cannot read (here a compression method it does not know, 99) is left

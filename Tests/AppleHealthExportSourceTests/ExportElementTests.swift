@@ -340,6 +340,7 @@ import AppleHealthExportSource
          <ActivitySummary dateComponents="2023-02-29" activeEnergyBurned="2"/>
          <ActivitySummary dateComponents="2024-02-29" activeEnergyBurned="3"/>
          <ActivitySummary dateComponents="1000000000-01-01" activeEnergyBurned="4"/>
+         <ActivitySummary dateComponents="9999-12-31" activeEnergyBurned="6"/>
          <ActivitySummary dateComponents="100000000000000-01-01" activeEnergyBurned="5"/>
         """, exportDate: "2023-01-02 10:00:00 +0100")
         let summary = try #require(output.samples(.activitySummary).first)
@@ -350,8 +351,9 @@ import AppleHealthExportSource
         #expect(record.element == "ActivitySummary")
         #expect(record[attribute: "activeEnergyBurned"] == "512.5")
         #expect(record.attributes.count == 5)
-        // A year past 9999 is no day either (it overflowed the seconds since 1970 and trapped).
-        #expect(output.skipCount(containing: "ActivitySummary without a valid dateComponents") == 4)
+        // A year past 9999 is no day either (it overflowed the seconds since 1970 and trapped), nor
+        // 9999-12-31, which would end in the year 10000, which no store holds.
+        #expect(output.skipCount(containing: "ActivitySummary without a valid dateComponents") == 5)
         #expect(output.samples(.activitySummary).count == 2)   // 2024 is a leap year, 2023 is not
 
         let profile = try #require(output.samples(.profile).first)

@@ -554,6 +554,11 @@ struct HealthAutoExportTests {
         #expect(mindful.last?.value == 15 && mindful.last?.end.utcOffsetSeconds == 7200)
         let washing = all.filter { $0.type == "HKCategoryTypeIdentifierHandwashingEvent" }
         #expect(washing.map { $0.end.epochMilliseconds - $0.start.epochMilliseconds } == [22_000])
+        // One that would end past the year 9999 (which no store holds) stays at its date.
+        let late = #"{"data":{"metrics":[{"name":"mindful_minutes","units":"min","data":[{"qty":10,"date":"9999-12-31 23:55:00 +0000","source":"Phone"}]}]}}"#
+        #expect(server.client.post("/hae", late, token: alice).body == #"{"received": 1, "new": 1, "deleted": 0}"#)
+        let stored = try samples(server).filter { $0.type == "HKCategoryTypeIdentifierMindfulSession" && $0.start.epochMilliseconds > 253_000_000_000_000 }
+        #expect(stored.count == 1 && stored.first?.end == stored.first?.start, "\(stored)")
     }
 
     /// A sleep point that gives no sample says why: a night with its date but no times, or times

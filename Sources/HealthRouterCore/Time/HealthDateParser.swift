@@ -122,7 +122,7 @@ public enum HealthDateParser {
     /// The instants a date may stand for: the UTC years 0000 to 9999, which every store can hold
     /// (`9999-12-31T23:59:59-23:59` is in the year 10000 in UTC; a store refused it after the
     /// push was answered 200).
-    static let instants: Range<Int64> = -62_167_219_200_000..<253_402_300_800_000
+    public static let instants: Range<Int64> = -62_167_219_200_000..<253_402_300_800_000
 
     @inline(__always)
     private static func makeTimestamp(year: Int, month: Int, day: Int, millisecondsOfDay: Int, offset: Int?) -> Timestamp? {
