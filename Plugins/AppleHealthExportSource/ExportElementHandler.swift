@@ -189,8 +189,9 @@ final class ExportElementHandler: SAXHandler {
             switch (parent, element) {
             case (.record, .metadataEntry):
                 guard let entry = reader.metadataEntry(attributes) else { return skip("MetadataEntry without a key") }
-                skipIfNotAdded(record!.sample.metadata.set(entry, limit: Self.metadataLimit))
-                if entry.key == "HKTimeZone", case .string(let zone) = entry.value { record!.sample.timeZone = zone }
+                let outcome = record!.sample.metadata.set(entry, limit: Self.metadataLimit)
+                skipIfNotAdded(outcome)
+                if outcome != .refused, entry.key == "HKTimeZone", case .string(let zone) = entry.value { record!.sample.timeZone = zone }
             case (.record, .heartRateVariabilityMetadataList):
                 break
             case (.heartRateVariabilityMetadataList, .instantaneousBeatsPerMinute):
@@ -204,8 +205,11 @@ final class ExportElementHandler: SAXHandler {
             switch element {
             case .metadataEntry where parent == .correlation:
                 guard let entry = reader.metadataEntry(attributes) else { return skip("MetadataEntry without a key") }
-                skipIfNotAdded(correlation!.sample.metadata.set(entry, limit: Self.metadataLimit))
-                if entry.key == "HKTimeZone", case .string(let zone) = entry.value { correlation!.sample.timeZone = zone }
+                let outcome = correlation!.sample.metadata.set(entry, limit: Self.metadataLimit)
+                skipIfNotAdded(outcome)
+                if outcome != .refused, entry.key == "HKTimeZone", case .string(let zone) = entry.value {
+                    correlation!.sample.timeZone = zone
+                }
             case .record where parent == .correlation:
                 beginRecord(attributes)
             default:

@@ -96,8 +96,9 @@ final class WorkoutBuilder {
         switch (parent, element) {
         case (.workout, .metadataEntry):
             addMetadata(attributes, reader: reader, line: line) { entry in
-                if entry.key == "HKTimeZone", case .string(let zone) = entry.value { sample.timeZone = zone }
-                return sample.metadata.set(entry, limit: ExportElementHandler.metadataLimit)
+                let outcome = sample.metadata.set(entry, limit: ExportElementHandler.metadataLimit)
+                if outcome != .refused, entry.key == "HKTimeZone", case .string(let zone) = entry.value { sample.timeZone = zone }
+                return outcome
             }
         case (.workoutEvent, .metadataEntry):
             addMetadata(attributes, reader: reader, line: line) { event?.metadata.set($0, limit: ExportElementHandler.metadataLimit) }

@@ -24,8 +24,9 @@ final class ZipArchive {
     /// A warning libarchive gave while reading the current entry (`ZIP bad CRC`), if any.
     private(set) var entryWarning: String?
     /// Whether the current entry's data could not be read while the archive can go on to the
-    /// next entry (libarchive's ARCHIVE_FAILED: an unsupported compression method, a damaged
-    /// deflate stream, an encrypted entry), unlike a zip that ends early (ARCHIVE_FATAL).
+    /// next entry (libarchive's ARCHIVE_FAILED: an unsupported compression method, an encrypted
+    /// entry), unlike a zip that ends early or a damaged deflate stream (ARCHIVE_FATAL in
+    /// libarchive 3.6).
     private(set) var entryUnreadable = false
     /// The part of libarchive's current data block not yet handed out.
     private var block: UnsafeRawPointer?
@@ -53,6 +54,8 @@ final class ZipArchive {
 
     /// The next entry, or nil after the last one.
     func nextEntry() throws -> Entry? {
+        // Of the entry before: a header that cannot be read is no unreadable entry to step past.
+        entryUnreadable = false
         var entry: OpaquePointer?
         let (status, name) = Self.withUTF8Locale { () -> (Int32, String?) in
             let status = archive_read_next_header(archive, &entry)

@@ -160,8 +160,8 @@ struct ZipExportReader {
                 try scanEntry(entry, archive, buffer: buffer, dataEntry: &dataEntry, electrocardiograms: &electrocardiograms,
                               routes: routes, resources: resources, output: output)
             } catch let error as SourceError where archive.entryUnreadable && (dataEntry != nil || !Self.mayBeHealthData(entry.path)) {
-                // One entry that cannot be read (an unsupported compression method, a damaged
-                // stream): the entries after it can, unlike those of a zip that ends early. One that
+                // One entry that cannot be read (an unsupported compression method, an encrypted
+                // entry): the entries after it can, unlike those of a zip that ends early. One that
                 // may be the data file, before it was found, is the import's error (an encrypted zip).
                 let kept = routes.hasOpenRoute ? "; its points read before it were kept" : ""
                 if routes.hasOpenRoute {
@@ -271,7 +271,7 @@ struct ZipExportReader {
                 entry = next
                 tooLarge = try !archive.readRest(appendingTo: &bytes, through: buffer, limit: ElectrocardiogramCSV.largestFile)
             } catch let error as SourceError where archive.entryUnreadable {
-                // This entry alone (an unsupported compression method, a damaged stream): the next can be read.
+                // This entry alone (an unsupported compression method): the next can be read.
                 done += 1
                 output.skipped("Zip entry that cannot be read (\(error.problem)): this ECG was not imported",
                                location: "entry \(entry?.path ?? "?")")

@@ -134,7 +134,7 @@ final class MHDServer: Sendable {
             | MHD_USE_ITC.rawValue | MHD_USE_ERROR_LOG.rawValue
         let context = Unmanaged.passUnretained(self).toOpaque()
         logTarget.pointee.context = context
-        let given = listeningSocket.map { dup($0) } ?? -1
+        let given = listeningSocket.map { fcntl($0, F_DUPFD_CLOEXEC, 0) } ?? -1
         let started: OpaquePointer? = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
                 swmhd_start(UInt32(flags), socketAddress, Self.accessHandler, context, Self.completedHandler, context,

@@ -12,6 +12,9 @@ final class DumpOutput {
     private let temporary: String?
     /// What the user named (`--output`), or standard output: for errors.
     private let name: String
+    /// Whether `close()` put the file in place (else the temporary file is removed at deinit: a
+    /// dump that failed half-way leaves nothing beside its name).
+    private var placed = false
 
     init(path given: String?) throws {
         name = given ?? "standard output"
@@ -46,6 +49,10 @@ final class DumpOutput {
         self.temporary = temporary
     }
 
+    deinit {
+        if let temporary, !placed { unlink(temporary) }
+    }
+
     /// Throws a usage error (64) when `path` is a folder, or a link to one (`--output .`): a dump is
     /// one file, and replacing a folder with it would delete everything in the folder.
     static func refuseFolder(_ path: String?) throws {
@@ -76,6 +83,7 @@ final class DumpOutput {
             throw CommandFailure(message: "cannot put the dump in place at \(path): \(reason)",
                                  hint: "name a file whose folder is writable", code: .cannotCreate)
         }
+        placed = true
     }
 
     /// `body`, with a failure (a full disk, a closed device) told as the dump's: what it was

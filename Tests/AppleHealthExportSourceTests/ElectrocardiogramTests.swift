@@ -230,7 +230,6 @@ import AppleHealthExportSource
         #expect(Set(ids).count == 1)
     }
 
-    /// A CSV with NUL bytes is not text: skipped, not stored with bytes a database refuses.
     /// A sample rate that would make the recording longer than a day (near 0 Hz, which overflowed
     /// and trapped) leaves its end at its start, as no rate does; the ECG is kept.
     @Test func anImplausibleSampleRateLeavesTheEndAtTheStart() throws {
@@ -285,6 +284,7 @@ import AppleHealthExportSource
                     && reasons[0].contains("Unsupported ZIP compression method") && reasons[0].hasSuffix("): left out"), "\(reasons)")
     }
 
+    /// A CSV with NUL bytes is not text: skipped, not stored with bytes a database refuses.
     @Test func aFileWithNULBytesIsSkipped() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("export.zip")

@@ -113,8 +113,6 @@ final class CollectingOutput: SourceOutput {
         #expect(try ReplaySource.formatProblem(directory + "/wrapped.ndjson") != nil)
     }
 
-    /// A Pulso line whose value leaves the range of a double once converted (`1e308 mi` in metres)
-    /// is a bad line, not a sample without a value.
     /// A field that must be text given as another type is a bad line, not a field left out: an
     /// `end` of epoch seconds read as absent made a sleep stage last no time, a `userId` of a
     /// number gave the sample to no user. Absent or null, each is left out as before.
@@ -152,6 +150,8 @@ final class CollectingOutput: SourceOutput {
         #expect(!ReplaySource.recognizes(unnamed))
     }
 
+    /// A Pulso line whose value leaves the range of a double once converted (`1e308 mi` in metres)
+    /// is a bad line, not a sample without a value.
     @Test func aValueOutOfRangeOnceConvertedIsABadLine() {
         let line = #"{"end":"2026-07-06T08:01:00Z","source":"W","start":"2026-07-06T08:01:00Z","type":"distanceWalkingRunning","unit":"mi","uuid":"D-1","value":1e308}"#
         guard case .failure(let failure) = ReplaySource.item(ArraySlice(line.utf8)) else {
@@ -322,7 +322,14 @@ final class CollectingOutput: SourceOutput {
         var found: [(Int, Int)] = []
         try NDJSONLineReader.forEachLine(path: zeros) { line, number, _ in found.append((line.count, number)) }
         #expect(found.map(\.0) == Array(repeating: good.utf8.count, count: 4))
-        #expect(found.map(\.1) == [1, 2, 3, 4])
+        #expect(found.map(\.1) == [1, 2, 2, 3])
+        // A run in the middle of a line cuts it in two parts of that line's number: the lines after
+        // keep theirs.
+        let middle = directory + "/middle.ndjson"
+        try Data(Array("ab".utf8) + [0, 0, 0] + Array("cd\n".utf8) + Array((good + "\n").utf8)).write(to: URL(fileURLWithPath: middle))
+        var numbered: [(String, Int)] = []
+        try NDJSONLineReader.forEachLine(path: middle) { line, number, _ in numbered.append((String(decoding: line, as: UTF8.self), number)) }
+        #expect(numbered.map(\.0) == ["ab", "cd", good] && numbered.map(\.1) == [1, 1, 2], "\(numbered)")
         let afterZeros = try read(String(decoding: bytes, as: UTF8.self))
         #expect(afterZeros.items.count == 4 && afterZeros.skips.isEmpty, "\(afterZeros.items.count) \(afterZeros.skips)")
 

@@ -29,13 +29,16 @@ public enum NDJSONLineReader {
         var consumed: Int64 = 0
         // Whether `pending` ended inside a run of NUL bytes.
         var skippingZeros = false
-        func emit(_ line: ArraySlice<UInt8>, endingAt offset: Int64) throws {
-            lineNumber += 1
+        // `endsLine`: false for the part of a line before a run of NUL bytes, which has the line's
+        // number, as the part after the run does (the line counts once).
+        func emit(_ line: ArraySlice<UInt8>, endingAt offset: Int64, endsLine: Bool = true) throws {
+            let number = lineNumber + 1
+            if endsLine { lineNumber += 1 }
             var end = line.endIndex
             if end > line.startIndex, line[end - 1] == 0x0D { end -= 1 }
             let trimmed = line[line.startIndex..<end]
             guard trimmed.contains(where: { $0 != 0x20 && $0 != 0x09 }) else { return }
-            try visit(trimmed, lineNumber, offset)
+            try visit(trimmed, number, offset)
         }
         while true {
             let chunk: Data
@@ -68,7 +71,7 @@ public enum NDJSONLineReader {
                     // A NUL byte, which no JSON text holds: the zeros a power cut leaves at a file's end
                     // (or over a block of it). The run ends the line before it and is passed over
                     // whole, as no line, however long it is (a gigabyte of them took a gigabyte).
-                    if end > lineStart { try emit(pending[lineStart..<end], endingAt: base + Int64(end)) }
+                    if end > lineStart { try emit(pending[lineStart..<end], endingAt: base + Int64(end), endsLine: false) }
                     lineStart = end
                     while lineStart < pending.count, pending[lineStart] == 0 { lineStart += 1 }
                     skippingZeros = lineStart == pending.count
