@@ -67,6 +67,7 @@ final class PushRequestHandler: Sendable {
     /// The caller, or nil when a token is required and missing or wrong.
     func caller(_ request: HTTPRequest, route: Route) -> Caller? {
         if tokens.isEmpty { return Caller(name: "", userId: openUserId) }
+        if route == .hae, TokenTable.presentsTwoTokens(request) { return nil }
         guard let token = TokenTable.presentedToken(request, allowAPIKey: route == .hae),
               let entry = tokens.user(presenting: token) else { return nil }
         return Caller(name: entry.user, userId: entry.userId, keepsUserIds: entry.keepsUserIds)
@@ -161,7 +162,9 @@ final class PushRequestHandler: Sendable {
         var hint: String?
         if reply.status == 401, let known = Self.route(request) {
             let headers = known == .hae ? "Authorization: Bearer <token>, api-key or X-API-Key" : "Authorization: Bearer <token>"
-            if TokenTable.presentedToken(request, allowAPIKey: known == .hae) != nil {
+            if known == .hae, TokenTable.presentsTwoTokens(request) {
+                hint = "two different tokens, one in Authorization and one in api-key or X-API-Key: send the user's token once"
+            } else if TokenTable.presentedToken(request, allowAPIKey: known == .hae) != nil {
                 hint = "a token no user under users has: compare the app's token with the config's"
             } else if let authorization = request.header("authorization"),
                       !authorization.trimmingCharacters(in: .whitespaces).isEmpty {

@@ -36,6 +36,15 @@ struct TokenTable: Sendable {
     /// `x-api-key` header (Health Auto Export's custom header) when `allowAPIKey`. Spaces and tabs
     /// around it are not part of it (HTTP's optional whitespace: a token pasted with a trailing
     /// space into an app's header field).
+    /// Whether `request` presents two different tokens, one as `Authorization: Bearer` and one as
+    /// `api-key`/`X-API-Key`: whose samples they are is not for the server to guess (the Bearer
+    /// token's user was taken), so neither is taken.
+    static func presentsTwoTokens(_ request: HTTPRequest) -> Bool {
+        guard let key = (request.header("api-key") ?? request.header("x-api-key"))?.trimmingCharacters(in: .whitespaces),
+              let bearer = presentedToken(request, allowAPIKey: false) else { return false }
+        return key != bearer
+    }
+
     static func presentedToken(_ request: HTTPRequest, allowAPIKey: Bool) -> String? {
         func trimmed(_ text: Substring) -> Substring {
             let isBlank = { (character: Character) in character == " " || character == "\t" }

@@ -588,6 +588,11 @@ struct HealthAutoExportTests {
         // Spaces and tabs around a token are not part of it (a token pasted into the app with a space).
         #expect(client.post("/hae", Self.metrics, headers: ["api-key: \(alice) \t"]).status == 200)
         #expect(client.post("/hae", Self.metrics, headers: ["Authorization: Bearer \(alice)  "]).status == 200)
+        // Two different tokens (one user's as Bearer, another's as api-key): whose samples they are
+        // is not guessed (the Bearer token's user was taken). The same token twice is one.
+        let bob = PushServerFixture.tokens["bob"]!
+        #expect(client.post("/hae", Self.metrics, headers: ["Authorization: Bearer \(bob)", "api-key: \(alice)"]).status == 401)
+        #expect(client.post("/hae", Self.metrics, headers: ["Authorization: Bearer \(alice)", "X-API-Key: \(alice)"]).status == 200)
         // The api-key header is not a Pulso credential.
         #expect(client.post("/ingest", "[]", headers: ["api-key: \(alice)"]).status == 401)
         #expect(client.post("/hae", "[1]", token: alice).body == #"{"error": "body must be a json object"}"#)

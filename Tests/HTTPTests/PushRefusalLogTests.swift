@@ -71,8 +71,11 @@ struct PushRefusalLogTests {
         #expect(client.post("/hae", furlongs, token: DaemonProcess.token).body == #"{"received": 1, "new": 1, "deleted": 0}"#)
         let unreadable = #"{"data":{"metrics":[{"name":"heart_rate","units":"count/min","data":[{"date":"07/06/2026 8h","Avg":60}]}]}}"#
         #expect(client.post("/hae", unreadable, token: DaemonProcess.token).body == #"{"received": 0, "new": 0, "deleted": 0}"#)
+        // Two different tokens: the hint says so (neither is taken).
+        #expect(client.post("/hae", "{}", headers: ["Authorization: Bearer \(DaemonProcess.token)", "api-key: another-token"]).status == 401)
         Thread.sleep(forTimeInterval: 0.3)
         let log = daemon.log
+        #expect(Self.lines(log, containing: ["push refused", "route=/hae", "status=401", "hint=two different tokens"]).count == 1, "\(log)")
         let unauthorized = Self.lines(log, containing: ["warning: push refused", "route=/ingest", "status=401", "reason=unauthorized",
                                                         "peer=127.0.0.1", "hint=a token no user under users has"])
         #expect(unauthorized.count == 1, "\(log)")
