@@ -189,9 +189,7 @@ final class ExportElementHandler: SAXHandler {
             switch (parent, element) {
             case (.record, .metadataEntry):
                 guard let entry = reader.metadataEntry(attributes) else { return skip("MetadataEntry without a key") }
-                let outcome = record!.sample.metadata.set(entry, limit: Self.metadataLimit)
-                skipIfNotAdded(outcome)
-                if outcome != .refused, entry.key == "HKTimeZone", case .string(let zone) = entry.value { record!.sample.timeZone = zone }
+                if let reason = Self.addMetadata(entry, to: &record!.sample) { skip(reason) }
             case (.record, .heartRateVariabilityMetadataList):
                 break
             case (.heartRateVariabilityMetadataList, .instantaneousBeatsPerMinute):
@@ -205,11 +203,7 @@ final class ExportElementHandler: SAXHandler {
             switch element {
             case .metadataEntry where parent == .correlation:
                 guard let entry = reader.metadataEntry(attributes) else { return skip("MetadataEntry without a key") }
-                let outcome = correlation!.sample.metadata.set(entry, limit: Self.metadataLimit)
-                skipIfNotAdded(outcome)
-                if outcome != .refused, entry.key == "HKTimeZone", case .string(let zone) = entry.value {
-                    correlation!.sample.timeZone = zone
-                }
+                if let reason = Self.addMetadata(entry, to: &correlation!.sample) { skip(reason) }
             case .record where parent == .correlation:
                 beginRecord(attributes)
             default:
@@ -590,12 +584,21 @@ final class ExportElementHandler: SAXHandler {
         output.skipped(reason, location: "line \(lineNumber)")
     }
 
-    /// Reports a `MetadataEntry` whose key came before, or that came past the limit.
-    private func skipIfNotAdded(_ outcome: [MetadataEntry].SetOutcome) {
+    /// Adds `entry` to a sample's metadata (at most `metadataLimit` entries); a kept `HKTimeZone`
+    /// is also the sample's zone. Returns why the entry is reported, when it is: its key came
+    /// before, or it came past the limit.
+    static func addMetadata(_ entry: MetadataEntry, to sample: inout Sample) -> String? {
+        let outcome = sample.metadata.set(entry, limit: metadataLimit)
+        if outcome != .refused, entry.key == "HKTimeZone", case .string(let zone) = entry.value { sample.timeZone = zone }
+        return report(of: outcome)
+    }
+
+    /// Why a `MetadataEntry` with this outcome is reported, when it is.
+    static func report(of outcome: [MetadataEntry].SetOutcome) -> String? {
         switch outcome {
-        case .added: break
-        case .replaced: skip(Self.repeatedKey)
-        case .refused: skip(Self.tooManyEntries)
+        case .added: nil
+        case .replaced: repeatedKey
+        case .refused: tooManyEntries
         }
     }
 

@@ -95,17 +95,13 @@ final class WorkoutBuilder {
                routes: RouteFileResolver, line: Int) -> Bool {
         switch (parent, element) {
         case (.workout, .metadataEntry):
-            addMetadata(attributes, reader: reader, line: line) { entry in
-                let outcome = sample.metadata.set(entry, limit: ExportElementHandler.metadataLimit)
-                if outcome != .refused, entry.key == "HKTimeZone", case .string(let zone) = entry.value { sample.timeZone = zone }
-                return outcome
-            }
+            addMetadata(attributes, reader: reader, line: line) { ExportElementHandler.addMetadata($0, to: &sample) }
         case (.workoutEvent, .metadataEntry):
-            addMetadata(attributes, reader: reader, line: line) { event?.metadata.set($0, limit: ExportElementHandler.metadataLimit) }
+            addMetadata(attributes, reader: reader, line: line) { Self.report(of: event?.metadata.set($0, limit: ExportElementHandler.metadataLimit)) }
         case (.workoutActivity, .metadataEntry):
-            addMetadata(attributes, reader: reader, line: line) { activity?.metadata.set($0, limit: ExportElementHandler.metadataLimit) }
+            addMetadata(attributes, reader: reader, line: line) { Self.report(of: activity?.metadata.set($0, limit: ExportElementHandler.metadataLimit)) }
         case (.workoutRoute, .metadataEntry):
-            addMetadata(attributes, reader: reader, line: line) { route?.metadata.set($0, limit: ExportElementHandler.metadataLimit) }
+            addMetadata(attributes, reader: reader, line: line) { Self.report(of: route?.metadata.set($0, limit: ExportElementHandler.metadataLimit)) }
         case (.workout, .workoutEvent), (.workoutActivity, .workoutEvent):
             event = workoutEvent(attributes, reader: reader, line: line)
         case (.workout, .workoutStatistics):
@@ -222,15 +218,16 @@ final class WorkoutBuilder {
         }
     }
 
-    /// Hands the `MetadataEntry` to `set`, which says whether its key is new to its element.
+    /// Hands the `MetadataEntry` to `add`, which says why it is reported, when it is.
     private func addMetadata(_ attributes: SAXAttributes, reader: ExportValueReader, line: Int,
-                             _ set: (MetadataEntry) -> [MetadataEntry].SetOutcome?) {
+                             _ add: (MetadataEntry) -> String?) {
         guard let entry = reader.metadataEntry(attributes) else { return report("MetadataEntry without a key", line) }
-        switch set(entry) {
-        case .replaced: report(ExportElementHandler.repeatedKey, line)
-        case .refused: report(ExportElementHandler.tooManyEntries, line)
-        case .added, nil: break
-        }
+        if let reason = add(entry) { report(reason, line) }
+    }
+
+    /// Why a part's `MetadataEntry` is reported, when it is (none when the part is not open).
+    private static func report(of outcome: [MetadataEntry].SetOutcome?) -> String? {
+        outcome.flatMap(ExportElementHandler.report(of:))
     }
 
     /// A numeric attribute's value; a text that is not one (`duration="abc"`) is reported,

@@ -155,17 +155,8 @@ final class MHDServer: Sendable {
                               hint: "pick another port in listen, or stop what uses this one")
         }
         daemon.withLock { $0 = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(started))) }
-        return listeningSocket.flatMap(Self.boundPort) ?? swmhd_bound_port(started)
-    }
-
-    /// The port a socket is bound to.
-    static func boundPort(_ socketHandle: Int32) -> UInt16? {
-        var address = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let found = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socketHandle, $0, &length) == 0 }
-        }
-        return found ? UInt16(bigEndian: address.sin_port) : nil
+        // libmicrohttpd reads the port of a socket it was given too.
+        return swmhd_bound_port(started)
     }
 
     /// Whether a TCP socket can be bound to `address` now (and is closed again at once).

@@ -11,14 +11,21 @@ import Synchronization
 ///   and `endReload()` once a config's sources listen again (the next one's, or the previous
 ///   one's when the next cannot start): the sockets no listener took then are closed.
 /// - A listener that stops during a reload gives its socket, still open and bound, to
-///   `release(_:address:)` (outside one it closes the socket itself, at once). One that starts asks `take(address:)` for a socket
-///   bound to its configured address and listens on that one when there is one. An address with
-///   port 0 (any free port) is never handed on: the next config gets a port of its own.
+///   `release(_:address:)` (outside one it closes the socket itself, at once). One that starts
+///   asks `take(address:)` for a socket bound to its configured address and listens on that one
+///   when there is one. An address with port 0 (any free port) is never handed on: the next
+///   config gets a port of its own.
 public final class ListenerHandover: Sendable {
+    /// A configured listen address (`127.0.0.1`, 8787).
+    private struct Address: Hashable {
+        var host: String
+        var port: UInt16
+    }
+
     private struct State {
         var reloading = false
-        /// Open listening sockets by configured address (`127.0.0.1:8787`).
-        var kept: [String: Int32] = [:]
+        /// Open listening sockets by configured address.
+        var kept: [Address: Int32] = [:]
     }
 
     private let state = Mutex(State())
@@ -61,11 +68,7 @@ public final class ListenerHandover: Sendable {
         guard let key = Self.key(address) else { return nil }
         let (taken, overlapping) = state.withLock { state -> (Int32?, [Int32]) in
             if let exact = state.kept.removeValue(forKey: key) { return (exact, []) }
-            let clashing = state.kept.keys.filter { kept in
-                guard let colon = kept.lastIndex(of: ":"), UInt16(kept[kept.index(after: colon)...]) == address.port else { return false }
-                let host = kept[..<colon]
-                return host == "0.0.0.0" || address.host == "0.0.0.0"
-            }
+            let clashing = state.kept.keys.filter { $0.port == key.port && ($0.host == "0.0.0.0" || key.host == "0.0.0.0") }
             return (nil, clashing.compactMap { state.kept.removeValue(forKey: $0) })
         }
         for socket in overlapping { close(socket) }
@@ -78,7 +81,7 @@ public final class ListenerHandover: Sendable {
     /// The number of sockets kept for the next config.
     public var keptCount: Int { state.withLock { $0.kept.count } }
 
-    private static func key(_ address: (host: String, port: UInt16)) -> String? {
-        address.port == 0 ? nil : "\(address.host):\(address.port)"
+    private static func key(_ address: (host: String, port: UInt16)) -> Address? {
+        address.port == 0 ? nil : Address(host: address.host, port: address.port)
     }
 }
