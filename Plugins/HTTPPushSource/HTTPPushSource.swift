@@ -80,13 +80,21 @@ public final class HTTPPushSource: ServiceSource {
     let port: UInt16
     let tokens: TokenTable
     private let context: PluginContext
+    /// The bodies parsed at once: every push source's together (`PushRequestHandler.parsing`),
+    /// unless a test gives a source its own.
+    let parsing: ParseBudget
     private let server = Mutex<MHDServer?>(nil)
     private let boundPort = Mutex<UInt16>(0)
 
     /// Checks the configuration without I/O; throws a `ConfigError` naming the key.
-    public init(configuration: Configuration, context: PluginContext, path: String = "") throws {
+    public convenience init(configuration: Configuration, context: PluginContext, path: String = "") throws {
+        try self.init(configuration: configuration, context: context, path: path, parsing: PushRequestHandler.parsing)
+    }
+
+    init(configuration: Configuration, context: PluginContext, path: String = "", parsing: ParseBudget) throws {
         self.configuration = configuration
         self.context = context
+        self.parsing = parsing
         guard let (host, port) = Self.splitListen(configuration.listen) else {
             throw ConfigError(path: path + ".listen", message: "listen must be host:port with an IPv4 address, not '\(configuration.listen)'",
                               suggestion: "127.0.0.1:8787")
@@ -165,7 +173,7 @@ public final class HTTPPushSource: ServiceSource {
         let uploads = UploadBudget(capacity: (configuration.maxUploadMemoryMiB ?? 256) << 20)
         let handler = PushRequestHandler(sourceName: context.name, tokens: tokens, openUserId: configuration.userId,
                                          ingest: ingest, latest: latest, logger: context.logger,
-                                         bodyLimit: Self.bodyLimit, uploads: uploads)
+                                         bodyLimit: Self.bodyLimit, uploads: uploads, parsing: parsing)
         var limits = MHDServer.Limits()
         if let connections = configuration.maxConnections { limits.connections = UInt32(connections) }
         if let perAddress = configuration.maxConnectionsPerAddress { limits.connectionsPerAddress = UInt32(perAddress) }

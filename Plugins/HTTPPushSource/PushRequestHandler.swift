@@ -18,17 +18,15 @@ final class PushRequestHandler: Sendable {
     /// Refused pushes and skipped elements, written at warning level, rate-limited.
     let warnings: ThrottledWarnings
 
-    /// A body larger than this (inflated) is parsed and journaled while no other such body is:
-    /// its samples take about 20 times its size until they are journaled (about 1.2 KB a sample),
-    /// which the upload budget, counting bodies, does not see. Four 62 MB Health Auto Export
-    /// bodies at once took a daemon limited to 3 GiB down; one at a time, they peak at 1.2 GB.
-    static let largeBody = 8 << 20
-    private static let largeBodies = DispatchSemaphore(value: 1)
-    /// The most large bodies handled at once so far (tests check it stays 1).
-    static let largeBodiesAtOnce = Mutex<(now: Int, most: Int)>((0, 0))
+    /// The bodies being parsed and journaled, all requests of all push sources together (their
+    /// samples take 10 to 20 times their size until journaled): 8 MiB of bodies at once, a larger
+    /// body alone. (`parsing` is this one but in tests.) Four 62 MB Health Auto Export bodies at once took a daemon limited to 3 GiB
+    /// down; one at a time, they peak at 1.2 GB.
+    static let parsing = ParseBudget(capacity: 8 << 20)
+    let parsing: ParseBudget
 
     init(sourceName: String, tokens: TokenTable, openUserId: String?, ingest: PushIngest, latest: LatestIndex,
-         logger: Logger, bodyLimit: Int, uploads: UploadBudget) {
+         logger: Logger, bodyLimit: Int, uploads: UploadBudget, parsing: ParseBudget) {
         self.sourceName = sourceName
         self.tokens = tokens
         self.openUserId = openUserId
@@ -37,6 +35,7 @@ final class PushRequestHandler: Sendable {
         self.logger = logger
         self.bodyLimit = bodyLimit
         self.uploads = uploads
+        self.parsing = parsing
         warnings = ThrottledWarnings(logger: logger)
     }
 
@@ -134,17 +133,8 @@ final class PushRequestHandler: Sendable {
                 return .badGzip
             }
         }
-        let large = body.count > Self.largeBody
-        if large {
-            Self.largeBodies.wait()
-            Self.largeBodiesAtOnce.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
-        }
-        defer {
-            if large {
-                Self.largeBodiesAtOnce.withLock { $0.now -= 1 }
-                Self.largeBodies.signal()
-            }
-        }
+        let parseShare = parsing.take(body.count)
+        defer { parsing.giveBack(parseShare) }
         switch route {
         case .ingest, .native: return ingestPulso(body, caller: caller, request: request)
         case .hae: return ingestHealthAutoExport(body, caller: caller, request: request)

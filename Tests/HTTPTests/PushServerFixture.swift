@@ -12,8 +12,10 @@ final class PushServerFixture {
 
     static let tokens = ["alice": "token-alice-1234", "bob": "token-bob-5678"]
 
-    /// `tls`: PEM certificate and key files to serve HTTPS with; `configure` sets further keys.
+    /// `tls`: PEM certificate and key files to serve HTTPS with; `configure` sets further keys;
+    /// `parsing`: the source's own parse budget instead of the one all push sources share.
     init(users: [String: String] = PushServerFixture.tokens, tls: (certificate: String, key: String)? = nil,
+         parsing: ParseBudget? = nil,
          configure: (inout HTTPPushSource.Configuration) -> Void = { _ in }) throws {
         directory = NSTemporaryDirectory() + "http-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -29,7 +31,8 @@ final class PushServerFixture {
             }
             configure(&configuration)
             let context = PluginContext(name: "phone", stateDirectory: directory, logger: Logger(minimumLevel: .error))
-            let candidate = try HTTPPushSource(configuration: configuration, context: context)
+            let candidate = try HTTPPushSource(configuration: configuration, context: context,
+                                               parsing: parsing ?? PushRequestHandler.parsing)
             do {
                 try candidate.start(ingest: ingest)
                 source = candidate
