@@ -281,6 +281,10 @@ final class MHDServer: Sendable {
                     headers[name] = String(cString: value)
                 }
             }
+            // Two lengths (a smuggling attempt, or a broken client): libmicrohttpd reads the body
+            // by the first, a proxy in front may have by the last. No length, so a body route
+            // answers 400 `bad content length` without reading it.
+            if swmhd_header_count(connection, "content-length") > 1 { headers["content-length"] = nil }
             let arguments = MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, nil, nil)
             var peer = [CChar](repeating: 0, count: 64)
             swmhd_connection_peer(connection, &peer, peer.count)

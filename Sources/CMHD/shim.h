@@ -1,6 +1,7 @@
 #include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <strings.h>
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
@@ -102,4 +103,26 @@ static inline void swmhd_connection_peer(struct MHD_Connection *connection, char
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     if (!info || !info->client_addr || info->client_addr->sa_family != AF_INET) return;
     inet_ntop(AF_INET, &((const struct sockaddr_in *)info->client_addr)->sin_addr, text, (socklen_t)size);
+}
+
+/* Counts the request headers named `name` (case-insensitive): libmicrohttpd's lookup returns the
+   first of several. */
+struct swmhd_header_count {
+    const char *name;
+    unsigned int count;
+};
+
+static inline enum MHD_Result swmhd_count_header(void *context, enum MHD_ValueKind kind, const char *key,
+                                                 const char *value) {
+    (void)kind;
+    (void)value;
+    struct swmhd_header_count *counted = (struct swmhd_header_count *)context;
+    if (key && strcasecmp(key, counted->name) == 0) counted->count += 1;
+    return MHD_YES;
+}
+
+static inline unsigned int swmhd_header_count(struct MHD_Connection *connection, const char *name) {
+    struct swmhd_header_count counted = { name, 0 };
+    MHD_get_connection_values(connection, MHD_HEADER_KIND, swmhd_count_header, &counted);
+    return counted.count;
 }

@@ -40,6 +40,12 @@ struct ErrorStatusTests {
                                   + String(body.utf8.count, radix: 16) + "\r\n" + body + "\r\n0\r\n\r\n")
         #expect(both.status == 400)
         #expect(both.body == #"{"error": "bad content length"}"#)
+        // Two lengths, in either order (libmicrohttpd reads by the first, a proxy may by the last).
+        for (first, second) in [(body.utf8.count, 5), (5, body.utf8.count), (body.utf8.count, body.utf8.count)] {
+            let twice = client.raw("POST /ingest HTTP/1.1\r\nHost: x\r\n\(auth)Content-Length: \(first)\r\ncontent-length: \(second)\r\n\r\n" + body)
+            #expect(twice.status == 400 && twice.body == #"{"error": "bad content length"}"#, "\(first), \(second): \(twice.body)")
+        }
+        #expect(try server.journalItems().isEmpty)
         let huge = client.raw("POST /ingest HTTP/1.1\r\nHost: x\r\n\(auth)Content-Length: \((64 << 20) + 1)\r\n\r\n")
         #expect(huge.status == 413)
         #expect(huge.body == #"{"error": "bad content length"}"#)
