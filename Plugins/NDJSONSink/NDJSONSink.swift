@@ -173,9 +173,9 @@ public final class NDJSONSink: Sink {
         }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             _ = Foundation.close(fd)
-            throw SinkError.unavailable("\(configuration.directory) is in use by another healthrouter process (a sink writing it, "
-                                            + "or a dump or migrate reading it)"
-                                            + " (\(path) is locked); give each sink its own directory")
+            throw SinkError.unavailable("\(configuration.directory) is in use by another healthrouter process (\(path) is "
+                                            + "locked): a daemon, an import, a backfill or a migration writing it, or a sink of "
+                                            + "another config on the same folder (give each its own)")
         }
         lockDescriptor = fd
     }

@@ -78,6 +78,15 @@ struct ConfiguredSink {
                 }
                 break
             } catch SinkError.unavailable(let reason) where attempt < retry.maxAttempts ?? 1 {
+                // An ndjson folder is one process's: the daemon's while it runs, however long
+                // this waits.
+                if spec.type == "ndjson", let daemon = DaemonLock.holder(of: loaded.config.stateDirectory) {
+                    throw CommandFailure(message: "cannot open the sink '\(name)' (ndjson): \(reason)",
+                                         hint: "the healthrouter run\(daemon == "?" ? "" : " (pid \(daemon))") on this state directory "
+                                            + "writes that folder: stop it, run this command again, then start the daemon again "
+                                            + "(its sinks resume where they stopped)",
+                                         code: .cannotCreate)
+                }
                 let delay = retry.retryDelay(afterAttempt: attempt)
                 loaded.logger.warning("cannot open the sink, retrying in \(SinkWorker.format(delay))",
                                       [("sink", name), ("error", reason)])

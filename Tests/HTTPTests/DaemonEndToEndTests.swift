@@ -237,6 +237,38 @@ struct DaemonEndToEndTests {
         #expect(rows > 10_000, "\(rows)")
     }
 
+    /// An ndjson folder is the daemon's while it runs: a backfill of that sink beside it fails at
+    /// once, saying to stop the daemon, instead of retrying for seconds and then telling the user
+    /// to give each sink its own folder. A dump of it (which only reads) and a backfill of a
+    /// sqlite sink work.
+    @Test func aBackfillOfAnNDJSONSinkBesideTheDaemonSaysToStopIt() throws {
+        let directory = NSTemporaryDirectory() + "daemon-\(UUID().uuidString)"
+        let daemon = try DaemonProcess(directory: directory, sinks: DaemonProcess.localSink(in: directory, more: """
+              lake:
+                type: ndjson
+                directory: \(directory)/lake
+            """))
+        try daemon.start()
+        defer { daemon.stop() }
+        let pushed = #"[{"uuid":"P-1","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":60,"source":"W"}]"#
+        #expect(daemon.client.post("/ingest", pushed, token: DaemonProcess.token).status == 200)
+        let environment = ["TEST_TOKEN": DaemonProcess.token]
+        let started = Date()
+        let lake = try CommandRunner.run(["backfill", "lake", "--config", directory + "/config.yaml"], in: directory,
+                                         environment: environment)
+        #expect(lake.status == 73, "\(lake.stdout)\(lake.stderr)")
+        #expect(lake.stderr.contains("the healthrouter run (pid \(daemon.process!.processIdentifier)) on this state directory "
+                                     + "writes that folder: stop it"), "\(lake.stderr)")
+        #expect(!lake.stderr.contains("retrying"), "\(lake.stderr)")
+        #expect(Date().timeIntervalSince(started) < 5)
+        let dumped = try CommandRunner.run(["dump", "--from", "lake", "--config", directory + "/config.yaml"], in: directory,
+                                           environment: environment)
+        #expect(dumped.status == 0 && dumped.stdout.contains(#""uuid":"P-1""#), "\(dumped.stdout)\(dumped.stderr)")
+        let local = try CommandRunner.run(["backfill", "local", "--config", directory + "/config.yaml"], in: directory,
+                                          environment: environment)
+        #expect(local.status == 0, "\(local.stdout)\(local.stderr)")
+    }
+
     /// A second daemon on the same state directory (another port) is refused at the start, naming
     /// the first's pid: two would each deliver every entry to every sink. Once the first is gone
     /// (even by kill -9), the directory is free again.
