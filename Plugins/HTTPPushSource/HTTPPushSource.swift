@@ -125,6 +125,21 @@ public final class HTTPPushSource: ServiceSource {
                                             keepsUserIds: user.forwardedUserIds ?? false))
         }
         tokens = TokenTable(entries: entries)
+        // `user_id` is the id of everybody's samples only when nobody has a token.
+        if configuration.userId != nil, !entries.isEmpty {
+            throw ConfigError(path: path + ".user_id",
+                              message: "user_id applies only without users (it is the id of every sample pushed then), "
+                                + "so here it would be ignored",
+                              suggestion: "give each user theirs: users: {\(entries[0].user): {token: …, user_id: …}}, "
+                                + "and remove this one")
+        }
+        // 0s would read as "no limit"; libmicrohttpd counts whole seconds.
+        for (key, timeout, suggestion) in [("request_timeout", configuration.requestTimeout, "60s"),
+                                           ("header_timeout", configuration.headerTimeout, "30s")] {
+            guard let timeout, timeout.seconds < 1 else { continue }
+            throw ConfigError(path: path + "." + key, message: "\(key) must be at least 1s, not \(timeout)",
+                              suggestion: "\(key): \(suggestion)")
+        }
         if tokens.isEmpty && !Self.isLoopback(host) && configuration.allowUnauthenticated != true {
             throw ConfigError(path: path + ".users",
                               message: "listen \(configuration.listen) is reachable from other machines but no users are configured",

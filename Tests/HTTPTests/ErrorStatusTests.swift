@@ -136,6 +136,30 @@ struct ErrorStatusTests {
         #expect(perAddress?.path == "sources.phone.max_connections_per_address")
         huge.maxConnectionsPerAddress = 32
         _ = try HTTPPushSource(configuration: huge, context: context, path: "sources.phone")
+        // 0s would read as no limit, and was taken as 1 s.
+        huge.requestTimeout = ConfigDuration(parsing: "0s")
+        let request = #expect(throws: ConfigError.self) { _ = try HTTPPushSource(configuration: huge, context: context, path: "sources.phone") }
+        #expect(request?.path == "sources.phone.request_timeout" && request?.message == "request_timeout must be at least 1s, not 0s",
+                "\(String(describing: request))")
+        huge.requestTimeout = ConfigDuration(parsing: "1s")
+        huge.headerTimeout = ConfigDuration(parsing: "500ms")
+        let header = #expect(throws: ConfigError.self) { _ = try HTTPPushSource(configuration: huge, context: context, path: "sources.phone") }
+        #expect(header?.path == "sources.phone.header_timeout")
+        huge.headerTimeout = ConfigDuration(parsing: "1s")
+        _ = try HTTPPushSource(configuration: huge, context: context, path: "sources.phone")
+    }
+
+    /// `user_id` beside `users` would be ignored (it is the id of every push only without users):
+    /// refused at its key, saying where each user's goes.
+    @Test func aSourceUserIdBesideUsersIsAConfigError() throws {
+        let context = PluginContext(name: "phone", stateDirectory: NSTemporaryDirectory(), logger: Logger())
+        var configuration = HTTPPushSource.Configuration(listen: "127.0.0.1:8787")
+        configuration.userId = "me"
+        _ = try HTTPPushSource(configuration: configuration, context: context, path: "sources.phone")
+        configuration.users = ["alice": .init(token: "token-alice-1234")]
+        let error = #expect(throws: ConfigError.self) { _ = try HTTPPushSource(configuration: configuration, context: context, path: "sources.phone") }
+        #expect(error?.path == "sources.phone.user_id")
+        #expect(error?.suggestion?.contains("users: {alice: {token: …, user_id: …}}") == true, "\(String(describing: error))")
     }
 
     @Test func openServerAcceptsWithoutToken() throws {
