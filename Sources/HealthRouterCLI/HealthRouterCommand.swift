@@ -31,6 +31,7 @@ public enum HealthRouterCommand {
           --log-level debug|info|warning|error
           -q, --quiet          no progress line
           -h, --help           help for a command: healthrouter import --help
+          --version            the version of healthrouter
 
         first steps:
           healthrouter import ~/Downloads/export.zip

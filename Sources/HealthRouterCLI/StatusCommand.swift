@@ -7,10 +7,11 @@ enum StatusCommand {
         usage: healthrouter status [--dead-letters] [--config FILE]
 
         Shows the journal and, per sink: its cursor (the last journal entry it wrote),
-        its lag (entries after the cursor that its routes select), rows written, dead
-        letters with their reasons, and the last error (in full below the table when it
-        is long), and entries pruned before a sink wrote them (it was out of the config, or
-        added later).
+        its lag (entries after the cursor that its routes select), rows written (delivered
+        from the journal by import and run; backfill and migrate writes are not counted),
+        dead letters with their reasons, and the last error (in full below the table when
+        it is long), and entries pruned before a sink wrote them (it was out of the config,
+        or added later).
         Also lists entries that no route selects: they stay in the journal until
         journal.retain prunes them, and `healthrouter backfill SINK` delivers them once a
         route selects them (a sink's cursor has passed them).

@@ -61,6 +61,10 @@ enum TypesCommand {
         }
         print(Table.render(rows))
         print("\n\(types.count) types; groups: \(TypeRegistry.groups.joined(separator: ", "))")
+        if arguments.values["--group"] == "other" {
+            print("the group other is every type this registry does not list (types a newer iOS or an app adds, "
+                  + "clinical records of a kind not under clinical, Me, the profile): routes and --types select them by it")
+        }
         let stored = types.filter { !$0.storedNames.isEmpty }.map { type in
             "\(type.storedNames.joined(separator: ", ")) (\(type.key ?? type.identifier))"
         } + (arguments.values["--group"] == nil ? ["\(TypeRegistry.profileType) (the profile)"] : [])

@@ -414,6 +414,10 @@ import Testing
         let wrong = try CommandRunner.run(["types", "--config", misspelt], in: directory)
         #expect(wrong.status == 78, "\(wrong.stdout)")
         #expect(wrong.stderr.contains("sinks.local.pth: unknown key"), "\(wrong.stderr)")
+        // The group of every type the registry does not list lists none, and says so.
+        let other = try CommandRunner.run(["types", "--group", "other"], in: NSTemporaryDirectory())
+        #expect(other.status == 0 && other.stdout.contains("the group other is every type this registry does not list"),
+                "\(other.stdout)")
         let bad = try CommandRunner.run(["types", "--group", "slep"], in: NSTemporaryDirectory())
         #expect(bad.status == 64)
         #expect(bad.stderr.contains("sleep"))
@@ -475,5 +479,10 @@ import Testing
         let unknown = try CommandRunner.run(["imprt"], in: NSTemporaryDirectory())
         #expect(unknown.status == 64)
         #expect(unknown.stderr.contains("import"))
+        // The general help lists every option, --version too.
+        let general = try CommandRunner.run(["--help"], in: NSTemporaryDirectory())
+        #expect(general.status == 0 && general.stdout.contains("--version"), "\(general.stdout)")
+        let version = try CommandRunner.run(["--version"], in: NSTemporaryDirectory())
+        #expect(version.status == 0 && version.stdout.hasPrefix("healthrouter "), "\(version.stdout)")
     }
 }
