@@ -4,7 +4,8 @@ import Synchronization
 
 /// The `admin` listener: operations endpoints for the daemon, on their own address.
 ///
-/// - `GET /metrics`: Prometheus text format — journal head, samples accepted by the push
+/// - `GET /metrics`: Prometheus text format — journal head, whether the journal refuses the
+///   pushes' writes, samples accepted by the push
 ///   sources of this process (new, duplicate, changed, tombstoned ids), and per sink of the
 ///   config its cursor, lag (journal entries after the cursor), rows written, dead letters and
 ///   whether its last write failed. Every configured sink has its series from the start, before
@@ -57,7 +58,8 @@ public final class AdminSource: ServiceSource {
         let sinkNames = context.sinkNames
         let report: @Sendable () -> AdminReport? = {
             journal.withLock { journal in
-                try? AdminReport.read(journal: journal, sinkNames: sinkNames, pushed: ingest.appendedSoFar)
+                try? AdminReport.read(journal: journal, sinkNames: sinkNames, pushed: ingest.appendedSoFar,
+                                      journalWriteError: ingest.failingSince)
             }
         }
         let logger = context.logger
@@ -94,20 +96,22 @@ public final class AdminSource: ServiceSource {
 /// What `/metrics` and `/status` show.
 struct AdminReport {
     var head: Int64
+    /// Why the journal refuses the pushes' appends now, or nil.
+    var journalWriteError: String?
     var pushed: AppendResult
     var sinks: [(state: SinkState, lag: Int64)]
     /// Per sink (by name), how many entries were pruned before it wrote them (`Journal.prunedGaps`).
     var lacking: [String: Int64] = [:]
 
     /// The journal's head and the state of each sink in `sinkNames`, in that order.
-    static func read(journal: Journal, sinkNames: [String], pushed: AppendResult) throws -> AdminReport {
+    static func read(journal: Journal, sinkNames: [String], pushed: AppendResult, journalWriteError: String? = nil) throws -> AdminReport {
         let head = try journal.head()
         let sinks = try journal.sinkStates(named: sinkNames).map { state in (state, try journal.countEntries(after: state.cursor)) }
         var lacking: [String: Int64] = [:]
         for name in sinkNames {
             lacking[name] = try journal.prunedGaps(sink: name).reduce(0) { $0 + $1.last - $1.first + 1 }
         }
-        return AdminReport(head: head, pushed: pushed, sinks: sinks, lacking: lacking)
+        return AdminReport(head: head, journalWriteError: journalWriteError, pushed: pushed, sinks: sinks, lacking: lacking)
     }
 
     var prometheus: String {
@@ -120,6 +124,9 @@ struct AdminReport {
             "{sink=\"" + sink.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"}"
         }
         metric("healthrouter_journal_head_sequence", "gauge", "Highest journal sequence written.", [("", head)])
+        metric("healthrouter_journal_write_failing", "gauge",
+               "1 when the journal refused the latest push (disk full, not writable, replaced): pushes get 500.",
+               [("", journalWriteError == nil ? 0 : 1)])
         metric("healthrouter_push_samples_accepted_total", "counter", "New samples pushed and journaled by this process.",
                [("", Int64(pushed.newCount))])
         metric("healthrouter_push_samples_duplicate_total", "counter", "Pushed samples already in the journal.",
@@ -147,7 +154,10 @@ struct AdminReport {
     var json: String {
         var writer = JSONWriter()
         writer.beginObject()
-        writer.key("journal"); writer.beginObject(); writer.key("head"); writer.int(head); writer.endObject()
+        writer.key("journal"); writer.beginObject(); writer.key("head"); writer.int(head)
+        writer.key("write_error")
+        if let journalWriteError { writer.string(journalWriteError) } else { writer.null() }
+        writer.endObject()
         writer.key("push"); writer.beginObject()
         writer.key("accepted"); writer.int(Int64(pushed.newCount))
         writer.key("duplicates"); writer.int(Int64(pushed.duplicateCount))

@@ -77,6 +77,15 @@ final class PushRequestHandler: Sendable {
         guard let route = Self.route(request) else { return .notFound }
         switch route {
         case .health:
+            // Up, but every push is refused: a monitor must see it.
+            if let failure = ingest.failingSince {
+                var writer = JSONWriter()
+                writer.beginObject()
+                writer.key("status"); writer.string("the journal refuses writes")
+                writer.key("error"); writer.string(failure)
+                writer.endObject()
+                return HTTPReply(status: 503, json: writer.text)
+            }
             return HTTPReply(status: 200, json: "{\"status\": \"ok\"}")
         case .latest:
             guard let caller = caller(request, route: route) else { return .unauthorized }
@@ -146,7 +155,8 @@ final class PushRequestHandler: Sendable {
     /// reason, the user when the token was valid, the client's address. At most one line per
     /// route, status and reason every 10 s, with the count of those left out.
     func answered(_ request: HTTPRequest, _ reply: HTTPReply) {
-        guard reply.status >= 400 else { return }
+        // A /health 503 says the journal refuses writes, which the pushes refused log.
+        guard reply.status >= 400, Self.route(request) != .health else { return }
         let route = Self.route(request) != nil ? request.path : "other"
         let reason = Self.errorMessage(reply) ?? "status \(reply.status)"
         var hint: String?
@@ -314,7 +324,11 @@ final class PushRequestHandler: Sendable {
             }
             return result
         } catch {
-            logger.error("cannot write the journal", [("error", "\(error)")])
+            // Once per 10 s while it lasts (a full disk refuses every push).
+            if let suppressed = warnings.admit(key: "journal not written") {
+                logger.error("cannot write the journal: the push is refused (500), and the app sends it again later",
+                             [("error", "\(error)")] + (suppressed > 0 ? [("suppressed", String(suppressed))] : []))
+            }
             return nil
         }
     }

@@ -30,7 +30,8 @@ enum RunCommand {
 
         exit codes: 0 stopped by a signal, 64 wrong options, 69 a source cannot listen (address
                     in use) or another healthrouter run uses the state directory, 73 the state
-                    directory is not writable, 78 the config is wrong
+                    directory or its journal is not writable (another user's files, a full
+                    disk), 78 the config is wrong
 
         examples:
           ALICE_TOKEN=… healthrouter run --config healthrouter.yaml
@@ -49,6 +50,7 @@ enum RunCommand {
         var plan = try Plan(arguments: arguments, environment: environment, handover: handover)
         try plan.loaded.ensureStateDirectory()
         var lock = try DaemonLock(stateDirectory: plan.loaded.config.stateDirectory)
+        try JournalOpenHint.checkWritable(plan.loaded.config.stateDirectory)
         // The lock of a reloaded config's other state directory, held beside the running one's until
         // that config has started (a config that cannot start falls back to the one that ran, whose
         // directory stays locked).

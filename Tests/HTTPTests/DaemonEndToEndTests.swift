@@ -269,6 +269,55 @@ struct DaemonEndToEndTests {
         #expect(local.status == 0, "\(local.stdout)\(local.stderr)")
     }
 
+    /// The journal deleted under the running daemon (`rm state/journal.sqlite*`): a push is no
+    /// longer answered 200 into a file nobody can open again, but refused (500), `/health`
+    /// answers 503 saying why (and the admin metric 1), and the error is logged, once per 10 s.
+    @Test func aJournalDeletedUnderTheDaemonRefusesPushes() throws {
+        let daemon = try DaemonProcess(admin: true)
+        try daemon.start()
+        defer { daemon.stop() }
+        let pushed = #"[{"uuid":"J-1","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":60,"source":"W"}]"#
+        #expect(daemon.client.post("/ingest", pushed, token: DaemonProcess.token).status == 200)
+        #expect(daemon.client.get("/health").status == 200)
+        #expect(daemon.adminClient.get("/metrics").body.contains("healthrouter_journal_write_failing 0\n"))
+        let state = daemon.directory + "/state/"
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: state + "journal.sqlite" + suffix) }
+        let again = pushed.replacingOccurrences(of: "J-1", with: "J-2")
+        for _ in 0..<3 {
+            let refused = daemon.client.post("/ingest", again, token: DaemonProcess.token)
+            #expect(refused.status == 500, "\(refused.body)")
+        }
+        let health = daemon.client.get("/health")
+        #expect(health.status == 503 && health.body.contains("was deleted or replaced while healthrouter ran"), "\(health.body)")
+        #expect(daemon.adminClient.get("/metrics").body.contains("healthrouter_journal_write_failing 1\n"))
+        let log = try String(contentsOfFile: daemon.directory + "/daemon.log", encoding: .utf8)
+        #expect(log.components(separatedBy: "cannot write the journal").count - 1 == 1, "\(log)")
+    }
+
+    /// A journal that opens but takes no write (another user's files) stops `run` at the start
+    /// (exit 73, saying whose files to fix), instead of a daemon that answers every push 500.
+    @Test func aJournalThatCannotBeWrittenStopsTheDaemonAtTheStart() throws {
+        let daemon = try DaemonProcess()
+        let state = daemon.directory + "/state"
+        let export = CommandRunner.repository + "/samples/export.zip"
+        let config = daemon.directory + "/config.yaml"
+        let environment = ["TEST_TOKEN": DaemonProcess.token]
+        #expect(try CommandRunner.run(["import", export, "--config", config, "-q"], in: daemon.directory,
+                                      environment: environment).status == 0)
+        // The folders open to all (so that only the journal's files, root's, are closed), and the
+        // store too.
+        for path in [daemon.directory, state] { try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: path) }
+        try FileManager.default.setAttributes([.posixPermissions: 0o666], ofItemAtPath: daemon.directory + "/health.sqlite")
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: state + "/journal.sqlite" + suffix) {
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: state + "/journal.sqlite" + suffix)
+        }
+        let result = try CommandRunner.runUnprivileged(["run", "--config", "config.yaml", "-q"], in: daemon.directory,
+                                                       environment: environment, timeoutSeconds: 20)
+        #expect(result.status == 73, "\(result.stdout)\(result.stderr)")
+        #expect(result.stderr.contains("cannot write the journal in"), "\(result.stderr)")
+        #expect(result.stderr.contains("cannot be written by this user"), "\(result.stderr)")
+    }
+
     /// A second daemon on the same state directory (another port) is refused at the start, naming
     /// the first's pid: two would each deliver every entry to every sink. Once the first is gone
     /// (even by kill -9), the directory is free again.

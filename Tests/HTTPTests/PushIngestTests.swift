@@ -87,6 +87,33 @@ struct PushIngestTests {
         #expect(try journal.deadLetters(sink: "local").map(\.reason) == ["refused"])
     }
 
+    /// While the journal's file is not where it was opened (deleted or replaced), appends and
+    /// progress fail instead of going into a file nobody could open again, and `failingSince`
+    /// says why; the rows of a cursor that could not be recorded are added to the sink's next
+    /// one, so `status` counts them. (Moved back, the same file takes writes again.)
+    @Test func aJournalFileMovedAwayRefusesWritesAndKeepsTheRowsCounted() throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let ingest = try PushIngest(stateDirectory: directory, control: WorkerControl())
+        _ = try ingest.append(Self.samples("M", count: 3), source: "phone")
+        ingest.recordCursor(sink: "local", to: 1, written: 1)
+        #expect(ingest.failingSince == nil)
+        let path = directory + "/journal.sqlite"
+        try FileManager.default.moveItem(atPath: path, toPath: path + ".aside")
+        #expect(throws: JournalFileReplaced.self) { try ingest.append(Self.samples("N", count: 1), source: "phone") }
+        #expect(ingest.failingSince?.contains("was deleted or replaced while healthrouter ran") == true)
+        ingest.recordCursor(sink: "local", to: 2, written: 5)
+        try FileManager.default.moveItem(atPath: path + ".aside", toPath: path)
+        ingest.recordCursor(sink: "local", to: 3, written: 2)
+        _ = try ingest.append(Self.samples("O", count: 1, second: 1_790_000_000), source: "phone")
+        #expect(ingest.failingSince == nil)
+        let journal = try Journal(stateDirectory: directory, role: .reader)
+        let local = try journal.sinkStates().first { $0.sink == "local" }
+        #expect(local?.cursor == 3)
+        #expect(local?.written == 8)
+        #expect(try journal.head() == 4)
+    }
+
     @Test func aSinkWorkerTakesPushedEntriesFromTheFeedAndRecordsThroughTheWriter() throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

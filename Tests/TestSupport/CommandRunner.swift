@@ -42,10 +42,17 @@ public struct CommandRunner {
     /// this one when the tests do not run as root, else nobody (uid 65534, through util-linux's
     /// setpriv), from a copy of the executable in the temporary folder (the checkout may be closed
     /// to other users). What it reads must be readable by others.
-    public static func runUnprivileged(_ arguments: [String], in directory: String) throws -> Result {
-        guard getuid() == 0 else { return try run(arguments, in: directory) }
-        return try run(arguments, in: directory,
-                       shellSetup: "exec /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups \(try unprivilegedCopy()) \"$@\"")
+    /// `timeoutSeconds`: a command still running then (a daemon that should have refused to
+    /// start) gets SIGTERM, and the result is whatever it exits with then.
+    public static func runUnprivileged(_ arguments: [String], in directory: String,
+                                       environment: [String: String] = [:], timeoutSeconds: Int? = nil) throws -> Result {
+        let timeout = timeoutSeconds.map { "/usr/bin/timeout \($0) " } ?? ""
+        guard getuid() == 0 else {
+            return try run(arguments, in: directory, environment: environment,
+                           shellSetup: timeoutSeconds.map { _ in "exec \(timeout)\(executable) \"$@\"" })
+        }
+        return try run(arguments, in: directory, environment: environment,
+                       shellSetup: "exec \(timeout)/usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups \(try unprivilegedCopy()) \"$@\"")
     }
 
     /// The copy `runUnprivileged` runs (made once per test process), nil when it could not be made.

@@ -556,6 +556,13 @@ public final class Journal {
     /// which `append` deletes in the entry after it.
     private var replacedProfile: (id: String, userId: String?)?
 
+    /// Records in `meta` when a daemon started on this journal: its first write, so that a
+    /// journal that takes none is found at the start.
+    public func noteDaemonStart() throws {
+        try database.execute("INSERT INTO meta(key, value) VALUES ('daemon_started_at', unixepoch()) "
+                                 + "ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+    }
+
     /// The key in `meta` of the start of the latest profile journaled for `sample`'s user.
     private static func profileKey(_ sample: Sample) -> String { "latest_profile_start:" + (sample.userId ?? "") }
 

@@ -17,6 +17,9 @@ import Synchronization
 ///   worker never polls for the journal's write lock while requests keep it busy; a dead
 ///   letter waits for its commit (it must be durable before the sink's own cursor passes it).
 /// - Committed entries are published on `feed`, and the sink workers are woken.
+/// - The journal's file is checked before each commit: deleted or replaced under the running
+///   daemon, it would take every later write into a file nobody can open again, so appends
+///   fail (the push is refused, not answered 200) until healthrouter is restarted.
 public final class PushIngest: Sendable {
     /// The entries of the latest commits, for sink workers that keep up.
     public let feed: LiveFeed
@@ -26,6 +29,14 @@ public final class PushIngest: Sendable {
     private let logger: Logger
     private let totals: PushTotals
     private let queue = Mutex(Queue())
+    /// The journal file this ingest opened, and where.
+    private let journalFile: (path: String, identity: FileIdentity?)
+    /// Why the latest append failed, while no append has succeeded since (nil: the journal takes
+    /// writes): `/health` answers 503 meanwhile.
+    private let failure = Mutex<String?>(nil)
+    /// Rows sinks wrote whose cursor record failed (the journal refused the write): added to
+    /// their next one, so `status` counts them.
+    private let unrecordedRows = Mutex<[String: Int]>([:])
 
     /// Writes queued while a commit runs; `committing` is true while some caller leads.
     private struct Queue {
@@ -78,6 +89,7 @@ public final class PushIngest: Sendable {
         if !autocheckpoint { try journal.database.execute("PRAGMA wal_autocheckpoint=0") }
         // After a checkpoint lets the log start over, its file is cut back to this size.
         try journal.database.execute("PRAGMA journal_size_limit=67108864")
+        journalFile = (journal.path, FileIdentity(path: journal.path))
         self.journal = Mutex(journal)
         self.control = control
         self.logger = logger
@@ -114,6 +126,9 @@ public final class PushIngest: Sendable {
         try journal.withLock { try $0.head() }
     }
 
+    /// Why the journal refuses appends now (the latest failed, none succeeded since), or nil.
+    public var failingSince: String? { failure.withLock { $0 } }
+
     /// Everything appended through the pushes of this process: this ingest, and those before it
     /// that shared its `PushTotals` (the daemon's, across config reloads).
     public var appendedSoFar: AppendResult { totals.value }
@@ -134,6 +149,11 @@ public final class PushIngest: Sendable {
     /// Queues `job`; true when no commit is running and the caller must lead.
     private func enqueue(_ job: Job) -> Bool {
         queue.withLock { queue in
+            if case .progress(.cursor(let sink, let sequence, let written)) = job.work {
+                if let carried = unrecordedRows.withLock({ $0.removeValue(forKey: sink) }) {
+                    job.work = .progress(.cursor(sink: sink, sequence: sequence, written: written + carried))
+                }
+            }
             if case .progress(.cursor(let sink, let sequence, let written)) = job.work {
                 // A newer cursor replaces a queued one (their row counts add up); it goes last,
                 // after any error queued since, so that a success clears that error.
@@ -188,6 +208,11 @@ public final class PushIngest: Sendable {
     /// Writes `jobs` in one transaction; on failure, each alone. Sets every outcome.
     private func commit(_ jobs: [Job]) {
         var appended: [JournalEntry] = []
+        if let identity = journalFile.identity, !identity.isStill(at: journalFile.path) {
+            let error = JournalFileReplaced(path: journalFile.path)
+            for job in jobs { fail(job, error) }
+            return
+        }
         journal.withLock { journal in
             do {
                 try journal.database.transaction {
@@ -201,18 +226,32 @@ public final class PushIngest: Sendable {
                         try journal.database.transaction { try perform(job, on: journal) }
                         appended += job.entries
                     } catch {
-                        job.outcome = .failure(error)
-                        job.entries = []
-                        if case .progress(let progress) = job.work {
-                            logger.warning("cannot record sink progress in the journal", [("progress", "\(progress)"), ("error", "\(error)")])
-                        }
+                        fail(job, error)
                     }
                 }
             }
         }
+        if jobs.contains(where: { if case .append = $0.work, case .success? = $0.outcome { true } else { false } }) {
+            failure.withLock { $0 = nil }
+        }
         guard !appended.isEmpty else { return }
         feed.publish(appended)
         control.notifyAppended()
+    }
+
+    /// Sets `job`'s outcome to `error`; a cursor's rows are carried to the sink's next one.
+    private func fail(_ job: Job, _ error: any Error) {
+        job.outcome = .failure(error)
+        job.entries = []
+        switch job.work {
+        case .append:
+            failure.withLock { $0 = "\(error)" }
+        case .progress(let progress):
+            if case .cursor(let sink, _, let written) = progress, written > 0 {
+                unrecordedRows.withLock { $0[sink, default: 0] += written }
+            }
+            logger.warning("cannot record sink progress in the journal", [("progress", "\(progress)"), ("error", "\(error)")])
+        }
     }
 
     private func perform(_ job: Job, on journal: Journal) throws {
