@@ -13,6 +13,8 @@ final class CurlSession {
     struct TransportError: Error, CustomStringConvertible {
         var url: String
         var message: String
+        /// libcurl's `CURLcode`.
+        var code: Int = 0
         var description: String { "\(url): \(message)" }
     }
 
@@ -23,14 +25,23 @@ final class CurlSession {
 
     private let handle: UnsafeMutableRawPointer
     let timeoutSeconds: Int
+    /// The PEM file of the certificates to trust instead of the system's, when given.
+    let caFile: String?
+    /// libcurl's message of a failed transfer, which says more than its code's (which
+    /// certificate check failed, and why).
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
 
-    init(timeoutSeconds: Int) {
+    init(timeoutSeconds: Int, caFile: String? = nil) {
         Self.initializeOnce
         handle = curl_easy_init()
         self.timeoutSeconds = timeoutSeconds
+        self.caFile = caFile
     }
 
-    deinit { curl_easy_cleanup(handle) }
+    deinit {
+        curl_easy_cleanup(handle)
+        errorBuffer.deallocate()
+    }
 
     private static let initializeOnce: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
 
@@ -41,6 +52,9 @@ final class CurlSession {
         _ = swcurl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
         _ = swcurl_setopt_long(handle, CURLOPT_TIMEOUT, timeoutSeconds)
         _ = swcurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT, min(timeoutSeconds, 10))
+        if let caFile { _ = swcurl_setopt_str(handle, CURLOPT_CAINFO, caFile) }
+        errorBuffer[0] = 0
+        _ = swcurl_setopt_ptr(handle, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer))
         var list: UnsafeMutablePointer<curl_slist>?
         // No `Expect: 100-continue` round trip before large bodies.
         for header in headers + ["Expect:"] { list = curl_slist_append(list, header) }
@@ -68,7 +82,9 @@ final class CurlSession {
             code = curl_easy_perform(handle)
         }
         guard code == CURLE_OK else {
-            throw TransportError(url: url, message: String(cString: curl_easy_strerror(code)))
+            let detail = String(cString: errorBuffer)
+            throw TransportError(url: url, message: detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail,
+                                 code: Int(code.rawValue))
         }
         var status = 0
         _ = swcurl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)

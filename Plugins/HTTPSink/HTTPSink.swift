@@ -7,11 +7,14 @@ import HealthRouterCore
 /// - `prepare()` checks `GET <url>/health` answers 2xx (also what `check --connect` does);
 ///   the core keeps the cursor (a Pulso server has none).
 /// - `write(_:cursor:)` posts the entries to `<url>/ingest` in bodies of at most 5,000
-///   elements and 8 MiB uncompressed; each must be answered 2xx. A status that refuses the
+///   elements and 8 MiB uncompressed (`largestBatch`: the worker hands over one body's worth at
+///   a time); each must be answered 2xx. A status that refuses the
 ///   content (413, or 400, 409, 422 with a Pulso error reply: `failure`) throws
 ///   `SinkError.rejected`: the worker splits the batch until
-///   the refused entries are isolated as dead letters. Anything else (another status, no answer)
-///   throws `SinkError.unavailable`, and the worker retries the batch with exponential backoff;
+///   the refused entries are isolated as dead letters. 401/403 and an untrusted certificate
+///   throw `SinkError.misconfigured` (a person must fix the token or `ca_file`). Anything else
+///   (another status, no answer) throws `SinkError.unavailable`, and the worker retries the
+///   batch with exponential backoff;
 ///   the receiver dedupes by uuid, so a re-sent body (of a batch split after part of it was
 ///   taken, too) is harmless.
 public final class HTTPSink: Sink {
@@ -31,6 +34,9 @@ public final class HTTPSink: Sink {
         /// `pulso` (default: `POST /ingest`, JSON arrays) or `native` (`POST /v1/samples`,
         /// NDJSON, towards another healthrouter).
         public var format: Format?
+        /// A PEM file of the certificates to trust for an `https` url instead of the system's
+        /// (a self-signed certificate, or a private CA's); `~` is expanded.
+        public var caFile: String?
 
         /// The wire format; a config value outside these is reported at its own line.
         public enum Format: String, Decodable, Sendable, CaseIterable {
@@ -45,6 +51,7 @@ public final class HTTPSink: Sink {
         enum CodingKeys: String, CodingKey {
             case url, token, timeout, gzip, extensions, format
             case batchSize = "batch_size"
+            case caFile = "ca_file"
         }
     }
 
@@ -54,11 +61,13 @@ public final class HTTPSink: Sink {
     private var session: CurlSession?
     private let encoder: PulsoBatchEncoder
     private let ingestPath: String
+    private let caFile: String?
 
     /// Checks the configuration without I/O; throws a `ConfigError` naming the key.
     public init(configuration: Configuration, context: PluginContext, path: String = "") throws {
         self.configuration = configuration
         logger = context.logger.with("sink", context.name)
+        caFile = configuration.caFile.map(context.expandingTilde)
         var base = configuration.url.trimmingCharacters(in: .whitespaces)
         guard !base.isEmpty else {
             throw ConfigError(path: path + ".url", message: "url is empty", suggestion: "https://health.example.org")
@@ -112,7 +121,7 @@ public final class HTTPSink: Sink {
 
     private func currentSession() -> CurlSession {
         if let session { return session }
-        let fresh = CurlSession(timeoutSeconds: Int((configuration.timeout?.seconds ?? 120).rounded(.up)))
+        let fresh = CurlSession(timeoutSeconds: Int((configuration.timeout?.seconds ?? 120).rounded(.up)), caFile: caFile)
         session = fresh
         return fresh
     }
@@ -125,9 +134,28 @@ public final class HTTPSink: Sink {
                 throw SinkError.unavailable("\(url) answered \(response.status)")
             }
         } catch let error as CurlSession.TransportError {
-            throw SinkError.unavailable(error.description)
+            throw Self.failure(error)
         }
         return nil
+    }
+
+    /// One body's elements: every body the receiver acknowledges moves the cursor.
+    public var largestBatch: Int? { encoder.maxElements }
+
+    /// The error for a request that got no answer: `.misconfigured` when the server's certificate
+    /// is not trusted or `ca_file` cannot be read (nothing passes until a person fixes it),
+    /// `.unavailable` otherwise (retried).
+    static func failure(_ error: CurlSession.TransportError) -> SinkError {
+        switch error.code {
+        case 60:   // CURLE_PEER_FAILED_VERIFICATION
+            .misconfigured("\(error): the server's certificate is not trusted (self-signed, a private CA's, or for "
+                               + "another name): set ca_file to the PEM of the CA or certificate that signed it, or "
+                               + "use the name the certificate is for")
+        case 77:   // CURLE_SSL_CACERT_BADFILE
+            .misconfigured("\(error): ca_file cannot be read as PEM certificates: check its path and content")
+        default:
+            .unavailable(error.description)
+        }
     }
 
     public func write(_ entries: [JournalEntry], cursor: Int64) throws {
@@ -142,7 +170,7 @@ public final class HTTPSink: Sink {
                 response = try currentSession().send(url, headers: headers, body: payload)
             } catch let error as CurlSession.TransportError {
                 session = nil
-                throw SinkError.unavailable(error.description)
+                throw Self.failure(error)
             }
             guard (200..<300).contains(response.status) else {
                 throw Self.failure(status: response.status, url: url, reply: response.text)
@@ -167,8 +195,9 @@ public final class HTTPSink: Sink {
     /// The error for a non-2xx `status` from `url`: `.rejected` (the worker splits the batch until
     /// the refused entries are isolated as dead letters) for `413` (too large, as a proxy's body
     /// limit answers, whatever its page says) and for a `contentRefusals` status with a Pulso
-    /// error reply; `.unavailable` for anything else, retried whole with backoff: 401/403 (a
-    /// token to fix), 404/405 (a wrong url), 408/429 (busy), other 4xx and 5xx. The reason names
+    /// error reply; `.misconfigured` for 401/403 (a token to fix: nothing passes until then);
+    /// `.unavailable` for anything else, retried whole with backoff: 404/405 (a wrong url),
+    /// 408/429 (busy), other 4xx and 5xx. The reason names
     /// the url, the status and the start of the reply, and what to check where that is known.
     static func failure(status: Int, url: String, reply: String) -> SinkError {
         var reason = "\(url) answered \(status) \(reply.prefix(200))"
@@ -185,6 +214,7 @@ public final class HTTPSink: Sink {
         if contentRefusals.contains(status) && !refusesContent {
             reason += " (not a Pulso server's refusal: check the sink's url)"
         }
+        if status == 401 || status == 403 { return .misconfigured(reason) }
         return refusesContent ? .rejected(reason) : .unavailable(reason)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import HealthRouterCore
 import Testing
+import TestSupport
 @testable import HTTPPushSource
 @testable import HTTPSink
 
@@ -60,6 +61,34 @@ struct HTTPSinkTests {
         #expect(received == expected)
     }
 
+    /// A receiver serving HTTPS with a self-signed certificate: not trusted without `ca_file`
+    /// (misconfigured, saying to set it, with libcurl's own reason), delivered to with it.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"), "needs /usr/bin/openssl"))
+    func aSelfSignedReceiverIsTrustedThroughCAFile() throws {
+        let directory = NSTemporaryDirectory() + "tls-sink-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let certificate = try SelfSignedCertificate(in: directory, commonName: "localhost")
+        let server = try PushServerFixture(tls: (certificate.certificatePath, certificate.keyPath))
+        let context = PluginContext(name: "mirror", stateDirectory: server.directory, logger: Logger(minimumLevel: .error))
+        var configuration = HTTPSink.Configuration(url: "https://localhost:\(server.source.listeningPort)",
+                                                   token: PushServerFixture.tokens["alice"])
+        let untrusting = try HTTPSink(configuration: configuration, context: context)
+        let error = #expect(throws: SinkError.self) { _ = try untrusting.prepare() }
+        guard case .misconfigured(let reason)? = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(reason.contains("the server's certificate is not trusted") && reason.contains("set ca_file"), "\(reason)")
+        #expect(reason.contains("certificate"), "\(reason)")
+        configuration.caFile = certificate.certificatePath
+        let trusting = try HTTPSink(configuration: configuration, context: context)
+        _ = try trusting.prepare()
+        try trusting.write(Self.samples(3), cursor: 3)
+        #expect(try server.journalItems().count == 3)
+        configuration.caFile = directory + "/missing.pem"
+        let missing = try HTTPSink(configuration: configuration, context: context)
+        let badFile = #expect(throws: SinkError.self) { _ = try missing.prepare() }
+        #expect(badFile?.isMisconfigured == true, "\(String(describing: badFile))")
+    }
+
     @Test func failuresAreUnavailable() throws {
         let server = try PushServerFixture()
         let wrong = try sink(server, token: "wrong")
@@ -67,7 +96,8 @@ struct HTTPSinkTests {
         do {
             try wrong.write(Self.samples(1), cursor: 1)
         } catch let error as SinkError {
-            guard case .unavailable(let reason) = error else { Issue.record("not unavailable"); return }
+            // A token to fix: nothing passes until a person does.
+            guard case .misconfigured(let reason) = error else { Issue.record("not misconfigured"); return }
             #expect(reason.contains("401"))
         }
         let port = server.source.listeningPort

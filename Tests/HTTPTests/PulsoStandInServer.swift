@@ -9,6 +9,7 @@ import Foundation
 ///   (a server that stops answering for a while);
 /// - a body whose first element's `uuid` is `STATUS-<code>…` is answered `<code>` with a Pulso
 ///   error (`{"error": …}`), `OTHER-<code>…` with another service's (`{"detail": …}`);
+/// - with `failEvery` N, every Nth `POST` is answered 503 before it is read (a flaky link);
 /// - any other body is stored (its uuids, one a line, in `received`) and answered
 ///   `{"received": <element count>}`. `GET` anything answers `{"status": "ok"}`.
 /// Every status a `POST` was answered is kept, in order, in `statuses`.
@@ -20,13 +21,13 @@ final class PulsoStandInServer {
     private let uuidFile: String
     private let statusFile: String
 
-    init(bodyLimit: Int = 1 << 30) throws {
+    init(bodyLimit: Int = 1 << 30, failEvery: Int = 0) throws {
         uuidFile = NSTemporaryDirectory() + "standin-\(UUID().uuidString).txt"
         statusFile = uuidFile + ".status"
         _ = FileManager.default.createFile(atPath: uuidFile, contents: nil)
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", Self.script, String(bodyLimit), uuidFile, statusFile]
+        process.arguments = ["python3", "-c", Self.script, String(bodyLimit), uuidFile, statusFile, String(failEvery)]
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -67,8 +68,9 @@ final class PulsoStandInServer {
 
     private static let script = """
         import gzip, http.server, json, sys, time
-        limit, path, statuses = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+        limit, path, statuses, fail_every = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
         hung = set()
+        posts = [0]
         class H(http.server.BaseHTTPRequestHandler):
             def answer(self, status, body):
                 if self.command == 'POST':
@@ -82,6 +84,9 @@ final class PulsoStandInServer {
                 self.answer(200, b'{"status": "ok"}')
             def do_POST(self):
                 raw = self.rfile.read(int(self.headers.get('Content-Length', 0)))
+                posts[0] += 1
+                if fail_every and posts[0] % fail_every == 0:
+                    return self.answer(503, b'{"error": "busy"}')
                 if len(raw) > limit:
                     return self.answer(413, b'<html><head><title>413 Request Entity Too Large</title></head></html>')
                 if self.headers.get('Content-Encoding', '').lower() == 'gzip':

@@ -54,7 +54,9 @@ public final class DirectDelivery {
         self.sinkCursor = sinkCursor
         self.filter = filter
         self.resumeAfter = resumeAfter
-        self.batchSize = max(1, batchSize)
+        // A sink whose writes are requests acknowledged one by one: one a batch, so that what a
+        // resumed run skips is what the store acknowledged.
+        self.batchSize = max(1, min(batchSize, sink.largestBatch ?? batchSize))
         self.maxAttempts = max(1, maxAttempts)
         self.onBatch = onBatch
         lastSeen = resumeAfter

@@ -58,6 +58,13 @@ public protocol Sink: AnyObject {
     /// would. Default: nothing (a local file needs nothing).
     func reconnect() throws
 
+    /// The most entries one `write` should be given (nil: as many as the caller batches). A sink
+    /// whose write is several requests that each succeed or fail on their own (an http sink's
+    /// bodies) gives the size of one, so that every request the store acknowledged moves the
+    /// cursor: on a link that drops one request in forty, a write of four would otherwise be
+    /// retried, the acknowledged ones with it, until all four pass at once. Read after `prepare()`.
+    var largestBatch: Int? { get }
+
     /// Releases connections and files.
     func close()
 }
@@ -71,6 +78,9 @@ extension Sink {
 
     /// Nothing to re-establish: the default.
     public func reconnect() throws {}
+
+    /// Any batch: the default.
+    public var largestBatch: Int? { nil }
 }
 
 extension Sink {

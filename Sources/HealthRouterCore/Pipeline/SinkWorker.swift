@@ -220,7 +220,8 @@ public final class SinkWorker: Sendable {
                 let inputFinished = control.isInputFinished
                 var selected: [JournalEntry] = []
                 let last: Int64
-                if let live = feed?.entries(after: cursor, limit: settings.batchSize, consumer: name), let end = live.last {
+                let batchSize = min(settings.batchSize, max(1, sink?.largestBatch ?? settings.batchSize))
+                if let live = feed?.entries(after: cursor, limit: batchSize, consumer: name), let end = live.last {
                     // Just appended: take the entries as they are, no read, no decode.
                     batchesFromFeed += 1
                     selected = routes.selectsAll(live) ? live : live.filter { routes.selects($0) }
@@ -230,7 +231,7 @@ public final class SinkWorker: Sendable {
                     // the next entries are published as soon as they are committed, so there is
                     // nothing to look for in the journal.
                     let caughtUp = feed?.lastPublished.map { cursor >= $0 } ?? false
-                    let stored = caughtUp ? [] : try journal.entries(after: cursor, limit: settings.batchSize)
+                    let stored = caughtUp ? [] : try journal.entries(after: cursor, limit: batchSize)
                     guard let end = stored.last else {
                         // Caught up for good (the input ended), or for a while: a paced import
                         // catches up between every two batches the source hands over.
