@@ -353,12 +353,16 @@ struct PulsoElement {
             return (nil, nil)
         }
         // An unreadable date keeps its text whatever `keepingText` says: the log names it.
+        // `-00:00` is RFC 3339's unknown offset, as healthrouter's own forward and dump write
+        // an instant that recorded none: read as the replay reads it.
         if let raw = try scanner.rawString() {
-            guard let instant = HealthDateParser.parse(raw) else { return (String(decoding: raw, as: UTF8.self), nil) }
+            guard var instant = HealthDateParser.parse(raw) else { return (String(decoding: raw, as: UTF8.self), nil) }
+            if raw.count >= 6, raw.suffix(6).elementsEqual("-00:00".utf8) { instant.utcOffsetSeconds = nil }
             return (keepingText ? String(decoding: raw, as: UTF8.self) : nil, instant)
         }
         let text = try scanner.string()
-        guard let instant = HealthDateParser.parse(text) else { return (text, nil) }
+        guard var instant = HealthDateParser.parse(text) else { return (text, nil) }
+        if text.hasSuffix("-00:00") { instant.utcOffsetSeconds = nil }
         return (keepingText ? text : nil, instant)
     }
 

@@ -110,6 +110,22 @@ struct PulsoProtocolTests {
         #expect(try server.journalItems().count == 90_000)
     }
 
+    /// `-00:00` is an unknown offset (RFC 3339), as a forward or a dump writes an instant that
+    /// recorded none: the pushed sample has none either, as the replay reads it; `+00:00` is UTC.
+    @Test func minusZeroOffsetIsUnknown() throws {
+        let server = try PushServerFixture()
+        let body = #"[{"uuid":"OFF-1","type":"heartRate","start":"2026-07-06T18:00:00-00:00","end":"2026-07-06T18:00:00-00:00","value":60,"unit":"count/min","source":"W"},"#
+            + #"{"uuid":"OFF-2","type":"heartRate","start":"2026-07-06T18:00:00+00:00","end":"2026-07-06T18:00:00-00:00","value":61,"unit":"count/min","source":"W"}]"#
+        #expect(server.client.post("/ingest", body, token: alice).status == 200)
+        let samples = try server.journalItems().compactMap { item -> Sample? in if case .sample(let s) = item { s } else { nil } }
+        let unknown = try #require(samples.first { $0.id == "OFF-1" })
+        #expect(unknown.start.utcOffsetSeconds == nil && unknown.end.utcOffsetSeconds == nil)
+        #expect(unknown.start.epochMilliseconds == 1_783_360_800_000)
+        let utc = try #require(samples.first { $0.id == "OFF-2" })
+        #expect(utc.start.utcOffsetSeconds == 0)
+        #expect(utc.end.utcOffsetSeconds == nil)   // escaped in the JSON text: the same string
+    }
+
     /// The protocol may add optional fields at any time: a field healthrouter has none for is
     /// kept as sent (a change to it is a change), and written back at the top level of a Pulso
     /// line, which reads back the same. healthrouter's own fields (a forwarded workout's parts,
