@@ -149,6 +149,7 @@ public final class PostgresSink: Sink {
                 throw SinkError.misconfigured("time_zone '\(configuration.timeZone)' is not the name of a zone PostgreSQL knows "
                                                   + "(pg_timezone_names): use an IANA name such as Europe/Lisbon")
             }
+            var forgotten: [String]?
             try connection.transaction {
                 try connection.query("SELECT pg_advisory_xact_lock(hashtext($1))", ["healthrouter:" + configuration.schema])
                 // Keep the view's security_invoker when another sink's prepare (with RLS) set it.
@@ -156,6 +157,8 @@ public final class PostgresSink: Sink {
                     "SELECT o.option_value::bool FROM pg_class c, pg_options_to_table(c.reloptions) o "
                         + "WHERE c.oid = to_regclass($1) AND o.option_name = 'security_invoker'",
                     [schema.name("v_healthkit_daily_quantity")]).bool(0, 0) == true)
+                // Before the DDL, which would create a dropped table anew, empty, under the cursors.
+                forgotten = try forgetCursorsOfMissingTables(connection)
                 // Before the DDL: on health4ai's own tables, its view's columns would fail it first.
                 try checkMetricsLayout(connection)
                 for statement in schema.ddl(viewSecurityInvoker: invoker, timeZone: configuration.timeZone) {
@@ -166,7 +169,7 @@ public final class PostgresSink: Sink {
                     throw SinkError.misconfigured("schema \(configuration.schema) has healthrouter schema version \(stored), "
                                                     + "written by a newer healthrouter: upgrade healthrouter")
                 }
-                createdItsStore = stored == nil
+                createdItsStore = stored == nil || forgotten != nil
                 if stored == nil {
                     try connection.execute("INSERT INTO \(schema.name("healthrouter_schema")) (version) VALUES "
                                                + "(\(PostgresSinkSchema.version)) ON CONFLICT DO NOTHING")
@@ -181,6 +184,7 @@ public final class PostgresSink: Sink {
                 }
                 if configuration.rowLevelSecurity { try enableRowLevelSecurity(connection) }
             }
+            if let forgotten { warnMissing(forgotten) }
             if configuration.summarizeAfter != nil {
                 // A partial index on exactly the rows a fold takes, so folding after every batch
                 // reads only the rows it folds.
@@ -260,6 +264,41 @@ public final class PostgresSink: Sink {
         for table in bookkeeping {
             try connection.execute("ALTER TABLE \(schema.name(table)) ENABLE ROW LEVEL SECURITY")
         }
+    }
+
+    /// Says which tables `forgetCursorsOfMissingTables` found missing, once their transaction committed.
+    private func warnMissing(_ missing: [String]) {
+        let names = missing.map { "\(configuration.schema).\($0)" }.joined(separator: ", ")
+        logger.warning("\(names) \(missing.count == 1 ? "is" : "are") missing (dropped or renamed) though healthrouter_cursor says rows "
+                           + "were written: created anew, empty, and the sinks' cursors there reset, so the journal is delivered again")
+    }
+
+    /// When a table of the sink's data is gone (dropped or renamed: `healthkit_metrics`, or
+    /// `healthkit_daily_summaries` once tiering has folded into it) while `healthrouter_cursor`
+    /// holds cursors, the DDL would create it anew, empty, and every sink would carry on from its
+    /// cursor past the rows it no longer holds. Instead the cursors are deleted (every sink of the
+    /// schema wrote into the table), so the store is taken as new and the journal is delivered
+    /// again; with the summaries gone, the ids they had folded are forgotten too, so the rows
+    /// delivered again are folded anew. Returns the tables missing (nil when none, or no cursor).
+    private func forgetCursorsOfMissingTables(_ connection: PostgresConnection) throws -> [String]? {
+        func exists(_ table: String) throws -> Bool {
+            try connection.query("SELECT to_regclass($1) IS NOT NULL", [schema.name(table)]).bool(0, 0) == true
+        }
+        let cursors = schema.name("healthrouter_cursor")
+        guard try exists("healthrouter_cursor"), try connection.execute("SELECT 1 FROM \(cursors) LIMIT 1").rowCount > 0 else {
+            return nil
+        }
+        let folded = try exists("healthkit_summarized_ids")
+        var missing: [String] = []
+        for table in ["healthkit_metrics"] + (folded ? ["healthkit_daily_summaries"] : []) {
+            if try !exists(table) { missing.append(table) }
+        }
+        guard !missing.isEmpty else { return nil }
+        try connection.execute("DELETE FROM \(cursors)")
+        if missing.contains("healthkit_daily_summaries") {
+            try connection.execute("DELETE FROM \(schema.name("healthkit_summarized_ids"))")
+        }
+        return missing
     }
 
     /// Refuses a `healthkit_metrics` that another program made (health4ai's own `schema.sql`: no

@@ -239,12 +239,15 @@ public final class TimescaleDBSink: Sink {
 
     /// Creates or migrates the schema: idempotent, serialized against other healthrouter processes.
     private func migrate(_ connection: PostgresConnection, probe: TimescaleDBProbe) throws {
+        var forgotten: [String]?
         try connection.transaction {
             try connection.query("SELECT pg_advisory_xact_lock(hashtext($1))", ["healthrouter:" + configuration.schema])
             // Turning a large plain table (from `require_timescaledb: false`) into a hypertable moves
             // its rows (`migrate_data`): that may take longer than the statement timeout, and
             // failing it would fail every start the same way.
             if probe.isUsable { try connection.execute("SET LOCAL statement_timeout = 0") }
+            // Before the DDL, which would create a dropped table anew, empty, under the cursors.
+            forgotten = try forgetCursorsOfMissingTables(connection)
             for statement in schema.baseDDL { try connection.execute(statement) }
             try addMissingColumns(connection)
             let stored = try connection.query("SELECT max(version) FROM \(schema.name("healthrouter_schema"))").int(0, 0)
@@ -260,12 +263,54 @@ public final class TimescaleDBSink: Sink {
                 try TimescaleDBPolicies(configuration: configuration, schema: schema, logger: logger, connection: connection)
                     .apply(probe: probe)
             }
-            createdItsStore = stored == nil
+            createdItsStore = stored == nil || forgotten != nil
             if stored == nil {
                 try connection.execute("INSERT INTO \(schema.name("healthrouter_schema")) (version) VALUES "
                                            + "(\(TimescaleDBSchema.version)) ON CONFLICT DO NOTHING")
             }
         }
+        if let forgotten { warnMissing(forgotten) }
+    }
+
+    /// Says which tables `forgetCursorsOfMissingTables` found missing, once their transaction committed.
+    private func warnMissing(_ missing: [String]) {
+        let names = missing.map { "\(configuration.schema).\($0)" }.joined(separator: ", ")
+        logger.warning("\(names) \(missing.count == 1 ? "is" : "are") missing (dropped or renamed) though sink_cursor says rows "
+                           + "were written: created anew, empty, and the sinks' cursors there reset, so the journal is delivered again")
+    }
+
+    /// When a time table (`samples`, `sleep_stages`, `workouts`) is gone (dropped or renamed)
+    /// while `sink_cursor` holds cursors, the DDL would create it anew, empty, and every sink would
+    /// carry on from its cursor past the rows it no longer holds, with `sample_index` pointing at
+    /// them. Instead the cursors are deleted (every sink of the schema wrote into the table), with
+    /// the `sample_index` rows of the missing tables (the rows of the tables still there keep
+    /// theirs) and, when `workouts` is gone, every workout part (they are its rows'), so the store
+    /// is taken as new and the journal is delivered again. Returns the tables missing (nil when none,
+    /// or no cursor).
+    private func forgetCursorsOfMissingTables(_ connection: PostgresConnection) throws -> [String]? {
+        func exists(_ table: String) throws -> Bool {
+            try connection.query("SELECT to_regclass($1) IS NOT NULL", [schema.name(table)]).bool(0, 0) == true
+        }
+        let cursors = schema.name("sink_cursor")
+        guard try exists("sink_cursor"), try connection.execute("SELECT 1 FROM \(cursors) LIMIT 1").rowCount > 0 else {
+            return nil
+        }
+        var missing: [String] = []
+        for table in schema.timeTables.map(\.name) {
+            if try !exists(table) { missing.append(table) }
+        }
+        guard !missing.isEmpty else { return nil }
+        try connection.execute("DELETE FROM \(cursors)")
+        if try exists("sample_index") {
+            try connection.query("DELETE FROM \(schema.name("sample_index")) WHERE table_name = ANY($1::text[])",
+                                 [SQL.textArray(missing)])
+        }
+        if missing.contains("workouts") {
+            for table in TimescaleDBWorkoutChildren.tables {
+                if try exists(table) { try connection.execute("DELETE FROM \(schema.name(table))") }
+            }
+        }
+        return missing
     }
 
     /// Adds `TimescaleDBSchema.addedColumns` a table created by an older healthrouter lacks (only

@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+import HealthRouterCore
+import PostgresClient
+import PostgresSink
+import TimescaleDBSink
+
+/// A data table dropped under a store that holds cursors: the sink takes the store
+/// as new (its cursor 0, `createdItsStore`), so the worker delivers the journal again, instead of
+/// creating the table anew, empty, and carrying on from its cursor ("0 rows written, caught up").
+@Suite struct PostgresDroppedTableTests {
+    static let samples = (0..<30).map(ConformanceFixtures.numbered) + ConformanceFixtures.all
+
+    /// A journal holding `samples`, in a directory the caller removes.
+    func journalDirectory() throws -> String {
+        let directory = ConformanceFixtures.temporaryDirectory()
+        _ = try Journal(stateDirectory: directory).append(Self.samples.map { .sample($0) }, source: "history")
+        return directory
+    }
+
+    func deliver(_ make: @escaping () -> any Sink, directory: String) -> SinkWorker.Progress {
+        SinkConformance(make: make, snapshot: { [] }, storedIds: nil, refused: nil).runWorker(directory: directory)
+    }
+
+    @Test func aDroppedMetricsTableIsFilledAgainFromTheJournal() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let directory = try journalDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let schema = PostgresTestDatabase.freshSchema()
+        let configuration = PostgresSink.Configuration(url: url, userId: PostgresSinkTests.userId, schema: schema)
+        let make = { PostgresSink(configuration: configuration, context: ConformanceFixtures.context()) as any Sink }
+        #expect(deliver(make, directory: directory).written == Self.samples.count)
+        func snapshot() throws -> [String] {
+            try PostgresTestDatabase.snapshot(url, schema: schema, tables: ["healthkit_metrics"],
+                                              dropping: ["synced_at", "journal_seq"])
+        }
+        let written = try snapshot()
+        #expect(written.count > 30)
+        let admin = try PostgresTestDatabase.connect(url)
+        defer { admin.close() }
+        try admin.execute("DROP TABLE \(SQL.qualified(schema, "healthkit_metrics")) CASCADE")
+
+        let again = deliver(make, directory: directory)
+        #expect(again.written == Self.samples.count)
+        #expect(again.cursor == Int64(Self.samples.count))
+        #expect(try snapshot() == written)
+
+        // A prepare says it made the store (a resumed migrate or backfill starts over), once.
+        try admin.execute("DROP TABLE \(SQL.qualified(schema, "healthkit_metrics")) CASCADE")
+        let sink = PostgresSink(configuration: configuration, context: ConformanceFixtures.context())
+        #expect(try sink.prepare() == 0)
+        #expect(sink.createdItsStore)
+        sink.close()
+        let after = PostgresSink(configuration: configuration, context: ConformanceFixtures.context())
+        #expect(try after.prepare() == 0)
+        #expect(!after.createdItsStore)
+        after.close()
+    }
+
+    /// With tiering, the summaries dropped: the ids they had folded are forgotten with the cursor,
+    /// so the rows delivered again are folded again into the same summaries.
+    @Test func droppedSummariesAreFoldedAgainFromTheJournal() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let directory = try journalDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let schema = PostgresTestDatabase.freshSchema()
+        var configuration = PostgresSink.Configuration(url: url, userId: PostgresSinkTests.userId, schema: schema)
+        configuration.summarizeAfter = .days(30)
+        let make = { PostgresSink(configuration: configuration, context: ConformanceFixtures.context()) as any Sink }
+        #expect(deliver(make, directory: directory).written == Self.samples.count)
+        func snapshot() throws -> [String] {
+            try PostgresTestDatabase.snapshot(url, schema: schema, tables: ["healthkit_metrics", "healthkit_daily_summaries"],
+                                              dropping: ["synced_at", "journal_seq", "id", "created_at"])
+        }
+        let written = try snapshot()
+        #expect(written.contains { $0.hasPrefix("healthkit_daily_summaries:") })
+        let admin = try PostgresTestDatabase.connect(url)
+        defer { admin.close() }
+        try admin.execute("DROP TABLE \(SQL.qualified(schema, "healthkit_daily_summaries")) CASCADE")
+
+        #expect(deliver(make, directory: directory).written == Self.samples.count)
+        #expect(try snapshot() == written)
+    }
+
+    @Test func aDroppedTimescaleDBTableIsFilledAgainAndItsIndexRowsGo() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let directory = try journalDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let schema = PostgresTestDatabase.freshSchema()
+        let configuration = TimescaleDBSink.Configuration(url: url, schema: schema, requireTimescaledb: false)
+        let make = { TimescaleDBSink(configuration: configuration, context: ConformanceFixtures.context()) as any Sink }
+        #expect(deliver(make, directory: directory).written == Self.samples.count)
+        let tables = ["samples", "sleep_stages", "workouts", "sample_index", "workout_events", "workout_route_points"]
+        func snapshot() throws -> [String] {
+            try PostgresTestDatabase.snapshot(url, schema: schema, tables: tables, dropping: ["written_at", "journal_seq"])
+        }
+        let written = try snapshot()
+        #expect(written.count == Self.samples.count * 2 + 2)
+        let admin = try PostgresTestDatabase.connect(url)
+        defer { admin.close() }
+        for dropped in ["samples", "workouts"] {
+            try admin.execute("DROP TABLE \(SQL.qualified(schema, dropped)) CASCADE")
+            let sink = TimescaleDBSink(configuration: configuration, context: ConformanceFixtures.context())
+            #expect(try sink.prepare() == 0)
+            #expect(sink.createdItsStore)
+            sink.close()
+            // No index row points at the rows that went with the table, nor is a part of a dropped workout left.
+            let orphans = try admin.query("SELECT count(*) FROM \(SQL.qualified(schema, "sample_index")) WHERE table_name = $1",
+                                          [dropped]).int(0, 0)
+            #expect(orphans == 0)
+            if dropped == "workouts" {
+                #expect(try admin.execute("SELECT count(*) FROM \(SQL.qualified(schema, "workout_events"))").int(0, 0) == 0)
+            }
+            let again = deliver(make, directory: directory)
+            #expect(again.written == Self.samples.count)
+            #expect(try snapshot() == written)
+        }
+    }
+}
