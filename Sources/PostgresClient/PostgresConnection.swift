@@ -37,6 +37,11 @@ public final class PostgresConnection {
     }
 
     public init(url: String, connectTimeoutSeconds: Int = 10, statementTimeoutSeconds: Int = 300) throws {
+        // Not given to libpq: its messages would quote the piece of the password it took for the port or host.
+        if let hazard = PostgresConnectionString.passwordHazard(url) {
+            throw PostgresError(message: hazard, operation: "connect to PostgreSQL",
+                                misconfiguration: "fix the sink's `url` (the password percent-encoded)")
+        }
         // Later keywords win over the expanded URL only when given after it: defaults go first.
         let keywords = ["connect_timeout", "application_name"] + Self.liveness.map(\.keyword) + ["dbname"]
         let values = [String(connectTimeoutSeconds), "healthrouter"] + Self.liveness.map(\.value) + [url]
@@ -296,11 +301,18 @@ public final class PostgresConnection {
         return flat.count > 80 ? String(flat.prefix(80)) + "…" : flat
     }
 
-    private static func describe(_ connection: OpaquePointer) -> String {
-        // A url libpq could not parse leaves no host to name.
+    /// `host:port/dbname` as libpq read them, for messages and logs; "PostgreSQL" when libpq read
+    /// no host (a url it could not parse), or when one of them holds an `@`: a piece of a password
+    /// libpq took for them (`PostgresConnectionString.passwordHazard`).
+    static func describe(_ connection: OpaquePointer) -> String {
         guard let host = PQhost(connection).map({ String(cString: $0) }), !host.isEmpty else { return "PostgreSQL" }
         let port = PQport(connection).map { String(cString: $0) } ?? "?"
         let db = PQdb(connection).map { String(cString: $0) } ?? "?"
+        return describe(host: host, port: port, db: db)
+    }
+
+    static func describe(host: String, port: String, db: String) -> String {
+        guard ![host, port, db].contains(where: { $0.contains("@") }) else { return "PostgreSQL" }
         return "\(host):\(port)/\(db)"
     }
 
