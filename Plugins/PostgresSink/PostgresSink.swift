@@ -192,7 +192,15 @@ public final class PostgresSink: Sink {
                 try connection.execute("DROP INDEX IF EXISTS \(schema.name("idx_healthkit_metrics_unsummarized"))")
                 try connection.execute("CREATE INDEX IF NOT EXISTS idx_healthkit_metrics_foldable ON "
                                            + "\(schema.name("healthkit_metrics")) (started_at) WHERE \(Self.foldable)")
-                try connection.transaction { try summarize(connection) }
+                // The first fold takes everything older than summarize_after: on a large store (tiering
+                // turned on for it, or after a long stop) that may take longer than the statement
+                // timeout, and failing it would fail every start the same way. Without the timeout,
+                // as timescaledb's migrate_data and key build. (A batch's fold takes what that batch
+                // and a day's passing made foldable: bounded.)
+                try connection.transaction {
+                    try connection.execute("SET LOCAL statement_timeout = 0")
+                    try summarize(connection)
+                }
             }
             self.connection = connection
             let user = PostgresUserId.normalized(configuration.userId)

@@ -727,6 +727,43 @@ import TestSupport
         #expect((0..<3).map { result.text(0, $0) } == ["3", "187", "62.333333333333336"])
     }
 
+    /// `summarize_after` turned on for a store whose old rows take longer to fold than
+    /// `statement_timeout` (here a trigger makes the fold wait 2.5 s against 1 s): the first fold,
+    /// at start, runs without the timeout and completes; it failed at every start, stopping the sink.
+    @Test func aFirstFoldLongerThanTheStatementTimeoutCompletes() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let schema = PostgresTestDatabase.freshSchema()
+        var configuration = PostgresSink.Configuration(url: url, userId: PostgresSinkTests.userId, schema: schema)
+        configuration.statementTimeout = .seconds(1)
+        let plain = PostgresSink(configuration: configuration, context: ConformanceFixtures.context())
+        _ = try plain.prepare()
+        try plain.write(ConformanceFixtures.entries((0..<20).map(ConformanceFixtures.numbered)), cursor: 20)
+        plain.close()
+        let connection = try PostgresTestDatabase.connect(url)
+        defer { connection.close() }
+        let metrics = SQL.qualified(schema, "healthkit_metrics")
+        let summaries = SQL.qualified(schema, "healthkit_daily_summaries")
+        // The setting the fold ran with, and a fold slower than the timeout.
+        try connection.execute("""
+            CREATE TABLE \(SQL.qualified(schema, "fold_settings")) (statement_timeout text);
+            CREATE FUNCTION \(SQL.qualified(schema, "slow_fold"))() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+              INSERT INTO \(SQL.qualified(schema, "fold_settings")) VALUES (current_setting('statement_timeout'));
+              PERFORM pg_sleep(2.5);
+              RETURN NULL;
+            END $$;
+            CREATE TRIGGER slow_fold BEFORE INSERT ON \(summaries)
+              FOR EACH STATEMENT EXECUTE FUNCTION \(SQL.qualified(schema, "slow_fold"))()
+            """)
+        configuration.summarizeAfter = .days(30)
+        let tiered = PostgresSink(configuration: configuration, context: ConformanceFixtures.context())
+        #expect(try tiered.prepare() == 20)
+        tiered.close()
+        #expect(try connection.execute("SELECT count(*) FROM \(metrics)").int(0, 0) == 0)
+        #expect(try connection.execute("SELECT sum(sample_count) FROM \(summaries)").int(0, 0) == 20)
+        #expect(try connection.execute("SELECT statement_timeout FROM \(SQL.qualified(schema, "fold_settings"))").text(0, 0) == "0")
+    }
+
     @Test func oldRawRowsFoldIntoDailySummariesAndLateRowsResummarize() throws {
         guard let url = PostgresTestDatabase.url else { return }
         let schema = PostgresTestDatabase.freshSchema()
