@@ -47,8 +47,14 @@ enum PulsoBatchParser {
             return true
         }
         /// For `/latest`: per wire `type` (sanitized), the newest `end` that has a UTC offset
-        /// (the first of equal ones), in the order the types first appear in the body.
+        /// (the first of equal ones) and is not more than a day from now, in the order the types
+        /// first appear in the body.
         var ends: [(key: String, end: String, instant: Timestamp)] = []
+        /// Ends left out of `ends` for lying more than a day ahead of the parse: a sample from a
+        /// watch whose clock was wrong (`2199-01-01`) would be its type's newest for good, and an
+        /// app resuming from `/latest` would ask its phone for nothing newer. (It is stored.)
+        var endsAhead = 0
+        private let latestEndAllowed = Int64(Date().timeIntervalSince1970 * 1_000) + 86_400_000
         /// The `ends` index of each key (a body of 300,000 types searched `ends` for each sample).
         private var endIndex: [String: Int] = [:]
         /// The `ends` index of the type seen last (bodies come in runs of one type).
@@ -63,6 +69,10 @@ enum PulsoBatchParser {
         /// Notes a sample's sanitized type `key` and its `end` as written and as read.
         mutating func noteEnd(key: String, end: String, instant: Timestamp) {
             guard instant.utcOffsetSeconds != nil else { return }
+            guard instant.epochMilliseconds <= latestEndAllowed else {
+                endsAhead += 1
+                return
+            }
             let index: Int
             if lastEndIndex >= 0 && ends[lastEndIndex].key == key {
                 index = lastEndIndex

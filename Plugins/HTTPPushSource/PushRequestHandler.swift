@@ -271,6 +271,14 @@ final class PushRequestHandler: Sendable {
         }
         do {
             try latest.record(batch.ends, user: caller.name)
+            if batch.endsAhead > 0 {
+                warnings.warn(key: "\(request.path) ahead", "push: samples that end more than a day from now were stored, "
+                                  + "and left out of /latest (a device whose clock is wrong?)", {
+                    var fields = [("route", request.path), ("samples", String(batch.endsAhead))]
+                    if !tokens.isEmpty { fields.append(("user", caller.name)) }
+                    return fields
+                }())
+            }
         } catch {
             logger.warning("cannot update the /latest index", [("error", "\(error)")])
         }

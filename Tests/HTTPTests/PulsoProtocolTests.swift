@@ -110,6 +110,18 @@ struct PulsoProtocolTests {
         #expect(try server.journalItems().count == 90_000)
     }
 
+    /// A sample that ends more than a day from now (a watch whose clock was wrong) is stored, but
+    /// is not the type's newest in `/latest`: an app resuming from there would ask for nothing newer.
+    @Test func aSampleFromTheFutureIsStoredButNotLatest() throws {
+        let server = try PushServerFixture()
+        let body = #"[{"uuid":"F-1","type":"heartRate","start":"2199-01-01T00:00:00Z","end":"2199-01-01T00:00:00Z","value":60,"unit":"count/min","source":"W"},"#
+            + #"{"uuid":"F-2","type":"heartRate","start":"2026-07-06T08:00:00+02:00","end":"2026-07-06T08:00:00+02:00","value":61,"unit":"count/min","source":"W"},"#
+            + #"{"uuid":"F-3","type":"stepCount","start":"2199-01-01T00:00:00Z","end":"2199-01-01T00:00:00Z","value":5,"unit":"count","source":"W"}]"#
+        #expect(server.client.post("/ingest", body, token: alice).body == #"{"received": 3, "new": 3, "deleted": 0}"#)
+        #expect(server.client.get("/latest", token: alice).body == #"{"heartRate": "2026-07-06T08:00:00+02:00"}"#)
+        #expect(try server.journalItems().count == 3)
+    }
+
     /// `-00:00` is an unknown offset (RFC 3339), as a forward or a dump writes an instant that
     /// recorded none: the pushed sample has none either, as the replay reads it; `+00:00` is UTC.
     @Test func minusZeroOffsetIsUnknown() throws {

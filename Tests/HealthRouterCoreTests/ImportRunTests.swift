@@ -77,6 +77,12 @@ struct ListSource: FiniteSource {
         _ = try ImportRun(stateDirectory: directory, sinks: [empty], settings: SinkWorker.Settings(),
                           retainSeconds: nil, logger: Logger(minimumLevel: .error)).run(sources: [("list", ListSource(items: first))])
         #expect(try Journal(stateDirectory: directory).prunedGaps(sink: "empty").map(\.last) == [400])
+        // A backfill brought them back (and forgot the gap): the sink, whose cursor it did not
+        // move, does not note them again at its next start.
+        try Journal(stateDirectory: directory).clearPrunedGaps(sink: "empty")
+        _ = try ImportRun(stateDirectory: directory, sinks: [empty], settings: SinkWorker.Settings(),
+                          retainSeconds: nil, logger: Logger(minimumLevel: .error)).run(sources: [("list", ListSource(items: []))])
+        #expect(try Journal(stateDirectory: directory).prunedGaps(sink: "empty").isEmpty)
         // The first store under another name (its cursor this journal never recorded): delivered
         // again whole, and it lacks nothing.
         let renamed = SinkSpec(name: "renamed", type: "test", makeSink: {

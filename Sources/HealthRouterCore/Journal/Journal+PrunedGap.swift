@@ -6,9 +6,28 @@ import Foundation
 /// until `backfill SINK --from` (or `migrate --to SINK`) brings the samples back.
 extension Journal {
     private static func gapKey(_ sink: String) -> String { "pruned_gap:" + sink }
+    /// The last entry of the gaps a backfill brought back: a worker that starts again below it
+    /// (the backfill moved no cursor) does not note them again.
+    private static func filledKey(_ sink: String) -> String { "pruned_gap_filled:" + sink }
 
-    /// Records that `sink` lacks entries `first` through `last`, beside the ranges recorded before.
-    public func notePrunedGap(sink: String, from first: Int64, through last: Int64) throws {
+    /// Records that `sink` lacks entries `first` through `last`, beside the ranges recorded before,
+    /// save those a backfill brought back (`clearPrunedGaps`); with `storeIsNew` (the sink's store
+    /// was replaced or emptied: it lacks what the backfill wrote too), those as well, and the
+    /// backfill is forgotten. Returns whether anything is noted.
+    @discardableResult
+    public func notePrunedGap(sink: String, from first: Int64, through last: Int64, storeIsNew: Bool = false) throws -> Bool {
+        var filled: Int64 = 0
+        if storeIsNew {
+            let forget = try database.prepare("DELETE FROM meta WHERE key = ?1")
+            forget.bind(1, Self.filledKey(sink))
+            try forget.run()
+        } else {
+            let lookup = try database.prepare("SELECT value FROM meta WHERE key = ?1")
+            lookup.bind(1, Self.filledKey(sink))
+            if try lookup.step() { filled = lookup.int64(0) }
+        }
+        let first = max(first, filled + 1)
+        guard first <= last else { return false }
         // Ranges that overlap or touch become one.
         var merged = (first: first, last: last)
         var ranges: [(first: Int64, last: Int64)] = []
@@ -26,6 +45,7 @@ extension Journal {
         statement.bind(1, Self.gapKey(sink))
         statement.bind(2, ranges.map { "\($0.first)-\($0.last)" }.joined(separator: ","))
         try statement.run()
+        return true
     }
 
     /// The ranges of entries `sink` lacks because they were pruned before it wrote them, in the
@@ -45,10 +65,20 @@ extension Journal {
         gaps.map { "\(NumberText.grouped($0.first))–\(NumberText.grouped($0.last))" }.joined(separator: ", ")
     }
 
-    /// Forgets the gaps of `sink` (a backfill from a file wrote the samples back).
+    /// Forgets the gaps of `sink` (a backfill from a file wrote the samples back), for good: the
+    /// sink's worker, whose cursor the backfill did not move, does not note them again.
     public func clearPrunedGaps(sink: String) throws {
-        let statement = try database.prepare("DELETE FROM meta WHERE key = ?1")
-        statement.bind(1, Self.gapKey(sink))
-        try statement.run()
+        try database.transaction {
+            if let last = try prunedGaps(sink: sink).map(\.last).max() {
+                let statement = try database.prepare(
+                    "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = max(value, excluded.value)")
+                statement.bind(1, Self.filledKey(sink))
+                statement.bind(2, last)
+                try statement.run()
+            }
+            let statement = try database.prepare("DELETE FROM meta WHERE key = ?1")
+            statement.bind(1, Self.gapKey(sink))
+            try statement.run()
+        }
     }
 }

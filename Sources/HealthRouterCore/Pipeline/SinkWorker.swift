@@ -195,8 +195,9 @@ public final class SinkWorker: Sendable {
                     // wrote, a recreated journal: `cursor` was set back, the store holds its data).
                     // An empty journal has pruned every entry up to its head.
                     let firstRetained = try journal.oldestRetained() ?? head + 1
-                    if cursor == resumed, cursor + 1 < firstRetained {
-                        try journal.notePrunedGap(sink: name, from: cursor + 1, through: firstRetained - 1)
+                    if cursor == resumed, cursor + 1 < firstRetained,
+                       try journal.notePrunedGap(sink: name, from: cursor + 1, through: firstRetained - 1,
+                                                 storeIsNew: own == 0 && recorded > 0) {
                         if !(own == 0 && recorded > 0) {
                             logger.warning("entries \(Journal.describe([(cursor + 1, firstRetained - 1)])) were pruned (journal.retain) before this sink "
                                                + "wrote them (it was out of the config, or is new): its store lacks those its "
