@@ -50,6 +50,9 @@ public final class NDJSONSink: Sink {
     private var needsRecovery = false
     /// The descriptor holding the folder's lock, -1 when not held.
     private var lockDescriptor: Int32 = -1
+    /// The lock file this writer locked, which nothing replaces: gone (the folder deleted while
+    /// the daemon runs), every later line would go into files nobody can open again.
+    private var lockedFile: FileIdentity?
     /// The index's cursor and whether it holds foreign lines, as last committed.
     private var storedCursor: Int64?
     private var foreignLines = false
@@ -135,6 +138,12 @@ public final class NDJSONSink: Sink {
 
     public func write(_ entries: [JournalEntry], cursor: Int64) throws {
         guard let index else { throw SinkError.unavailable("\(configuration.directory): write before prepare") }
+        // A failed write makes the worker open the sink again: a new folder, with no cursor, which
+        // the journal fills again (its warning says so).
+        if let lockedFile, !lockedFile.isStill(at: configuration.directory + "/.healthrouter-index.lock") {
+            throw SinkError.unavailable("\(configuration.directory) was deleted or replaced while healthrouter wrote it: "
+                                            + "opening it again")
+        }
         do {
             if needsRecovery { try recover(index) }
             try append(entries, cursor: cursor, index: index)
@@ -154,6 +163,7 @@ public final class NDJSONSink: Sink {
         readOnlyView = nil
         if lockDescriptor >= 0 { _ = Foundation.close(lockDescriptor) }
         lockDescriptor = -1
+        lockedFile = nil
     }
 
     /// Two writers appending to one folder would interleave lines and corrupt the index.
@@ -178,6 +188,7 @@ public final class NDJSONSink: Sink {
                                             + "another config on the same folder (give each its own)")
         }
         lockDescriptor = fd
+        lockedFile = FileIdentity(path: path)
     }
 
     // MARK: - Writing

@@ -54,6 +54,9 @@ public final class SQLiteSink: Sink {
     private var loadingInBulk: Bool?
     /// Whether this sink switched the store to a rollback journal for a bulk load.
     private var inRollbackJournal = false
+    /// The file `prepare()` opened: a store deleted or replaced meanwhile (`rm health.sqlite*`
+    /// while the daemon runs) would take every later write into a file nobody can open again.
+    private var openedFile: FileIdentity?
 
     /// The fewest entries a batch must hold to start a bulk load (a push of a few samples into an
     /// empty store is not worth dropping indexes for).
@@ -106,6 +109,7 @@ public final class SQLiteSink: Sink {
             try SQLiteSinkSchema.create(in: database)
             rows = try SQLiteSinkRowWriter(database: database)
             self.database = database
+            openedFile = FileIdentity(path: configuration.path)
             let cursor = try database.scalarInt("SELECT journal_seq FROM sink_cursor WHERE id = 1")
             storedCursor = cursor ?? 0
             canLoadInBulk = try SQLiteSinkSchema.bulkIdIndexes.allSatisfy {
@@ -162,6 +166,12 @@ public final class SQLiteSink: Sink {
     public func write(_ entries: [JournalEntry], cursor: Int64) throws {
         guard let database, let rows else {
             throw SinkError.unavailable("\(configuration.path): write before prepare")
+        }
+        // A failed write makes the worker open the sink again: a new file at the path, with no
+        // cursor, which the journal fills again (its warning says so).
+        if let openedFile, !openedFile.isStill(at: configuration.path) {
+            throw SinkError.unavailable("\(configuration.path) was deleted or replaced while healthrouter wrote it: "
+                                            + "opening it again")
         }
         let now = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
         do {

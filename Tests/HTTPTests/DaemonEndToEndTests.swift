@@ -294,6 +294,43 @@ struct DaemonEndToEndTests {
         #expect(log.components(separatedBy: "cannot write the journal").count - 1 == 1, "\(log)")
     }
 
+    /// A sqlite store and an ndjson folder deleted under the running daemon (`rm health.sqlite*`,
+    /// `rm -r lake`): the next write notices, and the sinks open them again, new, and fill them
+    /// from the journal, the sample pushed before the deletion too. They had written into files
+    /// nobody could open again, and said they were caught up.
+    @Test func storesDeletedUnderTheDaemonAreFilledAgain() throws {
+        let directory = NSTemporaryDirectory() + "daemon-\(UUID().uuidString)"
+        let daemon = try DaemonProcess(directory: directory, sinks: DaemonProcess.localSink(in: directory, more: """
+              lake:
+                type: ndjson
+                directory: \(directory)/lake
+            """))
+        try daemon.start()
+        defer { daemon.stop() }
+        func push(_ id: String) {
+            let body = #"[{"uuid":"ID","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":60,"source":"W"}]"#
+            #expect(daemon.client.post("/ingest", body.replacingOccurrences(of: "ID", with: id), token: DaemonProcess.token).status == 200)
+        }
+        func lakeLines() -> [String] {
+            ((try? String(contentsOfFile: directory + "/lake/heartRate.ndjson", encoding: .utf8)) ?? "")
+                .split(separator: "\n").map(String.init)
+        }
+        func waitFor(_ condition: () -> Bool) -> Bool {
+            let deadline = Date(timeIntervalSinceNow: 20)
+            while !condition() && Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+            return condition()
+        }
+        push("BEFORE-1")
+        #expect(waitFor { ((try? daemon.sinkIds()) ?? []).contains("BEFORE-1") && lakeLines().count == 1 })
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: directory + "/health.sqlite" + suffix) }
+        try FileManager.default.removeItem(atPath: directory + "/lake")
+        push("AFTER-1")
+        #expect(waitFor { ((try? daemon.sinkIds()) ?? []) == ["BEFORE-1", "AFTER-1"] }, "\((try? daemon.sinkIds()) ?? [])")
+        #expect(waitFor { lakeLines().count == 2 }, "\(lakeLines())")
+        let log = try String(contentsOfFile: directory + "/daemon.log", encoding: .utf8)
+        #expect(log.contains("was deleted or replaced while healthrouter wrote it"), "\(log)")
+    }
+
     /// A journal that opens but takes no write (another user's files) stops `run` at the start
     /// (exit 73, saying whose files to fix), instead of a daemon that answers every push 500.
     @Test func aJournalThatCannotBeWrittenStopsTheDaemonAtTheStart() throws {
