@@ -15,6 +15,8 @@ final class CurlSession {
         var message: String
         /// libcurl's `CURLcode`.
         var code: Int = 0
+        /// The session's per-request timeout.
+        var timeoutSeconds: Int = 0
         var description: String { "\(url): \(message)" }
     }
 
@@ -84,7 +86,7 @@ final class CurlSession {
         guard code == CURLE_OK else {
             let detail = String(cString: errorBuffer)
             throw TransportError(url: url, message: detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail,
-                                 code: Int(code.rawValue))
+                                 code: Int(code.rawValue), timeoutSeconds: timeoutSeconds)
         }
         var status = 0
         _ = swcurl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)

@@ -153,6 +153,9 @@ public final class HTTPSink: Sink {
                                + "use the name the certificate is for")
         case 77:   // CURLE_SSL_CACERT_BADFILE
             .misconfigured("\(error): ca_file cannot be read as PEM certificates: check its path and content")
+        case 28:   // CURLE_OPERATION_TIMEDOUT
+            .unavailable("\(error) (the sink's timeout is \(error.timeoutSeconds)s: raise `timeout` "
+                             + "for a receiver that takes longer, or lower `batch_size`)")
         default:
             .unavailable(error.description)
         }
@@ -204,6 +207,9 @@ public final class HTTPSink: Sink {
         switch status {
         case 401, 403:
             reason += " (check the sink's token)"
+        case 301, 302, 307, 308:
+            reason += " (a redirect, which the sink does not follow: the receiver or a proxy before it wants another "
+                + "url, often https:// for http://: set the sink's url to the address it names)"
         case 413:
             reason += " (the receiver, or a proxy before it, refuses bodies this large: raise its limit, such as "
                 + "nginx's client_max_body_size, or lower the sink's batch_size)"

@@ -369,6 +369,14 @@ struct DaemonEndToEndTests {
         if process.isRunning { second.stop() }
         #expect(process.terminationStatus == 69, "\(second.log)")
         #expect(second.log.contains("another healthrouter run (pid \(pid)) uses the state directory"), "\(second.log)")
+        // daemon.lock deleted as a "stale lock file": the state directory's own lock still holds.
+        try FileManager.default.removeItem(atPath: first.directory + "/state/daemon.lock")
+        let again = try second.launch()
+        let againBy = Date(timeIntervalSinceNow: 10)
+        while again.isRunning && Date() < againBy { Thread.sleep(forTimeInterval: 0.05) }
+        if again.isRunning { second.stop() }
+        #expect(again.terminationStatus == 69, "\(second.log)")
+        #expect(second.log.contains("another healthrouter run uses the state directory"), "\(second.log)")
         #expect(first.stop(signal: SIGKILL) != 0)
         let third = try DaemonProcess(directory: first.directory)
         try third.start()

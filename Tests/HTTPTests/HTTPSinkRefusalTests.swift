@@ -43,13 +43,15 @@ struct HTTPSinkRefusalTests {
                 #expect(reason.contains("not a Pulso server's refusal: check the sink's url"), "\(reason)")
             }
         }
-        for status in [404, 405, 408, 429, 500, 503] {
+        for status in [307, 404, 405, 408, 429, 500, 503] {
             do {
                 try sink.write([Self.entry("STATUS-\(status)-1")], cursor: 1)
                 Issue.record("\(status) taken for a delivery")
             } catch SinkError.unavailable(let reason) {
                 #expect(reason.contains("answered \(status)"), "\(reason)")
                 #expect(!reason.contains("check the sink's token"), "\(reason)")
+                // A redirect (http to https, as proxies answer) says so.
+                #expect(reason.contains("a redirect, which the sink does not follow") == (status == 307), "\(reason)")
             }
         }
         for status in [401, 403] {

@@ -89,6 +89,20 @@ struct HTTPSinkTests {
         #expect(badFile?.isMisconfigured == true, "\(String(describing: badFile))")
     }
 
+    /// A receiver that takes the connection and never answers: retried, and the reason says
+    /// which timeout ran out and what to change.
+    @Test func aTimeoutSaysWhichAndWhatToChange() throws {
+        let silent = try #require(DaemonProcess.listeningSocket())
+        defer { close(silent.descriptor) }
+        let context = PluginContext(name: "mirror", stateDirectory: NSTemporaryDirectory(), logger: Logger(minimumLevel: .error))
+        var configuration = HTTPSink.Configuration(url: "http://127.0.0.1:\(silent.port)")
+        configuration.timeout = ConfigDuration(parsing: "1s")
+        let sink = try HTTPSink(configuration: configuration, context: context)
+        let error = #expect(throws: SinkError.self) { _ = try sink.prepare() }
+        guard case .unavailable(let reason)? = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(reason.contains("the sink's timeout is 1s: raise `timeout`"), "\(reason)")
+    }
+
     @Test func failuresAreUnavailable() throws {
         let server = try PushServerFixture()
         let wrong = try sink(server, token: "wrong")
