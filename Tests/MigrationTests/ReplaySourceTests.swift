@@ -73,14 +73,15 @@ final class CollectingOutput: SourceOutput {
         }
         #expect(sleep.type == "HKCategoryTypeIdentifierSleepAnalysis")
         #expect(sleep.kind == .category)
-        #expect(sleep.categoryValue == "asleepREM")
+        // Pulso's names, stored under HealthKit's, as a push of the same line stores them.
+        #expect(sleep.categoryValue == "HKCategoryValueSleepAnalysisAsleepREM")
         #expect(sleep.timeZone == "Europe/Lisbon")
         #expect(sleep.metadata.isEmpty)
         #expect(sleep.start.utcOffsetSeconds == 3600)
         #expect(workout.kind == .workout)
         #expect(workout.type == "HKWorkoutTypeIdentifier")
         if case .workout(let parts) = workout.detail {
-            #expect(parts.activityType == "traditionalStrengthTraining")
+            #expect(parts.activityType == "HKWorkoutActivityTypeTraditionalStrengthTraining")
             #expect(parts.totalEnergyBurnedKilocalories == 412)
         } else {
             Issue.record("no workout detail")

@@ -80,9 +80,13 @@ public enum PulsoJSONDecoder {
 
         var sample = Sample(id: id, type: type, kind: kind, start: start, end: end,
                             sourceName: object["source"]?.stringValue ?? "")
+        // A Pulso line (no `kind`: Pulso's server, or a client's file) names a category value and
+        // a workout's activity as Pulso does (`asleepREM`, `running`): stored under HealthKit's
+        // names, as a push of the same line and an export store them, so that one query finds all.
+        let isPulsoLine = kindName == nil
         switch object["value"] {
         case .number(let number): sample.value = number
-        case .string(let name): sample.categoryValue = name
+        case .string(let name): sample.categoryValue = isPulsoLine ? CategoryValueNames.healthKitName(name, type: type) : name
         default: break
         }
         if let category = object["categoryValue"]?.stringValue { sample.categoryValue = category }
@@ -104,7 +108,8 @@ public enum PulsoJSONDecoder {
         }
         sample.metadata = metadata
 
-        if let activity = object["activityType"]?.stringValue ?? object["workoutActivityType"]?.stringValue {
+        if let activity = object["activityType"]?.stringValue
+            ?? object["workoutActivityType"]?.stringValue.map({ isPulsoLine ? WorkoutActivityName.healthKitName($0) : $0 }) {
             var workout = Workout(activityType: activity)
             workout.durationSeconds = object["duration"]?.numberValue
             workout.totalEnergyBurnedKilocalories = object["totalEnergyBurned"]?.numberValue
