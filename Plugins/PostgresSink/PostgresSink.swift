@@ -184,7 +184,10 @@ public final class PostgresSink: Sink {
                 }
                 if configuration.rowLevelSecurity { try enableRowLevelSecurity(connection) }
             }
-            if let forgotten { warnMissing(forgotten) }
+            if let forgotten {
+                logger.warning(MissingDataTables.warning(schema: configuration.schema, cursorTable: "healthrouter_cursor",
+                                                         missing: forgotten))
+            }
             if configuration.summarizeAfter != nil {
                 // A partial index on exactly the rows a fold takes, so folding after every batch
                 // reads only the rows it folds.
@@ -274,35 +277,15 @@ public final class PostgresSink: Sink {
         }
     }
 
-    /// Says which tables `forgetCursorsOfMissingTables` found missing, once their transaction committed.
-    private func warnMissing(_ missing: [String]) {
-        let names = missing.map { "\(configuration.schema).\($0)" }.joined(separator: ", ")
-        logger.warning("\(names) \(missing.count == 1 ? "is" : "are") missing (dropped or renamed) though healthrouter_cursor says rows "
-                           + "were written: created anew, empty, and the sinks' cursors there reset, so the journal is delivered again")
-    }
-
-    /// When a table of the sink's data is gone (dropped or renamed: `healthkit_metrics`, or
-    /// `healthkit_daily_summaries` once tiering has folded into it) while `healthrouter_cursor`
-    /// holds cursors, the DDL would create it anew, empty, and every sink would carry on from its
-    /// cursor past the rows it no longer holds. Instead the cursors are deleted (every sink of the
-    /// schema wrote into the table), so the store is taken as new and the journal is delivered
-    /// again; with the summaries gone, the ids they had folded are forgotten too, so the rows
-    /// delivered again are folded anew. Returns the tables missing (nil when none, or no cursor).
+    /// `MissingDataTables` for this schema: `healthkit_metrics`, and `healthkit_daily_summaries`
+    /// once tiering has folded into it; with the summaries gone, the ids they had folded are
+    /// forgotten too, so the rows delivered again are folded anew.
     private func forgetCursorsOfMissingTables(_ connection: PostgresConnection) throws -> [String]? {
-        func exists(_ table: String) throws -> Bool {
-            try connection.query("SELECT to_regclass($1) IS NOT NULL", [schema.name(table)]).bool(0, 0) == true
-        }
-        let cursors = schema.name("healthrouter_cursor")
-        guard try exists("healthrouter_cursor"), try connection.execute("SELECT 1 FROM \(cursors) LIMIT 1").rowCount > 0 else {
-            return nil
-        }
-        let folded = try exists("healthkit_summarized_ids")
-        var missing: [String] = []
-        for table in ["healthkit_metrics"] + (folded ? ["healthkit_daily_summaries"] : []) {
-            if try !exists(table) { missing.append(table) }
-        }
-        guard !missing.isEmpty else { return nil }
-        try connection.execute("DELETE FROM \(cursors)")
+        let qualify = { (table: String) in self.schema.name(table) }
+        let folded = try MissingDataTables.exists("healthkit_summarized_ids", connection, qualify)
+        guard let missing = try MissingDataTables.forgetCursors(
+            connection, cursorTable: "healthrouter_cursor",
+            tables: ["healthkit_metrics"] + (folded ? ["healthkit_daily_summaries"] : []), qualify: qualify) else { return nil }
         if missing.contains("healthkit_daily_summaries") {
             try connection.execute("DELETE FROM \(schema.name("healthkit_summarized_ids"))")
         }

@@ -269,14 +269,9 @@ public final class TimescaleDBSink: Sink {
                                            + "(\(TimescaleDBSchema.version)) ON CONFLICT DO NOTHING")
             }
         }
-        if let forgotten { warnMissing(forgotten) }
-    }
-
-    /// Says which tables `forgetCursorsOfMissingTables` found missing, once their transaction committed.
-    private func warnMissing(_ missing: [String]) {
-        let names = missing.map { "\(configuration.schema).\($0)" }.joined(separator: ", ")
-        logger.warning("\(names) \(missing.count == 1 ? "is" : "are") missing (dropped or renamed) though sink_cursor says rows "
-                           + "were written: created anew, empty, and the sinks' cursors there reset, so the journal is delivered again")
+        if let forgotten {
+            logger.warning(MissingDataTables.warning(schema: configuration.schema, cursorTable: "sink_cursor", missing: forgotten))
+        }
     }
 
     /// When a time table (`samples`, `sleep_stages`, `workouts`) is gone (dropped or renamed)
@@ -288,19 +283,12 @@ public final class TimescaleDBSink: Sink {
     /// is taken as new and the journal is delivered again. Returns the tables missing (nil when none,
     /// or no cursor).
     private func forgetCursorsOfMissingTables(_ connection: PostgresConnection) throws -> [String]? {
-        func exists(_ table: String) throws -> Bool {
-            try connection.query("SELECT to_regclass($1) IS NOT NULL", [schema.name(table)]).bool(0, 0) == true
-        }
-        let cursors = schema.name("sink_cursor")
-        guard try exists("sink_cursor"), try connection.execute("SELECT 1 FROM \(cursors) LIMIT 1").rowCount > 0 else {
+        let qualify = { (table: String) in self.schema.name(table) }
+        func exists(_ table: String) throws -> Bool { try MissingDataTables.exists(table, connection, qualify) }
+        guard let missing = try MissingDataTables.forgetCursors(connection, cursorTable: "sink_cursor",
+                                                                tables: schema.timeTables.map(\.name), qualify: qualify) else {
             return nil
         }
-        var missing: [String] = []
-        for table in schema.timeTables.map(\.name) {
-            if try !exists(table) { missing.append(table) }
-        }
-        guard !missing.isEmpty else { return nil }
-        try connection.execute("DELETE FROM \(cursors)")
         if try exists("sample_index") {
             try connection.query("DELETE FROM \(schema.name("sample_index")) WHERE table_name = ANY($1::text[])",
                                  [SQL.textArray(missing)])

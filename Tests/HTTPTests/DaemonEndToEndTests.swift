@@ -242,12 +242,8 @@ struct DaemonEndToEndTests {
     /// to give each sink its own folder. A dump of it (which only reads) and a backfill of a
     /// sqlite sink work.
     @Test func aBackfillOfAnNDJSONSinkBesideTheDaemonSaysToStopIt() throws {
-        let directory = NSTemporaryDirectory() + "daemon-\(UUID().uuidString)"
-        let daemon = try DaemonProcess(directory: directory, sinks: DaemonProcess.localSink(in: directory, more: """
-              lake:
-                type: ndjson
-                directory: \(directory)/lake
-            """))
+        let daemon = try DaemonProcess.withNDJSONSink()
+        let directory = daemon.directory
         try daemon.start()
         defer { daemon.stop() }
         let pushed = #"[{"uuid":"P-1","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":60,"source":"W"}]"#
@@ -299,12 +295,8 @@ struct DaemonEndToEndTests {
     /// from the journal, the sample pushed before the deletion too. They had written into files
     /// nobody could open again, and said they were caught up.
     @Test func storesDeletedUnderTheDaemonAreFilledAgain() throws {
-        let directory = NSTemporaryDirectory() + "daemon-\(UUID().uuidString)"
-        let daemon = try DaemonProcess(directory: directory, sinks: DaemonProcess.localSink(in: directory, more: """
-              lake:
-                type: ndjson
-                directory: \(directory)/lake
-            """))
+        let daemon = try DaemonProcess.withNDJSONSink()
+        let directory = daemon.directory
         try daemon.start()
         defer { daemon.stop() }
         func push(_ id: String) {

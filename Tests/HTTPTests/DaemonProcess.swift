@@ -71,6 +71,17 @@ final class DaemonProcess {
             """ + more
     }
 
+    /// A daemon in a new temporary directory whose sinks are the sqlite sink `local` and the
+    /// ndjson sink `lake` (its folder `<directory>/lake`).
+    static func withNDJSONSink() throws -> DaemonProcess {
+        let directory = NSTemporaryDirectory() + "daemon-\(UUID().uuidString)"
+        return try DaemonProcess(directory: directory, sinks: localSink(in: directory, more: """
+              lake:
+                type: ndjson
+                directory: \(directory)/lake
+            """))
+    }
+
     /// A daemon in a new temporary directory whose sinks are the sqlite sink `local` and an http
     /// sink `name` posting to `url`, with `options` (`timeout: 12s`, one a line) besides.
     static func withHTTPSink(_ name: String, url: String, options: [String] = []) throws -> DaemonProcess {
