@@ -21,6 +21,14 @@ final class LatestIndex: Sendable {
 
     private let state: Mutex<State>
 
+    /// How far after now an end may lie and count (`PulsoBatchParser` leaves later ones out).
+    static let futureAllowanceMilliseconds: Int64 = 86_400_000
+
+    /// The latest end that counts now.
+    static func latestAllowedEnd(now: Date = Date()) -> Int64 {
+        Int64(now.timeIntervalSince1970 * 1_000) + futureAllowanceMilliseconds
+    }
+
     init(path: String) throws {
         let database = try SQLiteDatabase(path: path)
         try database.execute("""
@@ -29,7 +37,11 @@ final class LatestIndex: Sendable {
             """)
         var loaded = State(database: database)
         let statement = try database.prepare("SELECT user, key, end_ms, end_text, ord FROM latest")
+        // An end stored before ends ahead of now were left out (a device whose clock was wrong)
+        // is left out too: the next end of its type takes its place.
+        let latestAllowed = Self.latestAllowedEnd()
         while try statement.step() {
+            if statement.int64(2) > latestAllowed { continue }
             let order = Int(statement.int64(4))
             loaded.byUser[statement.string(0) ?? "", default: [:]][statement.string(1) ?? ""] =
                 Newest(instant: statement.int64(2), text: statement.string(3) ?? "", order: order)

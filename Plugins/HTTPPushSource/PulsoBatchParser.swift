@@ -54,7 +54,7 @@ enum PulsoBatchParser {
         /// watch whose clock was wrong (`2199-01-01`) would be its type's newest for good, and an
         /// app resuming from `/latest` would ask its phone for nothing newer. (It is stored.)
         var endsAhead = 0
-        private let latestEndAllowed = Int64(Date().timeIntervalSince1970 * 1_000) + 86_400_000
+        private let latestEndAllowed = LatestIndex.latestAllowedEnd()
         /// The `ends` index of each key (a body of 300,000 types searched `ends` for each sample).
         private var endIndex: [String: Int] = [:]
         /// The `ends` index of the type seen last (bodies come in runs of one type).

@@ -88,6 +88,8 @@ public final class PostgresSink: Sink {
     private let sinkName: String
     let schema: PostgresSinkSchema
     private var connection: PostgresConnection?
+    /// The cursor `healthrouter_cursor` holds for this sink, as far as this instance knows.
+    private var storedCursor: Int64 = 0
     private var rows = CopyTextWriter(capacity: 1 << 18)
     /// Sends the batch's rows to the server while the rest are encoded.
     private var stream: PostgresUpsertStream
@@ -210,8 +212,9 @@ public final class PostgresSink: Sink {
             if user != configuration.userId {
                 logger.info("user_id \(configuration.userId) is stored as \(user) (set HEALTHKIT_USER_ID=\(user) for health4ai)")
             }
-            return try connection.query("SELECT journal_seq FROM \(schema.name("healthrouter_cursor")) WHERE sink = $1",
-                                        [sinkName]).int(0, 0) ?? 0
+            storedCursor = try connection.query("SELECT journal_seq FROM \(schema.name("healthrouter_cursor")) WHERE sink = $1",
+                                                [sinkName]).int(0, 0) ?? 0
+            return storedCursor
         } catch let error as SinkError {
             throw error
         } catch let error as PostgresError {
@@ -400,6 +403,10 @@ public final class PostgresSink: Sink {
         guard let connection else { throw SinkError.unavailable("postgres: write before prepare") }
         do {
             try connection.transaction {
+                if try MissingDataTables.cursorWasForgotten(connection, cursorTable: schema.name("healthrouter_cursor"),
+                                                            sink: sinkName, storedCursor: storedCursor) {
+                    throw SinkError.unavailable(MissingDataTables.forgottenCursor)
+                }
                 rows.reset()
                 stream.reset()
                 for entry in entries {
@@ -423,6 +430,7 @@ public final class PostgresSink: Sink {
                                          + "ON CONFLICT (sink) DO UPDATE SET journal_seq = EXCLUDED.journal_seq",
                                      [sinkName, String(cursor)])
             }
+            storedCursor = cursor
         } catch let error as PostgresError {
             throw error.writeError
         }

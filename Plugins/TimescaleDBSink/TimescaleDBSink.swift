@@ -328,6 +328,10 @@ public final class TimescaleDBSink: Sink {
                 if loadingInBulk, !allNew { try connection.transaction { try finishBulkLoad(connection) } }
             }
             try connection.transaction {
+                if try MissingDataTables.cursorWasForgotten(connection, cursorTable: schema.name("sink_cursor"),
+                                                            sink: sinkName, storedCursor: storedCursor) {
+                    throw SinkError.unavailable(MissingDataTables.forgottenCursor)
+                }
                 insertsNewIds = try planBulkLoad(entries, allNew: allNew, on: connection)
                 skipsUnchanged = idsInCCollation
                     && (entries.first.map { !$0.isFromJournal || $0.sequence <= storedCursor } ?? false)

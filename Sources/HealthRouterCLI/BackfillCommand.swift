@@ -188,10 +188,15 @@ enum BackfillCommand {
             // written by it, as the entries a gap lacks are.
             if path != nil, FilterOptions.describe(filter).isEmpty { prunedLetters = try journal.clearPrunedDeadLetters(sink: name) }
             let gaps = try journal.prunedGaps(sink: name)
+            // The file holds what was pruned before this sink's worker ever ran, too.
+            let prunedThrough = (try journal.oldestRetained() ?? journal.head() + 1) - 1
+            if path != nil, gaps.isEmpty, FilterOptions.describe(filter).isEmpty {
+                try journal.clearPrunedGaps(sink: name, filledThrough: prunedThrough)
+            }
             if path != nil, !gaps.isEmpty {
                 let ranges = Journal.describe(gaps)
                 if FilterOptions.describe(filter).isEmpty {
-                    try journal.clearPrunedGaps(sink: name)
+                    try journal.clearPrunedGaps(sink: name, filledThrough: prunedThrough)
                     gapNote = "the note that '\(name)' lacks entries \(ranges) (pruned before it wrote them) is forgotten: "
                         + "this file is taken to hold their samples"
                 } else {

@@ -24,6 +24,22 @@ public enum MissingDataTables {
         try connection.query("SELECT to_regclass($1) IS NOT NULL", [qualify(table)]).bool(0, 0) == true
     }
 
+    /// Inside a write's transaction, for a sink that has written before (`storedCursor` > 0):
+    /// throws when its cursor row is gone, because another sink of the schema found a dropped
+    /// table and forgot every cursor. Written as it was, the batch would go into the table made
+    /// anew and put this sink's old cursor back, past rows the table no longer holds; the caller
+    /// throws `SinkError.unavailable`, and the sink, opened again, is delivered the journal again.
+    /// (The row is locked until the transaction ends.)
+    public static func cursorWasForgotten(_ connection: PostgresConnection, cursorTable: String, sink: String,
+                                          storedCursor: Int64) throws -> Bool {
+        guard storedCursor > 0 else { return false }
+        return try connection.query("SELECT journal_seq FROM \(cursorTable) WHERE sink = $1 FOR UPDATE", [sink]).int(0, 0) == nil
+    }
+
+    /// Why a write stopped for `cursorWasForgotten`.
+    public static let forgottenCursor = "the schema's cursors were reset (another sink of it found a data table dropped and "
+        + "created it anew): opening the sink again, so that the journal is delivered again"
+
     /// The warning once the transaction that forgot the cursors committed.
     public static func warning(schema: String, cursorTable: String, missing: [String]) -> String {
         let names = missing.map { "\(schema).\($0)" }.joined(separator: ", ")

@@ -24,30 +24,32 @@ public enum PostgresConnectionString {
 
     /// Why libpq would read a piece of the user or password of the `postgres://` URL `url` as its
     /// host, port or database (which it then shows in its messages, and healthrouter in its
-    /// logs and `status`), or nil. libpq ends the user and password at the first `@` only when no
-    /// `/` comes before it: `postgres://u:p@ss@host/db` (an `@` in the password) and
-    /// `postgres://u:s3cr3t/pass@host/db` (a `/`, or a `?` then a `/`) leave an `@` that is not the
-    /// value of a query parameter (`?user=me@server`). Never quotes the URL.
+    /// logs and `status`), or nil. Never quotes the URL. libpq takes what comes before the first
+    /// `@` as the user and password only when no `/` comes before that `@`:
+    /// - then a second `@` before the host's end (`u:p@ss@host/db`) is a password's `@`; an `@`
+    ///   in the database or a query value (`/my@db`, `?sslrootcert=/ca@2.pem`) is not;
+    /// - else (`u:s3cr3t/pass@host/db`, a password holding `/`) libpq reads `u:s3cr3t` as the host
+    ///   and port, whose port is no number, and the rest as the database, holding the real host
+    ///   after an `@`. A host without a port, or with a number for one (`localhost:5432/my@db`,
+    ///   `[::1]/my@db`), is a database named so.
     public static func passwordHazard(_ url: String) -> String? {
         guard let scheme = ["postgres://", "postgresql://"].first(where: { url.hasPrefix($0) }) else { return nil }
         let rest = url.dropFirst(scheme.count)
-        // libpq's end of the user and password: the first `@`, when no `/` comes before it.
-        let end = rest.firstIndex { $0 == "@" || $0 == "/" }.flatMap { rest[$0] == "@" ? $0 : nil }
-        var inQuery = false, inValue = false
-        for character in end.map({ rest[rest.index(after: $0)...] }) ?? rest {
-            switch character {
-            case "?" where !inQuery: inQuery = true
-            case "&" where inQuery: inValue = false
-            case "=" where inQuery: inValue = true
-            case "@" where !inValue:
-                return end != nil
-                    ? "the url's user or password holds '@': percent-encode it as %40 (and : / ? # as %3A %2F %3F %23)"
-                    : "the url's user or password holds '/' or '?', where libpq ends the host: percent-encode them "
-                        + "as %2F and %3F (and @ : # as %40 %3A %23)"
-            default: break
-            }
+        let at = rest.firstIndex(of: "@"), slash = rest.firstIndex(of: "/")
+        if let at, slash.map({ at < $0 }) ?? true {
+            let host = rest[rest.index(after: at)...].prefix { $0 != "/" && $0 != "?" }
+            guard host.contains("@") else { return nil }
+            return "the url's user or password holds '@': percent-encode it as %40 (and : / ? # as %3A %2F %3F %23)"
         }
-        return nil
+        guard let slash, let at, at > slash else { return nil }
+        let hostAndPort = rest[..<slash].prefix { $0 != "?" }
+        let afterHost = hostAndPort.lastIndex(of: "]").map { hostAndPort[hostAndPort.index(after: $0)...] } ?? hostAndPort
+        guard let colon = afterHost.lastIndex(of: ":") else { return nil }
+        let port = afterHost[afterHost.index(after: colon)...]
+        guard !port.isEmpty, !port.allSatisfy(\.isASCIIDigit) else { return nil }
+        guard rest[rest.index(after: slash)...].prefix(while: { $0 != "?" }).contains("@") else { return nil }
+        return "the url's user or password holds '/' or '?', where libpq ends the host: percent-encode them "
+            + "as %2F and %3F (and @ : # as %40 %3A %23)"
     }
 
     /// For libpq's `invalid … parameter: "sslmod"`, the parameter libpq knows that is closest.
@@ -65,4 +67,8 @@ public enum PostgresConnectionString {
         }
         return NameSuggester.closest(to: name, among: keywords)
     }
+}
+
+private extension Character {
+    var isASCIIDigit: Bool { ("0"..."9").contains(self) }
 }

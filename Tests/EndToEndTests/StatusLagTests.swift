@@ -145,6 +145,39 @@ import Testing
         #expect(after.status == 0 && !after.stdout.contains("lacks entries"), "\(after.stdout)")
     }
 
+    /// A sink added to the config after entries were pruned, and backfilled from the export before
+    /// its first run (no gap noted yet): its first run does not note the entries the backfill
+    /// brought back (it told the user to do what they had just done).
+    @Test func aSinkBackfilledBeforeItsFirstRunLacksNothing() throws {
+        let directory = makeTemporaryDirectory()
+        let export = directory + "/export.xml"
+        try CommandRunner.generateExport(records: 50, to: export, zip: false, quirks: false)
+        let first = try writeConfig("""
+            state_directory: \(directory)/state
+            journal: { retain: 0s }
+            sinks:
+              local: { type: sqlite, path: \(directory)/state/health.sqlite }
+            """, in: directory)
+        #expect(try CommandRunner.run(["import", export, "--config", first, "--quiet"], in: directory).status == 0)
+        let journal = try Journal(stateDirectory: directory + "/state")
+        #expect(try journal.oldestRetained() == nil)   // every entry pruned
+        let second = directory + "/second.yaml"
+        try """
+            state_directory: \(directory)/state
+            journal: { retain: 0s }
+            sinks:
+              local: { type: sqlite, path: \(directory)/state/health.sqlite }
+              late: { type: sqlite, path: \(directory)/state/late.sqlite }
+            """.write(toFile: second, atomically: true, encoding: .utf8)
+        let backfill = try CommandRunner.run(["backfill", "late", "--from", export, "--config", second, "--quiet"], in: directory)
+        #expect(backfill.status == 0, "\(backfill.stdout)\(backfill.stderr)")
+        let imported = try CommandRunner.run(["import", export, "--config", second], in: directory)
+        #expect(imported.status == 0, "\(imported.stdout)\(imported.stderr)")
+        #expect(!imported.stderr.contains("were pruned (journal.retain) before this sink wrote them"), "\(imported.stderr)")
+        let status = try CommandRunner.run(["status", "--config", second], in: directory)
+        #expect(status.status == 0 && !status.stdout.contains("lacks entries"), "\(status.stdout)")
+    }
+
     /// A whole migration into a sink that lacks pruned entries forgets them only when its source
     /// was delivered to and lacks none itself, saying which.
     @Test func aMigrationForgetsAGapOnlyFromAStoreThatLacksNothing() throws {

@@ -122,6 +122,22 @@ struct PulsoProtocolTests {
         #expect(try server.journalItems().count == 3)
     }
 
+    /// An end from the future that an earlier build stored is left out when the index is opened,
+    /// so `/latest` stops naming it once the daemon is upgraded.
+    @Test func aFutureEndStoredBeforeIsLeftOutAtTheStart() throws {
+        let path = NSTemporaryDirectory() + "latest-\(UUID().uuidString).sqlite"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        do {
+            let index = try LatestIndex(path: path)
+            try index.record([(key: "heartRate", end: "2026-07-06T08:00:00Z",
+                               instant: Timestamp(epochSeconds: 1_783_324_800, utcOffsetSeconds: 0))], user: "alice")
+        }
+        let database = try SQLiteDatabase(path: path)
+        try database.execute("INSERT INTO latest VALUES ('alice', 'stepCount', 7258118400000, '2200-01-01T00:00:00Z', 7)")
+        let reopened = try LatestIndex(path: path)
+        #expect(reopened.json(user: "alice") == #"{"heartRate": "2026-07-06T08:00:00Z"}"#)
+    }
+
     /// `-00:00` is an unknown offset (RFC 3339), as a forward or a dump writes an instant that
     /// recorded none: the pushed sample has none either, as the replay reads it; `+00:00` is UTC.
     @Test func minusZeroOffsetIsUnknown() throws {

@@ -52,6 +52,11 @@ import TimescaleDBSink
         "postgres://me@127.0.0.1/c1?sslmode=verify-full&sslrootcert=/etc/ca@2/root.pem",
         "postgres://me@127.0.0.1",
         "host=127.0.0.1 password=a@b/c dbname=c1",
+        // An `@` in the database's name (psql connects to `my@db` so).
+        "postgres://postgres@127.0.0.1:61000/my@db",
+        "postgres://localhost:5432/my@db",
+        "postgres://[::1]/my@db",
+        "postgres://[::1]:5432/my@db?sslmode=disable",
     ])
     func wellFormedURLsAreTaken(_ url: String) {
         #expect(PostgresConnectionString.problem(url) == nil)

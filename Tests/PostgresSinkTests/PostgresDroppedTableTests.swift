@@ -116,4 +116,44 @@ import TimescaleDBSink
             #expect(try snapshot() == written)
         }
     }
+
+    /// Two sinks on one schema, the table dropped: the first to open again forgets every cursor of
+    /// the schema. The other, still connected, must not write its next batch into the table made
+    /// anew and put its old cursor back (it would never deliver what the table lost, and say it was
+    /// caught up): its write fails as unavailable, and opened again it starts from 0.
+    @Test func aSecondSinkOfTheSchemaDoesNotCarryOnPastTheDroppedTable() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let schema = PostgresTestDatabase.freshSchema()
+        func context(_ name: String) -> PluginContext {
+            PluginContext(name: name, stateDirectory: NSTemporaryDirectory(), logger: Logger(minimumLevel: .error))
+        }
+        let admin = try PostgresTestDatabase.connect(url)
+        defer { admin.close() }
+        let postgres = PostgresSink.Configuration(url: url, userId: PostgresSinkTests.userId, schema: schema)
+        let timescale = TimescaleDBSink.Configuration(url: url, schema: schema + "_ts", requireTimescaledb: false)
+        let cases: [(make: (String) -> any Sink, table: String)] = [
+            ({ PostgresSink(configuration: postgres, context: context($0)) }, SQL.qualified(schema, "healthkit_metrics")),
+            ({ TimescaleDBSink(configuration: timescale, context: context($0)) }, SQL.qualified(schema + "_ts", "samples")),
+        ]
+        for (make, table) in cases {
+            let first = make("first"), second = make("second")
+            _ = try first.prepare()
+            _ = try second.prepare()
+            try first.write(ConformanceFixtures.entries([ConformanceFixtures.numbered(1)], from: 1), cursor: 1)
+            try second.write(ConformanceFixtures.entries([ConformanceFixtures.numbered(2)], from: 2), cursor: 2)
+            try admin.execute("DROP TABLE \(table) CASCADE")
+            first.close()
+            let reopened = make("first")
+            #expect(try reopened.prepare() == 0)
+            reopened.close()
+            let refused = #expect(throws: SinkError.self) {
+                try second.write(ConformanceFixtures.entries([ConformanceFixtures.numbered(3)], from: 3), cursor: 3)
+            }
+            #expect("\(refused.map { "\($0)" } ?? "")".contains("the schema's cursors were reset"), "\(String(describing: refused))")
+            second.close()
+            let secondAgain = make("second")
+            #expect(try secondAgain.prepare() == 0)
+            secondAgain.close()
+        }
+    }
 }

@@ -66,10 +66,12 @@ extension Journal {
     }
 
     /// Forgets the gaps of `sink` (a backfill from a file wrote the samples back), for good: the
-    /// sink's worker, whose cursor the backfill did not move, does not note them again.
-    public func clearPrunedGaps(sink: String) throws {
+    /// sink's worker, whose cursor the backfill did not move, does not note them again; nor, with
+    /// `filledThrough`, the entries up to it that were pruned before its worker first ran (a sink
+    /// added to the config and backfilled before its first start has no gap noted yet).
+    public func clearPrunedGaps(sink: String, filledThrough: Int64? = nil) throws {
         try database.transaction {
-            if let last = try prunedGaps(sink: sink).map(\.last).max() {
+            if let last = (try prunedGaps(sink: sink).map(\.last) + [filledThrough ?? 0]).max(), last > 0 {
                 let statement = try database.prepare(
                     "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = max(value, excluded.value)")
                 statement.bind(1, Self.filledKey(sink))

@@ -31,9 +31,9 @@ public final class PushIngest: Sendable {
     private let queue = Mutex(Queue())
     /// The journal file this ingest opened, and where.
     private let journalFile: (path: String, identity: FileIdentity?)
-    /// Why the latest append failed, while no append has succeeded since (nil: the journal takes
-    /// writes): `/health` answers 503 meanwhile.
-    private let failure = Mutex<String?>(nil)
+    /// Why the latest append failed, and when, while no append has succeeded since (nil: the
+    /// journal takes writes): `/health` answers 503 meanwhile (`failingSince`).
+    private let failure = Mutex<(reason: String, at: Date, fileReplaced: Bool)?>(nil)
     /// Rows sinks wrote whose cursor record failed (the journal refused the write): added to
     /// their next one, so `status` counts them.
     private let unrecordedRows = Mutex<[String: Int]>([:])
@@ -126,8 +126,23 @@ public final class PushIngest: Sendable {
         try journal.withLock { try $0.head() }
     }
 
-    /// Why the journal refuses appends now (the latest failed, none succeeded since), or nil.
-    public var failingSince: String? { failure.withLock { $0 } }
+    /// Why the journal refuses appends now, or nil: its file is not the one opened (looked at now),
+    /// or an append failed within `failureMemory` seconds and none succeeded since (a full disk:
+    /// after a minute without pushes it is taken to be fixed, so a client that waits for
+    /// `/health` before pushing is not kept out for good).
+    public var failingSince: String? {
+        if let identity = journalFile.identity, !identity.isStill(at: journalFile.path) {
+            return JournalFileReplaced(path: journalFile.path).description
+        }
+        // A file replaced and then put back takes writes again.
+        return failure.withLock { failure in
+            guard let failure, !failure.fileReplaced, Date().timeIntervalSince(failure.at) < Self.failureMemory else { return nil }
+            return failure.reason
+        }
+    }
+
+    /// How long a failed append keeps `failingSince` set without another failure.
+    static let failureMemory: TimeInterval = 60
 
     /// Everything appended through the pushes of this process: this ingest, and those before it
     /// that shared its `PushTotals` (the daemon's, across config reloads).
@@ -245,7 +260,7 @@ public final class PushIngest: Sendable {
         job.entries = []
         switch job.work {
         case .append:
-            failure.withLock { $0 = "\(error)" }
+            failure.withLock { $0 = ("\(error)", Date(), error is JournalFileReplaced) }
         case .progress(let progress):
             if case .cursor(let sink, _, let written) = progress, written > 0 {
                 unrecordedRows.withLock { $0[sink, default: 0] += written }
