@@ -20,8 +20,8 @@ final class PushRequestHandler: Sendable {
 
     /// The bodies being parsed and journaled, all requests of all push sources together (their
     /// samples take 10 to 20 times their size until journaled): 8 MiB of bodies at once, a larger
-    /// body alone. (`parsing` is this one but in tests.) Four 62 MB Health Auto Export bodies at once took a daemon limited to 3 GiB
-    /// down; one at a time, they peak at 1.2 GB.
+    /// body alone. Four 62 MB Health Auto Export bodies at once took a daemon limited to 3 GiB
+    /// down; one at a time, they peak at 1.2 GB. (`parsing` is this one but in tests.)
     static let parsing = ParseBudget(capacity: 8 << 20)
     let parsing: ParseBudget
 
