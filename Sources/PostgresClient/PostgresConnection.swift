@@ -128,6 +128,17 @@ public final class PostgresConnection {
     /// Whether the connection is still usable (false after the server went away).
     public var isConnected: Bool { handle.map { PQstatus($0) == CONNECTION_OK } ?? false }
 
+    /// Whether the connection is still usable, as far as can be told without a round trip: reads
+    /// what the server sent meanwhile (the error and end of a session it closed while idle:
+    /// `idle_session_timeout`, a pooler's or a NAT's idle limit, `pg_terminate_backend`).
+    public var survivedIdling: Bool {
+        guard let handle else { return false }
+        // The first read takes the server's error message, the second meets the closed socket
+        // (each returns at once when nothing came).
+        if PQconsumeInput(handle) == 1 { _ = PQconsumeInput(handle) }
+        return PQstatus(handle) == CONNECTION_OK
+    }
+
     /// The server's version number (`150004`).
     public var serverVersion: Int { handle.map { Int(PQserverVersion($0)) } ?? 0 }
 

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import HealthRouterCore
 import PostgresClient
+import PostgresSink
 import TimescaleDBSink
 
 /// The sink's connection dies in the middle of an import (the server closes it, as on a restart):
@@ -92,11 +93,45 @@ import TimescaleDBSink
         }
         try delivery.finish()
         #expect(killed == 2)
-        // Each dead connection failed one write, which the caller heard of before the retry.
-        #expect(retries.count == 2, "\(retries)")
+        // A dead connection fails at most one write, which the caller hears of before the retry
+        // (none when the session's end had reached the sink before its next write, which then
+        // connects again first).
+        #expect(retries.count <= 2, "\(retries)")
         #expect(retries.allSatisfy { $0.hasPrefix("1 of 3 after a pause: unavailable") }, "\(retries)")
         #expect(delivery.counts.samples == 500 && delivery.counts.rejected == 0)
         #expect(try admin.execute("SELECT count(*) FROM \(SQL.qualified(schema, "samples"))").int(0, 0) == 500)
+    }
+
+    /// A session the server ended while the sink was idle (`idle_session_timeout`, a pooler's
+    /// idle limit; here `pg_terminate_backend`): the next write connects again first and succeeds,
+    /// instead of failing, being logged as a failed write and retried a second later.
+    @Test func aSessionEndedWhileIdleIsOpenedAgainBeforeTheNextWrite() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let admin = try PostgresConnection(url: url)
+        defer { admin.close() }
+        for kind in ["postgres", "timescaledb"] {
+            let application = "hr_idle_" + PostgresTestDatabase.freshSchema()
+            let schema = PostgresTestDatabase.freshSchema()
+            let sink: any Sink = kind == "postgres"
+                ? PostgresSink(configuration: .init(url: url + " application_name=" + application, userId: PostgresSinkTests.userId,
+                                                    schema: schema), context: ConformanceFixtures.context())
+                : TimescaleDBSink(configuration: .init(url: url + " application_name=" + application, schema: schema,
+                                                       requireTimescaledb: false), context: ConformanceFixtures.context())
+            defer { sink.close() }
+            _ = try sink.prepare()
+            try sink.write(ConformanceFixtures.entries([ConformanceFixtures.numbered(1)]), cursor: 1)
+            #expect(try admin.query("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = $1",
+                                    [application]).int(0, 0) == 1)
+            // The session's end has reached the sink's socket once the server no longer lists it.
+            let deadline = Date(timeIntervalSinceNow: 10)
+            while Date() < deadline, try admin.query("SELECT count(*) FROM pg_stat_activity WHERE application_name = $1",
+                                                     [application]).int(0, 0) != 0 {
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+            try sink.write(ConformanceFixtures.entries([ConformanceFixtures.numbered(2)], from: 2), cursor: 2)
+            let table = kind == "postgres" ? "healthkit_metrics" : "samples"
+            #expect(try admin.execute("SELECT count(*) FROM \(SQL.qualified(schema, table))").int(0, 0) == 2, "\(kind)")
+        }
     }
 
     @Test func aSampleRedeliveredWithAnotherStartMoves() throws {

@@ -175,7 +175,9 @@ public final class SinkWorker: Sendable {
                         // than skip entries of this journal under numbers the store has seen.
                         // (A run of this journal that was killed before its copy of the cursor was
                         // first saved left a row at 0: see below.)
-                        logger.warning("the sink's cursor \(own) was not set by this journal: delivering everything again")
+                        logger.warning("the sink's cursor \(own) was not set by this journal (its store was written through another "
+                                           + "state directory, or the sink was renamed in the config): delivering everything again, "
+                                           + "which writes no second row")
                         cursor = 0
                     } else if cursor > head {
                         // The sink has written past the end of this journal: the journal was
