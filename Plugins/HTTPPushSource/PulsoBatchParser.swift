@@ -334,8 +334,10 @@ enum PulsoBatchParser {
         var sample = Sample(id: id, type: identifier, kind: kind, start: start, end: end,
                             sourceName: element.source ?? "", userId: userId)
         // A sleep stage without its stage: stored, it would replace the stage sent before with none.
+        // Not from another healthrouter (its `kind` says so), which forwards what its journal
+        // holds: an export's record without a value is stored there, and here alike.
         if kind == .category, known?.isInPulsoProtocol == true, !CategoryValueNames.pulsoOmitsValue(type: identifier),
-           element.categoryValue == nil {
+           element.categoryValue == nil, element.kind == nil {
             switch element.value {
             case .none, .null: throw SkippedElement.Problem(field: "value", reason: "missing or null (this category's value is required)")
             default: break

@@ -247,6 +247,12 @@ struct PulsoBatchParserTests {
                                                        "#2 uuid=I value: missing (a quantity's value is required)"])
             #expect(batch.items.count == 1)
         }
+        // From another healthrouter (`kind` given), a category without a value is what its journal
+        // holds (an export's record without one): stored alike.
+        let forwarded = Array(("[" + #"{"uuid":"F","type":"sleepAnalysis","kind":"category","start":"2026-07-06T01:00:00Z","end":"2026-07-06T02:00:00Z","value":null,"source":"W"}"# + "]").utf8)
+        for batch in [try PulsoBatchParser.parse(forwarded, userId: nil), try PulsoBatchParser.parseWithFoundation(forwarded, userId: nil)] {
+            #expect(batch.skips.isEmpty && batch.items.count == 1, "\(batch.skips)")
+        }
     }
 
     /// A value or a workout's duration out of range once converted to its canonical unit is skipped
