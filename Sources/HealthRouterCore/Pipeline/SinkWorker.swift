@@ -139,6 +139,13 @@ public final class SinkWorker: Sendable {
         var wroteSinceCaughtUp = true
         var idleSince: Date?
         var routes = RouteMemo(selects)
+        // While a rejected batch was being split, the store failed: until the cursor passes that
+        // batch, batches are no larger than the part it failed on, so that the next tries do not
+        // send the refused entry's larger parts again first (a link failing one request in three
+        // failed the same part of every try, and the split never ended).
+        var narrowed: (until: Int64, size: Int)?
+        var splitFrom: (end: Int64, size: Int)?
+        var attempted = 0
         var batchesFromFeed = 0
         var batchesFromJournal = 0
         defer {
@@ -223,7 +230,8 @@ public final class SinkWorker: Sendable {
                 let inputFinished = control.isInputFinished
                 var selected: [JournalEntry] = []
                 let last: Int64
-                let batchSize = min(settings.batchSize, max(1, sink?.largestBatch ?? settings.batchSize))
+                if let until = narrowed?.until, cursor >= until { narrowed = nil }
+                let batchSize = min(settings.batchSize, max(1, sink?.largestBatch ?? settings.batchSize), narrowed?.size ?? .max)
                 if let live = feed?.entries(after: cursor, limit: batchSize, consumer: name), let end = live.last {
                     // Just appended: take the entries as they are, no read, no decode.
                     batchesFromFeed += 1
@@ -269,19 +277,28 @@ public final class SinkWorker: Sendable {
                     last = end.sequence
                 }
                 idleSince = nil
-                let outcome = try deliver(selected, cursor: last, sink: sink!, journal: journal, writer: writer)
-                wroteSinceCaughtUp = true
-                unsaved = (last, (unsaved?.written ?? 0) + outcome.written)
-                if Date().timeIntervalSince(savedAt) >= Self.cursorInterval { try saveCursor() }
-                cursor = last
-                noteRecovery(after: &attempts, warnings: &retryWarnings)
-                progressState.withLock {
-                    $0.cursor = cursor
-                    $0.written += outcome.written
-                    $0.deadLetters += outcome.dead
-                    $0.lastError = nil
+                // Each part the sink acknowledged moves the cursor, also while a rejected batch is
+                // split: a failure of the store later in the split retries only what is left.
+                splitFrom = nil
+                try deliver(selected, cursor: last, sink: sink!, journal: journal, writer: writer, attempting: { size in
+                    if size < selected.count { splitFrom = (last, size) }
+                    attempted = size
+                }) { through, written, dead in
+                    wroteSinceCaughtUp = true
+                    unsaved = (through, (unsaved?.written ?? 0) + written)
+                    cursor = through
+                    progressState.withLock {
+                        $0.cursor = through
+                        $0.written += written
+                        $0.deadLetters += dead
+                    }
                 }
+                if Date().timeIntervalSince(savedAt) >= Self.cursorInterval { try saveCursor() }
+                noteRecovery(after: &attempts, warnings: &retryWarnings)
+                progressState.withLock { $0.lastError = nil }
             } catch {
+                if let split = splitFrom, attempted > 0 { narrowed = (split.end, max(1, min(split.size, attempted))) }
+                splitFrom = nil
                 attempts += 1
                 let message = "\(error)"
                 progressState.withLock { $0.lastError = message }
@@ -373,12 +390,17 @@ public final class SinkWorker: Sendable {
                                 [("seq", String(damaged.sequence)), ("reason", reason)])
     }
 
-    /// Writes `entries` and sets the sink's cursor to `cursor`; isolates rejected entries.
-    private func deliver(_ entries: [JournalEntry], cursor: Int64, sink: any Sink,
-                         journal: Journal, writer: PushIngest?) throws -> (written: Int, dead: Int) {
+    /// Writes `entries` and sets the sink's cursor to `cursor`; isolates rejected entries. Calls
+    /// `acknowledged` with the cursor reached and the entries written and parked each time the
+    /// sink acknowledged a part: the whole, or, while a rejected batch is split, each half in turn
+    /// (every entry is in exactly one call).
+    private func deliver(_ entries: [JournalEntry], cursor: Int64, sink: any Sink, journal: Journal, writer: PushIngest?,
+                         attempting: (_ entries: Int) -> Void,
+                         acknowledged: (_ through: Int64, _ written: Int, _ dead: Int) -> Void) throws {
         do {
+            attempting(entries.count)
             try sink.write(entries, cursor: cursor)
-            return (entries.count, 0)
+            acknowledged(cursor, entries.count, 0)
         } catch SinkError.rejected(let reason) {
             guard entries.count > 1 else {
                 if let entry = entries.first {
@@ -393,14 +415,16 @@ public final class SinkWorker: Sendable {
                                             [("seq", String(entry.sequence)), ("reason", reason)])
                 }
                 try sink.write([], cursor: cursor)
-                return (0, entries.isEmpty ? 0 : 1)
+                acknowledged(cursor, 0, entries.isEmpty ? 0 : 1)
+                return
             }
             let middle = entries.count / 2
             let first = Array(entries[..<middle])
             let second = Array(entries[middle...])
-            let a = try deliver(first, cursor: first.last!.sequence, sink: sink, journal: journal, writer: writer)
-            let b = try deliver(second, cursor: cursor, sink: sink, journal: journal, writer: writer)
-            return (a.written + b.written, a.dead + b.dead)
+            try deliver(first, cursor: first.last!.sequence, sink: sink, journal: journal, writer: writer, attempting: attempting,
+                        acknowledged: acknowledged)
+            try deliver(second, cursor: cursor, sink: sink, journal: journal, writer: writer, attempting: attempting,
+                        acknowledged: acknowledged)
         }
     }
 
