@@ -66,69 +66,20 @@ struct HTTPSinkRefusalTests {
         #expect(server.received == ["GOOD-1"])
     }
 
-    /// The daemon forwards a push of 200 good samples and three the receiver refuses (400), in a
-    /// body larger than the receiver's proxy takes (413): the good ones land, the bad ones are the
-    /// sink's only dead letters, one warning line tells of them, and `status` shows them with the
-    /// receiver's answer.
-    /// On a link that drops one request in four, the worker hands the sink one body's entries at
-    /// a time (its batch_size), so every body the receiver acknowledged moves the cursor: all 200
-    /// entries arrive, each once. Given its own 20,000-entry batches (20 bodies a write), the sink
-    /// was retried, acknowledged bodies and all, until 20 requests passed in a row: never.
-    @Test func aFlakyLinkStillMovesTheCursorBodyByBody() throws {
-        let server = try PulsoStandInServer(failEvery: 4)
-        defer { server.stop() }
+    /// Runs a sink worker (short retry delays, batches of 20,000 entries, as the daemon's) over
+    /// 200 heart-rate samples (the one at `refused`, if given, with an id the stand-in refuses)
+    /// into an http sink of `batchSize` through a stand-in that fails every `failEvery`th request;
+    /// returns once the cursor reached 200 or `seconds` passed, with the worker's progress and
+    /// the journal's dead letters.
+    private func deliverThroughAFlakyLink(_ server: PulsoStandInServer, batchSize: Int, refused: Int? = nil,
+                                          seconds: Double) throws -> (progress: SinkWorker.Progress, deadLetters: [Int64]) {
         let directory = NSTemporaryDirectory() + "flaky-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let control = WorkerControl()
         let ingest = try PushIngest(stateDirectory: directory, control: control)
         let items = (0..<200).map { index in
-            HealthItem.sample(Sample(id: String(format: "FLAKY-%03d", index), type: "HKQuantityTypeIdentifierHeartRate",
-                                     kind: .quantity, start: Timestamp(epochSeconds: 1_780_000_000 + Int64(index)),
-                                     end: Timestamp(epochSeconds: 1_780_000_000 + Int64(index)), value: 60, unit: "count/min",
-                                     sourceName: "Watch"))
-        }
-        _ = try ingest.append(items, source: "phone")
-        var settings = SinkWorker.Settings()
-        settings.batchSize = 20_000
-        settings.retryInitial = 0.05
-        settings.retryCap = 0.2
-        let context = PluginContext(name: "mirror", stateDirectory: directory, logger: Logger(minimumLevel: .error))
-        var tenABody = HTTPSink.Configuration(url: "http://127.0.0.1:\(server.port)")
-        tenABody.batchSize = 10
-        let configuration = tenABody
-        let worker = SinkWorker(name: "mirror", stateDirectory: directory, settings: settings, logger: Logger(minimumLevel: .error),
-                                makeSink: { try HTTPSink(configuration: configuration, context: context) }, selects: { _, _ in true })
-        let done = DispatchGroup()
-        done.enter()
-        Thread {
-            worker.run(control: control, feed: ingest.feed, writer: ingest)
-            done.leave()
-        }.start()
-        let deadline = Date(timeIntervalSinceNow: 20)
-        while worker.progress.cursor < 200 && Date() < deadline { usleep(10_000) }
-        control.requestStop()
-        done.wait()
-        #expect(worker.progress.cursor == 200)
-        #expect(server.received.count == 200, "\(server.received.count) stored")
-        #expect(Set(server.received).count == 200)
-        #expect(server.statuses.contains(503))
-    }
-
-    /// The same flaky link, and one element the receiver refuses (400): while the worker splits
-    /// its body to find it, each half acknowledged moves the cursor, so a 503 in the middle of the
-    /// split retries only what is left. Before, the whole body was sent again from the start at
-    /// every failure, and with one request in three failing the refused element was never found.
-    @Test func aRefusedElementIsIsolatedOnAFlakyLink() throws {
-        let server = try PulsoStandInServer(failEvery: 3)
-        defer { server.stop() }
-        let directory = NSTemporaryDirectory() + "flaky-bad-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let control = WorkerControl()
-        let ingest = try PushIngest(stateDirectory: directory, control: control)
-        let items = (0..<200).map { index in
-            HealthItem.sample(Sample(id: String(format: index == 57 ? "BAD-%03d" : "FLAKY-%03d", index),
+            HealthItem.sample(Sample(id: String(format: index == refused ? "BAD-%03d" : "FLAKY-%03d", index),
                                      type: "HKQuantityTypeIdentifierHeartRate", kind: .quantity,
                                      start: Timestamp(epochSeconds: 1_780_000_000 + Int64(index)),
                                      end: Timestamp(epochSeconds: 1_780_000_000 + Int64(index)), value: 60, unit: "count/min",
@@ -140,9 +91,9 @@ struct HTTPSinkRefusalTests {
         settings.retryInitial = 0.02
         settings.retryCap = 0.1
         let context = PluginContext(name: "mirror", stateDirectory: directory, logger: Logger(minimumLevel: .error))
-        var twentyABody = HTTPSink.Configuration(url: "http://127.0.0.1:\(server.port)")
-        twentyABody.batchSize = 20
-        let configuration = twentyABody
+        var bodies = HTTPSink.Configuration(url: "http://127.0.0.1:\(server.port)")
+        bodies.batchSize = batchSize
+        let configuration = bodies
         let worker = SinkWorker(name: "mirror", stateDirectory: directory, settings: settings, logger: Logger(minimumLevel: .error),
                                 makeSink: { try HTTPSink(configuration: configuration, context: context) }, selects: { _, _ in true })
         let done = DispatchGroup()
@@ -151,18 +102,47 @@ struct HTTPSinkRefusalTests {
             worker.run(control: control, feed: ingest.feed, writer: ingest)
             done.leave()
         }.start()
-        let deadline = Date(timeIntervalSinceNow: 30)
+        let deadline = Date(timeIntervalSinceNow: seconds)
         while worker.progress.cursor < 200 && Date() < deadline { usleep(10_000) }
         control.requestStop()
         done.wait()
-        #expect(worker.progress.cursor == 200)
+        return (worker.progress, try Journal(stateDirectory: directory, role: .reader).deadLetters(sink: "mirror").map(\.sequence))
+    }
+
+    /// On a link that drops one request in four, the worker hands the sink one body's entries at
+    /// a time (its batch_size), so every body the receiver acknowledged moves the cursor: all 200
+    /// entries arrive, each once. Given its own 20,000-entry batches (20 bodies a write), the sink
+    /// was retried, acknowledged bodies and all, until 20 requests passed in a row: never.
+    @Test func aFlakyLinkStillMovesTheCursorBodyByBody() throws {
+        let server = try PulsoStandInServer(failEvery: 4)
+        defer { server.stop() }
+        let (progress, deadLetters) = try deliverThroughAFlakyLink(server, batchSize: 10, seconds: 20)
+        #expect(progress.cursor == 200)
+        #expect(server.received.count == 200, "\(server.received.count) stored")
+        #expect(Set(server.received).count == 200)
+        #expect(server.statuses.contains(503))
+        #expect(deadLetters.isEmpty)
+    }
+
+    /// The same flaky link, and one element the receiver refuses (400): while the worker splits
+    /// its body to find it, each half acknowledged moves the cursor, so a 503 in the middle of the
+    /// split retries only what is left. Before, the whole body was sent again from the start at
+    /// every failure, and with one request in three failing the refused element was never found.
+    @Test func aRefusedElementIsIsolatedOnAFlakyLink() throws {
+        let server = try PulsoStandInServer(failEvery: 3)
+        defer { server.stop() }
+        let (progress, deadLetters) = try deliverThroughAFlakyLink(server, batchSize: 20, refused: 57, seconds: 30)
+        #expect(progress.cursor == 200)
         // Each stored once: no acknowledged part was sent again.
         #expect(server.received.count == 199 && Set(server.received).count == 199 && !server.received.contains("BAD-057"),
                 "\(server.received.count)")
-        let journal = try Journal(stateDirectory: directory, role: .reader)
-        #expect(try journal.deadLetters(sink: "mirror").map(\.sequence) == [58])
+        #expect(deadLetters == [58])
     }
 
+    /// The daemon forwards a push of 200 good samples and three the receiver refuses (400), in a
+    /// body larger than the receiver's proxy takes (413): the good ones land, the bad ones are the
+    /// sink's only dead letters, one warning line tells of them, and `status` shows them with the
+    /// receiver's answer.
     @Test func aRefusedElementBecomesADeadLetterAndTheRestLands() throws {
         let receiver = try PulsoStandInServer(bodyLimit: 12_000)
         defer { receiver.stop() }
