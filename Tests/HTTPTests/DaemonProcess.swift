@@ -129,7 +129,10 @@ final class DaemonProcess {
             let process = try launch()
             let deadline = Date(timeIntervalSinceNow: 10)
             while Date() < deadline {
-                if client.get("/health").status == 200 { return }
+                // Its own listener: another test's daemon may answer on the same random port while
+                // this one exits 69 for it.
+                if log.contains("listening"), log.contains("127.0.0.1:\(port)"), process.isRunning,
+                   client.get("/health").status == 200 { return }
                 guard process.isRunning else { break }
                 usleep(20_000)
             }
