@@ -186,23 +186,21 @@ enum BackfillCommand {
             try journal.clearDeadLetters(sink: name, sequences: redelivered + moot)
             // From a file, not narrowed: the dead letters of entries pruned since are taken to be
             // written by it, as the entries a gap lacks are.
-            if path != nil, FilterOptions.describe(filter).isEmpty { prunedLetters = try journal.clearPrunedDeadLetters(sink: name) }
             let gaps = try journal.prunedGaps(sink: name)
-            // The file holds what was pruned before this sink's worker ever ran, too.
-            let prunedThrough = (try journal.oldestRetained() ?? journal.head() + 1) - 1
-            if path != nil, gaps.isEmpty, FilterOptions.describe(filter).isEmpty {
-                try journal.clearPrunedGaps(sink: name, filledThrough: prunedThrough)
+            let whole = path != nil && FilterOptions.describe(filter).isEmpty
+            if whole {
+                prunedLetters = try journal.clearPrunedDeadLetters(sink: name)
+                // The file holds what was pruned before the sink wrote it, a gap noted or not (a
+                // sink backfilled before its worker first ran has none noted yet).
+                try journal.clearPrunedGaps(sink: name, filledThrough: (try journal.oldestRetained() ?? journal.head() + 1) - 1)
             }
             if path != nil, !gaps.isEmpty {
                 let ranges = Journal.describe(gaps)
-                if FilterOptions.describe(filter).isEmpty {
-                    try journal.clearPrunedGaps(sink: name, filledThrough: prunedThrough)
-                    gapNote = "the note that '\(name)' lacks entries \(ranges) (pruned before it wrote them) is forgotten: "
+                gapNote = whole
+                    ? "the note that '\(name)' lacks entries \(ranges) (pruned before it wrote them) is forgotten: "
                         + "this file is taken to hold their samples"
-                } else {
-                    gapNote = "the note that '\(name)' lacks entries \(ranges) stays (a narrowed backfill): status goes on "
+                    : "the note that '\(name)' lacks entries \(ranges) stays (a narrowed backfill): status goes on "
                         + "listing it until a backfill --from without --since, --until or --types"
-                }
             }
         }
         let narrowed = FilterOptions.describe(filter)

@@ -144,8 +144,8 @@ public final class SinkWorker: Sendable {
         // send the refused entry's larger parts again first (a link failing one request in three
         // failed the same part of every try, and the split never ended).
         var narrowed: (until: Int64, size: Int)?
-        var splitFrom: (end: Int64, size: Int)?
-        var attempted = 0
+        // The part of a split batch being written (the batch's end, the part's entries).
+        var splitPart: (end: Int64, size: Int)?
         var batchesFromFeed = 0
         var batchesFromJournal = 0
         defer {
@@ -279,10 +279,9 @@ public final class SinkWorker: Sendable {
                 idleSince = nil
                 // Each part the sink acknowledged moves the cursor, also while a rejected batch is
                 // split: a failure of the store later in the split retries only what is left.
-                splitFrom = nil
+                splitPart = nil
                 try deliver(selected, cursor: last, sink: sink!, journal: journal, writer: writer, attempting: { size in
-                    if size < selected.count { splitFrom = (last, size) }
-                    attempted = size
+                    if size < selected.count { splitPart = (last, size) }
                 }) { through, written, dead in
                     wroteSinceCaughtUp = true
                     unsaved = (through, (unsaved?.written ?? 0) + written)
@@ -297,8 +296,8 @@ public final class SinkWorker: Sendable {
                 noteRecovery(after: &attempts, warnings: &retryWarnings)
                 progressState.withLock { $0.lastError = nil }
             } catch {
-                if let split = splitFrom, attempted > 0 { narrowed = (split.end, max(1, min(split.size, attempted))) }
-                splitFrom = nil
+                if let part = splitPart { narrowed = (part.end, max(1, part.size)) }
+                splitPart = nil
                 attempts += 1
                 let message = "\(error)"
                 progressState.withLock { $0.lastError = message }
