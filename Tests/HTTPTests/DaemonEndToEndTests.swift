@@ -860,6 +860,9 @@ struct DaemonReloadTests {
         #expect(log.contains("config not reloaded"), "\(log)")
         #expect(log.contains("config.yaml:\(misspeltLine):"), "\(log)")
         #expect(log.contains("sinks.local.pth"), "\(log)")
+        // One line, its hint on it: journald keeps it as one entry.
+        let refusal = log.split(separator: "\n").first { $0.contains("config not reloaded") } ?? ""
+        #expect(refusal.hasSuffix("unknown key; hint: did you mean 'path'?"), "\(log)")
         // The listener that was up before the SIGHUP is the one that took the second push.
         #expect(!log.contains("stopping"), "\(log)")
         #expect(!log.contains("stopped listening"), "\(log)")

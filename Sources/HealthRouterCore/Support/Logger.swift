@@ -38,12 +38,19 @@ public struct Logger: Sendable {
     /// them as numbers (`"exit_code":65`), the text log as the other fields.
     public func log(_ level: Level, _ message: String, _ extra: [(String, String)] = [], numbers: [(String, Int)] = []) {
         guard level >= minimumLevel else { return }
+        StandardError.write(line(level, message, extra, numbers: numbers) + "\n")
+    }
+
+    /// The line `log` writes, without its newline. In the text format a message or value of several
+    /// lines (an error with its `  hint: …` line) is folded into one, its lines joined by `; `, so
+    /// that journald and every line-based shipper keep it as one entry.
+    func line(_ level: Level, _ message: String, _ extra: [(String, String)] = [], numbers: [(String, Int)] = []) -> String {
         let all = fields + extra
         var line: String
         switch format {
         case .text:
-            line = "\(level.name): \(message)"
-            for (key, value) in all { line += " \(key)=\(value)" }
+            line = "\(level.name): \(Self.oneLine(message))"
+            for (key, value) in all { line += " \(key)=\(Self.oneLine(value))" }
             for (key, value) in numbers { line += " \(key)=\(value)" }
         case .json:
             var writer = JSONWriter()
@@ -56,7 +63,16 @@ public struct Logger: Sendable {
             writer.endObject()
             line = writer.text
         }
-        StandardError.write(line + "\n")
+        return line
+    }
+
+    /// `text` with its line breaks (and the indentation after them) turned into `; `.
+    static func oneLine(_ text: String) -> String {
+        guard text.contains(where: \.isNewline) else { return text }
+        return text.split(whereSeparator: \.isNewline)
+            .map { $0.drop { $0 == " " || $0 == "\t" } }
+            .filter { !$0.isEmpty }
+            .joined(separator: "; ")
     }
 }
 
