@@ -7,6 +7,9 @@ final class CurlSession {
     struct Response {
         var status: Int
         var body: [UInt8]
+        /// The seconds the reply's `Retry-After` asks to wait (its seconds, or its date from now),
+        /// nil without one.
+        var retryAfter: Int?
         var text: String { String(decoding: body, as: UTF8.self) }
     }
 
@@ -90,6 +93,8 @@ final class CurlSession {
         }
         var status = 0
         _ = swcurl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
-        return Response(status: status, body: collector.bytes)
+        var retryAfter: curl_off_t = 0
+        _ = swcurl_getinfo_off(handle, CURLINFO_RETRY_AFTER, &retryAfter)
+        return Response(status: status, body: collector.bytes, retryAfter: retryAfter > 0 ? Int(retryAfter) : nil)
     }
 }

@@ -131,6 +131,9 @@ public final class HTTPSink: Sink {
         do {
             let response = try currentSession().send(url, headers: [], body: nil)
             guard (200..<300).contains(response.status) else {
+                // A receiver that asks for time (429, 503 with Retry-After) is given it.
+                let failure = Self.failure(status: response.status, url: url, reply: response.text, retryAfter: response.retryAfter)
+                if failure.retryAfter != nil { throw failure }
                 throw SinkError.unavailable("\(url) answered \(response.status)")
             }
         } catch let error as CurlSession.TransportError {
@@ -176,7 +179,7 @@ public final class HTTPSink: Sink {
                 throw Self.failure(error)
             }
             guard (200..<300).contains(response.status) else {
-                throw Self.failure(status: response.status, url: url, reply: response.text)
+                throw Self.failure(status: response.status, url: url, reply: response.text, retryAfter: response.retryAfter)
             }
             // A Pulso server acknowledges a batch with `"received": <element count>`; any other 2xx
             // (a proxy's page, a server that is not a Pulso server) has not stored it.
@@ -199,10 +202,11 @@ public final class HTTPSink: Sink {
     /// the refused entries are isolated as dead letters) for `413` (too large, as a proxy's body
     /// limit answers, whatever its page says) and for a `contentRefusals` status with a Pulso
     /// error reply; `.misconfigured` for 401/403 (a token to fix: nothing passes until then);
+    /// `.busy` for 429 and 503 with `Retry-After` (retried whole, not before the seconds it asks);
     /// `.unavailable` for anything else, retried whole with backoff: 404/405 (a wrong url),
-    /// 408/429 (busy), other 4xx and 5xx. The reason names
+    /// 408/429/503 (busy), other 4xx and 5xx. The reason names
     /// the url, the status and the start of the reply, and what to check where that is known.
-    static func failure(status: Int, url: String, reply: String) -> SinkError {
+    static func failure(status: Int, url: String, reply: String, retryAfter: Int? = nil) -> SinkError {
         var reason = "\(url) answered \(status) \(reply.prefix(200))"
         switch status {
         case 401, 403:
@@ -221,6 +225,9 @@ public final class HTTPSink: Sink {
             reason += " (not a Pulso server's refusal: check the sink's url)"
         }
         if status == 401 || status == 403 { return .misconfigured(reason) }
+        if status == 429 || status == 503, let retryAfter {
+            return .busy(reason + " (it asks to be left alone \(retryAfter)s: Retry-After)", retryAfter: Double(retryAfter))
+        }
         return refusesContent ? .rejected(reason) : .unavailable(reason)
     }
 

@@ -77,7 +77,8 @@ struct ConfiguredSink {
                     own = try sink.prepareOrClose()
                 }
                 break
-            } catch SinkError.unavailable(let reason) where attempt < retry.maxAttempts ?? 1 {
+            } catch let error as SinkError where error.isTransient && attempt < retry.maxAttempts ?? 1 {
+                let reason = error.reason
                 // An ndjson folder is one process's: the daemon's while it runs, however long
                 // this waits.
                 if spec.type == "ndjson", let daemon = DaemonLock.holder(of: loaded.config.stateDirectory) {
@@ -87,7 +88,7 @@ struct ConfiguredSink {
                                             + "(its sinks resume where they stopped)",
                                          code: .cannotCreate)
                 }
-                let delay = retry.retryDelay(afterAttempt: attempt)
+                let delay = retry.retryDelay(afterAttempt: attempt, error: error)
                 loaded.logger.warning("cannot open the sink, retrying in \(SinkWorker.format(delay))",
                                       [("sink", name), ("error", reason)])
                 Thread.sleep(forTimeInterval: delay)

@@ -199,6 +199,8 @@ enum RunCommand {
             settings.maxAttempts = nil
             // A store that is down is tried again 1 s, 2 s, 4 s … later, and at least once a minute.
             settings.retryCap = 60
+            // A receiver that asks for more time (429, 503 with Retry-After) gets it, up to 10 minutes.
+            settings.longestRequestedWait = 600
             // A worker that keeps up writes what just came (often one push); one that fell
             // behind catches up in larger transactions, which rewrite each index page fewer times.
             settings.batchSize = 20_000

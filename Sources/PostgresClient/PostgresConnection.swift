@@ -344,12 +344,3 @@ public final class PostgresConnection {
         return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
     }
 }
-
-extension String {
-    /// libpq's message on one line: its lines (a failure, then a hint such as "Is the server
-    /// running on that host…?", or one line per host tried) trimmed and joined by "; ".
-    var asOneLine: String {
-        split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-            .joined(separator: "; ")
-    }
-}

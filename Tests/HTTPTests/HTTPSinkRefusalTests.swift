@@ -72,6 +72,7 @@ struct HTTPSinkRefusalTests {
     /// returns once the cursor reached 200 or `seconds` passed, with the worker's progress and
     /// the journal's dead letters.
     private func deliverThroughAFlakyLink(_ server: PulsoStandInServer, batchSize: Int, refused: Int? = nil,
+                                          firstId: String? = nil,
                                           seconds: Double) throws -> (progress: SinkWorker.Progress, deadLetters: [Int64]) {
         let directory = NSTemporaryDirectory() + "flaky-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -79,7 +80,7 @@ struct HTTPSinkRefusalTests {
         let control = WorkerControl()
         let ingest = try PushIngest(stateDirectory: directory, control: control)
         let items = (0..<200).map { index in
-            HealthItem.sample(Sample(id: String(format: index == refused ? "BAD-%03d" : "FLAKY-%03d", index),
+            HealthItem.sample(Sample(id: index == 0 ? firstId ?? "FLAKY-000" : String(format: index == refused ? "BAD-%03d" : "FLAKY-%03d", index),
                                      type: "HKQuantityTypeIdentifierHeartRate", kind: .quantity,
                                      start: Timestamp(epochSeconds: 1_780_000_000 + Int64(index)),
                                      end: Timestamp(epochSeconds: 1_780_000_000 + Int64(index)), value: 60, unit: "count/min",
@@ -137,6 +138,56 @@ struct HTTPSinkRefusalTests {
         #expect(server.received.count == 199 && Set(server.received).count == 199 && !server.received.contains("BAD-057"),
                 "\(server.received.count)")
         #expect(deadLetters == [58])
+    }
+
+    /// A receiver that answers 429 or 503 with `Retry-After` is busy: the sink says for how long,
+    /// and the next try of the same body is stored.
+    @Test func aBusyReceiverSaysHowLongItWants() throws {
+        let server = try PulsoStandInServer()
+        defer { server.stop() }
+        let context = PluginContext(name: "mirror", stateDirectory: NSTemporaryDirectory(), logger: Logger(minimumLevel: .error))
+        let sink = try HTTPSink(configuration: .init(url: "http://127.0.0.1:\(server.port)"), context: context)
+        do {
+            try sink.write([Self.entry("BUSY-7-1")], cursor: 1)
+            Issue.record("a 503 taken for a delivery")
+        } catch SinkError.busy(let reason, let seconds) {
+            #expect(seconds == 7)
+            #expect(reason.contains("answered 503") && reason.contains("7s: Retry-After"), "\(reason)")
+        }
+        try sink.write([Self.entry("BUSY-7-1")], cursor: 1)
+        #expect(server.received == ["BUSY-7-1"])
+        #expect(SinkWorker.Settings.oneShot.retryDelay(afterAttempt: 1, error: SinkError.busy("", retryAfter: 7)) == 7)
+        #expect(SinkWorker.Settings.oneShot.retryDelay(afterAttempt: 1, error: SinkError.busy("", retryAfter: 7_200)) == 60)
+        #expect(SinkWorker.Settings().retryDelay(afterAttempt: 1, error: SinkError.busy("", retryAfter: 7_200)) == 3_600)
+        #expect(SinkWorker.Settings.oneShot.retryDelay(afterAttempt: 3, error: SinkError.unavailable("")) == 2)
+    }
+
+    /// The worker waits the seconds a busy receiver asks for, not its own shorter backoff (here
+    /// 0.02 s): two seconds pass before the body is sent again, and it is stored once.
+    @Test func theWorkerWaitsAsLongAsABusyReceiverAsks() throws {
+        let server = try PulsoStandInServer()
+        defer { server.stop() }
+        let started = Date()
+        let (progress, deadLetters) = try deliverThroughAFlakyLink(server, batchSize: 50, firstId: "BUSY-2-000", seconds: 20)
+        #expect(Date().timeIntervalSince(started) >= 2)
+        #expect(progress.cursor == 200 && deadLetters.isEmpty)
+        #expect(server.statuses.first == 503 && server.statuses.filter { $0 == 503 }.count == 1, "\(server.statuses)")
+        #expect(server.received.count == 200 && Set(server.received).count == 200)
+    }
+
+    /// A backfill or migration (`DirectDelivery`) waits for a busy receiver too.
+    @Test func aBackfillWaitsAsLongAsABusyReceiverAsks() throws {
+        let server = try PulsoStandInServer()
+        defer { server.stop() }
+        let context = PluginContext(name: "mirror", stateDirectory: NSTemporaryDirectory(), logger: Logger(minimumLevel: .error))
+        let sink = try HTTPSink(configuration: .init(url: "http://127.0.0.1:\(server.port)"), context: context)
+        let delivery = DirectDelivery(sink: sink, sinkCursor: 0, filter: SampleFilter(), resumeAfter: 0, onBatch: { _, _ in })
+        nonisolated(unsafe) var delays: [Double] = []
+        delivery.onRetry = { _, _, _, delay in delays.append(delay) }
+        try delivery.accept(Self.entry("BUSY-1-1"))
+        try delivery.finish()
+        #expect(delays == [1])
+        #expect(server.received == ["BUSY-1-1"] && delivery.counts.samples == 1)
     }
 
     /// The daemon forwards a push of 200 good samples and three the receiver refuses (400), in a

@@ -9,6 +9,8 @@ import Foundation
 ///   (a server that stops answering for a while);
 /// - a body whose first element's `uuid` is `STATUS-<code>…` is answered `<code>` with a Pulso
 ///   error (`{"error": …}`), `OTHER-<code>…` with another service's (`{"detail": …}`);
+/// - a body whose first element's `uuid` is `BUSY-<seconds>…` is answered 503 with `Retry-After:
+///   <seconds>` the first time, then stored (a receiver that asks for time);
 /// - with `failEvery` N, every Nth `POST` is answered 503 before it is read (a flaky link);
 /// - any other body is stored (its uuids, one a line, in `received`) and answered
 ///   `{"received": <element count>}`. `GET` anything answers `{"status": "ok"}`.
@@ -72,11 +74,13 @@ final class PulsoStandInServer {
         hung = set()
         posts = [0]
         class H(http.server.BaseHTTPRequestHandler):
-            def answer(self, status, body):
+            def answer(self, status, body, retry_after=None):
                 if self.command == 'POST':
                     with open(statuses, 'a') as f:
                         f.write(str(status) + '\\n')
                 self.send_response(status)
+                if retry_after:
+                    self.send_header('Retry-After', retry_after)
                 self.send_header('Content-Length', str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
@@ -95,6 +99,9 @@ final class PulsoStandInServer {
                 uuids = [e.get('uuid', '') for e in elements if isinstance(e, dict)]
                 if uuids and uuids[0].startswith('STATUS-'):
                     return self.answer(int(uuids[0].split('-')[1]), b'{"error": "as asked"}')
+                if uuids and uuids[0].startswith('BUSY-') and uuids[0] not in hung:
+                    hung.add(uuids[0])
+                    return self.answer(503, b'{"error": "busy"}', retry_after=uuids[0].split('-')[1])
                 if any(u.startswith('HANG') and u not in hung for u in uuids):
                     hung.update(u for u in uuids if u.startswith('HANG'))
                     time.sleep(20)

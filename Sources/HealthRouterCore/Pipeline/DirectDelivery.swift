@@ -11,8 +11,8 @@ import Foundation
 /// moves no cursor of any sink. After each acknowledged batch `onBatch` receives the
 /// position reached (the caller saves it in a `ResumeCursor`).
 ///
-/// A store failure is retried with backoff (`maxAttempts` tries; `onRetry` hears of each, to tell
-/// the user), the sink reconnected (`Sink.reconnect()`) before each retry (a lost connection is
+/// A store failure is retried with backoff (`maxAttempts` tries, a busy store's `Retry-After` waited
+/// for: `SinkWorker.Settings.oneShot`; `onRetry` hears of each, to tell the user), the sink reconnected (`Sink.reconnect()`) before each retry (a lost connection is
 /// not written on again); a
 /// `misconfigured` sink is not retried; a rejected batch is
 /// split to find the entries the store refuses, which are counted and reported, not written.
@@ -139,7 +139,7 @@ public final class DirectDelivery {
                 attempt += 1
                 guard attempt < maxAttempts else { throw error }
                 reopen = true
-                let delay = SinkWorker.Settings.oneShot.retryDelay(afterAttempt: attempt)
+                let delay = SinkWorker.Settings.oneShot.retryDelay(afterAttempt: attempt, error: error)
                 onRetry?(error, attempt, maxAttempts, delay)
                 Thread.sleep(forTimeInterval: delay)
             }

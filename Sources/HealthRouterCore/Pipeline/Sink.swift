@@ -43,7 +43,8 @@ public protocol Sink: AnyObject {
     /// Throw `SinkError.rejected` when the data itself is at fault (a value the store
     /// refuses): the worker splits the batch to find the bad entries and parks them
     /// as dead letters. Throw anything else for a failure of the store (full disk,
-    /// connection lost): the worker retries the whole batch with backoff.
+    /// connection lost): the worker retries the whole batch with backoff
+    /// (`SinkError.busy`: not before the time the store asked for).
     func write(_ entries: [JournalEntry], cursor: Int64) throws
 
     /// Called when the worker has written every entry there is for now (more may come later),
@@ -106,13 +107,38 @@ public enum SinkError: Error, Sendable, Equatable, CustomStringConvertible {
     /// up at once; the daemon tries again at its longest retry delay (the fix may come without a
     /// restart). The reason says what to fix.
     case misconfigured(String)
+    /// The store is up but asks to be left alone for `retryAfter` seconds (a server's 429 or 503
+    /// with `Retry-After`): retried as `unavailable`, but not sooner than it asks (within
+    /// `SinkWorker.Settings.longestRequestedWait`).
+    case busy(String, retryAfter: Double)
 
     public var description: String {
         switch self {
         case .rejected(let reason): "rejected: \(reason)"
         case .unavailable(let reason): "unavailable: \(reason)"
         case .misconfigured(let reason): "misconfigured: \(reason)"
+        case .busy(let reason, _): "busy: \(reason)"
         }
+    }
+
+    /// The reason, without its kind.
+    public var reason: String {
+        switch self {
+        case .rejected(let reason), .unavailable(let reason), .misconfigured(let reason), .busy(let reason, _): reason
+        }
+    }
+
+    /// Whether the same entries may succeed later by themselves: `unavailable` or `busy`.
+    public var isTransient: Bool {
+        switch self {
+        case .unavailable, .busy: true
+        case .rejected, .misconfigured: false
+        }
+    }
+
+    /// The seconds a busy store asked to be left alone, else nil.
+    public var retryAfter: Double? {
+        if case .busy(_, let seconds) = self { seconds } else { nil }
     }
 
     /// Whether a person must fix something first: not worth retrying soon.

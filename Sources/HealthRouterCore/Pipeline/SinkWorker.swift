@@ -14,16 +14,20 @@ public final class SinkWorker: Sendable {
         /// First retry delay after a store failure; doubled each time up to `retryCap`.
         public var retryInitial = 1.0
         public var retryCap = 3_600.0
+        /// The longest wait a busy store may ask for (`SinkError.busy`); a longer one is cut to it.
+        public var longestRequestedWait = 3_600.0
         /// Give up after this many consecutive failed attempts (nil: never, as a daemon does).
         public var maxAttempts: Int?
         public init() {}
 
         /// A one-shot command's (import, backfill, migrate, dump): five tries, 0.5 s to 4 s
-        /// apart, about 8 s for a store to come back; then it is reported, not waited for.
+        /// apart, about 8 s for a store to come back; then it is reported, not waited for. A busy
+        /// store's `Retry-After` is waited for up to a minute a try.
         public static var oneShot: Settings {
             var settings = Settings()
             settings.retryInitial = 0.5
             settings.retryCap = 4
+            settings.longestRequestedWait = 60
             settings.maxAttempts = 5
             return settings
         }
@@ -32,6 +36,13 @@ public final class SinkWorker: Sendable {
         /// `retryInitial` up to `retryCap`.
         public func retryDelay(afterAttempt attempt: Int) -> Double {
             min(retryCap, retryInitial * pow(2, Double(attempt - 1)))
+        }
+
+        /// The wait after the `attempt`th consecutive failure `error`: `retryDelay(afterAttempt:)`,
+        /// or longer when a busy store asked for longer (up to `longestRequestedWait`).
+        public func retryDelay(afterAttempt attempt: Int, error: any Error) -> Double {
+            let asked = (error as? SinkError)?.retryAfter ?? 0
+            return max(retryDelay(afterAttempt: attempt), min(asked, longestRequestedWait))
         }
     }
 
@@ -325,7 +336,7 @@ public final class SinkWorker: Sendable {
                     stopReleased(message)
                     return
                 }
-                let delay = misconfigured ? settings.retryCap : settings.retryDelay(afterAttempt: attempts)
+                let delay = misconfigured ? settings.retryCap : settings.retryDelay(afterAttempt: attempts, error: error)
                 if retryWarnings.shouldLog(attempt: attempts, message: message) {
                     // After the first few, one line every 10 minutes while the error stays the same.
                     logger.warning("write failed, retrying in \(Self.format(delay))",

@@ -42,15 +42,15 @@ public struct Logger: Sendable {
     }
 
     /// The line `log` writes, without its newline. In the text format a message or value of several
-    /// lines (an error with its `  hint: …` line) is folded into one, its lines joined by `; `, so
+    /// lines (an error with its `  hint: …` line) is folded into one (`String.asOneLine`), so
     /// that journald and every line-based shipper keep it as one entry.
     func line(_ level: Level, _ message: String, _ extra: [(String, String)] = [], numbers: [(String, Int)] = []) -> String {
         let all = fields + extra
         var line: String
         switch format {
         case .text:
-            line = "\(level.name): \(Self.oneLine(message))"
-            for (key, value) in all { line += " \(key)=\(Self.oneLine(value))" }
+            line = "\(level.name): \(message.asOneLine)"
+            for (key, value) in all { line += " \(key)=\(value.asOneLine)" }
             for (key, value) in numbers { line += " \(key)=\(value)" }
         case .json:
             var writer = JSONWriter()
@@ -64,15 +64,6 @@ public struct Logger: Sendable {
             line = writer.text
         }
         return line
-    }
-
-    /// `text` with its line breaks (and the indentation after them) turned into `; `.
-    static func oneLine(_ text: String) -> String {
-        guard text.contains(where: \.isNewline) else { return text }
-        return text.split(whereSeparator: \.isNewline)
-            .map { $0.drop { $0 == " " || $0 == "\t" } }
-            .filter { !$0.isEmpty }
-            .joined(separator: "; ")
     }
 }
 
