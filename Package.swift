@@ -23,7 +23,7 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // The core: canonical sample, type registry, config, journal, routing, sink workers.
-        .target(name: "HealthRouterCore", dependencies: ["CSQLite3", "CYAML", "CCrypto", "CZlib"]),
+        .target(name: "HealthRouterCore", dependencies: ["CSQLite3", "CYAML", "CCrypto"]),
         // The libpq client shared by the Postgres sinks: connection, COPY, staged upserts.
         .target(name: "PostgresClient", dependencies: ["HealthRouterCore", "CLibPQ"]),
 
@@ -43,7 +43,7 @@ let package = Package(
         .target(name: "PostgresSink", dependencies: ["HealthRouterCore", "PostgresClient"],
                 path: "Plugins/PostgresSink", exclude: pluginDocs),
         .target(name: "ReplaySource", dependencies: ["HealthRouterCore"], path: "Plugins/ReplaySource", exclude: pluginDocs),
-        .target(name: "HTTPPushSource", dependencies: ["HealthRouterCore", "CMHD", "CZlib", "CCrypto", "CSQLite3"],
+        .target(name: "HTTPPushSource", dependencies: ["HealthRouterCore", "CMHD", "CZlib", "CCrypto"],
                 path: "Plugins/HTTPPushSource", exclude: pluginDocs),
         .target(name: "HTTPSink", dependencies: ["HealthRouterCore", "CCurl", "CZlib"],
                 path: "Plugins/HTTPSink", exclude: pluginDocs),

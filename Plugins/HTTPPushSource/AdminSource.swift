@@ -7,7 +7,7 @@ import Synchronization
 /// - `GET /metrics`: Prometheus text format — journal head, whether the journal refuses the
 ///   pushes' writes, samples accepted by the push
 ///   sources of this process (new, duplicate, changed, tombstoned ids), and per sink of the
-///   config its cursor, lag (journal entries after the cursor), rows written, dead letters and
+///   config its cursor, lag (journal entries after the cursor that its routes select, as `status` counts), rows written, dead letters and
 ///   whether its last write failed. Every configured sink has its series from the start, before
 ///   it has written anything (an alert on a missing series is not silent); a sink the journal
 ///   remembers but the config no longer has is left out.
@@ -56,9 +56,10 @@ public final class AdminSource: ServiceSource {
     public func start(ingest: PushIngest) throws {
         let journal = Mutex(try Journal(stateDirectory: context.stateDirectory))
         let sinkNames = context.sinkNames
+        let routes = context.routes
         let report: @Sendable () -> AdminReport? = {
             journal.withLock { journal in
-                try? AdminReport.read(journal: journal, sinkNames: sinkNames, pushed: ingest.appendedSoFar,
+                try? AdminReport.read(journal: journal, sinkNames: sinkNames, routes: routes, pushed: ingest.appendedSoFar,
                                       journalWriteError: ingest.failingSince)
             }
         }
@@ -104,13 +105,15 @@ struct AdminReport {
     var lacking: [String: Int64] = [:]
 
     /// The journal's head and the state of each sink in `sinkNames`, in that order.
-    static func read(journal: Journal, sinkNames: [String], pushed: AppendResult, journalWriteError: String? = nil) throws -> AdminReport {
+    /// A sink's lag counts what its `routes` select, as `status` does (every entry when nil).
+    static func read(journal: Journal, sinkNames: [String], routes: RouteTable? = nil, pushed: AppendResult,
+                     journalWriteError: String? = nil) throws -> AdminReport {
         let head = try journal.head()
-        let sinks = try journal.sinkStates(named: sinkNames).map { state in (state, try journal.countEntries(after: state.cursor)) }
-        var lacking: [String: Int64] = [:]
-        for name in sinkNames {
-            lacking[name] = try journal.prunedGaps(sink: name).reduce(0) { $0 + $1.last - $1.first + 1 }
+        let sinks = try journal.sinkStates(named: sinkNames).map { state in
+            (state, try journal.lag(ofSink: state.sink, after: state.cursor, routes: routes))
         }
+        var lacking: [String: Int64] = [:]
+        for name in sinkNames { lacking[name] = try journal.prunedEntryCount(sink: name) }
         return AdminReport(head: head, journalWriteError: journalWriteError, pushed: pushed, sinks: sinks, lacking: lacking)
     }
 
@@ -137,7 +140,7 @@ struct AdminReport {
                [("", Int64(pushed.deletedIds))])
         metric("healthrouter_sink_cursor_sequence", "gauge", "Last journal sequence the sink acknowledged.",
                sinks.map { (label($0.state.sink), $0.state.cursor) })
-        metric("healthrouter_sink_lag_entries", "gauge", "Journal entries after the sink's cursor.",
+        metric("healthrouter_sink_lag_entries", "gauge", "Journal entries after the sink's cursor that its routes select.",
                sinks.map { (label($0.state.sink), $0.lag) })
         metric("healthrouter_sink_written_total", "counter", "Entries the sink wrote.",
                sinks.map { (label($0.state.sink), $0.state.written) })

@@ -204,7 +204,6 @@ final class MHDServer: Sendable {
         if handingOn, let handover, let servedAddress { handover.release(listener, address: servedAddress) }
     }
 
-    var requestsInFlight: Int { inFlight.withLock { $0 } }
     var requestsServed: Int { served.withLock { $0 } }
     /// The part of the upload budget the requests in flight hold (0 when none is receiving a body).
     var uploadBytesInUse: Int { uploads.bytesHeld }

@@ -112,7 +112,7 @@ struct LoadedConfig {
 
     func context(for name: String) -> PluginContext {
         PluginContext(name: name, stateDirectory: config.stateDirectory, logger: logger.with("plugin", name),
-                      sinkNames: config.sinks.map(\.name), homeDirectory: homeDirectory)
+                      sinkNames: config.sinks.map(\.name), routes: routes, homeDirectory: homeDirectory)
     }
 
     /// Every sink, decoded and routed; throws the first config error (no I/O).

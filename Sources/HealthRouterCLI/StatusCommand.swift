@@ -65,12 +65,7 @@ enum StatusCommand {
         var healthy = true
         var rows: [[String]] = [["sink", "type", "cursor", "lag", "rows written", "dead letters", "last error"]]
         for (sink, state) in zip(config.sinks, states) {
-            // What the sink's worker has yet to deliver: a sink that has not run since its routes
-            // changed (or was just added) has entries after its cursor that it will only pass over.
-            let lag = try journal.entryCount(after: state.cursor) { type, source in
-                guard let type else { return true }  // tombstones go to every sink
-                return routes.selects(sink: sink.name, type: type, source: source)
-            }
+            let lag = try journal.lag(ofSink: sink.name, after: state.cursor, routes: routes)
             if lag > 0 || state.deadLetters > 0 || state.lastError != nil { healthy = false }
             rows.append([sink.name, sink.type, NumberText.grouped(state.cursor), NumberText.grouped(lag),
                          NumberText.grouped(state.written), NumberText.grouped(state.deadLetters),

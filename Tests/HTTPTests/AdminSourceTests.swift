@@ -60,11 +60,34 @@ struct AdminSourceTests {
         #expect(sinks.map { $0["pruned_entries_lacking"] as? Int } == [0, 40])
     }
 
+    /// A sink's lag counts what its routes select, as `status` does: a sink for workouts has
+    /// only the tombstone (every sink gets those) to deliver of a push of a sleep sample and a
+    /// tombstone, not the sleep sample it will pass over.
+    @Test func lagCountsWhatTheSinksRoutesSelect() throws {
+        let server = try PushServerFixture()
+        #expect(server.client.post("/ingest", PulsoProtocolTests.protocolExample, token: PushServerFixture.tokens["alice"]!).status == 200)
+        let config = try HealthRouterConfig.parse(yaml: """
+            sinks:
+              local: { type: sqlite, path: a.sqlite }
+              training: { type: sqlite, path: b.sqlite }
+            routes:
+              - types: ["*"]
+                to: local
+              - types: [workout]
+                to: training
+            """, environment: [:])
+        let running = try Self.startAdmin(server, sinkNames: ["local", "training"], routes: RouteTable(config: config))
+        defer { running.stop() }
+        let metrics = HTTPTestClient(port: running.listeningPort).get("/metrics").body
+        #expect(metrics.contains("healthrouter_sink_lag_entries{sink=\"local\"} 2\n"), "\(metrics)")
+        #expect(metrics.contains("healthrouter_sink_lag_entries{sink=\"training\"} 1\n"), "\(metrics)")
+    }
+
     /// An admin source on a random loopback port, over `server`'s journal and ingest.
-    static func startAdmin(_ server: PushServerFixture, sinkNames: [String]) throws -> AdminSource {
+    static func startAdmin(_ server: PushServerFixture, sinkNames: [String], routes: RouteTable? = nil) throws -> AdminSource {
         for _ in 0..<20 {
             let context = PluginContext(name: "ops", stateDirectory: server.directory, logger: Logger(minimumLevel: .error),
-                                        sinkNames: sinkNames)
+                                        sinkNames: sinkNames, routes: routes)
             let candidate = try AdminSource(configuration: .init(listen: "127.0.0.1:\(DaemonProcess.randomListenPort())"), context: context)
             if (try? candidate.start(ingest: server.ingest)) != nil { return candidate }
         }

@@ -1295,6 +1295,23 @@ public final class Journal {
         }
     }
 
+    /// What `sink` has yet to deliver after its `cursor`: the entries its routes select (every
+    /// tombstone goes to every sink), or every entry when `routes` is nil. `status` and the admin
+    /// endpoint's `/metrics` and `/status` report this as its lag. (A sink whose worker has not
+    /// yet run since its routes changed has other entries after its cursor, which it only passes over.)
+    public func lag(ofSink sink: String, after cursor: Int64, routes: RouteTable?) throws -> Int64 {
+        guard let routes else { return try countEntries(after: cursor) }
+        return try entryCount(after: cursor) { type, source in
+            guard let type else { return true }
+            return routes.selects(sink: sink, type: type, source: source)
+        }
+    }
+
+    /// How many entries were pruned before `sink` wrote them (the sum of `prunedGaps(sink:)`).
+    public func prunedEntryCount(sink: String) throws -> Int64 {
+        try prunedGaps(sink: sink).reduce(0) { $0 + $1.last - $1.first + 1 }
+    }
+
     /// Aggregate counts for `status`.
     public func counts() throws -> (entries: Int64, samples: Int64, deleted: Int64) {
         (try database.scalarInt("SELECT count(*) FROM entries") ?? 0,

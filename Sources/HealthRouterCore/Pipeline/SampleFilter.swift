@@ -15,9 +15,6 @@ public struct SampleFilter: Sendable {
         selectors = types.map(TypeSelector.init)
     }
 
-    /// True when the filter takes everything.
-    public var isEverything: Bool { since == nil && until == nil && selectors.isEmpty }
-
     /// The `types` no known identifier, short key, group or type name healthrouter stores
     /// answers to (and that are no glob): probably typos.
     public var unknownTypes: [String] { selectors.filter { $0.isWellFormed && !$0.isKnownOrGlob }.map(\.text) }

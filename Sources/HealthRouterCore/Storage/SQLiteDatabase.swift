@@ -344,10 +344,4 @@ public final class SQLiteStatement {
         guard let pointer = sqlite3_column_blob(handle, column) else { return isNull(column) ? nil : [] }
         return Array(UnsafeRawBufferPointer(start: pointer, count: count))
     }
-
-    /// Calls `body` with the blob's bytes, valid only inside `body`.
-    public func withBlob<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
-        let count = Int(sqlite3_column_bytes(handle, column))
-        return try body(UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, column), count: count))
-    }
 }

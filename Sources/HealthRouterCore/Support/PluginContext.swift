@@ -10,6 +10,9 @@ public struct PluginContext: Sendable {
     /// The names of the config's sinks, in config order: every sink the daemon delivers to,
     /// whether or not it has written yet.
     public var sinkNames: [String]
+    /// The config's routes, for a plugin that reports what each sink has yet to deliver
+    /// (`Journal.lag(ofSink:after:routes:)`); nil where there is no config (tests, a dump).
+    public var routes: RouteTable?
     /// What a leading `~` in a configured path stands for: the command's `HOME`
     /// (see `ConfigPath.homeDirectory(environment:)`).
     public var homeDirectory: String
@@ -19,12 +22,13 @@ public struct PluginContext: Sendable {
     public var listenerHandover: ListenerHandover?
 
     /// A context whose `homeDirectory` is, unless given, the one this process's environment names.
-    public init(name: String, stateDirectory: String, logger: Logger, sinkNames: [String] = [],
+    public init(name: String, stateDirectory: String, logger: Logger, sinkNames: [String] = [], routes: RouteTable? = nil,
                 homeDirectory: String = ConfigPath.homeDirectory(environment: ProcessInfo.processInfo.environment)) {
         self.name = name
         self.stateDirectory = stateDirectory
         self.logger = logger
         self.sinkNames = sinkNames
+        self.routes = routes
         self.homeDirectory = homeDirectory
     }
 
