@@ -68,8 +68,10 @@ enum ImportCommand {
         // An import is finite: a store that stays down is reported, not waited for.
         var settings = SinkWorker.Settings.oneShot
         settings.batchSize = 5_000
+        // Beside a daemon the import prunes nothing: the daemon does, by its sinks' cursors (with
+        // no sink of its own, the import would prune what the daemon's sinks have yet to write).
         let run = ImportRun(stateDirectory: loaded.config.stateDirectory, sinks: sinks, settings: settings,
-                            retainSeconds: loaded.config.journal.retain.seconds, logger: loaded.logger)
+                            retainSeconds: daemon == nil ? loaded.config.journal.retain.seconds : nil, logger: loaded.logger)
         var progress: ProgressLine?
         let label = plan.count == 1 ? "importing \((plan[0].input as NSString).lastPathComponent)" : "importing"
         let summary: ImportRun.Summary

@@ -237,6 +237,27 @@ struct DaemonEndToEndTests {
         #expect(rows > 10_000, "\(rows)")
     }
 
+    /// An import beside a running daemon leaves the journal's pruning to the daemon, which knows
+    /// its sinks' cursors: with `retain: 0s` and an http sink whose receiver is down, the import
+    /// had pruned with no sink to hold it back, so the pushed sample that sink had yet to send was
+    /// gone from the journal for good (a push has no export to backfill it from).
+    @Test func anImportBesideTheDaemonKeepsWhatItsSinksHaveYetToWrite() throws {
+        let directory = NSTemporaryDirectory() + "daemon-\(UUID().uuidString)"
+        let daemon = try DaemonProcess(directory: directory, sinks: DaemonProcess.localSink(
+            in: directory, preamble: "journal:\n  retain: 0s\n", more: "  mirror:\n    type: http\n    url: http://127.0.0.1:1\n"))
+        try daemon.start()
+        defer { daemon.stop() }
+        let pushed = #"[{"uuid":"P-1","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":60,"source":"W"}]"#
+        #expect(daemon.client.post("/ingest", pushed, token: DaemonProcess.token).status == 200)
+        let export = CommandRunner.repository + "/samples/export.zip"
+        let imported = try CommandRunner.run(["import", export, "--config", directory + "/config.yaml"], in: directory,
+                                             environment: ["TEST_TOKEN": DaemonProcess.token])
+        #expect(imported.status == 0, "\(imported.stdout)\(imported.stderr)")
+        let journal = try Journal(stateDirectory: directory + "/state", role: .reader)
+        #expect(try journal.oldestRetained() == 1, "\(imported.stdout)")
+        #expect(try journal.cursor(sink: "mirror") ?? 0 == 0)
+    }
+
     /// An ndjson folder is the daemon's while it runs: a backfill of that sink beside it fails at
     /// once, saying to stop the daemon, instead of retrying for seconds and then telling the user
     /// to give each sink its own folder. A dump of it (which only reads) and a backfill of a

@@ -1,6 +1,7 @@
 /// The `journal:` section.
 public struct JournalConfig: Sendable, Hashable, Decodable {
-    /// How long entries stay after every routed sink has passed them. Default 30 days.
+    /// How long entries stay, counted from when the journal took them (none goes before every
+    /// routed sink has passed it). Default 30 days.
     public var retain: RetainPolicy
 
     public init(retain: RetainPolicy = .default) {

@@ -1,6 +1,6 @@
-/// How long the journal keeps entries after every sink that routes them has passed
-/// them (`journal.retain`): a duration (`30d`), or `forever`. Keeping entries makes a
-/// later backfill of a sink a cursor reset instead of a re-import.
+/// How long the journal keeps entries, counted from when it took them (`journal.retain`): a
+/// duration (`30d`), or `forever`. None is pruned before every sink that routes it has passed
+/// it. Keeping entries makes a later backfill of a sink a cursor reset instead of a re-import.
 public enum RetainPolicy: Sendable, Hashable, Decodable, CustomStringConvertible {
     case forever
     case duration(ConfigDuration)

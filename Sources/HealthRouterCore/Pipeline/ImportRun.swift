@@ -59,8 +59,9 @@ public final class ImportRun {
     private let retainSeconds: Double?
     private let logger: Logger
 
-    /// - Parameter retainSeconds: how long entries stay in the journal after every sink
-    ///   passed them (`journal.retain`; nil: forever). Pruned at the end of the run.
+    /// - Parameter retainSeconds: how long entries stay in the journal, counted from when it took
+    ///   them, once every sink passed them (`journal.retain`; nil: forever, or pruned by a
+    ///   daemon beside the import). Pruned at the end of the run.
     public init(stateDirectory: String, sinks: [SinkSpec], settings: SinkWorker.Settings,
                 retainSeconds: Double?, logger: Logger) {
         self.stateDirectory = stateDirectory
