@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 import HealthRouterCore
-import Synchronization
 
 /// `healthrouter run`: the daemon. Serves the long-running sources and keeps every sink
 /// caught up with the journal until SIGTERM or SIGINT.
@@ -207,63 +206,6 @@ enum RunCommand {
             return DaemonRun(stateDirectory: loaded.config.stateDirectory, sinks: sinks, settings: settings,
                              logger: loaded.logger, retainSeconds: loaded.config.journal.retain.seconds,
                              pushTotals: pushTotals)
-        }
-    }
-}
-
-/// Blocks until one of `signals` arrives. The signals' default actions are turned off, and
-/// Dispatch sources watch them, so the handler runs as ordinary code, not in a signal handler.
-/// Signals received and not yet waited for are kept as a set, so none is lost behind another
-/// (SIGTERM then SIGHUP at once: the stop is not overwritten by the reload) and repeats merge (a
-/// burst of SIGHUPs during a reload is one more reload, not one each).
-final class SignalWaiter {
-    private let semaphore = DispatchSemaphore(value: 0)
-    /// The signals received and not yet returned by `wait` (a Sendable box, so the handler can capture it).
-    private final class Pending: Sendable { let numbers = Mutex<Set<Int32>>([]) }
-    private let pending = Pending()
-    private let sources: [any DispatchSourceSignal]
-
-    init(signals: [Int32], logger: Logger) {
-        var sources: [any DispatchSourceSignal] = []
-        for number in signals {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [semaphore, pending] in
-                logger.info("signal received", [("signal", Self.name(number))])
-                pending.numbers.withLock { _ = $0.insert(number) }
-                semaphore.signal()
-            }
-            source.resume()
-            sources.append(source)
-        }
-        self.sources = sources
-    }
-
-    deinit {
-        for source in sources { source.cancel() }
-    }
-
-    /// Blocks until a signal is pending and returns it: a stop (any signal but SIGHUP) before a
-    /// reload; SIGHUPs received since the last one returned count as one.
-    func wait() -> Int32 {
-        while true {
-            let next = pending.numbers.withLock { numbers -> Int32? in
-                guard let chosen = numbers.first(where: { $0 != SIGHUP }) ?? numbers.first else { return nil }
-                // A stop stays pending: every later wait returns it too.
-                if chosen == SIGHUP { numbers.remove(chosen) }
-                return chosen
-            }
-            if let next { return next }
-            semaphore.wait()
-        }
-    }
-
-    static func name(_ number: Int32) -> String {
-        switch number {
-        case SIGINT: "SIGINT"
-        case SIGTERM: "SIGTERM"
-        case SIGHUP: "SIGHUP"
-        default: String(number)
         }
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Structured logging to standard error: `text` for people, `json` (one object a
 /// line) for log shippers. Passed in, never made globally.
@@ -64,23 +63,5 @@ public struct Logger: Sendable {
             line = writer.text
         }
         return line
-    }
-}
-
-/// Writes to file descriptor 2 (Swift 6 forbids touching the C `stderr` global).
-public enum StandardError {
-    private static let lock = Mutex(())
-    public static func write(_ text: String) {
-        lock.withLock { _ in
-            var copy = text
-            copy.withUTF8 { bytes in
-                var offset = 0
-                while offset < bytes.count {
-                    let n = Foundation.write(2, bytes.baseAddress! + offset, bytes.count - offset)
-                    if n <= 0 { break }
-                    offset += n
-                }
-            }
-        }
     }
 }

@@ -1,0 +1,93 @@
+import Foundation
+import HealthRouterCore
+
+/// What `/metrics` and `/status` show.
+struct AdminReport {
+    var head: Int64
+    /// Why the journal refuses the pushes' appends now, or nil.
+    var journalWriteError: String?
+    var pushed: AppendResult
+    var sinks: [(state: SinkState, lag: Int64)]
+    /// Per sink (by name), how many entries were pruned before it wrote them (`Journal.prunedGaps`).
+    var lacking: [String: Int64] = [:]
+
+    /// The journal's head and the state of each sink in `sinkNames`, in that order.
+    /// A sink's lag counts what its `routes` select, as `status` does (every entry when nil).
+    static func read(journal: Journal, sinkNames: [String], routes: RouteTable? = nil, pushed: AppendResult,
+                     journalWriteError: String? = nil) throws -> AdminReport {
+        let head = try journal.head()
+        let sinks = try journal.sinkStates(named: sinkNames).map { state in
+            (state, try journal.lag(ofSink: state.sink, after: state.cursor, routes: routes))
+        }
+        var lacking: [String: Int64] = [:]
+        for name in sinkNames { lacking[name] = try journal.prunedEntryCount(sink: name) }
+        return AdminReport(head: head, journalWriteError: journalWriteError, pushed: pushed, sinks: sinks, lacking: lacking)
+    }
+
+    var prometheus: String {
+        var text = ""
+        func metric(_ name: String, _ kind: String, _ help: String, _ rows: [(String, Int64)]) {
+            text += "# HELP \(name) \(help)\n# TYPE \(name) \(kind)\n"
+            for (labels, value) in rows { text += "\(name)\(labels) \(value)\n" }
+        }
+        func label(_ sink: String) -> String {
+            "{sink=\"" + sink.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"}"
+        }
+        metric("healthrouter_journal_head_sequence", "gauge", "Highest journal sequence written.", [("", head)])
+        metric("healthrouter_journal_write_failing", "gauge",
+               "1 when the journal refused the latest push (disk full, not writable, replaced): pushes get 500.",
+               [("", journalWriteError == nil ? 0 : 1)])
+        metric("healthrouter_push_samples_accepted_total", "counter", "New samples pushed and journaled by this process.",
+               [("", Int64(pushed.newCount))])
+        metric("healthrouter_push_samples_duplicate_total", "counter", "Pushed samples already in the journal.",
+               [("", Int64(pushed.duplicateCount))])
+        metric("healthrouter_push_samples_changed_total", "counter", "Pushed samples that changed under a known id.",
+               [("", Int64(pushed.changedCount))])
+        metric("healthrouter_push_deleted_ids_total", "counter", "Tombstoned ids pushed and journaled.",
+               [("", Int64(pushed.deletedIds))])
+        metric("healthrouter_sink_cursor_sequence", "gauge", "Last journal sequence the sink acknowledged.",
+               sinks.map { (label($0.state.sink), $0.state.cursor) })
+        metric("healthrouter_sink_lag_entries", "gauge", "Journal entries after the sink's cursor that its routes select.",
+               sinks.map { (label($0.state.sink), $0.lag) })
+        metric("healthrouter_sink_written_total", "counter", "Entries the sink wrote.",
+               sinks.map { (label($0.state.sink), $0.state.written) })
+        metric("healthrouter_sink_dead_letters", "gauge", "Entries the sink refused, parked as dead letters.",
+               sinks.map { (label($0.state.sink), $0.state.deadLetters) })
+        metric("healthrouter_sink_write_failing", "gauge", "1 when the sink's last write failed (it is being retried).",
+               sinks.map { (label($0.state.sink), $0.state.lastError == nil ? 0 : 1) })
+        metric("healthrouter_sink_pruned_entries_lacking", "gauge",
+               "Journal entries pruned before the sink wrote them (backfill --from brings them back).",
+               sinks.map { (label($0.state.sink), lacking[$0.state.sink] ?? 0) })
+        return text
+    }
+
+    var json: String {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("journal"); writer.beginObject(); writer.key("head"); writer.int(head)
+        writer.key("write_error")
+        if let journalWriteError { writer.string(journalWriteError) } else { writer.null() }
+        writer.endObject()
+        writer.key("push"); writer.beginObject()
+        writer.key("accepted"); writer.int(Int64(pushed.newCount))
+        writer.key("duplicates"); writer.int(Int64(pushed.duplicateCount))
+        writer.key("changed"); writer.int(Int64(pushed.changedCount))
+        writer.key("deleted_ids"); writer.int(Int64(pushed.deletedIds))
+        writer.endObject()
+        writer.key("sinks"); writer.beginArray()
+        for (state, lag) in sinks {
+            writer.beginObject()
+            writer.key("name"); writer.string(state.sink)
+            writer.key("cursor"); writer.int(state.cursor)
+            writer.key("lag"); writer.int(lag)
+            writer.key("written"); writer.int(state.written)
+            writer.key("dead_letters"); writer.int(state.deadLetters)
+            writer.key("pruned_entries_lacking"); writer.int(lacking[state.sink] ?? 0)
+            if let error = state.lastError { writer.key("last_error"); writer.string(error) } else { writer.key("last_error"); writer.null() }
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.endObject()
+        return writer.text
+    }
+}

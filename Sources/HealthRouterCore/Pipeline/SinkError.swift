@@ -1,0 +1,50 @@
+/// Errors a sink reports to its worker.
+public enum SinkError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The store refused the data: retrying the same entries cannot succeed.
+    case rejected(String)
+    /// The store failed; the same entries may succeed later.
+    case unavailable(String)
+    /// The sink's configuration, or its store's setup, is wrong (a missing extension, an unknown
+    /// time zone, a path under a file): nothing succeeds until a person fixes it. An import gives
+    /// up at once; the daemon tries again at its longest retry delay (the fix may come without a
+    /// restart). The reason says what to fix.
+    case misconfigured(String)
+    /// The store is up but asks to be left alone for `retryAfter` seconds (a server's 429 or 503
+    /// with `Retry-After`): retried as `unavailable`, but not sooner than it asks (within
+    /// `SinkWorker.Settings.longestRequestedWait`).
+    case busy(String, retryAfter: Double)
+
+    public var description: String {
+        switch self {
+        case .rejected(let reason): "rejected: \(reason)"
+        case .unavailable(let reason): "unavailable: \(reason)"
+        case .misconfigured(let reason): "misconfigured: \(reason)"
+        case .busy(let reason, _): "busy: \(reason)"
+        }
+    }
+
+    /// The reason, without its kind.
+    public var reason: String {
+        switch self {
+        case .rejected(let reason), .unavailable(let reason), .misconfigured(let reason), .busy(let reason, _): reason
+        }
+    }
+
+    /// Whether the same entries may succeed later by themselves: `unavailable` or `busy`.
+    public var isTransient: Bool {
+        switch self {
+        case .unavailable, .busy: true
+        case .rejected, .misconfigured: false
+        }
+    }
+
+    /// The seconds a busy store asked to be left alone, else nil.
+    public var retryAfter: Double? {
+        if case .busy(_, let seconds) = self { seconds } else { nil }
+    }
+
+    /// Whether a person must fix something first: not worth retrying soon.
+    public var isMisconfigured: Bool {
+        if case .misconfigured = self { true } else { false }
+    }
+}

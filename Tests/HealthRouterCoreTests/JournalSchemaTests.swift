@@ -1,0 +1,33 @@
+import Foundation
+import Testing
+@testable import HealthRouterCore
+
+@Suite struct JournalSchemaTests {
+    @Test func aJournalOfAnotherLayoutIsRefusedWithWhatToDo() throws {
+        let directory = makeTemporaryDirectory()
+        let old = try SQLiteDatabase(path: directory + "/journal.sqlite")
+        try old.execute("CREATE TABLE sample_ids(id TEXT PRIMARY KEY, content_hash INTEGER NOT NULL, seq INTEGER NOT NULL)")
+        let error = #expect(throws: JournalIncompatible.self) { _ = try Journal(stateDirectory: directory) }
+        #expect(error?.description.contains("move the file away") == true)
+        // A journal from before entries said whether they are the first of their id gains the
+        // column; its entries read as not known to be.
+        let older = makeTemporaryDirectory()
+        do {
+            let journal = try Journal(stateDirectory: older)
+            try journal.append([.sample(heartRate(60, at: 0))], source: "history")
+        }
+        let database = try SQLiteDatabase(path: older + "/journal.sqlite")
+        try database.execute("ALTER TABLE entries DROP COLUMN first_of_id")
+        // Nor the offset each id's start was first journaled with (its rows read as unknown).
+        try database.execute("ALTER TABLE sample_ids DROP COLUMN start_offset")
+        let reopened = try Journal(stateDirectory: older)
+        #expect(try reopened.database.scalarInt("SELECT count(*) FROM sample_ids WHERE start_offset IS NULL") == 1)
+        #expect(try reopened.entries(after: 0, limit: 10).map(\.isFirstOfId) == [false])
+        try reopened.append([.sample(heartRate(61, at: 1))], source: "history")
+        #expect(try reopened.entries(after: 0, limit: 10).map(\.isFirstOfId) == [false, true])
+        // A current journal opens again and again.
+        let fresh = makeTemporaryDirectory()
+        _ = try Journal(stateDirectory: fresh)
+        _ = try Journal(stateDirectory: fresh, role: .reader)
+    }
+}
