@@ -1,10 +1,10 @@
 /// A finite source (a file): it reads everything, emits it, and returns.
 ///
-/// Contract: `checkInput()` may be called first, before the journal is opened; then
-/// `read(into:)` is called once. It returns when the input has been read to
-/// its end and every item was emitted; it throws `SourceError` naming the file and
-/// what to do when the input is unusable. Items emitted before a throw stay in the
-/// journal.
+/// Contract: an instance reads one input once, on the thread of the command that made it
+/// (an import's, a backfill's); it is not used again after `read(into:)` returned or threw.
+/// `checkInput()` may be called first, before the journal is opened; then `read(into:)` is
+/// called once. The three flags below tell the journal how to take the input's versions of a
+/// sample; they are read before `read(into:)`.
 public protocol FiniteSource {
     /// Throws the `SourceError` `read(into:)` would throw at once for an input that is plainly not
     /// what this source reads (empty, another format), looking only at its beginning (bounded, not
@@ -12,6 +12,10 @@ public protocol FiniteSource {
     /// Default: no check.
     func checkInput() throws
 
+    /// Reads the input to its end, emitting every item into `output` and reporting what it skips
+    /// (`SourceOutput.skipped`) and how far it got (`SourceOutput.progress`). Throws `SourceError`
+    /// naming the file, the place in it and what to do when the input is unusable; what it
+    /// emitted before stays in the journal (a rerun reads it again as duplicates).
     func read(into output: SourceOutput) throws
 
     /// Whether two samples of one fingerprint id in one input are two samples (an export's

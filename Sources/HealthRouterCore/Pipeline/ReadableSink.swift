@@ -1,15 +1,16 @@
 /// A sink whose store can be read back as canonical items: the source side of
 /// `healthrouter migrate` and `healthrouter dump --from SINK` (DESIGN.md §2, "Migration").
 ///
-/// Contract: called after `prepare()` or `prepareForReading()`, from the sink's one thread, never
-/// during a `write`.
-/// `readBack` visits every item the store holds, in an order that is the same on every call
-/// while the store is unchanged (a migration resumes by counting items), streaming (memory
-/// stays flat or bounded by an index of ids). Tombstones the store recorded come first, so
-/// that a sample stored again after its deletion survives replaying both. What the store's
-/// schema cannot hold comes back as the sink's README says (e.g. carried in metadata).
-/// Throwing from `visit` stops the read and is rethrown.
+/// Contract: every requirement is called from the command's one thread, never during a
+/// `write`; in this order: `missingStore` (before anything opens the store), then
+/// `prepareForReading()` (or `prepare()`), then `readBack` (once or more).
 public protocol ReadableSink: Sink {
+    /// Visits every item the store holds, in an order that is the same on every call while the
+    /// store is unchanged (a migration resumes by counting items), streaming (memory stays flat
+    /// or bounded by an index of ids). Tombstones the store recorded come first, so that a
+    /// sample stored again after its deletion survives replaying both. What the store's schema
+    /// cannot hold comes back as the sink's README says (e.g. carried in metadata). Throwing
+    /// from `visit` stops the read and is rethrown.
     func readBack(_ visit: (HealthItem) throws -> Void) throws
 
     /// The file or folder the store would be, when it does not exist: asked before `prepare()`

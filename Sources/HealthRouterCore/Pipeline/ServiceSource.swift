@@ -8,7 +8,15 @@
 /// - `stop()` is called once, from another thread: the source stops accepting, lets the
 ///   requests in flight finish, and returns when none is left. Nothing is called after it.
 public protocol ServiceSource: AnyObject, Sendable {
+    /// Starts accepting, on the daemon's thread (after its sink workers started), one source
+    /// after another in config order. Throws `SourceError` when it cannot; then `stop()` is not
+    /// called on it (whatever it acquired before throwing it releases itself), and the sources
+    /// started before it are stopped. `ingest` is safe to call from any number of threads at once
+    /// (each request's handler), and outlives the source.
     func start(ingest: PushIngest) throws
+    /// Stops accepting: called once, from another thread than the requests' (the daemon's, at
+    /// a stop or a reload that replaces the source), after a `start` that returned. Returns when
+    /// no request is in flight: none calls `ingest` after it.
     func stop()
     /// The address the source will listen on, as configured (port 0: any free one), known
     /// without I/O, so that a config giving two sources one address is refused by `check`.

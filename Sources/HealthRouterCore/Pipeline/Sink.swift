@@ -2,14 +2,17 @@
 /// the core owns batching, retry, cursors, dead letters and logging.
 ///
 /// Lifecycle contract:
-/// - One instance belongs to one `SinkWorker` and is only ever called from that
-///   worker's thread, never concurrently; it need not be `Sendable`.
+/// - One instance belongs to one driver, a `SinkWorker` (the daemon, an import) or a
+///   `DirectDelivery` (a backfill, a migration), and is only ever called from that driver's
+///   thread, never concurrently; it need not be `Sendable`.
 /// - `prepare()` is called once, before anything else. It may be called again on a
 ///   fresh instance after a failure, so it must be idempotent (create schema only
 ///   if missing).
 /// - `write(_:cursor:)` is called with entries in increasing sequence order, at
 ///   least once each: after a crash or a retry the same entries may come again, and
-///   writing them again must leave the store as one write would (idempotent).
+///   writing them again must leave the store as one write would (idempotent). `cursor` is at or
+///   past the last entry's sequence (the entries between that the sink's routes leave out are
+///   passed over); `entries` may be empty, to move a sink's own cursor past a dead letter.
 /// - Entries past the cursor the sink last stored, written with a `cursor` beyond it,
 ///   are new to the store: the journal passes each new or changed sample once, and
 ///   a sink's cursor is only ever compared with the journal that set it (the worker
@@ -21,7 +24,9 @@
 /// - `close()` is called once; nothing is called after it. It is called after a failed
 ///   `prepare()` too, so whatever `prepare()` acquired (a lock, a connection) is released.
 public protocol Sink: AnyObject {
-    /// Connects and creates the schema if missing. Returns the cursor the sink keeps
+    /// Connects and creates the schema if missing. Throws `SinkError.misconfigured` for what a
+    /// person must fix (a missing extension, a path under a file, a refused token), anything
+    /// else for a store that may come back (retried). Returns the cursor the sink keeps
     /// in its own store (the sequence of the last entry it durably wrote; 0 when the store
     /// holds none: it is new, or was emptied or replaced), or nil when the sink keeps no
     /// cursor and the core's cursor applies. A sink that keeps its own
