@@ -42,9 +42,7 @@ enum CheckCommand {
                 continue
             }
             guard let kind = PluginList.source(type: plugin.type) else {
-                throw ConfigError(at: plugin.typeLocation, path: plugin.path + ".type",
-                                  message: "unknown source type '\(plugin.type)'",
-                                  suggestion: NameSuggester.hint(for: plugin.type, among: PluginList.sourceTypes, noun: "source types"))
+                throw HealthRouterConfig.unknownType(of: plugin, known: PluginList.sourceTypes)
             }
             _ = try kind.make(plugin, loaded.context(for: plugin.name))
         }

@@ -120,9 +120,7 @@ struct LoadedConfig {
         let routes = self.routes
         return try config.sinks.map { plugin in
             guard let kind = PluginList.sink(type: plugin.type) else {
-                throw ConfigError(at: plugin.typeLocation, path: plugin.path + ".type",
-                                  message: "unknown sink type '\(plugin.type)'",
-                                  suggestion: NameSuggester.hint(for: plugin.type, among: PluginList.sinks.map(\.type), noun: "sink types"))
+                throw HealthRouterConfig.unknownType(of: plugin, known: PluginList.sinkTypes)
             }
             let make: @Sendable () throws -> any Sink
             do {

@@ -137,4 +137,5 @@ enum PluginList {
     static func service(type: String) -> ServicePlugin? { services.first { $0.type == type } }
     /// Every source type, finite or long-running, for messages.
     static var sourceTypes: [String] { sources.map(\.type) + services.map(\.type) }
+    static var sinkTypes: [String] { sinks.map(\.type) }
 }

@@ -185,9 +185,7 @@ enum RunCommand {
                 } else if PluginList.source(type: plugin.type) != nil {
                     loaded.logger.info("file source not read by run (use healthrouter import)", [("source", plugin.name)])
                 } else {
-                    throw ConfigError(at: plugin.typeLocation, path: plugin.path + ".type",
-                                      message: "unknown source type '\(plugin.type)'",
-                                      suggestion: NameSuggester.hint(for: plugin.type, among: PluginList.sourceTypes, noun: "source types"))
+                    throw HealthRouterConfig.unknownType(of: plugin, known: PluginList.sourceTypes)
                 }
             }
             try PluginList.refuseSharedAddresses(listeners)

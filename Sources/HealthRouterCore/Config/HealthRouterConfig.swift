@@ -154,10 +154,16 @@ public struct HealthRouterConfig: Sendable {
     public func checkPluginTypes(sources sourceTypes: [String], sinks sinkTypes: [String]) throws(ConfigError) {
         for (plugins, known) in [(sources, sourceTypes), (sinks, sinkTypes)] {
             for plugin in plugins where !known.contains(plugin.type) {
-                throw ConfigError(at: plugin.typeLocation, path: plugin.path + ".type",
-                                  message: "unknown \(plugin.kind.rawValue) type '\(plugin.type)'",
-                                  suggestion: NameSuggester.hint(for: plugin.type, among: known, noun: "\(plugin.kind.rawValue) types"))
+                throw Self.unknownType(of: plugin, known: known)
             }
         }
+    }
+
+    /// The error for `plugin`, whose `type` is none of `known`: it names the line and suggests
+    /// the closest type.
+    public static func unknownType(of plugin: PluginConfig, known: [String]) -> ConfigError {
+        ConfigError(at: plugin.typeLocation, path: plugin.path + ".type",
+                    message: "unknown \(plugin.kind.rawValue) type '\(plugin.type)'",
+                    suggestion: NameSuggester.hint(for: plugin.type, among: known, noun: "\(plugin.kind.rawValue) types"))
     }
 }
