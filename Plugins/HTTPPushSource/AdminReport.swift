@@ -20,7 +20,7 @@ struct AdminReport {
             (state, try journal.lag(ofSink: state.sink, after: state.cursor, routes: routes))
         }
         var lacking: [String: Int64] = [:]
-        for name in sinkNames { lacking[name] = try journal.prunedEntryCount(sink: name) }
+        for (state, _) in sinks { lacking[state.sink] = try journal.prunedEntryCount(sink: state.sink, cursor: state.cursor) }
         return AdminReport(head: head, journalWriteError: journalWriteError, pushed: pushed, sinks: sinks, lacking: lacking)
     }
 

@@ -77,8 +77,8 @@ enum StatusCommand {
             guard let error = state.lastError, error.count > Self.errorWidth else { continue }
             print("\nlast error of \(state.sink): \(error)")
         }
-        for sink in config.sinks {
-            let gaps = try journal.prunedGaps(sink: sink.name)
+        for (sink, state) in zip(config.sinks, states) {
+            let gaps = try journal.lackingRanges(sink: sink.name, cursor: state.cursor)
             guard !gaps.isEmpty else { continue }
             healthy = false
             let ranges = Journal.describe(gaps)

@@ -178,6 +178,32 @@ import Testing
         #expect(status.status == 0 && !status.stdout.contains("lacks entries"), "\(status.stdout)")
     }
 
+    /// A sink of another config on the same state directory, which has not run since the first
+    /// config's import pruned every entry: `status` says what it lacks (its lag is 0, its store
+    /// empty) before its worker notes it. It said all was well, and exited 0.
+    @Test func aSinkThatHasNotRunSinceAPruneIsShownLacking() throws {
+        let directory = makeTemporaryDirectory()
+        let export = directory + "/export.xml"
+        try CommandRunner.generateExport(records: 50, to: export, zip: false, quirks: false)
+        let base = """
+            state_directory: \(directory)/state
+            journal: { retain: 0s }
+            sinks:
+              local: { type: sqlite, path: \(directory)/state/health.sqlite }
+
+            """
+        let first = try writeConfig(base, in: directory)
+        #expect(try CommandRunner.run(["import", export, "--config", first, "--quiet"], in: directory).status == 0)
+        let head = try Journal(stateDirectory: directory + "/state").head()
+        let second = directory + "/second.yaml"
+        try (base + "  late: { type: sqlite, path: \(directory)/state/late.sqlite }\n")
+            .write(toFile: second, atomically: true, encoding: .utf8)
+        let status = try CommandRunner.run(["status", "--config", second], in: directory)
+        #expect(status.status == 1, "\(status.stdout)")
+        #expect(status.stdout.contains("late lacks entries 1–\(head): they were pruned"), "\(status.stdout)")
+        #expect(!status.stdout.contains("local lacks"), "\(status.stdout)")
+    }
+
     /// A whole migration into a sink that lacks pruned entries forgets them only when its source
     /// was delivered to and lacks none itself, saying which.
     @Test func aMigrationForgetsAGapOnlyFromAStoreThatLacksNothing() throws {

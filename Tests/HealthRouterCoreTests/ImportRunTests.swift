@@ -91,6 +91,17 @@ struct ListSource: FiniteSource {
         _ = try ImportRun(stateDirectory: directory, sinks: [renamed], settings: SinkWorker.Settings(),
                           retainSeconds: nil, logger: Logger(minimumLevel: .error)).run(sources: [("list", ListSource(items: []))])
         #expect(try Journal(stateDirectory: directory).prunedGaps(sink: "renamed").isEmpty)
+        // A sink renamed while it was out of the config: its store's cursor is where the old name
+        // stopped (400), and what was pruned after that (401–500) it lacks.
+        let more = (400..<500).map { HealthItem.sample(heartRate(62, at: Int64($0))) }
+        #expect(try run(directory, ListSource(items: more), retain: 0).pruned == 100)
+        let lateRenamed = SinkSpec(name: "late-renamed", type: "test", makeSink: {
+            try CheckedTableSink(path: directory + "/late.sqlite", failures: FailureBudget(0))
+        }, selects: { _, _ in true })
+        _ = try ImportRun(stateDirectory: directory, sinks: [lateRenamed], settings: SinkWorker.Settings(),
+                          retainSeconds: nil, logger: Logger(minimumLevel: .error)).run(sources: [("list", ListSource(items: []))])
+        let lateGaps = try Journal(stateDirectory: directory).prunedGaps(sink: "late-renamed")
+        #expect(lateGaps.map(\.first) == [401] && lateGaps.map(\.last) == [500])
     }
 
     @Test func aFailingSourceKeepsWhatItReadBeforeTheError() throws {

@@ -375,6 +375,18 @@ import Testing
         #expect(body.deletedIds == 2 && body.newCount == 1 && body.duplicateCount == 1)
         try journal.append([.tombstone(Tombstone(ids: ["LATER"]))], source: "phone")
         #expect(try journal.append([.sample(later)], source: "phone").newCount == 1)
+        // Sent again with other content after its deletion, it stays deleted too: no change is
+        // journaled (a sink would store it again). One stored after its tombstone still changes.
+        let head = try journal.head()
+        var edited = seen
+        edited.value = 70
+        edited.metadata = [MetadataEntry("note", .string("edited"))]
+        let again = try journal.append([.sample(edited)], source: "phone")
+        #expect(again.changedCount == 0 && again.duplicateCount == 1 && again.entriesWritten == 0)
+        #expect(try journal.head() == head)
+        var unseenEdited = unseen
+        unseenEdited.value = 71
+        #expect(try journal.append([.sample(unseenEdited)], source: "phone").changedCount == 1)
     }
 
     @Test func entriesSayWhetherTheyAreTheFirstOfTheirId() throws {

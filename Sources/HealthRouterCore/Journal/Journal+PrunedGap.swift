@@ -60,6 +60,27 @@ extension Journal {
         }
     }
 
+    /// What `sink`, whose cursor in this journal is `cursor`, lacks: the gaps its worker noted,
+    /// and the entries pruned after its cursor that it has not met yet (it has not run since they
+    /// were pruned: another config's commands pruned them, or it is new), save those a backfill
+    /// brought back. Read only: its worker notes them when it next starts.
+    public func lackingRanges(sink: String, cursor: Int64) throws -> [(first: Int64, last: Int64)] {
+        var ranges = try prunedGaps(sink: sink)
+        let firstRetained = try oldestRetained() ?? head() + 1
+        let lookup = try database.prepare("SELECT value FROM meta WHERE key = ?1")
+        lookup.bind(1, Self.filledKey(sink))
+        let filled = try lookup.step() ? lookup.int64(0) : 0
+        let first = max(cursor, filled) + 1
+        guard first < firstRetained else { return ranges }
+        var merged = (first: first, last: firstRetained - 1)
+        ranges = ranges.filter { range in
+            guard range.last + 1 >= merged.first, merged.last + 1 >= range.first else { return true }
+            merged = (min(range.first, merged.first), max(range.last, merged.last))
+            return false
+        }
+        return (ranges + [merged]).sorted { $0.first < $1.first }
+    }
+
     /// `gaps` as `status` and the commands write them: `1–20, 31–40`.
     public static func describe(_ gaps: [(first: Int64, last: Int64)]) -> String {
         gaps.map { "\(NumberText.grouped($0.first))–\(NumberText.grouped($0.last))" }.joined(separator: ", ")

@@ -473,6 +473,14 @@ public final class Journal {
                     return true
                 }
             }
+            // Deleted since it was stored (a tombstone came after it): it stays deleted, whatever
+            // its content now (a phone re-sending it with other metadata, a later export's copy),
+            // as the same content sent again does. (Not a twin of it in one export: that is
+            // another sample, stored under its twin id above.)
+            if try isDeleted(sample.id, after: storedSequence) {
+                result.duplicates[sample.kind, default: 0] += 1
+                return nil
+            }
             // A reading whose id a source derived from its period (a Health Auto Export point alone
             // at its date) that the same user's push holds under another such id (one of several
             // readings at that date, whose ids carry their values): that reading again, not a
@@ -1307,9 +1315,10 @@ public final class Journal {
         }
     }
 
-    /// How many entries were pruned before `sink` wrote them (the sum of `prunedGaps(sink:)`).
-    public func prunedEntryCount(sink: String) throws -> Int64 {
-        try prunedGaps(sink: sink).reduce(0) { $0 + $1.last - $1.first + 1 }
+    /// How many entries were pruned before `sink`, at `cursor`, wrote them (the sum of
+    /// `lackingRanges(sink:cursor:)`).
+    public func prunedEntryCount(sink: String, cursor: Int64) throws -> Int64 {
+        try lackingRanges(sink: sink, cursor: cursor).reduce(0) { $0 + $1.last - $1.first + 1 }
     }
 
     /// Aggregate counts for `status`.

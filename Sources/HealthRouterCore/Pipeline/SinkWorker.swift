@@ -176,6 +176,9 @@ public final class SinkWorker: Sendable {
                     let recorded = recordedRow ?? 0
                     cursor = own ?? recorded
                     let resumed = cursor
+                    // Where the store's entries end when its cursor was set under another name
+                    // (a renamed sink: this journal's numbers, as far as it can tell).
+                    var renamedFrom: Int64?
                     let head = try journal.head()
                     if own == 0, recorded > 0 {
                         // The store holds no cursor although this journal delivered to it: it is
@@ -197,6 +200,7 @@ public final class SinkWorker: Sendable {
                                            + "state directory, or the sink was renamed in the config): delivering everything again, "
                                            + "which writes no second row")
                         cursor = 0
+                        renamedFrom = own
                     } else if cursor > head {
                         // The sink has written past the end of this journal: the journal was
                         // recreated. Deliver everything again (writes are idempotent) rather
@@ -211,16 +215,19 @@ public final class SinkWorker: Sendable {
                     }
                     // Entries pruned before this sink wrote them (it was out of the config while
                     // they were pruned, or is new): its store lacks them, however its lag reads. Not
-                    // when everything is delivered again for another reason (a store another journal
-                    // wrote, a recreated journal: `cursor` was set back, the store holds its data).
-                    // An empty journal has pruned every entry up to its head.
+                    // when everything is delivered again for another reason (a recreated journal:
+                    // `cursor` was set back, the store holds its data). A store whose cursor was set
+                    // under another name (a renamed sink, that was out of the config meanwhile)
+                    // lacks those pruned after its own cursor. An empty journal has pruned every
+                    // entry up to its head.
                     let firstRetained = try journal.oldestRetained() ?? head + 1
-                    if cursor == resumed, cursor + 1 < firstRetained,
-                       try journal.notePrunedGap(sink: name, from: cursor + 1, through: firstRetained - 1,
+                    let gapFrom = cursor == resumed ? cursor + 1 : renamedFrom.map { $0 + 1 }
+                    if let gapFrom, gapFrom < firstRetained,
+                       try journal.notePrunedGap(sink: name, from: gapFrom, through: firstRetained - 1,
                                                  storeIsNew: own == 0 && recorded > 0) {
                         if !(own == 0 && recorded > 0) {
-                            logger.warning("entries \(Journal.describe([(cursor + 1, firstRetained - 1)])) were pruned (journal.retain) before this sink "
-                                               + "wrote them (it was out of the config, or is new): its store lacks those its "
+                            logger.warning("entries \(Journal.describe([(gapFrom, firstRetained - 1)])) were pruned (journal.retain) before this sink "
+                                               + "wrote them (it was out of the config, is new, or was renamed): its store lacks those its "
                                                + "routes select; bring them back with `healthrouter backfill \(name) --from "
                                                + "<export.zip or dump>`")
                         }
