@@ -364,7 +364,10 @@ enum PulsoBatchParser {
         case .none, .null:
             break
         }
-        sample.unit = element.unit
+        // A phone's quantity without `unit` is in the protocol's unit for its type (PROTOCOL §1.7):
+        // stored with it, beside the same type's values that name it. (A forward from another
+        // healthrouter, its `kind` given, says what its journal holds, unit or none.)
+        sample.unit = element.unit ?? (kind == .quantity && element.kind == nil ? known?.canonicalUnit : nil)
         sample.sourceBundleId = element.sourceBundleId
         sample.sourceVersion = element.sourceVersion
         sample.device = element.device

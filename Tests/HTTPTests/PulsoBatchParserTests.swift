@@ -21,6 +21,25 @@ struct PulsoBatchParserTests {
         #"[{"uuid":"K","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":60,"unit":"count/min","source":"P","identifier":"HKQuantityTypeIdentifierHeartRate","kind":"quantity","userId":"bob","sourceVersion":"10.1","device":"<<HKDevice: 0x283>>, name:Apple Watch","creationDate":"2026-07-06T08:00:01Z"}]"#,
     ]
 
+    /// A phone's quantity without `unit` is in the protocol's unit for its type (§1.7), and is
+    /// stored with it, beside the same type's values that name it; a type healthrouter does not
+    /// know, and a forward from another healthrouter (its `kind` given), keep none.
+    @Test func aQuantityWithoutUnitGetsItsTypesProtocolUnit() throws {
+        let body = #"[{"uuid":"A","type":"bodyMass","start":"2024-03-31T10:05:00+01:00","end":"2024-03-31T10:05:00+01:00","value":70,"source":"W"},"#
+            + #"{"uuid":"B","type":"somethingNew","start":"2024-03-31T10:05:00+01:00","end":"2024-03-31T10:05:00+01:00","value":3,"source":"W"},"#
+            + #"{"uuid":"C","type":"bodyMass","kind":"quantity","start":"2024-03-31T10:05:00+01:00","end":"2024-03-31T10:05:00+01:00","value":70,"source":"W"},"#
+            + #"{"uuid":"D","type":"bodyMass","start":"2024-03-31T10:05:00+01:00","end":"2024-03-31T10:05:00+01:00","value":154,"unit":"lb","source":"W"}]"#
+        for parsed in [try PulsoBatchParser.parse(Array(body.utf8), userId: nil),
+                       try PulsoBatchParser.parseNDJSON(Array(body.dropFirst().dropLast().replacingOccurrences(of: "},{", with: "}\n{").utf8),
+                                                        userId: nil)] {
+            let units = parsed.items.compactMap { item -> String? in
+                guard case .sample(let sample) = item else { return nil }
+                return "\(sample.id):\(sample.unit ?? "-")"
+            }
+            #expect(units == ["A:kg", "B:-", "C:-", "D:kg"], "\(parsed.items)")
+        }
+    }
+
     /// A nested metadata value (not Pulso's, which allows none) is kept as its JSON text, keys
     /// sorted, as the replay source keeps it.
     @Test func nestedMetadataIsKeptAsJSONText() throws {
