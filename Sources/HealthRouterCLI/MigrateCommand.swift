@@ -161,16 +161,19 @@ enum MigrateCommand {
            let gaps = try? journal.prunedGaps(sink: to), !gaps.isEmpty {
             let ranges = Journal.describe(gaps)
             // A source this journal delivered to up to its oldest retained entry (it passed every
-            // entry pruned since), with no gap of its own, holds them.
+            // entry pruned since), with no gap of its own, whose routes select all the target's
+            // do, holds them. (A cursor also passes the entries its routes leave out.)
             let firstRetained = ((try? journal.oldestRetained()) ?? nil) ?? (((try? journal.head()) ?? 0) + 1)
             let fromCursor = (try? journal.cursor(sink: from)) ?? nil
-            if (try? journal.prunedGaps(sink: from))?.isEmpty ?? false, let fromCursor, fromCursor + 1 >= firstRetained {
+            if (try? journal.prunedGaps(sink: from))?.isEmpty ?? false, let fromCursor, fromCursor + 1 >= firstRetained,
+               loaded.routes.selectsEverything(from, of: to) {
                 try? journal.clearPrunedGaps(sink: to)
                 gapNote = "the note that '\(to)' lacks entries \(ranges) (pruned before it wrote them) is forgotten: "
                     + "'\(from)' holds their samples"
             } else {
                 gapNote = "the note that '\(to)' lacks entries \(ranges) stays: '\(from)' may lack them too (it lacks "
-                    + "pruned entries, was never delivered to, or had not reached them when they were pruned)"
+                    + "pruned entries, was never delivered to, had not reached them when they were pruned, or its routes "
+                    + "select less than those of '\(to)')"
             }
         }
         let seconds = Date().timeIntervalSince(started)

@@ -233,5 +233,23 @@ import Testing
         #expect(forgotten.stdout.contains("the note that 'local' lacks entries 1–5 (pruned before it wrote them) is forgotten: "
                                           + "'other' holds their samples"), "\(forgotten.stdout)")
         #expect(!(try CommandRunner.run(["status", "--config", config], in: directory)).stdout.contains("lacks entries"))
+        // From a sink whose routes select less (its cursor passed what they leave out): kept.
+        // (Entries 1–5 were brought back above, for good: another range.)
+        try Journal(stateDirectory: directory + "/state").notePrunedGap(sink: "local", from: 6, through: 9)
+        let narrower = try writeConfig("""
+            state_directory: \(directory)/state
+            sinks:
+              local: { type: sqlite, path: \(directory)/state/health.sqlite }
+              other: { type: sqlite, path: \(directory)/state/other.sqlite }
+            routes:
+              - types: ["*"]
+                to: [local]
+              - types: [sleep]
+                to: [other]
+            """, in: directory)
+        let sleepOnly = try CommandRunner.run(["migrate", "--from", "other", "--to", "local", "--config", narrower, "--quiet",
+                                               "--restart"], in: directory)
+        #expect(sleepOnly.stdout.contains("the note that 'local' lacks entries 6–9 stays") && sleepOnly.stdout.contains(
+            "its routes select less than those of 'local'"), "\(sleepOnly.stdout)")
     }
 }

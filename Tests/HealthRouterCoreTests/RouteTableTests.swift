@@ -15,6 +15,30 @@ import Testing
         return RouteTable(config: try HealthRouterConfig.parse(yaml: yaml, environment: [:]))
     }
 
+    /// Whether one sink receives everything another does: by type, by source, and for types the
+    /// registry does not know (what a glob or `*` selects).
+    @Test func oneSinkSelectsEverythingAnotherDoes() throws {
+        let routes = try table("""
+            routes:
+              - types: ["*"]
+                to: [a]
+              - types: [sleep, heartRate]
+                to: [b]
+              - types: [heartRate]
+                from: [phone]
+                to: [c]
+              - types: ["HKQuantityType*"]
+                to: [c]
+            """)
+        #expect(routes.selectsEverything("a", of: "b") && routes.selectsEverything("a", of: "c"))
+        #expect(!routes.selectsEverything("b", of: "a"))     // b has no steps
+        #expect(!routes.selectsEverything("b", of: "c"))     // c has every quantity type, known or not
+        #expect(!routes.selectsEverything("c", of: "b"))     // b has sleep
+        #expect(routes.selectsEverything("b", of: "b"))
+        let unknownOnly = try table("routes:\n  - types: [\"*\"]\n    to: [a, b]\n  - types: [heartRate, steps, sleep]\n    to: [c]\n")
+        #expect(!unknownOnly.selectsEverything("c", of: "a"))
+    }
+
     @Test func starSelectsEverythingIncludingUnknownTypes() throws {
         let routes = try table("routes:\n  - types: [\"*\"]\n    to: [b, a]\n")
         for type in [heartRate, sleep, unknown, "whatever"] {

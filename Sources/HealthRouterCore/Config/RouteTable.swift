@@ -111,6 +111,20 @@ public final class RouteTable: Sendable {
         sinks(forType: type, source: source).contains(sink)
     }
 
+    /// Whether the sink named `sink` receives every entry the sink named `other` receives: for
+    /// every type the registry knows and two it does not (a quantity and a category: what globs
+    /// select), from every source a route's `from` names and from any other.
+    public func selectsEverything(_ sink: String, of other: String) -> Bool {
+        let namedSources = Set(routes.compactMap(\.sources).joined())
+        let unknownTypes = ["HKQuantityTypeIdentifierNotYetKnown", "HKCategoryTypeIdentifierNotYetKnown", "NotYetKnownType"]
+        var answers = known.values.flatMap { $0.bySource.map(\.sinks) + [$0.otherwise] }
+        for type in unknownTypes {
+            answers.append(Self.compute(type: type, source: nil, routes: routes, sinkNames: sinkNames))
+            for source in namedSources { answers.append(Self.compute(type: type, source: source, routes: routes, sinkNames: sinkNames)) }
+        }
+        return answers.allSatisfy { !$0.contains(other) || $0.contains(sink) }
+    }
+
     /// The answer for `type` from `source` (nil: a source that no route's `from` names).
     private static func compute(type: String, source: String?, routes: [CompiledRoute], sinkNames: [String]) -> [String] {
         let known = TypeRegistry.selectionType(of: type)
