@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import HealthRouterCore
 
@@ -18,6 +19,24 @@ import Testing
         #expect(refused?.description.hasSuffix("remount the disk read-write in: INSERT INTO t VALUES ('b')") == true)
         let duplicate = #expect(throws: SQLiteError.self) { try writable.execute("INSERT INTO t VALUES ('a')") }
         #expect(duplicate?.description.contains(" in: INSERT INTO t") == true, "\(String(describing: duplicate))")
+    }
+
+    /// Two connections opening one new journal at once (two imports started together) both open
+    /// it: turning the file to WAL needs it alone, and SQLite answered one "database is locked"
+    /// at once, without waiting.
+    @Test func twoConnectionsOpeningANewJournalAtOnceBothOpenIt() throws {
+        for _ in 0..<40 {
+            let directory = makeTemporaryDirectory()
+            let failures = Mutex<[String]>([])
+            DispatchQueue.concurrentPerform(iterations: 2) { _ in
+                do {
+                    try Journal(stateDirectory: directory).append([], source: "none")
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+            #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
+        }
     }
 
     /// A new file gets the page size asked for (the journal's 16 KiB), others SQLite's 4 KiB; a

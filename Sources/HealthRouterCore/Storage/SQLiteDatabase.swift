@@ -39,8 +39,24 @@ public final class SQLiteDatabase {
         if !readOnly && !immutable {
             // Before WAL, which fixes the size of a new file for good.
             if let pageSize { try execute("PRAGMA page_size = \(pageSize)") }
-            try execute("PRAGMA journal_mode=WAL")
+            try Self.retryingWhileBusy { try execute("PRAGMA journal_mode=WAL") }
             try execute("PRAGMA synchronous=NORMAL")
+        }
+    }
+
+    /// Runs `body` again while SQLite answers SQLITE_BUSY without waiting, for up to about 10 s:
+    /// turning a new file to WAL needs it alone, and two processes opening it at once (two
+    /// imports started together) made one fail with "database is locked", the busy handler not
+    /// being called where waiting could deadlock.
+    private static func retryingWhileBusy(_ body: () throws -> Void) throws {
+        var attempt = 0
+        while true {
+            do {
+                return try body()
+            } catch let error as SQLiteError where error.code & 0xff == SQLITE_BUSY && attempt < 1_000 {
+                attempt += 1
+                usleep(10_000)
+            }
         }
     }
 
