@@ -16,7 +16,9 @@ work="${BENCH_DIR:-bench-data}"
 mkdir -p "$work"
 xml="$work/export-$records.xml"
 bin=.build/release/healthrouter
-[ -x "$bin" ] || swift build -c release --product healthrouter >/dev/null
+# Always brought up to date (a no-op when it is): an old binary left in .build would be measured.
+swift build -c release --product healthrouter >/dev/null
+echo "binary: $bin, built from $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet 2>/dev/null || echo ' + uncommitted changes')"
 
 if [ ! -s "$xml" ]; then
   echo "generating $records records into $xml …"
