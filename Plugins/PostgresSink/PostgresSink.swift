@@ -400,16 +400,7 @@ public final class PostgresSink: Sink {
     }
 
     public func write(_ entries: [JournalEntry], cursor: Int64) throws {
-        // A session the server ended while the sink was idle: open a new one now rather than
-        // fail this write, log it as failed and retry it a second later.
-        if let connection, !connection.survivedIdling {
-            logger.debug("the server ended the idle session: connecting again")
-            let known = storedCursor
-            try reconnect()
-            // Its cursor gone meanwhile (another sink of the schema found a table dropped): the
-            // worker must open the sink again and take its cursor from it, as `write` would say.
-            if known > 0 && storedCursor == 0 { throw SinkError.unavailable(MissingDataTables.forgottenCursor) }
-        }
+        try PostgresIdleSession.renewIfEnded(connection, logger: logger, storedCursor: { storedCursor }, reconnect: reconnect)
         guard let connection else { throw SinkError.unavailable("postgres: write before prepare") }
         do {
             try connection.transaction {
