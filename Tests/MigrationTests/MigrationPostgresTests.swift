@@ -8,9 +8,21 @@ import Testing
 /// sqlite → timescaledb → sqlite returns the same canonical samples; sqlite → postgres
 /// (health4ai's schema) migrates and verifies. Without PG_URL these tests do nothing.
 @Suite(.serialized) struct MigrationPostgresTests {
+    /// PG_URL; without it these tests do nothing locally (a known issue in the run's summary says
+    /// so) and fail under CI=true, where scripts/with-postgres.sh always runs.
     static var url: String? {
-        let url = ProcessInfo.processInfo.environment["PG_URL"]
-        return url?.isEmpty == false ? url : nil
+        let environment = ProcessInfo.processInfo.environment
+        if let url = environment["PG_URL"], !url.isEmpty { return url }
+        if environment["CI"] == "true" { Issue.record("PG_URL is not set: run the tests under scripts/with-postgres.sh (make test)") }
+        return nil
+    }
+
+    @Test func theseTestsRanAgainstAServer() {
+        let environment = ProcessInfo.processInfo.environment
+        guard environment["PG_URL"]?.isEmpty ?? true, environment["CI"] != "true" else { return }
+        withKnownIssue("PG_URL is not set: the migrations through PostgreSQL did not run (run them under scripts/with-postgres.sh, as make test does)") {
+            Issue.record("no PostgreSQL")
+        }
     }
 
     static func schema() -> String {
