@@ -158,6 +158,8 @@ enum BackfillCommand {
                     progress.stop()
                     throw ImportCommand.commandFailure(error)
                 }
+                // Its last batch written first: the output counts what it leaves out then too.
+                try delivery.finish()
                 skippedLines = output.skipped
                 examples = output.skippedExamples
             }

@@ -38,6 +38,29 @@ import Testing
         #expect(try database.scalarInt("SELECT journal_seq FROM sink_cursor") == 7)  // the sink's cursor did not move
     }
 
+    /// A backfill from a file beside a daemon: a sample a tombstone deletes while its batch fills
+    /// (a push the daemon took) is left out when the batch is written, not written back over the
+    /// deletion; checked only when its entry came, it was.
+    @Test func aSampleDeletedWhileItsBatchFillsIsNotWrittenBack() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let journal = try Journal(stateDirectory: directory.path)
+        try journal.append([.sample(SinkFixtures.heartRate), .sample(SinkFixtures.steps)], source: "phone")
+        let sink = SQLiteSink(configuration: .init(path: directory.path + "/s.sqlite"), context: SinkFixtures.context(directory.path))
+        _ = try sink.prepare()
+        defer { sink.close() }
+        let delivery = DirectDelivery(sink: sink, sinkCursor: 0, filter: SampleFilter(), resumeAfter: 0, batchSize: 1_000) { _, _ in }
+        let output = DirectDeliveryOutput(delivery: delivery, sourceName: "backfill", journal: journal)
+        try output.emit([.sample(SinkFixtures.heartRate), .sample(SinkFixtures.steps)])
+        try journal.append([.tombstone(Tombstone(ids: [SinkFixtures.heartRate.id]))], source: "phone")
+        try delivery.finish()
+        var stored = Set<String>()
+        try sink.readBack { if case .sample(let s) = $0 { stored.insert(s.id) } }
+        #expect(stored == [SinkFixtures.steps.id])
+        #expect(output.skipped[DirectDeliveryOutput.deletedReason] == 1)
+        #expect(delivery.counts.samples == 1)
+    }
+
     @Test func filterByTimeAndType() {
         let filter = SampleFilter(since: HealthDateParser.parse("2024-01-05"), until: HealthDateParser.parse("2024-01-06"),
                                   types: ["heartRate", "sleep"])

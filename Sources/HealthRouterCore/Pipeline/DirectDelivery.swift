@@ -44,6 +44,11 @@ public final class DirectDelivery {
     private var pending: [JournalEntry] = []
     private var lastSeen: Int64
     public private(set) var counts = Counts()
+    /// Asked of each pending entry just before its batch is written, on the caller's thread: false
+    /// leaves it out (counted nowhere; the caller counts it). A backfill from a file checks here
+    /// again whether a tombstone deleted the sample while its batch filled (a daemon beside it
+    /// taking a push), so the sample is not written back over the deletion. Nil: all are written.
+    public var admits: ((JournalEntry) throws -> Bool)?
     /// Called before each retry of a failed write, on the caller's thread: the failure, the attempt
     /// that failed (1-based), `maxAttempts`, and the seconds until the next.
     public var onRetry: ((_ error: any Error, _ attempt: Int, _ maxAttempts: Int, _ delay: Double) -> Void)?
@@ -93,8 +98,9 @@ public final class DirectDelivery {
 
     private func flush() throws {
         guard !pending.isEmpty else { return }
-        let batch = pending
+        var batch = pending
         pending.removeAll(keepingCapacity: true)
+        if let admits { batch = try batch.filter(admits) }
         let refused = try deliver(batch)
         for entry in batch {
             switch entry.item {

@@ -21,6 +21,15 @@ public final class DirectDeliveryOutput: SourceOutput {
         self.sourceName = sourceName
         self.journal = journal
         namer = keepsTwinsApart ? FileTwinNamer() : nil
+        // Checked again when its batch is written: a tombstone may come meanwhile (a daemon
+        // beside the backfill taking a push), and the sample is then not written back.
+        if let journal {
+            delivery.admits = { [weak self] entry in
+                guard case .sample(let sample) = entry.item, try journal.isDeleted(sample.id) else { return true }
+                self?.skipped(Self.deletedReason, location: nil)
+                return false
+            }
+        }
     }
 
     /// Why a sample the journal recorded as deleted is not delivered.
