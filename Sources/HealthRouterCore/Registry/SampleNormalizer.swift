@@ -9,8 +9,9 @@ public enum SampleNormalizer {
     /// - a value whose unit differs from the canonical one is converted with
     ///   `UnitConverter` when the conversion is known (unit set to the canonical one);
     /// - a `%` value is scaled ×100 under `.healthKit` (HealthKit's 0–1 fraction).
-    /// A `%` value of a type the registry does not know (a type HealthKit added since) is scaled
-    /// ×100 under `.healthKit` too: every percentage healthrouter stores is 0–100.
+    /// A `%` value of a type the registry does not know stays as the producer wrote it (an export's
+    /// 0–1 fraction): scaling it would change its fingerprint id, and an export imported again
+    /// after such a change would store each such sample a second time.
     /// For every sample: `device` goes through `DeviceName.canonical`, and an empty `id`
     /// becomes `Fingerprint.id(of:)` of the normalised sample. Category values, workout
     /// details and metadata are left as the producer wrote them.
@@ -40,8 +41,6 @@ public enum SampleNormalizer {
                     sample.unit = canonical
                 }
             }
-        } else if convention == .healthKit, sample.unit == "%", let value = sample.value {
-            sample.value = value * 100
         }
         if !deviceIsCanonical, let device = sample.device { sample.device = DeviceName.canonical(device) }
         if assigningId && sample.id.isEmpty { sample.id = Fingerprint.id(of: sample, type: type) }
