@@ -158,7 +158,8 @@ enum MigrateCommand {
         var gapNote: String?
         if counts.rejected == 0, FilterOptions.describe(filter).isEmpty, FileManager.default.fileExists(atPath: journalPath),
            let journal = try? Journal(stateDirectory: loaded.config.stateDirectory),
-           let gaps = try? journal.prunedGaps(sink: to), !gaps.isEmpty {
+           // Also the entries pruned that the target's worker has not met yet (`status` shows them).
+           let gaps = try? journal.lackingRanges(sink: to, cursor: ((try? journal.cursor(sink: to)) ?? nil) ?? 0), !gaps.isEmpty {
             let ranges = Journal.describe(gaps)
             // A source this journal delivered to up to its oldest retained entry (it passed every
             // entry pruned since), with no gap of its own, whose routes select all the target's
@@ -167,7 +168,7 @@ enum MigrateCommand {
             let fromCursor = (try? journal.cursor(sink: from)) ?? nil
             if (try? journal.prunedGaps(sink: from))?.isEmpty ?? false, let fromCursor, fromCursor + 1 >= firstRetained,
                loaded.routes.selectsEverything(from, of: to) {
-                try? journal.clearPrunedGaps(sink: to)
+                try? journal.clearPrunedGaps(sink: to, filledThrough: firstRetained - 1)
                 gapNote = "the note that '\(to)' lacks entries \(ranges) (pruned before it wrote them) is forgotten: "
                     + "'\(from)' holds their samples"
             } else {

@@ -37,6 +37,13 @@ import Testing
         #expect(routes.selectsEverything("b", of: "b"))
         let unknownOnly = try table("routes:\n  - types: [\"*\"]\n    to: [a, b]\n  - types: [heartRate, steps, sleep]\n    to: [c]\n")
         #expect(!unknownOnly.selectsEverything("c", of: "a"))
+        // Types a route names exactly that the registry does not list as identifiers: the profile,
+        // a stored name, an unknown identifier.
+        for name in ["Me", "HKContactsPrescription", "HKQuantityTypeIdentifierSomethingNew"] {
+            let named = try table("routes:\n  - types: [sleep]\n    to: [a, b]\n  - types: [\(name)]\n    to: [b]\n")
+            #expect(!named.selectsEverything("a", of: "b"), "\(name)")
+            #expect(named.selectsEverything("b", of: "a"), "\(name)")
+        }
     }
 
     @Test func starSelectsEverythingIncludingUnknownTypes() throws {

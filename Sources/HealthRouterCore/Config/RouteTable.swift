@@ -112,11 +112,16 @@ public final class RouteTable: Sendable {
     }
 
     /// Whether the sink named `sink` receives every entry the sink named `other` receives: for
-    /// every type the registry knows and two it does not (a quantity and a category: what globs
-    /// select), from every source a route's `from` names and from any other.
+    /// every type the registry knows, the type names healthrouter stores (`ActivitySummary`, `Me`,
+    /// …), every name a route's selectors give, and three types nobody knows (what globs select),
+    /// from every source a route's `from` names and from any other.
     public func selectsEverything(_ sink: String, of other: String) -> Bool {
         let namedSources = Set(routes.compactMap(\.sources).joined())
-        let unknownTypes = ["HKQuantityTypeIdentifierNotYetKnown", "HKCategoryTypeIdentifierNotYetKnown", "NotYetKnownType"]
+        var unknownTypes: Set<String> = ["HKQuantityTypeIdentifierNotYetKnown", "HKCategoryTypeIdentifierNotYetKnown", "NotYetKnownType"]
+        unknownTypes.formUnion(TypeRegistry.ownTypeNames)
+        for route in routes {
+            for selector in route.selectors { if case .name(let name) = selector.pattern { unknownTypes.insert(name) } }
+        }
         var answers = known.values.flatMap { $0.bySource.map(\.sinks) + [$0.otherwise] }
         for type in unknownTypes {
             answers.append(Self.compute(type: type, source: nil, routes: routes, sinkNames: sinkNames))
