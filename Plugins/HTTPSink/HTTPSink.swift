@@ -226,7 +226,10 @@ public final class HTTPSink: Sink {
         }
         if status == 401 || status == 403 { return .misconfigured(reason) }
         if status == 429 || status == 503, let retryAfter {
-            return .busy(reason + " (it asks to be left alone \(retryAfter)s: Retry-After)", retryAfter: Double(retryAfter))
+            // The seconds stay out of the reason: a `Retry-After` date gives other seconds at each
+            // reply, and a reason that changes is logged at every retry (`RetryWarningThrottle`).
+            return .busy(reason + " (it asks for time: Retry-After; healthrouter waits as long, up to its limit)",
+                         retryAfter: Double(retryAfter))
         }
         return refusesContent ? .rejected(reason) : .unavailable(reason)
     }

@@ -152,7 +152,7 @@ struct HTTPSinkRefusalTests {
             Issue.record("a 503 taken for a delivery")
         } catch SinkError.busy(let reason, let seconds) {
             #expect(seconds == 7)
-            #expect(reason.contains("answered 503") && reason.contains("7s: Retry-After"), "\(reason)")
+            #expect(reason.contains("answered 503") && reason.contains("it asks for time: Retry-After"), "\(reason)")
         }
         try sink.write([Self.entry("BUSY-7-1")], cursor: 1)
         #expect(server.received == ["BUSY-7-1"])
