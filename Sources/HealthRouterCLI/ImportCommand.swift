@@ -89,10 +89,19 @@ enum ImportCommand {
                                  code: .cannotCreate)
         }
         progress?.stop()
-        let report = ImportReport(summary: summary,
+        var report = ImportReport(summary: summary,
                                   inputs: plan.map(\.input),
                                   sinkTypes: Dictionary(sinks.map { ($0.name, $0.type) }) { a, _ in a },
                                   deliveringDaemon: daemon, timeZone: arguments.values["--time-zone"])
+        // What a sink lacks because it was pruned before the sink wrote it (its worker noted it in
+        // a warning): the summary says so beside "caught up", as `status` would.
+        if let journal = try? Journal(stateDirectory: loaded.config.stateDirectory, role: .reader) {
+            for (name, progress) in summary.sinks {
+                if let gaps = try? journal.lackingRanges(sink: name, cursor: progress.cursor), !gaps.isEmpty {
+                    report.lacking[name] = gaps
+                }
+            }
+        }
         if report.readAnything || summary.firstFailed == nil { print(report.render()) }
         let errors = ErrorOutput(format: loaded.logger.format)
         var lines = report.errors()

@@ -14,6 +14,9 @@ struct ImportReport {
     /// `--time-zone`, when given: samples already in the journal keep their offsets, which the
     /// summary says when it met some.
     var timeZone: String? = nil
+    /// Per sink, the entries it lacks because they were pruned before it wrote them
+    /// (`Journal.lackingRanges`).
+    var lacking: [String: [(first: Int64, last: Int64)]] = [:]
 
     /// Whether any record was read or skipped: a failed import that read neither shows only its error.
     var readAnything: Bool { summary.sources.contains { $0.counters.records > 0 || !$0.counters.skipped.isEmpty } }
@@ -180,6 +183,10 @@ struct ImportReport {
                         + "is fixed), run the import again or `healthrouter run`"
                 } else {
                     line += ", caught up"
+                }
+                if let gaps = lacking[name] {
+                    line += "\n      lacks entries \(Journal.describe(gaps)): pruned (journal.retain) before it wrote them; "
+                        + "`healthrouter backfill \(name) --from <export.zip or dump>` brings their samples back"
                 }
                 lines.append(line)
             }

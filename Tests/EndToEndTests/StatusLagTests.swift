@@ -212,6 +212,15 @@ import Testing
         #expect(after.status == 0 && !after.stdout.contains("lacks entries"), "\(after.stdout)")
         #expect(try CommandRunner.run(["import", export, "--config", second, "--quiet"], in: directory).status == 0)
         #expect(!(try CommandRunner.run(["status", "--config", second], in: directory)).stdout.contains("lacks entries"))
+        // A sink added after that: an import's summary says what it lacks, beside its "caught up".
+        let third = directory + "/third.yaml"
+        try (base + "  late: { type: sqlite, path: \(directory)/state/late.sqlite }\n"
+             + "  later: { type: sqlite, path: \(directory)/state/later.sqlite }\n").write(toFile: third, atomically: true, encoding: .utf8)
+        let imported = try CommandRunner.run(["import", export, "--config", third], in: directory)
+        #expect(imported.stdout.contains("later  sqlite  0 rows written, caught up\n      lacks entries 1–\(head): pruned "
+                                         + "(journal.retain) before it wrote them; `healthrouter backfill later --from"),
+                "\(imported.stdout)")
+        #expect(imported.stdout.split(separator: "\n").filter { $0.contains("lacks entries") }.count == 1, "\(imported.stdout)")
     }
 
     /// A whole migration into a sink that lacks pruned entries forgets them only when its source
