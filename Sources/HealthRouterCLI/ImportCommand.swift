@@ -59,6 +59,12 @@ enum ImportCommand {
         let plan = try sources(arguments.positional, loaded: loaded, timeZone: arguments.values["--time-zone"])
         var sinks = try loaded.sinkSpecs()
         try loaded.ensureStateDirectory()
+        // Held until the import returns.
+        let importLock = ImportLock(stateDirectory: loaded.config.stateDirectory) { holder in
+            StandardError.write("healthrouter: another import (pid \(holder)) is running on the state directory "
+                                    + "\(loaded.config.stateDirectory): waiting for it to end\n")
+        }
+        defer { withExtendedLifetime(importLock) {} }
         // A daemon running on this state directory delivers what the import journals (its workers
         // look in the journal): the import writes no sink itself, as two writers of one store would
         // race (an ndjson folder is one writer's).

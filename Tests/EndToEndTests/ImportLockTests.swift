@@ -1,0 +1,36 @@
+import TestSupport
+import Foundation
+import Glibc
+import Testing
+
+/// One import at a time on a state directory: a second waits for the first, saying so. Two at
+/// once had each taken what the other journaled meanwhile for part of its own input, and kept a
+/// sample an overlapping export changed twice.
+@Suite struct ImportLockTests {
+    @Test func aSecondImportWaitsForTheFirst() throws {
+        let directory = makeTemporaryDirectory()
+        let export = directory + "/export.xml"
+        try CommandRunner.generateExport(records: 50, to: export, zip: false, quirks: false)
+        let config = try writeConfig("""
+            state_directory: \(directory)/state
+            sinks:
+              local: { type: sqlite, path: \(directory)/health.sqlite }
+            """, in: directory)
+        try FileManager.default.createDirectory(atPath: directory + "/state", withIntermediateDirectories: true)
+        // This test holds the lock, as a running import would.
+        let held = open(directory + "/state/import.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        #expect(held >= 0 && flock(held, LOCK_EX) == 0)
+        _ = pwrite(held, Array("4242\n".utf8), 5, 0)
+        let process = try CommandRunner.start(["import", export, "--config", config, "-q"], in: directory)
+        Thread.sleep(forTimeInterval: 1.5)
+        #expect(process.isRunning)
+        #expect(!FileManager.default.fileExists(atPath: directory + "/health.sqlite"))
+        close(held)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let stderr = String(decoding: (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(stderr.contains("another import (pid 4242) is running on the state directory \(directory)/state: waiting for it to end"),
+                "\(stderr)")
+        #expect(FileManager.default.fileExists(atPath: directory + "/health.sqlite"))
+    }
+}
