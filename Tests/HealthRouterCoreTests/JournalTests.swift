@@ -442,6 +442,16 @@ import Testing
 
         // The same tombstone again records nothing new.
         #expect(try journal.append([.tombstone(Tombstone(ids: [pushed.id]))], source: "phone").entriesWritten == 0)
+        // The pushed id sent again with another value at its start stays deleted, as an id stored
+        // under its own name does; at another start it is another sample.
+        var edited = pushed
+        edited.value = 80
+        let again = try journal.append([.sample(edited)], source: "phone")
+        #expect(again.entriesWritten == 0 && again.duplicateCount == 1)
+        var moved = edited
+        moved.start = Timestamp(epochSeconds: moved.start.epochMilliseconds / 1000 + 60)
+        moved.end = moved.start
+        #expect(try journal.append([.sample(moved)], source: "phone").newCount == 1)
     }
 
     @Test func pushedFirstThenExportedIsAnAliasToo() throws {

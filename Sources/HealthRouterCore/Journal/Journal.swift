@@ -517,6 +517,13 @@ public final class Journal {
                 result.duplicates[sample.kind, default: 0] += 1
                 return nil
             }
+            // A producer's id met before as an alias of a stored reading at this start (a push of an
+            // export's sample), deleted since: it stays deleted whatever its content now, as an id
+            // stored under its own name does.
+            if !isFingerprintId, try isDeletedAlias(sample.id, start: start) {
+                result.duplicates[sample.kind, default: 0] += 1
+                return nil
+            }
             if let existing = try earlierId(ofSameReadingAs: sample) {
                 SampleIdKey.bind(insertAlias, 1, sample.id)
                 SampleIdKey.bind(insertAlias, 2, existing)
@@ -1036,6 +1043,23 @@ public final class Journal {
             SampleIdKey.bind(deletedAt, 1, name)
             defer { deletedAt.reset() }
             if try deletedAt.step(), deletedAt.int64(0) > sequence { return true }
+        }
+        return false
+    }
+
+    /// Whether `id` is recorded as deleted and is an alias of a reading stored at `start` under
+    /// another id (it was met as that reading before its tombstone).
+    private func isDeletedAlias(_ id: String, start: Int64) throws -> Bool {
+        let canonical = SampleIdKey.canonicalCase(id)
+        SampleIdKey.bind(lookupDeleted, 1, canonical)
+        let deleted = try lookupDeleted.step()
+        lookupDeleted.reset()
+        guard deleted else { return false }
+        for other in try namesOfReading(canonical).dropFirst() {
+            SampleIdKey.Key(other).bind(lookupId, 1, through: bindings)
+            lookupId.bind(2, start)
+            defer { lookupId.reset() }
+            if try lookupId.step() { return true }
         }
         return false
     }
