@@ -61,6 +61,56 @@ import Testing
         #expect(delivery.counts.samples == 1)
     }
 
+    /// The same, the tombstone coming while the batch is written: the daemon delivers it to the
+    /// store first, the batch then writes the sample back, and the backfill deletes it again.
+    @Test func aSampleDeletedWhileItsBatchIsWrittenIsDeletedAgain() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let journal = try Journal(stateDirectory: directory.path)
+        try journal.append([.sample(SinkFixtures.heartRate), .sample(SinkFixtures.steps)], source: "phone")
+        let store = SQLiteSink(configuration: .init(path: directory.path + "/s.sqlite"), context: SinkFixtures.context(directory.path))
+        let sink = DeletedDuringWrite(store: store, journal: journal, id: SinkFixtures.heartRate.id)
+        _ = try sink.prepare()
+        defer { sink.close() }
+        let delivery = DirectDelivery(sink: sink, sinkCursor: 0, filter: SampleFilter(), resumeAfter: 0, batchSize: 1_000) { _, _ in }
+        let output = DirectDeliveryOutput(delivery: delivery, sourceName: "backfill", journal: journal)
+        try output.emit([.sample(SinkFixtures.heartRate), .sample(SinkFixtures.steps)])
+        try delivery.finish()
+        var stored = Set<String>()
+        try store.readBack { if case .sample(let s) = $0 { stored.insert(s.id) } }
+        #expect(sink.deletedDuringWrite)
+        #expect(stored == [SinkFixtures.steps.id])
+        #expect(delivery.counts.tombstones == 1)
+    }
+
+    /// A sqlite sink whose first write meets a tombstone of `id`, journaled and delivered to the
+    /// store just before (as a daemon beside a backfill does with a push).
+    final class DeletedDuringWrite: Sink {
+        let store: SQLiteSink
+        let journal: Journal
+        let id: String
+        private(set) var deletedDuringWrite = false
+
+        init(store: SQLiteSink, journal: Journal, id: String) {
+            self.store = store
+            self.journal = journal
+            self.id = id
+        }
+
+        func prepare() throws -> Int64? { try store.prepare() }
+        func close() { store.close() }
+
+        func write(_ entries: [JournalEntry], cursor: Int64) throws {
+            if !deletedDuringWrite, entries.contains(where: { if case .sample(let s) = $0.item { s.id == id } else { false } }) {
+                deletedDuringWrite = true
+                let tombstone = HealthItem.tombstone(Tombstone(ids: [id]))
+                try journal.append([tombstone], source: "phone")
+                try store.write([JournalEntry(sequence: try journal.head(), source: "phone", item: tombstone)], cursor: cursor)
+            }
+            try store.write(entries, cursor: cursor)
+        }
+    }
+
     @Test func filterByTimeAndType() {
         let filter = SampleFilter(since: HealthDateParser.parse("2024-01-05"), until: HealthDateParser.parse("2024-01-06"),
                                   types: ["heartRate", "sleep"])

@@ -44,11 +44,14 @@ public final class DirectDelivery {
     private var pending: [JournalEntry] = []
     private var lastSeen: Int64
     public private(set) var counts = Counts()
-    /// Asked of each pending entry just before its batch is written, on the caller's thread: false
-    /// leaves it out (counted nowhere; the caller counts it). A backfill from a file checks here
-    /// again whether a tombstone deleted the sample while its batch filled (a daemon beside it
-    /// taking a push), so the sample is not written back over the deletion. Nil: all are written.
-    public var admits: ((JournalEntry) throws -> Bool)?
+    /// Whether a tombstone deleted the sample of an entry (nil: none is checked), asked on the
+    /// caller's thread just before its batch is written and again just after: a backfill from a
+    /// file beside a daemon that takes a push deleting one of them. Before, the entry is left out
+    /// (`onLeftOut` hears of it); after (the daemon delivered the tombstone while the batch was
+    /// written, and the batch wrote the sample back), a tombstone of those samples is written too.
+    public var isDeleted: ((JournalEntry) throws -> Bool)?
+    /// Told of each entry `isDeleted` left out of its batch, on the caller's thread.
+    public var onLeftOut: ((JournalEntry) -> Void)?
     /// Called before each retry of a failed write, on the caller's thread: the failure, the attempt
     /// that failed (1-based), `maxAttempts`, and the seconds until the next.
     public var onRetry: ((_ error: any Error, _ attempt: Int, _ maxAttempts: Int, _ delay: Double) -> Void)?
@@ -100,8 +103,27 @@ public final class DirectDelivery {
         guard !pending.isEmpty else { return }
         var batch = pending
         pending.removeAll(keepingCapacity: true)
-        if let admits { batch = try batch.filter(admits) }
+        if let isDeleted {
+            batch = try batch.filter { entry in
+                guard try isDeleted(entry) else { return true }
+                onLeftOut?(entry)
+                return false
+            }
+        }
         let refused = try deliver(batch)
+        if let isDeleted, let last = batch.last {
+            // Deleted while the batch was written: written back over the deletion, so deleted again.
+            let refusedSequences = Set(refused.map(\.sequence))
+            var deletedByUser: [String?: [String]] = [:]
+            for entry in batch where !refusedSequences.contains(entry.sequence) {
+                if case .sample(let sample) = entry.item, try isDeleted(entry) { deletedByUser[sample.userId, default: []].append(sample.id) }
+            }
+            for (user, ids) in deletedByUser.sorted(by: { ($0.key ?? "") < ($1.key ?? "") }) {
+                _ = try deliver([JournalEntry(sequence: last.sequence, source: last.source,
+                                              item: .tombstone(Tombstone(ids: ids, userId: user)), isFromJournal: false)])
+                counts.tombstones += 1
+            }
+        }
         for entry in batch {
             switch entry.item {
             case .sample(let s): counts.samplesByType[s.type, default: 0] += 1

@@ -21,14 +21,14 @@ public final class DirectDeliveryOutput: SourceOutput {
         self.sourceName = sourceName
         self.journal = journal
         namer = keepsTwinsApart ? FileTwinNamer() : nil
-        // Checked again when its batch is written: a tombstone may come meanwhile (a daemon
-        // beside the backfill taking a push), and the sample is then not written back.
+        // Checked again when its batch is written, and after: a tombstone may come meanwhile (a
+        // daemon beside the backfill taking a push), and the sample is then not written back.
         if let journal {
-            delivery.admits = { [weak self] entry in
-                guard case .sample(let sample) = entry.item, try journal.isDeleted(sample.id) else { return true }
-                self?.skipped(Self.deletedReason, location: nil)
-                return false
+            delivery.isDeleted = { entry in
+                guard case .sample(let sample) = entry.item else { return false }
+                return try journal.isDeleted(sample.id)
             }
+            delivery.onLeftOut = { [weak self] _ in self?.skipped(Self.deletedReason, location: nil) }
         }
     }
 
