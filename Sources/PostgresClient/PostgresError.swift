@@ -51,6 +51,12 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
             let text = description.hasSuffix(".") ? String(description.dropLast()) : description
             return .misconfigured("\(text). To fix: \(fix)")
         }
+        if sqlState == "25006" {
+            // Retried: a standby being promoted takes writes soon. Said, as it may be a setting.
+            return .unavailable(description + ". The server takes no writes in this session: a standby (point `url` at the "
+                                    + "primary), or default_transaction_read_only set for the role or database (ALTER ROLE … "
+                                    + "SET default_transaction_read_only = off)")
+        }
         return .unavailable(description)
     }
 
@@ -59,7 +65,8 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     private var privilegeAdvice: String? {
         guard sqlState == "42501" else { return nil }
         return "the role must own the sink's tables (its prepare creates indexes and replaces a view: ALTER TABLE … "
-            + "OWNER TO the role, or let the role create them in a new schema) and have USAGE and CREATE on their schema"
+            + "OWNER TO the role, or let the role create them in a new schema), have USAGE and CREATE on their schema, "
+            + "and keep SELECT, INSERT, UPDATE and DELETE on them (an owner's own privileges can be revoked: GRANT them back)"
     }
 
     /// What to do when the sink's tables are not as healthrouter made them (a person dropped or

@@ -225,6 +225,34 @@ import TestSupport
         }
     }
 
+    /// A role whose sessions take no writes (`default_transaction_read_only`, as a standby's are):
+    /// retried, as a standby being promoted takes writes soon, and the reason says what to check.
+    @Test func aReadOnlySessionSaysWhy() throws {
+        guard let url = PostgresTestDatabase.url, let port = PostgresTestDatabase.port else { return }
+        let admin = try PostgresConnection(url: url)
+        defer { admin.close() }
+        let schema = "hr_ro_" + PostgresTestDatabase.freshSchema()
+        try admin.execute("""
+            DO $$ BEGIN CREATE ROLE hr_read_only_default LOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$;
+            ALTER ROLE hr_read_only_default SET default_transaction_read_only = on;
+            CREATE SCHEMA \(SQL.identifier(schema)) AUTHORIZATION hr_read_only_default
+            """)
+        defer { _ = try? admin.execute("DROP SCHEMA \(SQL.identifier(schema)) CASCADE") }
+        let roleURL = "postgres://hr_read_only_default@127.0.0.1:\(port)/postgres?sslmode=disable"
+        let sinks: [any Sink] = [
+            TimescaleDBSink(configuration: .init(url: roleURL, schema: schema, requireTimescaledb: false), context: ConformanceFixtures.context()),
+            PostgresSink(configuration: .init(url: roleURL, userId: "me", schema: schema), context: ConformanceFixtures.context())]
+        for sink in sinks {
+            #expect {
+                _ = try sink.prepare()
+            } throws: { error in
+                guard case SinkError.unavailable(let reason) = error else { return false }
+                return reason.contains("SQLSTATE 25006") && reason.contains("default_transaction_read_only set for the role or database")
+            }
+            sink.close()
+        }
+    }
+
     /// The session's setup is part of connecting (with TimescaleDB preloaded, its first statement
     /// loads the library): its failure names the server it connected to.
     @Test func aFailureToSetUpTheSessionIsAFailureToConnect() throws {
