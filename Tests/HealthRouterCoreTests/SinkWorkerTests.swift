@@ -114,6 +114,24 @@ final class FailureBudget: Sendable {
         #expect(try sink.scalarInt("SELECT seq FROM cursor") == 200)
     }
 
+    /// A worker that opens its sink (a start, a reload) clears the error an earlier worker recorded
+    /// (an old url's): `status` showed it while the sink, caught up, wrote nothing. A failing write
+    /// records its own again.
+    @Test func aFreshWorkerClearsAnEarlierWorkersError() throws {
+        let directory = makeTemporaryDirectory()
+        try feed(directory, [60, 61, 62])
+        let sinkPath = directory + "/sink.sqlite"
+        #expect(runWorker(directory, sinkPath: sinkPath).cursor == 3)
+        try Journal(stateDirectory: directory).setLastError(sink: "table", "http://old.example/ingest answered 404")
+        #expect(runWorker(directory, sinkPath: sinkPath).written == 0)
+        let state = try #require(try Journal(stateDirectory: directory).sinkStates(named: ["table"]).first)
+        #expect(state.lastError == nil && state.cursor == 3 && state.written == 3)
+        try feed(directory, [63])
+        let failing = runWorker(directory, sinkPath: sinkPath, failures: 100, maxAttempts: 2)
+        #expect(failing.lastError != nil)
+        #expect(try Journal(stateDirectory: directory).sinkStates(named: ["table"]).first?.lastError != nil)
+    }
+
     /// An entry the disk damaged (its payload no longer decodes) is parked as a dead letter of the
     /// sink, naming the entry, and the entries after it are delivered: it blocked the sink for good,
     /// retried as if the store were down.

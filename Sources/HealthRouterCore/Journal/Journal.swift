@@ -1194,8 +1194,8 @@ public final class Journal {
         try statement.run()
     }
 
-    /// Records the last error of `sink` (shown by `status`), keeping its cursor.
-    public func setLastError(sink: String, _ message: String) throws {
+    /// Records the last error of `sink` (shown by `status`), keeping its cursor; nil clears it.
+    public func setLastError(sink: String, _ message: String?) throws {
         let statement = try database.prepare("""
             INSERT INTO cursors(sink, seq, updated_at, last_error) VALUES (?1, 0, ?2, ?3)
             ON CONFLICT(sink) DO UPDATE SET last_error = excluded.last_error, updated_at = excluded.updated_at

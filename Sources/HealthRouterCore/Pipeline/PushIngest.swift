@@ -47,7 +47,7 @@ public final class PushIngest: Sendable {
     /// What a sink worker records about its progress.
     enum Progress {
         case cursor(sink: String, sequence: Int64, written: Int)
-        case lastError(sink: String, message: String)
+        case lastError(sink: String, message: String?)
         case deadLetter(sink: String, sequence: Int64, reason: String)
     }
 
@@ -111,8 +111,8 @@ public final class PushIngest: Sendable {
         submit(Job(.progress(.cursor(sink: sink, sequence: sequence, written: written)), waits: false))
     }
 
-    /// Records the last error of `sink` (shown by `status`). Returns at once.
-    public func recordLastError(sink: String, _ message: String) {
+    /// Records the last error of `sink` (shown by `status`; nil clears it). Returns at once.
+    public func recordLastError(sink: String, _ message: String?) {
         submit(Job(.progress(.lastError(sink: sink, message: message)), waits: false))
     }
 

@@ -242,6 +242,16 @@ public final class SinkWorker: Sendable {
                             try journal.setCursor(sink: name, to: 0, written: 0)
                         }
                     }
+                    // A worker's first opening of its sink (a start, a reload): an error an earlier
+                    // worker recorded (an old url's, before a reload) is not this one's, and `status`
+                    // would show it until the next write, which an idle sink may not make for long.
+                    if attempts == 0, recordedRow != nil {
+                        if let writer {
+                            writer.recordLastError(sink: name, nil)
+                        } else {
+                            try journal.setLastError(sink: name, nil)
+                        }
+                    }
                     sink = fresh
                     progressState.withLock { $0.cursor = cursor }
                 }
