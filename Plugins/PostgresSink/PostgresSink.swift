@@ -274,7 +274,9 @@ public final class PostgresSink: Sink {
         // table of `public`: they could otherwise store a schema version that stops the sink, or move
         // its cursor past data it never wrote.
         var bookkeeping = ["healthrouter_schema", "healthrouter_cursor"]
-        if configuration.summarizeAfter != nil { bookkeeping.append("healthkit_summarized_ids") }
+        // Whenever the table is there, also after tiering was turned off (its rows, each folded
+        // sample's value and user, stay for tombstones): it was left open to every API role then.
+        if tiered { bookkeeping.append("healthkit_summarized_ids") }
         for table in bookkeeping {
             try connection.execute("ALTER TABLE \(schema.name(table)) ENABLE ROW LEVEL SECURITY")
         }

@@ -64,9 +64,25 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     /// person grants it. (A server that takes no writes, 25006, may be failing over: retried.)
     private var privilegeAdvice: String? {
         guard sqlState == "42501" else { return nil }
+        if message.contains("row-level security") {
+            return "the role must bypass row-level security (BYPASSRLS, or own the tables without FORCE ROW LEVEL SECURITY: "
+                + "ALTER TABLE … NO FORCE ROW LEVEL SECURITY), as Supabase's postgres role does"
+        }
+        if let schema = Self.deniedSchema(in: message) {
+            return "GRANT USAGE ON SCHEMA \(schema) TO the role (row_level_security's policies call auth.uid()), and the role "
+                + "must own the sink's tables"
+        }
         return "the role must own the sink's tables (its prepare creates indexes and replaces a view: ALTER TABLE … "
             + "OWNER TO the role, or let the role create them in a new schema), have USAGE and CREATE on their schema, "
             + "and keep SELECT, INSERT, UPDATE and DELETE on them (an owner's own privileges can be revoked: GRANT them back)"
+    }
+
+    /// The schema of "permission denied for schema auth", when the message is that (not the sink's
+    /// own schema: that one's advice is the general one, which names USAGE and CREATE on it).
+    private static func deniedSchema(in message: String) -> String? {
+        guard let range = message.range(of: "permission denied for schema ") else { return nil }
+        let schema = message[range.upperBound...].prefix { !$0.isWhitespace && $0 != ";" && $0 != "." }
+        return schema == "auth" ? String(schema) : nil
     }
 
     /// What to do when the sink's tables are not as healthrouter made them (a person dropped or

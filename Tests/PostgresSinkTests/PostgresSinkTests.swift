@@ -520,4 +520,41 @@ import TestSupport
             try again.write(ConformanceFixtures.entries([ConformanceFixtures.numbered(40)], from: 8), cursor: 8)
         }
     }
+
+    /// The folded ids (each folded sample's user, day and value) stay after tiering is turned off,
+    /// for tombstones: a schema tiered without RLS, then given RLS without tiering, closes them too.
+    /// They were left open to every API role.
+    @Test func rowLevelSecurityClosesTheFoldedIdsAfterTieringIsOff() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        try withSupabaseLikeDatabase(url) { dbURL, _ in
+            var tiered = PostgresSink.Configuration(url: dbURL, userId: Self.userId)
+            tiered.summarizeAfter = .days(30)
+            let first = PostgresSink(configuration: tiered, context: ConformanceFixtures.context())
+            _ = try first.prepare()
+            first.close()
+            let secured = PostgresSink(configuration: PostgresSink.Configuration(url: dbURL, userId: Self.userId, rowLevelSecurity: true),
+                                       context: ConformanceFixtures.context())
+            _ = try secured.prepare()
+            secured.close()
+            let check = try PostgresConnection(url: dbURL)
+            defer { check.close() }
+            #expect(try check.execute("SELECT relrowsecurity FROM pg_class WHERE oid = 'healthkit_summarized_ids'::regclass").bool(0, 0) == true)
+        }
+    }
+
+    /// A refused privilege says which fix: RLS forced on the owner's tables, or no USAGE on `auth`
+    /// for the policies' function.
+    @Test func privilegeRefusalsNameTheirFix() {
+        func reason(_ message: String) -> String {
+            guard case .misconfigured(let reason) = PostgresError(sqlState: "42501", message: message, operation: "x").sinkError else {
+                return "not misconfigured"
+            }
+            return reason
+        }
+        #expect(reason("new row violates row-level security policy for table \"healthkit_metrics\"")
+                    .contains("To fix: the role must bypass row-level security (BYPASSRLS"))
+        #expect(reason("permission denied for schema auth").contains("To fix: GRANT USAGE ON SCHEMA auth TO the role"))
+        #expect(reason("permission denied for schema health").contains("To fix: the role must own the sink's tables"))
+        #expect(reason("must be owner of table healthkit_metrics").contains("To fix: the role must own the sink's tables"))
+    }
 }
