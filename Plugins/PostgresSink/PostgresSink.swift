@@ -280,6 +280,15 @@ public final class PostgresSink: Sink {
         for table in bookkeeping {
             try connection.execute("ALTER TABLE \(schema.name(table)) ENABLE ROW LEVEL SECURITY")
         }
+        // TRUNCATE passes by RLS: Supabase's default grants give it to its API roles, which could
+        // empty every user's rows (or the cursor) in one statement. Taken back from those there are.
+        let apiRoles = try connection.query("SELECT rolname::text FROM pg_roles WHERE rolname IN ('anon', 'authenticated') "
+                                                + "ORDER BY 1")
+        let roles = (0..<apiRoles.rowCount).compactMap { apiRoles.text($0, 0) }
+        if !roles.isEmpty {
+            let tables = (["healthkit_metrics", "healthkit_daily_summaries"] + bookkeeping).map(schema.name).joined(separator: ", ")
+            try connection.execute("REVOKE TRUNCATE ON \(tables) FROM \(roles.map(SQL.identifier).joined(separator: ", "))")
+        }
     }
 
     /// `MissingDataTables` for this schema: `healthkit_metrics`, and `healthkit_daily_summaries`

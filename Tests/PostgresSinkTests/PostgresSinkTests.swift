@@ -513,11 +513,26 @@ import TestSupport
                 }
             }
             #expect(seen == [0, 0, 0])
+            // Supabase's API roles, granted everything as its default privileges do: TRUNCATE, which
+            // RLS does not cover, is taken back at the next prepare; reading stays.
+            try check.execute("""
+                DO $$ BEGIN CREATE ROLE anon NOLOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$;
+                DO $$ BEGIN CREATE ROLE authenticated NOLOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$;
+                GRANT ALL ON ALL TABLES IN SCHEMA public TO anon, authenticated
+                """)
             // The sink, as the owner, still reads its cursor and writes.
             let again = PostgresSink(configuration: configuration, context: ConformanceFixtures.context())
             defer { again.close() }
             #expect(try again.prepare() == 7)
             try again.write(ConformanceFixtures.entries([ConformanceFixtures.numbered(40)], from: 8), cursor: 8)
+            for role in ["anon", "authenticated"] {
+                for table in ["healthkit_metrics", "healthkit_daily_summaries", "healthrouter_cursor", "healthrouter_schema",
+                              "healthkit_summarized_ids"] {
+                    #expect(try check.query("SELECT has_table_privilege($1, $2, 'TRUNCATE')", [role, table]).bool(0, 0) == false,
+                            "\(role) \(table)")
+                }
+                #expect(try check.query("SELECT has_table_privilege($1, 'healthkit_metrics', 'SELECT')", [role]).bool(0, 0) == true)
+            }
         }
     }
 
