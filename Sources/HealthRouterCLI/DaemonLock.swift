@@ -51,6 +51,11 @@ final class DaemonLock {
         }
         self.descriptor = descriptor
         self.directoryDescriptor = directoryDescriptor
+        Self.recordPid(in: descriptor)
+    }
+
+    /// Writes this process's pid into the lock file open as `descriptor`, in place of what it held.
+    static func recordPid(in descriptor: Int32) {
         let pid = Array("\(getpid())\n".utf8)
         _ = ftruncate(descriptor, 0)
         _ = pwrite(descriptor, pid, pid.count, 0)
@@ -95,7 +100,7 @@ final class DaemonLock {
     }
 
     /// The pid the lock file open as `descriptor` records ("" when none).
-    private static func pid(in descriptor: Int32) -> String {
+    static func pid(in descriptor: Int32) -> String {
         var buffer = [UInt8](repeating: 0, count: 32)
         let count = pread(descriptor, &buffer, buffer.count, 0)
         return count > 0 ? String(decoding: buffer[..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) : ""

@@ -18,15 +18,12 @@ final class ImportLock {
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { return nil }
         if flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            var buffer = [UInt8](repeating: 0, count: 32)
-            let count = pread(descriptor, &buffer, buffer.count, 0)
-            waiting(count > 0 ? String(decoding: buffer[..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) : "?")
+            let holder = DaemonLock.pid(in: descriptor)
+            waiting(holder.isEmpty ? "?" : holder)
             while flock(descriptor, LOCK_EX) != 0 && errno == EINTR {}
         }
         self.descriptor = descriptor
-        let pid = Array("\(getpid())\n".utf8)
-        _ = ftruncate(descriptor, 0)
-        _ = pwrite(descriptor, pid, pid.count, 0)
+        DaemonLock.recordPid(in: descriptor)
     }
 
     deinit {
