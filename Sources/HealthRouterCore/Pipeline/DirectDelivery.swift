@@ -44,13 +44,14 @@ public final class DirectDelivery {
     private var pending: [JournalEntry] = []
     private var lastSeen: Int64
     public private(set) var counts = Counts()
-    /// Whether a tombstone deleted the sample of an entry (nil: none is checked), asked on the
-    /// caller's thread just before its batch is written and again just after: a backfill from a
-    /// file beside a daemon that takes a push deleting one of them. Before, the entry is left out
-    /// (`onLeftOut` hears of it); after (the daemon delivered the tombstone while the batch was
-    /// written, and the batch wrote the sample back), a tombstone of those samples is written too.
-    public var isDeleted: ((JournalEntry) throws -> Bool)?
-    /// Told of each entry `isDeleted` left out of its batch, on the caller's thread.
+    /// The sequences of the entries among those given whose samples a tombstone deleted (nil: none
+    /// is checked), asked on the caller's thread of each batch just before it is written and of
+    /// what it wrote just after: a backfill from a file beside a daemon that takes a push deleting
+    /// one of them. Before, those entries are left out (`onLeftOut` hears of each); after (the daemon
+    /// delivered the tombstone while the batch was written, and the batch wrote the sample back), a
+    /// tombstone of those samples is written too.
+    public var deletedAmong: (([JournalEntry]) throws -> Set<Int64>)?
+    /// Told of each entry `deletedAmong` left out of its batch, on the caller's thread.
     public var onLeftOut: ((JournalEntry) -> Void)?
     /// Called before each retry of a failed write, on the caller's thread: the failure, the attempt
     /// that failed (1-based), `maxAttempts`, and the seconds until the next.
@@ -103,20 +104,21 @@ public final class DirectDelivery {
         guard !pending.isEmpty else { return }
         var batch = pending
         pending.removeAll(keepingCapacity: true)
-        if let isDeleted {
-            batch = try batch.filter { entry in
-                guard try isDeleted(entry) else { return true }
-                onLeftOut?(entry)
-                return false
+        if let deletedAmong {
+            let deleted = try deletedAmong(batch)
+            if !deleted.isEmpty {
+                for entry in batch where deleted.contains(entry.sequence) { onLeftOut?(entry) }
+                batch.removeAll { deleted.contains($0.sequence) }
             }
         }
         let refused = try deliver(batch)
-        if let isDeleted, let last = batch.last {
+        if let deletedAmong, let last = batch.last {
             // Deleted while the batch was written: written back over the deletion, so deleted again.
             let refusedSequences = Set(refused.map(\.sequence))
+            let deleted = try deletedAmong(batch.filter { !refusedSequences.contains($0.sequence) })
             var deletedByUser: [String?: [String]] = [:]
-            for entry in batch where !refusedSequences.contains(entry.sequence) {
-                if case .sample(let sample) = entry.item, try isDeleted(entry) { deletedByUser[sample.userId, default: []].append(sample.id) }
+            for entry in batch where deleted.contains(entry.sequence) {
+                if case .sample(let sample) = entry.item { deletedByUser[sample.userId, default: []].append(sample.id) }
             }
             for (user, ids) in deletedByUser.sorted(by: { ($0.key ?? "") < ($1.key ?? "") }) {
                 _ = try deliver([JournalEntry(sequence: last.sequence, source: last.source,

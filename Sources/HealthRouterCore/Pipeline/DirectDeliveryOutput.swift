@@ -23,10 +23,15 @@ public final class DirectDeliveryOutput: SourceOutput {
         namer = keepsTwinsApart ? FileTwinNamer() : nil
         // Checked again when its batch is written, and after: a tombstone may come meanwhile (a
         // daemon beside the backfill taking a push), and the sample is then not written back.
+        // A journal that never deleted an id is asked nothing more.
         if let journal {
-            delivery.isDeleted = { entry in
-                guard case .sample(let sample) = entry.item else { return false }
-                return try journal.isDeleted(sample.id)
+            delivery.deletedAmong = { entries in
+                guard try journal.hasDeletedIds() else { return [] }
+                var deleted = Set<Int64>()
+                for entry in entries {
+                    if case .sample(let sample) = entry.item, try journal.isDeleted(sample.id) { deleted.insert(entry.sequence) }
+                }
+                return deleted
             }
             delivery.onLeftOut = { [weak self] _ in self?.skipped(Self.deletedReason, location: nil) }
         }
