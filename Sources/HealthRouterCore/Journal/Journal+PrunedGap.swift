@@ -22,24 +22,11 @@ extension Journal {
             forget.bind(1, Self.filledKey(sink))
             try forget.run()
         } else {
-            let lookup = try database.prepare("SELECT value FROM meta WHERE key = ?1")
-            lookup.bind(1, Self.filledKey(sink))
-            if try lookup.step() { filled = lookup.int64(0) }
+            filled = try filledThrough(sink: sink)
         }
         let first = max(first, filled + 1)
         guard first <= last else { return false }
-        // Ranges that overlap or touch become one.
-        var merged = (first: first, last: last)
-        var ranges: [(first: Int64, last: Int64)] = []
-        for range in try prunedGaps(sink: sink) {
-            if range.last + 1 < merged.first || merged.last + 1 < range.first {
-                ranges.append(range)
-            } else {
-                merged = (min(range.first, merged.first), max(range.last, merged.last))
-            }
-        }
-        ranges.append(merged)
-        ranges.sort { $0.first < $1.first }
+        let ranges = Self.merging((first, last), into: try prunedGaps(sink: sink))
         let statement = try database.prepare(
             "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
         statement.bind(1, Self.gapKey(sink))
@@ -65,20 +52,33 @@ extension Journal {
     /// were pruned: another config's commands pruned them, or it is new), save those a backfill
     /// brought back. Read only: its worker notes them when it next starts.
     public func lackingRanges(sink: String, cursor: Int64) throws -> [(first: Int64, last: Int64)] {
-        var ranges = try prunedGaps(sink: sink)
+        let ranges = try prunedGaps(sink: sink)
         let firstRetained = try oldestRetained() ?? head() + 1
+        let first = max(cursor, try filledThrough(sink: sink)) + 1
+        guard first < firstRetained else { return ranges }
+        return Self.merging((first, firstRetained - 1), into: ranges)
+    }
+
+    /// The last entry of the gaps a backfill brought back for `sink` (0: none).
+    private func filledThrough(sink: String) throws -> Int64 {
         let lookup = try database.prepare("SELECT value FROM meta WHERE key = ?1")
         lookup.bind(1, Self.filledKey(sink))
-        let filled = try lookup.step() ? lookup.int64(0) : 0
-        let first = max(cursor, filled) + 1
-        guard first < firstRetained else { return ranges }
-        var merged = (first: first, last: firstRetained - 1)
-        ranges = ranges.filter { range in
-            guard range.last + 1 >= merged.first, merged.last + 1 >= range.first else { return true }
-            merged = (min(range.first, merged.first), max(range.last, merged.last))
-            return false
+        return try lookup.step() ? lookup.int64(0) : 0
+    }
+
+    /// `ranges` with `added`, those that overlap or touch it made one with it, in order.
+    private static func merging(_ added: (first: Int64, last: Int64),
+                                into ranges: [(first: Int64, last: Int64)]) -> [(first: Int64, last: Int64)] {
+        var merged = added
+        var kept: [(first: Int64, last: Int64)] = []
+        for range in ranges {
+            if range.last + 1 < merged.first || merged.last + 1 < range.first {
+                kept.append(range)
+            } else {
+                merged = (min(range.first, merged.first), max(range.last, merged.last))
+            }
         }
-        return (ranges + [merged]).sorted { $0.first < $1.first }
+        return (kept + [merged]).sorted { $0.first < $1.first }
     }
 
     /// `gaps` as `status` and the commands write them: `1–20, 31–40`.
