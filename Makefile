@@ -12,8 +12,9 @@ build: deps
 demo: build
 	@bash scripts/demo.sh
 
-# The tests' files go to a scratch folder (TMPDIR) removed afterwards, passed or failed: a run
-# leaves a few GB of exports, stores and journals, and runs add up.
+# Each test process removes its files at exit (Tests/TestSupport/TestScratch.swift); the scratch
+# folder (TMPDIR), removed afterwards passed or failed, also takes what a crashed or interrupted
+# run leaves (up to a few GB of exports, stores and journals) and SwiftPM's own temporary files.
 test: deps
 	swift build --build-tests
 	@scratch="$$(mktemp -d "$${TMPDIR:-/tmp}/healthrouter-tests.XXXXXX")" && chmod 755 "$$scratch" && \

@@ -61,8 +61,8 @@ let package = Package(
 
         // Fixtures and helpers that several test targets share.
         .target(name: "TestSupport", dependencies: ["HealthRouterCore"], path: "Tests/TestSupport"),
-        .testTarget(name: "HealthRouterCoreTests", dependencies: ["HealthRouterCore"]),
-        .testTarget(name: "AppleHealthExportSourceTests", dependencies: ["AppleHealthExportSource", "HealthRouterCore"]),
+        .testTarget(name: "HealthRouterCoreTests", dependencies: ["HealthRouterCore", "TestSupport"]),
+        .testTarget(name: "AppleHealthExportSourceTests", dependencies: ["AppleHealthExportSource", "HealthRouterCore", "TestSupport"]),
         .testTarget(name: "SinkTests", dependencies: ["SQLiteSink", "NDJSONSink", "HealthRouterCore", "CSQLite3", "TestSupport"]),
         .testTarget(name: "PostgresSinkTests", dependencies: [
             "TimescaleDBSink", "PostgresSink", "PostgresClient", "SQLiteSink", "NDJSONSink", "HealthRouterCore", "CSQLite3",

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import HealthRouterCore
 import AppleHealthExportSource
@@ -16,7 +17,7 @@ import AppleHealthExportSource
         #expect(configuration.timeZone == "Europe/Berlin")
         let source = AppleHealthExportSource(
             configuration: configuration,
-            context: PluginContext(name: "history", stateDirectory: NSTemporaryDirectory(), logger: Logger(),
+            context: PluginContext(name: "history", stateDirectory: TestScratch.path, logger: Logger(),
                                    homeDirectory: "/home/someone"))
         #expect(source.resolvedPath == "/home/someone/Downloads/export.zip")
     }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import HealthRouterCore
 import AppleHealthExportSource
 
@@ -40,12 +41,12 @@ final class CollectingOutput: SourceOutput {
     }
 }
 
-/// A fresh directory under the system's temporary directory, removed at deinit.
+/// A fresh directory in `TestScratch.path`, removed at deinit.
 final class TemporaryDirectory {
     let path: String
 
     init() throws {
-        path = NSTemporaryDirectory() + "healthrouter-export-tests-" + UUID().uuidString
+        path = TestScratch.path + "healthrouter-export-tests-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
 
@@ -168,13 +169,13 @@ enum Fixtures {
     }
 
     /// Reads `path` with the source (user `u1`), state in `directory`.
-    static func read(_ path: String, stateDirectory: String = NSTemporaryDirectory()) throws -> CollectingOutput {
+    static func read(_ path: String, stateDirectory: String = TestScratch.path) throws -> CollectingOutput {
         let output = CollectingOutput()
         try source(path, stateDirectory: stateDirectory).read(into: output)
         return output
     }
 
-    static func source(_ path: String, stateDirectory: String = NSTemporaryDirectory()) -> AppleHealthExportSource {
+    static func source(_ path: String, stateDirectory: String = TestScratch.path) -> AppleHealthExportSource {
         AppleHealthExportSource(
             configuration: .init(path: path, userId: "u1"),
             context: PluginContext(name: "history", stateDirectory: stateDirectory, logger: Logger(minimumLevel: .error)))

@@ -386,12 +386,12 @@ import Testing
     }
 
     @Test func typesListsTheRegistry() throws {
-        let result = try CommandRunner.run(["types", "--group", "sleep"], in: NSTemporaryDirectory())
+        let result = try CommandRunner.run(["types", "--group", "sleep"], in: TestScratch.path)
         #expect(result.status == 0)
         #expect(result.stdout.contains("HKCategoryTypeIdentifierSleepAnalysis"))
         #expect(!result.stdout.contains("HKQuantityTypeIdentifierHeartRate "))
         // The scaling column: the units converted into the canonical one, ×100 for percentages.
-        let all = try CommandRunner.run(["types"], in: NSTemporaryDirectory())
+        let all = try CommandRunner.run(["types"], in: TestScratch.path)
         let lines = all.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasSuffix("scaling") == true, "\(lines.first ?? "")")
         func row(_ identifier: String) -> String { lines.first { $0.contains(identifier + " ") } ?? "" }
@@ -404,7 +404,7 @@ import Testing
         #expect(row("HKQuantityTypeIdentifierOxygenSaturation").hasSuffix("×100 from an export's 0–1"))
         #expect(row("HKQuantityTypeIdentifierStepCount").hasSuffix(" -"))
         #expect(row("HKCategoryTypeIdentifierSleepAnalysis").hasSuffix(" -"))
-        let missing = try CommandRunner.run(["types", "--config", "/nonexistent/hr.yaml"], in: NSTemporaryDirectory())
+        let missing = try CommandRunner.run(["types", "--config", "/nonexistent/hr.yaml"], in: TestScratch.path)
         #expect(missing.status == 78)
         #expect(missing.stderr.contains("config file /nonexistent/hr.yaml does not exist"))
         // A sink's misspelt key is the config error every other command reports.
@@ -417,10 +417,10 @@ import Testing
         #expect(wrong.status == 78, "\(wrong.stdout)")
         #expect(wrong.stderr.contains("sinks.local.pth: unknown key"), "\(wrong.stderr)")
         // The group of every type the registry does not list lists none, and says so.
-        let other = try CommandRunner.run(["types", "--group", "other"], in: NSTemporaryDirectory())
+        let other = try CommandRunner.run(["types", "--group", "other"], in: TestScratch.path)
         #expect(other.status == 0 && other.stdout.contains("the group other is every type this registry does not list"),
                 "\(other.stdout)")
-        let bad = try CommandRunner.run(["types", "--group", "slep"], in: NSTemporaryDirectory())
+        let bad = try CommandRunner.run(["types", "--group", "slep"], in: TestScratch.path)
         #expect(bad.status == 64)
         #expect(bad.stderr.contains("sleep"))
     }
@@ -474,17 +474,17 @@ import Testing
 
     @Test func everyCommandHasHelp() throws {
         for command in ["import", "status", "check", "types"] {
-            let result = try CommandRunner.run([command, "--help"], in: NSTemporaryDirectory())
+            let result = try CommandRunner.run([command, "--help"], in: TestScratch.path)
             #expect(result.status == 0)
             #expect(result.stdout.contains("usage: healthrouter \(command)"))
         }
-        let unknown = try CommandRunner.run(["imprt"], in: NSTemporaryDirectory())
+        let unknown = try CommandRunner.run(["imprt"], in: TestScratch.path)
         #expect(unknown.status == 64)
         #expect(unknown.stderr.contains("import"))
         // The general help lists every option, --version too.
-        let general = try CommandRunner.run(["--help"], in: NSTemporaryDirectory())
+        let general = try CommandRunner.run(["--help"], in: TestScratch.path)
         #expect(general.status == 0 && general.stdout.contains("--version"), "\(general.stdout)")
-        let version = try CommandRunner.run(["--version"], in: NSTemporaryDirectory())
+        let version = try CommandRunner.run(["--version"], in: TestScratch.path)
         #expect(version.status == 0 && version.stdout.hasPrefix("healthrouter "), "\(version.stdout)")
     }
 }

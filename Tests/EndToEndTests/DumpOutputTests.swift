@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import HealthRouterCLI
 
@@ -6,7 +7,7 @@ import Testing
 /// its name: its temporary file (one of each process's own) is removed.
 @Suite struct DumpOutputTests {
     @Test func anUnfinishedDumpLeavesNoTemporaryFile() throws {
-        let directory = NSTemporaryDirectory() + "dump-\(UUID().uuidString)"
+        let directory = TestScratch.path + "dump-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         do {
             let output = try DumpOutput(path: directory + "/all.ndjson")

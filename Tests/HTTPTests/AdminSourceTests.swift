@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import HealthRouterCore
 import Testing
 @testable import HTTPPushSource
@@ -97,7 +98,7 @@ struct AdminSourceTests {
     struct AdminDidNotStart: Error {}
 
     @Test func remoteListenNeedsOptIn() {
-        let context = PluginContext(name: "ops", stateDirectory: NSTemporaryDirectory(), logger: Logger())
+        let context = PluginContext(name: "ops", stateDirectory: TestScratch.path, logger: Logger())
         #expect(throws: ConfigError.self) { _ = try AdminSource(configuration: .init(listen: "0.0.0.0:9187"), context: context) }
     }
 }

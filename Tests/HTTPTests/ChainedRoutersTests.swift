@@ -14,7 +14,7 @@ struct ChainedRoutersTests {
     @Test func aSinkWhoseStoreComesUpLaterCatchesUp() throws {
         let downstreamPort = DaemonProcess.randomListenPort()
         let b = try DaemonProcess(port: downstreamPort)
-        let upstream = NSTemporaryDirectory() + "daemon-\(UUID().uuidString)"
+        let upstream = TestScratch.path + "daemon-\(UUID().uuidString)"
         let a = try DaemonProcess(directory: upstream, sinks: """
             sinks:
               local:

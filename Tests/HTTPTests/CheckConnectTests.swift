@@ -11,7 +11,7 @@ struct CheckConnectTests {
         let peer = try DaemonProcess()
         try peer.start()
         defer { peer.stop() }
-        let directory = NSTemporaryDirectory() + "check-\(UUID().uuidString)"
+        let directory = TestScratch.path + "check-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         func check(port: UInt16) throws -> (Int32, String) {
             try """

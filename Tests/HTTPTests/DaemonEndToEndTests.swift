@@ -31,7 +31,7 @@ struct DaemonEndToEndTests {
     /// sink's user_id: the log says which, once, so that health4ai can be set to read them.
     @Test func aPostgresSinkSaysUnderWhichUserIdAPushUsersSamplesGo() throws {
         guard let url = ProcessInfo.processInfo.environment["PG_URL"] else { return }
-        let directory = NSTemporaryDirectory() + "daemon-\(UUID().uuidString)"
+        let directory = TestScratch.path + "daemon-\(UUID().uuidString)"
         let schema = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
         let supa = "  supa:\n    type: postgres\n    url: \"\(url)\"\n    schema: \(schema)\n"
             + "    user_id: 00000000-0000-4000-8000-000000000001\n"
@@ -67,7 +67,7 @@ struct DaemonEndToEndTests {
     }
 
     @Test func theDaemonPrunesTheJournal() throws {
-        let directory = NSTemporaryDirectory() + "daemon-\(UUID().uuidString)"
+        let directory = TestScratch.path + "daemon-\(UUID().uuidString)"
         let daemon = try DaemonProcess(directory: directory, sinks: DaemonProcess.localSink(in: directory, preamble: "journal:\n  retain: 1s\n"))
         try daemon.start()
         let batch = DaemonProcess.batch(prefix: "P", count: 300)
@@ -242,7 +242,7 @@ struct DaemonEndToEndTests {
     /// had pruned with no sink to hold it back, so the pushed sample that sink had yet to send was
     /// gone from the journal for good (a push has no export to backfill it from).
     @Test func anImportBesideTheDaemonKeepsWhatItsSinksHaveYetToWrite() throws {
-        let directory = NSTemporaryDirectory() + "daemon-\(UUID().uuidString)"
+        let directory = TestScratch.path + "daemon-\(UUID().uuidString)"
         let daemon = try DaemonProcess(directory: directory, sinks: DaemonProcess.localSink(
             in: directory, preamble: "journal:\n  retain: 0s\n", more: "  mirror:\n    type: http\n    url: http://127.0.0.1:1\n"))
         try daemon.start()
@@ -410,7 +410,7 @@ struct DaemonEndToEndTests {
         }
         #expect(third.log.contains("the reloaded config cannot start; keeping the previous one"), "\(third.log)")
         try config.write(toFile: path, atomically: true, encoding: .utf8)
-        let fourth = try DaemonProcess(directory: NSTemporaryDirectory() + "daemon-\(UUID().uuidString)")
+        let fourth = try DaemonProcess(directory: TestScratch.path + "daemon-\(UUID().uuidString)")
         let fourthConfig = try String(contentsOfFile: fourth.directory + "/config.yaml", encoding: .utf8)
         try fourthConfig.replacingOccurrences(of: "\(fourth.directory)/state", with: "\(third.directory)/state")
             .write(toFile: fourth.directory + "/config.yaml", atomically: true, encoding: .utf8)

@@ -26,7 +26,7 @@ final class DaemonProcess {
     /// `sinks`: the config's `sinks:` and `routes:` sections (default: one sqlite sink, `local`).
     /// `admin`: also run an `admin` source (`ops`).
     init(directory: String? = nil, port: UInt16? = nil, sinks: String? = nil, admin: Bool = false) throws {
-        let directory = directory ?? NSTemporaryDirectory() + "daemon-\(UUID().uuidString)"
+        let directory = directory ?? TestScratch.path + "daemon-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         self.directory = directory
         randomPort = port == nil
@@ -74,7 +74,7 @@ final class DaemonProcess {
     /// A daemon in a new temporary directory whose sinks are the sqlite sink `local` and the
     /// ndjson sink `lake` (its folder `<directory>/lake`).
     static func withNDJSONSink() throws -> DaemonProcess {
-        let directory = NSTemporaryDirectory() + "daemon-\(UUID().uuidString)"
+        let directory = TestScratch.path + "daemon-\(UUID().uuidString)"
         return try DaemonProcess(directory: directory, sinks: localSink(in: directory, more: """
               lake:
                 type: ndjson
@@ -85,7 +85,7 @@ final class DaemonProcess {
     /// A daemon in a new temporary directory whose sinks are the sqlite sink `local` and an http
     /// sink `name` posting to `url`, with `options` (`timeout: 12s`, one a line) besides.
     static func withHTTPSink(_ name: String, url: String, options: [String] = []) throws -> DaemonProcess {
-        let directory = NSTemporaryDirectory() + "daemon-\(UUID().uuidString)"
+        let directory = TestScratch.path + "daemon-\(UUID().uuidString)"
         let sink = (["  \(name):", "    type: http", "    url: \(url)"] + options.map { "    " + $0 }).joined(separator: "\n") + "\n"
         return try DaemonProcess(directory: directory, sinks: localSink(in: directory, more: sink))
     }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import HealthRouterCore
 import Testing
 @testable import HTTPPushSource
@@ -104,7 +105,7 @@ struct ErrorStatusTests {
     }
 
     @Test func unauthenticatedListenerRules() throws {
-        let context = PluginContext(name: "phone", stateDirectory: NSTemporaryDirectory(), logger: Logger())
+        let context = PluginContext(name: "phone", stateDirectory: TestScratch.path, logger: Logger())
         #expect(throws: ConfigError.self) {
             _ = try HTTPPushSource(configuration: .init(listen: "0.0.0.0:8787"), context: context)
         }
@@ -120,7 +121,7 @@ struct ErrorStatusTests {
     /// Limits too large for what they become (libmicrohttpd's 32-bit counts, a byte budget) are
     /// config errors at their key, found by `check`, not crashes when the server starts.
     @Test func limitsOutOfRangeAreConfigErrors() throws {
-        let context = PluginContext(name: "phone", stateDirectory: NSTemporaryDirectory(), logger: Logger())
+        let context = PluginContext(name: "phone", stateDirectory: TestScratch.path, logger: Logger())
         var huge = HTTPPushSource.Configuration(listen: "127.0.0.1:8787")
         huge.maxConnections = 5_000_000_000
         let connections = #expect(throws: ConfigError.self) { _ = try HTTPPushSource(configuration: huge, context: context, path: "sources.phone") }
@@ -152,7 +153,7 @@ struct ErrorStatusTests {
     /// `user_id` beside `users` would be ignored (it is the id of every push only without users):
     /// refused at its key, saying where each user's goes.
     @Test func aSourceUserIdBesideUsersIsAConfigError() throws {
-        let context = PluginContext(name: "phone", stateDirectory: NSTemporaryDirectory(), logger: Logger())
+        let context = PluginContext(name: "phone", stateDirectory: TestScratch.path, logger: Logger())
         var configuration = HTTPPushSource.Configuration(listen: "127.0.0.1:8787")
         configuration.userId = "me"
         _ = try HTTPPushSource(configuration: configuration, context: context, path: "sources.phone")

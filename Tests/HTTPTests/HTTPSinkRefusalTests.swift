@@ -23,7 +23,7 @@ struct HTTPSinkRefusalTests {
     @Test func contentRefusalsAreRejectionsAndTheRestUnavailable() throws {
         let server = try PulsoStandInServer()
         defer { server.stop() }
-        let context = PluginContext(name: "mirror", stateDirectory: NSTemporaryDirectory(), logger: Logger(minimumLevel: .error))
+        let context = PluginContext(name: "mirror", stateDirectory: TestScratch.path, logger: Logger(minimumLevel: .error))
         let sink = try HTTPSink(configuration: .init(url: "http://127.0.0.1:\(server.port)"), context: context)
         for status in [400, 409, 413, 422] {
             do {
@@ -74,7 +74,7 @@ struct HTTPSinkRefusalTests {
     private func deliverThroughAFlakyLink(_ server: PulsoStandInServer, batchSize: Int, refused: Int? = nil,
                                           firstId: String? = nil,
                                           seconds: Double) throws -> (progress: SinkWorker.Progress, deadLetters: [Int64]) {
-        let directory = NSTemporaryDirectory() + "flaky-\(UUID().uuidString)"
+        let directory = TestScratch.path + "flaky-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let control = WorkerControl()
@@ -145,7 +145,7 @@ struct HTTPSinkRefusalTests {
     @Test func aBusyReceiverSaysHowLongItWants() throws {
         let server = try PulsoStandInServer()
         defer { server.stop() }
-        let context = PluginContext(name: "mirror", stateDirectory: NSTemporaryDirectory(), logger: Logger(minimumLevel: .error))
+        let context = PluginContext(name: "mirror", stateDirectory: TestScratch.path, logger: Logger(minimumLevel: .error))
         let sink = try HTTPSink(configuration: .init(url: "http://127.0.0.1:\(server.port)"), context: context)
         do {
             try sink.write([Self.entry("BUSY-7-1")], cursor: 1)
@@ -179,7 +179,7 @@ struct HTTPSinkRefusalTests {
     @Test func aBackfillWaitsAsLongAsABusyReceiverAsks() throws {
         let server = try PulsoStandInServer()
         defer { server.stop() }
-        let context = PluginContext(name: "mirror", stateDirectory: NSTemporaryDirectory(), logger: Logger(minimumLevel: .error))
+        let context = PluginContext(name: "mirror", stateDirectory: TestScratch.path, logger: Logger(minimumLevel: .error))
         let sink = try HTTPSink(configuration: .init(url: "http://127.0.0.1:\(server.port)"), context: context)
         let delivery = DirectDelivery(sink: sink, sinkCursor: 0, filter: SampleFilter(), resumeAfter: 0, onBatch: { _, _ in })
         nonisolated(unsafe) var delays: [Double] = []
@@ -197,7 +197,7 @@ struct HTTPSinkRefusalTests {
     @Test func aRefusedElementBecomesADeadLetterAndTheRestLands() throws {
         let receiver = try PulsoStandInServer(bodyLimit: 12_000)
         defer { receiver.stop() }
-        let directory = NSTemporaryDirectory() + "daemon-\(UUID().uuidString)"
+        let directory = TestScratch.path + "daemon-\(UUID().uuidString)"
         // Uncompressed bodies, so that the limit splits the 201 elements into a known few bodies.
         let daemon = try DaemonProcess(directory: directory, sinks: DaemonProcess.localSink(in: directory, more: """
               mirror:

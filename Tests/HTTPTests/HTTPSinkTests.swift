@@ -65,7 +65,7 @@ struct HTTPSinkTests {
     /// (misconfigured, saying to set it, with libcurl's own reason), delivered to with it.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"), "needs /usr/bin/openssl"))
     func aSelfSignedReceiverIsTrustedThroughCAFile() throws {
-        let directory = NSTemporaryDirectory() + "tls-sink-\(UUID().uuidString)"
+        let directory = TestScratch.path + "tls-sink-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let certificate = try SelfSignedCertificate(in: directory, commonName: "localhost")
@@ -94,7 +94,7 @@ struct HTTPSinkTests {
     @Test func aTimeoutSaysWhichAndWhatToChange() throws {
         let silent = try #require(DaemonProcess.listeningSocket())
         defer { close(silent.descriptor) }
-        let context = PluginContext(name: "mirror", stateDirectory: NSTemporaryDirectory(), logger: Logger(minimumLevel: .error))
+        let context = PluginContext(name: "mirror", stateDirectory: TestScratch.path, logger: Logger(minimumLevel: .error))
         var configuration = HTTPSink.Configuration(url: "http://127.0.0.1:\(silent.port)")
         configuration.timeout = ConfigDuration(parsing: "1s")
         let sink = try HTTPSink(configuration: configuration, context: context)
@@ -150,7 +150,7 @@ struct HTTPSinkTests {
         }
         let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
         let port = try #require(Int(line.trimmingCharacters(in: .whitespacesAndNewlines)))
-        let context = PluginContext(name: "mirror", stateDirectory: NSTemporaryDirectory(), logger: Logger(minimumLevel: .error))
+        let context = PluginContext(name: "mirror", stateDirectory: TestScratch.path, logger: Logger(minimumLevel: .error))
         let sink = try HTTPSink(configuration: .init(url: "http://127.0.0.1:\(port)"), context: context)
         do {
             try sink.write(Self.samples(2), cursor: 2)
@@ -181,7 +181,7 @@ struct HTTPSinkTests {
     }
 
     @Test func configurationIsChecked() throws {
-        let context = PluginContext(name: "mirror", stateDirectory: NSTemporaryDirectory(), logger: Logger())
+        let context = PluginContext(name: "mirror", stateDirectory: TestScratch.path, logger: Logger())
         #expect(throws: ConfigError.self) { _ = try HTTPSink(configuration: .init(url: ""), context: context) }
         #expect(throws: ConfigError.self) { _ = try HTTPSink(configuration: .init(url: "ftp://x"), context: context) }
         for notAURL in ["not a url", "http://", "https:///ingest", "http://host:99999/", "host:0", "https://h/api?k=1", "https://h/#x"] {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Synchronization
 import HealthRouterCore
 import Testing
@@ -125,7 +126,7 @@ struct PulsoProtocolTests {
     /// An end from the future that an earlier build stored is left out when the index is opened,
     /// so `/latest` stops naming it once the daemon is upgraded.
     @Test func aFutureEndStoredBeforeIsLeftOutAtTheStart() throws {
-        let path = NSTemporaryDirectory() + "latest-\(UUID().uuidString).sqlite"
+        let path = TestScratch.path + "latest-\(UUID().uuidString).sqlite"
         defer { try? FileManager.default.removeItem(atPath: path) }
         do {
             let index = try LatestIndex(path: path)

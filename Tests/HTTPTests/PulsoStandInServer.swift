@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// A Pulso receiver stand-in on a random loopback port (Python's `http.server`), strict the way
 /// real receivers and the proxies before them are:
@@ -24,7 +25,7 @@ final class PulsoStandInServer {
     private let statusFile: String
 
     init(bodyLimit: Int = 1 << 30, failEvery: Int = 0) throws {
-        uuidFile = NSTemporaryDirectory() + "standin-\(UUID().uuidString).txt"
+        uuidFile = TestScratch.path + "standin-\(UUID().uuidString).txt"
         statusFile = uuidFile + ".status"
         _ = FileManager.default.createFile(atPath: uuidFile, contents: nil)
         process = Process()

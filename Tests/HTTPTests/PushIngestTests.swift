@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import HealthRouterCore
 import Synchronization
 import Testing
@@ -8,7 +9,7 @@ import Testing
 @Suite("push ingest")
 struct PushIngestTests {
     static func directory() throws -> String {
-        let path = NSTemporaryDirectory() + "ingest-\(UUID().uuidString)"
+        let path = TestScratch.path + "ingest-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }

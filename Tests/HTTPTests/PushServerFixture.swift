@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import HealthRouterCore
 @testable import HTTPPushSource
 
@@ -17,7 +18,7 @@ final class PushServerFixture {
     init(users: [String: String] = PushServerFixture.tokens, tls: (certificate: String, key: String)? = nil,
          parsing: ParseBudget? = nil,
          configure: (inout HTTPPushSource.Configuration) -> Void = { _ in }) throws {
-        directory = NSTemporaryDirectory() + "http-\(UUID().uuidString)"
+        directory = TestScratch.path + "http-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         ingest = try PushIngest(stateDirectory: directory, control: control)
         var lastError: (any Error)?

@@ -9,7 +9,7 @@ import TestSupport
 struct TLSTests {
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"), "needs /usr/bin/openssl"))
     func servesHTTPS() throws {
-        let directory = NSTemporaryDirectory() + "tls-\(UUID().uuidString)"
+        let directory = TestScratch.path + "tls-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let certificate = try SelfSignedCertificate(in: directory)
         let server = try PushServerFixture(tls: (certificate.certificatePath, certificate.keyPath))
@@ -25,7 +25,7 @@ struct TLSTests {
         var configuration = HTTPPushSource.Configuration(listen: "127.0.0.1:0")
         configuration.tlsCertificate = "/nonexistent/cert.pem"
         configuration.tlsKey = "/nonexistent/key.pem"
-        let directory = NSTemporaryDirectory()
+        let directory = TestScratch.path
         let source = try HTTPPushSource(configuration: configuration,
                                         context: PluginContext(name: "phone", stateDirectory: directory, logger: Logger(minimumLevel: .error)))
         let control = WorkerControl()
@@ -37,7 +37,7 @@ struct TLSTests {
     /// Files that are there but are no PEM key and certificate: libmicrohttpd refuses to start, and
     /// the error blames them, not the address (which is free).
     @Test func aKeyThatIsNotPEMIsBlamedNotTheAddress() throws {
-        let directory = NSTemporaryDirectory() + "tls-bad-\(UUID().uuidString)"
+        let directory = TestScratch.path + "tls-bad-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try "not a certificate".write(toFile: directory + "/cert.pem", atomically: true, encoding: .utf8)
         try "not a key".write(toFile: directory + "/key.pem", atomically: true, encoding: .utf8)
@@ -56,7 +56,7 @@ struct TLSTests {
     /// listener left bound: the error blames the key (not the address, which that socket holds),
     /// and the socket goes back to the handover, still listening, for the previous config.
     @Test func aReloadedListenerWithABadKeyGivesItsSocketBack() throws {
-        let directory = NSTemporaryDirectory() + "tls-reload-\(UUID().uuidString)"
+        let directory = TestScratch.path + "tls-reload-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try "not a certificate".write(toFile: directory + "/cert.pem", atomically: true, encoding: .utf8)
         try "not a key".write(toFile: directory + "/key.pem", atomically: true, encoding: .utf8)
@@ -85,7 +85,7 @@ struct TLSTests {
     /// logger, so `--log-format json` gives JSON lines only; at debug level, since clients can
     /// make the library talk (one line per connection closed mid-request).
     @Test func theLibrarysOwnMessagesAreLogLines() throws {
-        let directory = NSTemporaryDirectory() + "tls-log-\(UUID().uuidString)"
+        let directory = TestScratch.path + "tls-log-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try "not a certificate".write(toFile: directory + "/cert.pem", atomically: true, encoding: .utf8)
         try "not a key".write(toFile: directory + "/key.pem", atomically: true, encoding: .utf8)

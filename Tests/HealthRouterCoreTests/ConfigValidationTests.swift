@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import HealthRouterCore
 
@@ -222,7 +223,7 @@ import Testing
     }
 
     @Test func loadReadsFilesAndReportsMissingOnes() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString)")
+        let directory = URL(fileURLWithPath: TestScratch.path).appendingPathComponent("config-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("hr.yaml").path
@@ -242,7 +243,7 @@ import Testing
     @Test func aConfigPast16MiBIsRefused() throws {
         let endless = #expect(throws: ConfigError.self) { try HealthRouterConfig.load(path: "/dev/zero", environment: [:]) }
         #expect(endless?.message == "is larger than 16 MiB: not a config file")
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString)")
+        let directory = URL(fileURLWithPath: TestScratch.path).appendingPathComponent("config-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let large = directory.appendingPathComponent("large.yaml").path

@@ -1,5 +1,6 @@
 import CSQLite3
 import Foundation
+import TestSupport
 import Testing
 @testable import HealthRouterCore
 

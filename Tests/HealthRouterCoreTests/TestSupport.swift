@@ -1,12 +1,6 @@
 import Foundation
+import TestSupport
 @testable import HealthRouterCore
-
-/// A fresh empty directory under the system temp folder.
-func makeTemporaryDirectory(_ label: String = "hr") -> String {
-    let path = NSTemporaryDirectory() + "\(label)-\(UUID().uuidString)"
-    try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
-}
 
 /// A heart-rate sample with a fingerprint id, as an export would give.
 func heartRate(_ bpm: Double, at second: Int64, source: String = "Watch") -> Sample {

@@ -39,7 +39,7 @@ import Testing
     }
 
     static func samples(sqlite path: String) throws -> [String: Sample] {
-        let sink = SQLiteSink(configuration: .init(path: path), context: SinkFixtures.context(NSTemporaryDirectory()))
+        let sink = SQLiteSink(configuration: .init(path: path), context: SinkFixtures.context(TestScratch.path))
         _ = try sink.prepare()
         defer { sink.close() }
         var out: [String: Sample] = [:]
@@ -786,7 +786,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let cursorFile = try Self.killMigration(in: directory, past: 500)
         // The first 400 items the source gives back go (at most one batch after the cursor can have been written).
-        let source = SQLiteSink(configuration: .init(path: directory + "/local.sqlite"), context: SinkFixtures.context(NSTemporaryDirectory()))
+        let source = SQLiteSink(configuration: .init(path: directory + "/local.sqlite"), context: SinkFixtures.context(TestScratch.path))
         _ = try source.prepare()
         var first: [String] = []
         try source.readBack { item in

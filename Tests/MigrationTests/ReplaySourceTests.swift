@@ -43,7 +43,7 @@ final class CollectingOutput: SourceOutput {
     }
 
     @Test func readsAPulsoServerFolderAndSkipsBadLines() throws {
-        let directory = NSTemporaryDirectory() + "replay-\(UUID().uuidString)"
+        let directory = TestScratch.path + "replay-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try """
@@ -95,7 +95,7 @@ final class CollectingOutput: SourceOutput {
     /// starts as one (the ndjson sink writes a workout with a million route points so), not a file
     /// of another format left unread; a long line that starts otherwise is still another format.
     @Test func aFirstLineLongerThanTheFormatCheckIsReadWhenItStartsAsASample() throws {
-        let directory = NSTemporaryDirectory() + "replay-\(UUID().uuidString)"
+        let directory = TestScratch.path + "replay-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let padding = String(repeating: "x", count: ReplaySource.maxLineBytesToLookAt + 1024)
@@ -199,7 +199,7 @@ final class CollectingOutput: SourceOutput {
     /// A folder's `*.ndjson` entries that are not regular files (a folder, a pipe, which would
     /// block the read forever) are passed over; the files beside them are read.
     @Test func aFolderReadsItsRegularFilesOnly() throws {
-        let directory = NSTemporaryDirectory() + "replay-\(UUID().uuidString)"
+        let directory = TestScratch.path + "replay-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory + "/c.ndjson", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try (#"{"end":"2026-07-06T08:01:00Z","source":"W","start":"2026-07-06T08:01:00Z","type":"heartRate","unit":"count/min","uuid":"H-1","value":61}"# + "\n")
@@ -228,7 +228,7 @@ final class CollectingOutput: SourceOutput {
     /// read fails saying so, rather than skipping the cut line as a bad one and succeeding. A bad
     /// last line that is whole (JSON, or followed by its newline) is still a skipped line.
     @Test func aFileCutInTheMiddleOfALineFailsAfterKeepingTheLinesBefore() throws {
-        let directory = NSTemporaryDirectory() + "replay-\(UUID().uuidString)"
+        let directory = TestScratch.path + "replay-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let good = (1...3).map { #"{"end":"2026-07-06T08:0\#($0):00Z","source":"Watch","start":"2026-07-06T08:0\#($0):00Z","type":"heartRate","unit":"count/min","uuid":"H-\#($0)","value":6\#($0)}"# }
@@ -255,7 +255,7 @@ final class CollectingOutput: SourceOutput {
     }
 
     @Test func aByteOrderMarkBeforeTheFirstLineIsIgnored() throws {
-        let directory = NSTemporaryDirectory() + "replay-\(UUID().uuidString)"
+        let directory = TestScratch.path + "replay-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/dump.ndjson"
@@ -276,7 +276,7 @@ final class CollectingOutput: SourceOutput {
     /// pretty-printed export of another app): refused with the reason, not imported as skips. Bad
     /// lines before the first good one are still skipped one by one.
     @Test func aFileWithoutSamplesIsNotAReplayFile() throws {
-        let directory = NSTemporaryDirectory() + "replay-\(UUID().uuidString)"
+        let directory = TestScratch.path + "replay-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         func read(_ text: String) throws -> CollectingOutput {

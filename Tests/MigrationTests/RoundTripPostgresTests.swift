@@ -39,7 +39,7 @@ import Testing
     ]
 
     static func write(_ samples: [Sample], sqlite path: String) throws {
-        let sink = SQLiteSink(configuration: .init(path: path), context: SinkFixtures.context(NSTemporaryDirectory()))
+        let sink = SQLiteSink(configuration: .init(path: path), context: SinkFixtures.context(TestScratch.path))
         _ = try sink.prepare()
         defer { sink.close() }
         try sink.write(SinkFixtures.entries(samples), cursor: Int64(samples.count))

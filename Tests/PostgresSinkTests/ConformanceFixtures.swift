@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import HealthRouterCore
 
 /// Samples of several kinds with awkward and SQL-looking strings, for the conformance suite.
@@ -62,7 +63,7 @@ enum ConformanceFixtures {
     }
 
     static func context() -> PluginContext {
-        PluginContext(name: "test", stateDirectory: NSTemporaryDirectory(), logger: Logger(minimumLevel: .error))
+        PluginContext(name: "test", stateDirectory: TestScratch.path, logger: Logger(minimumLevel: .error))
     }
 
     /// A heart-rate sample numbered `n`, with a distinct id.
@@ -76,7 +77,7 @@ enum ConformanceFixtures {
     }
 
     static func temporaryDirectory() -> String {
-        let path = NSTemporaryDirectory() + "hr-pgtests-" + UUID().uuidString
+        let path = TestScratch.path + "hr-pgtests-" + UUID().uuidString
         try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }

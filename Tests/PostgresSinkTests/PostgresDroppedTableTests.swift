@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import HealthRouterCore
 import PostgresClient
@@ -125,7 +126,7 @@ import TimescaleDBSink
         guard let url = PostgresTestDatabase.url else { return }
         let schema = PostgresTestDatabase.freshSchema()
         func context(_ name: String) -> PluginContext {
-            PluginContext(name: name, stateDirectory: NSTemporaryDirectory(), logger: Logger(minimumLevel: .error))
+            PluginContext(name: name, stateDirectory: TestScratch.path, logger: Logger(minimumLevel: .error))
         }
         let admin = try PostgresTestDatabase.connect(url)
         defer { admin.close() }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import PostgresClient
 
 /// A PostgreSQL server of one test's own, which the test may stop and start again: the server of
@@ -25,7 +26,7 @@ final class PostgresServerFixture {
         guard let newest = versions.compactMap(Int.init).max() else { return nil }
         binaries = "/usr/lib/postgresql/\(newest)/bin"
         self.settings = settings
-        directory = NSTemporaryDirectory() + "hr-pg-fixture-" + UUID().uuidString
+        directory = TestScratch.path + "hr-pg-fixture-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o755])
         if getuid() == 0 { try FileManager.default.setAttributes([.ownerAccountName: "postgres"], ofItemAtPath: directory) }
@@ -70,7 +71,9 @@ final class PostgresServerFixture {
         if !FileManager.default.fileExists(atPath: log) { _ = FileManager.default.createFile(atPath: log, contents: nil) }
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         output.seekToEndOfFile()
-        let process = Self.process(binaries + "/postgres", ["-D", directory + "/data", "-p", String(port), "-k", directory,
+        // No Unix socket (`-k ''`): tests connect over TCP, and a socket's path in the temporary
+        // folder can pass the 107 bytes a socket's name may have (the server then fails to start).
+        let process = Self.process(binaries + "/postgres", ["-D", directory + "/data", "-p", String(port), "-k", "",
                                                             "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"]
                                                            + settings.flatMap { ["-c", $0] })
         process.standardOutput = output

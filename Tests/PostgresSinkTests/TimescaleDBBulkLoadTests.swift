@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import HealthRouterCore
 import PostgresClient
@@ -257,7 +258,7 @@ import TimescaleDBSink
         let (loader, schema) = try PostgresTestDatabase.preparedTimescaleDBSink(url)
         defer { loader.close() }
         let phone = TimescaleDBSink(configuration: .init(url: url, schema: schema, requireTimescaledb: false),
-                                    context: PluginContext(name: "phone", stateDirectory: NSTemporaryDirectory(),
+                                    context: PluginContext(name: "phone", stateDirectory: TestScratch.path,
                                                            logger: Logger(minimumLevel: .error)))
         _ = try phone.prepare()
         defer { phone.close() }

@@ -65,7 +65,7 @@ import Testing
     /// A folder the system refuses to make (/proc refuses even root) is misconfigured, in the
     /// config's terms, not Foundation's "NSCocoaErrorDomain Code=4" retried as an outage.
     @Test func aFolderThatCannotBeMadeSaysWhichKeyToChange() throws {
-        let lake = NDJSONSink(configuration: .init(directory: "/proc/healthrouter-test/nd"), context: SinkFixtures.context(NSTemporaryDirectory()))
+        let lake = NDJSONSink(configuration: .init(directory: "/proc/healthrouter-test/nd"), context: SinkFixtures.context(TestScratch.path))
         defer { lake.close() }
         do {
             _ = try lake.prepare()

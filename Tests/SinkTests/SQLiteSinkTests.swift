@@ -207,7 +207,7 @@ import Testing
             #expect(try dump(path) == first)
 
             // A fresh instance on the same file (a restart) re-delivering the batch, too.
-            let again = SQLiteSink(configuration: .init(path: path), context: SinkFixtures.context(NSTemporaryDirectory()))
+            let again = SQLiteSink(configuration: .init(path: path), context: SinkFixtures.context(TestScratch.path))
             #expect(try again.prepare() == 12)
             try again.write(entries, cursor: 12)
             again.close()
@@ -220,7 +220,7 @@ import Testing
             try sink.write(SinkFixtures.entries([SinkFixtures.heartRate]), cursor: 41)
             try sink.write([], cursor: 42)
             sink.close()
-            let reopened = SQLiteSink(configuration: .init(path: path), context: SinkFixtures.context(NSTemporaryDirectory()))
+            let reopened = SQLiteSink(configuration: .init(path: path), context: SinkFixtures.context(TestScratch.path))
             #expect(try reopened.prepare() == 42)
             reopened.close()
         }
@@ -347,7 +347,7 @@ import Testing
         try withSink { sink, path in
             try sink.write(SinkFixtures.entries(SinkFixtures.all), cursor: 12)
             let first = try dump(path)
-            let second = SQLiteSink(configuration: .init(path: path), context: SinkFixtures.context(NSTemporaryDirectory()))
+            let second = SQLiteSink(configuration: .init(path: path), context: SinkFixtures.context(TestScratch.path))
             #expect(try second.prepare() == 12)
             #expect(try second.prepare() == 12)
             second.close()
@@ -448,7 +448,7 @@ import Testing
             try sink.write(firstOfIdEntries(1500), cursor: 1500)
             #expect(try presentLoadIndexes(path).isEmpty)
             // Another process opening the store, as after a kill: it builds them.
-            let restarted = SQLiteSink(configuration: .init(path: path), context: SinkFixtures.context(NSTemporaryDirectory()))
+            let restarted = SQLiteSink(configuration: .init(path: path), context: SinkFixtures.context(TestScratch.path))
             #expect(try restarted.prepare() == 1500)
             #expect(try presentLoadIndexes(path) == loadIndexes)
             restarted.close()
@@ -523,7 +523,7 @@ import Testing
             #expect(journalSize > 4096)
             try database.execute("ROLLBACK")
 
-            let restarted = SQLiteSink(configuration: .init(path: copy), context: SinkFixtures.context(NSTemporaryDirectory()))
+            let restarted = SQLiteSink(configuration: .init(path: copy), context: SinkFixtures.context(TestScratch.path))
             #expect(try restarted.prepare() == 1500)
             defer { restarted.close() }
             #expect(try scalar(copy, "SELECT count(*) FROM samples") == "1350")

@@ -57,7 +57,7 @@ public struct CommandRunner {
 
     /// The copy `runUnprivileged` runs (made once per test process), nil when it could not be made.
     private static let unprivilegedExecutable: String? = {
-        let copy = NSTemporaryDirectory() + "healthrouter-unprivileged-\(getpid())"
+        let copy = TestScratch.path + "healthrouter-unprivileged-\(getpid())"
         try? FileManager.default.removeItem(atPath: copy)
         guard (try? FileManager.default.copyItem(atPath: executable, toPath: copy)) != nil,
               (try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: copy)) != nil else { return nil }
@@ -95,7 +95,7 @@ public struct CommandRunner {
     /// The exit codes `healthrouter <command> --help` lists: every number that starts an item of
     /// its `exit codes:` paragraph. A test that sees a command exit with a code checks it is here.
     public static func exitCodesInHelp(_ command: String) throws -> Set<Int32> {
-        let help = try run([command, "--help"], in: NSTemporaryDirectory()).stdout
+        let help = try run([command, "--help"], in: TestScratch.path).stdout
         guard let start = help.range(of: "exit codes:") else { return [] }
         let paragraph = help[start.upperBound...].components(separatedBy: "\n\n")[0]
         var codes: Set<Int32> = []
@@ -125,9 +125,9 @@ public struct CommandRunner {
     public struct GeneratorFailed: Error {}
 }
 
-/// A fresh empty directory under the system temp folder.
+/// A fresh empty directory in `TestScratch.path`.
 public func makeTemporaryDirectory(_ label: String = "e2e") -> String {
-    let path = NSTemporaryDirectory() + "\(label)-\(UUID().uuidString)"
+    let path = TestScratch.path + "\(label)-\(UUID().uuidString)"
     try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     return path
 }

@@ -173,12 +173,12 @@ public enum SinkFixtures {
     }
 }
 
-/// A fresh directory under the system's temporary directory, removed by `remove()`.
+/// A fresh directory in `TestScratch.path`, removed by `remove()` (or with the folder at exit).
 public struct TemporaryDirectory {
     public let path: String
 
     public init() throws {
-        path = NSTemporaryDirectory() + "healthrouter-sinktests-" + UUID().uuidString
+        path = TestScratch.path + "healthrouter-sinktests-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
 
