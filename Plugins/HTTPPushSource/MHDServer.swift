@@ -130,8 +130,11 @@ final class MHDServer: Sendable {
             throw SourceError(input: "\(host):\(port)", problem: "not an IPv4 address",
                               hint: "write listen as 127.0.0.1:8787 or 0.0.0.0:8787")
         }
+        // poll(), not select(): select() cannot watch a descriptor numbered 1024 or more, and
+        // libmicrohttpd drops such a connection unanswered, so a daemon holding many files (an
+        // ndjson sink's, a large limit) would stop answering every client.
         let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_THREAD_PER_CONNECTION.rawValue
-            | MHD_USE_ITC.rawValue | MHD_USE_ERROR_LOG.rawValue
+            | MHD_USE_POLL.rawValue | MHD_USE_ITC.rawValue | MHD_USE_ERROR_LOG.rawValue
         let context = Unmanaged.passUnretained(self).toOpaque()
         logTarget.pointee.context = context
         let given = listeningSocket.map { fcntl($0, F_DUPFD_CLOEXEC, 0) } ?? -1

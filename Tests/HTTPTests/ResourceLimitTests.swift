@@ -214,3 +214,32 @@ struct ResourceLimitTests {
         #expect(patient.receiveResponse(seconds: 3).closed)
     }
 }
+
+/// A server in a process that holds many files (an ndjson sink's, one a type) still answers:
+/// libmicrohttpd's select() dropped every connection whose descriptor was 1024 or more.
+@Suite("http_push with many open files")
+struct ManyOpenFilesTests {
+    @Test func connectionsNumberedPast1024AreAnswered() throws {
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        if limit.rlim_cur < 1400 {
+            try #require(limit.rlim_max >= 1400, "the test needs a hard limit of 1400 open files (ulimit -Hn)")
+            limit.rlim_cur = 1400
+            setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        }
+        let server = try PushServerFixture()
+        // Take every descriptor below 1100, so the next connection the server accepts is past 1024.
+        var held: [Int32] = []
+        defer { for descriptor in held { close(descriptor) } }
+        while true {
+            let descriptor = open("/dev/null", O_RDONLY | O_CLOEXEC)
+            try #require(descriptor >= 0)
+            held.append(descriptor)
+            if descriptor >= 1100 { break }
+        }
+        let batch = #"[{"uuid":"FD-1","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":60,"source":"W"}]"#
+        let reply = server.client.post("/ingest", Array(batch.utf8), token: PushServerFixture.tokens["alice"]!)
+        #expect(reply.status == 200, "\(reply)")
+        #expect(reply.body == #"{"received": 1, "new": 1, "deleted": 0}"#)
+    }
+}
