@@ -85,6 +85,29 @@ struct NativeFormatTests {
         }
     }
 
+    /// What a forwarding token sends, the forwarding healthrouter's journal checked for owners: a
+    /// deletion it took is taken here too, though the sample came stamped with the forwarder's
+    /// user (it had none: an import's), and so is a change to another user's (the upstream
+    /// journal gave the id to that user). Before, the mirror kept the deleted sample for good.
+    @Test func aForwardingTokensDeletionsAndChangesPassTheOwnerChecks() throws {
+        let server = try PushServerFixture { $0.users?["bob"]?.forwardedUserIds = true }
+        let sink = try Self.sink(to: server, as: "bob", format: .pulso)
+        let entries = HTTPSinkTests.samples(2, prefix: "F")
+        try sink.write(entries, cursor: 2)
+        guard case .sample(var changed) = entries[1].item else { Issue.record("no sample"); return }
+        changed.value = 99
+        changed.userId = "carol"
+        let deletion = JournalEntry(sequence: 3, source: "x", item: .tombstone(Tombstone(ids: ["F-0"], userId: "carol")))
+        try sink.write([deletion, JournalEntry(sequence: 4, source: "x", item: .sample(changed))], cursor: 4)
+        let items = try server.journalItems()
+        #expect(items.count == 4)
+        #expect(items.contains(.tombstone(Tombstone(ids: ["F-0"], userId: "carol"))), "\(items)")
+        #expect(items.last.flatMap { if case .sample(let sample) = $0 { sample.value } else { nil } } == 99)
+        // A phone's token still may not delete what another user pushed.
+        let phone = server.client.post("/ingest", Array(#"[{"deleted":["F-1"]}]"#.utf8), token: PushServerFixture.tokens["alice"]!)
+        #expect(phone.body == #"{"received": 1, "new": 0, "deleted": 0}"#)
+    }
+
     /// Another healthrouter forwarding samples this one holds whole (imported from the same
     /// export) sends them without the parts its format does not carry back (workout events,
     /// statistics, activities and routes, HRV beats, correlation members): they are the same

@@ -15,6 +15,12 @@ extension Journal {
     /// start): the first user to push it owns it.
     func mayWrite(_ sample: Sample) throws -> Bool {
         guard enforcesOwners, let user = sample.userId else { return true }
+        if takesForwardedOwners {
+            SampleIdKey.bind(upsertOwner, 1, sample.id)
+            upsertOwner.bind(2, user)
+            try upsertOwner.run()
+            return true
+        }
         if let owner = try owner(of: sample.id) { return owner == user }
         var owner = user
         if let sequence = try storedSequence(of: sample.id, start: Self.keySecond(sample)),
@@ -29,9 +35,10 @@ extension Journal {
 
     /// Whether a tombstone of `user` may delete `id`: it has no owner, or `user` owns it. A
     /// tombstone without a user (a replay, a migration) may delete any id, as may any tombstone
-    /// without `enforcesOwners`. Asked for each of the tombstone's ids and each alias they bring.
+    /// without `enforcesOwners`, or with `takesForwardedOwners`. Asked for each of the tombstone's
+    /// ids and each alias they bring.
     func mayDelete(_ id: String, for user: String?) throws -> Bool {
-        guard enforcesOwners, let user, let owner = try owner(of: id) else { return true }
+        guard enforcesOwners, !takesForwardedOwners, let user, let owner = try owner(of: id) else { return true }
         return owner == user
     }
 

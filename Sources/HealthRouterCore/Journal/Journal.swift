@@ -63,6 +63,8 @@ public final class Journal {
     private lazy var payloadAt = try! database.prepare("SELECT payload FROM entries WHERE seq = ?1")
     lazy var lookupOwner = try! database.prepare("SELECT user_id FROM sample_owners WHERE id = ?1")
     lazy var insertOwner = try! database.prepare("INSERT OR IGNORE INTO sample_owners(id, user_id) VALUES (?1, ?2)")
+    lazy var upsertOwner = try! database.prepare(
+        "INSERT INTO sample_owners(id, user_id) VALUES (?1, ?2) ON CONFLICT(id) DO UPDATE SET user_id = excluded.user_id")
     private lazy var insertEntry = try! database.prepare(
         "INSERT INTO entries(seq, source, type, received_at, payload, first_of_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
     private lazy var readEntries = try! database.prepare(
@@ -848,6 +850,13 @@ public final class Journal {
     /// Whether ids belong to the first user who brought them (`mayWrite`, `mayDelete`): set for
     /// the daemon's pushes, which come from several users' tokens.
     public var enforcesOwners = false
+
+    /// With `enforcesOwners`, for items another healthrouter forwards (a `forwarded_user_ids`
+    /// token), whose journal checked them for owners: each sample's user is taken as its id's
+    /// owner as it comes, and no sample or deletion is refused. (Its journal took a deletion of an
+    /// imported sample no user owned, which came here stamped with the forwarding token's user:
+    /// refused here, the mirror kept the deleted sample for good.)
+    public var takesForwardedOwners = false
 
     /// The type of the item `admit` took last (nil: a tombstone), for `AppendResult.itemTypes`.
     private var lastItemType: String?

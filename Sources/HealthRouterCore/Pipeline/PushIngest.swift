@@ -56,7 +56,7 @@ public final class PushIngest: Sendable {
     /// without an outcome to hand it the next group.
     private final class Job: @unchecked Sendable {
         enum Work {
-            case append([HealthItem], source: String)
+            case append([HealthItem], source: String, forwarded: Bool)
             case progress(Progress)
         }
 
@@ -97,10 +97,12 @@ public final class PushIngest: Sendable {
     }
 
     /// Appends `items` from the source named `source`; returns once they are durable, with
-    /// what was new among them.
-    public func append(_ items: [HealthItem], source: String) throws -> AppendResult {
+    /// what was new among them. `forwarded`: items another healthrouter forwards (a
+    /// `forwarded_user_ids` token), which its journal checked for owners
+    /// (`Journal.takesForwardedOwners`).
+    public func append(_ items: [HealthItem], source: String, forwarded: Bool = false) throws -> AppendResult {
         guard !items.isEmpty else { return AppendResult() }
-        let result = try submitAndWait(Job(.append(items, source: source), waits: true))
+        let result = try submitAndWait(Job(.append(items, source: source, forwarded: forwarded), waits: true))
         totals.add(result)
         return result
     }
@@ -271,7 +273,9 @@ public final class PushIngest: Sendable {
 
     private func perform(_ job: Job, on journal: Journal) throws {
         switch job.work {
-        case .append(let items, let source):
+        case .append(let items, let source, let forwarded):
+            journal.takesForwardedOwners = forwarded
+            defer { journal.takesForwardedOwners = false }
             let (result, entries) = try journal.appendCollecting(items, source: source)
             job.outcome = .success(result)
             job.entries = entries
