@@ -26,6 +26,21 @@ import Testing
         #expect(try reopened.entries(after: 0, limit: 10).map(\.isFirstOfId) == [false])
         try reopened.append([.sample(heartRate(61, at: 1))], source: "history")
         #expect(try reopened.entries(after: 0, limit: 10).map(\.isFirstOfId) == [false, true])
+        // A journal of layout 1 is marked as this version's when it opens, so that builds of
+        // layout 1 refuse it; one a later version wrote is refused, saying to run that version.
+        let first = makeTemporaryDirectory()
+        do {
+            let journal = try Journal(stateDirectory: first)
+            try journal.database.execute("UPDATE meta SET value = 1 WHERE key = 'schema_version'")
+        }
+        let upgraded = try Journal(stateDirectory: first)
+        #expect(try upgraded.database.scalarInt("SELECT value FROM meta WHERE key = 'schema_version'") == Journal.schemaVersion)
+        #expect(Journal.schemaVersion == 2)
+        try upgraded.database.execute("UPDATE meta SET value = 3 WHERE key = 'schema_version'")
+        let newer = #expect(throws: JournalIncompatible.self) { _ = try Journal(stateDirectory: first) }
+        #expect(newer?.description.contains("written by a newer healthrouter (journal layout 3; this one reads layouts up to 2): "
+                                            + "run the newer version") == true, "\(String(describing: newer))")
+        #expect(throws: JournalIncompatible.self) { _ = try Journal(stateDirectory: first, role: .inspector) }
         // A current journal opens again and again.
         let fresh = makeTemporaryDirectory()
         _ = try Journal(stateDirectory: fresh)

@@ -172,19 +172,25 @@ public final class Journal {
     /// sqlite sink under pushes) keeps SQLite's 4 KiB, which rewrites less per changed row.
     static let pageSize = 16_384
 
-    /// The layout of the tables above. A later version migrates older journals forward here.
-    static let schemaVersion: Int64 = 1
+    /// The layout of the tables above, and of what they hold (the entries' encoding, the ids'
+    /// rules). A version that changes it migrates older journals forward here and raises it, so
+    /// that an older healthrouter refuses the journal (every build checks it at open) rather than
+    /// misread it. 2: entries may hold fields that builds of layout 1 read as damaged (a sink
+    /// behind stalled on them) or re-read as changes (an import re-delivered every sample).
+    static let schemaVersion: Int64 = 2
 
-    /// Refuses a journal whose tables another layout wrote, with what to do, rather than
-    /// failing later on a statement that does not fit it.
+    /// Refuses a journal whose tables another layout wrote, or a later version, with what to do,
+    /// rather than failing later on a statement that does not fit it or an entry it misreads;
+    /// marks an older layout's journal as this one's when it may write.
     private func checkSchemaVersion(creating: Bool = true) throws {
         let stored = try database.scalarInt("SELECT value FROM meta WHERE key = 'schema_version'")
         let keyedByStart = try database.scalarInt("SELECT count(*) FROM pragma_table_info('sample_ids') WHERE name = 'start'") == 1
-        guard (stored == nil || stored == Self.schemaVersion) && keyedByStart else {
+        guard keyedByStart, stored.map({ $0 <= Self.schemaVersion }) ?? true else {
             throw JournalIncompatible(path: path, found: stored)
         }
-        if stored == nil && creating {
-            try database.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', \(Self.schemaVersion))")
+        if stored != Self.schemaVersion && creating {
+            try database.execute("INSERT INTO meta(key, value) VALUES ('schema_version', \(Self.schemaVersion)) "
+                                     + "ON CONFLICT(key) DO UPDATE SET value = excluded.value")
         }
     }
 
