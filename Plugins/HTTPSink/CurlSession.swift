@@ -50,8 +50,9 @@ final class CurlSession {
 
     private static let initializeOnce: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
 
-    /// Sends `method` to `url` with `headers` and `body` (POST when a body is given).
-    func send(_ url: String, headers: [String], body: [UInt8]?) throws -> Response {
+    /// Sends `method` to `url` with `headers` and `body` (POST when a body is given); an error
+    /// names it as `shownAs` (the url without its password).
+    func send(_ url: String, shownAs shown: String? = nil, headers: [String], body: [UInt8]?) throws -> Response {
         curl_easy_reset(handle)
         _ = swcurl_setopt_str(handle, CURLOPT_URL, url)
         _ = swcurl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
@@ -88,7 +89,7 @@ final class CurlSession {
         }
         guard code == CURLE_OK else {
             let detail = String(cString: errorBuffer)
-            throw TransportError(url: url, message: detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail,
+            throw TransportError(url: shown ?? url, message: detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail,
                                  code: Int(code.rawValue), timeoutSeconds: timeoutSeconds)
         }
         var status = 0

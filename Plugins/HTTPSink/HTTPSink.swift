@@ -57,6 +57,9 @@ public final class HTTPSink: Sink {
 
     public let configuration: Configuration
     private let baseURL: String
+    /// `baseURL` as messages say it: without a password it may carry (`user:pass@host`), since
+    /// they reach the log, `status` and the admin listener's `/status`, which any local user reads.
+    private let shownBaseURL: String
     private let logger: Logger
     private var session: CurlSession?
     private let encoder: PulsoBatchEncoder
@@ -76,8 +79,7 @@ public final class HTTPSink: Sink {
         guard base.hasPrefix("http://") || base.hasPrefix("https://") else {
             throw ConfigError(path: path + ".url", message: "url must be http:// or https://, not '\(configuration.url)'")
         }
-        // Said without a password the URL may carry (user:pass@host).
-        let shown = configuration.url.replacingOccurrences(of: #"//([^/@:]*):[^/@]*@"#, with: "//$1:…@", options: .regularExpression)
+        let shown = Self.withoutPassword(configuration.url)
         guard !base.contains(where: \.isWhitespace), let components = URLComponents(string: base),
               let host = components.host, !host.isEmpty, (1...65_535).contains(components.port ?? 443) else {
             throw ConfigError(path: path + ".url", message: "'\(shown)' is not a URL",
@@ -94,6 +96,7 @@ public final class HTTPSink: Sink {
         while base.hasSuffix("/") { base.removeLast() }
         if base.hasSuffix("/ingest") { base.removeLast("/ingest".count) }
         baseURL = base
+        shownBaseURL = Self.withoutPassword(base)
         var encoder = PulsoBatchEncoder()
         if let size = configuration.batchSize {
             guard (1...5_000).contains(size) else {
@@ -126,10 +129,15 @@ public final class HTTPSink: Sink {
         return fresh
     }
 
+    /// `url` without a password it may carry (`user:pass@host` → `user:…@host`).
+    static func withoutPassword(_ url: String) -> String {
+        url.replacingOccurrences(of: #"//([^/@:]*):[^/@]*@"#, with: "//$1:…@", options: .regularExpression)
+    }
+
     public func prepare() throws -> Int64? {
-        let url = baseURL + "/health"
+        let url = shownBaseURL + "/health"
         do {
-            let response = try currentSession().send(url, headers: [], body: nil)
+            let response = try currentSession().send(baseURL + "/health", shownAs: url, headers: [], body: nil)
             guard (200..<300).contains(response.status) else {
                 // A receiver that asks for time (429, 503 with Retry-After) is given it.
                 let failure = Self.failure(status: response.status, url: url, reply: response.text, retryAfter: response.retryAfter)
@@ -165,7 +173,7 @@ public final class HTTPSink: Sink {
     }
 
     public func write(_ entries: [JournalEntry], cursor: Int64) throws {
-        let url = baseURL + ingestPath
+        let url = shownBaseURL + ingestPath
         let gzip = configuration.gzip ?? true
         var headers = self.headers
         if gzip { headers.append("Content-Encoding: gzip") }
@@ -173,7 +181,7 @@ public final class HTTPSink: Sink {
             let payload = gzip ? GzipDeflater.gzip(body, level: 1) : body
             let response: CurlSession.Response
             do {
-                response = try currentSession().send(url, headers: headers, body: payload)
+                response = try currentSession().send(baseURL + ingestPath, shownAs: url, headers: headers, body: payload)
             } catch let error as CurlSession.TransportError {
                 session = nil
                 throw Self.failure(error)

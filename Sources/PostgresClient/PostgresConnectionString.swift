@@ -16,7 +16,11 @@ public enum PostgresConnectionString {
             PQconninfoFree(options)
         } else {
             defer { if let error { PQfreemem(error) } }
-            let reason = error.map { String(cString: $0) }?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "unreadable"
+            var reason = error.map { String(cString: $0) }?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "unreadable"
+            // libpq quotes the url, or a piece of it, in some messages (an unmatched `[`).
+            if let password = password(in: url), !password.isEmpty {
+                reason = reason.replacingOccurrences(of: password, with: "…")
+            }
             return "libpq cannot read this url: \(reason)" + (suggestion(for: reason).map { " (did you mean '\($0)'?)" } ?? "")
         }
         return nil
@@ -37,6 +41,11 @@ public enum PostgresConnectionString {
         let rest = url.dropFirst(scheme.count)
         let at = rest.firstIndex(of: "@"), slash = rest.firstIndex(of: "/")
         if let at, slash.map({ at < $0 }) ?? true {
+            // libpq quotes a bad escape in its message (`invalid percent-encoded token: "Sec%zz"`).
+            if rest[..<at].hasMalformedPercentEscape {
+                return "the url's user or password holds a '%' that is no percent-escape: write a '%' as %25 "
+                    + "(and @ : / ? # as %40 %3A %2F %3F %23)"
+            }
             let host = rest[rest.index(after: at)...].prefix { $0 != "/" && $0 != "?" }
             guard host.contains("@") else { return nil }
             return "the url's user or password holds '@': percent-encode it as %40 (and : / ? # as %3A %2F %3F %23)"
@@ -50,6 +59,15 @@ public enum PostgresConnectionString {
         guard rest[rest.index(after: slash)...].prefix(while: { $0 != "?" }).contains("@") else { return nil }
         return "the url's user or password holds '/' or '?', where libpq ends the host: percent-encode them "
             + "as %2F and %3F (and @ : # as %40 %3A %23)"
+    }
+
+    /// The password of the `postgres://` URL `url` as written (what comes between the user's `:`
+    /// and the last `@` before the host), or nil.
+    static func password(in url: String) -> String? {
+        guard let scheme = ["postgres://", "postgresql://"].first(where: { url.hasPrefix($0) }) else { return nil }
+        let rest = url.dropFirst(scheme.count)
+        guard let at = rest.lastIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") else { return nil }
+        return String(rest[rest.index(after: colon)..<at])
     }
 
     /// For libpq's `invalid … parameter: "sslmod"`, the parameter libpq knows that is closest.
@@ -71,4 +89,17 @@ public enum PostgresConnectionString {
 
 private extension Character {
     var isASCIIDigit: Bool { ("0"..."9").contains(self) }
+}
+
+private extension Substring {
+    /// Whether a `%` in it is not followed by two hex digits.
+    var hasMalformedPercentEscape: Bool {
+        var position = startIndex
+        while let percent = self[position...].firstIndex(of: "%") {
+            position = index(after: percent)
+            let digits = self[position...].prefix(2)
+            if digits.count < 2 || !digits.allSatisfy({ $0.isHexDigit }) { return true }
+        }
+        return false
+    }
 }

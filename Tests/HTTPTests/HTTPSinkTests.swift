@@ -122,6 +122,25 @@ struct HTTPSinkTests {
         #expect(throws: SinkError.self) { try down.write(Self.samples(1), cursor: 1) }
     }
 
+    /// A password in the url (`user:pass@host`) is in no error: they reach the log, `status` and
+    /// the admin listener's `/status`, which any local user reads. Nor in a refusal's.
+    @Test func errorsNameTheURLWithoutItsPassword() throws {
+        let server = try PushServerFixture()
+        let port = server.source.listeningPort
+        let context = PluginContext(name: "mirror", stateDirectory: server.directory, logger: Logger(minimumLevel: .error))
+        let refused = try HTTPSink(configuration: .init(url: "http://backup:MirrorPassw0rd@127.0.0.1:\(port)", token: "wrong"),
+                                   context: context)
+        let refusal = #expect(throws: SinkError.self) { try refused.write(Self.samples(1), cursor: 1) }
+        server.source.stop()
+        let down = try HTTPSink(configuration: .init(url: "http://backup:MirrorPassw0rd@127.0.0.1:\(port)"), context: context)
+        let unreachable = #expect(throws: SinkError.self) { _ = try down.prepare() }
+        let failing = #expect(throws: SinkError.self) { try down.write(Self.samples(1), cursor: 1) }
+        for error in [refusal, unreachable, failing] {
+            let text = "\(String(describing: error))"
+            #expect(text.contains("http://backup:…@127.0.0.1:\(port)/") && !text.contains("MirrorPassw0rd"), "\(text)")
+        }
+    }
+
     /// A server that answers 200 without Pulso's `"received"` (a proxy's page, not a Pulso
     /// server) has not stored the batch: the write fails as unavailable, so nothing is counted
     /// as delivered and the worker retries.

@@ -45,6 +45,20 @@ import TimescaleDBSink
         }
     }
 
+    /// A `%` that is no escape (a password holding one as written), or a url libpq quotes whole:
+    /// a config error that quotes none of the password (libpq's own message did).
+    @Test(arguments: [
+        "postgres://me:s3cr3t%zzPW@127.0.0.1:5432/c1",
+        "postgres://me:100%s3cr3t@127.0.0.1/c1",
+        "postgres://me:s3cr3t%@127.0.0.1/c1",
+        "postgres://me:s3cr3t@[::1/c1",
+    ])
+    func aURLLibpqQuotesShowsNoPassword(_ url: String) throws {
+        let problem = try #require(PostgresConnectionString.problem(url))
+        #expect(!problem.contains(Self.secret), "\(problem)")
+        if url.contains("%") { #expect(problem.contains("%25"), "\(problem)") }
+    }
+
     @Test(arguments: [
         "postgres://me:s3cr3t%2Fpass@127.0.0.1:5432/c1",
         "postgres://me:pa?ss@127.0.0.1/c1",

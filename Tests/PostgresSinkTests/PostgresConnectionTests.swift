@@ -154,7 +154,7 @@ import TestSupport
             ("postgres://postgres@\(server)/postgres?sslmode=verify-full&sslrootcert=/nonexistent/ca.pem",
              "root certificate file \"/nonexistent/ca.pem\" does not exist", "names a file that does not exist"),
             ("host=127.0.0.1 port=99999 dbname=postgres", "invalid port number", "fix the sink's `url`"),
-            ("postgres://us%zzer@\(server)/postgres", "invalid percent-encoded token", "fix the sink's `url`"),
+            ("postgres://us%zzer@\(server)/postgres", "holds a '%' that is no percent-escape", "fix the sink's `url`"),
             ("postgres://postgres@\(server)/postgres?sslmode=disable&channel_binding=require", "channel binding required",
              "channel_binding"),
             ("postgres://\(role):wrong@\(server)/postgres?sslmode=disable", "password authentication failed", "password in the sink's `url`"),
