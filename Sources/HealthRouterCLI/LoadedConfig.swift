@@ -169,6 +169,33 @@ struct LoadedConfig {
         guard FileManager.default.isWritableFile(atPath: path) else {
             throw CommandFailure(message: "the state directory \(path) is not writable", hint: hint, code: .cannotCreate)
         }
+        try Self.checkOwnership(ofStateDirectory: path)
+    }
+
+    /// Refuses a state directory another user could change: one every user may write to (a folder
+    /// made in /tmp by someone else), or another user's. Its journal, stores and lock files would
+    /// be theirs to read, replace, or point elsewhere by symbolic links that healthrouter then
+    /// writes through with its own rights (as root, any file).
+    static func checkOwnership(ofStateDirectory path: String) throws {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return }
+        if info.st_mode & S_IWOTH != 0 {
+            throw CommandFailure(
+                message: "the state directory \(path) may be written by every user (mode \(String(info.st_mode & 0o7777, radix: 8))): "
+                    + "another user could replace the journal, read the health data, or make healthrouter write elsewhere",
+                hint: "chmod o-w \(path) if the folder is yours (healthrouter makes its own 0700), or use a folder of your own",
+                code: .cannotCreate)
+        }
+        let me = geteuid()
+        if info.st_uid != me {
+            let owner = getpwuid(info.st_uid).flatMap { $0.pointee.pw_name.map { String(cString: $0) } } ?? "uid \(info.st_uid)"
+            let hint = me == 0
+                ? "run healthrouter as its owner (sudo -u \(owner) healthrouter …): files root makes there would keep \(owner)'s "
+                    + "daemon out; or, if the folder is not \(owner)'s to keep, chown -R root \(path)"
+                : "run healthrouter as \(owner), or use a folder of your own"
+            throw CommandFailure(message: "the state directory \(path) belongs to \(owner), not to the user running healthrouter: "
+                                     + "\(owner) could read and change what healthrouter writes there", hint: hint, code: .cannotCreate)
+        }
     }
 
     static func reason(_ error: any Error) -> String {

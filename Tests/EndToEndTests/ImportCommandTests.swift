@@ -496,7 +496,8 @@ final class ItemCollector: SourceOutput {
         #expect(refused.status == 73, "\(refused.stderr)")
         #expect(refused.stderr.contains("hint: the embedded default keeps everything in ./healthrouter-data: run healthrouter "
                                         + "from a folder you may write to"), "\(refused.stderr)")
-        chmod(directory + "/healthrouter-data", 0o777)
+        chmod(directory + "/healthrouter-data", 0o755)
+        CommandRunner.giveToUnprivilegedUser(directory + "/healthrouter-data")
         try FileManager.default.createDirectory(atPath: directory + "/healthrouter-data/ndjson", withIntermediateDirectories: true)
         chmod(directory + "/healthrouter-data/ndjson", 0o555)
         let started = Date()

@@ -32,6 +32,37 @@ import Testing
         #expect(status.stdout.contains("nothing imported yet"))
     }
 
+    /// A state directory another user could change is refused before anything is written in it
+    /// (exit 73): one every user may write to (made in a shared folder by someone else), or
+    /// another user's (as root, when the tests run as root). Another user's symbolic links there
+    /// would have healthrouter write through them with its rights; its journal would be theirs.
+    @Test func aStateDirectoryAnotherUserCouldChangeIsRefused() throws {
+        let directory = makeTemporaryDirectory()
+        let export = directory + "/export.xml"
+        try #"<?xml version="1.0"?><HealthData locale="en_US"><Record type="HKQuantityTypeIdentifierStepCount" sourceName="P" unit="count" startDate="2024-01-01 08:00:00 +0000" endDate="2024-01-01 08:01:00 +0000" value="5"/></HealthData>"#
+            .write(toFile: export, atomically: true, encoding: .utf8)
+        let shared = directory + "/healthrouter-data"
+        try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
+        chmod(shared, 0o777)
+        let open = try CommandRunner.run(["import", export], in: directory)
+        #expect(open.status == 73, "\(open.stderr)")
+        #expect(open.stderr.contains("healthrouter-data may be written by every user (mode 777)"), "\(open.stderr)")
+        #expect(open.stderr.contains("/healthrouter-data if the folder is yours"), "\(open.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: shared).isEmpty)
+        chmod(shared, 0o755)
+        if geteuid() == 0 {
+            chown(shared, 65534, 65534)
+            let foreign = try CommandRunner.run(["import", export], in: directory)
+            #expect(foreign.status == 73, "\(foreign.stderr)")
+            #expect(foreign.stderr.contains("not to the user running healthrouter"), "\(foreign.stderr)")
+            #expect(foreign.stderr.contains("hint: run healthrouter as its owner (sudo -u "), "\(foreign.stderr)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: shared).isEmpty)
+            chown(shared, 0, 0)
+        }
+        let mine = try CommandRunner.run(["import", export], in: directory)
+        #expect(mine.status == 0, "\(mine.stderr)")
+    }
+
     /// A path that exists but cannot be reached is not said to be missing: a symbolic link that
     /// leads round in a loop says so (as does a folder on the path this user cannot open, which
     /// root, who runs the tests, can), with exit 66 and nothing created.

@@ -354,9 +354,10 @@ struct DaemonEndToEndTests {
         let environment = ["TEST_TOKEN": DaemonProcess.token]
         #expect(try CommandRunner.run(["import", export, "--config", config, "-q"], in: daemon.directory,
                                       environment: environment).status == 0)
-        // The folders open to all (so that only the journal's files, root's, are closed), and the
-        // store too.
-        for path in [daemon.directory, state] { try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: path) }
+        // The folders open to the user it runs as (so that only the journal's files, root's, are
+        // closed: the state directory its own, as healthrouter wants it), and the store too.
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: daemon.directory)
+        CommandRunner.giveToUnprivilegedUser(state)
         try FileManager.default.setAttributes([.posixPermissions: 0o666], ofItemAtPath: daemon.directory + "/health.sqlite")
         for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: state + "/journal.sqlite" + suffix) {
             try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: state + "/journal.sqlite" + suffix)

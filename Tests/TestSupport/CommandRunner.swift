@@ -55,6 +55,12 @@ public struct CommandRunner {
                        shellSetup: "exec \(timeout)/usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups \(try unprivilegedCopy()) \"$@\"")
     }
 
+    /// Makes `path` the property of the user `runUnprivileged` runs as (nobody, when the tests run
+    /// as root; else it is this user's already): a state directory healthrouter accepts as its own.
+    public static func giveToUnprivilegedUser(_ path: String) {
+        if getuid() == 0 { chown(path, 65534, 65534) }
+    }
+
     /// The copy `runUnprivileged` runs (made once per test process), nil when it could not be made.
     private static let unprivilegedExecutable: String? = {
         let copy = TestScratch.path + "healthrouter-unprivileged-\(getpid())"
