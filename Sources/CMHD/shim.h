@@ -48,6 +48,10 @@ static inline size_t swmhd_unescape(void *context, struct MHD_Connection *connec
     return (size_t) (write - text);
 }
 
+/* The TLS versions and ciphers the push and admin listeners accept (a GnuTLS priority string). */
+#define SWMHD_TLS_PRIORITIES "SECURE128:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:-RSA:-AES-128-CBC:-AES-256-CBC" \
+    ":-CAMELLIA-128-CBC:-CAMELLIA-256-CBC:-3DES-CBC"
+
 /* Starts a daemon on `address`; HTTPS when `key_pem` and `cert_pem` are both given (pass
    NULL for both to serve plain HTTP). A `per_address_limit` of 0 means no per-address limit.
    A `listen_socket` of 0 or more is a socket already bound and listening, served instead of
@@ -64,6 +68,10 @@ static inline struct MHD_Daemon *swmhd_start(unsigned int flags, const struct so
     struct MHD_OptionItem tls_options[] = {
         { tls ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, (void *) key_pem },
         { MHD_OPTION_HTTPS_MEM_CERT, 0, (void *) cert_pem },
+        /* GnuTLS's default (NORMAL) takes TLS 1.0 and 1.1, RSA key exchange (no forward secrecy)
+           and CBC ciphers: TLS 1.2 and 1.3 with ECDHE/DHE and AEAD ciphers only, which every
+           phone and client of the last ten years speaks. */
+        { MHD_OPTION_HTTPS_PRIORITIES, 0, (void *) SWMHD_TLS_PRIORITIES },
         { MHD_OPTION_END, 0, NULL },
     };
     struct MHD_OptionItem listen_options[] = {

@@ -21,6 +21,36 @@ struct TLSTests {
         #expect(server.client.get("/health").status != 200)  // plain HTTP is refused
     }
 
+    /// TLS 1.2 and 1.3 with forward secrecy and AEAD ciphers only (openssl's client, every
+    /// security level allowed, asking for each): GnuTLS's default took TLS 1.0 and 1.1, RSA key
+    /// exchange and CBC ciphers.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"), "needs /usr/bin/openssl"))
+    func onlyCurrentProtocolsAndCiphersAreSpoken() throws {
+        let directory = TestScratch.path + "tls-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let certificate = try SelfSignedCertificate(in: directory)
+        let server = try PushServerFixture(tls: (certificate.certificatePath, certificate.keyPath))
+        func handshake(_ options: [String]) throws -> Bool {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+            process.arguments = ["s_client", "-connect", "127.0.0.1:\(server.source.listeningPort)"] + options
+            process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
+            process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+            process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+            try process.run()
+            process.waitUntilExit()
+            return process.terminationStatus == 0
+        }
+        #expect(try handshake(["-tls1_3"]))
+        #expect(try handshake(["-tls1_2"]))
+        #expect(try handshake(["-tls1_2", "-cipher", "ECDHE-RSA-AES128-GCM-SHA256"]))
+        #expect(try !handshake(["-tls1_1", "-cipher", "DEFAULT:@SECLEVEL=0"]))
+        #expect(try !handshake(["-tls1", "-cipher", "DEFAULT:@SECLEVEL=0"]))
+        #expect(try !handshake(["-tls1_2", "-cipher", "AES128-SHA:@SECLEVEL=0"]))
+        #expect(try !handshake(["-tls1_2", "-cipher", "AES128-GCM-SHA256:@SECLEVEL=0"]))
+        #expect(try !handshake(["-tls1_2", "-cipher", "ECDHE-RSA-AES128-SHA:@SECLEVEL=0"]))
+    }
+
     @Test func unreadableKeyFailsToStart() throws {
         var configuration = HTTPPushSource.Configuration(listen: "127.0.0.1:0")
         configuration.tlsCertificate = "/nonexistent/cert.pem"
