@@ -121,6 +121,13 @@ public final class HTTPPushSource: ServiceSource {
                 throw ConfigError(path: path + ".users.\(name).token", message: "users '\(same.user)' and '\(name)' have the same token",
                                   suggestion: "give each user a token of their own (openssl rand -hex 24)")
             }
+            // Guessed over the network: a 401 costs a client nothing but a round trip.
+            if token.utf8.count < Self.shortToken && !Self.isLoopback(host) {
+                context.logger.warning("the token of user '\(name)' is short (\(token.utf8.count) characters) for a listener "
+                                           + "other machines reach: it could be guessed",
+                                       [("key", path + ".users.\(name).token"),
+                                        ("hint", "use a long random one: openssl rand -hex 24 (and give the app the same)")])
+            }
             entries.append(TokenTable.Entry(user: name, userId: user.userId ?? name, token: Array(token.utf8),
                                             keepsUserIds: user.forwardedUserIds ?? false))
         }
@@ -227,4 +234,7 @@ public final class HTTPPushSource: ServiceSource {
     }
 
     static func isLoopback(_ host: String) -> Bool { host.hasPrefix("127.") }
+
+    /// Tokens shorter than this draw a warning on a listener other machines reach.
+    static let shortToken = 16
 }

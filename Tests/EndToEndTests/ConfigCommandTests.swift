@@ -65,6 +65,25 @@ import Testing
         #expect(placeholder.status == 78)
         #expect(placeholder.stderr.contains("sources.phone.users.alice.token: the token of user 'alice' is an example's placeholder"),
                 "\(placeholder.stderr)")
+        // A short token on a listener other machines reach is taken, with a warning: it could be guessed.
+        let short = try check("""
+        sources:
+          phone: { type: http_push, listen: "0.0.0.0:8787", users: { alice: { token: "s3cr3t" }, bob: { token: "0123456789abcdef" } } }
+        sinks:
+          local: { type: sqlite, path: ./h.sqlite }
+        """)
+        #expect(short.status == 0, "\(short.stderr)")
+        #expect(short.stderr.contains("warning: the token of user 'alice' is short (6 characters) for a listener other machines "
+                                      + "reach: it could be guessed plugin=phone key=sources.phone.users.alice.token hint=use a long random one"),
+                "\(short.stderr)")
+        #expect(!short.stderr.contains("user 'bob'"), "\(short.stderr)")
+        let local = try check("""
+        sources:
+          phone: { type: http_push, listen: "127.0.0.1:8787", users: { alice: { token: "s3cr3t" } } }
+        sinks:
+          local: { type: sqlite, path: ./h.sqlite }
+        """)
+        #expect(local.status == 0 && !local.stderr.contains("short"), "\(local.stderr)")
     }
 
     /// `healthrouter check` on `yaml`, written as hr.yaml in a fresh directory.
