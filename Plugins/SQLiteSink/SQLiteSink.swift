@@ -92,7 +92,8 @@ public final class SQLiteSink: Sink {
             let directory = (configuration.path as NSString).deletingLastPathComponent
             if !directory.isEmpty {
                 do {
-                    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                    // Its owner's alone, as the state directory (the store's file follows the umask).
+                    try StorePath.createPrivateFolder(directory)
                 } catch {
                     throw StorePath.creationFailure(directory, key: "path", error: error)
                 }

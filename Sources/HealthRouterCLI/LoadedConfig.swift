@@ -154,14 +154,7 @@ struct LoadedConfig {
         do {
             // Health data: a state directory healthrouter makes is its owner's alone (0700), whatever
             // the umask; one that exists keeps its mode (a group the owner gave access keeps it).
-            var created: [String] = []
-            var missing = (path as NSString).standardizingPath
-            while !missing.isEmpty, missing != "/", !FileManager.default.fileExists(atPath: missing) {
-                created.append(missing)
-                missing = (missing as NSString).deletingLastPathComponent
-            }
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-            for folder in created { chmod(folder, 0o700) }
+            try StorePath.createPrivateFolder(path)
         } catch {
             throw CommandFailure(message: "cannot create the state directory \(path): \(Self.reason(error))",
                                  hint: hint, code: .cannotCreate)

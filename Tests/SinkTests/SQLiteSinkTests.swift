@@ -75,6 +75,17 @@ import Testing
         #expect(problem(directory.path + "/notes.txt/health.sqlite")
                 == "\(directory.path)/notes.txt is a file, so \(directory.path)/notes.txt/health.sqlite cannot be made: set `path` elsewhere")
         #expect(problem(directory.path + "/fine/health.sqlite") == nil)
+        // The folders it makes are their owner's alone (health data), whatever the umask; one that
+        // was there keeps its mode.
+        let previous = umask(0o022)
+        defer { umask(previous) }
+        chmod(directory.path, 0o755)
+        #expect(problem(directory.path + "/out/nested/health.sqlite") == nil)
+        for folder in ["/out", "/out/nested"] {
+            let mode = try FileManager.default.attributesOfItem(atPath: directory.path + folder)[.posixPermissions] as? Int
+            #expect(mode == 0o700, "\(folder): \(String(mode ?? 0, radix: 8))")
+        }
+        #expect(try FileManager.default.attributesOfItem(atPath: directory.path)[.posixPermissions] as? Int == 0o755)
         // A folder the system refuses to make (here /proc, which refuses even root): misconfigured,
         // in the config's terms, not Foundation's "NSCocoaErrorDomain Code=4" retried as an outage.
         let refused = SQLiteSink(configuration: .init(path: "/proc/healthrouter-test/h.sqlite"),

@@ -26,6 +26,20 @@ public enum StorePath {
         return nil
     }
 
+    /// Creates the folder `path` and the folders missing on the way, each its owner's alone (0700,
+    /// whatever the umask): health data. A folder that exists keeps its mode (a group the owner
+    /// let in keeps its access). Throws what `FileManager.createDirectory` throws.
+    public static func createPrivateFolder(_ path: String) throws {
+        var missing: [String] = []
+        var folder = (path as NSString).standardizingPath
+        while !folder.isEmpty, folder != "/", !FileManager.default.fileExists(atPath: folder) {
+            missing.append(folder)
+            folder = (folder as NSString).deletingLastPathComponent
+        }
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        for folder in missing { chmod(folder, 0o700) }
+    }
+
     /// The folder `path` could not be created (`error`, from `FileManager.createDirectory`): a
     /// `misconfigured` error saying which key to change when the user or the place refuses it
     /// (no permission, a read-only or virtual file system such as /proc), else `unavailable`
