@@ -66,7 +66,7 @@ public final class PostgresSink: Sink {
                 throw DecodingError.dataCorruptedError(forKey: .url, in: c, debugDescription: problem)
             }
             userId = try c.decodeNonEmptyString(forKey: .userId)
-            schema = try c.decodeNonEmptyString(forKey: .schema, default: "public")
+            schema = try c.decodeSchemaName(forKey: .schema)
             rowLevelSecurity = try c.decodeIfPresent(Bool.self, forKey: .rowLevelSecurity) ?? false
             summarizeAfter = try c.decodeDeletionAgeIfPresent(forKey: .summarizeAfter,
                                                               deletes: "raw rows older than this are folded into daily summaries and deleted")

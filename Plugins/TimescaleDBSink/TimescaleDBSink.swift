@@ -83,7 +83,7 @@ public final class TimescaleDBSink: Sink {
             if let problem = PostgresConnectionString.problem(url) {
                 throw DecodingError.dataCorruptedError(forKey: .url, in: c, debugDescription: problem)
             }
-            schema = try c.decodeNonEmptyString(forKey: .schema, default: "public")
+            schema = try c.decodeSchemaName(forKey: .schema)
             requireTimescaledb = try c.decodeIfPresent(Bool.self, forKey: .requireTimescaledb) ?? true
             chunkTimeInterval = try c.decodeIfPresent(ConfigDuration.self, forKey: .chunkTimeInterval) ?? .days(30)
             compression = try c.decodeIfPresent(Compression.self, forKey: .compression)

@@ -86,6 +86,22 @@ import Testing
         #expect(local.status == 0 && !local.stderr.contains("short"), "\(local.stderr)")
     }
 
+    /// A Postgres sink's schema PostgreSQL would refuse (`pg_…`, kept for its own) or cut (over 63
+    /// bytes) is a config error at its line: the sink retried CREATE SCHEMA's refusal for ever.
+    @Test func aSchemaPostgreSQLWouldRefuseIsAConfigError() throws {
+        for type in ["postgres", "timescaledb"] {
+            for (schema, problem) in [("pg_health", "'pg_health' starts with pg_, which PostgreSQL keeps for its own schemas"),
+                                      (String(repeating: "s", count: 64), "is 64 bytes long: PostgreSQL names hold at most 63")] {
+                let result = try check("""
+                sinks:
+                  db: { type: \(type), url: "postgres://me@127.0.0.1/health", schema: \(schema), user_id: me }
+                """)
+                #expect(result.status == 78, "\(type) \(schema): \(result.stderr)")
+                #expect(result.stderr.contains("sinks.db.schema: \(problem)"), "\(result.stderr)")
+            }
+        }
+    }
+
     /// `healthrouter check` on `yaml`, written as hr.yaml in a fresh directory.
     /// `@DIR@` in `yaml` stands for that directory, where check runs.
     func check(_ yaml: String) throws -> CommandRunner.Result {
