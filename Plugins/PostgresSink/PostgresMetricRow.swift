@@ -16,7 +16,9 @@ import PostgresClient
 ///   `healthrouter:kind` (tiering and the daily view leave these rows alone);
 /// - `source_device` = the device's `name:` when the sample has a device, else the source name;
 /// - `metadata` = the sample's metadata plus the above, `healthrouter_id` (the sample's own id), and
-///   the `healthrouter:` keys of `PostgresReservedKeys` for what the columns cannot hold.
+///   the `healthrouter:` keys of `PostgresReservedKeys` for what the columns cannot hold; a U+0000
+///   in any of its strings or keys is written as U+FFFD (jsonb refuses `\u0000`), the exact sample
+///   then in `healthrouter:canonical`.
 enum PostgresMetricRow {
     /// The `unit` of a row that holds a sample of a kind health4ai has no column layout for.
     static let recordUnit = "record"
@@ -27,6 +29,8 @@ enum PostgresMetricRow {
                        fields: inout JSONWriter, into row: inout CopyTextWriter) {
         var value = sample.value
         var unit = sample.unit
+        // jsonb cannot hold U+0000: `metadata` gets U+FFFD, `healthrouter:canonical` the exact sample.
+        json.replacesNUL = true
         json.reset()
         json.beginObject()
         // The producer's metadata first: where one of its keys collides with a key the mapping

@@ -24,7 +24,7 @@ import PostgresClient
 /// | `time_zone` | the time zone (null: none), when the metadata's own `HKTimeZone` differs from it |
 /// | `metadata_order` | the metadata keys in the producer's order, when jsonb would reorder them or one is a mapping key (`HKTimeZone`, …) |
 /// | key `healthrouter:kind` | the kind, when `unit` would suggest another (a quantity in `seconds`/`category`; every `record` row) |
-/// | key `healthrouter:canonical` | a sample whose detail the columns cannot hold (a workout's heart rates, events, activities, routes; HRV's beats; every correlation, activity summary, profile and other record): the whole sample, base64 of its journal encoding |
+/// | key `healthrouter:canonical` | a sample whose detail the columns cannot hold (a workout's heart rates, events, activities, routes; HRV's beats; every correlation, activity summary, profile and other record), or whose metadata got U+FFFD for a U+0000: the whole sample, base64 of its journal encoding |
 ///
 /// Rows written before `healthrouter:fields` existed carry each field as a key of its own
 /// (`healthrouter:start_offset`, …); read-back accepts both.
@@ -34,12 +34,14 @@ enum PostgresReservedKeys {
     static let canonicalKey = "healthrouter:canonical"
     static let fieldsKey = "healthrouter:fields"
 
-    /// Writes the reserved keys `sample` needs, given what its row stores; `fields` is scratch space.
+    /// Writes the reserved keys `sample` needs, given what its row stores and what `json` (its
+    /// `metadata`, written up to them) replaced; `fields` is scratch space.
     static func write(_ sample: Sample, storedValue: Double?, storedUnit: String?, userId: String,
                       sourceDevice: String, fields: inout JSONWriter, into json: inout JSONWriter) {
         let restoredKind = kind(unit: storedUnit, hasWorkoutType: sample.kind == .workout)
         if restoredKind != sample.kind { json.key(kindKey); json.string(sample.kind.name) }
-        if !columnsHoldDetail(sample, storedValue: storedValue) {
+        // `json.replacedNUL`: a key or string of the metadata written so far got U+FFFD for U+0000.
+        if !columnsHoldDetail(sample, storedValue: storedValue) || json.replacedNUL {
             json.key(canonicalKey)
             json.string(Data(SampleCodec.encode(.sample(sample))).base64EncodedString())
         }

@@ -13,6 +13,8 @@ struct TimescaleDBRowEncoder {
 
     init(defaultUserId: String?) {
         self.defaultUserId = defaultUserId
+        // jsonb cannot hold U+0000: `metadata` and `detail` get U+FFFD, `canonical` the exact sample.
+        json.replacesNUL = true
     }
 
     var isEmpty: Bool { samples.isEmpty && sleepStages.isEmpty && workouts.isEmpty }
@@ -24,7 +26,7 @@ struct TimescaleDBRowEncoder {
     mutating func append(_ sample: Sample, sequence: Int64) {
         switch sample.kind {
         case .workout:
-            Self.header(sample, defaultUserId, &json, into: &workouts)
+            let exact = Self.header(sample, defaultUserId, &json, into: &workouts)
             var workout: Workout?
             if case .workout(let parts) = sample.detail { workout = parts }
             workouts.text(workout.map { PulsoJSONEncoder.pulsoWorkoutActivityType($0.activityType) })
@@ -36,27 +38,29 @@ struct TimescaleDBRowEncoder {
             workouts.double(workout?.minimumHeartRate)
             workouts.double(workout?.maximumHeartRate)
             Self.detail(sample, &json, into: &workouts)
-            Self.trailer(sample, sequence: sequence, into: &workouts)
+            Self.trailer(sample, exact: exact, sequence: sequence, into: &workouts)
         case .category where sample.type == "HKCategoryTypeIdentifierSleepAnalysis":
-            Self.header(sample, defaultUserId, &json, into: &sleepStages)
+            let exact = Self.header(sample, defaultUserId, &json, into: &sleepStages)
             sleepStages.text(sample.categoryValue.map { CategoryValueNames.pulsoName($0, type: sample.type) })
             sleepStages.text(sample.categoryValue)
             sleepStages.double(sample.value)
             sleepStages.text(sample.unit)
-            Self.trailer(sample, sequence: sequence, into: &sleepStages)
+            Self.trailer(sample, exact: exact, sequence: sequence, into: &sleepStages)
         default:
-            Self.header(sample, defaultUserId, &json, into: &samples)
+            let exact = Self.header(sample, defaultUserId, &json, into: &samples)
             samples.text(sample.kind.name)
             samples.double(sample.value)
             samples.text(sample.unit)
             samples.text(sample.categoryValue)
             Self.detail(sample, &json, into: &samples)
-            Self.trailer(sample, sequence: sequence, into: &samples)
+            Self.trailer(sample, exact: exact, sequence: sequence, into: &samples)
         }
     }
 
+    /// The header columns; returns whether `metadata` holds the sample's metadata as it is (false
+    /// when a U+0000 in it was written as U+FFFD).
     private static func header(_ sample: Sample, _ defaultUserId: String?, _ json: inout JSONWriter,
-                               into row: inout CopyTextWriter) {
+                               into row: inout CopyTextWriter) -> Bool {
         row.text(sample.id)
         row.int(sample.start.epochMilliseconds)
         row.int(sample.end.epochMilliseconds)
@@ -73,11 +77,12 @@ struct TimescaleDBRowEncoder {
         row.int(sample.createdAt?.utcOffsetSeconds)
         if sample.metadata.isEmpty {
             row.null()
-        } else {
-            json.reset()
-            PulsoJSONEncoder.writeMetadata(sample.metadata, into: &json)
-            row.textBytes(json.bytes)
+            return true
         }
+        json.reset()
+        PulsoJSONEncoder.writeMetadata(sample.metadata, into: &json)
+        row.textBytes(json.bytes)
+        return !json.replacedNUL
     }
 
     /// The detail as JSON for people and SQL: a workout's parts, correlation members, beats, or the record.
@@ -114,11 +119,11 @@ struct TimescaleDBRowEncoder {
         row.textBytes(json.bytes)
     }
 
-    /// `canonical`: the journal's own encoding of a sample with detail, or of one whose metadata
-    /// keys jsonb would reorder, so read-back restores it exactly; NULL for other plain samples,
-    /// which their columns restore.
-    private static func trailer(_ sample: Sample, sequence: Int64, into row: inout CopyTextWriter) {
-        if case .none = sample.detail, JSONBKeyOrder.holds(for: sample.metadata) {
+    /// `canonical`: the journal's own encoding of a sample with detail, of one whose metadata keys
+    /// jsonb would reorder, or of one whose `metadata` is not `exact` (U+FFFD for U+0000), so
+    /// read-back restores it exactly; NULL for other plain samples, which their columns restore.
+    private static func trailer(_ sample: Sample, exact: Bool, sequence: Int64, into row: inout CopyTextWriter) {
+        if case .none = sample.detail, exact, JSONBKeyOrder.holds(for: sample.metadata) {
             row.null()
         } else {
             row.bytea(SampleCodec.encode(.sample(sample)))

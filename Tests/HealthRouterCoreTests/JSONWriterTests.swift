@@ -45,4 +45,26 @@ import Testing
         writer.endObject()
         #expect(writer.text == #"{"a":"x","n":171,"f":0.5,"list":[true,null,-3]}"#)
     }
+
+    /// For jsonb, which refuses `\u0000`, U+0000 becomes U+FFFD in keys, strings and raw JSON's
+    /// `\u0000` escapes (not in `\\u0000`, a backslash and `u0000`), and the writer says so until
+    /// its next reset; by default it stays `\u0000`.
+    @Test func replacesNULForJSONB() {
+        var writer = JSONWriter()
+        writer.string("a\u{0}")
+        #expect(writer.text == #""a\u0000""# && !writer.replacedNUL)
+        writer.reset()
+        writer.replacesNUL = true
+        writer.beginObject()
+        writer.key("clean"); writer.raw(Array(#"{"y":"\\u0000\n"}"#.utf8))
+        #expect(!writer.replacedNUL)
+        writer.key("k\u{0}"); writer.string("\u{0}b")
+        writer.key("raw"); writer.raw(Array(#"["c\u0000d\\u0000\\\u0000"]"#.utf8))
+        writer.endObject()
+        #expect(writer.text == #"{"clean":{"y":"\\u0000\n"},"k"# + "\u{FFFD}" + #"":""# + "\u{FFFD}b"
+                    + #"","raw":["c"# + "\u{FFFD}" + #"d\\u0000\\"# + "\u{FFFD}" + #""]}"#)
+        #expect(writer.replacedNUL)
+        writer.reset()
+        #expect(!writer.replacedNUL)
+    }
 }

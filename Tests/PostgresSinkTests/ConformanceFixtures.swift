@@ -54,6 +54,22 @@ enum ConformanceFixtures {
 
     static let all = [heartRate, steps, sleep, workout, hrv, bloodPressure, activitySummary]
 
+    /// Samples whose metadata holds U+0000, which jsonb refuses: in a string, in a key, as a
+    /// `\u0000` escape in a value's own JSON (beside `\\u0000`, a backslash and `u0000`), and in
+    /// a workout event's metadata (the workout's detail). The plain sample's keys are in jsonb's
+    /// order, so nothing but the NUL makes a sink keep an exact copy beside its jsonb.
+    static let withNUL: [Sample] = {
+        var plain = ConformanceFixtures.numbered(1)
+        plain.metadata = [MetadataEntry("k\u{0}", .bool(true)), MetadataEntry("raw", .json(#"{"x":"c\u0000d\\u0000"}"#)),
+                          MetadataEntry("note", .string("a\u{0}b"))]
+        var workout = ConformanceFixtures.workout
+        guard case .workout(var parts) = workout.detail else { return [plain] }
+        parts.events = [WorkoutEvent(type: "HKWorkoutEventTypePause", date: ConformanceFixtures.at(200),
+                                     metadata: [MetadataEntry("reason", .string("x\u{0}"))])]
+        workout.detail = .workout(parts)
+        return [plain, workout]
+    }()
+
     static func entries(_ samples: [Sample], from first: Int64 = 1) -> [JournalEntry] {
         samples.enumerated().map { JournalEntry(sequence: first + Int64($0.offset), source: "history", item: .sample($0.element)) }
     }

@@ -372,6 +372,31 @@ import TestSupport
         #expect(row.text(0, 2) == "1")
     }
 
+    /// jsonb cannot hold U+0000: a metadata string or key holding one (also in a value's own JSON)
+    /// costs no sample, and no dead letter: `metadata` holds U+FFFD there, and read-back returns
+    /// the sample exactly from `healthrouter:canonical`.
+    @Test func aNULInMetadataIsStoredAsTheReplacementCharacter() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let schema = PostgresTestDatabase.freshSchema()
+        try conformance(url, schema: schema).storedWithoutDeadLetters(ConformanceFixtures.withNUL)
+        let connection = try PostgresTestDatabase.connect(url)
+        defer { connection.close() }
+        let plain = ConformanceFixtures.withNUL[0]
+        let row = try connection.query("SELECT metadata ->> 'note', metadata ? $1, metadata -> 'raw' ->> 'x', "
+                                           + "metadata ? 'healthrouter:canonical' FROM \(SQL.qualified(schema, "healthkit_metrics")) "
+                                           + "WHERE metadata ->> 'healthrouter_id' = $2", ["k\u{FFFD}", plain.id])
+        #expect(row.rowCount == 1)
+        #expect(row.text(0, 0) == "a\u{FFFD}b")
+        #expect(row.bool(0, 1) == true)
+        #expect(row.text(0, 2) == "c\u{FFFD}d\\u0000")
+        #expect(row.bool(0, 3) == true)
+        let sink = try preparedSink(url, schema)
+        defer { sink.close() }
+        var read: [String: Sample] = [:]
+        try sink.readBack(batchSize: 10) { read[$0.id] = $0 }
+        #expect(read == Dictionary(uniqueKeysWithValues: ConformanceFixtures.withNUL.map { ($0.id, $0) }))
+    }
+
     /// Rows written before `healthrouter:fields` (a key per field) read back the same.
     /// A producer metadata key that collides with a key the mapping writes does not replace the
     /// mapping's value (jsonb keeps one): the id and the workout come back; the producer's value

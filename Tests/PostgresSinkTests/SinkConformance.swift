@@ -70,6 +70,21 @@ struct SinkConformance {
         #expect(try storedIds() == Set((0..<50).map { ConformanceFixtures.numbered($0).id }))
     }
 
+    /// Through a `SinkWorker`: every one of `samples` (each holding what the store could refuse,
+    /// such as `ConformanceFixtures.withNUL`) is stored, none is a dead letter.
+    func storedWithoutDeadLetters(_ samples: [Sample]) throws {
+        guard let storedIds else { return }
+        let directory = ConformanceFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let journal = try Journal(stateDirectory: directory)
+        _ = try journal.append(samples.map { .sample($0) }, source: "history")
+        let progress = runWorker(directory: directory)
+        #expect(progress.deadLetters == 0)
+        #expect(progress.written == samples.count)
+        #expect(try journal.deadLetters(sink: "conformance").isEmpty)
+        #expect(try storedIds() == Set(samples.map(\.id)))
+    }
+
     func runWorker(directory: String, maxAttempts: Int? = 20) -> SinkWorker.Progress {
         var settings = SinkWorker.Settings()
         settings.batchSize = 64

@@ -65,6 +65,34 @@ import PostgresClient
         #expect(ConformanceFixtures.all.contains { $0.kind == .workout && $0.userId == nil })
     }
 
+    /// jsonb cannot hold U+0000: a metadata string or key holding one (also in a value's own JSON,
+    /// or in a workout event's metadata) costs no sample, and no dead letter: `metadata` and
+    /// `detail` hold U+FFFD there, and read-back returns the sample exactly (`canonical`).
+    @Test func aNULInMetadataIsStoredAsTheReplacementCharacter() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let schema = PostgresTestDatabase.freshSchema()
+        try conformance(url, schema: schema).storedWithoutDeadLetters(ConformanceFixtures.withNUL)
+        let connection = try PostgresTestDatabase.connect(url)
+        defer { connection.close() }
+        let plain = ConformanceFixtures.withNUL[0], workout = ConformanceFixtures.withNUL[1]
+        let row = try connection.query("SELECT metadata ->> 'note', metadata ? $1, metadata -> 'raw' ->> 'x' FROM "
+                                           + "\(SQL.qualified(schema, "samples")) WHERE id = $2", ["k\u{FFFD}", plain.id])
+        #expect(row.rowCount == 1)
+        #expect(row.text(0, 0) == "a\u{FFFD}b")
+        #expect(row.bool(0, 1) == true)
+        #expect(row.text(0, 2) == "c\u{FFFD}d\\u0000")
+        let event = try connection.query("SELECT detail -> 'events' -> 0 -> 'metadata' ->> 'reason' FROM "
+                                             + "\(SQL.qualified(schema, "workouts")) WHERE id = $1", [workout.id])
+        #expect(event.text(0, 0) == "x\u{FFFD}")
+        let sink = TimescaleDBSink(configuration: .init(url: url, schema: schema, requireTimescaledb: false),
+                                   context: ConformanceFixtures.context())
+        _ = try sink.prepare()
+        defer { sink.close() }
+        var read: [String: Sample] = [:]
+        try sink.readBack(batchSize: 10) { read[$0.id] = $0 }
+        #expect(read == Dictionary(uniqueKeysWithValues: ConformanceFixtures.withNUL.map { ($0.id, $0) }))
+    }
+
     /// The daily aggregate's refresh window reaches back over every row: from the first without
     /// retention; with it, to a day short of `drop_after` (a refresh over dropped chunks would
     /// delete those days from the aggregate), two buckets past its end at least (a shorter

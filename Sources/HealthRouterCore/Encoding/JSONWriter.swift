@@ -5,6 +5,11 @@ public struct JSONWriter: Sendable {
     public private(set) var bytes: [UInt8] = []
     /// True right after `{`, `[` or a key: the next value needs no comma.
     private var atStart = true
+    /// Whether U+0000 in keys, strings and `raw` JSON (its `\u0000` escapes) is written as U+FFFD,
+    /// for PostgreSQL's jsonb, which refuses `\u0000`; off by default (JSON holds it as `\u0000`).
+    public var replacesNUL = false
+    /// Whether a U+0000 was written as U+FFFD (`replacesNUL`) since the last `reset()`.
+    public private(set) var replacedNUL = false
 
     public init(capacity: Int = 256) {
         bytes.reserveCapacity(capacity)
@@ -17,6 +22,7 @@ public struct JSONWriter: Sendable {
     public mutating func reset() {
         bytes.removeAll(keepingCapacity: true)
         atStart = true
+        replacedNUL = false
     }
 
     private mutating func separate() {
@@ -109,8 +115,27 @@ public struct JSONWriter: Sendable {
         }
     }
 
-    /// Appends already-encoded JSON (a value) as is.
-    public mutating func raw(_ json: [UInt8]) { separate(); bytes.append(contentsOf: json) }
+    /// Appends already-encoded JSON (a value) as is; with `replacesNUL`, its `\u0000` escapes as U+FFFD.
+    public mutating func raw(_ json: [UInt8]) {
+        separate()
+        guard replacesNUL, json.contains(UInt8(ascii: "\\")) else { bytes.append(contentsOf: json); return }
+        // In JSON a backslash is found only in a string, where it starts an escape of two bytes
+        // or, with `u`, of six: `\\u0000` is a backslash and `u0000`, no NUL.
+        let zero = UInt8(ascii: "0")
+        var index = 0
+        while index < json.count {
+            guard json[index] == UInt8(ascii: "\\"), index + 1 < json.count else { bytes.append(json[index]); index += 1; continue }
+            if json[index + 1] == UInt8(ascii: "u"), index + 5 < json.count,
+               json[index + 2] == zero, json[index + 3] == zero, json[index + 4] == zero, json[index + 5] == zero {
+                bytes.append(contentsOf: Self.replacementCharacter)
+                replacedNUL = true
+                index += 6
+            } else {
+                bytes.append(json[index]); bytes.append(json[index + 1])
+                index += 2
+            }
+        }
+    }
 
     /// Writes `key` and a string value, or nothing when the value is nil.
     public mutating func field(_ name: String, _ value: String?) {
@@ -128,6 +153,8 @@ public struct JSONWriter: Sendable {
     private static let falseBytes = Array("false".utf8)
     private static let nullBytes = Array("null".utf8)
     private static let hex = Array("0123456789abcdef".utf8)
+    /// U+FFFD in UTF-8, written for U+0000 with `replacesNUL`.
+    private static let replacementCharacter: [UInt8] = [0xEF, 0xBF, 0xBD]
 
     private mutating func appendQuoted(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
@@ -172,6 +199,9 @@ public struct JSONWriter: Sendable {
         case 0x0A: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "n"))
         case 0x0D: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "r"))
         case 0x09: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "t"))
+        case 0 where replacesNUL:
+            bytes.append(contentsOf: Self.replacementCharacter)
+            replacedNUL = true
         default:
             bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
             bytes.append(Self.hex[Int(byte >> 4)])
