@@ -8,9 +8,10 @@ extension TimescaleDBSink {
     /// with detail (workouts, correlations, beats, records) or with metadata keys jsonb would
     /// reorder come back exactly as written (`canonical`); other plain samples from their columns.
     /// Every sample's `userId` is its row's `user_id`, but for rows under the sink's own `user_id`
-    /// (samples that came without a user): those come back without one, as the postgres sink reads
-    /// them back, so that a migration gives them the target's user for such samples and
-    /// `migrate --verify` meets them as the source holds them.
+    /// that came without a user: those come back without one, as the postgres sink reads them
+    /// back, so that a migration gives them the target's user for such samples and
+    /// `migrate --verify` meets them as the source holds them. A sample that came with that user
+    /// keeps it: its `canonical` says so (`sample(_:_:sinkUserId:)`).
     /// Call after `prepare()`.
     public func readBack(batchSize: Int = 10_000, _ body: (Sample) throws -> Void) throws {
         guard let connection = liveConnection else { throw SinkError.unavailable("timescaledb: read before prepare") }
@@ -30,9 +31,7 @@ extension TimescaleDBSink {
                     let result = try connection.execute("FETCH \(batchSize) FROM hr_read")
                     if result.rowCount == 0 { break }
                     for row in 0..<result.rowCount {
-                        var sample = try Self.sample(result, row)
-                        if let own = configuration.userId, sample.userId == own { sample.userId = nil }
-                        try body(sample)
+                        try body(try Self.sample(result, row, sinkUserId: configuration.userId))
                     }
                 }
                 try connection.execute("CLOSE hr_read")
@@ -40,16 +39,28 @@ extension TimescaleDBSink {
         }
     }
 
-    static func sample(_ r: PostgresResult, _ row: Int) throws -> Sample {
+    /// The sample of a row, whose user is the row's `user_id`; nil where that is `sinkUserId`, the
+    /// sink's `user_id`, which it gives samples that came without a user, unless `canonical` holds
+    /// the sample with that user or `TimescaleDBRowEncoder.ownUserMarker` of it (rows written
+    /// before the marker: no user, as they were read then, unless `canonical` holds the sample).
+    static func sample(_ r: PostgresResult, _ row: Int, sinkUserId: String?) throws -> Sample {
+        let rowUser = r.text(row, 15)
+        var whole: Sample?
+        var cameWith: String?
         if let hex = r.text(row, 0) {
-            let bytes = hexBytes(hex)
-            if case .sample(var sample) = try SampleCodec.decode(bytes) {
-                // The user is the row's, as for rows read from their columns: the sink's `user_id`
-                // when the sample came without one.
-                sample.userId = r.text(row, 15)
-                return sample
+            switch try SampleCodec.decode(hexBytes(hex)) {
+            case .sample(let sample): whole = sample; cameWith = sample.userId
+            case .tombstone(let marker): cameWith = marker.userId
             }
         }
+        var sample = try whole ?? columns(r, row)
+        sample.userId = rowUser
+        if let sinkUserId, rowUser == sinkUserId, cameWith != sinkUserId { sample.userId = nil }
+        return sample
+    }
+
+    /// The sample a row's columns hold (its user the row's `user_id`).
+    static func columns(_ r: PostgresResult, _ row: Int) throws -> Sample {
         func offset(_ column: Int) -> Int32? { r.int(row, column).flatMap { Int32(exactly: $0) } }
         let kindName = r.text(row, 16) ?? "quantity"
         let kind = SampleKind.allCases.first { $0.name == kindName } ?? .quantity

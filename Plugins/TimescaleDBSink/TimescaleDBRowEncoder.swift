@@ -38,14 +38,14 @@ struct TimescaleDBRowEncoder {
             workouts.double(workout?.minimumHeartRate)
             workouts.double(workout?.maximumHeartRate)
             Self.detail(sample, &json, into: &workouts)
-            Self.trailer(sample, exact: exact, sequence: sequence, into: &workouts)
+            Self.trailer(sample, exact: exact, defaultUserId, sequence: sequence, into: &workouts)
         case .category where sample.type == "HKCategoryTypeIdentifierSleepAnalysis":
             let exact = Self.header(sample, defaultUserId, &json, into: &sleepStages)
             sleepStages.text(sample.categoryValue.map { CategoryValueNames.pulsoName($0, type: sample.type) })
             sleepStages.text(sample.categoryValue)
             sleepStages.double(sample.value)
             sleepStages.text(sample.unit)
-            Self.trailer(sample, exact: exact, sequence: sequence, into: &sleepStages)
+            Self.trailer(sample, exact: exact, defaultUserId, sequence: sequence, into: &sleepStages)
         default:
             let exact = Self.header(sample, defaultUserId, &json, into: &samples)
             samples.text(sample.kind.name)
@@ -53,7 +53,7 @@ struct TimescaleDBRowEncoder {
             samples.text(sample.unit)
             samples.text(sample.categoryValue)
             Self.detail(sample, &json, into: &samples)
-            Self.trailer(sample, exact: exact, sequence: sequence, into: &samples)
+            Self.trailer(sample, exact: exact, defaultUserId, sequence: sequence, into: &samples)
         }
     }
 
@@ -121,14 +121,25 @@ struct TimescaleDBRowEncoder {
 
     /// `canonical`: the journal's own encoding of a sample with detail, of one whose metadata keys
     /// jsonb would reorder, or of one whose `metadata` is not `exact` (U+FFFD for U+0000), so
-    /// read-back restores it exactly; NULL for other plain samples, which their columns restore.
-    private static func trailer(_ sample: Sample, exact: Bool, sequence: Int64, into row: inout CopyTextWriter) {
+    /// read-back restores it exactly. Another plain sample, which its columns restore, gets NULL, or,
+    /// when it came with the user the sink gives samples without one (`defaultUserId`),
+    /// `ownUserMarker`: its `user_id` alone cannot say which of the two it was.
+    private static func trailer(_ sample: Sample, exact: Bool, _ defaultUserId: String?, sequence: Int64,
+                                into row: inout CopyTextWriter) {
         if case .none = sample.detail, exact, JSONBKeyOrder.holds(for: sample.metadata) {
-            row.null()
+            if let user = sample.userId, user == defaultUserId { row.bytea(ownUserMarker(user)) } else { row.null() }
         } else {
             row.bytea(SampleCodec.encode(.sample(sample)))
         }
         row.int(sequence)
         row.endRow()
+    }
+
+    /// The `canonical` of a plain sample that came with the user `user`, the sink's own `user_id`:
+    /// a tombstone of no ids under that user in the journal's encoding (`\x020001…`, a few bytes).
+    /// Read-back takes the user from it; a healthrouter from before it reads such a row from its
+    /// columns (it takes only a sample from `canonical`), as it read every such row.
+    static func ownUserMarker(_ user: String) -> [UInt8] {
+        SampleCodec.encode(.tombstone(Tombstone(ids: [], userId: user)))
     }
 }

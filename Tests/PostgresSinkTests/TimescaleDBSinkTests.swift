@@ -65,6 +65,48 @@ import PostgresClient
         #expect(ConformanceFixtures.all.contains { $0.kind == .workout && $0.userId == nil })
     }
 
+    /// A sample that came with the user the sink gives samples without one (`user_id: me`) keeps
+    /// it through read-back, and one that came without comes back without, plain or whole (a
+    /// workout): both rows hold `me` in `user_id`, and `canonical` tells them apart, for a plain
+    /// sample with a marker of a few bytes. A plain row written before that marker (no `canonical`)
+    /// reads as it did: without a user.
+    @Test func aSampleThatCameWithTheSinksOwnUserKeepsIt() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let schema = PostgresTestDatabase.freshSchema()
+        var configuration = TimescaleDBSink.Configuration(url: url, schema: schema, requireTimescaledb: false)
+        configuration.userId = "me"
+        let sink = TimescaleDBSink(configuration: configuration, context: ConformanceFixtures.context())
+        _ = try sink.prepare()
+        defer { sink.close() }
+        var pushed = ConformanceFixtures.numbered(1)
+        pushed.userId = "me"
+        pushed.metadata = [MetadataEntry("HKWasUserEntered", .bool(false))]
+        var imported = pushed
+        imported.id = ConformanceFixtures.numbered(2).id
+        imported.userId = nil
+        var pushedWorkout = ConformanceFixtures.workout
+        pushedWorkout.userId = "me"
+        let samples = [pushed, imported, pushedWorkout, ConformanceFixtures.sleep]
+        try sink.write(ConformanceFixtures.entries(samples), cursor: 4)
+        func readBack() throws -> [String: Sample] {
+            var read: [String: Sample] = [:]
+            try sink.readBack(batchSize: 3) { read[$0.id] = $0 }
+            return read
+        }
+        let read = try readBack()
+        #expect(read.count == samples.count)
+        for sample in samples {
+            #expect(read[sample.id] == sample, "\(sample.id)")
+        }
+        let connection = try PostgresTestDatabase.connect(url)
+        defer { connection.close() }
+        let rows = try connection.execute("SELECT id, user_id, octet_length(canonical) FROM \(SQL.qualified(schema, "samples")) ORDER BY id")
+        #expect((0..<rows.rowCount).map { [rows.text($0, 0), rows.text($0, 1), rows.text($0, 2)] }
+                    == [[pushed.id, "me", "6"], [imported.id, "me", nil]])
+        try connection.execute("UPDATE \(SQL.qualified(schema, "samples")) SET canonical = NULL")
+        #expect(try readBack()[pushed.id]?.userId == .some(nil))
+    }
+
     /// jsonb cannot hold U+0000: a metadata string or key holding one (also in a value's own JSON,
     /// or in a workout event's metadata) costs no sample, and no dead letter: `metadata` and
     /// `detail` hold U+FFFD there, and read-back returns the sample exactly (`canonical`).
