@@ -1,9 +1,12 @@
 import Foundation
 
-/// One append-only `.ndjson` file: kept open between writes, lines buffered until `flush`.
+/// One append-only `.ndjson` file: opened by `flush` (never through a symbolic link, only a regular
+/// file the running user owns: `NDJSONRegularFile`), kept open between writes until its owner
+/// closes it (`NDJSONOpenFiles` keeps a bounded number open), lines buffered until `flush`.
 ///
 /// `committedLength` is what the index covers; bytes beyond it belong to a batch not yet
-/// committed and are cut off again by `discardUncommitted` when the batch fails.
+/// committed and are cut off again by `discardUncommitted` when the batch fails, also when
+/// the file was closed since its `flush`.
 final class NDJSONFile {
     let path: String
     private(set) var committedLength: Int64
@@ -12,6 +15,8 @@ final class NDJSONFile {
     /// True when `open` created the file (its directory entry needs an fsync).
     private(set) var created = false
     private var descriptor: Int32 = -1
+    /// Whether `flush` wrote bytes the index does not cover yet (until `commit` or `discardUncommitted`).
+    private var wroteUncommitted = false
 
     init(path: String, committedLength: Int64) {
         self.path = path
@@ -23,10 +28,15 @@ final class NDJSONFile {
     /// The length once the buffer is written.
     var pendingLength: Int64 { committedLength + Int64(buffer.count) }
 
-    /// Writes the buffer at the end of the file and fsyncs it.
+    /// Whether the file's descriptor is open.
+    var isOpen: Bool { descriptor >= 0 }
+
+    /// Writes the buffer at the end of the file and fsyncs it: once it returns, the file may be
+    /// closed before the batch's commit.
     func flush() throws {
         guard !buffer.isEmpty else { return }
         try openIfNeeded()
+        wroteUncommitted = true
         try buffer.withUnsafeBytes { bytes in
             var offset = 0
             while offset < bytes.count {
@@ -41,20 +51,27 @@ final class NDJSONFile {
         guard fsync(descriptor) == 0 else { throw NDJSONFileError(path: path, operation: "fsync", code: errno) }
     }
 
-    /// Marks the flushed buffer as covered by the index and empties it.
+    /// Marks the flushed buffer as covered by the index and empties it (a closed file's buffer
+    /// gives its memory back: only open files keep theirs for the next batch).
     func commit() {
         committedLength += Int64(buffer.count)
-        buffer.removeAll(keepingCapacity: true)
+        buffer.removeAll(keepingCapacity: isOpen)
+        wroteUncommitted = false
     }
 
-    /// Empties the buffer and cuts the file back to `committedLength`.
+    /// Empties the buffer and cuts the file back to `committedLength`, through its descriptor
+    /// (opened again for that when it was closed since `flush`), never by path.
     func discardUncommitted() throws {
-        buffer.removeAll(keepingCapacity: true)
-        guard descriptor >= 0 else { return }
-        guard ftruncate(descriptor, off_t(committedLength)) == 0 else {
+        buffer.removeAll(keepingCapacity: isOpen)
+        guard wroteUncommitted else { return }
+        var fd = descriptor
+        if fd < 0 { fd = try NDJSONRegularFile.open(path, O_WRONLY).descriptor }
+        defer { if fd != descriptor { _ = Foundation.close(fd) } }
+        guard ftruncate(fd, off_t(committedLength)) == 0 else {
             throw NDJSONFileError(path: path, operation: "truncate", code: errno)
         }
-        _ = fsync(descriptor)
+        _ = fsync(fd)
+        wroteUncommitted = false
     }
 
     func close() {
@@ -64,11 +81,10 @@ final class NDJSONFile {
 
     private func openIfNeeded() throws {
         guard descriptor < 0 else { return }
-        let existed = access(path, F_OK) == 0
-        let fd = Foundation.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw NDJSONFileError(path: path, operation: "open", code: errno) }
+        let (fd, created) = try NDJSONRegularFile.open(path, O_WRONLY | O_APPEND, creatingWith: 0o644)
         descriptor = fd
-        created = !existed
+        // Still set when the file was closed and opened again before its directory was synced.
+        if created { self.created = true }
     }
 
     /// Forgets that `open` created the file, once its directory was synced.

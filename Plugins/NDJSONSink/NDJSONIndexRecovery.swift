@@ -11,6 +11,10 @@ import HealthRouterCore
 ///   ids count as written (sequence 0), so an identical re-delivery writes nothing.
 /// - A file shorter than the index says (truncated or replaced by hand) makes the index
 ///   unreliable: it is rebuilt from all files and the cursor is forgotten.
+///
+/// Files are opened one at a time, never through a symbolic link, and only when regular files
+/// the running user owns (`NDJSONRegularFile`: else a `misconfigured` error naming the file);
+/// bytes are cut off through the opened descriptor, never by path.
 enum NDJSONIndexRecovery {
     struct Summary: Equatable {
         var truncatedBytes: Int64 = 0
@@ -26,7 +30,7 @@ enum NDJSONIndexRecovery {
         let names = try FileManager.default.contentsOfDirectory(atPath: directory)
         for name in names where name.hasSuffix(NDJSONFileStem.fileExtension) {
             let stem = String(name.dropLast(NDJSONFileStem.fileExtension.count))
-            sizes[stem] = try fileSize(path(directory, stem))
+            sizes[stem] = try NDJSONRegularFile.size(path(directory, stem))
         }
         let inFlight = try index.isInFlight()
         let shrunk = covered.contains { stem, length in (sizes[stem] ?? 0) < length }
@@ -72,8 +76,7 @@ enum NDJSONIndexRecovery {
     /// line without its newline (cut off mid-write) is terminated, so appended lines stay whole.
     private static func indexTail(of path: String, from start: Int64, upTo limit: Int64? = nil, into index: NDJSONIndex,
                                   summary: inout Summary) throws -> Int64 {
-        let fd = open(path, O_RDWR | O_CLOEXEC)
-        guard fd >= 0 else { throw NDJSONFileError(path: path, operation: "open", code: errno) }
+        let fd = try NDJSONRegularFile.open(path, O_RDWR).descriptor
         defer { close(fd) }
         guard lseek(fd, off_t(start), SEEK_SET) >= 0 else {
             throw NDJSONFileError(path: path, operation: "seek", code: errno)
@@ -128,15 +131,8 @@ enum NDJSONIndexRecovery {
         }
     }
 
-    private static func fileSize(_ path: String) throws -> Int64 {
-        var info = stat()
-        guard stat(path, &info) == 0 else { throw NDJSONFileError(path: path, operation: "stat", code: errno) }
-        return Int64(info.st_size)
-    }
-
     private static func truncate(_ path: String, to length: Int64) throws {
-        let fd = open(path, O_WRONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw NDJSONFileError(path: path, operation: "open", code: errno) }
+        let fd = try NDJSONRegularFile.open(path, O_WRONLY).descriptor
         defer { close(fd) }
         guard ftruncate(fd, off_t(length)) == 0, fsync(fd) == 0 else {
             throw NDJSONFileError(path: path, operation: "truncate", code: errno)

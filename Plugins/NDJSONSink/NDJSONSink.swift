@@ -17,6 +17,11 @@ import HealthRouterCore
 /// - After a crash between the append and the index commit, `prepare` cuts the
 ///   unacknowledged lines off again (`NDJSONIndexRecovery`); their entries come again.
 /// - One process at a time: `prepare` takes an exclusive lock on `.healthrouter-index.lock`.
+/// - At most `maximumOpenFiles` files are open at once, whatever the number of types (the least
+///   recently written is closed, after its fsync); recovery opens one file at a time.
+/// - Only regular files the running user owns are written, opened without following a symbolic
+///   link (`NDJSONRegularFile`); the folder is made 0700, and one others may write or another user
+///   owns is refused (`NDJSONFolder`).
 /// - Every sample can be written, so this sink never throws `SinkError.rejected`.
 public final class NDJSONSink: Sink {
     public struct Configuration: Decodable, Sendable {
@@ -45,6 +50,10 @@ public final class NDJSONSink: Sink {
         didSet { lastFile = nil }
     }
     private var stems: [String: String] = [:]
+    /// How many `.ndjson` files the sink keeps open at most.
+    static let maximumOpenFiles = 64
+    /// The files of `files` whose descriptors are open.
+    private var openFiles = NDJSONOpenFiles(limit: NDJSONSink.maximumOpenFiles)
     private var line = JSONWriter(capacity: 4096)
     /// Set when a failed batch may have left bytes the index does not cover.
     private var needsRecovery = false
@@ -72,14 +81,13 @@ public final class NDJSONSink: Sink {
             throw SinkError.misconfigured(problem)
         }
         do {
-            do {
-                try FileManager.default.createDirectory(atPath: configuration.directory, withIntermediateDirectories: true)
-            } catch {
-                throw StorePath.creationFailure(configuration.directory, key: "directory", error: error)
-            }
+            try NDJSONFolder.prepare(configuration.directory)
             try lockDirectory()
-            createdItsStore = !FileManager.default.fileExists(atPath: configuration.directory + "/" + NDJSONIndex.fileName)
-            let index = try NDJSONIndex(path: configuration.directory + "/" + NDJSONIndex.fileName)
+            let indexPath = configuration.directory + "/" + NDJSONIndex.fileName
+            // SQLite follows a symbolic link, and makes the files it names: none is taken.
+            for suffix in ["", "-wal", "-shm"] { try NDJSONRegularFile.refuseUnlessRegular(indexPath + suffix) }
+            createdItsStore = !FileManager.default.fileExists(atPath: indexPath)
+            let index = try NDJSONIndex(path: indexPath)
             self.index = index
             try recover(index)
             return storedCursor ?? 0
@@ -107,7 +115,7 @@ public final class NDJSONSink: Sink {
         let lockPath = directory + "/.healthrouter-index.lock"
         var writerActive = false
         if lockDescriptor < 0, FileManager.default.fileExists(atPath: lockPath) {
-            let fd = open(lockPath, O_RDONLY | O_CLOEXEC)
+            let fd = open(lockPath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
             if fd < 0 {
                 logger.warning("\(lockPath) cannot be opened (\(String(cString: strerror(errno)))): reading without the lock")
             } else if flock(fd, LOCK_SH | LOCK_NB) == 0 {
@@ -159,6 +167,7 @@ public final class NDJSONSink: Sink {
     public func close() {
         for file in files.values { file.close() }
         files = [:]
+        openFiles.removeAll()
         index = nil
         readOnlyView = nil
         if lockDescriptor >= 0 { _ = Foundation.close(lockDescriptor) }
@@ -170,16 +179,14 @@ public final class NDJSONSink: Sink {
     private func lockDirectory() throws {
         guard lockDescriptor < 0 else { return }
         let path = configuration.directory + "/.healthrouter-index.lock"
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            let code = errno
+        let fd: Int32
+        do {
+            fd = try NDJSONRegularFile.open(path, O_RDWR, creatingWith: 0o644).descriptor
+        } catch let error as NDJSONFileError where [EACCES, EROFS, EPERM].contains(error.code) {
             // Not a store that is down: retrying will not help until someone changes the folder.
-            if code == EACCES || code == EROFS || code == EPERM {
-                throw SinkError.misconfigured("\(configuration.directory) is not writable by this process (\(path): "
-                                                  + "\(String(cString: strerror(code)))): fix the folder's permissions, "
-                                                  + "or set directory to a folder it may write")
-            }
-            throw NDJSONFileError(path: path, operation: "open", code: code)
+            throw SinkError.misconfigured("\(configuration.directory) is not writable by this process (\(path): "
+                                              + "\(String(cString: strerror(error.code)))): fix the folder's permissions, "
+                                              + "or set directory to a folder it may write")
         }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             _ = Foundation.close(fd)
@@ -299,7 +306,11 @@ public final class NDJSONSink: Sink {
         do {
             try index.setInFlight(true)
             needsRecovery = true
-            for file in touched { try file.flush() }
+            for file in touched {
+                // Registered also when the flush failed after opening it: the bound holds.
+                defer { openFiles.used(file) }
+                try file.flush()
+            }
             if touched.contains(where: \.created) {
                 try Self.syncDirectory(configuration.directory)
                 for file in touched { file.directoryEntrySynced() }
@@ -325,6 +336,7 @@ public final class NDJSONSink: Sink {
     private func recover(_ index: NDJSONIndex) throws {
         for file in files.values { file.close() }
         files = [:]
+        openFiles.removeAll()
         let summary = try NDJSONIndexRecovery.reconcile(directory: configuration.directory, index: index)
         if summary.rebuilt {
             logger.warning("a file in \(configuration.directory) is shorter than the index says: index rebuilt from"
@@ -338,6 +350,7 @@ public final class NDJSONSink: Sink {
             logger.warning("\(summary.unreadableLines) lines in \(configuration.directory) are not sample or tombstone objects")
         }
         let covered = try index.coveredLengths()
+        // Objects only: each file opens at its first flush (`openFiles` bounds how many stay open).
         for (stem, length) in covered {
             files[stem] = NDJSONFile(path: NDJSONIndexRecovery.path(configuration.directory, stem), committedLength: length)
         }

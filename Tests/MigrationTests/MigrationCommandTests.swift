@@ -344,6 +344,8 @@ import Testing
                                                 attributes: [.posixPermissions: 0o777])
         chmodRecursively(directory + "/state", file: 0o444, folder: 0o555)
         chmodRecursively(directory + "/local.sqlite", file: 0o444, folder: 0o555)
+        // The ndjson sink made its folder 0700 (health data): its owner lets the other user read it.
+        chmodRecursively(directory + "/lake", file: 0o444, folder: 0o555)
         try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: directory)
         let listing = try Self.files(directory + "/state").keys.sorted()
 
