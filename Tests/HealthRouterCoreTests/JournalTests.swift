@@ -388,6 +388,18 @@ import Testing
         var unseenEdited = unseen
         unseenEdited.value = 71
         #expect(try journal.append([.sample(unseenEdited)], source: "phone").changedCount == 1)
+        // Deleted once it was stored, it is deleted: the tombstone before it does not make this
+        // one a deletion seen before (every sink kept the sample). Then it stays deleted.
+        let second = try journal.append([.tombstone(Tombstone(ids: ["UNSEEN"]))], source: "phone")
+        #expect(second.deletedIds == 1 && second.entriesWritten == 1)
+        #expect(try journal.append([.sample(unseenEdited)], source: "phone").entriesWritten == 0)
+        // So in one body too.
+        var third = heartRate(63, at: 3)
+        third.id = "THIRD"
+        let body2 = try journal.append([.tombstone(Tombstone(ids: ["THIRD"])), .sample(third), .tombstone(Tombstone(ids: ["THIRD"]))],
+                                       source: "phone")
+        #expect(body2.deletedIds == 2 && body2.newCount == 1 && body2.entriesWritten == 3)
+        #expect(try journal.isDeleted("THIRD"))
     }
 
     @Test func entriesSayWhetherTheyAreTheFirstOfTheirId() throws {

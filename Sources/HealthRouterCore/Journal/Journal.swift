@@ -60,6 +60,7 @@ public final class Journal {
         "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
     private lazy var deletedAt = try! database.prepare("SELECT seq FROM deleted_ids WHERE id = ?1")
     private lazy var insertDeleted = try! database.prepare("INSERT OR IGNORE INTO deleted_ids(id, seq) VALUES (?1, ?2)")
+    private lazy var forgetDeleted = try! database.prepare("DELETE FROM deleted_ids WHERE id = ?1")
     private lazy var payloadAt = try! database.prepare("SELECT payload FROM entries WHERE seq = ?1")
     lazy var lookupOwner = try! database.prepare("SELECT user_id FROM sample_owners WHERE id = ?1")
     lazy var insertOwner = try! database.prepare("INSERT OR IGNORE INTO sample_owners(id, user_id) VALUES (?1, ?2)")
@@ -236,6 +237,7 @@ public final class Journal {
             replacedProfile = nil
             derivedIdsAdmittedNow.removeAll(keepingCapacity: true)
             hasNativeIds = try database.scalarInt("SELECT EXISTS(SELECT 1 FROM fingerprints)") == 1
+            hasDeletedIdsNow = try hasDeletedIds()
             for position in items.indices {
                 // Each item is read in place and then moved out (a copy would retain every string of its sample).
                 guard let firstOfId = try admit(&items[position], sequence: next, source: source, received: received,
@@ -372,6 +374,7 @@ public final class Journal {
             try recordId(key, hash: hash, sequence: sequence, start: start, of: sample, with: insertNewId)
             if database.changes == 1 {
                 if sample.kind == .profile { try noteProfile(sample) }
+                try forgetDeletion(of: sample.id)
                 result.new[sample.kind, default: 0] += 1
                 return true
             }
@@ -541,6 +544,7 @@ public final class Journal {
                 return nil
             }
             result.new[sample.kind, default: 0] += 1
+            try forgetDeletion(of: sample.id)
             lastWasNew = true
         }
         try recordId(key, hash: hash, sequence: sequence, start: start, of: sample)
@@ -1106,6 +1110,19 @@ public final class Journal {
         return false
     }
 
+    /// Whether `deleted_ids` held an id when this append began, or took one since (`admit`).
+    private var hasDeletedIdsNow = false
+
+    /// Forgets that a tombstone named `id`, a sample's id stored now for the first time at its
+    /// start: the tombstone came before it (Pulso's rule: it blocks no later sample), so the id is
+    /// no longer deleted, and a later tombstone naming it deletes it again (it was dropped as a
+    /// deletion seen before, and every sink kept the sample).
+    private func forgetDeletion(of id: String) throws {
+        guard hasDeletedIdsNow else { return }
+        SampleIdKey.bind(forgetDeleted, 1, SampleIdKey.canonicalCase(id))
+        try forgetDeleted.run()
+    }
+
     /// The tombstone to store (its ids not tombstoned before, with their aliases), or nil when nothing is new.
     private func admit(_ tombstone: Tombstone, sequence: Int64, result: inout AppendResult) throws -> Tombstone? {
         var ids: [String] = []
@@ -1122,6 +1139,7 @@ public final class Journal {
             SampleIdKey.bind(insertDeleted, 1, id)
             insertDeleted.bind(2, sequence)
             try insertDeleted.run()
+            hasDeletedIdsNow = true
             ids.append(id)
             result.deletedIds += 1
             // An alias's other names must go too, wherever a sink stored them, when the
