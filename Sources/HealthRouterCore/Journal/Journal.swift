@@ -60,7 +60,6 @@ public final class Journal {
         "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
     private lazy var deletedAt = try! database.prepare("SELECT seq FROM deleted_ids WHERE id = ?1")
     private lazy var insertDeleted = try! database.prepare("INSERT OR IGNORE INTO deleted_ids(id, seq) VALUES (?1, ?2)")
-    private lazy var forgetDeleted = try! database.prepare("DELETE FROM deleted_ids WHERE id = ?1")
     private lazy var payloadAt = try! database.prepare("SELECT payload FROM entries WHERE seq = ?1")
     lazy var lookupOwner = try! database.prepare("SELECT user_id FROM sample_owners WHERE id = ?1")
     lazy var insertOwner = try! database.prepare("INSERT OR IGNORE INTO sample_owners(id, user_id) VALUES (?1, ?2)")
@@ -374,7 +373,7 @@ public final class Journal {
             try recordId(key, hash: hash, sequence: sequence, start: start, of: sample, with: insertNewId)
             if database.changes == 1 {
                 if sample.kind == .profile { try noteProfile(sample) }
-                try forgetDeletion(of: sample.id)
+                try undelete(sample.id)
                 result.new[sample.kind, default: 0] += 1
                 return true
             }
@@ -544,7 +543,7 @@ public final class Journal {
                 return nil
             }
             result.new[sample.kind, default: 0] += 1
-            try forgetDeletion(of: sample.id)
+            try undelete(sample.id)
             lastWasNew = true
         }
         try recordId(key, hash: hash, sequence: sequence, start: start, of: sample)
@@ -1117,10 +1116,10 @@ public final class Journal {
     /// start: the tombstone came before it (Pulso's rule: it blocks no later sample), so the id is
     /// no longer deleted, and a later tombstone naming it deletes it again (it was dropped as a
     /// deletion seen before, and every sink kept the sample).
-    private func forgetDeletion(of id: String) throws {
+    private func undelete(_ id: String) throws {
         guard hasDeletedIdsNow else { return }
-        SampleIdKey.bind(forgetDeleted, 1, SampleIdKey.canonicalCase(id))
-        try forgetDeleted.run()
+        SampleIdKey.bind(forgetDeletion, 1, SampleIdKey.canonicalCase(id))
+        try forgetDeletion.run()
     }
 
     /// The tombstone to store (its ids not tombstoned before, with their aliases), or nil when nothing is new.
