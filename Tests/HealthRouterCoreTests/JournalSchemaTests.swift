@@ -26,15 +26,25 @@ import Testing
         #expect(try reopened.entries(after: 0, limit: 10).map(\.isFirstOfId) == [false])
         try reopened.append([.sample(heartRate(61, at: 1))], source: "history")
         #expect(try reopened.entries(after: 0, limit: 10).map(\.isFirstOfId) == [false, true])
-        // A journal of layout 1 is marked as this version's when it opens, so that builds of
-        // layout 1 refuse it; one a later version wrote is refused, saying to run that version.
+        // A journal of layout 1 is marked as this version's by its first append that writes an
+        // entry, so that builds of layout 1 refuse it from then on; opened (by a reader, a
+        // `status`, an append of nothing new) it stays theirs. One a later version wrote is
+        // refused, saying to run that version.
         let first = makeTemporaryDirectory()
         do {
             let journal = try Journal(stateDirectory: first)
+            try journal.append([.sample(heartRate(60, at: 0))], source: "history")
             try journal.database.execute("UPDATE meta SET value = 1 WHERE key = 'schema_version'")
         }
+        func layout() throws -> Int64? {
+            try SQLiteDatabase(path: first + "/journal.sqlite").scalarInt("SELECT value FROM meta WHERE key = 'schema_version'")
+        }
+        for role in [Journal.Role.inspector, .reader, .writer] { _ = try Journal(stateDirectory: first, role: role) }
         let upgraded = try Journal(stateDirectory: first)
-        #expect(try upgraded.database.scalarInt("SELECT value FROM meta WHERE key = 'schema_version'") == Journal.schemaVersion)
+        try upgraded.append([.sample(heartRate(60, at: 0))], source: "history")
+        #expect(try layout() == 1)
+        try upgraded.append([.sample(heartRate(61, at: 1))], source: "history")
+        #expect(try layout() == Journal.schemaVersion)
         #expect(Journal.schemaVersion == 2)
         try upgraded.database.execute("UPDATE meta SET value = 3 WHERE key = 'schema_version'")
         let newer = #expect(throws: JournalIncompatible.self) { _ = try Journal(stateDirectory: first) }

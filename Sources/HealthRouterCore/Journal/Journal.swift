@@ -180,18 +180,32 @@ public final class Journal {
     static let schemaVersion: Int64 = 2
 
     /// Refuses a journal whose tables another layout wrote, or a later version, with what to do,
-    /// rather than failing later on a statement that does not fit it or an entry it misreads;
-    /// marks an older layout's journal as this one's when it may write.
+    /// rather than failing later on a statement that does not fit it or an entry it misreads. A
+    /// new journal gets this layout; an older layout's is marked as this one's by the first append
+    /// that writes an entry (`markLayout`), not at open: a `status` or a reader of this version
+    /// leaves an older daemon's journal to it.
     private func checkSchemaVersion(creating: Bool = true) throws {
         let stored = try database.scalarInt("SELECT value FROM meta WHERE key = 'schema_version'")
         let keyedByStart = try database.scalarInt("SELECT count(*) FROM pragma_table_info('sample_ids') WHERE name = 'start'") == 1
         guard keyedByStart, stored.map({ $0 <= Self.schemaVersion }) ?? true else {
             throw JournalIncompatible(path: path, found: stored)
         }
-        if stored != Self.schemaVersion && creating {
-            try database.execute("INSERT INTO meta(key, value) VALUES ('schema_version', \(Self.schemaVersion)) "
-                                     + "ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+        if stored == nil && creating {
+            try database.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', \(Self.schemaVersion))")
         }
+        layoutMarked = stored == nil ? creating : stored == Self.schemaVersion
+    }
+
+    /// Whether `meta` says this layout (`checkSchemaVersion`, `markLayout`).
+    private var layoutMarked = false
+
+    /// Marks the journal as of this layout, in the transaction of the first append that writes
+    /// an entry: from then on it holds what earlier layouts' builds misread, and they refuse it.
+    private func markLayout() throws {
+        guard !layoutMarked else { return }
+        try database.execute("INSERT INTO meta(key, value) VALUES ('schema_version', \(Self.schemaVersion)) "
+                                 + "ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+        layoutMarked = true
     }
 
     // MARK: - Appending
@@ -267,6 +281,7 @@ public final class Journal {
             }
             if let last = result.lastSequence {
                 try database.execute("INSERT INTO meta(key, value) VALUES ('last_seq', \(last)) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+                try markLayout()
             }
             return (result, appended)
         }
