@@ -317,7 +317,7 @@ final class PushRequestHandler: Sendable {
     /// Appends durably; nil (and a logged error) when the journal refused.
     private func append(_ items: [HealthItem], caller: Caller) -> AppendResult? {
         do {
-            let result = try ingest.append(items, source: sourceName, forwarded: caller.keepsUserIds)
+            let result = try ingest.append(items, source: sourceName, forwardedBy: caller.keepsUserIds ? caller.userId : nil)
             if result.refusedOtherUsersIds > 0 {
                 warnings.warn(key: "\(caller.name) foreign ids",
                               "push: ids another user's samples have were left out (an id is changed or deleted by the "

@@ -85,10 +85,11 @@ struct NativeFormatTests {
         }
     }
 
-    /// What a forwarding token sends, the forwarding healthrouter's journal checked for owners: a
-    /// deletion it took is taken here too, though the sample came stamped with the forwarder's
-    /// user (it had none: an import's), and so is a change to another user's (the upstream
-    /// journal gave the id to that user). Before, the mirror kept the deleted sample for good.
+    /// A forwarding token's own user owns the ids of the samples it forwarded without a user (an
+    /// import's, upstream), stamped with it: a deletion the forwarding healthrouter took of one is
+    /// taken here too, and so is a change giving it to another user (the upstream journal gave it
+    /// to them). Before, the mirror kept the deleted sample for good. An id another user pushed
+    /// here stays theirs: neither replaced nor deleted by what is forwarded as someone else's.
     @Test func aForwardingTokensDeletionsAndChangesPassTheOwnerChecks() throws {
         let server = try PushServerFixture { $0.users?["bob"]?.forwardedUserIds = true }
         let sink = try Self.sink(to: server, as: "bob", format: .pulso)
@@ -106,6 +107,21 @@ struct NativeFormatTests {
         // A phone's token still may not delete what another user pushed.
         let phone = server.client.post("/ingest", Array(#"[{"deleted":["F-1"]}]"#.utf8), token: PushServerFixture.tokens["alice"]!)
         #expect(phone.body == #"{"received": 1, "new": 0, "deleted": 0}"#)
+        // Alice's own push is hers: what comes forwarded as carol's or as nobody's does not take it.
+        let alices = #"[{"uuid":"A-1","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":60,"source":"W"}]"#
+        #expect(server.client.post("/ingest", Array(alices.utf8), token: PushServerFixture.tokens["alice"]!).status == 200)
+        var taken = try #require(server.journalItems().last.flatMap { if case .sample(let sample) = $0 { sample } else { nil } })
+        taken.value = 99
+        let before = try server.journalItems().count
+        for user in ["carol", nil] {
+            taken.userId = user
+            try sink.write([JournalEntry(sequence: 5, source: "x", item: .sample(taken)),
+                            JournalEntry(sequence: 6, source: "x", item: .tombstone(Tombstone(ids: ["A-1"], userId: user)))], cursor: 6)
+        }
+        #expect(try server.journalItems().count == before)
+        let update = alices.replacingOccurrences(of: #""value":60"#, with: #""value":61"#)
+        #expect(server.client.post("/ingest", Array(update.utf8), token: PushServerFixture.tokens["alice"]!).body
+                == #"{"received": 1, "new": 1, "deleted": 0}"#)
     }
 
     /// Another healthrouter forwarding samples this one holds whole (imported from the same

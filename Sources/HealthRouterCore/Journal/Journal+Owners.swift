@@ -13,33 +13,41 @@ extension Journal {
     /// before owners were recorded) is owned by the user of its stored sample, when it has one.
     /// Such an id stored at another start only is not found (that would take a search of every
     /// start): the first user to push it owns it.
+    ///
+    /// With `forwardingUser` (items another healthrouter forwards): an id owned by that user, the
+    /// forwarding token's own, passes to the user the sample carries. It owns such ids only by
+    /// having stamped forwarded samples that came without a user (an import's, upstream); the
+    /// healthrouter that forwards gave them to a user since. Other users' ids stay theirs.
     func mayWrite(_ sample: Sample) throws -> Bool {
         guard enforcesOwners, let user = sample.userId else { return true }
-        if takesForwardedOwners {
-            SampleIdKey.bind(upsertOwner, 1, sample.id)
-            upsertOwner.bind(2, user)
-            try upsertOwner.run()
-            return true
+        var owner = try owner(of: sample.id)
+        if owner == nil {
+            var inferred = user
+            if let sequence = try storedSequence(of: sample.id, start: Self.keySecond(sample)),
+               let storedUser = try storedSample(at: sequence)?.userId {
+                inferred = storedUser
+            }
+            SampleIdKey.bind(insertOwner, 1, sample.id)
+            insertOwner.bind(2, inferred)
+            try insertOwner.run()
+            owner = inferred
         }
-        if let owner = try owner(of: sample.id) { return owner == user }
-        var owner = user
-        if let sequence = try storedSequence(of: sample.id, start: Self.keySecond(sample)),
-           let storedUser = try storedSample(at: sequence)?.userId {
-            owner = storedUser
-        }
-        SampleIdKey.bind(insertOwner, 1, sample.id)
-        insertOwner.bind(2, owner)
-        try insertOwner.run()
-        return owner == user
+        if owner == user { return true }
+        guard let forwardingUser, owner == forwardingUser else { return false }
+        SampleIdKey.bind(upsertOwner, 1, sample.id)
+        upsertOwner.bind(2, user)
+        try upsertOwner.run()
+        return true
     }
 
-    /// Whether a tombstone of `user` may delete `id`: it has no owner, or `user` owns it. A
-    /// tombstone without a user (a replay, a migration) may delete any id, as may any tombstone
-    /// without `enforcesOwners`, or with `takesForwardedOwners`. Asked for each of the tombstone's
-    /// ids and each alias they bring.
+    /// Whether a tombstone of `user` may delete `id`: it has no owner, or `user` owns it, or
+    /// (forwarded) `forwardingUser` does (see `mayWrite`: the deletion another healthrouter took
+    /// of a sample that came here without a user). A tombstone without a user (a replay, a
+    /// migration) may delete any id, as may any tombstone without `enforcesOwners`. Asked for each
+    /// of the tombstone's ids and each alias they bring.
     func mayDelete(_ id: String, for user: String?) throws -> Bool {
-        guard enforcesOwners, !takesForwardedOwners, let user, let owner = try owner(of: id) else { return true }
-        return owner == user
+        guard enforcesOwners, let user, let owner = try owner(of: id) else { return true }
+        return owner == user || owner == forwardingUser
     }
 
     /// The user who owns `id`, if any.

@@ -876,11 +876,11 @@ public final class Journal {
     public var enforcesOwners = false
 
     /// With `enforcesOwners`, for items another healthrouter forwards (a `forwarded_user_ids`
-    /// token), whose journal checked them for owners: each sample's user is taken as its id's
-    /// owner as it comes, and no sample or deletion is refused. (Its journal took a deletion of an
-    /// imported sample no user owned, which came here stamped with the forwarding token's user:
-    /// refused here, the mirror kept the deleted sample for good.)
-    public var takesForwardedOwners = false
+    /// token): that token's user, whose ids (those of forwarded samples that came without a user,
+    /// stamped with it) pass to the users the forwarded items carry (`mayWrite`, `mayDelete`).
+    /// Without it, a deletion the forwarding healthrouter took of an imported sample was refused
+    /// here, and the mirror kept the deleted sample for good.
+    public var forwardingUser: String?
 
     /// The type of the item `admit` took last (nil: a tombstone), for `AppendResult.itemTypes`.
     private var lastItemType: String?

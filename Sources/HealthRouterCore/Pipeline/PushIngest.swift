@@ -56,7 +56,7 @@ public final class PushIngest: Sendable {
     /// without an outcome to hand it the next group.
     private final class Job: @unchecked Sendable {
         enum Work {
-            case append([HealthItem], source: String, forwarded: Bool)
+            case append([HealthItem], source: String, forwardedBy: String?)
             case progress(Progress)
         }
 
@@ -97,12 +97,11 @@ public final class PushIngest: Sendable {
     }
 
     /// Appends `items` from the source named `source`; returns once they are durable, with
-    /// what was new among them. `forwarded`: items another healthrouter forwards (a
-    /// `forwarded_user_ids` token), which its journal checked for owners
-    /// (`Journal.takesForwardedOwners`).
-    public func append(_ items: [HealthItem], source: String, forwarded: Bool = false) throws -> AppendResult {
+    /// what was new among them. `forwardedBy`: the user of the token another healthrouter
+    /// forwards `items` with (`forwarded_user_ids`; `Journal.forwardingUser`).
+    public func append(_ items: [HealthItem], source: String, forwardedBy: String? = nil) throws -> AppendResult {
         guard !items.isEmpty else { return AppendResult() }
-        let result = try submitAndWait(Job(.append(items, source: source, forwarded: forwarded), waits: true))
+        let result = try submitAndWait(Job(.append(items, source: source, forwardedBy: forwardedBy), waits: true))
         totals.add(result)
         return result
     }
@@ -273,9 +272,9 @@ public final class PushIngest: Sendable {
 
     private func perform(_ job: Job, on journal: Journal) throws {
         switch job.work {
-        case .append(let items, let source, let forwarded):
-            journal.takesForwardedOwners = forwarded
-            defer { journal.takesForwardedOwners = false }
+        case .append(let items, let source, let forwardedBy):
+            journal.forwardingUser = forwardedBy
+            defer { journal.forwardingUser = nil }
             let (result, entries) = try journal.appendCollecting(items, source: source)
             job.outcome = .success(result)
             job.entries = entries
