@@ -60,7 +60,7 @@ enum CheckCommand {
                   + "; deletions")
         }
         guard arguments.flags.contains("--connect") else { return .success }
-        try loaded.ensureStateDirectory()
+        try loaded.ensureStateDirectory(checkingOwnership: false)
         var failed = false, misconfigured = false
         for sink in sinks {
             do {

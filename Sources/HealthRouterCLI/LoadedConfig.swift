@@ -139,7 +139,9 @@ struct LoadedConfig {
     }
 
     /// Creates the state directory, or says why it cannot.
-    func ensureStateDirectory() throws {
+    /// `checkingOwnership`: false for a command that writes nothing there (`check --connect`: root
+    /// checking the service's config), which leaves `checkOwnership` to the commands that write.
+    func ensureStateDirectory(checkingOwnership: Bool = true) throws {
         let path = config.stateDirectory
         if let problem = StorePath.folderProblem(path, key: "state_directory") {
             throw CommandFailure(message: problem, hint: "state_directory holds the journal and the sinks' cursors: a folder "
@@ -162,13 +164,14 @@ struct LoadedConfig {
         guard FileManager.default.isWritableFile(atPath: path) else {
             throw CommandFailure(message: "the state directory \(path) is not writable", hint: hint, code: .cannotCreate)
         }
-        try Self.checkOwnership(ofStateDirectory: path)
+        if checkingOwnership { try Self.checkOwnership(ofStateDirectory: path) }
     }
 
     /// Refuses a state directory another user could change: one every user may write to (a folder
     /// made in /tmp by someone else), or another user's. Its journal, stores and lock files would
     /// be theirs to read, replace, or point elsewhere by symbolic links that healthrouter then
-    /// writes through with its own rights (as root, any file).
+    /// writes through with its own rights (as root, any file). A folder of this user's that its
+    /// group may write is taken: the owner let that group in.
     static func checkOwnership(ofStateDirectory path: String) throws {
         var info = stat()
         guard stat(path, &info) == 0 else { return }
@@ -176,15 +179,19 @@ struct LoadedConfig {
             throw CommandFailure(
                 message: "the state directory \(path) may be written by every user (mode \(String(info.st_mode & 0o7777, radix: 8))): "
                     + "another user could replace the journal, read the health data, or make healthrouter write elsewhere",
-                hint: "chmod o-w \(path) if the folder is yours (healthrouter makes its own 0700), or use a folder of your own",
+                hint: "chmod o-w \(path) if the folder is yours (healthrouter makes its own 0700), or use a folder of your own "
+                    + "(on a mount whose modes come from its options, such as vfat, CIFS or NFS: set them there, e.g. dir_mode=0770)",
                 code: .cannotCreate)
         }
         let me = geteuid()
         if info.st_uid != me {
-            let owner = getpwuid(info.st_uid).flatMap { $0.pointee.pw_name.map { String(cString: $0) } } ?? "uid \(info.st_uid)"
+            let name = getpwuid(info.st_uid).flatMap { $0.pointee.pw_name.map { String(cString: $0) } }
+            let owner = name ?? "uid \(info.st_uid)"
+            let sudoUser = name ?? "'#\(info.st_uid)'"
             let hint = me == 0
-                ? "run healthrouter as its owner (sudo -u \(owner) healthrouter …): files root makes there would keep \(owner)'s "
-                    + "daemon out; or, if the folder is not \(owner)'s to keep, chown -R root \(path)"
+                ? "run healthrouter as its owner (sudo -u \(sudoUser) healthrouter …; in a container whose volume is the host "
+                    + "user's, docker run --user \(info.st_uid)): files root makes there would keep \(owner)'s daemon out; or, "
+                    + "if the folder is not \(owner)'s to keep, chown -R root \(path)"
                 : "run healthrouter as \(owner), or use a folder of your own"
             throw CommandFailure(message: "the state directory \(path) belongs to \(owner), not to the user running healthrouter: "
                                      + "\(owner) could read and change what healthrouter writes there", hint: hint, code: .cannotCreate)
