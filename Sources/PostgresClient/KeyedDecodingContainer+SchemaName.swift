@@ -2,12 +2,13 @@ import HealthRouterCore
 
 extension KeyedDecodingContainer {
     /// A Postgres sink's `schema` (default `public`): refused when empty, when PostgreSQL keeps the
-    /// name for its own schemas (`pg_…`: CREATE SCHEMA refuses it, SQLSTATE 42939, which the sink
-    /// retried for ever as a server that is down), or when longer than the 63 bytes of a name
-    /// (PostgreSQL would cut it, and the sink would look for its tables under the whole one).
+    /// name for its own schemas (`pg_…` in lower case, which CREATE SCHEMA refuses, SQLSTATE 42939,
+    /// and the sink retried for ever as a server that is down; `PG_x`, quoted, is another name), or
+    /// when longer than the 63 bytes of a name (PostgreSQL would cut it, and the sink would look
+    /// for its tables under the whole one).
     public func decodeSchemaName(forKey key: Key) throws -> String {
         let schema = try decodeNonEmptyString(forKey: key, default: "public")
-        if schema.lowercased().hasPrefix("pg_") {
+        if schema.hasPrefix("pg_") {
             throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription:
                 "'\(schema)' starts with pg_, which PostgreSQL keeps for its own schemas: pick another name, e.g. healthrouter")
         }

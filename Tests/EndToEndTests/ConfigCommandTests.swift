@@ -99,6 +99,12 @@ import Testing
                 #expect(result.status == 78, "\(type) \(schema): \(result.stderr)")
                 #expect(result.stderr.contains("sinks.db.schema: \(problem)"), "\(result.stderr)")
             }
+            // PostgreSQL keeps pg_ in lower case only: PG_Health, quoted, is a schema like any other.
+            let upper = try check("""
+            sinks:
+              db: { type: \(type), url: "postgres://me@127.0.0.1/health", schema: PG_Health, user_id: me }
+            """)
+            #expect(upper.status == 0, "\(upper.stderr)")
         }
     }
 
