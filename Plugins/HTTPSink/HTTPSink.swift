@@ -129,9 +129,14 @@ public final class HTTPSink: Sink {
         return fresh
     }
 
-    /// `url` without a password it may carry (`user:pass@host` → `user:…@host`).
+    /// `url` without a password it may carry (`user:pass@host` → `user:…@host`): all between the
+    /// user's `:` and the last `@`, so a password holding an unencoded `@` or `/` is hidden whole
+    /// (a path holding an `@` after a port may be hidden with it).
     static func withoutPassword(_ url: String) -> String {
-        url.replacingOccurrences(of: #"//([^/@:]*):[^/@]*@"#, with: "//$1:…@", options: .regularExpression)
+        guard let slashes = url.range(of: "//") else { return url }
+        let rest = url[slashes.upperBound...]
+        guard let at = rest.lastIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") else { return url }
+        return String(url[..<colon]) + ":…" + String(rest[at...])
     }
 
     public func prepare() throws -> Int64? {

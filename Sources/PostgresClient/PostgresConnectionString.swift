@@ -21,6 +21,12 @@ public enum PostgresConnectionString {
             if let password = password(in: url), !password.isEmpty {
                 reason = reason.replacingOccurrences(of: password, with: "…")
             }
+            // Of `key=value` pairs it quotes the word it stopped at, which may be a piece of an
+            // unquoted password holding a space (`password=Sec ret3`): not shown.
+            if !url.contains("://"), url.contains("password") {
+                reason = "its message is left out, as it may quote a piece of the password; check that values holding "
+                    + "spaces are quoted (password='…') and that every word is key=value"
+            }
             return "libpq cannot read this url: \(reason)" + (suggestion(for: reason).map { " (did you mean '\($0)'?)" } ?? "")
         }
         return nil

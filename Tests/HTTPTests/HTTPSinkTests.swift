@@ -139,6 +139,17 @@ struct HTTPSinkTests {
             let text = "\(String(describing: error))"
             #expect(text.contains("http://backup:…@127.0.0.1:\(port)/") && !text.contains("MirrorPassw0rd"), "\(text)")
         }
+        // A password holding an unencoded / or @: hidden whole, in the config error too.
+        for url in ["http://backup:Sec/ret2@127.0.0.1:\(port)", "http://backup:Sec@ret1@127.0.0.1:\(port)"] {
+            var text = ""
+            do {
+                let sink = try HTTPSink(configuration: .init(url: url), context: context)
+                _ = try sink.prepare()
+            } catch {
+                text = "\(error)"
+            }
+            #expect(!text.isEmpty && !text.contains("Sec") && !text.contains("ret1") && !text.contains("ret2"), "\(text)")
+        }
     }
 
     /// A server that answers 200 without Pulso's `"received"` (a proxy's page, not a Pulso

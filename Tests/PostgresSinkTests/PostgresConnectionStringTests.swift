@@ -52,6 +52,7 @@ import TimescaleDBSink
         "postgres://me:100%s3cr3t@127.0.0.1/c1",
         "postgres://me:s3cr3t%@127.0.0.1/c1",
         "postgres://me:s3cr3t@[::1/c1",
+        "host=127.0.0.1 user=me password=Pass s3cr3t dbname=c1",
     ])
     func aURLLibpqQuotesShowsNoPassword(_ url: String) throws {
         let problem = try #require(PostgresConnectionString.problem(url))
