@@ -82,6 +82,11 @@ public final class SQLiteSink: Sink {
                                        for: configuration.path) {
             throw SinkError.misconfigured(problem)
         }
+        // Health data in a place another user controls: they would read it, or have this process
+        // write (as root, anywhere) through a link they made.
+        if let problem = StorePath.othersControlProblem(configuration.path, key: "path") {
+            throw SinkError.misconfigured(problem)
+        }
         // A file this process may not write, in a folder it may (SQLite would open it read-only and
         // leave -wal and -shm files of this process's beside it): no retry writes it.
         if FileManager.default.fileExists(atPath: configuration.path) && access(configuration.path, W_OK) != 0 {

@@ -174,6 +174,12 @@ struct LoadedConfig {
     /// group may write is taken: the owner let that group in.
     static func checkOwnership(ofStateDirectory path: String) throws {
         var info = stat()
+        // A symbolic link another user made: the state directory is wherever they point it.
+        if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK, info.st_uid != geteuid() {
+            throw CommandFailure(message: "the state directory \(path) is a symbolic link another user (uid \(info.st_uid)) "
+                                     + "made: healthrouter would write wherever they point it",
+                                 hint: "remove it, or set state_directory to a folder of your own", code: .cannotCreate)
+        }
         guard stat(path, &info) == 0 else { return }
         if info.st_mode & S_IWOTH != 0 {
             throw CommandFailure(

@@ -57,6 +57,15 @@ import Testing
             #expect(foreign.stderr.contains("not to the user running healthrouter"), "\(foreign.stderr)")
             #expect(foreign.stderr.contains("hint: run healthrouter as its owner (sudo -u "), "\(foreign.stderr)")
             #expect(try FileManager.default.contentsOfDirectory(atPath: shared).isEmpty)
+            // Nor through a symbolic link another user made (to a folder of this user's).
+            let linked = directory + "/linked"
+            try FileManager.default.createDirectory(atPath: directory + "/elsewhere", withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(atPath: linked, withDestinationPath: directory + "/elsewhere")
+            lchown(linked, 65534, 65534)
+            let config = try writeConfig("state_directory: \(linked)\n", in: directory)
+            let throughLink = try CommandRunner.run(["import", export, "--config", config], in: directory)
+            #expect(throughLink.status == 73 && throughLink.stderr.contains("is a symbolic link another user (uid 65534) made"),
+                    "\(throughLink.stderr)")
             // `check --connect` (root checking the service's config) is not refused: it writes no journal.
             let check = try CommandRunner.run(["check", "--connect"], in: directory)
             #expect(check.status == 0, "\(check.stdout)\(check.stderr)")

@@ -100,6 +100,34 @@ import Testing
         refused.close()
     }
 
+    /// A store in a place another user controls is refused before it is opened: a folder every
+    /// user may write, a symbolic link another user made (the store would be whatever file they
+    /// point it at: as root, any), another user's file. A link of this user's is the config's choice.
+    @Test func aStoreAnotherUserControlsIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        func problem(_ path: String) -> String? {
+            SinkFixtures.prepareProblem(SQLiteSink(configuration: .init(path: path), context: SinkFixtures.context(directory.path)))
+        }
+        let open = directory.path + "/open"
+        try FileManager.default.createDirectory(atPath: open, withIntermediateDirectories: true)
+        chmod(open, 0o1777)
+        #expect(problem(open + "/health.sqlite")?.contains("\(open), the folder of \(open)/health.sqlite, may be written by every "
+                                                          + "user (mode 1777)") == true)
+        #expect(!FileManager.default.fileExists(atPath: open + "/health.sqlite"))
+        let mine = directory.path + "/mine"
+        try FileManager.default.createDirectory(atPath: mine, withIntermediateDirectories: true)
+        #expect(problem(mine + "/real.sqlite") == nil)
+        try FileManager.default.createSymbolicLink(atPath: mine + "/link.sqlite", withDestinationPath: mine + "/real.sqlite")
+        #expect(problem(mine + "/link.sqlite") == nil)
+        if geteuid() == 0 {
+            #expect(lchown(mine + "/link.sqlite", 65534, 65534) == 0)
+            #expect(problem(mine + "/link.sqlite")?.contains("is a symbolic link another user (uid 65534) made") == true)
+            #expect(chown(mine + "/real.sqlite", 65534, 65534) == 0)
+            #expect(problem(mine + "/real.sqlite")?.contains("belongs to another user (uid 65534)") == true)
+        }
+    }
+
     @Test func writesEveryKindToItsTable() throws {
         try withSink { sink, path in
             try sink.write(SinkFixtures.entries(SinkFixtures.all), cursor: 12)

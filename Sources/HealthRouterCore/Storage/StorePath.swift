@@ -26,6 +26,32 @@ public enum StorePath {
         return nil
     }
 
+    /// Why another user could have the store's file `path` written where they choose, or read it:
+    /// its folder may be written by every user (`o+w`: they could replace the file or link it
+    /// elsewhere), it is a symbolic link another user made, or it is another user's file (which
+    /// they may read, and swap at will); nil when none holds. A symbolic link of this user's, to a
+    /// file of theirs, is the config's choice. Said in the config's terms (`key`).
+    public static func othersControlProblem(_ path: String, key: String) -> String? {
+        let me = geteuid()
+        let folder = (path as NSString).deletingLastPathComponent
+        var info = stat()
+        if stat(folder.isEmpty ? "." : folder, &info) == 0, info.st_mode & S_IWOTH != 0 {
+            return "\(folder.isEmpty ? "." : folder), the folder of \(path), may be written by every user (mode "
+                + "\(String(info.st_mode & 0o7777, radix: 8))): another user could replace the store or link it elsewhere; "
+                + "chmod o-w it, or set `\(key)` to a folder of your own"
+        }
+        guard lstat(path, &info) == 0 else { return nil }
+        if info.st_mode & S_IFMT == S_IFLNK, info.st_uid != me {
+            return "\(path) is a symbolic link another user (uid \(info.st_uid)) made: the store would be the file they "
+                + "point it at; remove it, or set `\(key)` to a store of your own"
+        }
+        if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid != me {
+            return "\(path) belongs to another user (uid \(info.st_uid)), who may read it and swap it at will: run "
+                + "healthrouter as that user, or chown it to this one, or set `\(key)` to a store of your own"
+        }
+        return nil
+    }
+
     /// Creates the folder `path` and the folders missing on the way, each its owner's alone (0700,
     /// whatever the umask): health data. A folder that exists keeps its mode (a group the owner
     /// let in keeps its access). Throws what `FileManager.createDirectory` throws.
