@@ -22,10 +22,12 @@ public enum PostgresConnectionString {
                 reason = reason.replacingOccurrences(of: password, with: "…")
             }
             // Of `key=value` pairs it quotes the word it stopped at, which may be a piece of an
-            // unquoted password holding a space (`password=Sec ret3`): not shown.
-            if !url.contains("://"), url.contains("password") {
-                reason = "its message is left out, as it may quote a piece of the password; check that values holding "
-                    + "spaces are quoted (password='…') and that every word is key=value"
+            // unquoted password holding a space (`password=Sec ret3`), and of a URL a bad escape
+            // in any value (`?password=Pass%zz`): not shown when the url holds a password there.
+            if url.contains("password") {
+                reason = "its message is left out, as it may quote a piece of the password; " + (url.contains("://")
+                    ? "check the url's percent-escapes (a '%' is written %25; @ : / ? # as %40 %3A %2F %3F %23)"
+                    : "check that values holding spaces are quoted (password='…') and that every word is key=value")
             }
             return "libpq cannot read this url: \(reason)" + (suggestion(for: reason).map { " (did you mean '\($0)'?)" } ?? "")
         }

@@ -53,11 +53,12 @@ import TimescaleDBSink
         "postgres://me:s3cr3t%@127.0.0.1/c1",
         "postgres://me:s3cr3t@[::1/c1",
         "host=127.0.0.1 user=me password=Pass s3cr3t dbname=c1",
+        "postgresql://me@127.0.0.1/c1?password=s3cr3t%zzPW",
     ])
     func aURLLibpqQuotesShowsNoPassword(_ url: String) throws {
         let problem = try #require(PostgresConnectionString.problem(url))
         #expect(!problem.contains(Self.secret), "\(problem)")
-        if url.contains("%") { #expect(problem.contains("%25"), "\(problem)") }
+        if url.contains("%") && !url.contains("?password") { #expect(problem.contains("%25"), "\(problem)") }
     }
 
     @Test(arguments: [
