@@ -400,6 +400,22 @@ import Testing
                                        source: "phone")
         #expect(body2.deletedIds == 2 && body2.newCount == 1 && body2.entriesWritten == 3)
         #expect(try journal.isDeleted("THIRD"))
+        // What a deletion deleted stays deleted when its id is stored again at another start (which
+        // the journal takes for another sample): sent again with other content at its own start, it
+        // is not taken back.
+        var early = heartRate(64, at: 4)
+        early.id = "MOVED"
+        try journal.append([.sample(early), .tombstone(Tombstone(ids: ["MOVED"]))], source: "phone")
+        var elsewhere = heartRate(65, at: 3_600)
+        elsewhere.id = "MOVED"
+        #expect(try journal.append([.sample(elsewhere)], source: "phone").newCount == 1)
+        #expect(try !journal.isDeleted("MOVED"))
+        var earlyEdited = early
+        earlyEdited.value = 66
+        #expect(try journal.append([.sample(earlyEdited)], source: "phone").entriesWritten == 0)
+        var elsewhereEdited = elsewhere
+        elsewhereEdited.value = 67
+        #expect(try journal.append([.sample(elsewhereEdited)], source: "phone").changedCount == 1)
     }
 
     @Test func entriesSayWhetherTheyAreTheFirstOfTheirId() throws {

@@ -47,7 +47,10 @@ public final class Journal {
     private lazy var insertFingerprint = try! database.prepare("INSERT OR IGNORE INTO fingerprints(start, fingerprint, id) VALUES (?3, ?1, ?2)")
     private lazy var insertAlias = try! database.prepare("INSERT OR IGNORE INTO aliases(alias, id) VALUES (?1, ?2)")
     private lazy var aliasesOf = try! database.prepare("SELECT alias FROM aliases WHERE id = ?1 UNION SELECT id FROM aliases WHERE alias = ?1")
-    private lazy var lookupDeleted = try! database.prepare("SELECT 1 FROM deleted_ids WHERE id = ?1")
+    /// Whether `id` is deleted now: a tombstone named it, and no sample was stored under it since
+    /// (`revived`; a journal opened read-only without that column: every deletion holds).
+    private lazy var lookupDeleted = try! database.prepare(
+        "SELECT 1 FROM deleted_ids WHERE id = ?1" + (hasRevivedColumn ? " AND revived IS NULL" : ""))
     private lazy var lookupSuperseded = try! database.prepare(
         "SELECT seq FROM superseded WHERE start = ?2 AND id = ?1 AND content_hash = ?3")
     private lazy var insertSuperseded = try! database.prepare(
@@ -59,7 +62,13 @@ public final class Journal {
     private lazy var upsertMeta = try! database.prepare(
         "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
     private lazy var deletedAt = try! database.prepare("SELECT seq FROM deleted_ids WHERE id = ?1")
-    private lazy var insertDeleted = try! database.prepare("INSERT OR IGNORE INTO deleted_ids(id, seq) VALUES (?1, ?2)")
+    /// Records a deletion of `id` at entry ?2: a new one, or one of an id stored again since its
+    /// last deletion (`revived`), which this one replaces.
+    private lazy var insertDeleted = try! database.prepare(
+        "INSERT INTO deleted_ids(id, seq) VALUES (?1, ?2) ON CONFLICT(id) DO UPDATE SET seq = excluded.seq, revived = NULL")
+    /// Records that entry ?2 stored a sample under `id` after its deletion (`undelete`).
+    private lazy var reviveDeleted = try! database.prepare(
+        "UPDATE deleted_ids SET revived = ?2 WHERE id = ?1 AND revived IS NULL")
     private lazy var payloadAt = try! database.prepare("SELECT payload FROM entries WHERE seq = ?1")
     lazy var lookupOwner = try! database.prepare("SELECT user_id FROM sample_owners WHERE id = ?1")
     lazy var insertOwner = try! database.prepare("INSERT OR IGNORE INTO sample_owners(id, user_id) VALUES (?1, ?2)")
@@ -88,6 +97,7 @@ public final class Journal {
         if role == .inspector && (access(path, W_OK) != 0 || access(stateDirectory, W_OK) != 0) {
             database = try SQLiteDatabase.openForReading(path: path)
             try checkSchemaVersion(creating: false)
+            hasRevivedColumn = try database.scalarInt("SELECT count(*) FROM pragma_table_info('deleted_ids') WHERE name = 'revived'") == 1
             return
         }
         database = try SQLiteDatabase(path: path, pageSize: Self.pageSize)
@@ -150,7 +160,13 @@ public final class Journal {
         // known to be the first of their id, their ids' start offsets as unknown).
         try addColumnIfMissing("entries", "first_of_id", "INTEGER NOT NULL DEFAULT 0")
         try addColumnIfMissing("sample_ids", "start_offset", "INTEGER")
+        // The entry that stored a sample under a deleted id afterwards (`undelete`).
+        try addColumnIfMissing("deleted_ids", "revived", "INTEGER")
+        hasRevivedColumn = true
     }
+
+    /// Whether `deleted_ids` has its `revived` column (a journal opened read-only may not).
+    private var hasRevivedColumn = false
 
     /// Adds `column` to `table` when the journal has not got it. Another process opening the same
     /// journal may add it first.
@@ -388,7 +404,7 @@ public final class Journal {
             try recordId(key, hash: hash, sequence: sequence, start: start, of: sample, with: insertNewId)
             if database.changes == 1 {
                 if sample.kind == .profile { try noteProfile(sample) }
-                try undelete(sample.id)
+                try undelete(sample.id, at: sequence)
                 result.new[sample.kind, default: 0] += 1
                 return true
             }
@@ -558,7 +574,7 @@ public final class Journal {
                 return nil
             }
             result.new[sample.kind, default: 0] += 1
-            try undelete(sample.id)
+            try undelete(sample.id, at: sequence)
             lastWasNew = true
         }
         try recordId(key, hash: hash, sequence: sequence, start: start, of: sample)
@@ -1127,14 +1143,17 @@ public final class Journal {
     /// Whether `deleted_ids` held an id when this append began, or took one since (`admit`).
     private var hasDeletedIdsNow = false
 
-    /// Forgets that a tombstone named `id`, a sample's id stored now for the first time at its
-    /// start: the tombstone came before it (Pulso's rule: it blocks no later sample), so the id is
-    /// no longer deleted, and a later tombstone naming it deletes it again (it was dropped as a
-    /// deletion seen before, and every sink kept the sample).
-    private func undelete(_ id: String) throws {
+    /// Records that entry `sequence` stored a sample under `id`, new at its start, after a
+    /// tombstone named the id: the tombstone came before it (Pulso's rule: it blocks no later
+    /// sample), so the id is not deleted now (`lookupDeleted`), and a later tombstone naming it
+    /// deletes it again (it was dropped as a deletion seen before, and every sink kept the sample).
+    /// The deletion's entry stays recorded: what it deleted, at another start, stays deleted
+    /// (`isDeleted(_:after:)`).
+    private func undelete(_ id: String, at sequence: Int64) throws {
         guard hasDeletedIdsNow else { return }
-        SampleIdKey.bind(forgetDeletion, 1, SampleIdKey.canonicalCase(id))
-        try forgetDeletion.run()
+        SampleIdKey.bind(reviveDeleted, 1, SampleIdKey.canonicalCase(id))
+        reviveDeleted.bind(2, sequence)
+        try reviveDeleted.run()
     }
 
     /// The tombstone to store (its ids not tombstoned before, with their aliases), or nil when nothing is new.
