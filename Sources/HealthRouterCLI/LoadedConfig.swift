@@ -171,11 +171,11 @@ struct LoadedConfig {
     /// made in /tmp by someone else), or another user's. Its journal, stores and lock files would
     /// be theirs to read, replace, or point elsewhere by symbolic links that healthrouter then
     /// writes through with its own rights (as root, any file). A folder of this user's that its
-    /// group may write is taken: the owner let that group in.
+    /// group may write is taken (the owner let that group in), and so is root's.
     static func checkOwnership(ofStateDirectory path: String) throws {
         var info = stat()
         // A symbolic link another user made: the state directory is wherever they point it.
-        if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK, info.st_uid != geteuid() {
+        if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK, info.st_uid != geteuid(), info.st_uid != 0 {
             throw CommandFailure(message: "the state directory \(path) is a symbolic link another user (uid \(info.st_uid)) "
                                      + "made: healthrouter would write wherever they point it",
                                  hint: "remove it, or set state_directory to a folder of your own", code: .cannotCreate)
@@ -189,8 +189,9 @@ struct LoadedConfig {
                     + "(on a mount whose modes come from its options, such as vfat, CIFS or NFS: set them there, e.g. dir_mode=0770)",
                 code: .cannotCreate)
         }
+        // Root's is taken: root may change anything anyway (a folder an admin made for the service).
         let me = geteuid()
-        if info.st_uid != me {
+        if info.st_uid != me && info.st_uid != 0 {
             let name = getpwuid(info.st_uid).flatMap { $0.pointee.pw_name.map { String(cString: $0) } }
             let owner = name ?? "uid \(info.st_uid)"
             let sudoUser = name ?? "'#\(info.st_uid)'"

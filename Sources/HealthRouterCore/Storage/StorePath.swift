@@ -26,28 +26,27 @@ public enum StorePath {
         return nil
     }
 
-    /// Why another user could have the store's file `path` written where they choose, or read it:
-    /// its folder may be written by every user (`o+w`: they could replace the file or link it
-    /// elsewhere), it is a symbolic link another user made, or it is another user's file (which
-    /// they may read, and swap at will); nil when none holds. A symbolic link of this user's, to a
-    /// file of theirs, is the config's choice. Said in the config's terms (`key`).
+    /// Why another user could have the store's file `path` be a file they choose (as root: any):
+    /// its folder may be written by every user and is not sticky (`o+w` without `+t`: they could
+    /// replace the file, or put a link in its place), or it is a symbolic link another user than
+    /// this one or root made; nil when neither holds. A link of this user's is the config's choice;
+    /// in a sticky folder (/tmp) another user cannot replace this user's file, and a link they
+    /// put first is theirs. Another user's file itself is taken (the config put the store where
+    /// it is: a store root copied in, a service's store read by its admin). Said in the config's
+    /// terms (`key`).
     public static func othersControlProblem(_ path: String, key: String) -> String? {
         let me = geteuid()
         let folder = (path as NSString).deletingLastPathComponent
         var info = stat()
-        if stat(folder.isEmpty ? "." : folder, &info) == 0, info.st_mode & S_IWOTH != 0 {
+        if stat(folder.isEmpty ? "." : folder, &info) == 0, info.st_mode & S_IWOTH != 0, info.st_mode & S_ISVTX == 0 {
             return "\(folder.isEmpty ? "." : folder), the folder of \(path), may be written by every user (mode "
                 + "\(String(info.st_mode & 0o7777, radix: 8))): another user could replace the store or link it elsewhere; "
-                + "chmod o-w it, or set `\(key)` to a folder of your own"
+                + "chmod o-w it (or +t, as /tmp is), or set `\(key)` to a folder of your own"
         }
         guard lstat(path, &info) == 0 else { return nil }
-        if info.st_mode & S_IFMT == S_IFLNK, info.st_uid != me {
+        if info.st_mode & S_IFMT == S_IFLNK, info.st_uid != me, info.st_uid != 0 {
             return "\(path) is a symbolic link another user (uid \(info.st_uid)) made: the store would be the file they "
                 + "point it at; remove it, or set `\(key)` to a store of your own"
-        }
-        if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid != me {
-            return "\(path) belongs to another user (uid \(info.st_uid)), who may read it and swap it at will: run "
-                + "healthrouter as that user, or chown it to this one, or set `\(key)` to a store of your own"
         }
         return nil
     }
