@@ -82,8 +82,8 @@ public final class SQLiteSink: Sink {
                                        for: configuration.path) {
             throw SinkError.misconfigured(problem)
         }
-        // Health data in a place another user controls: they would read it, or have this process
-        // write (as root, anywhere) through a link they made.
+        // A path another user could make a file of their choosing (a link they made, a folder every
+        // user may write): this process would write the health data there (as root, anywhere).
         if let problem = StorePath.othersControlProblem(configuration.path, key: "path") {
             throw SinkError.misconfigured(problem)
         }
