@@ -399,7 +399,7 @@ import Testing
         let body2 = try journal.append([.tombstone(Tombstone(ids: ["THIRD"])), .sample(third), .tombstone(Tombstone(ids: ["THIRD"]))],
                                        source: "phone")
         #expect(body2.deletedIds == 2 && body2.newCount == 1 && body2.entriesWritten == 3)
-        #expect(try journal.isDeleted("THIRD"))
+        #expect(try journal.isDeleted(third))
         // What a deletion deleted stays deleted when its id is stored again at another start (which
         // the journal takes for another sample): sent again with other content at its own start, it
         // is not taken back.
@@ -409,13 +409,65 @@ import Testing
         var elsewhere = heartRate(65, at: 3_600)
         elsewhere.id = "MOVED"
         #expect(try journal.append([.sample(elsewhere)], source: "phone").newCount == 1)
-        #expect(try !journal.isDeleted("MOVED"))
+        // A backfill from a file holding the deleted one leaves it out, and writes the other.
+        #expect(try journal.isDeleted(early) && !journal.isDeleted(elsewhere))
         var earlyEdited = early
         earlyEdited.value = 66
         #expect(try journal.append([.sample(earlyEdited)], source: "phone").entriesWritten == 0)
         var elsewhereEdited = elsewhere
         elsewhereEdited.value = 67
         #expect(try journal.append([.sample(elsewhereEdited)], source: "phone").changedCount == 1)
+    }
+
+    /// A pushed id that is an alias of an export's reading: deleted, then stored at another start,
+    /// the reading its deletion deleted stays deleted (sent again, or backfilled from the export);
+    /// and a tombstone naming the export's id does not keep the id's sample at another start
+    /// deleted.
+    @Test func aDeletionThroughAnAliasHoldsAtItsStartOnly() throws {
+        let journal = try Journal(stateDirectory: makeTemporaryDirectory())
+        let exported = heartRate(60, at: 0)
+        var pushed = exported
+        pushed.id = "PUSHED"
+        try journal.append([.sample(exported)], source: "history")
+        #expect(try journal.append([.sample(pushed)], source: "phone").aliased == 1)
+        #expect(try journal.append([.tombstone(Tombstone(ids: ["PUSHED"]))], source: "phone").deletedIds == 1)
+        var later = heartRate(61, at: 3_600)
+        later.id = "PUSHED"
+        #expect(try journal.append([.sample(later)], source: "phone").newCount == 1)
+        var again = pushed
+        again.value = 62
+        #expect(try journal.append([.sample(again), .sample(pushed)], source: "phone").entriesWritten == 0)
+        #expect(try journal.isDeleted(exported) && !journal.isDeleted(later))
+
+        let other = try Journal(stateDirectory: makeTemporaryDirectory())
+        let noon = heartRate(70, at: 43_200)
+        var alias = noon
+        alias.id = "ALIAS"
+        try other.append([.sample(noon)], source: "history")
+        #expect(try other.append([.sample(alias)], source: "phone").aliased == 1)
+        #expect(try other.append([.tombstone(Tombstone(ids: [noon.id]))], source: "phone").deletedIds == 1)
+        var morning = heartRate(61, at: 32_400)
+        morning.id = "ALIAS"
+        #expect(try other.append([.sample(morning)], source: "phone").newCount == 1)
+        #expect(try other.isDeleted(noon) && !other.isDeleted(morning))
+    }
+
+    /// A journal from before `deleted_ids.revived`, whose deletion a sample followed: the column is
+    /// filled in when it is added, so a second tombstone deletes that sample again.
+    @Test func aJournalFromBeforeKnowsWhichDeletionsASampleFollowed() throws {
+        let directory = makeTemporaryDirectory()
+        var followed = heartRate(60, at: 0)
+        followed.id = "FOLLOWED"
+        do {
+            let journal = try Journal(stateDirectory: directory)
+            try journal.append([.tombstone(Tombstone(ids: ["FOLLOWED", "ALONE"])), .sample(followed)], source: "phone")
+        }
+        let database = try SQLiteDatabase(path: directory + "/journal.sqlite")
+        try database.execute("ALTER TABLE deleted_ids DROP COLUMN revived")
+        let reopened = try Journal(stateDirectory: directory)
+        let second = try reopened.append([.tombstone(Tombstone(ids: ["FOLLOWED", "ALONE"]))], source: "phone")
+        #expect(second.deletedIds == 1 && second.entriesWritten == 1)
+        #expect(try reopened.isDeleted(followed))
     }
 
     @Test func entriesSayWhetherTheyAreTheFirstOfTheirId() throws {

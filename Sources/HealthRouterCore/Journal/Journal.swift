@@ -160,25 +160,35 @@ public final class Journal {
         // known to be the first of their id, their ids' start offsets as unknown).
         try addColumnIfMissing("entries", "first_of_id", "INTEGER NOT NULL DEFAULT 0")
         try addColumnIfMissing("sample_ids", "start_offset", "INTEGER")
-        // The entry that stored a sample under a deleted id afterwards (`undelete`).
-        try addColumnIfMissing("deleted_ids", "revived", "INTEGER")
+        // The entry that stored a sample under a deleted id afterwards (`undelete`): filled in for
+        // a journal of before, whose deletions followed by a sample a second tombstone would not
+        // delete again (one scan of `sample_ids`, indexed by SQLite for the query, once).
+        if try addColumnIfMissing("deleted_ids", "revived", "INTEGER") {
+            try database.execute("""
+                UPDATE deleted_ids SET revived = (SELECT max(s.seq) FROM sample_ids s
+                                                  WHERE s.id = deleted_ids.id AND s.seq > deleted_ids.seq)
+                """)
+        }
         hasRevivedColumn = true
     }
 
     /// Whether `deleted_ids` has its `revived` column (a journal opened read-only may not).
     private var hasRevivedColumn = false
 
-    /// Adds `column` to `table` when the journal has not got it. Another process opening the same
-    /// journal may add it first.
-    private func addColumnIfMissing(_ table: String, _ column: String, _ definition: String) throws {
+    /// Adds `column` to `table` when the journal has not got it; true when this call added it.
+    /// Another process opening the same journal may add it first.
+    @discardableResult
+    private func addColumnIfMissing(_ table: String, _ column: String, _ definition: String) throws -> Bool {
         func hasColumn() throws -> Bool {
             try database.scalarInt("SELECT count(*) FROM pragma_table_info('\(table)') WHERE name = '\(column)'") == 1
         }
-        guard try !hasColumn() else { return }
+        guard try !hasColumn() else { return false }
         do {
             try database.execute("ALTER TABLE \(table) ADD COLUMN \(column) \(definition)")
+            return true
         } catch {
             guard try hasColumn() else { throw error }
+            return false
         }
     }
 
@@ -1100,15 +1110,17 @@ public final class Journal {
     /// another id (it was met as that reading before its tombstone).
     private func isDeletedAlias(_ id: String, start: Int64) throws -> Bool {
         let canonical = SampleIdKey.canonicalCase(id)
-        SampleIdKey.bind(lookupDeleted, 1, canonical)
-        let deleted = try lookupDeleted.step()
-        lookupDeleted.reset()
-        guard deleted else { return false }
+        SampleIdKey.bind(deletedAt, 1, canonical)
+        let deletion = try deletedAt.step() ? deletedAt.int64(0) : nil
+        deletedAt.reset()
+        // Deleted at all: a sample stored under the id since, at another start, does not bring
+        // back the reading its deletion deleted here.
+        guard let deletion else { return false }
         for other in try namesOfReading(canonical).dropFirst() {
             SampleIdKey.Key(other).bind(lookupId, 1, through: bindings)
             lookupId.bind(2, start)
             defer { lookupId.reset() }
-            if try lookupId.step() { return true }
+            if try lookupId.step(), lookupId.int64(1) < deletion { return true }
         }
         return false
     }
@@ -1129,15 +1141,14 @@ public final class Journal {
         try database.scalarInt("SELECT EXISTS(SELECT 1 FROM deleted_ids)") == 1
     }
 
-    /// Whether a tombstone deleted the sample `id` names: it, or an alias of it (the same reading
-    /// under another id), is recorded as deleted.
-    public func isDeleted(_ id: String) throws -> Bool {
-        for name in try namesOfReading(id) {
-            SampleIdKey.bind(lookupDeleted, 1, name)
-            defer { lookupDeleted.reset() }
-            if try lookupDeleted.step() { return true }
-        }
-        return false
+    /// Whether a tombstone deleted `sample` (one a file brings: a backfill's): its id, or an alias
+    /// of it (the same reading under another id), was deleted after the journal stored the id at
+    /// the sample's start, or at all when it never did there. A sample stored under the id after its
+    /// deletion, at another start, does not bring back what the deletion deleted; the one it
+    /// stored is not deleted.
+    public func isDeleted(_ sample: Sample) throws -> Bool {
+        let id = SampleIdKey.canonicalCase(sample.id)
+        return try isDeleted(id, after: storedSequence(of: id, start: Self.keySecond(sample)) ?? 0)
     }
 
     /// Whether `deleted_ids` held an id when this append began, or took one since (`admit`).

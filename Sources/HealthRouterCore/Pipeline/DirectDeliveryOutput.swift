@@ -29,7 +29,7 @@ public final class DirectDeliveryOutput: SourceOutput {
                 guard try journal.hasDeletedIds() else { return [] }
                 var deleted = Set<Int64>()
                 for entry in entries {
-                    if case .sample(let sample) = entry.item, try journal.isDeleted(sample.id) { deleted.insert(entry.sequence) }
+                    if case .sample(let sample) = entry.item, try journal.isDeleted(sample) { deleted.insert(entry.sequence) }
                 }
                 return deleted
             }
@@ -51,7 +51,7 @@ public final class DirectDeliveryOutput: SourceOutput {
                 guard namer!.name(&sample) else { continue }
                 item = .sample(sample)
             }
-            if let journal, case .sample(let sample) = item, try journal.isDeleted(sample.id) {
+            if let journal, case .sample(let sample) = item, try journal.isDeleted(sample) {
                 skipped(Self.deletedReason, location: nil)
                 continue
             }
