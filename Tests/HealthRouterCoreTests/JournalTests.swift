@@ -450,6 +450,28 @@ import Testing
         morning.id = "ALIAS"
         #expect(try other.append([.sample(morning)], source: "phone").newCount == 1)
         #expect(try other.isDeleted(noon) && !other.isDeleted(morning))
+
+        // An id deleted before it came, then taken as an alias of a reading: that is the id
+        // stored, and a tombstone after it deletes the reading.
+        let third = try Journal(stateDirectory: makeTemporaryDirectory())
+        #expect(try third.append([.tombstone(Tombstone(ids: ["LATE"]))], source: "phone").deletedIds == 1)
+        try third.append([.sample(noon)], source: "history")
+        var late = noon
+        late.id = "LATE"
+        #expect(try third.append([.sample(late)], source: "phone").aliased == 1)
+        let again2 = try third.append([.tombstone(Tombstone(ids: ["LATE"]))], source: "phone")
+        #expect(again2.deletedIds == 1 && again2.entriesWritten == 1)
+        #expect(try third.isDeleted(noon))
+
+        // A tombstone naming both names of a reading records both: what comes later under either
+        // is told apart the same way whichever it named.
+        let fourth = try Journal(stateDirectory: makeTemporaryDirectory())
+        try fourth.append([.sample(noon)], source: "history")
+        #expect(try fourth.append([.sample(alias)], source: "phone").aliased == 1)
+        #expect(try fourth.append([.tombstone(Tombstone(ids: ["ALIAS", noon.id]))], source: "phone").deletedIds == 2)
+        #expect(try fourth.append([.sample(morning)], source: "phone").newCount == 1)
+        #expect(try fourth.append([.tombstone(Tombstone(ids: [noon.id]))], source: "phone").deletedIds == 0)
+        #expect(try !fourth.isDeleted(morning))
     }
 
     /// A journal from before `deleted_ids.revived`, whose deletion a sample followed: the column is

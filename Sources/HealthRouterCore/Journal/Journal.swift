@@ -582,6 +582,10 @@ public final class Journal {
                 SampleIdKey.bind(insertAlias, 1, sample.id)
                 SampleIdKey.bind(insertAlias, 2, existing)
                 try insertAlias.run()
+                // Stored, under the reading it names: a tombstone of the id before it (Pulso's
+                // rule: it blocks no later sample) is followed by a sample, as for an id stored
+                // under its own name.
+                try undelete(sample.id, at: sequence)
                 result.aliased += 1
                 result.duplicates[sample.kind, default: 0] += 1
                 return nil
@@ -1173,8 +1177,11 @@ public final class Journal {
     /// The tombstone to store (its ids not tombstoned before, with their aliases), or nil when nothing is new.
     private func admit(_ tombstone: Tombstone, sequence: Int64, result: inout AppendResult) throws -> Tombstone? {
         var ids: [String] = []
-        var seen = Set<String>()
-        for id in tombstone.ids.map(SampleIdKey.canonicalCase) where seen.insert(id).inserted {
+        // The ids the entry holds; every id the tombstone names is recorded as deleted, also one
+        // an earlier name's aliases brought into the entry already.
+        var included = Set<String>()
+        var named = Set<String>()
+        for id in tombstone.ids.map(SampleIdKey.canonicalCase) where named.insert(id).inserted {
             guard try mayDelete(id, for: tombstone.userId) else {
                 result.refusedOtherUsersIds += 1
                 continue
@@ -1187,14 +1194,14 @@ public final class Journal {
             insertDeleted.bind(2, sequence)
             try insertDeleted.run()
             hasDeletedIdsNow = true
-            ids.append(id)
+            if included.insert(id).inserted { ids.append(id) }
             result.deletedIds += 1
             // An alias's other names must go too, wherever a sink stored them, when the
             // tombstone's user may delete them.
             var others: [String] = []
             SampleIdKey.bind(aliasesOf, 1, id)
             while try aliasesOf.step() {
-                if let other = SampleIdKey.read(aliasesOf, 0), seen.insert(other).inserted { others.append(other) }
+                if let other = SampleIdKey.read(aliasesOf, 0), included.insert(other).inserted { others.append(other) }
             }
             aliasesOf.reset()
             for other in others {
