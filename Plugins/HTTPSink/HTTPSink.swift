@@ -79,7 +79,7 @@ public final class HTTPSink: Sink {
         guard base.hasPrefix("http://") || base.hasPrefix("https://") else {
             throw ConfigError(path: path + ".url", message: "url must be http:// or https://, not '\(configuration.url)'")
         }
-        let shown = Self.withoutPassword(configuration.url)
+        let shown = URLPassword.hidden(in: configuration.url)
         guard !base.contains(where: \.isWhitespace), let components = URLComponents(string: base),
               let host = components.host, !host.isEmpty, (1...65_535).contains(components.port ?? 443) else {
             throw ConfigError(path: path + ".url", message: "'\(shown)' is not a URL",
@@ -96,7 +96,7 @@ public final class HTTPSink: Sink {
         while base.hasSuffix("/") { base.removeLast() }
         if base.hasSuffix("/ingest") { base.removeLast("/ingest".count) }
         baseURL = base
-        shownBaseURL = Self.withoutPassword(base)
+        shownBaseURL = URLPassword.hidden(in: base)
         var encoder = PulsoBatchEncoder()
         if let size = configuration.batchSize {
             guard (1...5_000).contains(size) else {
@@ -127,16 +127,6 @@ public final class HTTPSink: Sink {
         let fresh = CurlSession(timeoutSeconds: Int((configuration.timeout?.seconds ?? 120).rounded(.up)), caFile: caFile)
         session = fresh
         return fresh
-    }
-
-    /// `url` without a password it may carry (`user:pass@host` → `user:…@host`): all between the
-    /// user's `:` and the last `@`, so a password holding an unencoded `@` or `/` is hidden whole
-    /// (a path holding an `@` after a port may be hidden with it).
-    static func withoutPassword(_ url: String) -> String {
-        guard let slashes = url.range(of: "//") else { return url }
-        let rest = url[slashes.upperBound...]
-        guard let at = rest.lastIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") else { return url }
-        return String(url[..<colon]) + ":…" + String(rest[at...])
     }
 
     public func prepare() throws -> Int64? {

@@ -18,8 +18,8 @@ public enum PostgresConnectionString {
             defer { if let error { PQfreemem(error) } }
             var reason = error.map { String(cString: $0) }?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "unreadable"
             // libpq quotes the url, or a piece of it, in some messages (an unmatched `[`).
-            if let password = password(in: url), !password.isEmpty {
-                reason = reason.replacingOccurrences(of: password, with: "…")
+            if url.hasPrefix("postgres"), let range = URLPassword.range(in: url), !range.isEmpty {
+                reason = reason.replacingOccurrences(of: url[range], with: "…")
             }
             // Of `key=value` pairs it quotes the word it stopped at, which may be a piece of an
             // unquoted password holding a space (`password=Sec ret3`), and of a URL a bad escape
@@ -67,15 +67,6 @@ public enum PostgresConnectionString {
         guard rest[rest.index(after: slash)...].prefix(while: { $0 != "?" }).contains("@") else { return nil }
         return "the url's user or password holds '/' or '?', where libpq ends the host: percent-encode them "
             + "as %2F and %3F (and @ : # as %40 %3A %23)"
-    }
-
-    /// The password of the `postgres://` URL `url` as written (what comes between the user's `:`
-    /// and the last `@` before the host), or nil.
-    static func password(in url: String) -> String? {
-        guard let scheme = ["postgres://", "postgresql://"].first(where: { url.hasPrefix($0) }) else { return nil }
-        let rest = url.dropFirst(scheme.count)
-        guard let at = rest.lastIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") else { return nil }
-        return String(rest[rest.index(after: colon)..<at])
     }
 
     /// For libpq's `invalid … parameter: "sslmod"`, the parameter libpq knows that is closest.
