@@ -19,14 +19,10 @@ enum NDJSONFolder {
         } catch {
             throw StorePath.creationFailure(path, key: "directory", error: error)
         }
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            throw SinkError.unavailable("\(path): stat failed: \(String(cString: strerror(errno)))")
-        }
         // One this process may not write is refused when its lock file is made, saying so.
         guard access(path, W_OK) == 0 else { return }
-        if info.st_mode & S_IWOTH != 0 {
-            throw SinkError.misconfigured("\(path) is writable by every user (mode \(String(info.st_mode & 0o7777, radix: 8))): "
+        if let mode = StorePath.modeIfEveryoneWrites(path) {
+            throw SinkError.misconfigured("\(path) is writable by every user (mode \(String(mode, radix: 8))): "
                                             + "another user could replace the sink's files or link them elsewhere; "
                                             + "chmod o-w \(path) (on a mount whose modes come from its options, "
                                             + "such as vfat, CIFS or NFS: set them there, e.g. dir_mode=0770)")

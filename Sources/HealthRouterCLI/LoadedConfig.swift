@@ -173,23 +173,23 @@ struct LoadedConfig {
     /// writes through with its own rights (as root, any file). A folder of this user's that its
     /// group may write is taken (the owner let that group in), and so is root's.
     static func checkOwnership(ofStateDirectory path: String) throws {
-        var info = stat()
         // A symbolic link another user made: the state directory is wherever they point it.
-        if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK, info.st_uid != geteuid(), info.st_uid != 0 {
-            throw CommandFailure(message: "the state directory \(path) is a symbolic link another user (uid \(info.st_uid)) "
+        if let linker = StorePath.foreignLinkOwner(path) {
+            throw CommandFailure(message: "the state directory \(path) is a symbolic link another user (uid \(linker)) "
                                      + "made: healthrouter would write wherever they point it",
                                  hint: "remove it, or set state_directory to a folder of your own", code: .cannotCreate)
         }
-        guard stat(path, &info) == 0 else { return }
-        if info.st_mode & S_IWOTH != 0 {
+        if let mode = StorePath.modeIfEveryoneWrites(path) {
             throw CommandFailure(
-                message: "the state directory \(path) may be written by every user (mode \(String(info.st_mode & 0o7777, radix: 8))): "
+                message: "the state directory \(path) may be written by every user (mode \(String(mode, radix: 8))): "
                     + "another user could replace the journal, read the health data, or make healthrouter write elsewhere",
                 hint: "chmod o-w \(path) if the folder is yours (healthrouter makes its own 0700), or use a folder of your own "
                     + "(on a mount whose modes come from its options, such as vfat, CIFS or NFS: set them there, e.g. dir_mode=0770)",
                 code: .cannotCreate)
         }
         // Root's is taken: root may change anything anyway (a folder an admin made for the service).
+        var info = stat()
+        guard stat(path, &info) == 0 else { return }
         let me = geteuid()
         if info.st_uid != me && info.st_uid != 0 {
             let name = getpwuid(info.st_uid).flatMap { $0.pointee.pw_name.map { String(cString: $0) } }

@@ -35,20 +35,33 @@ public enum StorePath {
     /// it is: a store root copied in, a service's store read by its admin). Said in the config's
     /// terms (`key`).
     public static func othersControlProblem(_ path: String, key: String) -> String? {
-        let me = geteuid()
         let folder = (path as NSString).deletingLastPathComponent
-        var info = stat()
-        if stat(folder.isEmpty ? "." : folder, &info) == 0, info.st_mode & S_IWOTH != 0, info.st_mode & S_ISVTX == 0 {
+        if let mode = modeIfEveryoneWrites(folder.isEmpty ? "." : folder, countingSticky: false) {
             return "\(folder.isEmpty ? "." : folder), the folder of \(path), may be written by every user (mode "
-                + "\(String(info.st_mode & 0o7777, radix: 8))): another user could replace the store or link it elsewhere; "
+                + "\(String(mode, radix: 8))): another user could replace the store or link it elsewhere; "
                 + "chmod o-w it (or +t, as /tmp is), or set `\(key)` to a folder of your own"
         }
-        guard lstat(path, &info) == 0 else { return nil }
-        if info.st_mode & S_IFMT == S_IFLNK, info.st_uid != me, info.st_uid != 0 {
-            return "\(path) is a symbolic link another user (uid \(info.st_uid)) made: the store would be the file they "
+        if let owner = foreignLinkOwner(path) {
+            return "\(path) is a symbolic link another user (uid \(owner)) made: the store would be the file they "
                 + "point it at; remove it, or set `\(key)` to a store of your own"
         }
         return nil
+    }
+
+    /// The mode (permission bits) of the folder `path` when every user may write it (`o+w`; a
+    /// sticky one, as /tmp, only when `countingSticky`), else nil (also when it cannot be read).
+    public static func modeIfEveryoneWrites(_ path: String, countingSticky: Bool = true) -> mode_t? {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IWOTH != 0, countingSticky || info.st_mode & S_ISVTX == 0 else { return nil }
+        return info.st_mode & 0o7777
+    }
+
+    /// The owner of the symbolic link `path` when another user than this process's or root made
+    /// it (whoever may point it elsewhere), else nil (not a link, or none there).
+    public static func foreignLinkOwner(_ path: String) -> uid_t? {
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK, info.st_uid != geteuid(), info.st_uid != 0 else { return nil }
+        return info.st_uid
     }
 
     /// Creates the folder `path` and the folders missing on the way, each its owner's alone (0700,
