@@ -11,9 +11,6 @@ struct NDJSONOpenFiles {
         self.limit = limit
     }
 
-    /// How many files are registered (all of them open).
-    var count: Int { files.count }
-
     /// Records that `file` was just flushed: it becomes the most recently used (when its
     /// descriptor is open), and the least recently used beyond `limit` is closed.
     mutating func used(_ file: NDJSONFile) {
