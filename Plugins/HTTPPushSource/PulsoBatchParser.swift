@@ -36,6 +36,9 @@ enum PulsoBatchParser {
         /// The ids of the samples taken so far, a UUID in upper case (the journal's form, in which
         /// `7a00…` and `7A00…` are one sample).
         private var ids = Set<String>()
+        /// Ids (in the journal's case) whose ends `ends` leaves out: samples the journal refused
+        /// (another user's id, an id sent before under another type), found by a first parse.
+        var endsLeaveOut: Set<String> = []
 
         /// Adds `sample` unless an earlier sample of the body had its id; whether it was added.
         mutating func addFirst(_ sample: Sample) -> Bool {
@@ -102,18 +105,25 @@ enum PulsoBatchParser {
 
     private static let notAnObject = SkippedElement.Problem(field: "element", reason: "not a JSON object")
 
-    static func parse(_ body: [UInt8], userId: String?, keepsUserIds: Bool = false) throws(Failure) -> Batch {
-        if let batch = body.withUnsafeBufferPointer({ scan($0, userId: userId, keepsUserIds: keepsUserIds) }) { return batch }
+    /// With `endsLeavingOut`, the ends of the samples with those ids are not in the batch's `ends`
+    /// (a second parse, once the journal said which it refused).
+    static func parse(_ body: [UInt8], userId: String?, keepsUserIds: Bool = false,
+                      endsLeavingOut: Set<String> = []) throws(Failure) -> Batch {
+        if let batch = body.withUnsafeBufferPointer({
+            scan($0, userId: userId, keepsUserIds: keepsUserIds, endsLeavingOut: endsLeavingOut)
+        }) { return batch }
         // Anything the byte-level reader does not take (errors included) goes through
         // JSONSerialization, which tells bad JSON from JSON that is not an array.
-        return try parseWithFoundation(body, userId: userId, keepsUserIds: keepsUserIds)
+        return try parseWithFoundation(body, userId: userId, keepsUserIds: keepsUserIds, endsLeavingOut: endsLeavingOut)
     }
 
     /// A native body (`POST /v1/samples`): NDJSON, one sample object or tombstone a line, in
     /// the encoding of `PulsoJSONEncoder` with its additive fields. Blank lines are ignored;
     /// a line that is not a JSON object fails the whole body (nothing is written).
-    static func parseNDJSON(_ body: [UInt8], userId: String?, keepsUserIds: Bool = false) throws(Failure) -> Batch {
+    static func parseNDJSON(_ body: [UInt8], userId: String?, keepsUserIds: Bool = false,
+                            endsLeavingOut: Set<String> = []) throws(Failure) -> Batch {
         var batch = Batch()
+        batch.endsLeaveOut = endsLeavingOut
         var failed = false
         body.withUnsafeBufferPointer { buffer in
             var reuse = PulsoElement.Reuse()
@@ -147,10 +157,12 @@ enum PulsoBatchParser {
 
     /// The fallback path, through `JSONSerialization`'s types, one element at a time (its whole
     /// tree would take many times the body: `JSONValues.tree`).
-    static func parseWithFoundation(_ body: [UInt8], userId: String?, keepsUserIds: Bool = false) throws(Failure) -> Batch {
+    static func parseWithFoundation(_ body: [UInt8], userId: String?, keepsUserIds: Bool = false,
+                                    endsLeavingOut: Set<String> = []) throws(Failure) -> Batch {
         guard let root = JSONValues.tree(body) else { throw .badJSON }
         guard let elements = JSONValues.entries(root) else { throw .notArray }
         var batch = Batch()
+        batch.endsLeaveOut = endsLeavingOut
         batch.received = elements.count
         batch.items.reserveCapacity(elements.count)
         for (index, value) in elements.enumerated() {
@@ -169,9 +181,11 @@ enum PulsoBatchParser {
     }
 
     /// The byte-level path: nil when the body is not a well-formed array this reader takes.
-    static func scan(_ bytes: UnsafeBufferPointer<UInt8>, userId: String?, keepsUserIds: Bool = false) -> Batch? {
+    static func scan(_ bytes: UnsafeBufferPointer<UInt8>, userId: String?, keepsUserIds: Bool = false,
+                     endsLeavingOut: Set<String> = []) -> Batch? {
         var scanner = JSONScanner(bytes)
         var batch = Batch()
+        batch.endsLeaveOut = endsLeavingOut
         // About 230 bytes a sample element: one allocation instead of a dozen doublings.
         batch.items.reserveCapacity(min(bytes.count / 200, 1 << 20))
         var reuse = PulsoElement.Reuse()
@@ -262,6 +276,7 @@ enum PulsoBatchParser {
             }
         }
         guard batch.addFirst(sample) else { return }
+        if !batch.endsLeaveOut.isEmpty && batch.endsLeaveOut.contains(SampleIdKey.canonicalCase(sample.id)) { return }
         // Keyed as Pulso's server names its files (`_deleted` and an empty type as `unknown`).
         batch.noteEnd(key: PulsoFileStem.of(key: element.type ?? "unknown"), end: element.end!, instant: sample.end)
     }

@@ -249,7 +249,7 @@ final class PushRequestHandler: Sendable {
 
     private func ingestPulso(_ body: [UInt8], caller: Caller, request: HTTPRequest) -> HTTPReply {
         let native = request.path == "/v1/samples"
-        let batch: PulsoBatchParser.Batch
+        var batch: PulsoBatchParser.Batch
         do {
             batch = native ? try PulsoBatchParser.parseNDJSON(body, userId: caller.userId, keepsUserIds: caller.keepsUserIds)
                 : try PulsoBatchParser.parse(body, userId: caller.userId, keepsUserIds: caller.keepsUserIds)
@@ -259,6 +259,17 @@ final class PushRequestHandler: Sendable {
             return .badJSON(body, contentType: request.header("content-type"), lines: native)
         }
         guard let result = append(batch.items, caller: caller) else { return .storageError }
+        if !result.refusedSampleIds.isEmpty {
+            // `/latest` names what was stored: the ends again without the samples the journal
+            // refused (rare: the body is read a second time).
+            let leaving = result.refusedSampleIds
+            if let again = try? (native
+                ? PulsoBatchParser.parseNDJSON(body, userId: caller.userId, keepsUserIds: caller.keepsUserIds, endsLeavingOut: leaving)
+                : PulsoBatchParser.parse(body, userId: caller.userId, keepsUserIds: caller.keepsUserIds, endsLeavingOut: leaving)) {
+                batch.ends = again.ends
+                batch.endsAhead = again.endsAhead
+            }
+        }
         warnUnconvertedUnits(batch.items, request: request, caller: caller, unitMayBeOmitted: true)
         warnSkipped(batch.skipped, of: batch.received, examples: batch.skips.map(\.description), request: request, caller: caller)
         if batch.leftOut > 0 {

@@ -54,6 +54,27 @@ struct UserIsolationTests {
         #expect(items == ["\(first)=70.5@alice", "\(second)=70.1@alice", "\(first)=70.7@alice", "deleted \(second)@alice"])
     }
 
+    /// `/latest` names what was stored: a sample the journal refused (another user's id, an id
+    /// sent before under another type) moves no type's latest end, while the body's other samples do.
+    @Test func latestLeavesOutSamplesTheJournalRefused() throws {
+        let server = try PushServerFixture()
+        let alice = PushServerFixture.tokens["alice"]!
+        let bob = PushServerFixture.tokens["bob"]!
+        func sample(_ id: String, _ type: String, day: Int, endDay: Int? = nil, value: Double = 5) -> String {
+            #"{"uuid":"\#(id)","type":"\#(type)","start":"2026-08-0\#(day)T08:00:00Z","end":"2026-08-0\#(endDay ?? day)T08:00:00Z","value":\#(value),"unit":"count","source":"P"}"#
+        }
+        #expect(server.client.post("/ingest", "[\(sample("X-1", "stepCount", day: 1))]", token: alice).status == 200)
+        // Bob's body: alice's id at a later day (refused), and one of his own at an earlier one.
+        #expect(server.client.post("/ingest", "[\(sample("X-1", "stepCount", day: 5)),\(sample("B-1", "stepCount", day: 2))]",
+                                   token: bob).body == #"{"received": 2, "new": 1, "deleted": 0}"#)
+        #expect(server.client.get("/latest", token: bob).body == #"{"stepCount": "2026-08-02T08:00:00Z"}"#)
+        // Alice sends her own id again under another type, ending later: it is left out, and she
+        // has no latest heart rate.
+        #expect(server.client.post("/ingest", "[\(sample("X-1", "heartRate", day: 1, endDay: 6, value: 60))]", token: alice).body
+                == #"{"received": 1, "new": 0, "deleted": 0}"#)
+        #expect(server.client.get("/latest", token: alice).body == #"{"stepCount": "2026-08-01T08:00:00Z"}"#)
+    }
+
     @Test func latestSurvivesARestart() throws {
         let directory: String
         do {

@@ -27,6 +27,9 @@ public struct AppendResult: Sendable, Equatable {
     /// Profiles deleted because a later one of the same user, of other content, replaced them
     /// (`Journal` keeps one profile a user in every store).
     public var replacedProfiles = 0
+    /// The ids (in `SampleIdKey.canonicalCase`) of the samples counted in `refusedOtherUsersIds`
+    /// and `idsOfAnotherType`: given, but not stored (a push's `/latest` leaves them out).
+    public var refusedSampleIds: Set<String> = []
     /// The sequence numbers of the entries written, when any.
     public var firstSequence: Int64?
     public var lastSequence: Int64?
@@ -55,6 +58,7 @@ public struct AppendResult: Sendable, Equatable {
         idsOfAnotherType += other.idsOfAnotherType
         earlierVersions += other.earlierVersions
         replacedProfiles += other.replacedProfiles
+        refusedSampleIds.formUnion(other.refusedSampleIds)
         if firstSequence == nil { firstSequence = other.firstSequence }
         if other.lastSequence != nil { lastSequence = other.lastSequence }
         itemTypes.formUnion(other.itemTypes)

@@ -391,6 +391,7 @@ public final class Journal {
         precondition(!sample.id.isEmpty, "samples are admitted with an id")
         guard try mayWrite(sample) else {
             result.refusedOtherUsersIds += 1
+            result.refusedSampleIds.insert(SampleIdKey.canonicalCase(sample.id))
             return nil
         }
         // The entry's encoding, offsets included and marked, once: the hash is taken from it.
@@ -479,6 +480,7 @@ public final class Journal {
             if !isFingerprintId, !Self.isDerivedId(sample.id), let storedVersion,
                TypeRegistry.identifier(of: storedVersion.type) != TypeRegistry.identifier(of: sample.type) {
                 result.idsOfAnotherType += 1
+                result.refusedSampleIds.insert(SampleIdKey.canonicalCase(sample.id))
                 result.duplicates[sample.kind, default: 0] += 1
                 return nil
             }
