@@ -4,7 +4,7 @@ import HealthRouterCore
 /// The `sqlite` sink: the embedded default store, one SQLite file with a table per kind of
 /// sample, meant to be queried with `sqlite3` (schema and conventions in the README).
 ///
-/// - `prepare()` opens the file (WAL, `synchronous=NORMAL`), creates what is missing and
+/// - `prepare()` opens the file (WAL, `synchronous=FULL`), creates what is missing and
 ///   returns the cursor stored in `sink_cursor`.
 /// - `write(_:cursor:)` runs one transaction: every sample upserted by id (a row is written
 ///   only when something in it changed; a changed workout, correlation or HRV sample gets its
@@ -108,6 +108,11 @@ public final class SQLiteSink: Sink {
             // at random in them (a bulk load, which appends, sets SQLite's default 2 MB while it
             // runs). Rarer checkpoints write each page of those indexes less often.
             try database.execute("PRAGMA cache_size = \(Self.upsertCacheSize)")
+            // Each commit is on the disk when `write` returns (WAL's NORMAL survives a killed
+            // process, not a power cut): the journal prunes what a sink's cursor passed, and a
+            // `migrate` or `backfill` resumes after it, so a batch lost after its commit would be
+            // lost for good.
+            try database.execute("PRAGMA synchronous = FULL")
             try database.execute("PRAGMA wal_autocheckpoint = 16384")
             try database.execute("PRAGMA journal_size_limit = 67108864")
             createdItsStore = try database.scalarInt(
@@ -294,17 +299,15 @@ public final class SQLiteSink: Sink {
         do {
             let current = try database.scalarText("PRAGMA journal_mode")
             if bulk, current == "wal" {
-                // Each commit syncs the rollback journal before it overwrites a page of the store.
-                try database.execute("PRAGMA synchronous = FULL")
+                // Each commit syncs the rollback journal before it overwrites a page of the store
+                // (`synchronous=FULL`, as in WAL).
                 do {
                     inRollbackJournal = try database.scalarText("PRAGMA journal_mode = TRUNCATE") == "truncate"
                 } catch {
                     logger.debug("the load runs in WAL", [("reason", "\(error)")])
                 }
-                if !inRollbackJournal { try database.execute("PRAGMA synchronous = NORMAL") }
             } else if !bulk {
                 if current != "wal", try database.scalarText("PRAGMA journal_mode = WAL") != "wal" { return }
-                try database.execute("PRAGMA synchronous = NORMAL")
                 inRollbackJournal = false
             }
         } catch {

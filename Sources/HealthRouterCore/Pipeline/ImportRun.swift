@@ -77,6 +77,11 @@ public final class ImportRun {
                     onStart: ([JournalSourceOutput], [SinkWorker]) -> Void = { _, _ in }) throws -> Summary {
         let started = Date()
         let journal = try Journal(stateDirectory: stateDirectory)
+        // Each commit reaches the disk before its entries go to the sinks (one fsync a batch of
+        // `transactionSize`): a sink's cursor, durable in its own store, must never pass the
+        // journal's durable end. After a power cut the journal would hand the lost sequence
+        // numbers to new entries, which a sink past them would never get.
+        try journal.database.execute("PRAGMA synchronous=FULL")
         let control = WorkerControl()
         // A batch from the source holds at least `transactionSize` items (a few more when the
         // source's last chunk brought them): workers take one whole, or two that fit.

@@ -119,6 +119,10 @@ public final class SinkWorker: Sendable {
         let journal: Journal
         do {
             journal = try Journal(stateDirectory: stateDirectory, role: .reader)
+            // What this connection writes (dead letters, the cursor's copy by which the journal
+            // is pruned) must be durable before the sink's own cursor passes it: a power cut
+            // would otherwise lose a dead letter whose entry the sink then never has.
+            if writer == nil { try journal.database.execute("PRAGMA synchronous=FULL") }
         } catch {
             giveUp("cannot open the journal: \(error)", misconfigured: false)
             return

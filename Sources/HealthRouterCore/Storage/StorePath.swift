@@ -76,6 +76,17 @@ public enum StorePath {
         }
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         for folder in missing { chmod(folder, 0o700) }
+        // Each new folder's entry reaches the disk with its parent (a power cut could otherwise
+        // lose the folder, and the stores made in it, after their first writes were acknowledged).
+        for folder in missing.reversed() { syncFolder((folder as NSString).deletingLastPathComponent) }
+    }
+
+    /// fsyncs the folder `path` (its entries: a file or folder made or renamed in it). Best effort.
+    public static func syncFolder(_ path: String) {
+        let fd = open(path.isEmpty ? "." : path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        _ = fsync(fd)
+        close(fd)
     }
 
     /// The folder `path` could not be created (`error`, from `FileManager.createDirectory`): a
