@@ -140,6 +140,10 @@ public final class PostgresSink: Sink {
             let connection = try PostgresConnection(url: configuration.url,
                                                     statementTimeoutSeconds: Int(configuration.statementTimeout.seconds))
             connection.onNotice = { [logger] notice in logger.warning("postgres: \(notice)") }
+            if let problem = try connection.textEncodingProblem() {
+                connection.close()
+                throw SinkError.misconfigured(problem)
+            }
             // Before any DDL (the daily view's days and the summaries' are in this zone): a wrong
             // zone leaves nothing behind. A zone's name, not anything `AT TIME ZONE` takes: an
             // abbreviation (`CEST`) is a fixed offset all year, a POSIX-style offset (`+02:00`) has

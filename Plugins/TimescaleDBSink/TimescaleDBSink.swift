@@ -174,6 +174,10 @@ public final class TimescaleDBSink: Sink {
             let connection = try PostgresConnection(url: configuration.url,
                                                     statementTimeoutSeconds: Int(configuration.statementTimeout.seconds))
             connection.onNotice = { [logger] notice in logger.warning("postgres: \(notice)") }
+            if let problem = try connection.textEncodingProblem() {
+                connection.close()
+                throw SinkError.misconfigured(problem)
+            }
             let database = connection.endpoint
             let probe = try TimescaleDBProbe.run(on: connection)
             if let problem = probe.problem(database: database, required: configuration.requireTimescaledb) {

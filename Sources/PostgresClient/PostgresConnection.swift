@@ -78,8 +78,11 @@ public final class PostgresConnection {
             // Literals (`SQL.literal`) double quotes only: with standard_conforming_strings off (a
             // database or role may set it) a backslash would escape, and a sample id could end a
             // string early. The session turns it on whatever the server's default.
+            // Text goes both ways in UTF-8 whatever the environment says (`PGCLIENTENCODING=LATIN1`
+            // had the server take healthrouter's UTF-8 bytes for LATIN1: `’` stored as `â\u0080\u0099`).
             try execute("SET TimeZone = 'UTC'; SET statement_timeout = \(statementTimeoutSeconds * 1000);"
-                            + " SET client_min_messages = warning; SET standard_conforming_strings = on")
+                            + " SET client_min_messages = warning; SET standard_conforming_strings = on;"
+                            + " SET client_encoding = 'UTF8'")
         } catch var error as PostgresError {
             error.operation = "connect to \(endpoint)"
             throw error
@@ -87,6 +90,18 @@ public final class PostgresConnection {
     }
 
     deinit { close() }
+
+    /// Why this database cannot store healthrouter's text, or nil: its encoding (`server_encoding`)
+    /// is neither UTF-8 nor SQL_ASCII (which keeps bytes as given), so a device name or metadata
+    /// value outside that encoding (`Jane’s Apple Watch` in LATIN1) would fail its batch.
+    /// For a sink's `prepare()`; reading such a database is fine.
+    public func textEncodingProblem() throws -> String? {
+        let encoding = try query("SHOW server_encoding").text(0, 0) ?? ""
+        guard encoding != "UTF8", encoding != "SQL_ASCII" else { return nil }
+        return "database \(endpoint) stores text as \(encoding), which cannot hold every character of health data "
+            + "(device names, metadata): create it with UTF-8 (`createdb -E UTF8 -T template0 NAME`, or "
+            + "`CREATE DATABASE name ENCODING 'UTF8' TEMPLATE template0`) and point `url` at it"
+    }
 
     /// TCP keepalives (idle 30 s, then 3 probes 10 s apart) and a TCP user timeout (60 s for
     /// data sent and not acknowledged): how long a connection to a server that vanished lasts.
