@@ -44,6 +44,11 @@ enum RunCommand {
             return .success
         }
         try arguments.refusePositional(command: "run")
+        // First: a stop or reload sent while the config loads waits for it instead of killing the process.
+        let signals = SignalWaiter(signals: [SIGTERM, SIGINT, SIGHUP])
+        // A log read through a pipe whose reader went away (`run | tee`, a log shipper restarting)
+        // fails a write instead of killing the daemon.
+        signal(SIGPIPE, SIG_IGN)
         // The push listeners' sockets, kept bound across a reload (no connection is refused).
         let handover = ListenerHandover()
         var plan = try Plan(arguments: arguments, environment: environment, handover: handover)
@@ -54,11 +59,11 @@ enum RunCommand {
         // that config has started (a config that cannot start falls back to the one that ran, whose
         // directory stays locked).
         var pendingLock: DaemonLock?
-        let signals = SignalWaiter(signals: [SIGTERM, SIGINT, SIGHUP], logger: plan.loaded.logger)
         var previous: Plan?
         // The push counters /metrics shows count this process's pushes, across reloads.
         let pushTotals = PushTotals()
         while true {
+            signals.logger = plan.loaded.logger
             // Set when a SIGHUP brought a config that checks: the running one stops for it.
             var next: Plan?
             do {

@@ -10,18 +10,31 @@ import Synchronization
 /// burst of SIGHUPs during a reload is one more reload, not one each).
 final class SignalWaiter {
     private let semaphore = DispatchSemaphore(value: 0)
-    /// The signals received and not yet returned by `wait` (a Sendable box, so the handler can capture it).
-    private final class Pending: Sendable { let numbers = Mutex<Set<Int32>>([]) }
+    /// The signals received and not yet returned by `wait`, and the logger that says so (a
+    /// Sendable box, so the handler can capture it).
+    private final class Pending: Sendable {
+        let numbers = Mutex<Set<Int32>>([])
+        let logger: Mutex<Logger?> = Mutex(nil)
+    }
     private let pending = Pending()
     private let sources: [any DispatchSourceSignal]
 
-    init(signals: [Int32], logger: Logger) {
+    /// Where each signal is logged: set once the config says how (a signal before that is kept,
+    /// not logged). The waiter is made first thing, so that a signal sent right after the process
+    /// started (a `systemctl reload` after `start`) is not met by its default action.
+    var logger: Logger? {
+        get { pending.logger.withLock { $0 } }
+        set { pending.logger.withLock { $0 = newValue } }
+    }
+
+    init(signals: [Int32], logger: Logger? = nil) {
         var sources: [any DispatchSourceSignal] = []
+        pending.logger.withLock { $0 = logger }
         for number in signals {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { [semaphore, pending] in
-                logger.info("signal received", [("signal", Self.name(number))])
+                pending.logger.withLock { $0 }?.info("signal received", [("signal", Self.name(number))])
                 pending.numbers.withLock { _ = $0.insert(number) }
                 semaphore.signal()
             }

@@ -9,4 +9,27 @@ if let symbol = dlsym(nil, "mallopt") {
     let arenaMax: Int32 = -8  // M_ARENA_MAX
     _ = unsafeBitCast(symbol, to: MallOpt.self)(arenaMax, 2)
 }
+// Standard input, output and error closed by the caller (`healthrouter run >&- 2>&-`) would be
+// the descriptors the next files opened get, and log lines would be written into them (the
+// daemon's lock file): each closed one is /dev/null instead.
+for descriptor: Int32 in 0...2 where fcntl(descriptor, F_GETFD) == -1 && errno == EBADF {
+    let opened = open("/dev/null", O_RDWR)
+    if opened >= 0 && opened != descriptor { _ = dup2(opened, descriptor); close(opened) }
+}
+// Signals the parent left blocked (a test runner, some supervisors: the mask is inherited) are
+// taken again: a blocked SIGQUIT would never quit, and its default action is all it has.
+var unblocked = sigset_t()
+sigemptyset(&unblocked)
+sigprocmask(SIG_SETMASK, &unblocked, nil)
+// Ctrl-\ quits, as it does any program (the Swift runtime's crash reporter took SIGQUIT for a
+// crash, printed a backtrace claiming one, and the process went on).
+signal(SIGQUIT, SIG_DFL)
+// As process 1 (a container run without --init) the kernel ignores a signal whose action is
+// the default: Ctrl-C and `docker stop` would do nothing. Ended as the default action would end
+// it (what an import, backfill or migration wrote stays; a run again resumes); `run` replaces
+// these with its graceful stop.
+if getpid() == 1 {
+    signal(SIGINT) { number in _exit(128 + number) }
+    signal(SIGTERM) { number in _exit(128 + number) }
+}
 exit(HealthRouterCommand.main(Array(CommandLine.arguments.dropFirst())))

@@ -118,6 +118,9 @@ final class DaemonProcess {
     /// Whether `run` reads its config from a pipe (`--config <(cat config.yaml)`) instead of the file.
     var configThroughPipe = false
 
+    /// Shell commands bash runs before it execs the daemon (`exec >&- 2>&-`, `ulimit -c 0`).
+    var shellSetup: String?
+
     /// Whether `run` finds its config as `./healthrouter.yaml` (a link to config.yaml, in the
     /// daemon's directory) instead of `--config`.
     var configFound = false
@@ -163,6 +166,9 @@ final class DaemonProcess {
             // bash hands the config over as /dev/fd/N and execs: the process is the daemon itself.
             process.executableURL = URL(fileURLWithPath: "/bin/bash")
             process.arguments = ["-c", #"exec "$0" run --config <(cat "$1")"#, Self.executable, directory + "/config.yaml"]
+        } else if let shellSetup {
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = ["-c", shellSetup + #"; exec "$0" run --config "$1""#, Self.executable, directory + "/config.yaml"]
         } else if configFound {
             let found = directory + "/healthrouter.yaml"
             if !FileManager.default.fileExists(atPath: found) {

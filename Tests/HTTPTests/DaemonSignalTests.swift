@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `healthrouter run` as a process among others: closed standard streams, a log pipe whose reader
+/// went away, signals sent early, Ctrl-\.
+@Suite("run's process")
+struct DaemonSignalTests {
+    /// Waits up to `seconds` for `condition`.
+    static func eventually(_ seconds: Double = 10, _ condition: () -> Bool) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        while Date() < deadline {
+            if condition() { return true }
+            usleep(20_000)
+        }
+        return condition()
+    }
+
+    /// With standard output and error closed, the files the daemon opened next took descriptors 1
+    /// and 2, and its log was written into its lock file (a second daemon then named the log as
+    /// the holder's "pid").
+    @Test func closedStandardStreamsLeaveTheLockFileItsPid() throws {
+        let daemon = try DaemonProcess()
+        daemon.shellSetup = "exec >&- 2>&-"
+        let process = try daemon.launch()
+        defer { if process.isRunning { daemon.stop() } }
+        #expect(Self.eventually { daemon.client.get("/health").status == 200 })
+        for descriptor in 1...2 {
+            let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(process.processIdentifier)/fd/\(descriptor)")
+            #expect(target == "/dev/null", "descriptor \(descriptor)")
+        }
+        // A refused push is logged (a warning): into nothing.
+        #expect(daemon.client.post("/ingest", "[]", token: "wrong-token").status == 401)
+        let lock = try String(contentsOfFile: daemon.directory + "/state/daemon.lock", encoding: .utf8)
+        #expect(lock == "\(process.processIdentifier)\n")
+        #expect(daemon.stop() == 0)
+    }
+
+    /// A log read through a pipe whose reader went away (`run 2>&1 | tee`, a log shipper that
+    /// restarted) killed the daemon with SIGPIPE at its next line.
+    @Test func aLogPipeWithoutAReaderDoesNotStopTheDaemon() throws {
+        let daemon = try DaemonProcess()
+        let pipe = Pipe()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: DaemonProcess.executable)
+        process.arguments = ["run", "--config", daemon.directory + "/config.yaml", "--log-level", "debug"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["TEST_TOKEN"] = DaemonProcess.token
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = pipe
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() } }
+        try pipe.fileHandleForReading.close()
+        #expect(Self.eventually { daemon.client.get("/health").status == 200 })
+        for _ in 0..<3 { _ = daemon.client.post("/ingest", "[]", token: "wrong-token") }
+        usleep(200_000)
+        #expect(process.isRunning)
+        #expect(daemon.client.get("/health").status == 200)
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+    }
+
+    /// A SIGTERM that comes while the config is still being read (here from a FIFO nobody has
+    /// written yet) waits for the daemon: it starts, then stops cleanly. It used to meet the
+    /// signal's default action (as a SIGHUP right after `systemctl start` did).
+    @Test func aStopSentWhileTheConfigIsReadStopsCleanly() throws {
+        let daemon = try DaemonProcess()
+        let fifo = daemon.directory + "/config.fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let config = try String(contentsOfFile: daemon.directory + "/config.yaml", encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: DaemonProcess.executable)
+        process.arguments = ["run", "--config", fifo]
+        var environment = ProcessInfo.processInfo.environment
+        environment["TEST_TOKEN"] = DaemonProcess.token
+        process.environment = environment
+        let log = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = log
+        try process.run()
+        usleep(500_000)
+        kill(process.processIdentifier, SIGTERM)
+        usleep(300_000)
+        // Killed by it, the daemon would leave no reader for the config (and opening the FIFO to
+        // write it would wait for good).
+        guard process.isRunning else {
+            Issue.record("the SIGTERM killed the daemon while it read its config")
+            return
+        }
+        let writer = try FileHandle(forWritingTo: URL(fileURLWithPath: fifo))
+        writer.write(Data(config.utf8))
+        try writer.close()
+        let output = String(decoding: log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(output)")
+        #expect(output.contains("stopped"))
+    }
+
+    /// Ctrl-\ (SIGQUIT) quits, as it quits any program: the Swift runtime's crash reporter took it
+    /// for a crash, printed a backtrace saying so, and the daemon went on.
+    @Test func sigquitQuits() throws {
+        let daemon = try DaemonProcess()
+        daemon.shellSetup = "ulimit -c 0"
+        try daemon.start()
+        let process = try #require(daemon.process)
+        kill(process.processIdentifier, SIGQUIT)
+        let ended = Self.eventually { !process.isRunning }
+        #expect(ended)
+        if !ended { daemon.stop(signal: SIGKILL) }
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGQUIT)
+        #expect(!daemon.log.contains("crashed"))
+    }
+}
