@@ -54,7 +54,8 @@ public final class AdminSource: ServiceSource {
     public var listenAddress: (host: String, port: UInt16)? { (host, port) }
 
     public func start(ingest: PushIngest) throws {
-        let journal = Mutex(try Journal(stateDirectory: context.stateDirectory))
+        // Reads only: an inspector's connection (a count over every entry sorts in a file, not memory).
+        let journal = Mutex(try Journal(stateDirectory: context.stateDirectory, role: .inspector))
         let sinkNames = context.sinkNames
         let routes = context.routes
         let report: @Sendable () -> AdminReport? = {
