@@ -38,9 +38,17 @@ enum HealthAutoExportParser {
         guard let root = JSONValues.tree(body) else { throw .badJSON }
         let (data, _) = try sections(root)
         var payload = Payload()
-        // Sections of other data types (`stateOfMind`, `medications`, `ecg`, …): not read, counted as
-        // skipped so that the log says so (`HealthAutoExportSkips`).
-        for (_, entries) in unreadSections(of: data) { payload.skipped += entries }
+        // Sections of other data types (`stateOfMind`, `medications`, `ecg`, …): each entry kept
+        // whole as a record (`HealthAutoExportRecord`).
+        for (name, entries) in recordSections(of: data) {
+            for entry in entries {
+                guard let record = HealthAutoExportRecord.read(entry, section: name, userId: userId) else {
+                    payload.skipped += 1
+                    continue
+                }
+                payload.items.append(.sample(record))
+            }
+        }
         for metric in JSONValues.entries(data["metrics"]) ?? [] {
             guard case .object = metric else { payload.skipped += 1; continue }
             readMetric(metric, userId: userId, into: &payload)
@@ -95,16 +103,15 @@ enum HealthAutoExportParser {
 
     /// The sections of `data` other than `metrics` and `workouts` that hold entries (Health Auto
     /// Export's `stateOfMind`, `medications`, `symptoms`, `cycleTracking`, `ecg`,
-    /// `heartRateNotifications`), with how many each holds, by name.
-    static func unreadSections(of data: JSONValue) -> [(name: String, entries: Int)] {
+    /// `heartRateNotifications`, or one a later version adds), with their entries, by name. A
+    /// repeated key counts once, with its last value.
+    static func recordSections(of data: JSONValue) -> [(name: String, entries: [JSONValue])] {
         guard case .object(let pairs) = data else { return [] }
-        var sections: [String: Int] = [:]
+        var sections: [String: [JSONValue]] = [:]
         for pair in pairs where pair.key != "metrics" && pair.key != "workouts" {
-            // A repeated key counts once, with its last value.
-            let entries = JSONValues.entries(pair.value)?.count ?? 0
-            sections[pair.key] = entries
+            sections[pair.key] = JSONValues.entries(pair.value) ?? []
         }
-        return sections.filter { $0.value > 0 }.map { (name: $0.key, entries: $0.value) }.sorted { $0.name < $1.name }
+        return sections.filter { !$0.value.isEmpty }.map { (name: $0.key, entries: $0.value) }.sorted { $0.name < $1.name }
     }
 
     // MARK: - Metrics

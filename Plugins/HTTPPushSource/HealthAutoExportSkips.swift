@@ -8,9 +8,12 @@ enum HealthAutoExportSkips {
     static func examples(_ body: [UInt8], limit: Int) -> [String] {
         // Element by element, as the parser reads them (see `HealthAutoExportParser.parse`).
         guard let root = JSONValues.tree(body), let (data, prefix) = try? HealthAutoExportParser.sections(root) else { return [] }
-        var examples = HealthAutoExportParser.unreadSections(of: data).prefix(limit).map { name, entries in
-            "\(prefix)\(name): \(entries) \(entries == 1 ? "entry" : "entries") of a data type healthrouter does not read "
-                + "(it reads metrics and workouts: choose those in the automation)"
+        var examples: [String] = []
+        for (name, entries) in HealthAutoExportParser.recordSections(of: data) {
+            for (index, entry) in entries.enumerated() where examples.count < limit
+            && HealthAutoExportRecord.read(entry, section: name, userId: nil) == nil {
+                examples.append("\(prefix)\(name) #\(index): \(HealthAutoExportRecord.problem(entry))")
+            }
         }
         for (metricIndex, metricValue) in (JSONValues.entries(data["metrics"]) ?? []).enumerated()
         where examples.count < limit {

@@ -66,7 +66,10 @@ import HealthRouterCore
 
         let plugin = try ReadmeSQL.statements(in: "Plugins/SQLiteSink/README.md")
         #expect(plugin.count >= 5)
-        for sql in plugin {
+        // The push source's README shows one for Health Auto Export's records.
+        let push = try ReadmeSQL.statements(in: "Plugins/HTTPPushSource/README.md")
+        #expect(push.contains { $0.contains("HealthAutoExport_medications") })
+        for sql in plugin + push {
             if case .failure(let error) = Self.rows(sql, in: store) { Issue.record("\(error): \(sql)") }
         }
     }

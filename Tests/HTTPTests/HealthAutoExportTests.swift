@@ -424,22 +424,47 @@ struct HealthAutoExportTests {
         #expect(server.client.post("/hae", body([("iPhone", 1000)]), token: alice).body == #"{"received": 1, "new": 1, "deleted": 0}"#)
     }
 
-    /// Sections of data types healthrouter does not read (`stateOfMind`, `medications`, …) are
-    /// counted as skipped and named in the log's examples, not dropped without a word.
-    @Test func sectionsOfOtherDataTypesAreReportedAsSkipped() throws {
+    /// Sections of Health Auto Export's other data types (`stateOfMind`, `medications`, …) are kept
+    /// whole, an entry a record of type `HealthAutoExport_<section>`: they were answered 200 and
+    /// dropped, and with "Since Last Sync" the app never sent them again. An entry without a
+    /// readable time is skipped and named in the log's examples.
+    @Test func sectionsOfOtherDataTypesAreKeptAsRecords() throws {
         let body = """
             {"data":{"metrics":[{"name":"step_count","units":"count","data":[{"qty":7,"date":"2024-01-05 09:04:00 +0000"}]}],
-             "stateOfMind":[{"id":"x","start":"2024-01-05 10:00:00 +0000","valence":0.5},{"id":"y"}],
-             "medications":[{"name":"Aspirin"}], "ecg":[], "symptoms":null}}
+             "stateOfMind":[{"start":"2024-01-05 10:00:00 +0000","valence":0.5,"labels":["calm","happy"],"kind":"momentaryEmotion"},{"id":"y"}],
+             "medications":[{"start":"2024-01-05 08:00:00 +0000","end":"2024-01-05 08:00:00 +0000","displayText":"Ibuprofen",
+                             "status":"taken","dosage":1,"isArchived":false,"codings":[{"system":"rxnorm","code":"5640"}],"units":"tablet"}],
+             "heartRateNotifications":[{"heartNotification":"high_heart_rate_notification","start":"2024-01-05T10:00:00Z",
+                                        "end":"2024-01-05T10:03:00Z","threshhold":120,"heartRateData":[],"source":{"name":"Apple Watch"}}],
+             "ecg":[], "symptoms":null}}
             """
-        let payload = try HealthAutoExportParser.parse(Array(body.utf8), userId: nil)
-        #expect(payload.items.count == 1 && payload.skipped == 3)
-        #expect(HealthAutoExportSkips.examples(Array(body.utf8), limit: 10) == [
-            "data.medications: 1 entry of a data type healthrouter does not read (it reads metrics and workouts: choose those in the automation)",
-            "data.stateOfMind: 2 entries of a data type healthrouter does not read (it reads metrics and workouts: choose those in the automation)",
-        ])
+        let payload = try HealthAutoExportParser.parse(Array(body.utf8), userId: "alice")
+        #expect(payload.items.count == 4 && payload.skipped == 1)
+        let records = payload.items.compactMap { item -> Sample? in
+            guard case .sample(let sample) = item, sample.kind == .other else { return nil }
+            return sample
+        }
+        #expect(records.map(\.type) == ["HealthAutoExport_heartRateNotifications", "HealthAutoExport_medications",
+                                         "HealthAutoExport_stateOfMind"])
+        let medication = try #require(records.first { $0.type == "HealthAutoExport_medications" })
+        guard case .record(let record) = medication.detail else { Issue.record("no record"); return }
+        #expect(record.element == "medications")
+        #expect(record.attributes.map { "\($0.name)=\($0.value)" } == [
+            "displayText=Ibuprofen", "dosage=1", "end=2024-01-05 08:00:00 +0000", "isArchived=false",
+            "start=2024-01-05 08:00:00 +0000", "status=taken", "units=tablet"])
+        #expect(record.children == [GenericRecord(element: "codings", attributes: [.init("json", #"[{"code":"5640","system":"rxnorm"}]"#)])])
+        #expect(medication.start.epochMilliseconds == 1_704_441_600_000 && medication.sourceName == "Health Auto Export")
+        #expect(medication.userId == "alice")
+        let notification = try #require(records.first { $0.type == "HealthAutoExport_heartRateNotifications" })
+        #expect(notification.sourceName == "Apple Watch")
+        #expect(notification.end.epochMilliseconds - notification.start.epochMilliseconds == 180_000)
+        #expect(HealthAutoExportSkips.examples(Array(body.utf8), limit: 10) == ["data.stateOfMind #1: no start, startDate or date"])
+
         let server = try PushServerFixture()
-        #expect(server.client.post("/hae", body, token: alice).body == #"{"received": 1, "new": 1, "deleted": 0}"#)
+        #expect(server.client.post("/hae", body, token: alice).body == #"{"received": 4, "new": 4, "deleted": 0}"#)
+        // The same entries again are duplicates.
+        #expect(server.client.post("/hae", body, token: alice).body == #"{"received": 4, "new": 0, "deleted": 0}"#)
+        #expect(try samples(server).filter { $0.kind == .other }.count == 3)
     }
 
     /// A workout Health Auto Export sends (no source of its own, its id HealthKit's, which an
