@@ -91,6 +91,25 @@ final class CollectingOutput: SourceOutput {
         #expect(output.skips.last?.reason.contains("end before start") == true, "\(output.skips)")
     }
 
+    /// A sample without `type`, which a Pulso server takes and files in `unknown.ndjson`, is read
+    /// as of type `unknown`, as the push source takes it (the file was refused whole as "not
+    /// NDJSON of health samples").
+    @Test func aPulsoServersUnknownFileIsRead() throws {
+        let directory = TestScratch.path + "replay-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try #"{"uuid":"U-1","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":5,"unit":"count","source":"P","receivedAt":"2026-07-06T08:00:01+00:00"}"#
+            .write(toFile: directory + "/unknown.ndjson", atomically: true, encoding: .utf8)
+        let output = CollectingOutput()
+        try ReplaySource(configuration: .init(path: directory), context: SinkFixtures.context(directory)).read(into: output)
+        #expect(output.skips.isEmpty, "\(output.skips)")
+        guard output.items.count == 1, case .sample(let sample) = output.items[0] else {
+            Issue.record("\(output.items)")
+            return
+        }
+        #expect(sample.id == "U-1" && sample.type == "unknown" && sample.value == 5 && sample.unit == "count")
+    }
+
     /// A first line longer than the 64 MiB the format check looks at is a sample still when it
     /// starts as one (the ndjson sink writes a workout with a million route points so), not a file
     /// of another format left unread; a long line that starts otherwise is still another format.
@@ -120,7 +139,7 @@ final class CollectingOutput: SourceOutput {
     @Test func aTextFieldOfAnotherTypeIsABadLine() {
         let base = #""source":"W","start":"2026-07-06T08:00:00Z","type":"sleepAnalysis","uuid":"S-1","value":"asleepCore""#
         for (field, value) in [("end", "1783324800"), ("end", "[]"), ("end", "true"), ("userId", "42"), ("creationDate", "{}"),
-                               ("timeZone", "3600")] {
+                               ("timeZone", "3600"), ("type", "42")] {
             guard case .failure(let failure) = ReplaySource.item(ArraySlice("{\(base),\"\(field)\":\(value)}".utf8)) else {
                 Issue.record("\(field): \(value) taken")
                 continue

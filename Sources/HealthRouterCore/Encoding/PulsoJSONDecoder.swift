@@ -51,7 +51,15 @@ public enum PulsoJSONDecoder {
         }
         guard let id = object["uuid"]?.stringValue else { throw Failure("no string uuid", notASample: true) }
         guard !id.isEmpty else { throw Failure("empty uuid") }
-        guard let key = object["type"]?.stringValue else { throw Failure("no string type", notASample: true) }
+        // Without `type`, `unknown`: as a Pulso server files such a sample (`unknown.ndjson`), and
+        // as the push source takes it.
+        let key: String
+        if let given = object["type"] {
+            guard let text = given.stringValue else { throw Failure("type is not a string") }
+            key = text
+        } else {
+            key = "unknown"
+        }
         let type = object["identifier"]?.stringValue ?? TypeRegistry.identifier(of: key)
         guard let startText = object["start"]?.stringValue else { throw Failure("no start", notASample: true) }
         guard let start = timestamp(startText) else { throw Failure("start '\(startText)' is not a date") }
