@@ -420,6 +420,11 @@ enum HealthAutoExportParser {
         }
         workout.averageHeartRate = workout.averageHeartRate ?? total("avgHeartRate", in: "count/min")
         workout.maximumHeartRate = workout.maximumHeartRate ?? total("maxHeartRate", in: "count/min")
+        // A v1 workout gives its heart rate only as a series: its lowest, mean and highest.
+        if workout.minimumHeartRate == nil && workout.averageHeartRate == nil && workout.maximumHeartRate == nil,
+           let series = heartRateSummary(object["heartRateData"]) {
+            (workout.minimumHeartRate, workout.averageHeartRate, workout.maximumHeartRate) = series
+        }
         var metadata: [MetadataEntry] = []
         if activity == nil, !name.isEmpty { metadata.append(MetadataEntry("name", .string(name))) }
         if let location = object["location"] as? String { metadata.append(MetadataEntry("location", .string(location))) }
@@ -430,12 +435,13 @@ enum HealthAutoExportParser {
         }
         if let intensity = quantity(object["intensity"], in: nil) { metadata.append(MetadataEntry("intensity", .number(intensity))) }
         // Fields of other workout kinds (`elevationUp`, `temperature`, `humidity`, `stepCadence`,
-        // `flightsClimbed`, `lapLength`, …) and totals in units that do not convert: kept in metadata
-        // as sent (a `{qty, units}` object as its compact JSON), not dropped. Series (arrays) other
-        // than the route are not kept. A v2 workout's own `metadata` object gives its entries.
+        // `flightsClimbed`, `lapLength`, …), totals in units that do not convert, and the series
+        // but the route (`heartRateData`, `heartRateRecovery`, `stepCount`, `activeEnergy`, …):
+        // kept in metadata as sent (an object or array as its compact JSON), not dropped. A v2
+        // workout's own `metadata` object gives its entries.
         let ownMetadata = object["metadata"] as? [String: Any]
         for (key, value) in object.sorted(by: { $0.key < $1.key })
-        where (!workoutKeys.contains(key) || unconverted.contains(key)) && !(value is [Any]) && !(key == "metadata" && ownMetadata != nil) {
+        where (!workoutKeys.contains(key) || unconverted.contains(key)) && !(key == "metadata" && ownMetadata != nil) {
             if let converted = JSONValues.metadataValue(value) { metadata.append(MetadataEntry(key, converted)) }
         }
         // Its entries after the workout's own fields, none of whose keys they repeat.
@@ -449,6 +455,28 @@ enum HealthAutoExportParser {
                             metadata: metadata, userId: userId, detail: .workout(workout))
         SampleNormalizer.normalize(&sample, convention: .canonical)
         return sample
+    }
+
+    /// The lowest, mean and highest heart rate of a workout's `heartRateData` (v1 points `qty`,
+    /// v2 points `Min`/`Avg`/`Max`), in its points' `units` (count/min when none); nil without a
+    /// point that has a number.
+    static func heartRateSummary(_ value: Any?) -> (minimum: Double, average: Double, maximum: Double)? {
+        guard let points = value as? [Any] else { return nil }
+        var lowest = Double.infinity, highest = -Double.infinity, sum = 0.0, count = 0
+        for case let point as [String: Any] in points {
+            let unit = point["units"] as? String ?? "count/min"
+            func read(_ key: String) -> Double? {
+                guard let number = JSONValues.number(point[key]) else { return nil }
+                return unit == "count/min" ? number : UnitConverter.convert(number, from: unit, to: "count/min")
+            }
+            guard let average = read("Avg") ?? read("qty") else { continue }
+            lowest = min(lowest, read("Min") ?? average)
+            highest = max(highest, read("Max") ?? average)
+            sum += average
+            count += 1
+        }
+        guard count > 0 else { return nil }
+        return (lowest, sum / Double(count), highest)
     }
 
     /// The workout keys read into the workout itself (the rest goes to metadata).

@@ -47,7 +47,8 @@ struct HealthAutoExportTests {
                     {"latitude":"x","longitude":13.406,"timestamp":"2024-01-05 18:33:00 +0100"}]},
           {"name":"Running","start":"2024-01-06 7:00:00 AM +0100","end":"2024-01-06 7:30:00 AM +0100",
            "activeEnergy":{"qty":300,"units":"kcal"},"distance":{"qty":3.1,"units":"mi"},
-           "heartRateData":[{"date":"2024-01-06 07:01:00 +0100","qty":120,"units":"bpm"}],
+           "heartRateData":[{"date":"2024-01-06 07:01:00 +0100","qty":120,"units":"bpm"},{"date":"2024-01-06 07:02:00 +0100","qty":140,"units":"bpm"}],
+           "heartRateRecovery":[{"date":"2024-01-06 07:31:00 +0100","qty":110,"units":"bpm"}],
            "route":[{"lat":48.1,"lon":11.5,"altitude":520,"timestamp":"2024-01-06 07:01:00 +0100"}]}
         ]}}
         """
@@ -282,7 +283,13 @@ struct HealthAutoExportTests {
         #expect(strength.routes[0].end == HealthDateParser.parse("2024-01-05 18:32:00 +0100"))
         #expect(all[0].metadata[key: "temperature"] == .string(#"{"qty":21,"units":"degC"}"#))
         #expect(run.routes.first?.points.map(\.altitude) == [520])
-        #expect(all[1].metadata[key: "heartRateData"] == nil)
+        // Its series are kept as sent (the recovery curve comes in no metric), and a v1 workout's
+        // heart rate, which it gives only as a series, is that series' lowest, mean and highest.
+        #expect(all[1].metadata[key: "heartRateData"] == .string(
+            #"[{"date":"2024-01-06 07:01:00 +0100","qty":120,"units":"bpm"},{"date":"2024-01-06 07:02:00 +0100","qty":140,"units":"bpm"}]"#))
+        #expect(all[1].metadata[key: "heartRateRecovery"] == .string(#"[{"date":"2024-01-06 07:31:00 +0100","qty":110,"units":"bpm"}]"#))
+        #expect(run.minimumHeartRate == 120 && run.averageHeartRate == 130 && run.maximumHeartRate == 140)
+        #expect(strength.minimumHeartRate == 88)
         #expect(server.client.post("/hae", Self.workouts, token: alice).body == #"{"received": 2, "new": 0, "deleted": 0}"#)
     }
 
