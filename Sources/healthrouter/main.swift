@@ -32,4 +32,15 @@ if getpid() == 1 {
     signal(SIGINT) { number in _exit(128 + number) }
     signal(SIGTERM) { number in _exit(128 + number) }
 }
+// An argument that is not UTF-8 (a file named in Latin-1) reaches Swift with its bad bytes
+// replaced, and the file would be called missing: say what it is instead.
+for index in 1..<Int(CommandLine.argc) {
+    guard let argument = CommandLine.unsafeArgv[index], String(validatingCString: argument) == nil else { continue }
+    let shown = String(decoding: UnsafeBufferPointer(start: UnsafeRawPointer(argument).assumingMemoryBound(to: UInt8.self),
+                                                     count: strlen(argument)), as: UTF8.self)
+    FileHandle.standardError.write(Data(("healthrouter: argument \(index) (\(shown)) is not valid UTF-8, so healthrouter cannot "
+        + "name the file: rename it to a UTF-8 name (convmv -f latin1 -t utf-8 --notest FILE), or give a symbolic link "
+        + "with one\n").utf8))
+    exit(64)
+}
 exit(HealthRouterCommand.main(Array(CommandLine.arguments.dropFirst())))

@@ -78,6 +78,20 @@ import Testing
     /// A path that exists but cannot be reached is not said to be missing: a symbolic link that
     /// leads round in a loop says so (as does a folder on the path this user cannot open, which
     /// root, who runs the tests, can), with exit 66 and nothing created.
+    /// A file name that is not UTF-8 (Latin-1 bytes) was called missing: Swift hands it over with
+    /// the bad bytes replaced. It is named as what it is, with the fix, before anything is created.
+    @Test func aFileNameThatIsNotUTF8IsSaidToBeSo() throws {
+        let directory = makeTemporaryDirectory()
+        let result = try CommandRunner.run([], in: directory,
+                                           shellSetup: #"touch $'caf\xe9.zip'; exec "$0" import $'caf\xe9.zip'"#)
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(try CommandRunner.exitCodesInHelp("import").contains(result.status))
+        #expect(result.stderr.contains("argument 2 (caf\u{FFFD}.zip) is not valid UTF-8"), "\(result.stderr)")
+        #expect(result.stderr.contains("rename it to a UTF-8 name"))
+        #expect(!result.stderr.contains("does not exist"))
+        #expect(!FileManager.default.fileExists(atPath: directory + "/healthrouter-data"))
+    }
+
     @Test func aLinkInALoopIsNotCalledMissing() throws {
         let directory = makeTemporaryDirectory()
         let config = try writeConfig("state_directory: \(directory)/state\n", in: directory)
