@@ -67,13 +67,13 @@ extension NDJSONSink: ReadableSink {
         }
 
         // Pass 1: where each id's last line is.
-        var last: [String: (file: Int32, line: Int32)] = [:]
+        var last = NDJSONLastLines()
         for (fileIndex, name) in names.enumerated() {
             try NDJSONLineReader.forEachLine(path: directory + "/" + name) { line, number, end in
                 let pastIndex = isPastIndex(name, end)
                 if pastIndex && cutsPastIndex { return }
                 let parsed = NDJSONLineParser.parse(line)
-                if case .sample(let id, _) = parsed { last[id] = (Int32(fileIndex), Int32(number)) }
+                if case .sample(let id, _) = parsed { last[id] = .init(file: Int32(fileIndex), line: Int32(number)) }
                 if pastIndex { noteForeign(name, parsed) }
             }
         }
