@@ -87,6 +87,8 @@ enum ImportCommand {
                                         enabled: !arguments.flags.contains("--quiet") && ProgressLine.standardErrorIsTerminal)
                 line.start()
                 progress = line
+            } onPruning: { started in
+                progress?.notePruning(started)
             }
         } catch {
             progress?.stop()
@@ -98,7 +100,8 @@ enum ImportCommand {
         var report = ImportReport(summary: summary,
                                   inputs: plan.map(\.input),
                                   sinkTypes: Dictionary(sinks.map { ($0.name, $0.type) }) { a, _ in a },
-                                  deliveringDaemon: daemon, timeZone: arguments.values["--time-zone"])
+                                  deliveringDaemon: daemon, timeZone: arguments.values["--time-zone"],
+                                  retain: loaded.config.journal.retain.description)
         // What a sink lacks because it was pruned before the sink wrote it (its worker noted it in
         // a warning): the summary says so beside "caught up", as `status` would.
         if let journal = try? Journal(stateDirectory: loaded.config.stateDirectory, role: .reader) {

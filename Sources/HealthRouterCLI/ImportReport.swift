@@ -17,6 +17,8 @@ struct ImportReport {
     /// Per sink, the entries it lacks because they were pruned before it wrote them
     /// (`Journal.lackingRanges`).
     var lacking: [String: [(first: Int64, last: Int64)]] = [:]
+    /// `journal.retain` as the config gives it (`30d`): the summary says which entries were pruned.
+    var retain: String? = nil
 
     /// Whether any record was read or skipped: a failed import that read neither shows only its error.
     var readAnything: Bool { summary.sources.contains { $0.counters.records > 0 || !$0.counters.skipped.isEmpty } }
@@ -190,6 +192,11 @@ struct ImportReport {
                 }
                 lines.append(line)
             }
+        }
+        if summary.pruned > 0 {
+            // At the end, after every sink passed the entries: seconds in which the progress line stood at 100%.
+            lines.append("  journal     pruned \(NumberText.counted(summary.pruned, "entry", plural: "entries"))"
+                         + (retain.map { " older than \($0)" } ?? "") + " (journal.retain) in \(NumberText.duration(summary.pruneSeconds))")
         }
         return lines.joined(separator: "\n")
     }

@@ -11,6 +11,8 @@ final class ProgressLine: Sendable {
     private let workers: [SinkWorker]
     private let started = Date()
     private let running = Mutex(true)
+    /// Whether the journal is being pruned (`journal.retain`), after the reading and delivery.
+    private let pruning = Mutex(false)
     private let done = DispatchSemaphore(value: 0)
     let enabled: Bool
 
@@ -43,6 +45,14 @@ final class ProgressLine: Sendable {
         StandardError.write("\n")
     }
 
+    /// Says on the line, drawn at once, that the journal's pruning began (true) or ended (false):
+    /// a prune of millions of entries takes seconds, after the line reached 100%.
+    func notePruning(_ started: Bool) {
+        guard enabled else { return }
+        pruning.withLock { $0 = started }
+        if started { draw() }
+    }
+
     private func draw() {
         let snapshots = outputs.map(\.snapshot)
         let bytes = snapshots.reduce(Int64(0)) { $0 + $1.bytes }
@@ -64,6 +74,7 @@ final class ProgressLine: Sendable {
         let head = snapshots.compactMap(\.appended.lastSequence).max() ?? 0
         let behind = workers.map { max(0, head - $0.progress.cursor) }.max() ?? 0
         if behind > 0 { line += "  sinks \(NumberText.grouped(behind)) behind" }
+        if pruning.withLock({ $0 }) { line += "  pruning the journal (journal.retain)" }
         StandardError.write("\r\u{1B}[K" + line)
     }
 }

@@ -54,4 +54,32 @@ import Testing
         #expect(piped.status == 0)
         #expect(!piped.stderr.contains("\u{1B}[K") && piped.stdout.contains("nothing new"), "\(piped.stderr)")
     }
+
+    /// The redraws on `screen`: each returns to the line's start and clears it.
+    static func draws(_ screen: String) -> [String] {
+        screen.components(separatedBy: "\r\u{1B}[K").dropFirst().map { $0.split(separator: "\r").first.map(String.init) ?? "" }
+    }
+
+    /// The journal pruned at the end of an import (journal.retain) is said on the line while it goes
+    /// on, and in the summary: at 4.7M entries it took 4.5 s with the line at 100% and nothing said.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "needs script (bsdutils)"))
+    func aTerminalSeesThePruningAtTheEnd() throws {
+        let directory = makeTemporaryDirectory()
+        try CommandRunner.generateExport(records: 2_000, to: directory + "/export.xml", zip: false, quirks: false)
+        let config = try writeConfig("""
+            state_directory: \(directory)/state
+            journal: { retain: 0s }
+            sinks:
+              local: { type: sqlite, path: \(directory)/state/health.sqlite }
+            """, in: directory)
+        let run = try Self.onTerminal(["import", "export.xml", "--config", config], in: directory)
+        #expect(run.status == 0, "\(run.screen.suffix(2_000))")
+        let draws = Self.draws(run.screen)
+        #expect(draws.contains { $0.hasPrefix("importing export.xml  ") && $0.hasSuffix("  pruning the journal (journal.retain)") },
+                "\(draws)")
+        // The last draw, after the pruning, no longer says it.
+        #expect(draws.last?.contains("pruning") == false, "\(draws)")
+        let entries = try #require(run.screen.firstMatch(of: /new +([0-9,]+)/)?.1, "\(run.screen)")
+        #expect(run.screen.contains("  journal     pruned \(entries) entries older than 0s (journal.retain) in "), "\(run.screen)")
+    }
 }

@@ -33,6 +33,8 @@ public final class ImportRun {
         public var journalRefused = false
         /// Journal entries pruned at the end (every sink passed them and `retain` ran out).
         public var pruned = 0
+        /// How long that took (a delete of millions of entries takes seconds).
+        public var pruneSeconds: Double = 0
         public var seconds: Double = 0
 
         /// True when every source was read to its end and every sink caught up, but for sinks whose
@@ -72,9 +74,12 @@ public final class ImportRun {
     }
 
     /// Reads every source in turn into the journal while the workers drain it.
-    /// `onStart` receives the outputs and workers so a caller can show progress.
+    /// `onStart` receives the outputs and workers so a caller can show progress; `onPruning` hears
+    /// true when the journal's pruning at the end begins (after every worker stopped), false when
+    /// it ended (not called without `retainSeconds`).
     public func run(sources: [(name: String, source: any FiniteSource)],
-                    onStart: ([JournalSourceOutput], [SinkWorker]) -> Void = { _, _ in }) throws -> Summary {
+                    onStart: ([JournalSourceOutput], [SinkWorker]) -> Void = { _, _ in },
+                    onPruning: (_ started: Bool) -> Void = { _ in }) throws -> Summary {
         let started = Date()
         let journal = try Journal(stateDirectory: stateDirectory)
         // Each commit reaches the disk before its entries go to the sinks (one fsync a batch of
@@ -159,10 +164,16 @@ public final class ImportRun {
                                                                       selectedBy: worker.selects(type:source:))
             }
         }
-        do {
-            summary.pruned = try journal.prune(sinks: sinks.map(\.name), retainSeconds: retainSeconds)
-        } catch {
-            logger.warning("could not prune the journal: \(error)")
+        if retainSeconds != nil {
+            onPruning(true)
+            let pruneStarted = Date()
+            do {
+                summary.pruned = try journal.prune(sinks: sinks.map(\.name), retainSeconds: retainSeconds)
+            } catch {
+                logger.warning("could not prune the journal: \(error)")
+            }
+            summary.pruneSeconds = Date().timeIntervalSince(pruneStarted)
+            onPruning(false)
         }
         summary.seconds = Date().timeIntervalSince(started)
         return summary
