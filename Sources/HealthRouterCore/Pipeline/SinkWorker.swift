@@ -163,6 +163,17 @@ public final class SinkWorker: Sendable {
         var splitPart: (end: Int64, size: Int)?
         var batchesFromFeed = 0
         var batchesFromJournal = 0
+        // A backlog being worked through, said in the daemon's log (an import shows its own
+        // progress line): its start, its progress every 30 s, and its end.
+        var catchUp: CatchUpReport?
+        func report(idle: Bool = false) {
+            guard var report = catchUp else { return }
+            let written = progressState.withLock { $0.written }
+            if let line = report.line(cursor: cursor, written: written, idle: idle) {
+                logger.log(.info, line.message, line.fields, numbers: line.numbers)
+            }
+            catchUp = cursor >= report.target || idle ? nil : report
+        }
         defer {
             logger.debug("worker stopped", [("batches_from_memory", String(batchesFromFeed)),
                                             ("batches_read_back", String(batchesFromJournal))])
@@ -257,7 +268,17 @@ public final class SinkWorker: Sendable {
                         }
                     }
                     sink = fresh
-                    progressState.withLock { $0.cursor = cursor }
+                    let written = progressState.withLock {
+                        $0.cursor = cursor
+                        return $0.written
+                    }
+                    // In the daemon (`writer`), at the first opening or again after a failure:
+                    // a catch-up under way goes on.
+                    if writer != nil, catchUp == nil,
+                       let report = CatchUpReport(cursor: cursor, head: head, written: written) {
+                        catchUp = report
+                        logger.log(.info, report.startLine.message, report.startLine.fields, numbers: report.startLine.numbers)
+                    }
                 }
                 let inputFinished = control.isInputFinished
                 var selected: [JournalEntry] = []
@@ -286,6 +307,7 @@ public final class SinkWorker: Sendable {
                             wroteSinceCaughtUp = false
                         }
                         try saveCursor()
+                        report(idle: true)
                         // Opened, finished and its cursor kept: it works (a failure in either of
                         // those still counts towards giving up).
                         noteRecovery(after: &attempts, warnings: &retryWarnings)
@@ -325,6 +347,7 @@ public final class SinkWorker: Sendable {
                     }
                 }
                 if Date().timeIntervalSince(savedAt) >= Self.cursorInterval { try saveCursor() }
+                report()
                 noteRecovery(after: &attempts, warnings: &retryWarnings)
                 progressState.withLock { $0.lastError = nil }
             } catch {
