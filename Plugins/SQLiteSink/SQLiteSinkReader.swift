@@ -24,6 +24,10 @@ final class SQLiteSinkReader {
         + " source_version, source_bundle_id, device, created_at, created_utc_offset, metadata, user_id"
     private static let headerCount: Int32 = 15
 
+    /// The tables read, in the order they are: their rows are the items (`SQLiteSink.itemCount()`).
+    static let tables = ["deleted_samples", "samples", "sleep_stages", "workouts", "correlations", "activity_summaries",
+                         "profile", "other_records"]
+
     init(database: SQLiteDatabase) throws {
         self.database = database
         events = try database.prepare("""
@@ -244,6 +248,15 @@ extension SQLiteSink: ReadableSink {
               let tables = try? database.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'samples'")
         else { return nil }
         return tables == 0 ? configuration.path : nil
+    }
+
+    /// The rows `readBack` visits: tombstones and every sample table's rows, counted by SQLite
+    /// from each table's smallest index without reading a row (about a second at millions).
+    public func itemCount() throws -> Int64? {
+        guard let database else { return nil }
+        var total: Int64 = 0
+        for table in SQLiteSinkReader.tables { total += try database.scalarInt("SELECT count(*) FROM \(table)") ?? 0 }
+        return total
     }
 
     /// Every tombstone and sample the file holds (`SQLiteSinkReader`). Call after `prepare()`.

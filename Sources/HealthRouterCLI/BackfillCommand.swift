@@ -103,7 +103,14 @@ enum BackfillCommand {
                 StandardError.write("note: an earlier backfill of '\(name)' (\(saved.run)) did not finish; starting this one over\n")
             }
         }
-        let progress = DeliveryProgress(label: "backfilling \(name)", quiet: arguments.flags.contains("--quiet"))
+        // From the journal, what it goes through is known: the entries it retains, up to its head.
+        var span: DeliveryProgress.Span?
+        if path == nil, let journal {
+            let head = try journal.head()
+            span = DeliveryProgress.Span(before: (try journal.oldestRetained() ?? head + 1) - 1, last: head,
+                                         resumedAfter: resumeAfter, noun: "entries")
+        }
+        let progress = DeliveryProgress(label: "backfilling \(name)", quiet: arguments.flags.contains("--quiet"), span: span)
         let delivery = DirectDelivery(sink: opened.sink, sinkCursor: try opened.cursorToKeep(stateDirectory: state), filter: filter,
                                       resumeAfter: resumeAfter, batchSize: batchSize) { position, counts in
             try cursor.save(position, run: run)

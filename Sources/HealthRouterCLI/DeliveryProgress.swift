@@ -2,26 +2,60 @@ import Foundation
 import HealthRouterCore
 
 /// The progress line of `backfill` and `migrate` on a terminal: one line on standard error,
-/// rewritten at most every quarter second.
+/// rewritten at most every quarter second. With a `Span` (the positions the run goes through,
+/// when they are known before it starts), it shows how far it is, the share done and an ETA.
 final class DeliveryProgress {
+    /// The positions (`DirectDelivery.Counts.position`) a run goes through: those after `before`
+    /// up to `last`, counted as `noun` (`entries`: journal sequence numbers; `items`: a store's
+    /// rows read back). A resumed run starts at `resumedAfter`, from which its rate is measured.
+    struct Span {
+        var before: Int64
+        var last: Int64
+        var resumedAfter: Int64
+        var noun: String
+    }
+
     private let label: String
     private let enabled: Bool
+    /// Set again by a run that starts over (a migration whose source changed).
+    var span: Span?
     private var lastDraw = Date.distantPast
     private let started = Date()
 
-    init(label: String, quiet: Bool) {
+    init(label: String, quiet: Bool, span: Span? = nil) {
         self.label = label
+        self.span = span
         enabled = !quiet && ProgressLine.standardErrorIsTerminal
     }
 
     func update(_ counts: DirectDelivery.Counts) {
         guard enabled, Date().timeIntervalSince(lastDraw) >= 0.25 else { return }
         lastDraw = Date()
-        let seconds = max(0.001, Date().timeIntervalSince(started))
+        StandardError.write("\r\(Self.text(label: label, counts: counts, span: span, seconds: Date().timeIntervalSince(started)))\u{1B}[K")
+    }
+
+    /// The line for `counts` after `seconds`: `backfilling lake: 1,200,000 / 4,700,000 entries  25%
+    /// 1,180,000 samples written, 48,000/s  ETA 1m12s`, or without a span the samples written and
+    /// the rate alone.
+    static func text(label: String, counts: DirectDelivery.Counts, span: Span?, seconds: Double) -> String {
+        let seconds = max(0.001, seconds)
         let rate = Int(Double(counts.samples + counts.tombstones) / seconds)
-        StandardError.write("\r\(label): \(NumberText.grouped(counts.samples)) samples written"
-                            + (counts.resumed > 0 ? ", \(NumberText.grouped(counts.resumed)) done before" : "")
-                            + ", \(NumberText.grouped(rate))/s\u{1B}[K")
+        var line = "\(label): "
+        var eta = ""
+        if let span, span.last > span.before {
+            // A journal that grew meanwhile (pushes beside a backfill) goes past its head of the start.
+            let total = span.last - span.before, done = min(total, max(0, counts.position - span.before))
+            let fraction = Double(done) / Double(total)
+            line += "\(NumberText.grouped(done)) / \(NumberText.grouped(total)) \(span.noun)  \(Int(fraction * 100))%  "
+            let moved = counts.position - span.resumedAfter
+            if moved > 0, fraction > 0.01, fraction < 1 {
+                eta = "  ETA \(NumberText.duration(seconds * Double(span.last - counts.position) / Double(moved)))"
+            }
+        }
+        line += "\(NumberText.grouped(counts.samples)) samples written"
+            + (counts.resumed > 0 ? ", \(NumberText.grouped(counts.resumed)) done before" : "")
+            + ", \(NumberText.grouped(rate))/s" + eta
+        return line
     }
 
     func stop() {

@@ -100,7 +100,12 @@ enum MigrateCommand {
                 StandardError.write("note: an earlier migration \(from) → \(to) (\(saved.run)) did not finish; starting over\n")
             }
         }
-        let progress = DeliveryProgress(label: "migrating \(from) → \(to)", quiet: arguments.flags.contains("--quiet"))
+        // A store that counts its items cheaply (sqlite) gives the line its total; others only what was written.
+        let quiet = arguments.flags.contains("--quiet")
+        let total = quiet || !ProgressLine.standardErrorIsTerminal ? nil : ((try? reader.itemCount()) ?? nil)
+        let progress = DeliveryProgress(label: "migrating \(from) → \(to)", quiet: quiet, span: total.map {
+            DeliveryProgress.Span(before: 0, last: $0, resumedAfter: resume.position, noun: "items")
+        })
         let sinkCursor = try target.cursorToKeep(stateDirectory: loaded.config.stateDirectory)
         var current: DirectDelivery?
         /// Reads the source into the target, passing over the first `resumeAfter` items, which an
@@ -134,6 +139,7 @@ enum MigrateCommand {
                 delivery = try copy(resumeAfter: resume.position, expected: resume.digest)
             } catch is SourceChanged {
                 progress.stop()
+                progress.span?.resumedAfter = 0
                 StandardError.write("note: \(from) changed since the interrupted migration (rows added or deleted before where it "
                                         + "stopped): starting over (writes are idempotent: what it delivered is not doubled)\n")
                 delivery = try copy(resumeAfter: 0, expected: nil)

@@ -26,10 +26,17 @@ public protocol ReadableSink: Sink {
     /// A store it may change is prepared as `prepare()` does (an older layout brought up to date).
     /// Throws as `prepare()` does. Default: `prepare()`.
     func prepareForReading() throws
+
+    /// How many items `readBack` would visit now, when the store can tell without reading them
+    /// (an index or a count it keeps): the total of `migrate`'s progress line. Nil when counting
+    /// would cost a read of the store (the default). Called after `prepareForReading()`.
+    func itemCount() throws -> Int64?
 }
 
 extension ReadableSink {
     public var missingStore: String? { nil }
+
+    public func itemCount() throws -> Int64? { nil }
 
     public func prepareForReading() throws {
         _ = try prepare()
