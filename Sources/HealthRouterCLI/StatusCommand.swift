@@ -57,7 +57,10 @@ enum StatusCommand {
         let oldest = try journal.oldestRetained()
         var journalLine = "journal          \(NumberText.grouped(counts.entries)) entries"
         if let oldest { journalLine += " (seq \(NumberText.grouped(oldest))–\(NumberText.grouped(head)))" }
-        journalLine += ", \(NumberText.grouped(counts.samples)) distinct samples, \(NumberText.grouped(counts.deleted)) deleted ids"
+        // The ids the journal knows (by which a sample imported again is met as a duplicate) outlive
+        // their entries (journal.retain) and include those deleted since: not the samples it holds.
+        journalLine += ", \(NumberText.grouped(counts.samples)) sample ids known (kept after pruning, deleted ones included), "
+            + "\(NumberText.grouped(counts.deleted)) deleted ids"
         print(journalLine)
 
         let states = try journal.sinkStates(named: config.sinks.map(\.name))

@@ -350,7 +350,7 @@ import Testing
         let listing = try Self.files(directory + "/state").keys.sorted()
 
         let readOnlyStatus = try CommandRunner.runUnprivileged(["status"], in: directory)
-        #expect(readOnlyStatus.stdout.contains("distinct samples"), "\(readOnlyStatus.stdout)\(readOnlyStatus.stderr)")
+        #expect(readOnlyStatus.stdout.contains("sample ids known"), "\(readOnlyStatus.stdout)\(readOnlyStatus.stderr)")
         #expect(readOnlyStatus.status == status.status)
         let dump = try CommandRunner.runUnprivileged(["dump", "--output", "out/journal.ndjson"], in: directory)
         #expect(dump.status == 0, "\(dump.stderr)")

@@ -1436,7 +1436,9 @@ public final class Journal {
         try lackingRanges(sink: sink, cursor: cursor).reduce(0) { $0 + $1.last - $1.first + 1 }
     }
 
-    /// Aggregate counts for `status`.
+    /// Aggregate counts for `status`: the entries held; the sample ids known (`sample_ids`: they stay
+    /// when their entries are pruned, and when a tombstone deletes them; an id at two start times
+    /// counts twice); the ids deleted (`deleted_ids`, also ids no sample ever had).
     public func counts() throws -> (entries: Int64, samples: Int64, deleted: Int64) {
         (try database.scalarInt("SELECT count(*) FROM entries") ?? 0,
          try database.scalarInt("SELECT count(*) FROM sample_ids") ?? 0,
