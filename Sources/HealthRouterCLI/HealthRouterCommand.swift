@@ -82,6 +82,11 @@ public enum HealthRouterCommand {
 
     static let version = "0.1.0"
 
+    /// The command `arguments` (without the program name) name (`run`), nil when none.
+    public static func commandName(_ arguments: [String]) -> String? {
+        commandWordIndex(arguments).map { arguments[$0] }
+    }
+
     /// The index of the first word that is not an option or an option's value.
     private static func commandWordIndex(_ arguments: [String]) -> Int? {
         var index = 0

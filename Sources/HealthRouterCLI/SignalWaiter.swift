@@ -3,8 +3,8 @@ import Foundation
 import HealthRouterCore
 import Synchronization
 
-/// Blocks until one of `signals` arrives. The signals' default actions are turned off, and
-/// Dispatch sources watch them, so the handler runs as ordinary code, not in a signal handler.
+/// Blocks until one of `signals` arrives. The signals are blocked (never their default action),
+/// and Dispatch sources read them, so the handler runs as ordinary code, not in a signal handler.
 /// Signals received and not yet waited for are kept as a set, so none is lost behind another
 /// (SIGTERM then SIGHUP at once: the stop is not overwritten by the reload) and repeats merge (a
 /// burst of SIGHUPs during a reload is one more reload, not one each).
@@ -30,8 +30,14 @@ final class SignalWaiter {
     init(signals: [Int32], logger: Logger? = nil) {
         var sources: [any DispatchSourceSignal] = []
         pending.logger.withLock { $0 = logger }
+        // Blocked, not ignored: setting SIG_IGN would drop one already pending (sent while the
+        // daemon started; `main` blocks them in every thread from the start), and Dispatch reads
+        // blocked ones from its signalfd. Blocked here too for a caller that did not.
+        var blocked = sigset_t()
+        sigemptyset(&blocked)
+        for number in signals { sigaddset(&blocked, number) }
+        pthread_sigmask(SIG_BLOCK, &blocked, nil)
         for number in signals {
-            signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { [semaphore, pending] in
                 pending.logger.withLock { $0 }?.info("signal received", [("signal", Self.name(number))])

@@ -17,10 +17,17 @@ for descriptor: Int32 in 0...2 where fcntl(descriptor, F_GETFD) == -1 && errno =
     if opened >= 0 && opened != descriptor { _ = dup2(opened, descriptor); close(opened) }
 }
 // Signals the parent left blocked (a test runner, some supervisors: the mask is inherited) are
-// taken again: a blocked SIGQUIT would never quit, and its default action is all it has.
-var unblocked = sigset_t()
-sigemptyset(&unblocked)
-sigprocmask(SIG_SETMASK, &unblocked, nil)
+// taken again: a blocked SIGQUIT would never quit, and its default action is all it has. `run`'s
+// stop and reload signals are blocked instead, in every thread from here on: its `SignalWaiter`
+// reads them (Dispatch, through a signalfd), and one sent while the daemon starts stays pending
+// until then, where it was lost (ignored before Dispatch read them) or killed the process.
+let arguments = Array(CommandLine.arguments.dropFirst())
+var mask = sigset_t()
+sigemptyset(&mask)
+if HealthRouterCommand.commandName(arguments) == "run" {
+    for number in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&mask, number) }
+}
+sigprocmask(SIG_SETMASK, &mask, nil)
 // Ctrl-\ quits, as it does any program (the Swift runtime's crash reporter took SIGQUIT for a
 // crash, printed a backtrace claiming one, and the process went on).
 signal(SIGQUIT, SIG_DFL)
@@ -31,6 +38,7 @@ signal(SIGQUIT, SIG_DFL)
 if getpid() == 1 {
     signal(SIGINT) { number in _exit(128 + number) }
     signal(SIGTERM) { number in _exit(128 + number) }
+    signal(SIGQUIT) { number in _exit(128 + number) }
 }
 // An argument that is not UTF-8 (a file named in Latin-1) reaches Swift with its bad bytes
 // replaced, and the file would be called missing: say what it is instead.
@@ -38,9 +46,9 @@ for index in 1..<Int(CommandLine.argc) {
     guard let argument = CommandLine.unsafeArgv[index], String(validatingCString: argument) == nil else { continue }
     let shown = String(decoding: UnsafeBufferPointer(start: UnsafeRawPointer(argument).assumingMemoryBound(to: UInt8.self),
                                                      count: strlen(argument)), as: UTF8.self)
-    FileHandle.standardError.write(Data(("healthrouter: argument \(index) (\(shown)) is not valid UTF-8, so healthrouter cannot "
-        + "name the file: rename it to a UTF-8 name (convmv -f latin1 -t utf-8 --notest FILE), or give a symbolic link "
-        + "with one\n").utf8))
+    FileHandle.standardError.write(Data(("healthrouter: argument \(index) (\(shown)) is not valid UTF-8, which healthrouter "
+        + "cannot read: a file name in another encoding? rename it to a UTF-8 name (convmv -f latin1 -t utf-8 --notest FILE), "
+        + "or give a symbolic link with one\n").utf8))
     exit(64)
 }
-exit(HealthRouterCommand.main(Array(CommandLine.arguments.dropFirst())))
+exit(HealthRouterCommand.main(arguments))

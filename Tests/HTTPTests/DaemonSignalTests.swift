@@ -98,6 +98,26 @@ struct DaemonSignalTests {
         #expect(output.contains("stopped"))
     }
 
+    /// A SIGTERM sent in the daemon's first milliseconds ends it (gracefully, or by the default
+    /// action before `main` runs), never is lost: between the waiter ignoring the signals and
+    /// Dispatch reading them, about 15 ms, one was dropped and the daemon ran on.
+    @Test func aStopSentAsTheDaemonStartsIsNeverLost() throws {
+        let daemon = try DaemonProcess()
+        var lost = 0
+        for attempt in 0..<20 {
+            let process = try daemon.launch()
+            usleep(UInt32(5_000 + (attempt % 8) * 4_000))
+            kill(process.processIdentifier, SIGTERM)
+            if !Self.eventually(5, { !process.isRunning }) {
+                lost += 1
+                daemon.stop(signal: SIGKILL)
+            } else {
+                process.waitUntilExit()
+            }
+        }
+        #expect(lost == 0)
+    }
+
     /// Ctrl-\ (SIGQUIT) quits, as it quits any program: the Swift runtime's crash reporter took it
     /// for a crash, printed a backtrace saying so, and the daemon went on.
     @Test func sigquitQuits() throws {
