@@ -140,7 +140,7 @@ public final class PostgresSink: Sink {
             let connection = try PostgresConnection(url: configuration.url,
                                                     statementTimeoutSeconds: Int(configuration.statementTimeout.seconds))
             connection.onNotice = { [logger] notice in logger.warning("postgres: \(notice)") }
-            if let problem = try connection.textEncodingProblem() {
+            if !preparingForReading, let problem = try connection.textEncodingProblem() {
                 connection.close()
                 throw SinkError.misconfigured(problem)
             }
@@ -232,6 +232,9 @@ public final class PostgresSink: Sink {
     /// Whether the last `prepare()` failed because the role may not change the schema (SELECT only)
     /// or the server takes no writes (a standby).
     private var prepareRefusedWrites = false
+    /// Set while `prepareForReading()` runs `prepare()`: a database whose encoding cannot hold every
+    /// character is refused for writing only (reading one converts its text to UTF-8).
+    private var preparingForReading = false
 
     /// Opens the tables to be read only (`ReadableSink`): prepared as `prepare()` does when the role
     /// may change the schema, else (a role granted SELECT only, a read-only standby) connected as
@@ -239,7 +242,11 @@ public final class PostgresSink: Sink {
     /// refuses it. Either way a warning says when row-level security hides rows from the role.
     public func prepareForReading() throws {
         connection = try PostgresReadOnlyConnection.prepareForReading(
-            prepare: { _ = try prepare() }, connection: { connection }, refusedWrites: { prepareRefusedWrites },
+            prepare: {
+                preparingForReading = true
+                defer { preparingForReading = false }
+                _ = try prepare()
+            }, connection: { connection }, refusedWrites: { prepareRefusedWrites },
             url: configuration.url, statementTimeoutSeconds: Int(configuration.statementTimeout.seconds),
             schema: configuration.schema, versionTable: schema.name("healthrouter_schema"), knownVersion: PostgresSinkSchema.version,
             tables: [schema.name("healthkit_metrics")], logger: logger, sinkError: \.sinkError)

@@ -174,7 +174,7 @@ public final class TimescaleDBSink: Sink {
             let connection = try PostgresConnection(url: configuration.url,
                                                     statementTimeoutSeconds: Int(configuration.statementTimeout.seconds))
             connection.onNotice = { [logger] notice in logger.warning("postgres: \(notice)") }
-            if let problem = try connection.textEncodingProblem() {
+            if !preparingForReading, let problem = try connection.textEncodingProblem() {
                 connection.close()
                 throw SinkError.misconfigured(problem)
             }
@@ -227,6 +227,9 @@ public final class TimescaleDBSink: Sink {
     /// Whether the last `prepare()` failed because the role may not change the schema (SELECT only)
     /// or the server takes no writes (a standby).
     private var prepareRefusedWrites = false
+    /// Set while `prepareForReading()` runs `prepare()`: a database whose encoding cannot hold every
+    /// character is refused for writing only (reading one converts its text to UTF-8).
+    private var preparingForReading = false
 
     /// Opens the tables to be read only (`ReadableSink`): prepared as `prepare()` does when the role
     /// may change the schema, else (a role granted SELECT only, a read-only standby) connected as
@@ -234,7 +237,11 @@ public final class TimescaleDBSink: Sink {
     /// `prepare()` refuses it. Either way a warning says when row-level security hides rows.
     public func prepareForReading() throws {
         connection = try PostgresReadOnlyConnection.prepareForReading(
-            prepare: { _ = try prepare() }, connection: { connection }, refusedWrites: { prepareRefusedWrites },
+            prepare: {
+                preparingForReading = true
+                defer { preparingForReading = false }
+                _ = try prepare()
+            }, connection: { connection }, refusedWrites: { prepareRefusedWrites },
             url: configuration.url, statementTimeoutSeconds: Int(configuration.statementTimeout.seconds),
             schema: configuration.schema, versionTable: schema.name("healthrouter_schema"), knownVersion: TimescaleDBSchema.version,
             tables: ["samples", "sleep_stages", "workouts"].map(schema.name), logger: logger,

@@ -67,5 +67,16 @@ struct PostgresTextEncodingTests {
         let check = try PostgresConnection(url: dbURL)
         defer { check.close() }
         #expect(try check.query("SELECT count(*) FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')").int(0, 0) == 0)
+        // Reading one (`migrate --from`, `dump --from`) works: its text comes as UTF-8.
+        let postgres = PostgresSink(configuration: .init(url: dbURL, userId: "alice"), context: ConformanceFixtures.context())
+        try postgres.prepareForReading()
+        var read = 0
+        try postgres.readBack(batchSize: 100) { _ in read += 1 }
+        postgres.close()
+        let timescale = TimescaleDBSink(configuration: .init(url: dbURL, requireTimescaledb: false), context: ConformanceFixtures.context())
+        try timescale.prepareForReading()
+        try timescale.readBack(batchSize: 100) { _ in read += 1 }
+        timescale.close()
+        #expect(read == 0)
     }
 }
