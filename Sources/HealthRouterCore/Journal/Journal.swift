@@ -104,12 +104,11 @@ public final class Journal {
         // The writer's id keys are time-local (see sample_ids): a modest cache holds the pages
         // being filled. Readers (sink workers) mostly take entries from memory (LiveFeed).
         try database.execute(role == .writer ? "PRAGMA cache_size=-2048" : "PRAGMA cache_size=-1024")
-        // Connections that write keep a statement's undo pages (its statement journal) in memory:
-        // past 64 KiB, four of the journal's 16 KiB pages, SQLite wrote them to a temporary file for
-        // every push (a third of the daemon's writes in a soak test). Not an inspector's: its
-        // temporary data is the sort of a count by type over every entry (`status`, `/metrics`),
-        // which in memory took 400 MB at 4.7M entries (11 MB in a file).
-        if role != .inspector { try database.execute("PRAGMA temp_store=MEMORY") }
+        // A statement's undo pages (its statement journal) in memory: past 64 KiB, four of the
+        // journal's 16 KiB pages, SQLite wrote them to a temporary file for every push (a third of
+        // the daemon's writes in a soak test). (No query of the journal sorts in a temporary b-tree:
+        // `entryCountsByTypeAndSource` counts without one.)
+        try database.execute("PRAGMA temp_store=MEMORY")
         try database.execute("""
             CREATE TABLE IF NOT EXISTS entries(
                 seq INTEGER PRIMARY KEY,
@@ -1402,12 +1401,35 @@ public final class Journal {
 
     /// The entries after `sequence` grouped by type (nil: tombstones) and source, for `status`:
     /// what no route selects, and what each sink's routes still have to deliver.
+    /// In the order `GROUP BY type, source` gives (tombstones first).
+    ///
+    /// Counted here, not by SQLite's `GROUP BY`: without an index on (type, source) that sorted every
+    /// entry in a temporary b-tree (400 MB at 4.7M entries in memory; in a temporary file, which a
+    /// read-only container may lack). Entries come in runs of one type and source, so a run's
+    /// strings are made once.
     public func entryCountsByTypeAndSource(after sequence: Int64 = 0) throws -> [(type: String?, source: String, count: Int64)] {
-        let statement = try database.prepare("SELECT type, source, count(*) FROM entries WHERE seq > ?1 GROUP BY type, source")
+        struct Group: Hashable {
+            var type: String?
+            var source: String
+        }
+        let statement = try database.prepare("SELECT type, source FROM entries WHERE seq > ?1")
         statement.bind(1, sequence)
-        var out: [(String?, String, Int64)] = []
-        while try statement.step() { out.append((statement.string(0), statement.string(1) ?? "", statement.int64(2))) }
-        return out
+        var counts: [Group: Int64] = [:]
+        var current: Group?
+        var run: Int64 = 0
+        while try statement.step() {
+            if let group = current, statement.textEquals(0, group.type), statement.textEquals(1, group.source) {
+                run += 1
+                continue
+            }
+            if let group = current { counts[group, default: 0] += run }
+            current = Group(type: statement.string(0), source: statement.string(1) ?? "")
+            run = 1
+        }
+        if let group = current { counts[group, default: 0] += run }
+        return counts.map { (type: $0.key.type, source: $0.key.source, count: $0.value) }.sorted {
+            ($0.type == nil ? 0 : 1, $0.type ?? "", $0.source) < ($1.type == nil ? 0 : 1, $1.type ?? "", $1.source)
+        }
     }
 
     /// How many entries after `sequence` `selects` (a sink's routes: type, nil for a tombstone, and

@@ -96,6 +96,15 @@ public final class SQLiteStatement {
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
 
+    /// Whether `column` holds `value` byte for byte (nil: NULL), without making a string of it.
+    public func textEquals(_ column: Int32, _ value: String?) -> Bool {
+        guard let value else { return isNull(column) }
+        guard let text = sqlite3_column_text(handle, column) else { return false }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        var expected = value
+        return expected.withUTF8 { bytes in bytes.count == count && (count == 0 || memcmp(bytes.baseAddress!, text, count) == 0) }
+    }
+
     public func blob(_ column: Int32) -> [UInt8]? {
         let count = Int(sqlite3_column_bytes(handle, column))
         guard let pointer = sqlite3_column_blob(handle, column) else { return isNull(column) ? nil : [] }
