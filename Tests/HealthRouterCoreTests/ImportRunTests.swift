@@ -53,6 +53,23 @@ struct ListSource: FiniteSource {
         #expect(again.sinks["table"]?.written == 0)
     }
 
+    /// The journal's commits reach the disk before their entries go to the sinks, and a worker's
+    /// own writes (dead letters, gaps) before its sink's cursor passes them: a power cut must never
+    /// leave a sink's durable cursor past the journal's durable end (the journal would hand the
+    /// lost sequence numbers to new entries, which that sink would never get).
+    @Test func theJournalsCommitsAreDurableBeforeTheSinksSeeThem() throws {
+        let directory = makeTemporaryDirectory()
+        let run = ImportRun(stateDirectory: directory, sinks: [spec(directory)], settings: SinkWorker.Settings(),
+                            retainSeconds: nil, logger: Logger(minimumLevel: .error))
+        var durable: [Bool] = []
+        _ = try run.run(sources: [("list", ListSource(items: [.sample(heartRate(60, at: 0))]))]) { outputs, _ in
+            durable = outputs.map(\.journalCommitsAreDurable)
+        }
+        #expect(durable == [true])
+        #expect(try SinkWorker.openJournal(stateDirectory: directory).commitsAreDurable)
+        #expect(try !Journal(stateDirectory: directory).commitsAreDurable)
+    }
+
     /// A sink that starts past entries pruned before it wrote them (added later, or out of the
     /// config while they were pruned) records the gap, which `status` shows: its lag said 0.
     @Test func aSinkAddedAfterPruningRecordsWhatItLacks() throws {

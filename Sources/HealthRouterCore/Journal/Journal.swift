@@ -91,6 +91,17 @@ public final class Journal {
         case inspector
     }
 
+    /// Makes every later commit of this connection reach the disk before it returns
+    /// (`synchronous=FULL`; WAL's NORMAL, the default, survives a killed process, not a power cut):
+    /// for a connection whose commits something else relies on at once (a push's 200, a sink's
+    /// cursor past its entries, a dead letter).
+    public func makeCommitsDurable() throws {
+        try database.execute("PRAGMA synchronous=FULL")
+    }
+
+    /// Whether `makeCommitsDurable()` holds for this connection.
+    var commitsAreDurable: Bool { (try? database.scalarInt("PRAGMA synchronous")) == 2 }
+
     /// Opens (creating if needed) `<stateDirectory>/journal.sqlite`.
     public init(stateDirectory: String, role: Role = .writer) throws {
         path = (stateDirectory as NSString).appendingPathComponent("journal.sqlite")

@@ -86,7 +86,7 @@ public final class ImportRun {
         // `transactionSize`): a sink's cursor, durable in its own store, must never pass the
         // journal's durable end. After a power cut the journal would hand the lost sequence
         // numbers to new entries, which a sink past them would never get.
-        try journal.database.execute("PRAGMA synchronous=FULL")
+        try journal.makeCommitsDurable()
         let control = WorkerControl()
         // A batch from the source holds at least `transactionSize` items (a few more when the
         // source's last chunk brought them): workers take one whole, or two that fit.

@@ -109,6 +109,9 @@ public final class JournalSourceOutput: SourceOutput, @unchecked Sendable {
         }
     }
 
+    /// Whether the journal's commits reach the disk before their entries go to the sinks.
+    var journalCommitsAreDurable: Bool { journal.commitsAreDurable }
+
     /// Whether the journal refused a batch (disk full, database damaged): the state directory is
     /// at fault, not the input.
     public var journalRefused: Bool { failure.withLock { $0 != nil } }

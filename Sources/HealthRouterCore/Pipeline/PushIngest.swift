@@ -85,7 +85,7 @@ public final class PushIngest: Sendable {
         journal.enforcesOwners = true
         // A 200 promises the samples are kept: every commit reaches the disk before the
         // reply (WAL's NORMAL survives a killed process, not a power cut).
-        try journal.database.execute("PRAGMA synchronous=FULL")
+        try journal.makeCommitsDurable()
         if !autocheckpoint { try journal.database.execute("PRAGMA wal_autocheckpoint=0") }
         // After a checkpoint lets the log start over, its file is cut back to this size.
         try journal.database.execute("PRAGMA journal_size_limit=67108864")

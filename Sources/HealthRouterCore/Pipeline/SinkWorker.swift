@@ -104,6 +104,16 @@ public final class SinkWorker: Sendable {
 
     private var isReleased: Bool { released.withLock { $0 } }
 
+    /// The worker's own connection to the journal. What it writes (dead letters, the cursor's copy
+    /// by which the journal is pruned, a pruned gap's note) must be durable before the sink's own
+    /// cursor passes it: a power cut would otherwise lose a dead letter whose entry the sink then
+    /// never has. (In the daemon most of it goes through the push writer, durable too.)
+    static func openJournal(stateDirectory: String) throws -> Journal {
+        let journal = try Journal(stateDirectory: stateDirectory, role: .reader)
+        try journal.makeCommitsDurable()
+        return journal
+    }
+
     /// Runs until `control` says the input finished and the sink caught up with the
     /// journal, or until a stop is requested, or until `maxAttempts` failures in a row.
     /// With a `feed`, fresh entries are taken as they are instead of read back from the
@@ -118,11 +128,7 @@ public final class SinkWorker: Sendable {
         defer { progressState.withLock { $0.finished = true } }
         let journal: Journal
         do {
-            journal = try Journal(stateDirectory: stateDirectory, role: .reader)
-            // What this connection writes (dead letters, the cursor's copy by which the journal
-            // is pruned) must be durable before the sink's own cursor passes it: a power cut
-            // would otherwise lose a dead letter whose entry the sink then never has.
-            if writer == nil { try journal.database.execute("PRAGMA synchronous=FULL") }
+            journal = try Self.openJournal(stateDirectory: stateDirectory)
         } catch {
             giveUp("cannot open the journal: \(error)", misconfigured: false)
             return
