@@ -92,15 +92,16 @@ enum BackfillCommand {
         let cursor = ResumeCursor(stateDirectory: state, name: "backfill-\(name)")
         let run = "from=\(path ?? "journal") \(FilterOptions.describe(filter))"
         var resumeAfter: Int64 = 0
+        let notices = NoticeOutput(format: loaded.logger.format)
         if !arguments.flags.contains("--restart"), let saved = try cursor.load() {
             if opened.sink.createdItsStore {
                 // Deleted or dropped since: what the interrupted run wrote is gone with it.
-                StandardError.write("note: '\(name)' was created anew since the interrupted backfill: starting over\n")
+                notices.write("note: '\(name)' was created anew since the interrupted backfill: starting over")
             } else if saved.run == run {
                 resumeAfter = saved.position
-                StandardError.write("resuming the backfill of '\(name)' after position \(NumberText.grouped(saved.position))\n")
+                notices.write("resuming the backfill of '\(name)' after position \(NumberText.grouped(saved.position))")
             } else {
-                StandardError.write("note: an earlier backfill of '\(name)' (\(saved.run)) did not finish; starting this one over\n")
+                notices.write("note: an earlier backfill of '\(name)' (\(saved.run)) did not finish; starting this one over")
             }
         }
         // From the journal, what it goes through is known: the entries it retains, up to its head.
@@ -110,7 +111,8 @@ enum BackfillCommand {
             span = DeliveryProgress.Span(before: (try journal.oldestRetained() ?? head + 1) - 1, last: head,
                                          resumedAfter: resumeAfter, noun: "entries")
         }
-        let progress = DeliveryProgress(label: "backfilling \(name)", quiet: arguments.flags.contains("--quiet"), span: span)
+        let progress = DeliveryProgress(label: "backfilling \(name)", quiet: arguments.flags.contains("--quiet"), span: span,
+                                        notices: notices)
         let delivery = DirectDelivery(sink: opened.sink, sinkCursor: try opened.cursorToKeep(stateDirectory: state), filter: filter,
                                       resumeAfter: resumeAfter, batchSize: batchSize) { position, counts in
             try cursor.save(position, run: run)
@@ -129,8 +131,8 @@ enum BackfillCommand {
             if path == nil, let journal {
                 let retention = try journal.retention()
                 if retention.pruned, let oldest = retention.oldest {
-                    StandardError.write("note: journal entries before \(oldest) were pruned (journal.retain); "
-                                        + "backfill older history with --from PATH or healthrouter migrate\n")
+                    notices.write("note: journal entries before \(oldest) were pruned (journal.retain); "
+                                  + "backfill older history with --from PATH or healthrouter migrate")
                 }
                 let selects = opened.spec.selects
                 let checksDeletions = try journal.hasDeletedIds()

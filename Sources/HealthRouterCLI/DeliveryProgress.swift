@@ -2,8 +2,9 @@ import Foundation
 import HealthRouterCore
 
 /// The progress line of `backfill` and `migrate` on a terminal: one line on standard error,
-/// rewritten at most every quarter second. With a `Span` (the positions the run goes through,
-/// when they are known before it starts), it shows how far it is, the share done and an ETA.
+/// rewritten at most every quarter second (none with `--log-format json`); and their retry lines,
+/// written to `notices`. With a `Span` (the positions the run goes through, when they are known
+/// before it starts), it shows how far it is, the share done and an ETA.
 final class DeliveryProgress {
     /// The positions (`DirectDelivery.Counts.position`) a run goes through: those after `before`
     /// up to `last`, counted as `noun` (`entries`: journal sequence numbers; `items`: a store's
@@ -19,13 +20,15 @@ final class DeliveryProgress {
     private let enabled: Bool
     /// Set again by a run that starts over (a migration whose source changed).
     var span: Span?
+    private let notices: NoticeOutput
     private var lastDraw = Date.distantPast
     private let started = Date()
 
-    init(label: String, quiet: Bool, span: Span? = nil) {
+    init(label: String, quiet: Bool, span: Span? = nil, notices: NoticeOutput) {
         self.label = label
         self.span = span
-        enabled = !quiet && ProgressLine.standardErrorIsTerminal
+        self.notices = notices
+        enabled = ProgressLine.isDrawn(quiet: quiet, format: notices.format)
     }
 
     func update(_ counts: DirectDelivery.Counts) {
@@ -67,8 +70,9 @@ final class DeliveryProgress {
     func retryReporter(sink: String) -> (any Error, Int, Int, Double) -> Void {
         { [self] error, attempt, maxAttempts, delay in
             stop()
-            StandardError.write("sink '\(sink)': \(error); trying again in "
-                                + String(format: delay < 10 ? "%.1f" : "%.0f", delay) + " s (attempt \(attempt + 1) of \(maxAttempts))\n")
+            notices.write("sink '\(sink)': \(error); trying again in "
+                          + String(format: delay < 10 ? "%.1f" : "%.0f", delay) + " s (attempt \(attempt + 1) of \(maxAttempts))",
+                          level: .warning, [("sink", sink)], numbers: [("attempt", attempt + 1), ("max_attempts", maxAttempts)])
         }
     }
 }

@@ -63,6 +63,7 @@ enum DumpCommand {
                                  hint: "import something first, or dump a sink with --from SINK", code: .noInput)
         }
         let output = try DumpOutput(path: arguments.values["--output"])
+        let notices = NoticeOutput(format: loaded.logger.format)
         var samples = 0, tombstones = 0
         var line: [UInt8] = []
         line.reserveCapacity(1 << 20)
@@ -85,12 +86,12 @@ enum DumpCommand {
             let journal = try JournalOpenHint.open(loaded.config.stateDirectory, role: .inspector)
             let retention = try journal.retention()
             if retention.pruned, let oldest = retention.oldest {
-                StandardError.write("healthrouter: note: journal entries before \(oldest) were pruned (journal.retain); "
-                                    + "dump a sink with --from SINK for everything\n")
+                notices.write("healthrouter: note: journal entries before \(oldest) were pruned (journal.retain); "
+                                  + "dump a sink with --from SINK for everything")
             }
             try journal.forEachEntry(filter: filter, damaged: { damaged in
                 // The rest is dumped: a damaged entry is one sample the dump lacks, said as such.
-                StandardError.write("healthrouter: warning: \(damaged): left out of the dump\n")
+                notices.write("healthrouter: warning: \(damaged): left out of the dump", level: .warning)
             }) { try write($0.item) }
             origin = "the journal"
         }
@@ -98,9 +99,10 @@ enum DumpCommand {
         try output.close()
         let destination = arguments.values["--output"] ?? "standard output"
         let narrowed = FilterOptions.describe(filter)
-        StandardError.write("dumped \(NumberText.counted(samples, "sample")) and \(NumberText.counted(tombstones, "tombstone"))"
-                            + " from \(origin)\(narrowed.isEmpty ? "" : " (\(narrowed))") to \(destination)"
-                            + " in \(NumberText.duration(Date().timeIntervalSince(started)))\n")
+        notices.write("dumped \(NumberText.counted(samples, "sample")) and \(NumberText.counted(tombstones, "tombstone"))"
+                      + " from \(origin)\(narrowed.isEmpty ? "" : " (\(narrowed))") to \(destination)"
+                      + " in \(NumberText.duration(Date().timeIntervalSince(started)))",
+                      numbers: [("samples", samples), ("tombstones", tombstones)])
         return .success
     }
 }

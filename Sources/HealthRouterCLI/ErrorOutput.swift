@@ -46,4 +46,12 @@ struct ErrorOutput {
                                                             numbers: exitCode.map { [("exit_code", Int($0.rawValue))] } ?? [])
         }
     }
+
+    /// Writes, with `--log-format json` only, the error line that ends a command whose failure its
+    /// text output tells already (an import's summary, and its sinks' `gave up` log lines): whatever
+    /// reads the JSON log finds the exit code on its last line. Nothing in the text format.
+    func writeEnding(_ text: String, exitCode: ExitCode) {
+        guard format == .json else { return }
+        write(text, exitCode: exitCode)
+    }
 }

@@ -53,7 +53,8 @@ enum FilterOptions {
                !(guess.hasPrefix("HK") && unknown.hasPrefix(guess) && unknown.dropFirst(guess.count).first?.isUppercase == true) {
                 throw UsageError(message + " (did you mean '\(guess)'?); see healthrouter types", command: command)
             }
-            StandardError.write("healthrouter: warning: \(message); it selects only a type with exactly this identifier\n")
+            NoticeOutput(arguments: arguments).write("healthrouter: warning: \(message); it selects only a type with exactly this identifier",
+                                                     level: .warning)
         }
         return filter
     }

@@ -61,8 +61,8 @@ enum ImportCommand {
         try loaded.ensureStateDirectory()
         // Held until the import returns.
         let importLock = ImportLock(stateDirectory: loaded.config.stateDirectory) { holder in
-            StandardError.write("healthrouter: another import (pid \(holder)) is running on the state directory "
-                                    + "\(loaded.config.stateDirectory): waiting for it to end\n")
+            NoticeOutput(format: loaded.logger.format).write("healthrouter: another import (pid \(holder)) is running on the "
+                                                             + "state directory \(loaded.config.stateDirectory): waiting for it to end")
         }
         defer { withExtendedLifetime(importLock) {} }
         // A daemon running on this state directory delivers what the import journals (its workers
@@ -84,7 +84,8 @@ enum ImportCommand {
         do {
             summary = try run.run(sources: plan.map { ($0.name, $0.source) }) { outputs, workers in
                 let line = ProgressLine(label: label, outputs: outputs, workers: workers,
-                                        enabled: !arguments.flags.contains("--quiet") && ProgressLine.standardErrorIsTerminal)
+                                        enabled: ProgressLine.isDrawn(quiet: arguments.flags.contains("--quiet"),
+                                                                      format: loaded.logger.format))
                 line.start()
                 progress = line
             } onPruning: { started in
@@ -129,7 +130,19 @@ enum ImportCommand {
         for (index, line) in lines.enumerated() {
             errors.write(line, exitCode: index == lines.count - 1 && code != .success ? code : nil)
         }
+        // A sink down (1) or misconfigured (78) is told by the summary and its worker's `gave up` line.
+        if lines.isEmpty, code != .success { errors.writeEnding(Self.gaveUpText(summary), exitCode: code) }
         return code
+    }
+
+    /// The sinks that did not catch up though this import needed them, with why, and what to do.
+    static func gaveUpText(_ summary: ImportRun.Summary) -> String {
+        let failed = summary.sinks.filter { $0.value.gaveUp != nil && !($0.value.notNeeded && !$0.value.gaveUpMisconfigured) }
+            .sorted { $0.key < $1.key }
+        let reasons = failed.map { "sink '\($0.key)': \($0.value.gaveUp ?? "")" }.joined(separator: "; ")
+        return "gave up on \(reasons.isEmpty ? "a sink" : reasons)\n  hint: "
+            + (summary.sinkMisconfigured ? "fix the misconfigured sink's config, then import again"
+                                         : "the entries stay in the journal: import again once the store is back to deliver them")
     }
 
     static func exitCode(_ summary: ImportRun.Summary) -> ExitCode {

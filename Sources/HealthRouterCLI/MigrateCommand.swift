@@ -88,24 +88,24 @@ enum MigrateCommand {
         let cursor = ResumeCursor(stateDirectory: loaded.config.stateDirectory, name: "migrate-\(from)-to-\(to)")
         let run = FilterOptions.describe(filter)
         var resume: (position: Int64, digest: Int64?) = (0, nil)
+        let notices = NoticeOutput(format: loaded.logger.format)
         if !arguments.flags.contains("--restart"), let saved = try cursor.load() {
             if target.sink.createdItsStore {
                 // Deleted or dropped since: what the interrupted run wrote is gone with it.
-                StandardError.write("note: '\(to)' was created anew since the interrupted migration \(from) → \(to): "
-                                        + "starting over\n")
+                notices.write("note: '\(to)' was created anew since the interrupted migration \(from) → \(to): starting over")
             } else if saved.run == run {
                 resume = (saved.position, saved.digest)
-                StandardError.write("resuming the migration \(from) → \(to) after \(NumberText.grouped(saved.position)) items\n")
+                notices.write("resuming the migration \(from) → \(to) after \(NumberText.grouped(saved.position)) items")
             } else {
-                StandardError.write("note: an earlier migration \(from) → \(to) (\(saved.run)) did not finish; starting over\n")
+                notices.write("note: an earlier migration \(from) → \(to) (\(saved.run)) did not finish; starting over")
             }
         }
         // A store that counts its items cheaply (sqlite) gives the line its total; others only what was written.
         let quiet = arguments.flags.contains("--quiet")
-        let total = quiet || !ProgressLine.standardErrorIsTerminal ? nil : ((try? reader.itemCount()) ?? nil)
+        let total = ProgressLine.isDrawn(quiet: quiet, format: notices.format) ? ((try? reader.itemCount()) ?? nil) : nil
         let progress = DeliveryProgress(label: "migrating \(from) → \(to)", quiet: quiet, span: total.map {
             DeliveryProgress.Span(before: 0, last: $0, resumedAfter: resume.position, noun: "items")
-        })
+        }, notices: notices)
         let sinkCursor = try target.cursorToKeep(stateDirectory: loaded.config.stateDirectory)
         var current: DirectDelivery?
         /// Reads the source into the target, passing over the first `resumeAfter` items, which an
@@ -140,8 +140,8 @@ enum MigrateCommand {
             } catch is SourceChanged {
                 progress.stop()
                 progress.span?.resumedAfter = 0
-                StandardError.write("note: \(from) changed since the interrupted migration (rows added or deleted before where it "
-                                        + "stopped): starting over (writes are idempotent: what it delivered is not doubled)\n")
+                notices.write("note: \(from) changed since the interrupted migration (rows added or deleted before where it "
+                                  + "stopped): starting over (writes are idempotent: what it delivered is not doubled)")
                 delivery = try copy(resumeAfter: 0, expected: nil)
             }
         } catch SinkError.misconfigured(let reason) {

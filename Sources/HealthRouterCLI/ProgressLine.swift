@@ -25,6 +25,12 @@ final class ProgressLine: Sendable {
 
     static var standardErrorIsTerminal: Bool { isatty(2) == 1 }
 
+    /// Whether a progress line is drawn: not with `--quiet`, not with `--log-format json` (its
+    /// lines would be no JSON), and only on a terminal.
+    static func isDrawn(quiet: Bool, format: Logger.Format) -> Bool {
+        !quiet && format == .text && standardErrorIsTerminal
+    }
+
     func start() {
         guard enabled else { return }
         let thread = Thread { [self] in
