@@ -21,7 +21,7 @@ enum BackfillCommand {
                           the routes say, under the ids `import PATH` gives (records one
                           fingerprint cannot tell apart included; the user_id of the config's
                           source of its type), and nothing goes into the journal
-          --batch-size N  entries per write (default 5000)
+          --batch-size N  entries per write (default 5000, at most 1000000: a batch is held in memory)
           --restart       start over instead of resuming an interrupted backfill
         \(FilterOptions.help)
 
@@ -251,10 +251,18 @@ enum BackfillCommand {
         return .success
     }
 
+    /// The largest `--batch-size`: a batch is held whole in memory (and written in one transaction)
+    /// until the sink acknowledges it, a few hundred bytes an entry.
+    static let largestBatchSize = 1_000_000
+
     static func batchSizeOption(_ arguments: CommandLineArguments, command: String) throws -> Int {
         guard let text = arguments.values["--batch-size"] else { return 5_000 }
         guard let size = Int(text), size > 0 else {
             throw UsageError("--batch-size takes a positive number, not '\(text)'", command: command)
+        }
+        guard size <= largestBatchSize else {
+            throw UsageError("--batch-size takes at most \(NumberText.grouped(largestBatchSize)) entries, not \(text) (a batch is "
+                                 + "held in memory until the sink acknowledges it)", command: command)
         }
         return size
     }

@@ -18,7 +18,7 @@ enum MigrateCommand {
                           content checksum; prints a table, exits 65 on any difference
           --verify-only   compare only, without migrating (after a migration, or to check two
                           stores that were filled separately)
-          --batch-size N  samples per write (default 5000)
+          --batch-size N  samples per write (default 5000, at most 1000000: a batch is held in memory)
           --restart       start over instead of resuming an interrupted migration
         \(FilterOptions.help)
 

@@ -1074,6 +1074,23 @@ import Testing
     }
 
     /// The grouped number that ends `line` after `separator`.
+    /// A `--batch-size` above the largest is a usage error naming the option and the largest: a
+    /// batch is held in memory until the sink acknowledges it (100,000,000 asked for 31 GB at once,
+    /// and the command crashed). The largest itself is taken.
+    @Test func aBatchSizeAboveTheLargestIsRefused() throws {
+        let directory = makeTemporaryDirectory("migrate")
+        try Self.config.write(toFile: directory + "/healthrouter.yaml", atomically: true, encoding: .utf8)
+        for command in [["backfill", "local"], ["migrate", "--from", "local", "--to", "back"]] {
+            let refused = try CommandRunner.run(command + ["--batch-size", "100000000"], in: directory)
+            #expect(refused.status == 64, "\(command): \(refused.stderr)")
+            #expect(refused.stderr.hasPrefix("healthrouter: --batch-size takes at most 1,000,000 entries, not 100000000"),
+                    "\(command): \(refused.stderr)")
+            // No journal, no store yet: what is said then, not the batch size.
+            let largest = try CommandRunner.run(command + ["--batch-size", "1000000"], in: directory)
+            #expect(largest.status == 66, "\(command): \(largest.stderr)")
+        }
+    }
+
     static func number(after separator: String, in line: String) -> Int? {
         guard let range = line.range(of: separator, options: .backwards) else { return nil }
         return Int(line[range.upperBound...].replacingOccurrences(of: ",", with: ""))
