@@ -17,7 +17,8 @@ enum CheckCommand {
           --connect   also open each sink and create its schema if missing, as a run would
 
         exit codes: 0 valid, 1 a sink could not be reached (--connect), 64 wrong options,
-                    73 the state directory is not writable (--connect), 78 the config is wrong,
+                    73 the state directory is not writable (--connect), or standard output cannot
+                    be written (a full disk), 78 the config is wrong,
                     or a sink is misconfigured (--connect: a path under a file, no TimescaleDB, …)
 
         examples:

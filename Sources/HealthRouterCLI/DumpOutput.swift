@@ -94,10 +94,11 @@ final class DumpOutput {
         } catch {
             if let temporary { unlink(temporary) }
             let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
-            let reason = underlying.flatMap { $0.domain == NSPOSIXErrorDomain ? String(cString: strerror(Int32($0.code))) : nil }
-                ?? (error as NSError).localizedDescription
+            let code = underlying.flatMap { $0.domain == NSPOSIXErrorDomain ? Int32($0.code) : nil }
+            let reason = code.map { String(cString: strerror($0)) } ?? (error as NSError).localizedDescription
             throw CommandFailure(message: "cannot write the dump to \(name): \(reason)",
-                                 hint: "free space there, or name another file with --output", code: .cannotCreate)
+                                 hint: StandardOutput.hint(errno: code, elsewhere: "name another file with --output"),
+                                 code: .cannotCreate)
         }
     }
 }

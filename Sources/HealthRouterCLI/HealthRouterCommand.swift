@@ -74,6 +74,8 @@ public enum HealthRouterCommand {
                 }
                 throw UsageError(message, command: nil)
             }
+            // Their result is what they print: one that did not reach its reader is a failure.
+            if ["status", "types", "check"].contains(command) { try StandardOutput.flush() }
             return code.rawValue
         } catch {
             return report(error, to: ErrorOutput(arguments: arguments)).rawValue

@@ -21,7 +21,8 @@ enum StatusCommand {
 
         exit codes: 0 every sink caught up, 1 a sink lags, lacks pruned entries, has dead
                     letters or an error, 64 wrong options, 73 the state directory cannot be
-                    one (a file is in its place) or its journal cannot be read (damaged, or a newer one), 78 the config is wrong
+                    one (a file is in its place) or its journal cannot be read (damaged, or a newer one), or
+                    standard output cannot be written (a full disk), 78 the config is wrong
         """
 
     /// The widest last error the table shows; a longer one is cut there and printed whole below.

@@ -17,7 +17,8 @@ enum TypesCommand {
         (visionPrescription), and Me, the profile (no HealthKit type: group `other`). The registry
         is built in: a --config FILE is only checked (as every command checks it), not needed.
 
-        exit codes: 0 done, 64 wrong options or an unknown group, 78 the --config FILE is wrong
+        exit codes: 0 done, 64 wrong options or an unknown group, 73 standard output cannot be written
+                    (a full disk), 78 the --config FILE is wrong
 
         examples:
           healthrouter types --group sleep
