@@ -1091,6 +1091,16 @@ import Testing
         }
     }
 
+    /// The folder where backfill and migrate keep their place (`runs/`) is its owner's alone
+    /// (0700), as the state directory is, whatever the umask: under `umask 000` it was 0777.
+    @Test func theRunsFolderIsPrivateWhateverTheUmask() throws {
+        let directory = try Self.imported(records: 100)
+        let backfill = try CommandRunner.run(["backfill", "local", "--batch-size", "10", "-q"], in: directory, shellSetup: "umask 000")
+        #expect(backfill.status == 0, "\(backfill.stderr)")
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: directory + "/state/runs")[.posixPermissions] as? Int)
+        #expect(mode == 0o700, "\(String(mode, radix: 8))")
+    }
+
     static func number(after separator: String, in line: String) -> Int? {
         guard let range = line.range(of: separator, options: .backwards) else { return nil }
         return Int(line[range.upperBound...].replacingOccurrences(of: ",", with: ""))

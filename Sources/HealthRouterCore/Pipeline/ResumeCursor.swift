@@ -29,7 +29,8 @@ public struct ResumeCursor: Sendable {
     /// the caller needs to tell that the input before `position` is still what it was, durably.
     public func save(_ position: Int64, run: String, digest: Int64? = nil) throws {
         let directory = (path as NSString).deletingLastPathComponent
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // Of the state directory's owner alone (0700), whatever the umask, as the state directory is.
+        try StorePath.createPrivateFolder(directory)
         let temporary = path + ".tmp"
         let bytes = Array("\(position)\n\(run)\n\(digest.map(String.init) ?? "")\n".utf8)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
