@@ -89,6 +89,14 @@ enum MigrateCommand {
         let run = FilterOptions.describe(filter)
         var resume: (position: Int64, digest: Int64?) = (0, nil)
         let notices = NoticeOutput(format: loaded.logger.format)
+        // A daemon on this state directory may write either store while it is copied: what it
+        // writes to the source after the copy passed it is not in the target (a migration beside
+        // an import the daemon delivered copied 118,625 of 408,077 samples, and said nothing).
+        if let pid = DaemonLock.holder(of: loaded.config.stateDirectory), !arguments.flags.contains("--verify") {
+            notices.write("warning: a healthrouter run (pid \(pid)) uses this state directory and may write '\(from)' or "
+                              + "'\(to)' during the migration: stop it first, or add --verify to compare both stores after",
+                          level: .warning, [("pid", pid)])
+        }
         if !arguments.flags.contains("--restart"), let saved = try cursor.load() {
             if target.sink.createdItsStore {
                 // Deleted or dropped since: what the interrupted run wrote is gone with it.

@@ -262,6 +262,31 @@ struct DaemonEndToEndTests {
     /// once, saying to stop the daemon, instead of retrying for seconds and then telling the user
     /// to give each sink its own folder. A dump of it (which only reads) and a backfill of a
     /// sqlite sink work.
+    /// A migration from a store the daemon writes copies what it finds, and what the daemon writes
+    /// after the copy passed is not in the target: it says so (a migration beside an import the
+    /// daemon delivered copied 118,625 of 408,077 samples in silence), unless `--verify` compares.
+    @Test func aMigrationBesideTheDaemonWarnsUnlessItVerifies() throws {
+        let directory = TestScratch.path + "daemon-\(UUID().uuidString)"
+        let more = "  copy:\n    type: sqlite\n    path: \(directory)/copy.sqlite\nroutes:\n  - types: [\"*\"]\n    to: [local]\n"
+        let daemon = try DaemonProcess(directory: directory, sinks: DaemonProcess.localSink(in: directory, more: more))
+        try daemon.start()
+        defer { daemon.stop() }
+        let pushed = #"[{"uuid":"P-1","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":60,"source":"W"}]"#
+        #expect(daemon.client.post("/ingest", pushed, token: DaemonProcess.token).status == 200)
+        let environment = ["TEST_TOKEN": DaemonProcess.token]
+        let config = directory + "/config.yaml"
+        let plain = try CommandRunner.run(["migrate", "--from", "local", "--to", "copy", "--config", config], in: directory,
+                                          environment: environment)
+        #expect(plain.status == 0, "\(plain.stdout)\(plain.stderr)")
+        #expect(plain.stderr.contains("warning: a healthrouter run (pid \(daemon.process!.processIdentifier)) uses this state "
+                                      + "directory and may write 'local' or 'copy' during the migration: stop it first, or add --verify"),
+                "\(plain.stderr)")
+        let verified = try CommandRunner.run(["migrate", "--from", "local", "--to", "copy", "--verify", "--config", config],
+                                             in: directory, environment: environment)
+        #expect(verified.status == 0, "\(verified.stdout)\(verified.stderr)")
+        #expect(!verified.stderr.contains("warning: a healthrouter run"), "\(verified.stderr)")
+    }
+
     @Test func aBackfillOfAnNDJSONSinkBesideTheDaemonSaysToStopIt() throws {
         let daemon = try DaemonProcess.withNDJSONSink()
         let directory = daemon.directory
