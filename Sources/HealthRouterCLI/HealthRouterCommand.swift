@@ -84,6 +84,18 @@ public enum HealthRouterCommand {
 
     static let version = "0.1.0"
 
+    /// Refuses an argument that is not UTF-8 (a file named in Latin-1), which reaches Swift with its
+    /// bad bytes replaced, so that the file would be called missing: the message says what it is,
+    /// in the log format the command line asks for. `argument` is the first such (its position,
+    /// counting the program as 0, and its text as Swift has it); returns the exit code (64).
+    public static func refuseNonUTF8(argument: (position: Int, shown: String), arguments: [String]) -> Int32 {
+        ErrorOutput(arguments: arguments).write(
+            "argument \(argument.position) (\(argument.shown)) is not valid UTF-8, which healthrouter cannot read\n"
+                + "  hint: a file name in another encoding? rename it to a UTF-8 name (convmv -f latin1 -t utf-8 --notest FILE), "
+                + "or give a symbolic link with one", exitCode: .usage)
+        return ExitCode.usage.rawValue
+    }
+
     /// The command `arguments` (without the program name) name (`run`), nil when none.
     public static func commandName(_ arguments: [String]) -> String? {
         commandWordIndex(arguments).map { arguments[$0] }

@@ -92,10 +92,14 @@ enum MigrateCommand {
         // A daemon on this state directory may write either store while it is copied: what it
         // writes to the source after the copy passed it is not in the target (a migration beside
         // an import the daemon delivered copied 118,625 of 408,077 samples, and said nothing).
-        if let pid = DaemonLock.holder(of: loaded.config.stateDirectory), !arguments.flags.contains("--verify") {
-            notices.write("warning: a healthrouter run (pid \(pid)) uses this state directory and may write '\(from)' or "
-                              + "'\(to)' during the migration: stop it first, or add --verify to compare both stores after",
-                          level: .warning, [("pid", pid)])
+        if !arguments.flags.contains("--verify") {
+            let writers = [DaemonLock.holder(of: loaded.config.stateDirectory).map { "a healthrouter run (pid \($0))" },
+                           ImportLock.holder(of: loaded.config.stateDirectory).map { "a healthrouter import (pid \($0))" }]
+            for writer in writers.compactMap({ $0 }) {
+                notices.write("warning: \(writer) uses this state directory and may write '\(from)' or '\(to)' during the "
+                                  + "migration: let it finish or stop it first, or add --verify to compare both stores after",
+                              level: .warning)
+            }
         }
         if !arguments.flags.contains("--restart"), let saved = try cursor.load() {
             if target.sink.createdItsStore {

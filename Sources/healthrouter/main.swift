@@ -46,9 +46,6 @@ for index in 1..<Int(CommandLine.argc) {
     guard let argument = CommandLine.unsafeArgv[index], String(validatingCString: argument) == nil else { continue }
     let shown = String(decoding: UnsafeBufferPointer(start: UnsafeRawPointer(argument).assumingMemoryBound(to: UInt8.self),
                                                      count: strlen(argument)), as: UTF8.self)
-    FileHandle.standardError.write(Data(("healthrouter: argument \(index) (\(shown)) is not valid UTF-8, which healthrouter "
-        + "cannot read: a file name in another encoding? rename it to a UTF-8 name (convmv -f latin1 -t utf-8 --notest FILE), "
-        + "or give a symbolic link with one\n").utf8))
-    exit(64)
+    exit(HealthRouterCommand.refuseNonUTF8(argument: (index, shown), arguments: arguments))
 }
 exit(HealthRouterCommand.main(arguments))

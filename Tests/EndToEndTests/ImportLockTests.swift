@@ -33,4 +33,30 @@ import Testing
                 "\(stderr)")
         #expect(FileManager.default.fileExists(atPath: directory + "/health.sqlite"))
     }
+
+    /// A migration while an import writes the stores (every sink, itself) copies part of what it
+    /// will hold: it warns with the import's pid (it copied 388,310 of 1,000,067 samples in silence).
+    @Test func aMigrationBesideAnImportWarns() throws {
+        let directory = makeTemporaryDirectory()
+        let export = directory + "/export.xml"
+        try CommandRunner.generateExport(records: 50, to: export, zip: false, quirks: false)
+        let config = try writeConfig("""
+            state_directory: \(directory)/state
+            sinks:
+              local: { type: sqlite, path: \(directory)/health.sqlite }
+              copy: { type: sqlite, path: \(directory)/copy.sqlite }
+            routes:
+              - types: ["*"]
+                to: [local]
+            """, in: directory)
+        #expect(try CommandRunner.run(["import", export, "--config", config, "-q"], in: directory).status == 0)
+        let held = open(directory + "/state/import.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        defer { close(held) }
+        #expect(held >= 0 && flock(held, LOCK_EX) == 0)
+        _ = pwrite(held, Array("4242\n".utf8), 5, 0)
+        let result = try CommandRunner.run(["migrate", "--from", "local", "--to", "copy", "--config", config], in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("warning: a healthrouter import (pid 4242) uses this state directory and may write 'local' "
+                                       + "or 'copy' during the migration"), "\(result.stderr)")
+    }
 }

@@ -90,6 +90,12 @@ import Testing
         #expect(result.stderr.contains("rename it to a UTF-8 name"))
         #expect(!result.stderr.contains("does not exist"))
         #expect(!FileManager.default.fileExists(atPath: directory + "/healthrouter-data"))
+        // In the log format asked for.
+        let json = try CommandRunner.run([], in: directory,
+                                         shellSetup: #"exec "$0" import --log-format json $'caf\xe9.zip'"#)
+        #expect(json.status == 64)
+        let line = try #require(try JSONSerialization.jsonObject(with: Data(json.stderr.utf8)) as? [String: Any], "\(json.stderr)")
+        #expect((line["message"] as? String)?.contains("is not valid UTF-8") == true && line["exit_code"] as? Int == 64)
     }
 
     @Test func aLinkInALoopIsNotCalledMissing() throws {

@@ -279,7 +279,8 @@ struct DaemonEndToEndTests {
                                           environment: environment)
         #expect(plain.status == 0, "\(plain.stdout)\(plain.stderr)")
         #expect(plain.stderr.contains("warning: a healthrouter run (pid \(daemon.process!.processIdentifier)) uses this state "
-                                      + "directory and may write 'local' or 'copy' during the migration: stop it first, or add --verify"),
+                                      + "directory and may write 'local' or 'copy' during the migration: let it finish or stop it first, "
+                                      + "or add --verify"),
                 "\(plain.stderr)")
         let verified = try CommandRunner.run(["migrate", "--from", "local", "--to", "copy", "--verify", "--config", config],
                                              in: directory, environment: environment)
