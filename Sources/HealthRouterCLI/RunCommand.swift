@@ -44,7 +44,8 @@ enum RunCommand {
             return .success
         }
         try arguments.refusePositional(command: "run")
-        // First: a stop or reload sent while the config loads waits for it instead of killing the process.
+        // First: Dispatch reads the stop and reload signals `main` blocked; one sent while the config
+        // loads stays pending until the daemon runs.
         let signals = SignalWaiter(signals: [SIGTERM, SIGINT, SIGHUP])
         // A log read through a pipe whose reader went away (`run | tee`, a log shipper restarting)
         // fails a write instead of killing the daemon.

@@ -20,8 +20,8 @@ final class SignalWaiter {
     private let sources: [any DispatchSourceSignal]
 
     /// Where each signal is logged: set once the config says how (a signal before that is kept,
-    /// not logged). The waiter is made first thing, so that a signal sent right after the process
-    /// started (a `systemctl reload` after `start`) is not met by its default action.
+    /// not logged). `run` makes the waiter before it loads its config, so that a signal sent right
+    /// after the process started (a `systemctl reload` after `start`), pending since, is acted on.
     var logger: Logger? {
         get { pending.logger.withLock { $0 } }
         set { pending.logger.withLock { $0 = newValue } }
