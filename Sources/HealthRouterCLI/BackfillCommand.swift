@@ -101,7 +101,8 @@ enum BackfillCommand {
                 resumeAfter = saved.position
                 notices.write("resuming the backfill of '\(name)' after position \(NumberText.grouped(saved.position))")
             } else {
-                notices.write("note: an earlier backfill of '\(name)' (\(saved.run)) did not finish; starting this one over")
+                notices.write("note: an earlier backfill of '\(name)'\(saved.run.isEmpty ? "" : " (\(saved.run))") did not finish; "
+                                  + "starting this one over")
             }
         }
         // From the journal, what it goes through is known: the entries it retains, up to its head.
@@ -131,7 +132,7 @@ enum BackfillCommand {
             if path == nil, let journal {
                 let retention = try journal.retention()
                 if retention.pruned, let oldest = retention.oldest {
-                    notices.write("note: journal entries before \(oldest) were pruned (journal.retain); "
+                    notices.write("note: journal entries before \(NumberText.grouped(oldest)) were pruned (journal.retain); "
                                   + "backfill older history with --from PATH or healthrouter migrate")
                 }
                 let selects = opened.spec.selects

@@ -86,7 +86,7 @@ enum DumpCommand {
             let journal = try JournalOpenHint.open(loaded.config.stateDirectory, role: .inspector)
             let retention = try journal.retention()
             if retention.pruned, let oldest = retention.oldest {
-                notices.write("healthrouter: note: journal entries before \(oldest) were pruned (journal.retain); "
+                notices.write("healthrouter: note: journal entries before \(NumberText.grouped(oldest)) were pruned (journal.retain); "
                                   + "dump a sink with --from SINK for everything")
             }
             try journal.forEachEntry(filter: filter, damaged: { damaged in

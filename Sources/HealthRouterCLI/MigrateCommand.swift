@@ -109,7 +109,8 @@ enum MigrateCommand {
                 resume = (saved.position, saved.digest)
                 notices.write("resuming the migration \(from) → \(to) after \(NumberText.grouped(saved.position)) items")
             } else {
-                notices.write("note: an earlier migration \(from) → \(to) (\(saved.run)) did not finish; starting over")
+                notices.write("note: an earlier migration \(from) → \(to)\(saved.run.isEmpty ? "" : " (\(saved.run))") did not "
+                                  + "finish; starting over")
             }
         }
         // A store that counts its items cheaply (sqlite) gives the line its total; others only what was written.

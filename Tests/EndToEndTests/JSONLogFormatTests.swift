@@ -120,6 +120,13 @@ import Testing
                 "\(migrate.stderr)")
         #expect(messages.filter { $0.contains("trying again in") }.count == 4, "\(migrate.stderr)")
         #expect(objects.last?["exit_code"] as? Int == 1, "\(migrate.stderr)")
+
+        // An interrupted run without options is named without empty parentheses.
+        try "5\n\n\n".write(toFile: directory + "/state/runs/migrate-local-to-mirror.cursor", atomically: false, encoding: .utf8)
+        let narrowed = try CommandRunner.run(["migrate", "--from", "local", "--to", "mirror", "--since", "2001-01-01",
+                                              "--config", config, "--log-format", "json"], in: directory)
+        #expect(Self.messages(Self.jsonLines(narrowed.stderr, "migrate")).first?
+            .hasPrefix("an earlier migration local → mirror did not finish; starting over") == true, "\(narrowed.stderr)")
     }
 
     /// The text form of a backfill's resume and retry lines, as they were.
