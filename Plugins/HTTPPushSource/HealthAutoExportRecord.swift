@@ -44,9 +44,8 @@ enum HealthAutoExportRecord {
     /// Why `entry` gives no record, for the log.
     static func problem(_ entry: JSONValue) -> String {
         guard case .object(let fields) = entry else { return "not a JSON object" }
-        let dates = ["start", "startDate", "date", "end", "endDate"].compactMap { key -> String? in
-            guard case .string(let text)? = fields.last(where: { $0.key == key })?.value else { return nil }
-            return "\(key) \(SkippedElement.quoted(text))"
+        let dates = ["start", "startDate", "date", "end", "endDate"].compactMap { key in
+            text(fields, key).map { "\(key) \(SkippedElement.quoted($0))" }
         }
         return dates.isEmpty ? "no start, startDate or date" : dates.joined(separator: ", ") + " cannot be read (or ends before it starts)"
     }

@@ -88,6 +88,12 @@ final class DaemonLock {
                 return pid.isEmpty ? "?" : pid
             }
         }
+        return holder(ofLockFile: path)
+    }
+
+    /// The pid recorded in the lock file `path` while a process holds it (`"?"` when the file names
+    /// none); nil when the file is missing or nobody holds it. For `daemon.lock` and `import.lock`.
+    static func holder(ofLockFile path: String) -> String? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }

@@ -33,15 +33,6 @@ final class ImportLock {
     /// The pid of the import that holds `stateDirectory`'s lock (`"?"` when its file names none);
     /// nil when none runs there.
     static func holder(of stateDirectory: String) -> String? {
-        let path = (stateDirectory as NSString).appendingPathComponent("import.lock")
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        if flock(descriptor, LOCK_SH | LOCK_NB) == 0 {
-            flock(descriptor, LOCK_UN)
-            return nil
-        }
-        let pid = DaemonLock.pid(in: descriptor)
-        return pid.isEmpty ? "?" : pid
+        DaemonLock.holder(ofLockFile: (stateDirectory as NSString).appendingPathComponent("import.lock"))
     }
 }
