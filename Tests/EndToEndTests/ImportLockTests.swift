@@ -16,11 +16,8 @@ import Testing
             sinks:
               local: { type: sqlite, path: \(directory)/health.sqlite }
             """, in: directory)
-        try FileManager.default.createDirectory(atPath: directory + "/state", withIntermediateDirectories: true)
         // This test holds the lock, as a running import would.
-        let held = open(directory + "/state/import.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        #expect(held >= 0 && flock(held, LOCK_EX) == 0)
-        _ = pwrite(held, Array("4242\n".utf8), 5, 0)
+        let held = try holdImportLock(in: directory + "/state")
         let process = try CommandRunner.start(["import", export, "--config", config, "-q"], in: directory)
         Thread.sleep(forTimeInterval: 1.5)
         #expect(process.isRunning)
@@ -50,10 +47,8 @@ import Testing
                 to: [local]
             """, in: directory)
         #expect(try CommandRunner.run(["import", export, "--config", config, "-q"], in: directory).status == 0)
-        let held = open(directory + "/state/import.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        let held = try holdImportLock(in: directory + "/state")
         defer { close(held) }
-        #expect(held >= 0 && flock(held, LOCK_EX) == 0)
-        _ = pwrite(held, Array("4242\n".utf8), 5, 0)
         let result = try CommandRunner.run(["migrate", "--from", "local", "--to", "copy", "--config", config], in: directory)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("warning: a healthrouter import (pid 4242) uses this state directory and may write 'local' "

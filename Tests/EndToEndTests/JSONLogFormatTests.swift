@@ -175,10 +175,7 @@ import Testing
             sinks:
               local: { type: sqlite, path: \(directory)/health.sqlite }
             """, in: directory)
-        try FileManager.default.createDirectory(atPath: directory + "/state", withIntermediateDirectories: true)
-        let held = open(directory + "/state/import.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        #expect(held >= 0 && flock(held, LOCK_EX) == 0)
-        _ = pwrite(held, Array("4242\n".utf8), 5, 0)
+        let held = try holdImportLock(in: directory + "/state")
         let process = try CommandRunner.start(["import", "export.xml", "--config", config, "-q", "--log-format", "json"],
                                               in: directory)
         Thread.sleep(forTimeInterval: 1)

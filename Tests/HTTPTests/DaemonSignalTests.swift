@@ -6,16 +6,6 @@ import TestSupport
 /// went away, signals sent early, Ctrl-\.
 @Suite("run's process")
 struct DaemonSignalTests {
-    /// Waits up to `seconds` for `condition`.
-    static func eventually(_ seconds: Double = 10, _ condition: () -> Bool) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        while Date() < deadline {
-            if condition() { return true }
-            usleep(20_000)
-        }
-        return condition()
-    }
-
     /// With standard output and error closed, the files the daemon opened next took descriptors 1
     /// and 2, and its log was written into its lock file (a second daemon then named the log as
     /// the holder's "pid").
@@ -24,7 +14,7 @@ struct DaemonSignalTests {
         daemon.shellSetup = "exec >&- 2>&-"
         let process = try daemon.launch()
         defer { if process.isRunning { daemon.stop() } }
-        #expect(Self.eventually { daemon.client.get("/health").status == 200 })
+        #expect(eventually(within: 10) { daemon.client.get("/health").status == 200 })
         for descriptor in 1...2 {
             let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(process.processIdentifier)/fd/\(descriptor)")
             #expect(target == "/dev/null", "descriptor \(descriptor)")
@@ -52,7 +42,7 @@ struct DaemonSignalTests {
         try process.run()
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() } }
         try pipe.fileHandleForReading.close()
-        #expect(Self.eventually { daemon.client.get("/health").status == 200 })
+        #expect(eventually(within: 10) { daemon.client.get("/health").status == 200 })
         for _ in 0..<3 { _ = daemon.client.post("/ingest", "[]", token: "wrong-token") }
         usleep(200_000)
         #expect(process.isRunning)
@@ -108,7 +98,7 @@ struct DaemonSignalTests {
             let process = try daemon.launch()
             usleep(UInt32(5_000 + (attempt % 8) * 4_000))
             kill(process.processIdentifier, SIGTERM)
-            if !Self.eventually(5, { !process.isRunning }) {
+            if !eventually(within: 5, { !process.isRunning }) {
                 lost += 1
                 daemon.stop(signal: SIGKILL)
             } else {
@@ -126,7 +116,7 @@ struct DaemonSignalTests {
         try daemon.start()
         let process = try #require(daemon.process)
         kill(process.processIdentifier, SIGQUIT)
-        let ended = Self.eventually { !process.isRunning }
+        let ended = eventually(within: 10) { !process.isRunning }
         #expect(ended)
         if !ended { daemon.stop(signal: SIGKILL) }
         process.waitUntilExit()

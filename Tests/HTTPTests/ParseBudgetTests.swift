@@ -1,19 +1,10 @@
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 @testable import HTTPPushSource
 
 struct ParseBudgetTests {
-    /// Waits (up to 5 s) until `condition` holds.
-    private func eventually(_ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(5)
-        while !condition() {
-            if Date() > deadline { return false }
-            usleep(1_000)
-        }
-        return true
-    }
-
     /// A request waits while its bytes do not fit, and requests go in the order they asked: a
     /// small one that would fit does not pass a large one waiting before it.
     @Test func requestsWaitInTheOrderTheyAsked() {
@@ -33,13 +24,13 @@ struct ParseBudgetTests {
             }
         }
         start("large", 20)   // more than the capacity: takes all of it, so waits for `first`
-        #expect(eventually { budget.requestsWaiting == 1 })
+        #expect(eventually(every: 1_000) { budget.requestsWaiting == 1 })
         start("small", 3)    // fits beside `first`, but `large` asked before
-        #expect(eventually { budget.requestsWaiting == 2 })
+        #expect(eventually(every: 1_000) { budget.requestsWaiting == 2 })
         usleep(50_000)
         #expect(order.withLock { $0 } == ["first"])
         budget.giveBack(first)
-        #expect(eventually { order.withLock { $0 }.count == 2 })
+        #expect(eventually(every: 1_000) { order.withLock { $0 }.count == 2 })
         usleep(50_000)
         #expect(order.withLock { $0 } == ["first", "large"])
         #expect(held.withLock { $0["large"] } == 8)

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import HealthRouterCore
 import Testing
+import TestSupport
 @testable import HTTPPushSource
 
 /// The limits that keep many or slow clients from exhausting the server, over real loopback
@@ -22,16 +23,6 @@ struct ResourceLimitTests {
     func uploadHead(length: Int) -> String {
         "POST /ingest HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(alice)\r\nContent-Type: application/json\r\n"
             + "Content-Length: \(length)\r\nExpect: 100-continue\r\n\r\n"
-    }
-
-    /// Whether `condition` holds within `seconds`, checked every 10 ms.
-    func eventually(within seconds: Double = 5, _ condition: () -> Bool) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        while Date() < deadline {
-            if condition() { return true }
-            usleep(10_000)
-        }
-        return condition()
     }
 
     @Test func uploadsBeyondTheMemoryBudgetAreRefusedBeforeTheirBodies() throws {

@@ -144,3 +144,29 @@ public func writeConfig(_ yaml: String, in directory: String) throws -> String {
     try yaml.write(toFile: path, atomically: true, encoding: .utf8)
     return path
 }
+
+/// Whether `condition` holds within `seconds`, checked every `interval` microseconds.
+public func eventually(within seconds: Double = 5, every interval: UInt32 = 10_000, _ condition: () -> Bool) -> Bool {
+    let deadline = Date(timeIntervalSinceNow: seconds)
+    while Date() < deadline {
+        if condition() { return true }
+        usleep(interval)
+    }
+    return condition()
+}
+
+/// Holds `<stateDirectory>/import.lock` (its folder made when missing) as a running import would,
+/// recording `pid` in it; returns the descriptor, whose closing lets go. Throws when it cannot.
+public func holdImportLock(in stateDirectory: String, pid: String = "4242") throws -> Int32 {
+    struct CannotHoldLock: Error {}
+    try FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true)
+    let held = open(stateDirectory + "/import.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+    guard held >= 0 else { throw CannotHoldLock() }
+    guard flock(held, LOCK_EX) == 0 else {
+        close(held)
+        throw CannotHoldLock()
+    }
+    let text = Array("\(pid)\n".utf8)
+    _ = pwrite(held, text, text.count, 0)
+    return held
+}
