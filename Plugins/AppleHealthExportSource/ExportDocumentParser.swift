@@ -72,18 +72,20 @@ final class ExportDocumentParser {
         " The \(NumberText.counted(emittedItems, "item")) read before this point \(emittedItems == 1 ? "was" : "were") kept."
     }
 
-    /// Items emitted so far, by kind name, and other facts for the import log.
-    var summary: [(String, String)] {
+    /// For the import log: the export's locale and whether its DTD was removed (`fields`), the
+    /// items emitted so far by kind name and the correlation members dropped (`numbers`).
+    var summary: (fields: [(String, String)], numbers: [(String, LogNumber)]) {
         var fields: [(String, String)] = []
-        for kind in SampleKind.allCases where handler.countsByKind[Int(kind.rawValue)] > 0 {
-            fields.append((kind.name, String(handler.countsByKind[Int(kind.rawValue)])))
-        }
-        if handler.duplicateMembersDropped > 0 {
-            fields.append(("duplicate_correlation_members", String(handler.duplicateMembersDropped)))
-        }
         if let locale = handler.locale { fields.append(("locale", locale)) }
         fields.append(("dtd_removed", String(filter.removedDoctype)))
-        return fields
+        var numbers: [(String, LogNumber)] = []
+        for kind in SampleKind.allCases where handler.countsByKind[Int(kind.rawValue)] > 0 {
+            numbers.append((kind.name, LogNumber(handler.countsByKind[Int(kind.rawValue)])))
+        }
+        if handler.duplicateMembersDropped > 0 {
+            numbers.append(("duplicate_correlation_members", LogNumber(handler.duplicateMembersDropped)))
+        }
+        return (fields, numbers)
     }
 
     private func emitPending() throws {

@@ -45,7 +45,7 @@ struct XMLFileExportReader {
             try document.feed(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]), isLast: count == 0)
             if count == 0 { break }
         }
-        logger.info("read \(file.path)", document.summary)
+        logger.info("read \(file.path)", document.summary.fields, numbers: document.summary.numbers)
         for (path, size) in electrocardiograms {
             consumed = min(consumed + size, total)
             let bytes: [UInt8]?

@@ -38,7 +38,7 @@ struct ZipExportReader {
         let folderEnd = dataEntry.path.lastIndex(of: "/").map { dataEntry.path.index(after: $0) } ?? dataEntry.path.startIndex
         routes.paths.dataFolder = String(dataEntry.path[..<folderEnd])
         resources.paths.dataFolder = routes.paths.dataFolder
-        logger.info("reading \(dataEntry.path) from \(file.path)", [("routes", String(routes.routeCount))])
+        logger.info("reading \(dataEntry.path) from \(file.path)", numbers: [("routes", LogNumber(routes.routeCount))])
         // A zip cut short (a copy that stopped) still gives what it holds: the data file up to the
         // cut, which the parser keeps, then the error.
         let (readUpTo, damage) = try stream(dataEntry, routes: routes, resources: resources, lastPass: electrocardiograms.isEmpty,
@@ -329,7 +329,7 @@ struct ZipExportReader {
             output.progress(bytes: count == 0 && lastPass ? file.size : reported, total: file.size)
             if count == 0 { break }
         }
-        logger.info("read \(file.path)", [("entry", dataEntry.path)] + document.summary)
+        logger.info("read \(file.path)", [("entry", dataEntry.path)] + document.summary.fields, numbers: document.summary.numbers)
         return (reported, archive.entryWarning)
     }
 

@@ -209,7 +209,7 @@ public final class HTTPPushSource: ServiceSource {
         let bound = try server.start(host: host, port: port, tls: tls)
         boundPort.withLock { $0 = bound }
         self.server.withLock { $0 = server }
-        context.logger.info("listening", [("address", "\(host):\(bound)"), ("users", String(tokens.entries.count))])
+        context.logger.info("listening", [("address", "\(host):\(bound)")], numbers: [("users", LogNumber(tokens.entries.count))])
     }
 
     public func stop() {
@@ -219,7 +219,7 @@ public final class HTTPPushSource: ServiceSource {
             return current
         }) else { return }
         server.stop()
-        context.logger.info("stopped listening", [("requests", String(server.requestsServed))])
+        context.logger.info("stopped listening", numbers: [("requests", LogNumber(server.requestsServed))])
     }
 
     static func splitListen(_ listen: String) -> (String, UInt16)? {

@@ -182,7 +182,7 @@ final class PushRequestHandler: Sendable {
         // A missing and a wrong token are counted apart: they call for different fixes.
         warnings.warn(key: "\(route) \(reply.status) \(reason) \(hint ?? "")", "push refused", {
             var fields = [("route", route == "other" ? SkippedElement.clipped("\(request.method) \(Self.pathForTheLog(request.path))", limit: 80) : route),
-                          ("status", String(reply.status)), ("reason", reason)]
+                          ("reason", reason)]
             if let route = Self.route(request), !tokens.isEmpty, let caller = caller(request, route: route) {
                 fields.append(("user", caller.name))
             }
@@ -190,7 +190,7 @@ final class PushRequestHandler: Sendable {
             if let hint { fields.append(("hint", hint)) }
             if let detail = reply.logDetail { fields.append(("where", detail)) }
             return fields
-        }())
+        }(), numbers: [("status", LogNumber(reply.status))])
     }
 
     /// An unknown path as the log shows it: its first segment, the rest as `/…`, and a first
@@ -216,12 +216,12 @@ final class PushRequestHandler: Sendable {
     private func warnSkipped(_ count: Int, of received: Int, examples: [String], request: HTTPRequest, caller: Caller) {
         guard count > 0 else { return }
         warnings.warn(key: "\(request.path) skipped", "push: elements skipped (answered 200, not stored)", {
-            var fields = [("route", request.path), ("skipped", String(count)), ("received", String(received))]
+            var fields = [("route", request.path)]
             if !tokens.isEmpty { fields.append(("user", caller.name)) }
             fields.append(("peer", request.peer))
             fields.append(("first", examples.joined(separator: "; ")))
             return fields
-        }())
+        }(), numbers: [("skipped", LogNumber(count)), ("received", LogNumber(received))])
     }
 
     /// Logs, rate-limited, that values came in a unit healthrouter cannot convert to their type's
@@ -239,12 +239,12 @@ final class PushRequestHandler: Sendable {
         }
         guard let first else { return }
         warnings.warn(key: "\(request.path) units", "push: values in a unit that cannot be converted to their type's were stored in it", {
-            var fields = [("route", request.path), ("samples", String(count))]
+            var fields = [("route", request.path)]
             if !tokens.isEmpty { fields.append(("user", caller.name)) }
             fields.append(("first", first))
             fields.append(("hint", "send the type's unit or one healthrouter converts from (healthrouter types lists them)"))
             return fields
-        }())
+        }(), numbers: [("samples", LogNumber(count))])
     }
 
     private func ingestPulso(_ body: [UInt8], caller: Caller, request: HTTPRequest) -> HTTPReply {
@@ -274,21 +274,21 @@ final class PushRequestHandler: Sendable {
         warnSkipped(batch.skipped, of: batch.received, examples: batch.skips.map(\.description), request: request, caller: caller)
         if batch.leftOut > 0 {
             warnings.warn(key: "\(request.path) left out", "push: fields healthrouter could not read were left out of the samples stored", {
-                var fields = [("route", request.path), ("samples", String(batch.leftOut))]
+                var fields = [("route", request.path)]
                 if !tokens.isEmpty { fields.append(("user", caller.name)) }
                 fields.append(("first", batch.leftOutExamples.joined(separator: "; ")))
                 return fields
-            }())
+            }(), numbers: [("samples", LogNumber(batch.leftOut))])
         }
         do {
             try latest.record(batch.ends, user: caller.name)
             if batch.endsAhead > 0 {
                 warnings.warn(key: "\(request.path) ahead", "push: samples that end more than a day from now were stored, "
                                   + "and left out of /latest (a device whose clock is wrong?)", {
-                    var fields = [("route", request.path), ("samples", String(batch.endsAhead))]
+                    var fields = [("route", request.path)]
                     if !tokens.isEmpty { fields.append(("user", caller.name)) }
                     return fields
-                }())
+                }(), numbers: [("samples", LogNumber(batch.endsAhead))])
             }
         } catch {
             logger.warning("cannot update the /latest index", [("error", "\(error)")])
@@ -333,20 +333,20 @@ final class PushRequestHandler: Sendable {
                 warnings.warn(key: "\(caller.name) foreign ids",
                               "push: ids another user's samples have were left out (an id is changed or deleted by the "
                                   + "user who pushed it first)",
-                              [("user", caller.name), ("ids", String(result.refusedOtherUsersIds))])
+                              [("user", caller.name)], numbers: [("ids", LogNumber(result.refusedOtherUsersIds))])
             }
             if result.idsOfAnotherType > 0 {
                 warnings.warn(key: "\(caller.name) ids of another type",
                               "push: ids sent before under another type were left out (a uuid keeps the type it first came "
                                   + "with; the app sent one uuid for two samples)",
-                              [("user", caller.name), ("ids", String(result.idsOfAnotherType))])
+                              [("user", caller.name)], numbers: [("ids", LogNumber(result.idsOfAnotherType))])
             }
             return result
         } catch {
             // Once per 10 s while it lasts (a full disk refuses every push).
             if let suppressed = warnings.admit(key: "journal not written") {
                 logger.error("cannot write the journal: the push is refused (500), and the app sends it again later",
-                             [("error", "\(error)")] + (suppressed > 0 ? [("suppressed", String(suppressed))] : []))
+                             [("error", "\(error)")], numbers: suppressed > 0 ? [("suppressed", LogNumber(suppressed))] : [])
             }
             return nil
         }

@@ -273,7 +273,7 @@ public final class SQLiteSink: Sink {
         }
         loadingInBulk = false
         try database.execute("PRAGMA cache_size = \(Self.upsertCacheSize)")
-        logger.debug("built the indexes the load dropped", [("seconds", String(format: "%.1f", Date().timeIntervalSince(started)))])
+        logger.debug("built the indexes the load dropped", numbers: [("seconds", LogNumber(Date().timeIntervalSince(started), places: 1))])
     }
 
     /// Builds the indexes a bulk load dropped, so the store is complete while the worker waits.

@@ -420,7 +420,7 @@ public final class TimescaleDBSink: Sink {
         try bulk.finish(connection, statementTimeoutSeconds: Int(configuration.statementTimeout.seconds), sinkName: sinkName)
         loadingInBulk = false
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-        logger.debug("built sample_index's key the load put off", [("seconds", String(format: "%.1f", seconds))])
+        logger.debug("built sample_index's key the load put off", numbers: [("seconds", LogNumber(seconds, places: 1))])
     }
 
     /// Upserts the staged rows of each table and records where each id lives.

@@ -72,7 +72,7 @@ final class DeliveryProgress {
             stop()
             notices.write("sink '\(sink)': \(error); trying again in "
                           + String(format: delay < 10 ? "%.1f" : "%.0f", delay) + " s (attempt \(attempt + 1) of \(maxAttempts))",
-                          level: .warning, [("sink", sink)], numbers: [("attempt", attempt + 1), ("max_attempts", maxAttempts)])
+                          level: .warning, [("sink", sink)], numbers: [("attempt", LogNumber(attempt + 1)), ("max_attempts", LogNumber(maxAttempts))])
         }
     }
 }

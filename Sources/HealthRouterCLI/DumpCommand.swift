@@ -102,7 +102,7 @@ enum DumpCommand {
         notices.write("dumped \(NumberText.counted(samples, "sample")) and \(NumberText.counted(tombstones, "tombstone"))"
                       + " from \(origin)\(narrowed.isEmpty ? "" : " (\(narrowed))") to \(destination)"
                       + " in \(NumberText.duration(Date().timeIntervalSince(started)))",
-                      numbers: [("samples", samples), ("tombstones", tombstones)])
+                      numbers: [("samples", LogNumber(samples)), ("tombstones", LogNumber(tombstones))])
         return .success
     }
 }

@@ -43,7 +43,7 @@ struct ErrorOutput {
             var fields: [(String, String)] = []
             if !hint.isEmpty { fields.append(("hint", hint)) }
             Logger(minimumLevel: .debug, format: .json).log(.error, message, fields,
-                                                            numbers: exitCode.map { [("exit_code", Int($0.rawValue))] } ?? [])
+                                                            numbers: exitCode.map { [("exit_code", LogNumber($0.rawValue))] } ?? [])
         }
     }
 

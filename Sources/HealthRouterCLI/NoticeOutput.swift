@@ -22,7 +22,7 @@ struct NoticeOutput {
     /// `level` given, its `healthrouter: ` and `note: ` or `warning: ` prefixes left to the level,
     /// and `fields`, `numbers` (counts, written as numbers) after the message.
     func write(_ text: String, level: Logger.Level = .info, _ fields: [(String, String)] = [],
-               numbers: [(String, Int)] = []) {
+               numbers: [(String, LogNumber)] = []) {
         switch format {
         case .text:
             StandardError.write(text + "\n")

@@ -166,6 +166,19 @@ import Testing
         #expect(text.status == 78 && !text.stderr.contains("gave up on"), "\(text.stderr)")
     }
 
+    /// Counts are JSON numbers, text stays text: the export's summary line (items by kind, the
+    /// locale) of an import logged at info.
+    @Test func countsInTheLogAreNumbers() throws {
+        let directory = makeTemporaryDirectory()
+        try CommandRunner.generateExport(records: 50, to: directory + "/export.xml", zip: false, quirks: false)
+        let imported = try CommandRunner.run(["import", "export.xml", "-q", "--log-format", "json", "--log-level", "info"],
+                                             in: directory)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let read = Self.jsonLines(imported.stderr, "import").first { ($0["message"] as? String)?.hasPrefix("read ") == true }
+        let line = try #require(read, "\(imported.stderr)")
+        #expect((line["quantity"] as? Int).map { $0 > 0 } == true && line["locale"] as? String == "en_US", "\(line)")
+    }
+
     /// An import waiting for another says so in JSON.
     @Test func anImportWaitingForAnotherSaysSoInJSON() throws {
         let directory = makeTemporaryDirectory()

@@ -10,10 +10,11 @@ import Foundation
 /// select fewer (`rows_written` says how many it wrote). The backlog is the head when the
 /// catch-up began: entries pushed meanwhile are not waited for.
 struct CatchUpReport {
-    /// One log line: its message and its count fields (numbers in a JSON log).
+    /// One log line: its message, its fields of counts and seconds (numbers in a JSON log) and of
+    /// text.
     struct Line {
         var message: String
-        var numbers: [(String, Int)]
+        var numbers: [(String, LogNumber)]
         var fields: [(String, String)] = []
     }
 
@@ -43,7 +44,7 @@ struct CatchUpReport {
     /// The line said when it begins.
     var startLine: Line {
         Line(message: "catching up: delivering the journal entries after the sink's cursor",
-             numbers: [("entries", Int(target - from)), ("cursor", Int(from)), ("head", Int(target))])
+             numbers: [("entries", LogNumber(target - from)), ("cursor", LogNumber(from)), ("head", LogNumber(target))])
     }
 
     /// What to say after the worker moved its cursor to `cursor` (`written`: its rows written so
@@ -55,16 +56,16 @@ struct CatchUpReport {
         let rows = written - writtenBefore
         let seconds = now.timeIntervalSince(started)
         if cursor >= target || idle {
-            return Line(message: "caught up", numbers: [("entries", done), ("rows_written", rows)],
-                        fields: [("seconds", NumberText.decimal(seconds, 1))])
+            return Line(message: "caught up",
+                        numbers: [("seconds", LogNumber(seconds, places: 1)), ("entries", LogNumber(done)),
+                                  ("rows_written", LogNumber(rows))])
         }
         guard now.timeIntervalSince(lastSaid) >= Self.progressInterval else { return nil }
         lastSaid = now
-        var fields = [("percent", String(total > 0 ? done * 100 / total : 0))]
-        if done > 0 {
-            fields.append(("eta", NumberText.duration(seconds * Double(total - done) / Double(done))))
-        }
-        return Line(message: "catching up", numbers: [("entries_done", done), ("entries", total), ("rows_written", rows)],
+        let fields = done > 0 ? [("eta", NumberText.duration(seconds * Double(total - done) / Double(done)))] : []
+        return Line(message: "catching up",
+                    numbers: [("percent", LogNumber(total > 0 ? done * 100 / total : 0)), ("entries_done", LogNumber(done)),
+                              ("entries", LogNumber(total)), ("rows_written", LogNumber(rows))],
                     fields: fields)
     }
 }

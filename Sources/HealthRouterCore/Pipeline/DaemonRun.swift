@@ -83,7 +83,7 @@ public final class DaemonRun: Sendable {
             group.wait()
             throw error
         }
-        logger.info("running", [("sources", String(sources.count)), ("sinks", String(workers.count))])
+        logger.info("running", numbers: [("sources", LogNumber(sources.count)), ("sinks", LogNumber(workers.count))])
         let drains = waitForStop()
         logger.info("stopping: no new requests; finishing those in flight")
         for source in started { source.stop() }
@@ -106,8 +106,8 @@ public final class DaemonRun: Sendable {
         }
         for worker in workers {
             let progress = worker.progress
-            logger.info("sink stopped", [("sink", worker.name), ("cursor", String(progress.cursor)),
-                                         ("behind", String(max(0, head - progress.cursor)))])
+            logger.info("sink stopped", [("sink", worker.name)],
+                        numbers: [("cursor", LogNumber(progress.cursor)), ("behind", LogNumber(max(0, head - progress.cursor)))])
         }
     }
 }

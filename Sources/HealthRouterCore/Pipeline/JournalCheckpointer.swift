@@ -67,7 +67,7 @@ public final class JournalCheckpointer: Sendable {
                 do {
                     let pruned = try journal.prune(sinks: pruning.sinks, retainSeconds: pruning.retainSeconds,
                                                    maximum: pruneBatch)
-                    if pruned > 0 { logger.info("pruned the journal", [("entries", String(pruned))]) }
+                    if pruned > 0 { logger.info("pruned the journal", numbers: [("entries", LogNumber(pruned))]) }
                     nextPrune = Date(timeIntervalSinceNow: Int64(pruned) >= pruneBatch ? 1 : pruneInterval)
                 } catch {
                     logger.warning("could not prune the journal", [("error", "\(error)")])

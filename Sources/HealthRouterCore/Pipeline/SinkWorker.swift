@@ -181,8 +181,8 @@ public final class SinkWorker: Sendable {
             catchUp = cursor >= report.target || idle ? nil : report
         }
         defer {
-            logger.debug("worker stopped", [("batches_from_memory", String(batchesFromFeed)),
-                                            ("batches_read_back", String(batchesFromJournal))])
+            logger.debug("worker stopped", numbers: [("batches_from_memory", LogNumber(batchesFromFeed)),
+                                                     ("batches_read_back", LogNumber(batchesFromJournal))])
             try? saveCursor()
             feed?.leave(name)
             sink?.close()
@@ -390,7 +390,7 @@ public final class SinkWorker: Sendable {
                 if retryWarnings.shouldLog(attempt: attempts, message: message) {
                     // After the first few, one line every 10 minutes while the error stays the same.
                     logger.warning("write failed, retrying in \(Self.format(delay))",
-                                   [("error", message), ("failed_attempts", String(attempts))])
+                                   [("error", message)], numbers: [("failed_attempts", LogNumber(attempts))])
                 }
                 // A fresh sink after a failure: reconnects, and re-reads its own cursor.
                 sink?.close()
@@ -407,7 +407,7 @@ public final class SinkWorker: Sendable {
     /// After failed attempts, says that the sink works again (the warnings said it did not), once.
     private func noteRecovery(after attempts: inout Int, warnings: inout RetryWarningThrottle) {
         guard attempts > 0 else { return }
-        logger.info("the sink works again", [("failed_attempts", String(attempts))])
+        logger.info("the sink works again", numbers: [("failed_attempts", LogNumber(attempts))])
         attempts = 0
         warnings.reset()
     }
@@ -447,7 +447,7 @@ public final class SinkWorker: Sendable {
         progressState.withLock { $0.deadLetters += 1 }
         deadLetterWarnings.warn(key: "damaged entry", "journal entry parked as a dead letter: it cannot be read, the entries "
                                     + "after it are delivered (healthrouter status lists them)",
-                                [("seq", String(damaged.sequence)), ("reason", reason)])
+                                [("reason", reason)], numbers: [("seq", LogNumber(damaged.sequence))])
     }
 
     /// Writes `entries` and sets the sink's cursor to `cursor`; isolates rejected entries. Calls
@@ -472,7 +472,7 @@ public final class SinkWorker: Sendable {
                     }
                     deadLetterWarnings.warn(key: "dead letter", "entry parked as a dead letter: the store refused it, the rest "
                                                 + "of its batch is written (healthrouter status lists them)",
-                                            [("seq", String(entry.sequence)), ("reason", reason)])
+                                            [("reason", reason)], numbers: [("seq", LogNumber(entry.sequence))])
                 }
                 try sink.write([], cursor: cursor)
                 acknowledged(cursor, 0, entries.isEmpty ? 0 : 1)

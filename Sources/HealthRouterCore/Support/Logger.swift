@@ -28,14 +28,22 @@ public struct Logger: Sendable {
         return copy
     }
 
-    public func debug(_ message: @autoclosure () -> String, _ extra: [(String, String)] = []) { log(.debug, message(), extra) }
-    public func info(_ message: @autoclosure () -> String, _ extra: [(String, String)] = []) { log(.info, message(), extra) }
-    public func warning(_ message: @autoclosure () -> String, _ extra: [(String, String)] = []) { log(.warning, message(), extra) }
-    public func error(_ message: @autoclosure () -> String, _ extra: [(String, String)] = []) { log(.error, message(), extra) }
+    public func debug(_ message: @autoclosure () -> String, _ extra: [(String, String)] = [], numbers: [(String, LogNumber)] = []) {
+        if minimumLevel <= .debug { log(.debug, message(), extra, numbers: numbers) }
+    }
+    public func info(_ message: @autoclosure () -> String, _ extra: [(String, String)] = [], numbers: [(String, LogNumber)] = []) {
+        if minimumLevel <= .info { log(.info, message(), extra, numbers: numbers) }
+    }
+    public func warning(_ message: @autoclosure () -> String, _ extra: [(String, String)] = [], numbers: [(String, LogNumber)] = []) {
+        if minimumLevel <= .warning { log(.warning, message(), extra, numbers: numbers) }
+    }
+    public func error(_ message: @autoclosure () -> String, _ extra: [(String, String)] = [], numbers: [(String, LogNumber)] = []) {
+        log(.error, message(), extra, numbers: numbers)
+    }
 
-    /// Writes one line. `numbers` are fields whose values are counts or codes: a JSON log writes
-    /// them as numbers (`"exit_code":65`), the text log as the other fields.
-    public func log(_ level: Level, _ message: String, _ extra: [(String, String)] = [], numbers: [(String, Int)] = []) {
+    /// Writes one line. `numbers` are fields whose values are counts, codes or seconds: a JSON log
+    /// writes them as numbers (`"exit_code":65`), the text log as the other fields, after them.
+    public func log(_ level: Level, _ message: String, _ extra: [(String, String)] = [], numbers: [(String, LogNumber)] = []) {
         guard level >= minimumLevel else { return }
         StandardError.write(line(level, message, extra, numbers: numbers) + "\n")
     }
@@ -43,7 +51,7 @@ public struct Logger: Sendable {
     /// The line `log` writes, without its newline. In the text format a message or value of several
     /// lines (an error with its `  hint: …` line) is folded into one (`String.asOneLine`), so
     /// that journald and every line-based shipper keep it as one entry.
-    func line(_ level: Level, _ message: String, _ extra: [(String, String)] = [], numbers: [(String, Int)] = []) -> String {
+    func line(_ level: Level, _ message: String, _ extra: [(String, String)] = [], numbers: [(String, LogNumber)] = []) -> String {
         let all = fields + extra
         var line: String
         switch format {
@@ -58,7 +66,7 @@ public struct Logger: Sendable {
             writer.key("level"); writer.string(level.name)
             writer.key("message"); writer.string(message)
             for (key, value) in all { writer.key(key); writer.string(value) }
-            for (key, value) in numbers { writer.key(key); writer.int(Int64(value)) }
+            for (key, value) in numbers { writer.key(key); writer.raw(Array(value.description.utf8)) }
             writer.endObject()
             line = writer.text
         }

@@ -22,11 +22,12 @@ public final class ThrottledWarnings: Sendable {
         self.clock = clock
     }
 
-    /// Writes `message` with `fields` at warning level, unless a line of `key` was written less
-    /// than `interval` ago (then it is only counted).
-    public func warn(key: String, _ message: @autoclosure () -> String, _ fields: @autoclosure () -> [(String, String)]) {
+    /// Writes `message` with `fields` and `numbers` at warning level, unless a line of `key` was
+    /// written less than `interval` ago (then it is only counted).
+    public func warn(key: String, _ message: @autoclosure () -> String, _ fields: @autoclosure () -> [(String, String)],
+                     numbers: @autoclosure () -> [(String, LogNumber)] = []) {
         guard logger.minimumLevel <= .warning, let suppressed = admit(key: key) else { return }
-        logger.warning(message(), fields() + (suppressed > 0 ? [("suppressed", String(suppressed))] : []))
+        logger.warning(message(), fields(), numbers: numbers() + (suppressed > 0 ? [("suppressed", LogNumber(suppressed))] : []))
     }
 
     /// Whether a line of `key` may be written now: nil when not (it is counted), else how many
