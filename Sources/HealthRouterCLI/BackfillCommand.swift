@@ -114,6 +114,7 @@ enum BackfillCommand {
         }
         let progress = DeliveryProgress(label: "backfilling \(name)", quiet: arguments.flags.contains("--quiet"), span: span,
                                         notices: notices)
+        if span != nil, let journal { progress.currentLast = { try? journal.head() } }
         let delivery = DirectDelivery(sink: opened.sink, sinkCursor: try opened.cursorToKeep(stateDirectory: state), filter: filter,
                                       resumeAfter: resumeAfter, batchSize: batchSize) { position, counts in
             try cursor.save(position, run: run)

@@ -20,6 +20,9 @@ final class DeliveryProgress {
     private let enabled: Bool
     /// Set again by a run that starts over (a migration whose source changed).
     var span: Span?
+    /// The span's last position now, for a run that goes on past the last it started with (a
+    /// backfill from a journal the daemon's pushes grow): asked when the run reaches `span.last`.
+    var currentLast: (() -> Int64?)?
     private let notices: NoticeOutput
     private var lastDraw = Date.distantPast
     private let started = Date()
@@ -34,7 +37,15 @@ final class DeliveryProgress {
     func update(_ counts: DirectDelivery.Counts) {
         guard enabled, Date().timeIntervalSince(lastDraw) >= 0.25 else { return }
         lastDraw = Date()
+        extendSpan(reaching: counts.position)
         StandardError.write("\r\(Self.text(label: label, counts: counts, span: span, seconds: Date().timeIntervalSince(started)))\u{1B}[K")
+    }
+
+    /// Moves the span's last position to `currentLast` once a run has reached it at `position`.
+    func extendSpan(reaching position: Int64) {
+        if let last = span?.last, position >= last, let now = currentLast?(), now > last {
+            span?.last = now
+        }
     }
 
     /// The line for `counts` after `seconds`: `backfilling lake: 1,200,000 / 4,700,000 entries  25%
@@ -46,7 +57,7 @@ final class DeliveryProgress {
         var line = "\(label): "
         var eta = ""
         if let span, span.last > span.before {
-            // A journal that grew meanwhile (pushes beside a backfill) goes past its head of the start.
+            // A journal that grew meanwhile (pushes beside a backfill) can go past the last known.
             let total = span.last - span.before, done = min(total, max(0, counts.position - span.before))
             let fraction = Double(done) / Double(total)
             line += "\(NumberText.grouped(done)) / \(NumberText.grouped(total)) \(span.noun)  \(Int(fraction * 100))%  "

@@ -136,9 +136,28 @@ import Testing
                 == "backfilling lake: 1,000 / 4,000 entries  25%  1,000 samples written, 100/s  ETA 1m00s")
         #expect(DeliveryProgress.text(label: "backfilling lake", counts: counts, span: nil, seconds: 10)
                 == "backfilling lake: 1,000 samples written, 100/s")
-        // A journal that grew meanwhile: the line stops at its total, without an ETA.
+        // Past the last known position, without a newer one: the line stops at its total, without an ETA.
         counts.position = 5_000
         #expect(DeliveryProgress.text(label: "backfilling lake", counts: counts, span: span, seconds: 10)
                 == "backfilling lake: 4,000 / 4,000 entries  100%  1,000 samples written, 100/s")
+    }
+
+    /// A backfill beside a daemon whose pushes grow the journal: once it reaches the head it
+    /// started with, its total grows to the head now, and the line is under 100 % again.
+    @Test func theDeliveryLineFollowsAGrowingJournal() throws {
+        let progress = DeliveryProgress(label: "backfilling lake", quiet: true, notices: NoticeOutput(format: .text))
+        progress.span = DeliveryProgress.Span(before: 500, last: 4_500, resumedAfter: 500, noun: "entries")
+        var asked = 0
+        progress.currentLast = { asked += 1; return 9_000 }
+        progress.extendSpan(reaching: 4_000)
+        #expect(asked == 0 && progress.span?.last == 4_500)
+        progress.extendSpan(reaching: 4_500)
+        #expect(asked == 1 && progress.span?.last == 9_000)
+        var counts = DirectDelivery.Counts()
+        counts.samplesByType = ["HKQuantityTypeIdentifierHeartRate": 4_000]
+        counts.position = 4_500
+        let span = try #require(progress.span)
+        #expect(DeliveryProgress.text(label: "backfilling lake", counts: counts, span: span, seconds: 10)
+                == "backfilling lake: 4,000 / 8,500 entries  47%  4,000 samples written, 400/s  ETA 11s")
     }
 }
