@@ -161,7 +161,13 @@ struct LoadedConfig {
             throw CommandFailure(message: "cannot create the state directory \(path): \(Self.reason(error))",
                                  hint: hint, code: .cannotCreate)
         }
-        guard FileManager.default.isWritableFile(atPath: path) else {
+        guard access(path, W_OK) == 0 else {
+            // A read-only mount (a container's `:ro` volume) is not fixed by permissions.
+            if errno == EROFS {
+                throw CommandFailure(message: "the state directory \(path) is on a read-only file system",
+                                     hint: "mount it read-write (in a container: a volume without :ro), or set state_directory to "
+                                         + "a folder on a writable file system", code: .cannotCreate)
+            }
             throw CommandFailure(message: "the state directory \(path) is not writable", hint: hint, code: .cannotCreate)
         }
         if checkingOwnership { try Self.checkOwnership(ofStateDirectory: path) }

@@ -482,6 +482,33 @@ final class ItemCollector: SourceOutput {
         #expect(try CommandRunner.exitCodesInHelp("status").contains(73))
     }
 
+    /// Whether this machine lets a process mount a file system of its own (util-linux's unshare, a
+    /// user namespace).
+    static let mountsInANamespace: Bool = {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        process.arguments = ["-rm", "/bin/sh", "-c", "mount -t tmpfs -o ro tmpfs /mnt"]
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }()
+
+    /// A state directory on a read-only mount (a container's `:ro` volume) is said as such:
+    /// permissions would not fix it.
+    @Test(.enabled(if: mountsInANamespace, "needs unshare and user namespaces"))
+    func aReadOnlyStateDirectoryIsSaidAsSuch() throws {
+        let directory = makeTemporaryDirectory()
+        try CommandRunner.generateExport(records: 20, to: directory + "/export.xml", zip: false, quirks: false)
+        try FileManager.default.createDirectory(atPath: directory + "/ro", withIntermediateDirectories: true)
+        let config = try writeConfig("state_directory: \(directory)/ro\n", in: directory)
+        let mounted = "exec /usr/bin/unshare -rm /bin/bash -c 'mount -t tmpfs -o ro tmpfs \(directory)/ro && exec \"$0\" \"$@\"' \"$0\" \"$@\""
+        let result = try CommandRunner.run(["import", "export.xml", "--config", config, "-q"], in: directory, shellSetup: mounted)
+        #expect(result.status == 73, "\(result.stderr)")
+        #expect(result.stderr.contains("the state directory \(directory)/ro is on a read-only file system"), "\(result.stderr)")
+        #expect(result.stderr.contains("mount it read-write (in a container: a volume without :ro)"), "\(result.stderr)")
+    }
+
     /// Without a config file there is no state_directory to set: the hint says where the state
     /// goes and what to do. An ndjson folder this process may not write is a setting to fix
     /// (exit 78 at once), not a store to retry.
