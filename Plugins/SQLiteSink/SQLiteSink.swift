@@ -90,6 +90,7 @@ public final class SQLiteSink: Sink {
         // A file this process may not write, in a folder it may (SQLite would open it read-only and
         // leave -wal and -shm files of this process's beside it): no retry writes it.
         if FileManager.default.fileExists(atPath: configuration.path) && access(configuration.path, W_OK) != 0 {
+            if errno == EROFS { throw SinkError.misconfigured(Self.onReadOnlyMount(configuration.path)) }
             throw SinkError.misconfigured("\(configuration.path): this process may not write the file: fix its owner or "
                                             + "permissions, or set `path` to a store it may write")
         }
@@ -102,6 +103,14 @@ public final class SQLiteSink: Sink {
                 } catch {
                     throw StorePath.creationFailure(directory, key: "path", error: error)
                 }
+            }
+            // A new store in a folder this process may not write (another user's, a read-only mount):
+            // SQLite would say "unable to open database file", which reads like a store that is down.
+            let folder = directory.isEmpty ? "." : directory
+            if !FileManager.default.fileExists(atPath: configuration.path) && access(folder, W_OK | X_OK) != 0 {
+                if errno == EROFS { throw SinkError.misconfigured(Self.onReadOnlyMount(configuration.path)) }
+                throw SinkError.misconfigured("\(configuration.path) cannot be created: this process may not write the folder "
+                                                + "\(folder): fix its owner or permissions, or set `path` to a place it may write")
             }
             let database = try SQLiteDatabase(path: configuration.path)
             // A larger page cache keeps more of the id indexes in memory for upserts, which land
@@ -142,6 +151,12 @@ public final class SQLiteSink: Sink {
         } catch {
             throw SinkError.unavailable("\(configuration.path): \(error)")
         }
+    }
+
+    /// `path` is on a read-only file system: what to do.
+    private static func onReadOnlyMount(_ path: String) -> String {
+        "\(path) is on a read-only file system: mount it read-write (in a container: a volume without :ro), or set `path` "
+            + "to a place on a writable one"
     }
 
     /// Opens the store to be read only (`ReadableSink`): as `prepare()` when this process may write

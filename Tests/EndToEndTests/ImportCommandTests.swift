@@ -507,6 +507,45 @@ final class ItemCollector: SourceOutput {
         #expect(result.status == 73, "\(result.stderr)")
         #expect(result.stderr.contains("the state directory \(directory)/ro is on a read-only file system"), "\(result.stderr)")
         #expect(result.stderr.contains("mount it read-write (in a container: a volume without :ro)"), "\(result.stderr)")
+
+        // A writable state directory, the sqlite store on the read-only mount: misconfigured at once
+        // (exit 78), not a store that is down, retried five times.
+        let store = try writeConfig("""
+            state_directory: \(directory)/state
+            sinks:
+              local: { type: sqlite, path: \(directory)/ro/health.sqlite }
+            """, in: directory)
+        let started = Date()
+        let refused = try CommandRunner.run(["import", "export.xml", "--config", store, "-q"], in: directory, shellSetup: mounted)
+        #expect(refused.status == 78, "\(refused.stdout)\(refused.stderr)")
+        #expect(refused.stdout.contains("misconfigured: \(directory)/ro/health.sqlite is on a read-only file system: mount it "
+                                        + "read-write"), "\(refused.stdout)")
+        #expect(!refused.stderr.contains("retrying") && Date().timeIntervalSince(started) < 5, "\(refused.stderr)")
+    }
+
+    /// A new sqlite store in a folder this process may not write: misconfigured at once, saying
+    /// so, where SQLite's "unable to open database file" was retried as a store that is down.
+    @Test func aSQLiteStoreInAFolderThisProcessMayNotWriteIsMisconfigured() throws {
+        let directory = makeTemporaryDirectory()
+        try CommandRunner.generateExport(records: 20, to: directory + "/export.xml", zip: false, quirks: false)
+        chmod(directory + "/export.xml", 0o644)
+        chmod(directory, 0o755)
+        try FileManager.default.createDirectory(atPath: directory + "/state", withIntermediateDirectories: false)
+        CommandRunner.giveToUnprivilegedUser(directory + "/state")
+        try FileManager.default.createDirectory(atPath: directory + "/closed", withIntermediateDirectories: false,
+                                                attributes: [.posixPermissions: 0o555])
+        let config = try writeConfig("""
+            state_directory: \(directory)/state
+            sinks:
+              local: { type: sqlite, path: \(directory)/closed/health.sqlite }
+            """, in: directory)
+        chmod(config, 0o644)
+        let started = Date()
+        let refused = try CommandRunner.runUnprivileged(["import", "export.xml", "--config", config, "-q"], in: directory)
+        #expect(refused.status == 78, "\(refused.stdout)\(refused.stderr)")
+        #expect(refused.stdout.contains("misconfigured: \(directory)/closed/health.sqlite cannot be created: this process may not "
+                                        + "write the folder \(directory)/closed: fix its owner or permissions"), "\(refused.stdout)")
+        #expect(!refused.stderr.contains("retrying") && Date().timeIntervalSince(started) < 5, "\(refused.stderr)")
     }
 
     /// Without a config file there is no state_directory to set: the hint says where the state
