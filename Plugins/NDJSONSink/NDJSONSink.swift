@@ -184,6 +184,10 @@ public final class NDJSONSink: Sink {
             fd = try NDJSONRegularFile.open(path, O_RDWR, creatingWith: 0o644).descriptor
         } catch let error as NDJSONFileError where [EACCES, EROFS, EPERM].contains(error.code) {
             // Not a store that is down: retrying will not help until someone changes the folder.
+            if error.code == EROFS {
+                throw SinkError.misconfigured("\(configuration.directory) is on a read-only file system: "
+                                                  + StorePath.readOnlyMountAdvice(key: "directory"))
+            }
             throw SinkError.misconfigured("\(configuration.directory) is not writable by this process (\(path): "
                                               + "\(String(cString: strerror(error.code)))): fix the folder's permissions, "
                                               + "or set directory to a folder it may write")

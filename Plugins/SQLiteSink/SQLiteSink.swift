@@ -155,8 +155,7 @@ public final class SQLiteSink: Sink {
 
     /// `path` is on a read-only file system: what to do.
     private static func onReadOnlyMount(_ path: String) -> String {
-        "\(path) is on a read-only file system: mount it read-write (in a container: a volume without :ro), or set `path` "
-            + "to a place on a writable one"
+        "\(path) is on a read-only file system: " + StorePath.readOnlyMountAdvice(key: "path")
     }
 
     /// Opens the store to be read only (`ReadableSink`): as `prepare()` when this process may write

@@ -508,18 +508,25 @@ final class ItemCollector: SourceOutput {
         #expect(result.stderr.contains("the state directory \(directory)/ro is on a read-only file system"), "\(result.stderr)")
         #expect(result.stderr.contains("mount it read-write (in a container: a volume without :ro)"), "\(result.stderr)")
 
-        // A writable state directory, the sqlite store on the read-only mount: misconfigured at once
-        // (exit 78), not a store that is down, retried five times.
+        // A writable state directory, the stores on the read-only mount: misconfigured at once (exit
+        // 78), saying so, not a store that is down, retried five times.
         let store = try writeConfig("""
             state_directory: \(directory)/state
             sinks:
               local: { type: sqlite, path: \(directory)/ro/health.sqlite }
+              lake: { type: ndjson, directory: \(directory)/ro }
+              pond: { type: ndjson, directory: \(directory)/ro/pond }
             """, in: directory)
         let started = Date()
         let refused = try CommandRunner.run(["import", "export.xml", "--config", store, "-q"], in: directory, shellSetup: mounted)
         #expect(refused.status == 78, "\(refused.stdout)\(refused.stderr)")
         #expect(refused.stdout.contains("misconfigured: \(directory)/ro/health.sqlite is on a read-only file system: mount it "
                                         + "read-write"), "\(refused.stdout)")
+        #expect(refused.stdout.contains("misconfigured: \(directory)/ro is on a read-only file system: mount it read-write "
+                                        + "(in a container: a volume without :ro), or set `directory` to a place on a writable one"),
+                "\(refused.stdout)")
+        #expect(refused.stdout.contains("misconfigured: cannot create the folder \(directory)/ro/pond: Read-only file system: "
+                                        + "mount it read-write"), "\(refused.stdout)")
         #expect(!refused.stderr.contains("retrying") && Date().timeIntervalSince(started) < 5, "\(refused.stderr)")
     }
 

@@ -111,7 +111,13 @@ public enum StorePath {
         guard let errno, [EACCES, EPERM, EROFS, ENOENT, ENOTDIR].contains(errno) else {
             return .unavailable("cannot create the folder \(path): \(reason)")
         }
+        if errno == EROFS { return .misconfigured("cannot create the folder \(path): \(reason): " + readOnlyMountAdvice(key: key)) }
         return .misconfigured("cannot create the folder \(path): \(reason): set `\(key)` to a place the user running "
                                 + "healthrouter may write, or create the folder and give that user its ownership")
+    }
+
+    /// What to do about a store on a read-only file system, whose permissions would not help.
+    public static func readOnlyMountAdvice(key: String) -> String {
+        "mount it read-write (in a container: a volume without :ro), or set `\(key)` to a place on a writable one"
     }
 }
