@@ -7,9 +7,9 @@ import HealthRouterCore
 /// - Every element counts in `received`, as Pulso's reference server counts it; elements
 ///   that are not objects, and samples without a string `uuid`, with a `type` that is not a
 ///   string, with dates that cannot be read or an `end` before the `start`, are skipped
-///   (counted in `skipped`, not in the reply's `new`; the first `reportedSkips` of them, with
-///   the field at fault and why, in `skips`). A sample without `type` is of type `unknown`, as
-///   the reference server files it.
+///   (counted in `skipped`, not in the reply's `new`; the first `listedSkips` of them, with
+///   the field at fault and why, in `skips`: the reply lists them, the log names the first
+///   `reportedSkips`). A sample without `type` is of type `unknown`, as the reference server files it.
 /// - Within one body a `uuid` stands for one sample, the first with it, as the reference server
 ///   keeps it: later elements with the same `uuid` are counted in `received` and `duplicates`
 ///   and dropped, so a re-sent body is `new: 0` however its duplicates differ.
@@ -23,9 +23,12 @@ import HealthRouterCore
 enum PulsoBatchParser {
     struct Batch {
         var items: [HealthItem] = []
+        /// The position in the body (from 0) of each of `items`, for a reply naming the elements
+        /// the journal left out.
+        var itemIndices: [Int] = []
         var received = 0
         var skipped = 0
-        /// The first `PulsoBatchParser.reportedSkips` elements skipped, for the log.
+        /// The first `PulsoBatchParser.listedSkips` elements skipped, for the reply and the log.
         var skips: [SkippedElement] = []
         /// Samples kept without a healthrouter field of the wrong JSON type or unreadable parts.
         var leftOut = 0
@@ -40,13 +43,15 @@ enum PulsoBatchParser {
         /// (another user's id, an id sent before under another type), found by a first parse.
         var endsLeaveOut: Set<String> = []
 
-        /// Adds `sample` unless an earlier sample of the body had its id; whether it was added.
-        mutating func addFirst(_ sample: Sample) -> Bool {
+        /// Adds `sample`, the body's element at `index`, unless an earlier sample of the body had
+        /// its id; whether it was added.
+        mutating func addFirst(_ sample: Sample, index: Int) -> Bool {
             guard ids.insert(SampleIdKey.canonicalCase(sample.id)).inserted else {
                 duplicates += 1
                 return false
             }
             items.append(.sample(sample))
+            itemIndices.append(index)
             return true
         }
         /// For `/latest`: per wire `type` (sanitized), the newest `end` that has a UTC offset
@@ -63,10 +68,10 @@ enum PulsoBatchParser {
         /// The `ends` index of the type seen last (bodies come in runs of one type).
         private var lastEndIndex = -1
 
-        /// Counts a skipped element, and keeps it when it is one of the first few.
+        /// Counts a skipped element, and keeps it when it is one of the first `listedSkips`.
         mutating func skip(_ element: SkippedElement) {
             skipped += 1
-            if skips.count < PulsoBatchParser.reportedSkips { skips.append(element) }
+            if skips.count < PulsoBatchParser.listedSkips { skips.append(element) }
         }
 
         /// Notes a sample's sanitized type `key` and its `end` as written and as read.
@@ -100,8 +105,12 @@ enum PulsoBatchParser {
         case notArray
     }
 
-    /// How many skipped elements of one body are kept, with their reasons, for the log.
+    /// How many skipped elements of one body the log names, with their reasons.
     static let reportedSkips = 5
+
+    /// How many skipped elements of one body the reply lists (`skipped`), with their reasons: more
+    /// than a body of another healthrouter's `http` sink holds (5,000), so that it learns of each.
+    static let listedSkips = 10_000
 
     private static let notAnObject = SkippedElement.Problem(field: "element", reason: "not a JSON object")
 
@@ -165,6 +174,7 @@ enum PulsoBatchParser {
         batch.endsLeaveOut = endsLeavingOut
         batch.received = elements.count
         batch.items.reserveCapacity(elements.count)
+        batch.itemIndices.reserveCapacity(elements.count)
         for (index, value) in elements.enumerated() {
             guard let object = JSONValues.foundationValue(value) as? [String: Any] else {
                 batch.skip(SkippedElement(index: index, problem: notAnObject))
@@ -188,6 +198,7 @@ enum PulsoBatchParser {
         batch.endsLeaveOut = endsLeavingOut
         // About 230 bytes a sample element: one allocation instead of a dozen doublings.
         batch.items.reserveCapacity(min(bytes.count / 200, 1 << 20))
+        batch.itemIndices.reserveCapacity(min(bytes.count / 200, 1 << 20))
         var reuse = PulsoElement.Reuse()
         var element = PulsoElement()
         do {
@@ -229,7 +240,10 @@ enum PulsoBatchParser {
             return
         }
         if let ids = element.deleted {
-            if !ids.isEmpty { batch.items.append(.tombstone(Tombstone(ids: ids, userId: userId))) }
+            if !ids.isEmpty {
+                batch.items.append(.tombstone(Tombstone(ids: ids, userId: userId)))
+                batch.itemIndices.append(index)
+            }
             return
         }
         var sample: Sample
@@ -275,7 +289,7 @@ enum PulsoBatchParser {
                 batch.leftOutExamples.append("#\(index) uuid=\(SkippedElement.clipped(sample.id)) \(leftOut.sorted().joined(separator: ", "))")
             }
         }
-        guard batch.addFirst(sample) else { return }
+        guard batch.addFirst(sample, index: index) else { return }
         if !batch.endsLeaveOut.isEmpty && batch.endsLeaveOut.contains(SampleIdKey.canonicalCase(sample.id)) { return }
         // Keyed as Pulso's server names its files (`_deleted` and an empty type as `unknown`).
         batch.noteEnd(key: PulsoFileStem.of(key: element.type ?? "unknown"), end: element.end!, instant: sample.end)

@@ -271,7 +271,8 @@ final class PushRequestHandler: Sendable {
             }
         }
         warnUnconvertedUnits(batch.items, request: request, caller: caller, unitMayBeOmitted: true)
-        warnSkipped(batch.skipped, of: batch.received, examples: batch.skips.map(\.description), request: request, caller: caller)
+        warnSkipped(batch.skipped, of: batch.received, examples: batch.skips.prefix(PulsoBatchParser.reportedSkips).map(\.description),
+                    request: request, caller: caller)
         if batch.leftOut > 0 {
             warnings.warn(key: "\(request.path) left out", "push: fields healthrouter could not read were left out of the samples stored", {
                 var fields = [("route", request.path)]
@@ -293,7 +294,40 @@ final class PushRequestHandler: Sendable {
         } catch {
             logger.warning("cannot update the /latest index", [("error", "\(error)")])
         }
-        return Self.received(batch.received, result: result)
+        return Self.received(batch.received, result: result, skipped: Self.skippedElements(batch, result: result))
+    }
+
+    /// The elements of `batch`'s body that were not stored, in body order: those the parser
+    /// skipped, and those the journal left out (`result`): a sample whose id another user's sample
+    /// has or that was sent before under another type, a deletion naming another user's ids. At
+    /// most `PulsoBatchParser.listedSkips`.
+    static func skippedElements(_ batch: PulsoBatchParser.Batch, result: AppendResult) -> [SkippedElement] {
+        var skipped = batch.skips
+        if !result.refusedSampleIds.isEmpty || !result.idsOfOtherUsers.isEmpty {
+            for (item, index) in zip(batch.items, batch.itemIndices) {
+                switch item {
+                case .sample(let sample):
+                    let id = SampleIdKey.canonicalCase(sample.id)
+                    if result.idsOfOtherUsers.contains(id) {
+                        skipped.append(SkippedElement(index: index, uuid: sample.id, problem: .init(
+                            field: "uuid", reason: "another user's sample has this id (an id is changed or deleted by the user "
+                                + "who pushed it first)")))
+                    } else if result.refusedSampleIds.contains(id) {
+                        skipped.append(SkippedElement(index: index, uuid: sample.id, problem: .init(
+                            field: "type", reason: "this uuid was sent before under another type, which it keeps")))
+                    }
+                case .tombstone(let tombstone):
+                    let refused = tombstone.ids.filter { result.idsOfOtherUsers.contains(SampleIdKey.canonicalCase($0)) }
+                    guard let first = refused.first else { continue }
+                    let more = refused.count > 1 ? " and \(refused.count - 1) more" : ""
+                    skipped.append(SkippedElement(index: index, problem: .init(
+                        field: "deleted", reason: "another user's samples have ids it names, which were not deleted: "
+                            + SkippedElement.quoted(first) + more + " (an id is deleted by the user who pushed it first)")))
+                }
+            }
+            skipped.sort { $0.index < $1.index }
+        }
+        return Array(skipped.prefix(PulsoBatchParser.listedSkips))
     }
 
     private func ingestHealthAutoExport(_ body: [UInt8], caller: Caller, request: HTTPRequest) -> HTTPReply {
@@ -352,7 +386,27 @@ final class PushRequestHandler: Sendable {
         }
     }
 
-    static func received(_ received: Int, result: AppendResult) -> HTTPReply {
-        HTTPReply(status: 200, json: "{\"received\": \(received), \"new\": \(result.newCount + result.changedCount), \"deleted\": \(result.deletedIds)}")
+    /// The 200 reply: Pulso's `received`, `new` and `deleted`, and, when elements were not stored,
+    /// `skipped` (an extra field, which the protocol allows): each such element's `index` in the
+    /// body (from 0), its `uuid` when it has one, the `field` at fault and the `reason`, so that
+    /// another healthrouter's `http` sink parks them as dead letters instead of counting them delivered.
+    static func received(_ received: Int, result: AppendResult, skipped: [SkippedElement] = []) -> HTTPReply {
+        var json = "{\"received\": \(received), \"new\": \(result.newCount + result.changedCount), \"deleted\": \(result.deletedIds)"
+        if !skipped.isEmpty {
+            var writer = JSONWriter(capacity: 64 * skipped.count)
+            writer.beginArray()
+            for element in skipped {
+                writer.beginObject()
+                writer.key("index")
+                writer.int(Int64(element.index))
+                writer.field("uuid", element.uuid)
+                writer.field("field", element.problem.field)
+                writer.field("reason", element.problem.reason)
+                writer.endObject()
+            }
+            writer.endArray()
+            json += ", \"skipped\": " + writer.text
+        }
+        return HTTPReply(status: 200, json: json + "}")
     }
 }

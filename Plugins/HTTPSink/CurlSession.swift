@@ -25,7 +25,8 @@ final class CurlSession {
 
     private final class Collector {
         var bytes: [UInt8] = []
-        let limit = 1 << 20
+        /// A reply listing the 5,000 elements of a body as skipped, each with its reason, fits.
+        let limit = 8 << 20
     }
 
     private let handle: UnsafeMutableRawPointer

@@ -11,7 +11,9 @@ import HealthRouterCore
 ///   a time); each must be answered 2xx. A status that refuses the
 ///   content (413, or 400, 409, 422 with a Pulso error reply: `failure`) throws
 ///   `SinkError.rejected`: the worker splits the batch until
-///   the refused entries are isolated as dead letters. 401/403 and an untrusted certificate
+///   the refused entries are isolated as dead letters. A 2xx reply that lists elements it
+///   `skipped` (another healthrouter's `http_push` does) throws `SinkError.partlyRefused` once
+///   every body is sent: those entries become dead letters, the rest is delivered. 401/403 and an untrusted certificate
 ///   throw `SinkError.misconfigured` (a person must fix the token or `ca_file`). Anything else
 ///   (another status, no answer) throws `SinkError.unavailable`, and the worker retries the
 ///   batch with exponential backoff;
@@ -172,8 +174,11 @@ public final class HTTPSink: Sink {
         let gzip = configuration.gzip ?? true
         var headers = self.headers
         if gzip { headers.append("Content-Encoding: gzip") }
-        for (body, elements) in encoder.bodies(entries) {
-            let payload = gzip ? GzipDeflater.gzip(body, level: 1) : body
+        // Elements a receiver took the body without: another healthrouter's `http_push` names them.
+        var refusals: [SinkError.Refusal] = []
+        for body in encoder.bodies(entries) {
+            let elements = body.elements
+            let payload = gzip ? GzipDeflater.gzip(body.bytes, level: 1) : body.bytes
             let response: CurlSession.Response
             do {
                 response = try currentSession().send(baseURL + ingestPath, shownAs: url, headers: headers, body: payload)
@@ -191,7 +196,35 @@ public final class HTTPSink: Sink {
                                                 + "(\(response.text.prefix(120))): not a Pulso server, or it did not take "
                                                 + "the whole batch; check the sink's url")
             }
+            for (index, reason) in Self.skipped(in: response.body, elements: elements) {
+                refusals.append(SinkError.Refusal(sequence: entries[body.positions[index]].sequence,
+                                                  reason: "\(url) answered \(response.status) but skipped it: \(reason)"))
+            }
         }
+        if !refusals.isEmpty { throw SinkError.partlyRefused(refusals) }
+    }
+
+    /// The elements a 200 reply says were not stored: another healthrouter's `http_push` lists
+    /// them in `skipped` (an extra field, which the Pulso protocol allows), each with its `index`
+    /// in the body, the `field` at fault and the `reason`. Entries without an `index` naming one of
+    /// the body's `elements` are passed over, as is a reply without the field (Pulso's server):
+    /// its elements count as delivered. Each index once, with its reason (`field: reason`).
+    static func skipped(in reply: [UInt8], elements: Int) -> [(index: Int, reason: String)] {
+        guard case .object(let fields)? = try? JSONParser.parse(reply[...]),
+              case .array(let listed)? = fields.first(where: { $0.key == "skipped" })?.value else { return [] }
+        var seen = Set<Int>()
+        var skipped: [(index: Int, reason: String)] = []
+        for case .object(let element) in listed {
+            func text(_ key: String) -> String? {
+                if case .string(let value)? = element.first(where: { $0.key == key })?.value { value } else { nil }
+            }
+            guard case .number(let number)? = element.first(where: { $0.key == "index" })?.value,
+                  let index = Int(exactly: number), (0..<elements).contains(index), seen.insert(index).inserted else { continue }
+            // Clipped: the reason is stored with the dead letter, and another server may say anything.
+            let reason = String((text("reason") ?? "no reason given").prefix(300))
+            skipped.append((index, text("field").map { "\($0.prefix(60)): \(reason)" } ?? reason))
+        }
+        return skipped
     }
 
     /// Statuses by which a receiver refuses the content of a body (`400` bad request, `409`

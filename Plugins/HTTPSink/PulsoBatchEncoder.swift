@@ -13,17 +13,26 @@ struct PulsoBatchEncoder {
     /// NDJSON (one element a line, no brackets) for healthrouter's native `POST /v1/samples`.
     var ndjson = false
 
-    /// The bodies, each with the number of elements it holds (what the server's `"received"` must say).
-    /// A sample whose id comes again later in `entries` is left out: a receiver keeps the first
-    /// element of a uuid in a body (Pulso's server does), which would be the stale version.
-    func bodies(_ entries: [JournalEntry]) -> [(bytes: [UInt8], elements: Int)] {
+    /// One request's body.
+    struct Body {
+        var bytes: [UInt8]
+        /// The position in `entries` of each of its elements, in order: a receiver's reply names
+        /// elements by their index in the body.
+        var positions: [Int]
+        /// The number of elements it holds (what the server's `"received"` must say).
+        var elements: Int { positions.count }
+    }
+
+    /// The bodies. A sample whose id comes again later in `entries` is left out: a receiver keeps
+    /// the first element of a uuid in a body (Pulso's server does), which would be the stale version.
+    func bodies(_ entries: [JournalEntry]) -> [Body] {
         let superseded = entries.supersededSamplePositions()
         let open: [UInt8] = ndjson ? [] : [UInt8(ascii: "[")]
         let close = ndjson ? UInt8(ascii: "\n") : UInt8(ascii: "]")
         let separator = ndjson ? UInt8(ascii: "\n") : UInt8(ascii: ",")
-        var bodies: [(bytes: [UInt8], elements: Int)] = []
+        var bodies: [Body] = []
         var current: [UInt8] = open
-        var count = 0
+        var positions: [Int] = []
         var element = JSONWriter(capacity: 1024)
         for (position, entry) in entries.enumerated() where !superseded.contains(position) {
             element.reset()
@@ -43,19 +52,19 @@ struct PulsoBatchEncoder {
                 element.endObject()
             }
             let size = element.bytes.count + 1
-            if count > 0 && (count >= maxElements || current.count + size + 1 > maxBytes) {
+            if !positions.isEmpty && (positions.count >= maxElements || current.count + size + 1 > maxBytes) {
                 current.append(close)
-                bodies.append((current, count))
+                bodies.append(Body(bytes: current, positions: positions))
                 current = open
-                count = 0
+                positions = []
             }
-            if count > 0 { current.append(separator) }
+            if !positions.isEmpty { current.append(separator) }
             current.append(contentsOf: element.bytes)
-            count += 1
+            positions.append(position)
         }
-        if count > 0 {
+        if !positions.isEmpty {
             current.append(close)
-            bodies.append((current, count))
+            bodies.append(Body(bytes: current, positions: positions))
         }
         return bodies
     }

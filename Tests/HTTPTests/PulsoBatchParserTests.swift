@@ -212,7 +212,9 @@ struct PulsoBatchParserTests {
         for batch in [try PulsoBatchParser.parse(array, userId: nil), try PulsoBatchParser.parseWithFoundation(array, userId: nil),
                       try PulsoBatchParser.parseNDJSON(Array(elements.joined(separator: "\n").utf8), userId: nil)] {
             #expect(batch.skipped == batch.received)
-            #expect(batch.skips.map(\.description) == expected)
+            // All are listed (the reply names each); the log shows the first five.
+            #expect(batch.skips.count == batch.skipped)
+            #expect(batch.skips.prefix(PulsoBatchParser.reportedSkips).map(\.description) == expected)
         }
         let notObject = try PulsoBatchParser.parse(Array(#"[1, {"uuid":"Q","start":"x","end":"y"}]"#.utf8), userId: nil)
         #expect(notObject.skips.map(\.description) == ["#0 element: not a JSON object", "#1 uuid=Q start: 'x' cannot be read as a date"])

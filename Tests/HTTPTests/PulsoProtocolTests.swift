@@ -266,7 +266,8 @@ struct PulsoProtocolTests {
         // The same uuid under another type, in a later body, is still a duplicate (PROTOCOL §1.10): the
         // first type stays, in the journal and so in every store (no second ndjson file holds it).
         let otherType = #"{"uuid":"S-1","type":"stepCount","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":9,"unit":"count","source":"Watch"}"#
-        #expect(client.post("/ingest", "[\(otherType)]", token: alice).body == #"{"received": 1, "new": 0, "deleted": 0}"#)
+        #expect(client.post("/ingest", "[\(otherType)]", token: alice).body
+                == #"{"received": 1, "new": 0, "deleted": 0, "skipped": [{"index":0,"uuid":"S-1","field":"type","reason":"this uuid was sent before under another type, which it keeps"}]}"#)
         // A change under its own type is still a change.
         let changed = sample.replacingOccurrences(of: "\"value\":61", with: "\"value\":62")
         #expect(client.post("/ingest", "[\(changed)]", token: alice).body == #"{"received": 1, "new": 1, "deleted": 0}"#)
@@ -278,7 +279,8 @@ struct PulsoProtocolTests {
         #expect(client.post("/ingest", #"[{"deleted":["NEVER"]}]"#, token: alice).body == #"{"received": 1, "new": 0, "deleted": 0}"#)
         // A tombstone wins over a uuid; non-list deleted deletes nothing; non-objects count as received.
         #expect(client.post("/ingest", #"[{"uuid":"X","deleted":["S-9"]},{"deleted":"S-1"},42,"x",null]"#, token: alice).body
-                == #"{"received": 5, "new": 0, "deleted": 1}"#)
+                == #"{"received": 5, "new": 0, "deleted": 1, "skipped": [{"index":2,"field":"element","reason":"not a JSON object"},"#
+                + #"{"index":3,"field":"element","reason":"not a JSON object"},{"index":4,"field":"element","reason":"not a JSON object"}]}"#)
         #expect(client.post("/ingest", "[]", token: alice).body == #"{"received": 0, "new": 0, "deleted": 0}"#)
     }
 
@@ -291,7 +293,8 @@ struct PulsoProtocolTests {
         // still answered 200 so that the phone does not retry it forever.
         let reply = server.client.post("/ingest", "[\(backwards),\(good),\(arrayType)]", token: alice, gzip: true)
         #expect(reply.status == 200)
-        #expect(reply.body == #"{"received": 3, "new": 1, "deleted": 0}"#)
+        #expect(reply.body == #"{"received": 3, "new": 1, "deleted": 0, "skipped": [{"index":0,"uuid":"BACK","field":"end","reason":"before the start"},"#
+                + #"{"index":2,"uuid":"ARRAY","field":"type","reason":"not a string"}]}"#)
         let ids = try server.journalItems().compactMap { if case .sample(let sample) = $0 { sample.id } else { nil } }
         #expect(ids == ["OK"])
         #expect(server.client.get("/latest", token: alice).body == #"{"heartRate": "2026-07-06T08:00:00Z"}"#)
@@ -301,7 +304,7 @@ struct PulsoProtocolTests {
         let huge = #"{"uuid":"HUGE","type":"heartRate","start":"2026-07-06T08:01:00Z","end":"2026-07-06T08:01:00Z","value":1e400,"source":"Watch"}"#
         let note = #"{"uuid":"NOTE","type":"heartRate","start":"2026-07-06T08:02:00Z","end":"2026-07-06T08:02:00Z","value":62,"source":"Watch","metadata":{"far":-1E999,"near":2}}"#
         let second = server.client.post("/ingest", "[\(huge),\(note)]", token: alice)
-        #expect(second.body == #"{"received": 2, "new": 1, "deleted": 0}"#)
+        #expect(second.body == #"{"received": 2, "new": 1, "deleted": 0, "skipped": [{"index":0,"uuid":"HUGE","field":"value","reason":"out of a double's range"}]}"#)
         let kept = try server.journalItems().compactMap { if case .sample(let sample) = $0, sample.id == "NOTE" { sample } else { nil } }
         #expect(kept.first?.metadata[key: "far"] == .string("-1E999"))
         #expect(kept.first?.metadata[key: "near"] == .number(2))

@@ -36,11 +36,14 @@ struct UserIsolationTests {
         let first = "AAAAAAAA-1111-2222-3333-444444444444", second = "BBBBBBBB-1111-2222-3333-444444444444"
         #expect(server.client.post("/ingest", mass(first, 70.5) , token: alice).body == #"{"received": 1, "new": 1, "deleted": 0}"#)
         #expect(server.client.post("/ingest", mass(second, 70.1, at: 9), token: alice).status == 200)
-        #expect(server.client.post("/ingest", mass(first, 99.9), token: bob).body == #"{"received": 1, "new": 0, "deleted": 0}"#)
-        #expect(server.client.post("/ingest", mass(first.lowercased(), 99.9, at: 7), token: bob).body
-                == #"{"received": 1, "new": 0, "deleted": 0}"#)
+        // Each is left out, and the reply says which element and why (`skipped`).
+        func refused(_ id: String) -> String {
+            #"{"received": 1, "new": 0, "deleted": 0, "skipped": [{"index":0,"uuid":"\#(id)","field":"uuid","reason":"another user's sample has this id (an id is changed or deleted by the user who pushed it first)"}]}"#
+        }
+        #expect(server.client.post("/ingest", mass(first, 99.9), token: bob).body == refused(first))
+        #expect(server.client.post("/ingest", mass(first.lowercased(), 99.9, at: 7), token: bob).body == refused(first.lowercased()))
         #expect(server.client.post("/ingest", #"[{"deleted":["\#(second)"]}]"#, token: bob).body
-                == #"{"received": 1, "new": 0, "deleted": 0}"#)
+                == #"{"received": 1, "new": 0, "deleted": 0, "skipped": [{"index":0,"field":"deleted","reason":"another user's samples have ids it names, which were not deleted: '\#(second)' (an id is deleted by the user who pushed it first)"}]}"#)
         // The owner changes and deletes as before.
         #expect(server.client.post("/ingest", mass(first, 70.7), token: alice).body == #"{"received": 1, "new": 1, "deleted": 0}"#)
         #expect(server.client.post("/ingest", #"[{"deleted":["\#(second)"]}]"#, token: alice).body
@@ -66,12 +69,12 @@ struct UserIsolationTests {
         #expect(server.client.post("/ingest", "[\(sample("X-1", "stepCount", day: 1))]", token: alice).status == 200)
         // Bob's body: alice's id at a later day (refused), and one of his own at an earlier one.
         #expect(server.client.post("/ingest", "[\(sample("X-1", "stepCount", day: 5)),\(sample("B-1", "stepCount", day: 2))]",
-                                   token: bob).body == #"{"received": 2, "new": 1, "deleted": 0}"#)
+                                   token: bob).body == #"{"received": 2, "new": 1, "deleted": 0, "skipped": [{"index":0,"uuid":"X-1","field":"uuid","reason":"another user's sample has this id (an id is changed or deleted by the user who pushed it first)"}]}"#)
         #expect(server.client.get("/latest", token: bob).body == #"{"stepCount": "2026-08-02T08:00:00Z"}"#)
         // Alice sends her own id again under another type, ending later: it is left out, and she
         // has no latest heart rate.
         #expect(server.client.post("/ingest", "[\(sample("X-1", "heartRate", day: 1, endDay: 6, value: 60))]", token: alice).body
-                == #"{"received": 1, "new": 0, "deleted": 0}"#)
+                == #"{"received": 1, "new": 0, "deleted": 0, "skipped": [{"index":0,"uuid":"X-1","field":"type","reason":"this uuid was sent before under another type, which it keeps"}]}"#)
         #expect(server.client.get("/latest", token: alice).body == #"{"stepCount": "2026-08-01T08:00:00Z"}"#)
     }
 

@@ -30,6 +30,10 @@ public struct AppendResult: Sendable, Equatable {
     /// The ids (in `SampleIdKey.canonicalCase`) of the samples counted in `refusedOtherUsersIds`
     /// and `idsOfAnotherType`: given, but not stored (a push's `/latest` leaves them out).
     public var refusedSampleIds: Set<String> = []
+    /// The ids (in `SampleIdKey.canonicalCase`) counted in `refusedOtherUsersIds` that the items
+    /// named: samples' and tombstones' (not the aliases a tombstone brought). A push's reply says
+    /// which elements they were.
+    public var idsOfOtherUsers: Set<String> = []
     /// The sequence numbers of the entries written, when any.
     public var firstSequence: Int64?
     public var lastSequence: Int64?
@@ -59,6 +63,7 @@ public struct AppendResult: Sendable, Equatable {
         earlierVersions += other.earlierVersions
         replacedProfiles += other.replacedProfiles
         refusedSampleIds.formUnion(other.refusedSampleIds)
+        idsOfOtherUsers.formUnion(other.idsOfOtherUsers)
         if firstSequence == nil { firstSequence = other.firstSequence }
         if other.lastSequence != nil { lastSequence = other.lastSequence }
         itemTypes.formUnion(other.itemTypes)

@@ -404,6 +404,7 @@ public final class Journal {
         guard try mayWrite(sample) else {
             result.refusedOtherUsersIds += 1
             result.refusedSampleIds.insert(SampleIdKey.canonicalCase(sample.id))
+            result.idsOfOtherUsers.insert(SampleIdKey.canonicalCase(sample.id))
             return nil
         }
         // The entry's encoding, offsets included and marked, once: the hash is taken from it.
@@ -1198,6 +1199,7 @@ public final class Journal {
         for id in tombstone.ids.map(SampleIdKey.canonicalCase) where named.insert(id).inserted {
             guard try mayDelete(id, for: tombstone.userId) else {
                 result.refusedOtherUsersIds += 1
+                result.idsOfOtherUsers.insert(id)
                 continue
             }
             SampleIdKey.bind(lookupDeleted, 1, id)

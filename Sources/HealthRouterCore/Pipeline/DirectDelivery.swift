@@ -15,7 +15,8 @@ import Foundation
 /// for: `SinkWorker.Settings.oneShot`; `onRetry` hears of each, to tell the user), the sink reconnected (`Sink.reconnect()`) before each retry (a lost connection is
 /// not written on again); a
 /// `misconfigured` sink is not retried; a rejected batch is
-/// split to find the entries the store refuses, which are counted and reported, not written.
+/// split to find the entries the store refuses, which are counted and reported, not written, as
+/// are those a store names as refused while taking the rest (`SinkError.partlyRefused`).
 public final class DirectDelivery {
     public struct Counts: Sendable {
         /// Samples written, by type.
@@ -155,6 +156,16 @@ public final class DirectDelivery {
                 }
                 try sink.write(batch, cursor: sinkCursor)
                 return []
+            } catch SinkError.partlyRefused(let refusals) {
+                // The store took the rest: the entries it names were refused.
+                var reasons: [Int64: String] = [:]
+                for refusal in refusals where reasons[refusal.sequence] == nil { reasons[refusal.sequence] = refusal.reason }
+                let refused = batch.filter { reasons[$0.sequence] != nil }
+                for entry in refused {
+                    counts.rejected += 1
+                    if counts.rejectionReasons.count < 5 { counts.rejectionReasons.append(reasons[entry.sequence]!) }
+                }
+                return refused
             } catch SinkError.rejected(let reason) {
                 guard batch.count > 1 else {
                     counts.rejected += 1

@@ -49,7 +49,10 @@ public protocol Sink: AnyObject {
     /// refuses): the worker splits the batch to find the bad entries and parks them
     /// as dead letters. Throw anything else for a failure of the store (full disk,
     /// connection lost): the worker retries the whole batch with backoff
-    /// (`SinkError.busy`: not before the time the store asked for).
+    /// (`SinkError.busy`: not before the time the store asked for). Throw
+    /// `SinkError.partlyRefused` when the store took the rest of the batch and said which
+    /// entries it refused (a receiver that answered 200 and skipped some elements): those
+    /// become dead letters with the store's reasons, the rest counts as written.
     func write(_ entries: [JournalEntry], cursor: Int64) throws
 
     /// Called when the worker has written every entry there is for now (more may come later),

@@ -13,6 +13,24 @@ public enum SinkError: Error, Sendable, Equatable, CustomStringConvertible {
     /// with `Retry-After`): retried as `unavailable`, but not sooner than it asks (within
     /// `SinkWorker.Settings.longestRequestedWait`).
     case busy(String, retryAfter: Double)
+    /// The store took the batch but these entries, which it refused, each with its reason (a
+    /// receiver that answered 200 and said which elements it skipped). Thrown only once the rest
+    /// is written (and the cursor stored, for a sink that keeps its own): the write counts as
+    /// done, the cursor moves past the batch, and these become the sink's dead letters.
+    case partlyRefused([Refusal])
+
+    /// An entry of a batch the store refused while taking the rest (`partlyRefused`).
+    public struct Refusal: Sendable, Equatable {
+        /// The entry's journal sequence.
+        public var sequence: Int64
+        /// Why the store refused it, as the store said.
+        public var reason: String
+
+        public init(sequence: Int64, reason: String) {
+            self.sequence = sequence
+            self.reason = reason
+        }
+    }
 
     public var description: String {
         switch self {
@@ -20,6 +38,7 @@ public enum SinkError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unavailable(let reason): "unavailable: \(reason)"
         case .misconfigured(let reason): "misconfigured: \(reason)"
         case .busy(let reason, _): "busy: \(reason)"
+        case .partlyRefused: "partly refused: \(reason)"
         }
     }
 
@@ -27,6 +46,8 @@ public enum SinkError: Error, Sendable, Equatable, CustomStringConvertible {
     public var reason: String {
         switch self {
         case .rejected(let reason), .unavailable(let reason), .misconfigured(let reason), .busy(let reason, _): reason
+        case .partlyRefused(let refusals):
+            "\(refusals.count) entries refused" + (refusals.first.map { ", the first: \($0.reason)" } ?? "")
         }
     }
 
@@ -34,7 +55,7 @@ public enum SinkError: Error, Sendable, Equatable, CustomStringConvertible {
     public var isTransient: Bool {
         switch self {
         case .unavailable, .busy: true
-        case .rejected, .misconfigured: false
+        case .rejected, .misconfigured, .partlyRefused: false
         }
     }
 

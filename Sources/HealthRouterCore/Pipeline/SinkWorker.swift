@@ -450,30 +450,43 @@ public final class SinkWorker: Sendable {
                                 [("reason", reason)], numbers: [("seq", LogNumber(damaged.sequence))])
     }
 
-    /// Writes `entries` and sets the sink's cursor to `cursor`; isolates rejected entries. Calls
+    /// Writes `entries` and sets the sink's cursor to `cursor`; isolates rejected entries, and parks
+    /// those the store refused while taking the rest (`SinkError.partlyRefused`). Calls
     /// `acknowledged` with the cursor reached and the entries written and parked each time the
     /// sink acknowledged a part: the whole, or, while a rejected batch is split, each half in turn
     /// (every entry is in exactly one call).
     private func deliver(_ entries: [JournalEntry], cursor: Int64, sink: any Sink, journal: Journal, writer: PushIngest?,
                          attempting: (_ entries: Int) -> Void,
                          acknowledged: (_ through: Int64, _ written: Int, _ dead: Int) -> Void) throws {
+        func park(_ entry: JournalEntry, reason: String) throws {
+            let reason = Self.deadLetterReason(reason, of: entry)
+            if let writer {
+                try writer.addDeadLetter(sink: name, sequence: entry.sequence, reason: reason)
+            } else {
+                try journal.addDeadLetter(sink: name, sequence: entry.sequence, reason: reason)
+            }
+            deadLetterWarnings.warn(key: "dead letter", "entry parked as a dead letter: the store refused it, the rest "
+                                        + "of its batch is written (healthrouter status lists them)",
+                                    [("reason", reason)], numbers: [("seq", LogNumber(entry.sequence))])
+        }
         do {
             attempting(entries.count)
             try sink.write(entries, cursor: cursor)
             acknowledged(cursor, entries.count, 0)
+        } catch SinkError.partlyRefused(let refusals) {
+            // The store took the rest: the refused entries it names are parked, the cursor moves on.
+            var reasons: [Int64: String] = [:]
+            for refusal in refusals where reasons[refusal.sequence] == nil { reasons[refusal.sequence] = refusal.reason }
+            var dead = 0
+            for entry in entries {
+                guard let reason = reasons.removeValue(forKey: entry.sequence) else { continue }
+                try park(entry, reason: reason)
+                dead += 1
+            }
+            acknowledged(cursor, entries.count - dead, dead)
         } catch SinkError.rejected(let reason) {
             guard entries.count > 1 else {
-                if let entry = entries.first {
-                    let reason = Self.deadLetterReason(reason, of: entry)
-                    if let writer {
-                        try writer.addDeadLetter(sink: name, sequence: entry.sequence, reason: reason)
-                    } else {
-                        try journal.addDeadLetter(sink: name, sequence: entry.sequence, reason: reason)
-                    }
-                    deadLetterWarnings.warn(key: "dead letter", "entry parked as a dead letter: the store refused it, the rest "
-                                                + "of its batch is written (healthrouter status lists them)",
-                                            [("reason", reason)], numbers: [("seq", LogNumber(entry.sequence))])
-                }
+                if let entry = entries.first { try park(entry, reason: reason) }
                 try sink.write([], cursor: cursor)
                 acknowledged(cursor, 0, entries.isEmpty ? 0 : 1)
                 return

@@ -1,0 +1,152 @@
+import Foundation
+import HealthRouterCore
+import Testing
+import TestSupport
+@testable import HTTPPushSource
+@testable import HTTPSink
+
+/// A receiving healthrouter that answers 200 but leaves elements out (the parser skipped them, or
+/// the journal refused another user's id) lists them in its reply's `skipped`; the sending `http`
+/// sink parks exactly those as dead letters with the receiver's reason, and the rest is delivered.
+@Suite("http sink: elements a receiver skipped", .serialized)
+struct HTTPSinkSkippedElementsTests {
+    /// A heart rate `id` of `user`, at second `offset`, without a value when `value` is nil.
+    static func heartRate(_ id: String, user: String?, offset: Int64, value: Double? = 60) -> HealthItem {
+        .sample(Sample(id: id, type: "HKQuantityTypeIdentifierHeartRate", kind: .quantity,
+                       start: Timestamp(epochSeconds: 1_780_000_000 + offset, utcOffsetSeconds: 0),
+                       end: Timestamp(epochSeconds: 1_780_000_000 + offset, utcOffsetSeconds: 0),
+                       value: value, unit: "count/min", sourceName: "Watch", userId: user))
+    }
+
+    /// The sending side's journal: four good samples, one the receiver skips (no value), one
+    /// under an id alice pushed to the receiver, a deletion of another of alice's ids without a
+    /// user (an import's upstream), and a deletion of one of the good samples. Returns its directory.
+    static func senderJournal() throws -> String {
+        let directory = TestScratch.path + "sender-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let items: [HealthItem] = [
+            heartRate("G-0", user: nil, offset: 0),
+            heartRate("G-1", user: "carol", offset: 1),
+            heartRate("NOVALUE", user: nil, offset: 2, value: nil),
+            heartRate("A-1", user: "carol", offset: 3, value: 99),
+            heartRate("G-2", user: nil, offset: 4),
+            .tombstone(Tombstone(ids: ["A-2"])),
+            .tombstone(Tombstone(ids: ["G-2"])),
+            heartRate("G-3", user: nil, offset: 5),
+        ]
+        _ = try Journal(stateDirectory: directory).append(items, source: "history")
+        return directory
+    }
+
+    /// The receiver: alice pushed A-1 and A-2 herself; bob's token forwards (`forwarded_user_ids`).
+    static func receiver() throws -> PushServerFixture {
+        let server = try PushServerFixture { $0.users?["bob"]?.forwardedUserIds = true }
+        let alices = [("A-1", "08:00:00"), ("A-2", "08:01:00")].map { id, time in
+            #"{"uuid":"\#(id)","type":"heartRate","start":"2026-07-06T\#(time)Z","end":"2026-07-06T\#(time)Z","value":60,"source":"W"}"#
+        }
+        let reply = server.client.post("/ingest", Array(("[" + alices.joined(separator: ",") + "]").utf8),
+                                       token: PushServerFixture.tokens["alice"]!)
+        #expect(reply.body == #"{"received": 2, "new": 2, "deleted": 0}"#)
+        return server
+    }
+
+    static func configuration(_ server: PushServerFixture, format: HTTPSink.Configuration.Format) -> HTTPSink.Configuration {
+        var configuration = HTTPSink.Configuration(url: "http://127.0.0.1:\(server.source.listeningPort)",
+                                                   token: PushServerFixture.tokens["bob"])
+        configuration.format = format
+        return configuration
+    }
+
+    /// A sink worker forwards the sender's journal to a receiving healthrouter, in either format:
+    /// the three elements the receiver left out (a sample without its value, a sample under
+    /// alice's id, a deletion of alice's id) are the sink's dead letters with the receiver's
+    /// reasons; the rest is delivered and counted so. Before, all eight counted as delivered and
+    /// only the receiver's log told of the three.
+    @Test func theElementsAReceiverSkippedAreDeadLetters() throws {
+        for format in [HTTPSink.Configuration.Format.pulso, .native] {
+            let server = try Self.receiver()
+            let directory = try Self.senderJournal()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            var settings = SinkWorker.Settings()
+            settings.retryInitial = 0.02
+            settings.retryCap = 0.1
+            let context = PluginContext(name: "mirror", stateDirectory: directory, logger: Logger(minimumLevel: .error))
+            let configuration = Self.configuration(server, format: format)
+            let worker = SinkWorker(name: "mirror", stateDirectory: directory, settings: settings, logger: Logger(minimumLevel: .error),
+                                    makeSink: { try HTTPSink(configuration: configuration, context: context) },
+                                    selects: { _, _ in true })
+            let control = WorkerControl()
+            control.finishInput()
+            let done = DispatchGroup()
+            done.enter()
+            Thread {
+                worker.run(control: control)
+                done.leave()
+            }.start()
+            let deadline = Date(timeIntervalSinceNow: 20)
+            while worker.progress.cursor < 8 && Date() < deadline { usleep(10_000) }
+            control.requestStop()
+            done.wait()
+            let progress = worker.progress
+            #expect(progress.cursor == 8, "\(format) \(progress)")
+            #expect(progress.written == 5 && progress.deadLetters == 3, "\(format) \(progress)")
+            let deadLetters = try Journal(stateDirectory: directory, role: .reader).deadLetters(sink: "mirror")
+            #expect(deadLetters.map(\.sequence) == [3, 4, 6], "\(format) \(deadLetters)")
+            let reasons = deadLetters.map(\.reason)
+            #expect(reasons.count == 3)
+            if reasons.count == 3 {
+                #expect(reasons[0].hasPrefix("HKQuantityTypeIdentifierHeartRate NOVALUE: ") && reasons[0].contains("but skipped it: value: missing"),
+                        "\(reasons[0])")
+                #expect(reasons[1].hasPrefix("HKQuantityTypeIdentifierHeartRate A-1: ")
+                            && reasons[1].contains("uuid: another user's sample has this id"), "\(reasons[1])")
+                #expect(reasons[2].contains("A-2") && reasons[2].contains("deleted: another user's samples have ids it names"),
+                        "\(reasons[2])")
+            }
+            // The receiver holds the rest: alice's two samples, the four good ones, the deletion of G-2.
+            let received = try server.journalItems().map { item -> String in
+                switch item {
+                case .sample(let sample): "\(sample.id) \(sample.userId ?? "-")"
+                case .tombstone(let tombstone): "deleted \(tombstone.ids.joined(separator: ","))"
+                }
+            }
+            #expect(received == ["A-1 alice", "A-2 alice", "G-0 bob", "G-1 carol", "G-2 bob", "deleted G-2", "G-3 bob"],
+                    "\(format) \(received)")
+        }
+    }
+
+    /// A backfill or migration through the sink (`DirectDelivery`) counts the skipped elements as
+    /// refused with the receiver's reasons, not as written.
+    @Test func aBackfillCountsTheSkippedElementsAsRefused() throws {
+        let server = try Self.receiver()
+        let directory = try Self.senderJournal()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let context = PluginContext(name: "mirror", stateDirectory: directory, logger: Logger(minimumLevel: .error))
+        let sink = try HTTPSink(configuration: Self.configuration(server, format: .pulso), context: context)
+        let delivery = DirectDelivery(sink: sink, sinkCursor: 0, filter: SampleFilter(), resumeAfter: 0, onBatch: { _, _ in })
+        for entry in try Journal(stateDirectory: directory, role: .reader).entries(after: 0, limit: 100) {
+            try delivery.accept(try entry.decoded())
+        }
+        try delivery.finish()
+        #expect(delivery.counts.rejected == 3)
+        #expect(delivery.counts.samples == 4 && delivery.counts.tombstones == 1, "\(delivery.counts)")
+        #expect(delivery.counts.rejectionReasons.first?.contains("value: missing") == true, "\(delivery.counts.rejectionReasons)")
+    }
+
+    /// The reply lists each element left out with its index in the body; the sink reads those
+    /// naming one of the body's elements, once each. A reply without `skipped` (Pulso's server)
+    /// lists none: everything counts as delivered, as before.
+    @Test func theReplyNamesEachSkippedElementByItsIndex() throws {
+        let server = try PushServerFixture()
+        let body = #"[{"uuid":"K","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":60,"source":"W"},"#
+            + #"7,{"uuid":"L","type":"heartRate","start":"tomorrow","end":"2026-07-06T08:00:00Z","value":60,"source":"W"}]"#
+        let reply = server.client.post("/ingest", Array(body.utf8), token: PushServerFixture.tokens["alice"]!)
+        #expect(reply.body == #"{"received": 3, "new": 1, "deleted": 0, "skipped": [{"index":1,"field":"element","reason":"not a JSON object"},"#
+                + #"{"index":2,"uuid":"L","field":"start","reason":"'tomorrow' cannot be read as a date"}]}"#)
+        let listed = HTTPSink.skipped(in: Array(reply.body.utf8), elements: 3)
+        #expect(listed.map(\.index) == [1, 2])
+        #expect(listed.map(\.reason) == ["element: not a JSON object", "start: 'tomorrow' cannot be read as a date"])
+        #expect(HTTPSink.skipped(in: Array(#"{"received": 3, "new": 2, "deleted": 0}"#.utf8), elements: 3).isEmpty)
+        let odd = #"{"received": 3, "skipped": [{"index": 3}, {"index": 1.5}, {"index": -1}, 5, {"index": 0}, {"index": 0, "reason": "again"}]}"#
+        #expect(HTTPSink.skipped(in: Array(odd.utf8), elements: 3).map(\.index) == [0])
+    }
+}
