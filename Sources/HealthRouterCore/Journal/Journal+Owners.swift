@@ -45,6 +45,12 @@ extension Journal {
     /// of a sample that came here without a user). A tombstone without a user (a replay, a
     /// migration) may delete any id, as may any tombstone without `enforcesOwners`. Asked for each
     /// of the tombstone's ids and each alias they bring.
+    ///
+    /// A deletion forwarded without a user comes here as the forwarding token's user's (stamped, as
+    /// a sample without one): it deletes that user's ids, not another user's, although the
+    /// forwarding healthrouter deleted the id whoever's it was. Which of another user's ids came
+    /// here forwarded and which that user pushed here (theirs alone) is not recorded, so both stay;
+    /// the push's reply lists the deletion as skipped, and the forwarding sink parks it.
     func mayDelete(_ id: String, for user: String?) throws -> Bool {
         guard enforcesOwners, let user, let owner = try owner(of: id) else { return true }
         return owner == user || owner == forwardingUser
