@@ -4,7 +4,7 @@ import HealthRouterCore
 /// `healthrouter status`: where every sink stands.
 enum StatusCommand {
     static let help = """
-        usage: healthrouter status [--dead-letters] [--config FILE]
+        usage: healthrouter status [--dead-letters] [--format text|json] [--config FILE]
 
         Shows the journal and, per sink: its cursor (the last journal entry it wrote),
         its lag (entries after the cursor that its routes select), rows written (delivered
@@ -18,6 +18,12 @@ enum StatusCommand {
 
           --dead-letters  list every dead letter of every sink (without it: the first 10
                           of each, and how many more there are)
+          --format json   one JSON object on standard output instead of the table, for a
+                          monitor (Telegraf's exec input, a cron job's jq): the journal's
+                          counts, per sink cursor, lag, written, dead_letters,
+                          pruned_entries_lacking, last_error, updated_at, lacking_ranges and
+                          dead_letter_list, the entries no route selects by type
+                          (unrouted), and healthy; counts are numbers, the exit code as below
 
         exit codes: 0 every sink caught up, 1 a sink lags, lacks pruned entries, has dead
                     letters or an error, 64 wrong options, 73 the state directory cannot be
@@ -32,88 +38,94 @@ enum StatusCommand {
     static let deadLettersShown = 10
 
     static func run(_ words: [String], environment: [String: String]) throws -> ExitCode {
-        let arguments = try CommandLineArguments.parse(words, command: "status", flags: ["--dead-letters"])
+        let arguments = try CommandLineArguments.parse(words, command: "status", values: ["--format"], flags: ["--dead-letters"])
         if arguments.flags.contains("--help") {
             print(help)
             return .success
         }
         try arguments.refusePositional(command: "status")
+        let json: Bool
+        switch arguments.values["--format"] ?? "text" {
+        case "text": json = false
+        case "json": json = true
+        case let other: throw UsageError("--format must be text or json, not '\(other)'", command: "status")
+        }
         let loaded = try LoadedConfig.load(arguments, environment: environment, usesSources: false, usesSinks: [])
         // Each sink's own keys too (no I/O): a misspelt one is the config error `check` reports.
         _ = try loaded.sinkSpecs()
         let config = loaded.config
         let journalPath = (config.stateDirectory as NSString).appendingPathComponent("journal.sqlite")
-        print("config           \(loaded.origin)")
-        print("state directory  \(config.stateDirectory)")
+        if !json {
+            print("config           \(loaded.origin)")
+            print("state directory  \(config.stateDirectory)")
+        }
         if let problem = StorePath.folderProblem(config.stateDirectory, key: "state_directory") {
             throw CommandFailure(message: problem, hint: "nothing can have been imported there", code: .cannotCreate)
         }
+        let shown = arguments.flags.contains("--dead-letters") ? nil : Self.deadLettersShown
         guard FileManager.default.fileExists(atPath: journalPath) else {
-            print("journal          empty: nothing imported yet (try: healthrouter import ~/Downloads/export.zip)")
+            if json {
+                print(StatusReport.beforeAnyImport(config: config).json(config: loaded.origin, stateDirectory: config.stateDirectory,
+                                                                         deadLettersShown: shown))
+            } else {
+                print("journal          empty: nothing imported yet (try: healthrouter import ~/Downloads/export.zip)")
+            }
             return .success
         }
         let journal = try JournalOpenHint.open(config.stateDirectory, role: .inspector)
-        let head = try journal.head()
-        let counts = try journal.counts()
-        let oldest = try journal.oldestRetained()
-        var journalLine = "journal          \(NumberText.grouped(counts.entries)) entries"
-        if let oldest { journalLine += " (seq \(NumberText.grouped(oldest))–\(NumberText.grouped(head)))" }
-        // The ids the journal knows (by which a sample imported again is met as a duplicate) outlive
-        // their entries (journal.retain) and include those deleted since: not the samples it holds.
-        journalLine += ", \(NumberText.grouped(counts.samples)) sample ids known (kept after pruning, deleted ones included), "
-            + "\(NumberText.grouped(counts.deleted)) deleted ids"
-        print(journalLine)
+        let report = try StatusReport.read(journal, config: config, routes: loaded.routes)
+        if json {
+            print(report.json(config: loaded.origin, stateDirectory: config.stateDirectory, deadLettersShown: shown))
+        } else {
+            printTable(report, deadLettersShown: shown)
+        }
+        return report.healthy ? .success : .incomplete
+    }
 
-        let states = try journal.sinkStates(named: config.sinks.map(\.name))
-        let routes = loaded.routes
-        var healthy = true
+    /// The report for people: the journal's line, the sinks' table, then what needs a look.
+    private static func printTable(_ report: StatusReport, deadLettersShown shown: Int?) {
+        if let figures = report.journal {
+            var journalLine = "journal          \(NumberText.grouped(figures.entries)) entries"
+            if let oldest = figures.oldest { journalLine += " (seq \(NumberText.grouped(oldest))–\(NumberText.grouped(figures.head)))" }
+            // The ids the journal knows (by which a sample imported again is met as a duplicate) outlive
+            // their entries (journal.retain) and include those deleted since: not the samples it holds.
+            journalLine += ", \(NumberText.grouped(figures.sampleIdsKnown)) sample ids known (kept after pruning, deleted ones included), "
+                + "\(NumberText.grouped(figures.deletedIds)) deleted ids"
+            print(journalLine)
+        }
         var rows: [[String]] = [["sink", "type", "cursor", "lag", "rows written", "dead letters", "last error"]]
-        for (sink, state) in zip(config.sinks, states) {
-            let lag = try journal.lag(ofSink: sink.name, after: state.cursor, routes: routes)
-            if lag > 0 || state.deadLetters > 0 || state.lastError != nil { healthy = false }
-            rows.append([sink.name, sink.type, NumberText.grouped(state.cursor), NumberText.grouped(lag),
-                         NumberText.grouped(state.written), NumberText.grouped(state.deadLetters),
-                         state.lastError.map { $0.count > Self.errorWidth ? $0.prefix(Self.errorWidth - 1) + "…" : $0 } ?? "-"])
+        for sink in report.sinks {
+            rows.append([sink.name, sink.type, NumberText.grouped(sink.cursor), NumberText.grouped(sink.lag),
+                         NumberText.grouped(sink.written), NumberText.grouped(sink.deadLetterCount),
+                         sink.lastError.map { $0.count > Self.errorWidth ? $0.prefix(Self.errorWidth - 1) + "…" : $0 } ?? "-"])
         }
         print("")
         print(Table.render(rows))
-        for state in states {
-            guard let error = state.lastError, error.count > Self.errorWidth else { continue }
-            print("\nlast error of \(state.sink): \(error)")
+        for sink in report.sinks {
+            guard let error = sink.lastError, error.count > Self.errorWidth else { continue }
+            print("\nlast error of \(sink.name): \(error)")
         }
-        for (sink, state) in zip(config.sinks, states) {
-            let gaps = try journal.lackingRanges(sink: sink.name, cursor: state.cursor)
-            guard !gaps.isEmpty else { continue }
-            healthy = false
-            let ranges = Journal.describe(gaps)
-            print("\n\(sink.name) lacks entries \(ranges): they were pruned "
+        for sink in report.sinks where !sink.gaps.isEmpty {
+            print("\n\(sink.name) lacks entries \(Journal.describe(sink.gaps)): they were pruned "
                   + "(journal.retain) before it wrote them (it was out of the config, or added later); "
                   + "`healthrouter backfill \(sink.name) --from <export.zip or dump>` (or a `migrate --to \(sink.name)` from a "
                   + "store that holds them) brings their samples back")
         }
-        for sink in config.sinks {
-            let letters = try journal.deadLetters(sink: sink.name)
-            guard !letters.isEmpty else { continue }
+        for sink in report.sinks where !sink.deadLetters.isEmpty {
+            let letters = sink.deadLetters
             print("\ndead letters of \(sink.name) (journal seq: reason):")
-            let shown = arguments.flags.contains("--dead-letters") ? letters.count : Self.deadLettersShown
+            let shown = shown ?? letters.count
             for letter in letters.prefix(shown) { print("  \(letter.sequence): \(letter.reason)") }
             if letters.count > shown {
                 print("  … and \(NumberText.grouped(Int64(letters.count - shown))) more (status --dead-letters lists them all)")
             }
         }
-        var unrouted: [String: Int64] = [:]
-        for case let (type?, source, count) in try journal.entryCountsByTypeAndSource() {
-            if !config.sinks.contains(where: { routes.selects(sink: $0.name, type: type, source: source) }) {
-                unrouted[type, default: 0] += count
-            }
-        }
-        if !unrouted.isEmpty {
+        if !report.unrouted.isEmpty {
             print("\nentries no route selects (kept in the journal until journal.retain prunes them; add a route, then "
                   + "`healthrouter backfill SINK` delivers them):")
-            for (type, count) in unrouted.sorted(by: { $0.value > $1.value }) {
+            for (type, count) in report.unrouted {
                 print("  \(NumberText.grouped(count)) × \(type)")
             }
         }
-        return healthy ? .success : .incomplete
     }
 }

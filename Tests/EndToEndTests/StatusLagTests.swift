@@ -118,6 +118,76 @@ import Testing
                 "\(after.stdout)")
     }
 
+    /// `status --format json`: one JSON object on standard output with what the table shows (the
+    /// journal, each sink's cursor, lag, dead letters, gaps and last error, the entries no route
+    /// selects), counts as numbers, and the same exit code; before any import, the sinks at 0.
+    @Test func statusAsJSON() throws {
+        let (directory, _, config) = try Self.imported(others: ["spare"])
+        let configured = try String(contentsOfFile: config, encoding: .utf8)
+        func write(_ yaml: String, _ name: String) throws -> String {
+            try yaml.write(toFile: directory + "/" + name, atomically: true, encoding: .utf8)
+            return directory + "/" + name
+        }
+        let before = try write("""
+            state_directory: \(directory)/empty
+            sinks:
+              local: { type: sqlite, path: \(directory)/empty/health.sqlite }
+            """, "before.yaml")
+        let empty = try CommandRunner.run(["status", "--format", "json", "--config", before], in: directory)
+        #expect(empty.status == 0, "\(empty.stdout)\(empty.stderr)")
+        let nothing = try #require(try JSONSerialization.jsonObject(with: Data(empty.stdout.utf8)) as? [String: Any], "\(empty.stdout)")
+        #expect(nothing["journal"] is NSNull && nothing["healthy"] as? Bool == true, "\(empty.stdout)")
+        #expect((nothing["sinks"] as? [[String: Any]])?.map { $0["name"] as? String } == ["local"], "\(empty.stdout)")
+
+        do {
+            let journal = try Journal(stateDirectory: directory + "/state")
+            for sequence in 1...12 { try journal.addDeadLetter(sink: "local", sequence: Int64(sequence), reason: "refused \(sequence)") }
+            try journal.notePrunedGap(sink: "spare", from: 1, through: 5)
+        }
+        // `spare` selects heart rate only: the rest is no route's.
+        let narrowed = try write(configured + """
+            routes:
+              - types: ["*"]
+                to: [local]
+              - types: [heartRate]
+                to: [spare]
+            """, "narrowed.yaml")
+        let result = try CommandRunner.run(["status", "--format", "json", "--config", narrowed], in: directory)
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout)")
+        #expect(object["healthy"] as? Bool == false && object["state_directory"] as? String == directory + "/state")
+        let journal = try #require(object["journal"] as? [String: Any], "\(result.stdout)")
+        let head = try #require(journal["head"] as? Int)
+        #expect(journal["entries"] as? Int == head && journal["first_sequence"] as? Int == 1, "\(journal)")
+        let sinks = try #require(object["sinks"] as? [[String: Any]])
+        #expect(sinks.map { $0["name"] as? String } == ["local", "spare"])
+        let local = sinks[0], spare = sinks[1]
+        #expect(local["type"] as? String == "sqlite" && local["cursor"] as? Int == head && local["lag"] as? Int == 0, "\(local)")
+        #expect(local["dead_letters"] as? Int == 12 && (local["dead_letter_list"] as? [[String: Any]])?.count == 10, "\(local)")
+        #expect((local["dead_letter_list"] as? [[String: Any]])?.first?["reason"] as? String == "refused 1", "\(local)")
+        #expect(local["last_error"] is NSNull && local["updated_at"] is String, "\(local)")
+        #expect(spare["pruned_entries_lacking"] as? Int == 5 && (spare["lacking_ranges"] as? [[Int]]) == [[1, 5]], "\(spare)")
+        let unrouted = try #require(object["unrouted"] as? [String: Int], "\(result.stdout)")
+        #expect(unrouted.isEmpty, "every type is routed to local: \(unrouted)")
+        let all = try CommandRunner.run(["status", "--format", "json", "--dead-letters", "--config", narrowed], in: directory)
+        let every = try JSONSerialization.jsonObject(with: Data(all.stdout.utf8)) as? [String: Any]
+        #expect(((every?["sinks"] as? [[String: Any]])?.first?["dead_letter_list"] as? [Any])?.count == 12, "\(all.stdout)")
+
+        // A type no route selects is counted under `unrouted`.
+        let heartOnly = try write(configured + """
+            routes:
+              - types: [heartRate]
+                to: [local, spare]
+            """, "heart.yaml")
+        let partly = try CommandRunner.run(["status", "--format", "json", "--config", heartOnly], in: directory)
+        let partial = try #require(try JSONSerialization.jsonObject(with: Data(partly.stdout.utf8)) as? [String: Any], "\(partly.stdout)")
+        let counted = try #require(partial["unrouted"] as? [String: Int], "\(partly.stdout)")
+        #expect(!counted.isEmpty && counted["HKQuantityTypeIdentifierHeartRate"] == nil, "\(counted)")
+
+        let wrong = try CommandRunner.run(["status", "--format", "yaml", "--config", config], in: directory)
+        #expect(wrong.status == 64 && wrong.stderr.contains("--format must be text or json, not 'yaml'"), "\(wrong.stderr)")
+    }
+
     /// A sink that lacks entries pruned before it wrote them says so in `status` until a backfill
     /// from a file brings them back.
     @Test func aGapOfPrunedEntriesIsShownUntilABackfillFromAFile() throws {
