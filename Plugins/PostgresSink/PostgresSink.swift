@@ -163,6 +163,10 @@ public final class PostgresSink: Sink {
                     "SELECT o.option_value::bool FROM pg_class c, pg_options_to_table(c.reloptions) o "
                         + "WHERE c.oid = to_regclass($1) AND o.option_name = 'security_invoker'",
                     [schema.name("v_healthkit_daily_quantity")]).bool(0, 0) == true)
+                // Before anything else: a table renamed is no table dropped (its rows are there).
+                try RenamedTables.check(connection, schema: configuration.schema,
+                                        indexes: PostgresSinkSchema.indexNames(tiered: configuration.summarizeAfter != nil),
+                                        sink: "postgres sink '\(sinkName)'")
                 // Before the DDL, which would create a dropped table anew, empty, under the cursors.
                 forgotten = try forgetCursorsOfMissingTables(connection)
                 // Before the DDL: on health4ai's own tables, its view's columns would fail it first.

@@ -70,6 +70,25 @@ struct PostgresSinkSchema {
             + "extract(epoch FROM \(row).started_at))::text)::uuid"
     }
 
+    /// The index names `ddl` gives each table (primary keys by PostgreSQL's `<table>_pkey`), and
+    /// with `tiered` `summarizedIdsDDL` and the foldable rows' index, by which `RenamedTables`
+    /// tells a table renamed from one that was dropped.
+    static func indexNames(tiered: Bool) -> [String: [String]] {
+        var names = [
+            "healthkit_metrics": [metricsPrimaryKey, "healthkit_metrics_user_metric_source_start", "idx_healthkit_metrics_user_started",
+                                  "idx_healthkit_metrics_user_type_started", "idx_healthkit_metrics_metadata"]
+                + (tiered ? ["idx_healthkit_metrics_foldable"] : []),
+            "healthkit_daily_summaries": ["healthkit_daily_summaries_pkey", "healthkit_daily_summaries_key",
+                                          "idx_healthkit_daily_summaries_user_date"],
+            "healthrouter_schema": ["healthrouter_schema_pkey"], "healthrouter_cursor": ["healthrouter_cursor_pkey"],
+        ]
+        if tiered {
+            names["healthkit_summarized_ids"] = ["healthkit_summarized_ids_pkey", "healthkit_summarized_ids_raw_key",
+                                                 "healthkit_summarized_ids_day"]
+        }
+        return names
+    }
+
     /// The primary key's constraint name (PostgreSQL's default for `PRIMARY KEY (id)`).
     static let metricsPrimaryKey = "healthkit_metrics_pkey"
 

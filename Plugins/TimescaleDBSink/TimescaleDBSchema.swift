@@ -83,6 +83,18 @@ struct TimescaleDBSchema {
         ] + TimescaleDBWorkoutChildren(schema: schema).ddl
     }
 
+    /// The index names `baseDDL` gives each table (primary keys by PostgreSQL's `<table>_pkey`),
+    /// by which `RenamedTables` tells a table renamed from one that was dropped.
+    static var indexNames: [String: [String]] {
+        var names = ["samples": ["samples_pkey", "samples_type_start"], "sleep_stages": ["sleep_stages_pkey", "sleep_stages_start"],
+                     "workouts": ["workouts_pkey", "workouts_type_start"]]
+        for table in ["healthrouter_schema", "sample_index", "deleted_samples", "sink_cursor", "swept_chunks"] {
+            names[table] = [table + "_pkey"]
+        }
+        for table in TimescaleDBWorkoutChildren.tables { names[table] = [table + "_workout"] }
+        return names
+    }
+
     /// Columns added after version 1 was released, for tables created before them: (table, column, type).
     static let addedColumns = [("sample_index", "previous_table", "text"), ("sample_index", "previous_start_at", "timestamptz")]
 

@@ -257,6 +257,9 @@ public final class TimescaleDBSink: Sink {
             // its rows (`migrate_data`): that may take longer than the statement timeout, and
             // failing it would fail every start the same way.
             if probe.isUsable { try connection.execute("SET LOCAL statement_timeout = 0") }
+            // Before anything else: a table renamed is no table dropped (its rows are there).
+            try RenamedTables.check(connection, schema: configuration.schema, indexes: TimescaleDBSchema.indexNames,
+                                    sink: "timescaledb sink '\(sinkName)'")
             // Before the DDL, which would create a dropped table anew, empty, under the cursors.
             forgotten = try forgetCursorsOfMissingTables(connection)
             for statement in schema.baseDDL { try connection.execute(statement) }

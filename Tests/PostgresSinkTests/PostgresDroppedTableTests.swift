@@ -118,6 +118,68 @@ import TimescaleDBSink
         }
     }
 
+    /// A data table renamed (`ALTER TABLE samples RENAME TO samples_old`) keeps its indexes' names,
+    /// so the sink could not create it anew (the postgres sink's named key failed with "already
+    /// exists" at every retry; the timescaledb sink made `samples` without its type index). The
+    /// sink refuses to start, `misconfigured`, naming itself, the table and the fixes, and changes
+    /// nothing; renamed back, it carries on from its cursor; moved to another schema, the table is
+    /// made anew with its indexes and the store taken as new.
+    @Test func aRenamedTableIsMisconfiguredWithTheFixNotRetriedOrMadeAnewWithoutItsIndexes() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let admin = try PostgresTestDatabase.connect(url)
+        defer { admin.close() }
+        let schema = PostgresTestDatabase.freshSchema()
+        let archive = PostgresTestDatabase.freshSchema()
+        try admin.execute("CREATE SCHEMA \(archive)")
+        defer { _ = try? admin.execute("DROP SCHEMA \(archive) CASCADE") }
+        let postgres = PostgresSink.Configuration(url: url, userId: PostgresSinkTests.userId, schema: schema)
+        let timescale = TimescaleDBSink.Configuration(url: url, schema: schema + "_ts", requireTimescaledb: false)
+        func context() -> PluginContext {
+            PluginContext(name: "store", stateDirectory: TestScratch.path, logger: Logger(minimumLevel: .error))
+        }
+        let cases: [(make: () -> any Sink, schema: String, table: String, index: String, sink: String)] = [
+            ({ PostgresSink(configuration: postgres, context: context()) }, schema, "healthkit_metrics",
+             "idx_healthkit_metrics_user_type_started", "postgres sink 'store'"),
+            ({ TimescaleDBSink(configuration: timescale, context: context()) }, schema + "_ts", "samples", "samples_type_start",
+             "timescaledb sink 'store'"),
+        ]
+        for (make, schema, table, index, name) in cases {
+            let sink = make()
+            _ = try sink.prepare()
+            try sink.write(ConformanceFixtures.entries([ConformanceFixtures.numbered(1)]), cursor: 1)
+            sink.close()
+            try admin.execute("ALTER TABLE \(SQL.qualified(schema, table)) RENAME TO \(table)_old")
+            let renamed = make()
+            #expect {
+                _ = try renamed.prepare()
+            } throws: { error in
+                guard case SinkError.misconfigured(let reason) = error else { return false }
+                return reason.hasPrefix("\(name): table \(SQL.qualified(schema, table)) is missing and "
+                                            + "\(SQL.qualified(schema, table + "_old")) holds its indexes")
+                    && reason.contains("it was renamed")
+                    && reason.contains("ALTER TABLE \(SQL.qualified(schema, table + "_old")) RENAME TO \"\(table)\"")
+                    && reason.contains("SET SCHEMA") && reason.contains("set `schema` to a new one")
+            }
+            renamed.close()
+            // Nothing changed: renamed back, the sink carries on from its cursor with its rows.
+            #expect(try admin.query("SELECT to_regclass($1) IS NULL", [SQL.qualified(schema, table)]).bool(0, 0) == true)
+            try admin.execute("ALTER TABLE \(SQL.qualified(schema, table + "_old")) RENAME TO \(table)")
+            let back = make()
+            #expect(try back.prepare() == 1)
+            #expect(!back.createdItsStore)
+            back.close()
+            // Moved out of the schema with its indexes: the table is made anew, indexed, and the store is new.
+            try admin.execute("ALTER TABLE \(SQL.qualified(schema, table)) RENAME TO \(table)_old; "
+                                  + "ALTER TABLE \(SQL.qualified(schema, table + "_old")) SET SCHEMA \(archive)")
+            let anew = make()
+            #expect(try anew.prepare() == 0)
+            #expect(anew.createdItsStore)
+            anew.close()
+            #expect(try admin.query("SELECT indrelid::regclass::text FROM pg_index WHERE indexrelid = to_regclass($1)",
+                                    [SQL.qualified(schema, index)]).text(0, 0) == "\(schema).\(table)")
+        }
+    }
+
     /// Two sinks on one schema, the table dropped: the first to open again forgets every cursor of
     /// the schema. The other, still connected, must not write its next batch into the table made
     /// anew and put its old cursor back (it would never deliver what the table lost, and say it was
