@@ -49,13 +49,25 @@ struct TimescaleDBBulkLoad {
     /// Builds the key with one sort, inside the caller's transaction, without the statement
     /// timeout (a load of years takes its time) and with the configured one restored after. Ids
     /// with two index rows (another writer of the schema moved one during the load) are reported
-    /// with what to do, not guessed between.
+    /// with what to do, not guessed between. The build's lock (ACCESS EXCLUSIVE) is waited for no
+    /// longer than the statement timeout (`lock_timeout`): a session holding a lock on
+    /// `sample_index` (a reader's open transaction, a dump) would otherwise keep the sink waiting
+    /// without a word, for ever. Then it throws `unavailable` naming those sessions: the rows are
+    /// written, and the worker tries the build again.
     func finish(_ connection: PostgresConnection, statementTimeoutSeconds: Int, sinkName: String) throws {
         try connection.execute("SET LOCAL statement_timeout = 0")
+        try connection.execute("SET LOCAL lock_timeout = \(statementTimeoutSeconds * 1000)")
         do {
             try connection.execute("SAVEPOINT hr_build")
             try connection.execute("ALTER TABLE \(index) ADD CONSTRAINT sample_index_pkey PRIMARY KEY (id)")
             try connection.execute("RELEASE SAVEPOINT hr_build")
+        } catch let error as PostgresError where error.sqlState == "55P03" {
+            try connection.execute("ROLLBACK TO SAVEPOINT hr_build")
+            throw SinkError.unavailable(
+                "timescaledb sink '\(sinkName)': cannot build the primary key of \(index) that the first load put off: it "
+                    + "waited \(statementTimeoutSeconds) s (statement_timeout) for its lock, and \(try lockHolders(connection)). "
+                    + "The rows are written; the sink tries again by itself (let that session finish, or end it with SELECT "
+                    + "pg_terminate_backend(pid))")
         } catch let error as PostgresError where error.sqlState == "23505" {
             try connection.execute("ROLLBACK TO SAVEPOINT hr_build")
             let shared = try connection.execute("SELECT count(*) FROM (SELECT id FROM \(index) GROUP BY id HAVING count(*) > 1) d")
@@ -68,5 +80,26 @@ struct TimescaleDBBulkLoad {
                     + "start_at); the sink tries again by itself")
         }
         try connection.execute("SET LOCAL statement_timeout = \(statementTimeoutSeconds * 1000)")
+        try connection.execute("SET LOCAL lock_timeout = DEFAULT")
+    }
+
+    /// The other sessions holding a lock on `sample_index`, as the build's message names them:
+    /// `session pid 4242 (role grafana, idle in transaction for 95 s: SELECT …) holds ACCESS SHARE
+    /// on it` (the statement shows as `<insufficient privilege>` to a role that may not see it).
+    private func lockHolders(_ connection: PostgresConnection) throws -> String {
+        let holders = try connection.query("""
+            SELECT a.pid, a.usename::text, coalesce(a.state, 'unknown'),
+                   extract(epoch FROM now() - coalesce(a.xact_start, a.query_start))::bigint,
+                   left(regexp_replace(coalesce(a.query, ''), '\\s+', ' ', 'g'), 80),
+                   string_agg(DISTINCT upper(regexp_replace(replace(l.mode, 'Lock', ''), '([a-z])([A-Z])', '\\1 \\2', 'g')), ', ')
+            FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+            WHERE l.locktype = 'relation' AND l.relation = $1::regclass AND l.granted AND l.pid <> pg_backend_pid()
+            GROUP BY 1, 2, 3, 4, 5 ORDER BY 1
+            """, [index])
+        let named = (0..<holders.rowCount).map { row in
+            "session pid \(holders.int(row, 0) ?? 0) (role \(holders.text(row, 1) ?? "?"), \(holders.text(row, 2) ?? "?") for "
+                + "\(holders.int(row, 3) ?? 0) s: \(holders.text(row, 4) ?? "")) holds \(holders.text(row, 5) ?? "a lock")"
+        }
+        return named.isEmpty ? "the session that held it has ended since" : named.joined(separator: "; ") + " on it"
     }
 }

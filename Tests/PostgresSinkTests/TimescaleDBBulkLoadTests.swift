@@ -153,6 +153,56 @@ import TimescaleDBSink
         }
     }
 
+    /// A session holding a lock on `sample_index` (a reader's open transaction) makes the key's
+    /// build wait no longer than `statement_timeout` for its lock: it fails as unavailable (the
+    /// worker tries again), naming that session, instead of waiting for ever; once the session
+    /// ends, the build succeeds.
+    @Test func aReaderHoldingALockMakesTheKeyBuildWaitNoLongerThanTheStatementTimeout() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        var configuration = TimescaleDBSink.Configuration(url: url, schema: PostgresTestDatabase.freshSchema(),
+                                                          requireTimescaledb: false)
+        configuration.statementTimeout = .seconds(1)
+        let schema = configuration.schema
+        let sink = TimescaleDBSink(configuration: configuration, context: ConformanceFixtures.context())
+        defer { sink.close() }
+        _ = try sink.prepare()
+        try sink.write(firstOfId(1...1000), cursor: 1000)
+        let connection = try PostgresTestDatabase.connect(url)
+        defer { connection.close() }
+        #expect(try !hasKey(connection, schema))
+        let reader = try PostgresTestDatabase.connect(url)
+        defer { reader.close() }
+        try reader.execute("BEGIN; SELECT count(*) FROM \(SQL.qualified(schema, "sample_index"))")
+        let readerPid = try reader.execute("SELECT pg_backend_pid()").int(0, 0) ?? 0
+        // Without the bound the build would wait for the reader: its session is ended after 8 s.
+        let released = DispatchSemaphore(value: 0)
+        let ending = Thread {
+            guard released.wait(timeout: .now() + 8) == .timedOut, let admin = try? PostgresTestDatabase.connect(url) else { return }
+            _ = try? admin.query("SELECT pg_terminate_backend($1)", [String(readerPid)])
+            admin.close()
+        }
+        ending.start()
+        let started = Date()
+        let error = #expect(throws: SinkError.self) { try sink.caughtUp() }
+        let waited = Date().timeIntervalSince(started)
+        released.signal()
+        #expect(waited < 6, "\(waited) s")
+        guard case .unavailable(let reason) = error else {
+            Issue.record("not unavailable: \(String(describing: error))")
+            return
+        }
+        #expect(reason.contains("cannot build the primary key of \(SQL.qualified(schema, "sample_index")) that the first "
+                                    + "load put off: it waited 1 s (statement_timeout) for its lock"), "\(reason)")
+        #expect(reason.contains("session pid \(readerPid) (role postgres, idle in transaction for "), "\(reason)")
+        #expect(reason.contains("SELECT pg_backend_pid()) holds ACCESS SHARE on it"), "\(reason)")
+        #expect(try !hasKey(connection, schema))
+        // The reader done, the next try builds the key.
+        try reader.execute("COMMIT")
+        try sink.caughtUp()
+        #expect(try hasKey(connection, schema))
+        #expect(try rows(connection, schema) == expected(Array(1...1000)))
+    }
+
     /// A backfill re-sends entries the sink's cursor has passed: the unchanged ones are left out
     /// before the upsert (nothing written, `written_at` kept), a changed one is updated and a
     /// moved one moves, as through the plain upsert.
