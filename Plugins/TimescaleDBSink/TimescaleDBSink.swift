@@ -139,9 +139,10 @@ public final class TimescaleDBSink: Sink {
     private var lastSweep: Double?
     /// At most one sweep check an hour per instance: the check reads the chunk list.
     static let sweepInterval: Double = 3600
-    /// Whether this instance's last batch found `sample_index` without its key, or dropped it
-    /// (`TimescaleDBBulkLoad`): `caughtUp()` then builds it. Each batch reads the catalog afresh,
-    /// since another writer of the schema may drop or build the key between two batches.
+    /// Whether `prepare()` or this instance's last batch found `sample_index` without its key, or
+    /// the batch dropped it (`TimescaleDBBulkLoad`): `caughtUp()` then builds it. Each batch reads
+    /// the catalog afresh, since another writer of the schema may drop or build the key between
+    /// two batches.
     private var loadingInBulk = false
     /// Whether the id columns of the time tables are in the C collation, as the staged ids are
     /// (tables created before the C collation keep their own): only then can an anti-join on
@@ -206,7 +207,9 @@ public final class TimescaleDBSink: Sink {
             let cursor = try connection.query("SELECT journal_seq FROM \(schema.name("sink_cursor")) WHERE sink = $1",
                                               [sinkName]).int(0, 0)
             storedCursor = cursor ?? 0
-            loadingInBulk = false
+            // A load put off by an earlier instance (a build that failed, which the worker tries
+            // again on a new instance; a process killed halfway): this one's `caughtUp()` builds it.
+            loadingInBulk = try TimescaleDBBulkLoad(schema: schema).isLoading(connection)
             idsInCCollation = try connection.query(
                 "SELECT count(*) FROM pg_attribute a JOIN pg_collation c ON c.oid = a.attcollation "
                     + "WHERE a.attrelid = ANY($1::regclass[]) AND a.attname = 'id' AND c.collname = 'C'",

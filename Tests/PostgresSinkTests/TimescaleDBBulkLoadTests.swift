@@ -156,7 +156,7 @@ import TimescaleDBSink
     /// A session holding a lock on `sample_index` (a reader's open transaction) makes the key's
     /// build wait no longer than `statement_timeout` for its lock: it fails as unavailable (the
     /// worker tries again), naming that session, instead of waiting for ever; once the session
-    /// ends, the build succeeds.
+    /// ends, the build succeeds on the new instance the worker tries again with.
     @Test func aReaderHoldingALockMakesTheKeyBuildWaitNoLongerThanTheStatementTimeout() throws {
         guard let url = PostgresTestDatabase.url else { return }
         var configuration = TimescaleDBSink.Configuration(url: url, schema: PostgresTestDatabase.freshSchema(),
@@ -164,7 +164,6 @@ import TimescaleDBSink
         configuration.statementTimeout = .seconds(1)
         let schema = configuration.schema
         let sink = TimescaleDBSink(configuration: configuration, context: ConformanceFixtures.context())
-        defer { sink.close() }
         _ = try sink.prepare()
         try sink.write(firstOfId(1...1000), cursor: 1000)
         let connection = try PostgresTestDatabase.connect(url)
@@ -189,6 +188,7 @@ import TimescaleDBSink
         #expect(waited < 6, "\(waited) s")
         guard case .unavailable(let reason) = error else {
             Issue.record("not unavailable: \(String(describing: error))")
+            sink.close()
             return
         }
         #expect(reason.contains("cannot build the primary key of \(SQL.qualified(schema, "sample_index")) that the first "
@@ -196,9 +196,13 @@ import TimescaleDBSink
         #expect(reason.contains("session pid \(readerPid) (role postgres, idle in transaction for "), "\(reason)")
         #expect(reason.contains("SELECT pg_backend_pid()) holds ACCESS SHARE on it"), "\(reason)")
         #expect(try !hasKey(connection, schema))
-        // The reader done, the next try builds the key.
+        // The reader done, the worker's next try, on a new instance, builds the key.
         try reader.execute("COMMIT")
-        try sink.caughtUp()
+        sink.close()
+        let again = TimescaleDBSink(configuration: configuration, context: ConformanceFixtures.context())
+        defer { again.close() }
+        #expect(try again.prepare() == 1000)
+        try again.caughtUp()
         #expect(try hasKey(connection, schema))
         #expect(try rows(connection, schema) == expected(Array(1...1000)))
     }
