@@ -239,12 +239,15 @@ public final class PostgresSink: Sink {
     /// Set while `prepareForReading()` runs `prepare()`: a database whose encoding cannot hold every
     /// character is refused for writing only (reading one converts its text to UTF-8).
     private var preparingForReading = false
+    /// Whether the sink was opened by `prepareForReading()`: `reconnect()` opens it that way again.
+    private var openedForReading = false
 
     /// Opens the tables to be read only (`ReadableSink`): prepared as `prepare()` does when the role
     /// may change the schema, else (a role granted SELECT only, a read-only standby) connected as
     /// they are, nothing created; a schema a newer healthrouter wrote is refused as `prepare()`
     /// refuses it. Either way a warning says when row-level security hides rows from the role.
     public func prepareForReading() throws {
+        openedForReading = true
         connection = try PostgresReadOnlyConnection.prepareForReading(
             prepare: {
                 preparingForReading = true
@@ -491,11 +494,16 @@ public final class PostgresSink: Sink {
     /// The open connection, for read-back.
     var liveConnection: PostgresConnection? { connection }
 
-    /// A new connection, prepared as at the start (`Sink.reconnect()`).
+    /// A new connection, prepared as at the start (`Sink.reconnect()`): for reading only when the
+    /// sink was opened so (`migrate --from` reading again after its connection was lost).
     public func reconnect() throws {
         connection?.close()
         connection = nil
-        _ = try prepare()
+        if openedForReading {
+            try prepareForReading()
+        } else {
+            _ = try prepare()
+        }
     }
 
     public func close() {

@@ -103,8 +103,14 @@ extension PostgresSink: ReadableSink {
         PostgresConnection.missingTable(url: configuration.url, schema: configuration.schema, table: "healthkit_metrics")
     }
 
-    /// `readBack(batchSize:_:)`'s samples as items (this schema records no tombstones).
+    /// `readBack(batchSize:_:)`'s samples as items (this schema records no tombstones). The
+    /// server's failures are thrown as `PostgresError.sinkError` sorts them: a connection lost
+    /// mid-read is `unavailable`.
     public func readBack(_ visit: (HealthItem) throws -> Void) throws {
-        try readBack(batchSize: 10_000) { try visit(.sample($0)) }
+        do {
+            try readBack(batchSize: 10_000) { try visit(.sample($0)) }
+        } catch let error as PostgresError {
+            throw error.sinkError
+        }
     }
 }

@@ -104,10 +104,15 @@ extension TimescaleDBSink: ReadableSink {
     }
 
     /// The tombstones `deleted_samples` recorded (in the order they came), then
-    /// `readBack(batchSize:_:)`'s samples, as items.
+    /// `readBack(batchSize:_:)`'s samples, as items. The server's failures are thrown as
+    /// `PostgresError.sinkError` sorts them: a connection lost mid-read is `unavailable`.
     public func readBack(_ visit: (HealthItem) throws -> Void) throws {
-        try readTombstones(batchSize: 10_000) { try visit(.tombstone($0)) }
-        try readBack(batchSize: 10_000) { try visit(.sample($0)) }
+        do {
+            try readTombstones(batchSize: 10_000) { try visit(.tombstone($0)) }
+            try readBack(batchSize: 10_000) { try visit(.sample($0)) }
+        } catch let error as PostgresError {
+            throw error.sinkError
+        }
     }
 
     /// Every id `deleted_samples` holds as a tombstone of its own, in journal order, `batchSize`

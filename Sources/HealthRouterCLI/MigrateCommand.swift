@@ -27,11 +27,14 @@ enum MigrateCommand {
         half-way (Ctrl-C, kill -9), the same command resumes after the last batch the target
         acknowledged (<state_directory>/runs/migrate-FROM-to-TO.cursor), or starts over, saying so,
         when the --from store gained or lost rows before that point since; writes are idempotent,
-        so running a finished migration again changes nothing.
+        so running a finished migration again changes nothing. A --from database whose connection
+        is lost mid-read is opened again and read on from where the target acknowledged, tried
+        five times as a write is.
         A store whose schema cannot hold every field (postgres' healthkit_metrics) gives back what
         it holds: --verify shows which types differ.
 
-        exit codes: 0 done (and equal, with --verify), 1 the target failed (run again to resume),
+        exit codes: 0 done (and equal, with --verify), 1 the target or the source failed five
+                    times in a row (run again to resume),
                     64 wrong options, an unknown sink, or a --from sink that cannot be read back,
                     65 the data differ: --verify found differences, or the target refused samples,
                     66 the --from store (an sqlite file, an ndjson folder) does not exist (with
@@ -124,24 +127,67 @@ enum MigrateCommand {
         /// Reads the source into the target, passing over the first `resumeAfter` items, which an
         /// interrupted run delivered: the source is read in a stable order, but rows added or
         /// deleted before that position since shift it, so the ids read up to it must hash to
-        /// `expected` (`ReadOrderDigest`), else `SourceChanged`.
+        /// `expected` (`ReadOrderDigest`), else `SourceChanged`. A source that fails as a store
+        /// that may come back (`SinkError.unavailable`: its connection lost mid-read) is opened
+        /// again and read again from where the target acknowledged, as a write is retried: five
+        /// tries, 0.5 s to 4 s apart, counted afresh once a batch gets through.
         func copy(resumeAfter: Int64, expected: Int64?) throws -> DirectDelivery {
-            let order = ReadOrderDigest()
+            var order = ReadOrderDigest()
+            // The position the target acknowledged last, and the digest of the ids read up to it.
+            var acknowledged = (position: resumeAfter, digest: expected)
             let delivery = DirectDelivery(sink: target.sink, sinkCursor: sinkCursor, filter: filter,
                                           resumeAfter: resumeAfter, batchSize: batchSize) { position, counts in
                 try cursor.save(position, run: run, digest: order.value)
+                acknowledged = (position, order.value)
                 progress.update(counts)
             }
             delivery.onRetry = progress.retryReporter(sink: to)
             current = delivery
-            var position: Int64 = 0
-            try reader.readBack { item in
-                position += 1
-                order.add(item)
-                if position == resumeAfter, let expected, order.value != expected { throw SourceChanged() }
-                try delivery.accept(JournalEntry(sequence: position, source: from, item: item, isFromJournal: false))
+            let reportRetry = progress.retryReporter(sink: from)
+            let retries = SinkWorker.Settings.oneShot
+            let maxAttempts = retries.maxAttempts ?? 5
+            var failures = 0
+            var failedAt: Int64 = -1
+            while true {
+                order = ReadOrderDigest()
+                let (skip, digest) = acknowledged
+                var position: Int64 = 0
+                var targetFailed = false
+                do {
+                    try reader.readBack { item in
+                        position += 1
+                        order.add(item)
+                        if position == skip, let digest, order.value != digest { throw SourceChanged() }
+                        do {
+                            try delivery.accept(JournalEntry(sequence: position, source: from, item: item, isFromJournal: false))
+                        } catch {
+                            targetFailed = true
+                            throw error
+                        }
+                    }
+                    if position < skip, digest != nil { throw SourceChanged() }
+                    break
+                } catch let error as SinkError where error.isTransient && !targetFailed {
+                    // Counted afresh once the target acknowledged a batch since the last failure.
+                    if acknowledged.position > failedAt { failures = 0 }
+                    failedAt = acknowledged.position
+                    var failure = error
+                    while true {
+                        failures += 1
+                        guard failures < maxAttempts else { throw failure }
+                        let delay = retries.retryDelay(afterAttempt: failures, error: failure)
+                        reportRetry(failure, failures, maxAttempts, delay)
+                        Thread.sleep(forTimeInterval: delay)
+                        do {
+                            try reader.reconnect()
+                            break
+                        } catch let again as SinkError where again.isTransient {
+                            failure = again
+                        }
+                    }
+                    delivery.rewind()
+                }
             }
-            if position < resumeAfter, expected != nil { throw SourceChanged() }
             try delivery.finish()
             return delivery
         }

@@ -38,6 +38,44 @@ import Testing
         #expect(try database.scalarInt("SELECT journal_seq FROM sink_cursor") == 7)  // the sink's cursor did not move
     }
 
+    /// A reader that failed reads its input again from the start (`migrate`'s source lost
+    /// mid-read): after `rewind()` the entries up to the position acknowledged are passed over and
+    /// those taken since are taken again, so the counts (resumed, filtered, written) and the
+    /// store end as after one read.
+    @Test func aRewoundReadCountsAndWritesEveryEntryOnce() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let entries = SinkFixtures.entries(SinkFixtures.all)
+        let interruptedAfter = 7
+        #expect(entries.count > interruptedAfter + 1)
+        func deliver(_ name: String, rewinding: Bool) throws -> (DirectDelivery.Counts, [Int64], Set<String>) {
+            let sink = SQLiteSink(configuration: .init(path: directory.path + "/\(name).sqlite"),
+                                  context: SinkFixtures.context(directory.path))
+            _ = try sink.prepare()
+            defer { sink.close() }
+            var positions: [Int64] = []
+            let delivery = DirectDelivery(sink: sink, sinkCursor: 0, filter: SampleFilter(types: ["quantity*", "HK*"]),
+                                          resumeAfter: 2, batchSize: 3) { position, _ in positions.append(position) }
+            if rewinding {
+                for entry in entries.prefix(interruptedAfter) { try delivery.accept(entry) }
+                #expect(delivery.counts.position < Int64(interruptedAfter), "something is pending when the read fails")
+                delivery.rewind()
+            }
+            for entry in entries { try delivery.accept(entry) }
+            try delivery.finish()
+            var stored = Set<String>()
+            try sink.readBack { if case .sample(let s) = $0 { stored.insert(s.id) } }
+            return (delivery.counts, positions, stored)
+        }
+        let (once, oncePositions, onceStored) = try deliver("once", rewinding: false)
+        let (rewound, rewoundPositions, rewoundStored) = try deliver("rewound", rewinding: true)
+        #expect(once.filtered > 0)
+        #expect(rewound.resumed == once.resumed && rewound.filtered == once.filtered && rewound.tombstones == once.tombstones)
+        #expect(rewound.samplesByType == once.samplesByType && rewound.position == once.position)
+        #expect(Set(rewoundPositions) == Set(oncePositions))
+        #expect(rewoundStored == onceStored)
+    }
+
     /// A backfill from a file beside a daemon: a sample a tombstone deletes while its batch fills
     /// (a push the daemon took) is left out when the batch is written, not written back over the
     /// deletion; checked only when its entry came, it was.

@@ -213,6 +213,72 @@ import Testing
         #expect(try SQLiteDatabase(path: directory + "/local2.sqlite", readOnly: true).scalarInt("SELECT count(*) FROM samples") ?? 0 > 100)
     }
 
+    /// The source's connection lost mid-read (its backend ended by `pg_terminate_backend` between
+    /// two FETCHes): the migration opens the source again and reads on from where the target
+    /// acknowledged, as it retries a failed write, instead of stopping (exit 1) for a second run
+    /// to resume; it says so, delivers every sample once and counts none twice.
+    @Test func aSourceLostMidReadIsReadAgainFromWhereTheTargetAcknowledged() throws {
+        guard let url = Self.url else { return }
+        let schema = Self.schema()
+        let application = "hr_src_" + schema
+        let directory = makeTemporaryDirectory("migrate-pg-lost")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try """
+            state_directory: ./state
+            sinks:
+              local: { type: sqlite, path: ./local.sqlite }
+              supa:
+                type: postgres
+                url: "\(url) application_name=\(application)"
+                schema: \(schema)_pg
+                user_id: 00000000-0000-4000-8000-000000000001
+              tsdb:
+                type: timescaledb
+                url: "\(url)"
+                schema: \(schema)_ts
+                require_timescaledb: false
+            routes:
+              - types: ["*"]
+                to: [local]
+            """.write(toFile: directory + "/healthrouter.yaml", atomically: true, encoding: .utf8)
+        // More rows than three of the source's FETCHes (10,000 each) carry.
+        try CommandRunner.generateExport(records: 25_000, to: directory + "/export.zip", zip: true, quirks: false)
+        let imported = try CommandRunner.run(["import", "export.zip", "-q"], in: directory)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let filled = try CommandRunner.run(["migrate", "--from", "local", "--to", "supa", "-q"], in: directory)
+        #expect(filled.status == 0, "\(filled.stdout)\(filled.stderr)")
+        let admin = try PostgresConnection(url: url)
+        defer {
+            _ = try? admin.execute("DROP SCHEMA IF EXISTS \(schema)_pg CASCADE; DROP SCHEMA IF EXISTS \(schema)_ts CASCADE")
+            admin.close()
+        }
+        let rows = try admin.execute("SELECT count(*) FROM \(schema)_pg.healthkit_metrics").int(0, 0) ?? 0
+        #expect(rows > 20_000)
+
+        let migration = try CommandRunner.start(["migrate", "--from", "supa", "--to", "tsdb", "-q"], in: directory)
+        // Once the target acknowledged a batch, its next write is held (its cursor row locked)
+        // while the source's session is ended: the read has FETCHes to go.
+        let acknowledged = directory + "/state/runs/migrate-supa-to-tsdb.cursor"
+        #expect(eventually(within: 60, every: 2_000) { FileManager.default.fileExists(atPath: acknowledged) })
+        try admin.execute("BEGIN; LOCK TABLE \(schema)_ts.sink_cursor IN EXCLUSIVE MODE")
+        let killed = try admin.query("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = $1",
+                                     [application]).int(0, 0)
+        try admin.execute("COMMIT")
+        #expect(killed == 1)
+        let out = (migration.standardOutput as! Pipe).fileHandleForReading.readDataToEndOfFile()
+        let err = String(decoding: (migration.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        migration.waitUntilExit()
+        let stdout = String(decoding: out, as: UTF8.self)
+        #expect(migration.terminationStatus == 0, "\(stdout)\(err)")
+        #expect(err.contains("sink 'supa': unavailable: ") && err.contains("trying again in 0.5 s (attempt 2 of 5)"), "\(err)")
+        #expect(stdout.contains(" \(NumberText.grouped(Int(rows))) samples and 0 tombstones delivered"), "\(stdout)")
+        #expect(!stdout.contains("delivered by the interrupted run"), "\(stdout)")
+        let copied = try admin.execute("SELECT (SELECT count(*) FROM \(schema)_ts.samples) + (SELECT count(*) FROM \(schema)_ts.sleep_stages) "
+                                           + "+ (SELECT count(*) FROM \(schema)_ts.workouts)").int(0, 0)
+        #expect(copied == rows)
+        #expect(!FileManager.default.fileExists(atPath: acknowledged))
+    }
+
     @Test func sqliteToPostgresMigratesAndVerifyReportsPerType() throws {
         guard let url = Self.url else { return }
         let directory = try Self.directory(url: url, schema: Self.schema())

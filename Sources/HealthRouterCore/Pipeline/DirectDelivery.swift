@@ -44,6 +44,13 @@ public final class DirectDelivery {
     private let onBatch: (Int64, Counts) throws -> Void
     private var pending: [JournalEntry] = []
     private var lastSeen: Int64
+    /// Entries up to this are passed over: `resumeAfter`, then, after a `rewind()`, the position
+    /// acknowledged.
+    private var passOver: Int64
+    /// The highest entry counted in `counts.resumed` (a rewound read passes over them again).
+    private var highestResumed: Int64 = 0
+    /// `counts.filtered` when `counts.position` was last reported, which a `rewind()` goes back to.
+    private var filteredAtPosition = 0
     public private(set) var counts = Counts()
     /// The sequences of the entries among those given whose samples a tombstone deleted (nil: none
     /// is checked), asked on the caller's thread of each batch just before it is written and of
@@ -70,6 +77,7 @@ public final class DirectDelivery {
         self.maxAttempts = max(1, maxAttempts)
         self.onBatch = onBatch
         lastSeen = resumeAfter
+        passOver = resumeAfter
         counts.position = resumeAfter
         pending.reserveCapacity(self.batchSize)
     }
@@ -78,8 +86,11 @@ public final class DirectDelivery {
     /// (false: the interrupted run wrote it, or the filter leaves it out).
     @discardableResult
     public func accept(_ entry: JournalEntry) throws -> Bool {
-        if entry.sequence <= resumeAfter {
-            counts.resumed += 1
+        if entry.sequence <= passOver {
+            if entry.sequence <= resumeAfter, entry.sequence > highestResumed {
+                counts.resumed += 1
+                highestResumed = entry.sequence
+            }
             return false
         }
         lastSeen = entry.sequence
@@ -97,8 +108,20 @@ public final class DirectDelivery {
         try flush()
         if lastSeen > counts.position {
             counts.position = lastSeen
+            filteredAtPosition = counts.filtered
             try onBatch(lastSeen, counts)
         }
+    }
+
+    /// For a caller whose input failed and is read again from its start (`migrate`'s source lost
+    /// mid-read): drops the entries taken since the last acknowledged batch, and passes over,
+    /// without counting them again, those up to the position acknowledged. The entries must come
+    /// again in the same order (the caller checks it).
+    public func rewind() {
+        pending.removeAll(keepingCapacity: true)
+        passOver = counts.position
+        lastSeen = counts.position
+        counts.filtered = filteredAtPosition
     }
 
     private func flush() throws {
@@ -141,6 +164,7 @@ public final class DirectDelivery {
             }
         }
         counts.position = lastSeen
+        filteredAtPosition = counts.filtered
         try onBatch(lastSeen, counts)
     }
 

@@ -10,7 +10,9 @@ public protocol ReadableSink: Sink {
     /// or bounded by an index of ids). Tombstones the store recorded come first, so that a
     /// sample stored again after its deletion survives replaying both. What the store's schema
     /// cannot hold comes back as the sink's README says (e.g. carried in metadata). Throwing
-    /// from `visit` stops the read and is rethrown.
+    /// from `visit` stops the read and is rethrown. A store that failed and may come back (a
+    /// connection lost mid-read) throws `SinkError.unavailable`: the caller may `reconnect()` and
+    /// read again from the start.
     func readBack(_ visit: (HealthItem) throws -> Void) throws
 
     /// The file or folder the store would be, when it does not exist: asked before `prepare()`

@@ -62,9 +62,10 @@ public protocol Sink: AnyObject {
     func caughtUp() throws
 
     /// Called, between two tries, by a caller that keeps this instance across a failed write (a
-    /// backfill or migration: `DirectDelivery`; the worker makes a fresh instance instead):
-    /// re-establish what the failure may have broken, such as a lost connection, as `prepare()`
-    /// would. Default: nothing (a local file needs nothing).
+    /// backfill or migration: `DirectDelivery`; the worker makes a fresh instance instead) or a
+    /// failed read (`migrate --from`, `ReadableSink`): re-establish what the failure may have
+    /// broken, such as a lost connection, as `prepare()` would (`prepareForReading()` for a sink
+    /// opened by it). Default: nothing (a local file needs nothing).
     func reconnect() throws
 
     /// The most entries one `write` should be given (nil: as many as the caller batches). A sink
