@@ -136,9 +136,11 @@ public final class PostgresSink: Sink {
 
     public func prepare() throws -> Int64? {
         prepareRefusedWrites = false
+        var opened: PostgresConnection?
         do {
             let connection = try PostgresConnection(url: configuration.url,
                                                     statementTimeoutSeconds: Int(configuration.statementTimeout.seconds))
+            opened = connection
             connection.onNotice = { [logger] notice in logger.warning("postgres: \(notice)") }
             if !preparingForReading, let problem = try connection.textEncodingProblem() {
                 connection.close()
@@ -227,7 +229,7 @@ public final class PostgresSink: Sink {
             throw error
         } catch let error as PostgresError {
             prepareRefusedWrites = PostgresError.refusesWrites(error)
-            throw error.sinkError
+            throw error.explained(on: opened, tables: tables).sinkError
         } catch {
             throw SinkError.unavailable("\(error)")
         }
@@ -462,8 +464,13 @@ public final class PostgresSink: Sink {
             }
             storedCursor = cursor
         } catch let error as PostgresError {
-            throw error.writeError
+            throw error.explained(on: connection, tables: tables).writeError
         }
+    }
+
+    /// The sink's tables, qualified: where a refused privilege is looked for (`PostgresError.explained`).
+    private var tables: [String] {
+        PostgresSinkSchema.indexNames(tiered: tiered || configuration.summarizeAfter != nil).keys.sorted().map(schema.name)
     }
 
     /// Ends the batch's COPY and upserts. A sample whose id is stored under another key (its start,

@@ -171,9 +171,11 @@ public final class TimescaleDBSink: Sink {
 
     public func prepare() throws -> Int64? {
         prepareRefusedWrites = false
+        var opened: PostgresConnection?
         do {
             let connection = try PostgresConnection(url: configuration.url,
                                                     statementTimeoutSeconds: Int(configuration.statementTimeout.seconds))
+            opened = connection
             connection.onNotice = { [logger] notice in logger.warning("postgres: \(notice)") }
             if !preparingForReading, let problem = try connection.textEncodingProblem() {
                 connection.close()
@@ -221,7 +223,7 @@ public final class TimescaleDBSink: Sink {
             throw error
         } catch let error as PostgresError {
             prepareRefusedWrites = PostgresError.refusesWrites(error)
-            throw TimescaleDBProbe.libraryFailure(error) ?? error.sinkError
+            throw TimescaleDBProbe.libraryFailure(error) ?? error.explained(on: opened, tables: tables).sinkError
         } catch {
             throw SinkError.unavailable("\(error)")
         }
@@ -379,14 +381,18 @@ public final class TimescaleDBSink: Sink {
             }
             storedCursor = cursor
         } catch {
-            throw Self.sinkError(error)
+            throw sinkError(error)
         }
     }
 
-    /// A failure as the worker needs it: the server's errors sorted into data and store faults.
-    private static func sinkError(_ error: any Error) -> any Error {
-        (error as? PostgresError)?.writeError ?? error
+    /// A failure as the worker needs it: the server's errors sorted into data and store faults,
+    /// a refused privilege or a read-only session explained by the session (`PostgresError.explained`).
+    private func sinkError(_ error: any Error) -> any Error {
+        (error as? PostgresError)?.explained(on: connection, tables: tables).writeError ?? error
     }
+
+    /// The sink's tables, qualified: where a refused privilege is looked for.
+    private var tables: [String] { TimescaleDBSchema.indexNames.keys.sorted().map(schema.name) }
 
     /// Whether `entries` insert their `sample_index` rows plainly: yes when `allNew` (every one is
     /// a sample new to the store, past the stored cursor, and the first of its id) and
@@ -551,7 +557,7 @@ public final class TimescaleDBSink: Sink {
                 analyzeAfterLoad(connection)
             }
         } catch {
-            throw Self.sinkError(error)
+            throw sinkError(error)
         }
         guard usesHypertables else { return }
         let now = Double(DispatchTime.now().uptimeNanoseconds) / 1e9

@@ -15,6 +15,9 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     /// does not exist, a certificate `sslrootcert` does not vouch for): what to fix. No retry
     /// succeeds until someone does. Nil for everything else, a server that is down included.
     public var misconfiguration: String?
+    /// For a session that takes no writes (25006), why, when the session told (`explained(on:tables:)`):
+    /// a standby, or `default_transaction_read_only` set for the role or database, with its fix.
+    public var readOnlyReason: String?
 
     public init(sqlState: String? = nil, message: String, detail: String? = nil, hint: String? = nil,
                 constraint: String? = nil, operation: String, misconfiguration: String? = nil) {
@@ -53,9 +56,9 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         }
         if sqlState == "25006" {
             // Retried: a standby being promoted takes writes soon. Said, as it may be a setting.
-            return .unavailable(description + ". The server takes no writes in this session: a standby (point `url` at the "
-                                    + "primary), or default_transaction_read_only set for the role or database (ALTER ROLE … "
-                                    + "SET default_transaction_read_only = off)")
+            return .unavailable(description + ". The server takes no writes in this session: " + (readOnlyReason
+                ?? "a standby (point `url` at the primary), or default_transaction_read_only set for the role or database "
+                    + "(ALTER ROLE … SET default_transaction_read_only = off)"))
         }
         return .unavailable(description)
     }

@@ -225,31 +225,86 @@ import TestSupport
         }
     }
 
-    /// A role whose sessions take no writes (`default_transaction_read_only`, as a standby's are):
-    /// retried, as a standby being promoted takes writes soon, and the reason says what to check.
+    /// A role or database whose sessions take no writes (`default_transaction_read_only`, as a
+    /// standby's are): retried, as a standby being promoted takes writes soon, and the reason says
+    /// which it is, where the setting was made and the statement that turns it off.
     @Test func aReadOnlySessionSaysWhy() throws {
         guard let url = PostgresTestDatabase.url, let port = PostgresTestDatabase.port else { return }
         let admin = try PostgresConnection(url: url)
         defer { admin.close() }
         let schema = "hr_ro_" + PostgresTestDatabase.freshSchema()
+        let database = "hr_ro_db_" + PostgresTestDatabase.freshSchema()
         try admin.execute("""
             DO $$ BEGIN CREATE ROLE hr_read_only_default LOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$;
             ALTER ROLE hr_read_only_default SET default_transaction_read_only = on;
             CREATE SCHEMA \(SQL.identifier(schema)) AUTHORIZATION hr_read_only_default
             """)
-        defer { _ = try? admin.execute("DROP SCHEMA \(SQL.identifier(schema)) CASCADE") }
-        let roleURL = "postgres://hr_read_only_default@127.0.0.1:\(port)/postgres?sslmode=disable"
-        let sinks: [any Sink] = [
-            TimescaleDBSink(configuration: .init(url: roleURL, schema: schema, requireTimescaledb: false), context: ConformanceFixtures.context()),
-            PostgresSink(configuration: .init(url: roleURL, userId: "me", schema: schema), context: ConformanceFixtures.context())]
-        for sink in sinks {
-            #expect {
-                _ = try sink.prepare()
-            } throws: { error in
-                guard case SinkError.unavailable(let reason) = error else { return false }
-                return reason.contains("SQLSTATE 25006") && reason.contains("default_transaction_read_only set for the role or database")
+        try admin.execute("CREATE DATABASE \(database)")
+        try admin.execute("ALTER DATABASE \(database) SET default_transaction_read_only = on")
+        defer {
+            _ = try? admin.execute("DROP SCHEMA \(SQL.identifier(schema)) CASCADE")
+            _ = try? admin.execute("DROP DATABASE \(database)")
+        }
+        let cases = [
+            ("postgres://hr_read_only_default@127.0.0.1:\(port)/postgres?sslmode=disable",
+             "default_transaction_read_only is on for role \"hr_read_only_default\": ALTER ROLE \"hr_read_only_default\" RESET "
+                + "default_transaction_read_only"),
+            ("postgres://postgres@127.0.0.1:\(port)/\(database)?sslmode=disable",
+             "default_transaction_read_only is on for database \"\(database)\": ALTER DATABASE \"\(database)\" RESET "
+                + "default_transaction_read_only"),
+        ]
+        for (sinkURL, says) in cases {
+            let sinks: [any Sink] = [
+                TimescaleDBSink(configuration: .init(url: sinkURL, schema: schema, requireTimescaledb: false),
+                                context: ConformanceFixtures.context()),
+                PostgresSink(configuration: .init(url: sinkURL, userId: "me", schema: schema), context: ConformanceFixtures.context())]
+            for sink in sinks {
+                #expect {
+                    _ = try sink.prepare()
+                } throws: { error in
+                    guard case SinkError.unavailable(let reason) = error else { return false }
+                    return reason.contains("SQLSTATE 25006") && reason.contains("The server takes no writes in this session: " + says)
+                }
+                sink.close()
             }
-            sink.close()
+        }
+    }
+
+    /// A privilege taken from the role that owns the sink's tables (`REVOKE INSERT ON samples FROM
+    /// …`): the write is `misconfigured`, saying which privileges the role lacks on which table and
+    /// the GRANT that gives them back; granted again, the write succeeds.
+    @Test func aRevokedPrivilegeIsMisconfiguredWithTheGrantThatGivesItBack() throws {
+        guard let url = PostgresTestDatabase.url, let port = PostgresTestDatabase.port else { return }
+        let admin = try PostgresConnection(url: url)
+        defer { admin.close() }
+        let schema = "hr_gr_" + PostgresTestDatabase.freshSchema()
+        try admin.execute("""
+            DO $$ BEGIN CREATE ROLE hr_grant_owner LOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$;
+            CREATE SCHEMA \(schema) AUTHORIZATION hr_grant_owner; CREATE SCHEMA \(schema)_ts AUTHORIZATION hr_grant_owner
+            """)
+        defer { _ = try? admin.execute("DROP SCHEMA \(schema) CASCADE; DROP SCHEMA \(schema)_ts CASCADE") }
+        let roleURL = "postgres://hr_grant_owner@127.0.0.1:\(port)/postgres?sslmode=disable"
+        let cases: [(sink: any Sink, table: String, revoked: String)] = [
+            (TimescaleDBSink(configuration: .init(url: roleURL, schema: schema + "_ts", requireTimescaledb: false),
+                             context: ConformanceFixtures.context()), "\"\(schema)_ts\".\"samples\"", "INSERT"),
+            (PostgresSink(configuration: .init(url: roleURL, userId: "me", schema: schema), context: ConformanceFixtures.context()),
+             "\"\(schema)\".\"healthkit_metrics\"", "INSERT, DELETE"),
+        ]
+        for (sink, table, revoked) in cases {
+            defer { sink.close() }
+            _ = try sink.prepare()
+            try sink.write(ConformanceFixtures.entries([ConformanceFixtures.numbered(1)]), cursor: 1)
+            try admin.execute("REVOKE \(revoked) ON \(table) FROM hr_grant_owner")
+            #expect {
+                try sink.write(ConformanceFixtures.entries([ConformanceFixtures.numbered(2)], from: 2), cursor: 2)
+            } throws: { error in
+                guard case SinkError.misconfigured(let reason) = error else { return false }
+                return reason.contains("permission denied for table") && reason.contains(
+                    "To fix: role hr_grant_owner lacks \(revoked) on \(table) (the sink reads, writes and deletes rows in its tables): "
+                        + "GRANT \(revoked) ON \(table) TO \"hr_grant_owner\"")
+            }
+            try admin.execute("GRANT \(revoked) ON \(table) TO hr_grant_owner")
+            try sink.write(ConformanceFixtures.entries([ConformanceFixtures.numbered(2)], from: 2), cursor: 2)
         }
     }
 
