@@ -25,40 +25,22 @@ struct AdminReport {
     }
 
     var prometheus: String {
-        var text = ""
-        func metric(_ name: String, _ kind: String, _ help: String, _ rows: [(String, Int64)]) {
-            text += "# HELP \(name) \(help)\n# TYPE \(name) \(kind)\n"
-            for (labels, value) in rows { text += "\(name)\(labels) \(value)\n" }
-        }
-        func label(_ sink: String) -> String {
-            "{sink=\"" + sink.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"}"
-        }
-        metric("healthrouter_journal_head_sequence", "gauge", "Highest journal sequence written.", [("", head)])
-        metric("healthrouter_journal_write_failing", "gauge",
-               "1 when the journal refused the latest push (disk full, not writable, replaced): pushes get 500.",
-               [("", journalWriteError == nil ? 0 : 1)])
-        metric("healthrouter_push_samples_accepted_total", "counter", "New samples pushed and journaled by this process.",
-               [("", Int64(pushed.newCount))])
-        metric("healthrouter_push_samples_duplicate_total", "counter", "Pushed samples already in the journal.",
-               [("", Int64(pushed.duplicateCount))])
-        metric("healthrouter_push_samples_changed_total", "counter", "Pushed samples that changed under a known id.",
-               [("", Int64(pushed.changedCount))])
-        metric("healthrouter_push_deleted_ids_total", "counter", "Tombstoned ids pushed and journaled.",
-               [("", Int64(pushed.deletedIds))])
-        metric("healthrouter_sink_cursor_sequence", "gauge", "Last journal sequence the sink acknowledged.",
-               sinks.map { (label($0.state.sink), $0.state.cursor) })
-        metric("healthrouter_sink_lag_entries", "gauge", "Journal entries after the sink's cursor that its routes select.",
-               sinks.map { (label($0.state.sink), $0.lag) })
-        metric("healthrouter_sink_written_total", "counter", "Entries the sink wrote.",
-               sinks.map { (label($0.state.sink), $0.state.written) })
-        metric("healthrouter_sink_dead_letters", "gauge", "Entries the sink refused, parked as dead letters.",
-               sinks.map { (label($0.state.sink), $0.state.deadLetters) })
-        metric("healthrouter_sink_write_failing", "gauge", "1 when the sink's last write failed (it is being retried).",
-               sinks.map { (label($0.state.sink), $0.state.lastError == nil ? 0 : 1) })
-        metric("healthrouter_sink_pruned_entries_lacking", "gauge",
-               "Journal entries pruned before the sink wrote them (backfill --from brings them back).",
-               sinks.map { (label($0.state.sink), lacking[$0.state.sink] ?? 0) })
-        return text
+        var text = SinkMetrics.head(head)
+        text += SinkMetrics.metric("healthrouter_journal_write_failing", "gauge",
+                                   "1 when the journal refused the latest push (disk full, not writable, replaced): pushes get 500.",
+                                   [("", journalWriteError == nil ? 0 : 1)])
+        text += SinkMetrics.metric("healthrouter_push_samples_accepted_total", "counter", "New samples pushed and journaled by this process.",
+                                   [("", Int64(pushed.newCount))])
+        text += SinkMetrics.metric("healthrouter_push_samples_duplicate_total", "counter", "Pushed samples already in the journal.",
+                                   [("", Int64(pushed.duplicateCount))])
+        text += SinkMetrics.metric("healthrouter_push_samples_changed_total", "counter", "Pushed samples that changed under a known id.",
+                                   [("", Int64(pushed.changedCount))])
+        text += SinkMetrics.metric("healthrouter_push_deleted_ids_total", "counter", "Tombstoned ids pushed and journaled.",
+                                   [("", Int64(pushed.deletedIds))])
+        return text + SinkMetrics(sinks: sinks.map { state, lag in
+            SinkMetrics.Sink(name: state.sink, cursor: state.cursor, lag: lag, written: state.written, deadLetters: state.deadLetters,
+                             writeFailing: state.lastError != nil, prunedLacking: lacking[state.sink] ?? 0)
+        }).text
     }
 
     var json: String {

@@ -4,7 +4,7 @@ import HealthRouterCore
 /// `healthrouter status`: where every sink stands.
 enum StatusCommand {
     static let help = """
-        usage: healthrouter status [--dead-letters] [--format text|json] [--config FILE]
+        usage: healthrouter status [--dead-letters] [--format text|json|prometheus] [--config FILE]
 
         Shows the journal and, per sink: its cursor (the last journal entry it wrote),
         its lag (entries after the cursor that its routes select), rows written (delivered
@@ -24,6 +24,11 @@ enum StatusCommand {
                           pruned_entries_lacking, last_error, updated_at, lacking_ranges and
                           dead_letter_list, the entries no route selects by type
                           (unrouted), and healthy; counts are numbers, the exit code as below
+          --format prometheus
+                          the journal's head and entries and each sink's figures in
+                          Prometheus' text format, named as an admin source's GET /metrics
+                          names them: for node_exporter's textfile collector after a cron
+                          job's import (write to a temporary file, then rename it there)
 
         exit codes: 0 every sink caught up, 1 a sink lags, lacks pruned entries, has dead
                     letters or an error, 64 wrong options, 73 the state directory cannot be
@@ -44,18 +49,16 @@ enum StatusCommand {
             return .success
         }
         try arguments.refusePositional(command: "status")
-        let json: Bool
-        switch arguments.values["--format"] ?? "text" {
-        case "text": json = false
-        case "json": json = true
-        case let other: throw UsageError("--format must be text or json, not '\(other)'", command: "status")
+        let format = arguments.values["--format"] ?? "text"
+        guard ["text", "json", "prometheus"].contains(format) else {
+            throw UsageError("--format must be text, json or prometheus, not '\(format)'", command: "status")
         }
         let loaded = try LoadedConfig.load(arguments, environment: environment, usesSources: false, usesSinks: [])
         // Each sink's own keys too (no I/O): a misspelt one is the config error `check` reports.
         _ = try loaded.sinkSpecs()
         let config = loaded.config
         let journalPath = (config.stateDirectory as NSString).appendingPathComponent("journal.sqlite")
-        if !json {
+        if format == "text" {
             print("config           \(loaded.origin)")
             print("state directory  \(config.stateDirectory)")
         }
@@ -63,20 +66,21 @@ enum StatusCommand {
             throw CommandFailure(message: problem, hint: "nothing can have been imported there", code: .cannotCreate)
         }
         let shown = arguments.flags.contains("--dead-letters") ? nil : Self.deadLettersShown
-        guard FileManager.default.fileExists(atPath: journalPath) else {
-            if json {
-                print(StatusReport.beforeAnyImport(config: config).json(config: loaded.origin, stateDirectory: config.stateDirectory,
-                                                                         deadLettersShown: shown))
-            } else {
-                print("journal          empty: nothing imported yet (try: healthrouter import ~/Downloads/export.zip)")
-            }
-            return .success
-        }
-        let journal = try JournalOpenHint.open(config.stateDirectory, role: .inspector)
-        let report = try StatusReport.read(journal, config: config, routes: loaded.routes)
-        if json {
-            print(report.json(config: loaded.origin, stateDirectory: config.stateDirectory, deadLettersShown: shown))
+        let report: StatusReport
+        if FileManager.default.fileExists(atPath: journalPath) {
+            let journal = try JournalOpenHint.open(config.stateDirectory, role: .inspector)
+            report = try StatusReport.read(journal, config: config, routes: loaded.routes)
         } else {
+            report = StatusReport.beforeAnyImport(config: config)
+        }
+        switch format {
+        case "json": print(report.json(config: loaded.origin, stateDirectory: config.stateDirectory, deadLettersShown: shown))
+        case "prometheus": print(report.prometheus, terminator: "")
+        default:
+            guard report.journal != nil else {
+                print("journal          empty: nothing imported yet (try: healthrouter import ~/Downloads/export.zip)")
+                return .success
+            }
             printTable(report, deadLettersShown: shown)
         }
         return report.healthy ? .success : .incomplete

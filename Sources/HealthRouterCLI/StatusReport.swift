@@ -72,6 +72,22 @@ struct StatusReport {
         StatusReport(journal: nil, sinks: config.sinks.map { SinkFigures(name: $0.name, type: $0.type) })
     }
 
+    /// The report in Prometheus' text format (`--format prometheus`): the journal's head and
+    /// entries, each sink's figures (`SinkMetrics`), and 1 in `healthrouter_status_healthy` when
+    /// every sink has caught up with nothing to look at.
+    var prometheus: String {
+        SinkMetrics.head(journal?.head ?? 0)
+            + SinkMetrics.metric("healthrouter_journal_entries", "gauge", "Entries the journal holds (journal.retain prunes them).",
+                                 [("", journal?.entries ?? 0)])
+            + SinkMetrics(sinks: sinks.map {
+                SinkMetrics.Sink(name: $0.name, cursor: $0.cursor, lag: $0.lag, written: $0.written, deadLetters: $0.deadLetterCount,
+                                 writeFailing: $0.lastError != nil, prunedLacking: $0.gaps.reduce(0) { $0 + $1.last - $1.first + 1 })
+            }).text
+            + SinkMetrics.metric("healthrouter_status_healthy", "gauge",
+                                 "1 when every sink has caught up, without dead letters, an error or pruned entries it lacks.",
+                                 [("", healthy ? 1 : 0)])
+    }
+
     /// The report as one JSON object (`--format json`), dead letters up to `deadLettersShown`
     /// a sink (nil: all); counts are numbers, an instant is ISO 8601 in UTC, what is missing is null.
     func json(config origin: String, stateDirectory: String, deadLettersShown: Int?) -> String {

@@ -121,7 +121,8 @@ import Testing
     /// `status --format json`: one JSON object on standard output with what the table shows (the
     /// journal, each sink's cursor, lag, dead letters, gaps and last error, the entries no route
     /// selects), counts as numbers, and the same exit code; before any import, the sinks at 0.
-    @Test func statusAsJSON() throws {
+    /// `--format prometheus`: the figures in Prometheus' text format.
+    @Test func statusAsJSONAndPrometheusText() throws {
         let (directory, _, config) = try Self.imported(others: ["spare"])
         let configured = try String(contentsOfFile: config, encoding: .utf8)
         func write(_ yaml: String, _ name: String) throws -> String {
@@ -185,7 +186,24 @@ import Testing
         #expect(!counted.isEmpty && counted["HKQuantityTypeIdentifierHeartRate"] == nil, "\(counted)")
 
         let wrong = try CommandRunner.run(["status", "--format", "yaml", "--config", config], in: directory)
-        #expect(wrong.status == 64 && wrong.stderr.contains("--format must be text or json, not 'yaml'"), "\(wrong.stderr)")
+        #expect(wrong.status == 64 && wrong.stderr.contains("--format must be text, json or prometheus, not 'yaml'"),
+                "\(wrong.stderr)")
+
+        // For node_exporter's textfile collector: every line a comment or `name{labels} value`,
+        // under the names of an admin source's /metrics, and the same exit code.
+        let metrics = try CommandRunner.run(["status", "--format", "prometheus", "--config", narrowed], in: directory)
+        #expect(metrics.status == 1, "\(metrics.stdout)\(metrics.stderr)")
+        let lines = metrics.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.last == "" && lines.dropLast().allSatisfy { $0.hasPrefix("# HELP ") || $0.hasPrefix("# TYPE ")
+            || $0.wholeMatch(of: /healthrouter_[a-z_]+(\{sink="[a-z]+"\})? [0-9]+/) != nil }, "\(metrics.stdout)")
+        for line in ["healthrouter_journal_head_sequence \(head)", "healthrouter_journal_entries \(head)",
+                     "healthrouter_sink_dead_letters{sink=\"local\"} 12", "healthrouter_sink_lag_entries{sink=\"spare\"} 0",
+                     "healthrouter_sink_pruned_entries_lacking{sink=\"spare\"} 5", "healthrouter_status_healthy 0"] {
+            #expect(lines.contains(Substring(line)), "\(line) in \(metrics.stdout)")
+        }
+        let unused = try CommandRunner.run(["status", "--format", "prometheus", "--config", before], in: directory)
+        #expect(unused.status == 0 && unused.stdout.contains("healthrouter_sink_cursor_sequence{sink=\"local\"} 0\n")
+                    && unused.stdout.contains("healthrouter_status_healthy 1\n"), "\(unused.stdout)")
     }
 
     /// A sink that lacks entries pruned before it wrote them says so in `status` until a backfill
