@@ -15,6 +15,7 @@ public enum HealthRouterCommand {
           run            the daemon: serve the push sources (http_push) and keep every sink
                          caught up until SIGTERM/SIGINT
           status         per sink: cursor, lag, rows written, dead letters, last error
+                         (--format json or prometheus, for a monitor)
           backfill SINK  write again to one sink only: from the journal, or a file (--from PATH)
           migrate --from SINK --to SINK [--verify | --verify-only]
                          copy one store into another, resumably; --verify compares both sides
