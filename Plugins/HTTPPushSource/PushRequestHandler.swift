@@ -303,21 +303,24 @@ final class PushRequestHandler: Sendable {
     /// most `PulsoBatchParser.listedSkips`.
     static func skippedElements(_ batch: PulsoBatchParser.Batch, result: AppendResult) -> [SkippedElement] {
         var skipped = batch.skips
-        if !result.refusedSampleIds.isEmpty || !result.idsOfOtherUsers.isEmpty {
+        if !result.refusedSampleIds.isEmpty || !result.refusedDeletionIds.isEmpty {
             for (item, index) in zip(batch.items, batch.itemIndices) {
                 switch item {
                 case .sample(let sample):
+                    // Samples' refusals and deletions' apart: a forwarded body's sample of alice's
+                    // id is stored while a deletion of it without a user is refused, and back.
                     let id = SampleIdKey.canonicalCase(sample.id)
+                    guard result.refusedSampleIds.contains(id) else { continue }
                     if result.idsOfOtherUsers.contains(id) {
                         skipped.append(SkippedElement(index: index, uuid: sample.id, problem: .init(
                             field: "uuid", reason: "another user's sample has this id (an id is changed or deleted by the user "
                                 + "who pushed it first)")))
-                    } else if result.refusedSampleIds.contains(id) {
+                    } else {
                         skipped.append(SkippedElement(index: index, uuid: sample.id, problem: .init(
                             field: "type", reason: "this uuid was sent before under another type, which it keeps")))
                     }
                 case .tombstone(let tombstone):
-                    let refused = tombstone.ids.filter { result.idsOfOtherUsers.contains(SampleIdKey.canonicalCase($0)) }
+                    let refused = tombstone.ids.filter { result.refusedDeletionIds.contains(SampleIdKey.canonicalCase($0)) }
                     guard let first = refused.first else { continue }
                     let more = refused.count > 1 ? " and \(refused.count - 1) more" : ""
                     skipped.append(SkippedElement(index: index, problem: .init(

@@ -132,6 +132,31 @@ struct HTTPSinkSkippedElementsTests {
         #expect(delivery.counts.rejectionReasons.first?.contains("value: missing") == true, "\(delivery.counts.rejectionReasons)")
     }
 
+    /// A forwarded body may carry a sample and a deletion of one id as two users': the reply
+    /// names the one refused, not the other, which was stored (or deleted). Before, both were
+    /// listed whenever either was refused, and the sender parked a delivered element as a dead letter.
+    @Test func aForwardedBodyListsOnlyTheElementRefused() throws {
+        let server = try PushServerFixture { $0.users?["bob"]?.forwardedUserIds = true }
+        let bob = PushServerFixture.tokens["bob"]!
+        func heartRate(_ id: String, user: String, time: String) -> String {
+            #"{"uuid":"\#(id)","type":"heartRate","start":"2026-07-06T\#(time)Z","end":"2026-07-06T\#(time)Z","value":60,"source":"W","userId":"\#(user)"}"#
+        }
+        // Alice's sample, stored; a deletion of it without a user (bob's here), refused.
+        let stored = server.client.post("/ingest", Array(("[" + heartRate("X1", user: "alice", time: "08:00:00")
+                                                             + #",{"deleted":["X1"]}]"#).utf8), token: bob)
+        #expect(stored.body == #"{"received": 2, "new": 1, "deleted": 0, "skipped": [{"index":1,"field":"deleted","#
+                + #""reason":"another user's samples have ids it names, which were not deleted: 'X1' (an id is deleted by the user "#
+                + #"who pushed it first)"}]}"#)
+        // Carol's sample under alice's id, refused; alice's deletion of it, taken.
+        let alices = server.client.post("/ingest", Array(#"[{"uuid":"W1","type":"heartRate","start":"2026-07-06T09:00:00Z","end":"2026-07-06T09:00:00Z","value":60,"source":"W"}]"#.utf8),
+                                        token: PushServerFixture.tokens["alice"]!)
+        #expect(alices.body == #"{"received": 1, "new": 1, "deleted": 0}"#)
+        let deleted = server.client.post("/ingest", Array(("[" + heartRate("W1", user: "carol", time: "09:00:00")
+                                                              + #",{"deleted":["W1"],"userId":"alice"}]"#).utf8), token: bob)
+        #expect(deleted.body == #"{"received": 2, "new": 0, "deleted": 1, "skipped": [{"index":0,"uuid":"W1","field":"uuid","#
+                + #""reason":"another user's sample has this id (an id is changed or deleted by the user who pushed it first)"}]}"#)
+    }
+
     /// The reply lists each element left out with its index in the body; the sink reads those
     /// naming one of the body's elements, once each. A reply without `skipped` (Pulso's server)
     /// lists none: everything counts as delivered, as before.

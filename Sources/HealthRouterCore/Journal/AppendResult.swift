@@ -30,10 +30,14 @@ public struct AppendResult: Sendable, Equatable {
     /// The ids (in `SampleIdKey.canonicalCase`) of the samples counted in `refusedOtherUsersIds`
     /// and `idsOfAnotherType`: given, but not stored (a push's `/latest` leaves them out).
     public var refusedSampleIds: Set<String> = []
-    /// The ids (in `SampleIdKey.canonicalCase`) counted in `refusedOtherUsersIds` that the items
-    /// named: samples' and tombstones' (not the aliases a tombstone brought). A push's reply says
-    /// which elements they were.
+    /// The ids (in `SampleIdKey.canonicalCase`) of the samples refused as another user's (among
+    /// `refusedSampleIds`): a push's reply gives them that reason.
     public var idsOfOtherUsers: Set<String> = []
+    /// The ids (in `SampleIdKey.canonicalCase`) tombstones named that were not deleted, another
+    /// user's (not the aliases a tombstone brought). Kept apart from the samples': in a forwarded
+    /// body a sample and a deletion of one id may be two users', one stored and the other refused,
+    /// and a push's reply names only the element refused.
+    public var refusedDeletionIds: Set<String> = []
     /// The sequence numbers of the entries written, when any.
     public var firstSequence: Int64?
     public var lastSequence: Int64?
@@ -64,6 +68,7 @@ public struct AppendResult: Sendable, Equatable {
         replacedProfiles += other.replacedProfiles
         refusedSampleIds.formUnion(other.refusedSampleIds)
         idsOfOtherUsers.formUnion(other.idsOfOtherUsers)
+        refusedDeletionIds.formUnion(other.refusedDeletionIds)
         if firstSequence == nil { firstSequence = other.firstSequence }
         if other.lastSequence != nil { lastSequence = other.lastSequence }
         itemTypes.formUnion(other.itemTypes)

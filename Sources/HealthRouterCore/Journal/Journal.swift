@@ -1199,7 +1199,7 @@ public final class Journal {
         for id in tombstone.ids.map(SampleIdKey.canonicalCase) where named.insert(id).inserted {
             guard try mayDelete(id, for: tombstone.userId) else {
                 result.refusedOtherUsersIds += 1
-                result.idsOfOtherUsers.insert(id)
+                result.refusedDeletionIds.insert(id)
                 continue
             }
             SampleIdKey.bind(lookupDeleted, 1, id)
