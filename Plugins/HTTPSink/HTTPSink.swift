@@ -215,12 +215,17 @@ public final class HTTPSink: Sink {
         var seen = Set<Int>()
         var skipped: [(index: Int, reason: String)] = []
         for case .object(let element) in listed {
+            // Control characters and line breaks as `?`: a line break would forge a line of `status`
+            // or of a text log, which show the reason.
             func text(_ key: String) -> String? {
-                if case .string(let value)? = element.first(where: { $0.key == key })?.value { value } else { nil }
+                guard case .string(let value)? = element.first(where: { $0.key == key })?.value else { return nil }
+                return String(String.UnicodeScalarView(value.unicodeScalars.map {
+                    [.control, .lineSeparator, .paragraphSeparator].contains($0.properties.generalCategory) ? "?" : $0
+                }))
             }
             guard case .number(let number)? = element.first(where: { $0.key == "index" })?.value,
                   let index = Int(exactly: number), (0..<elements).contains(index), seen.insert(index).inserted else { continue }
-            // Clipped: the reason is stored with the dead letter, and another server may say anything.
+            // Clipped, and on one line: the reason is stored with the dead letter, and another server may say anything.
             let reason = String((text("reason") ?? "no reason given").prefix(300))
             skipped.append((index, text("field").map { "\($0.prefix(60)): \(reason)" } ?? reason))
         }

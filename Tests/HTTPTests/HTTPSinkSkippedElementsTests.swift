@@ -173,5 +173,8 @@ struct HTTPSinkSkippedElementsTests {
         #expect(HTTPSink.skipped(in: Array(#"{"received": 3, "new": 2, "deleted": 0}"#.utf8), elements: 3).isEmpty)
         let odd = #"{"received": 3, "skipped": [{"index": 3}, {"index": 1.5}, {"index": -1}, 5, {"index": 0}, {"index": 0, "reason": "again"}]}"#
         #expect(HTTPSink.skipped(in: Array(odd.utf8), elements: 3).map(\.index) == [0])
+        // What another server says is stored and shown on one line: a line break would forge a line of `status`.
+        let forged = #"{"received": 1, "skipped": [{"index": 0, "field": "va\nlue", "reason": "bad\n  1: forged\u0000 \u2028end"}]}"#
+        #expect(HTTPSink.skipped(in: Array(forged.utf8), elements: 1).map(\.reason) == ["va?lue: bad?  1: forged? ?end"])
     }
 }
