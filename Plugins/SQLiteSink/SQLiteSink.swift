@@ -136,7 +136,7 @@ public final class SQLiteSink: Sink {
                 try !SQLiteSinkSchema.hasPrimaryKeyIndex($0.table, in: database)
             }
             loadingInBulk = false
-            logger.debug("opened \(configuration.path)", [("cursor", cursor.map(String.init) ?? "none")])
+            logger.debug("opened \(configuration.path)", numbers: cursor.map { [("cursor", LogNumber($0))] } ?? [])
             return cursor ?? 0
         } catch let error as SinkError {
             throw error

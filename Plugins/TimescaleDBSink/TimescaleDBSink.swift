@@ -216,8 +216,8 @@ public final class TimescaleDBSink: Sink {
                 "SELECT count(*) FROM pg_attribute a JOIN pg_collation c ON c.oid = a.attcollation "
                     + "WHERE a.attrelid = ANY($1::regclass[]) AND a.attname = 'id' AND c.collname = 'C'",
                 [SQL.textArray(schema.timeTables.map { $0.qualifiedName })]).int(0, 0) == Int64(schema.timeTables.count)
-            logger.debug("connected to \(database)", [("cursor", cursor.map(String.init) ?? "none"),
-                                                     ("hypertables", String(usesHypertables))])
+            logger.debug("connected to \(database)", [("hypertables", String(usesHypertables))],
+                         numbers: cursor.map { [("cursor", LogNumber($0))] } ?? [])
             return cursor ?? 0
         } catch let error as SinkError {
             throw error

@@ -179,6 +179,24 @@ import Testing
         #expect((line["quantity"] as? Int).map { $0 > 0 } == true && line["locale"] as? String == "en_US", "\(line)")
     }
 
+    /// A sink's cursor is a number too, as the daemon's `sink stopped` line writes it: the sqlite
+    /// sink's `opened` line at debug (none before the store has one), where it was `"cursor":"2"`.
+    @Test func aSinksCursorInTheLogIsANumber() throws {
+        let directory = makeTemporaryDirectory()
+        try CommandRunner.generateExport(records: 20, to: directory + "/export.xml", zip: false, quirks: false)
+        func opened() throws -> [String: Any] {
+            let imported = try CommandRunner.run(["import", "export.xml", "-q", "--log-format", "json", "--log-level", "debug"],
+                                                 in: directory)
+            #expect(imported.status == 0, "\(imported.stderr)")
+            let line = Self.jsonLines(imported.stderr, "import").first { ($0["message"] as? String)?.hasPrefix("opened ") == true }
+            return try #require(line, "\(imported.stderr)")
+        }
+        let first = try opened()
+        #expect(first["cursor"] == nil, "\(first)")
+        let again = try opened()
+        #expect((again["cursor"] as? Int).map { $0 > 0 } == true, "\(again)")
+    }
+
     /// An import waiting for another says so in JSON.
     @Test func anImportWaitingForAnotherSaysSoInJSON() throws {
         let directory = makeTemporaryDirectory()
