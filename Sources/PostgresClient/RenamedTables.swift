@@ -45,7 +45,8 @@ public enum RenamedTables {
                 + "cannot be created anew beside it under those names. To fix: rename it back (ALTER TABLE \(qualify(holder)) "
                 + "RENAME TO \(SQL.identifier(table))) to carry on with its rows; or, to start \(table) afresh (the journal is "
                 + "then delivered again), move the renamed table out of the schema (ALTER TABLE \(qualify(holder)) SET SCHEMA "
-                + "another_schema) or drop it; or set `schema` to a new one")
+                + "another_schema) or drop it (DROP TABLE \(qualify(holder)) CASCADE: a view on it, the sink's own among them, "
+                + "goes with it, and the sink makes its own anew); or set `schema` to a new one")
         }
         guard !problems.isEmpty else { return }
         throw SinkError.misconfigured("\(sink): " + problems.joined(separator: "; "))
