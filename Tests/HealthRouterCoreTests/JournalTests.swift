@@ -14,6 +14,27 @@ import Testing
         }
     }
 
+    /// Dead letters a receiver named together (a body's refused elements) are parked in one
+    /// commit, each with its reason; a later one of the same entry replaces its reason.
+    @Test func deadLettersAreParkedTogether() throws {
+        let journal = try Journal(stateDirectory: makeTemporaryDirectory())
+        let letters = (1...2_000).map { (sequence: Int64($0), reason: "refused \($0)") }
+        try journal.addDeadLetters(sink: "mirror", letters)
+        #expect(try journal.deadLetters(sink: "mirror").count == 2_000)
+        #expect(try journal.deadLetters(sink: "mirror").last?.reason == "refused 2000")
+        try journal.addDeadLetter(sink: "mirror", sequence: 7, reason: "again")
+        #expect(try journal.deadLetters(sink: "mirror").first { $0.sequence == 7 }?.reason == "again")
+        #expect(try journal.deadLetters(sink: "other").isEmpty)
+        // Inside a caller's transaction (the push writer's group commit), they go with it.
+        #expect(throws: (any Error).self) {
+            try journal.database.transaction {
+                try journal.addDeadLetters(sink: "rolled", [(1, "one"), (2, "two")])
+                try journal.database.execute("SELECT * FROM no_such_table")
+            }
+        }
+        #expect(try journal.deadLetters(sink: "rolled").isEmpty)
+    }
+
     /// The counts by type and source (`status`, `/metrics`) are what `GROUP BY` gives, in its
     /// order, counted without SQLite's sort (400 MB of memory at 4.7M entries, or a temporary file).
     @Test func entryCountsByTypeAndSourceAreGroupBys() throws {

@@ -1335,13 +1335,25 @@ public final class Journal {
 
     /// Parks the entry `sequence` as a dead letter of `sink` with the reason it was refused.
     public func addDeadLetter(sink: String, sequence: Int64, reason: String) throws {
-        let statement = try database.prepare(
-            "INSERT OR REPLACE INTO dead_letters(sink, seq, reason, at) VALUES (?1, ?2, ?3, ?4)")
-        statement.bind(1, sink)
-        statement.bind(2, sequence)
-        statement.bind(3, reason)
-        statement.bind(4, Int64(Date().timeIntervalSince1970 * 1000))
-        try statement.run()
+        try addDeadLetters(sink: sink, [(sequence, reason)])
+    }
+
+    /// Parks the entries `letters` names as dead letters of `sink`, each with its reason, in one
+    /// commit (a receiver that refused a body's thousands of elements: one sync, not thousands).
+    public func addDeadLetters(sink: String, _ letters: [(sequence: Int64, reason: String)]) throws {
+        try database.transaction {
+            let statement = try database.prepare(
+                "INSERT OR REPLACE INTO dead_letters(sink, seq, reason, at) VALUES (?1, ?2, ?3, ?4)")
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            for (sequence, reason) in letters {
+                statement.bind(1, sink)
+                statement.bind(2, sequence)
+                statement.bind(3, reason)
+                statement.bind(4, now)
+                try statement.run()
+                statement.reset()
+            }
+        }
     }
 
     /// The dead letters of `sink`: sequence and reason, oldest first.

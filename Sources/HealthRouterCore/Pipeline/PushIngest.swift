@@ -48,7 +48,7 @@ public final class PushIngest: Sendable {
     enum Progress {
         case cursor(sink: String, sequence: Int64, written: Int)
         case lastError(sink: String, message: String?)
-        case deadLetter(sink: String, sequence: Int64, reason: String)
+        case deadLetters(sink: String, [(sequence: Int64, reason: String)])
     }
 
     /// One queued write. A caller that waits sleeps on `wake`; the leader sets `outcome`
@@ -119,7 +119,13 @@ public final class PushIngest: Sendable {
 
     /// Parks entry `sequence` as a dead letter of `sink`; returns once that is durable.
     public func addDeadLetter(sink: String, sequence: Int64, reason: String) throws {
-        _ = try submitAndWait(Job(.progress(.deadLetter(sink: sink, sequence: sequence, reason: reason)), waits: true))
+        try addDeadLetters(sink: sink, [(sequence, reason)])
+    }
+
+    /// Parks the entries `letters` names as dead letters of `sink`, in one commit; returns once
+    /// that is durable.
+    public func addDeadLetters(sink: String, _ letters: [(sequence: Int64, reason: String)]) throws {
+        _ = try submitAndWait(Job(.progress(.deadLetters(sink: sink, letters)), waits: true))
     }
 
     /// The highest sequence written so far.
@@ -284,8 +290,8 @@ public final class PushIngest: Sendable {
         case .progress(.lastError(let sink, let message)):
             try journal.setLastError(sink: sink, message)
             job.outcome = .success(AppendResult())
-        case .progress(.deadLetter(let sink, let sequence, let reason)):
-            try journal.addDeadLetter(sink: sink, sequence: sequence, reason: reason)
+        case .progress(.deadLetters(let sink, let letters)):
+            try journal.addDeadLetters(sink: sink, letters)
             job.outcome = .success(AppendResult())
         }
     }

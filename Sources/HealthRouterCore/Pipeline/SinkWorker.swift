@@ -458,16 +458,19 @@ public final class SinkWorker: Sendable {
     private func deliver(_ entries: [JournalEntry], cursor: Int64, sink: any Sink, journal: Journal, writer: PushIngest?,
                          attempting: (_ entries: Int) -> Void,
                          acknowledged: (_ through: Int64, _ written: Int, _ dead: Int) -> Void) throws {
-        func park(_ entry: JournalEntry, reason: String) throws {
-            let reason = Self.deadLetterReason(reason, of: entry)
+        /// Parks `refused` (entries with the store's reasons) in one commit.
+        func park(_ refused: [(entry: JournalEntry, reason: String)]) throws {
+            let letters = refused.map { (sequence: $0.entry.sequence, reason: Self.deadLetterReason($0.reason, of: $0.entry)) }
+            guard let first = letters.first else { return }
             if let writer {
-                try writer.addDeadLetter(sink: name, sequence: entry.sequence, reason: reason)
+                try writer.addDeadLetters(sink: name, letters)
             } else {
-                try journal.addDeadLetter(sink: name, sequence: entry.sequence, reason: reason)
+                try journal.addDeadLetters(sink: name, letters)
             }
             deadLetterWarnings.warn(key: "dead letter", "entry parked as a dead letter: the store refused it, the rest "
                                         + "of its batch is written (healthrouter status lists them)",
-                                    [("reason", reason)], numbers: [("seq", LogNumber(entry.sequence))])
+                                    [("reason", first.reason)],
+                                    numbers: [("seq", LogNumber(first.sequence))] + (letters.count > 1 ? [("entries", LogNumber(letters.count))] : []))
         }
         do {
             attempting(entries.count)
@@ -477,16 +480,12 @@ public final class SinkWorker: Sendable {
             // The store took the rest: the refused entries it names are parked, the cursor moves on.
             var reasons: [Int64: String] = [:]
             for refusal in refusals where reasons[refusal.sequence] == nil { reasons[refusal.sequence] = refusal.reason }
-            var dead = 0
-            for entry in entries {
-                guard let reason = reasons.removeValue(forKey: entry.sequence) else { continue }
-                try park(entry, reason: reason)
-                dead += 1
-            }
-            acknowledged(cursor, entries.count - dead, dead)
+            let refused = entries.compactMap { entry in reasons.removeValue(forKey: entry.sequence).map { (entry, $0) } }
+            try park(refused)
+            acknowledged(cursor, entries.count - refused.count, refused.count)
         } catch SinkError.rejected(let reason) {
             guard entries.count > 1 else {
-                if let entry = entries.first { try park(entry, reason: reason) }
+                try park(entries.prefix(1).map { ($0, reason) })
                 try sink.write([], cursor: cursor)
                 acknowledged(cursor, 0, entries.isEmpty ? 0 : 1)
                 return
