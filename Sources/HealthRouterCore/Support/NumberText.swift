@@ -37,17 +37,21 @@ public enum NumberText {
         return "\(s / 3600)h" + pad((s % 3600) / 60) + "m"
     }
 
-    /// `value` with `places` decimals, without Foundation's formatters.
+    /// `value` with `places` decimals, without Foundation's formatters (`-0.5`, `12.0`); a value
+    /// too large for that (past about 9e17 scaled) or not finite as Swift writes it.
     public static func decimal(_ value: Double, _ places: Int) -> String {
         var scale = 1.0
         for _ in 0..<places { scale *= 10 }
-        let scaled = Int((value * scale).rounded())
-        let whole = scaled / Int(scale)
-        let fraction = abs(scaled % Int(scale))
-        guard places > 0 else { return String(whole) }
+        let scaledValue = (value * scale).rounded()
+        guard scaledValue.isFinite, abs(scaledValue) < 9e17 else { return String(value) }
+        let scaled = Int(scaledValue)
+        let whole = abs(scaled) / Int(scale)
+        let fraction = abs(scaled) % Int(scale)
+        let sign = scaled < 0 ? "-" : ""
+        guard places > 0 else { return sign + String(whole) }
         var fractionText = String(fraction)
         while fractionText.count < places { fractionText = "0" + fractionText }
-        return "\(whole).\(fractionText)"
+        return "\(sign)\(whole).\(fractionText)"
     }
 
     private static func pad(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
