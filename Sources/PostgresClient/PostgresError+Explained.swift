@@ -63,7 +63,9 @@ extension PostgresError {
                 + "default_transaction_read_only"
         case "configuration file":
             return "\(setting) in the server's configuration (postgresql.conf or ALTER SYSTEM): set it off and reload"
-        case "client": return "\(setting) by the sink's `url` (options=-c default_transaction_read_only=on): remove it"
+        case "client":
+            return "\(setting) by this session's options: the sink's `url` (options=-c default_transaction_read_only=on) or "
+                + "PGOPTIONS in healthrouter's environment: remove it"
         default: return "\(setting) (source: \(state.text(0, 2) ?? "unknown")): set it off for the role or database"
         }
     }
