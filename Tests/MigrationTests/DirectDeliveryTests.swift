@@ -119,6 +119,21 @@ import Testing
         #expect(sink.deletedDuringWrite)
         #expect(stored == [SinkFixtures.steps.id])
         #expect(delivery.counts.tombstones == 1)
+
+        // A store that refuses that tombstone: counted as refused, not as written too.
+        let again = try TemporaryDirectory()
+        defer { again.remove() }
+        let otherJournal = try Journal(stateDirectory: again.path)
+        let otherStore = SQLiteSink(configuration: .init(path: again.path + "/s.sqlite"), context: SinkFixtures.context(again.path))
+        let refusing = DeletedDuringWrite(store: otherStore, journal: otherJournal, id: SinkFixtures.heartRate.id, refusesTombstones: true)
+        _ = try refusing.prepare()
+        defer { refusing.close() }
+        let refused = DirectDelivery(sink: refusing, sinkCursor: 0, filter: SampleFilter(), resumeAfter: 0, batchSize: 1_000) { _, _ in }
+        try DirectDeliveryOutput(delivery: refused, sourceName: "backfill", journal: otherJournal)
+            .emit([.sample(SinkFixtures.heartRate), .sample(SinkFixtures.steps)])
+        try refused.finish()
+        #expect(refusing.deletedDuringWrite)
+        #expect(refused.counts.tombstones == 0 && refused.counts.rejected == 1, "\(refused.counts)")
     }
 
     /// A sqlite sink whose first write meets a tombstone of `id`, journaled and delivered to the
@@ -127,12 +142,15 @@ import Testing
         let store: SQLiteSink
         let journal: Journal
         let id: String
+        /// Whether it refuses the tombstone the delivery sends after the write.
+        let refusesTombstones: Bool
         private(set) var deletedDuringWrite = false
 
-        init(store: SQLiteSink, journal: Journal, id: String) {
+        init(store: SQLiteSink, journal: Journal, id: String, refusesTombstones: Bool = false) {
             self.store = store
             self.journal = journal
             self.id = id
+            self.refusesTombstones = refusesTombstones
         }
 
         func prepare() throws -> Int64? { try store.prepare() }
@@ -144,6 +162,8 @@ import Testing
                 let tombstone = HealthItem.tombstone(Tombstone(ids: [id]))
                 try journal.append([tombstone], source: "phone")
                 try store.write([JournalEntry(sequence: try journal.head(), source: "phone", item: tombstone)], cursor: cursor)
+            } else if refusesTombstones, entries.contains(where: { if case .tombstone = $0.item { true } else { false } }) {
+                throw SinkError.rejected("tombstones are refused here")
             }
             try store.write(entries, cursor: cursor)
         }

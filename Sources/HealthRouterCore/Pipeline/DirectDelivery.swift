@@ -145,9 +145,11 @@ public final class DirectDelivery {
                 if case .sample(let sample) = entry.item { deletedByUser[sample.userId, default: []].append(sample.id) }
             }
             for (user, ids) in deletedByUser.sorted(by: { ($0.key ?? "") < ($1.key ?? "") }) {
-                _ = try deliver([JournalEntry(sequence: last.sequence, source: last.source,
-                                              item: .tombstone(Tombstone(ids: ids, userId: user)), isFromJournal: false)])
-                counts.tombstones += 1
+                // Counted as written only when taken (a refused one is counted in `rejected`).
+                if try deliver([JournalEntry(sequence: last.sequence, source: last.source,
+                                             item: .tombstone(Tombstone(ids: ids, userId: user)), isFromJournal: false)]).isEmpty {
+                    counts.tombstones += 1
+                }
             }
         }
         for entry in batch {
