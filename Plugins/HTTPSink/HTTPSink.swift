@@ -193,7 +193,7 @@ public final class HTTPSink: Sink {
             // (a proxy's page, a server that is not a Pulso server) has not stored it.
             guard Self.received(in: response.body) == elements else {
                 throw SinkError.unavailable("\(url) answered \(response.status) without \"received\": \(elements) "
-                                                + "(\(response.text.prefix(120))): not a Pulso server, or it did not take "
+                                                + "(\(Self.excerpt(response.text, 120))): not a Pulso server, or it did not take "
                                                 + "the whole batch; check the sink's url")
             }
             for (index, reason) in Self.skipped(in: response.body, elements: elements) {
@@ -248,7 +248,7 @@ public final class HTTPSink: Sink {
     /// 408/429/503 (busy), other 4xx and 5xx. The reason names
     /// the url, the status and the start of the reply, and what to check where that is known.
     static func failure(status: Int, url: String, reply: String, retryAfter: Int? = nil) -> SinkError {
-        var reason = "\(url) answered \(status) \(reply.prefix(200))"
+        var reason = "\(url) answered \(status) \(excerpt(reply, 200))"
         switch status {
         case 401, 403:
             reason += " (check the sink's token)"
@@ -273,6 +273,16 @@ public final class HTTPSink: Sink {
                          retryAfter: Double(retryAfter))
         }
         return refusesContent ? .rejected(reason) : .unavailable(reason)
+    }
+
+    /// The start of a receiver's reply (`length` characters at most) on one line, as a dead letter's
+    /// reason or a last error keeps it: its lines joined by "; " (`asOneLine`: nginx's pages and
+    /// pretty-printed JSON have several), any other control character as `?`. A line break would
+    /// forge lines of `status`, which shows them.
+    static func excerpt(_ reply: String, _ length: Int) -> String {
+        String(String.UnicodeScalarView(String(reply.prefix(length)).asOneLine.unicodeScalars.map {
+            $0.properties.generalCategory == .control ? "?" : $0
+        }))
     }
 
     /// Whether `reply` is a Pulso error reply: a JSON object with an `error` string.

@@ -31,6 +31,8 @@ struct HTTPSinkRefusalTests {
                 Issue.record("\(status) taken for a delivery")
             } catch SinkError.rejected(let reason) {
                 #expect(reason.contains("answered \(status)"), "\(reason)")
+                // The reply's lines (pretty-printed JSON) joined on one: a line break would forge lines of `status`.
+                #expect(reason.contains(#"answered \#(status) {; "error": "as asked"; }"#), "\(reason)")
             }
         }
         // Another service's refusal (FastAPI's 422, a proxy's 400) would refuse every entry: the
@@ -41,7 +43,27 @@ struct HTTPSinkRefusalTests {
                 Issue.record("\(status) taken for a delivery")
             } catch SinkError.unavailable(let reason) {
                 #expect(reason.contains("not a Pulso server's refusal: check the sink's url"), "\(reason)")
+                #expect(reason.contains(#"answered \#(status) {; "detail": "validation failed"; }"#), "\(reason)")
             }
+        }
+        // A 2xx that is not a Pulso reply (a captive portal's page) becomes the last error, on one line too.
+        do {
+            try sink.write([Self.entry("OTHER-200-1")], cursor: 1)
+            Issue.record("a 200 without received taken for a delivery")
+        } catch SinkError.unavailable(let reason) {
+            #expect(reason.contains(#"({; "detail": "validation failed"; })"#), "\(reason)")
+        }
+        // A proxy's 413 page (nginx's lines end with CR LF), a dead letter's reason when one entry is too large.
+        let proxied = try PulsoStandInServer(bodyLimit: 10)
+        defer { proxied.stop() }
+        let limited = try HTTPSink(configuration: .init(url: "http://127.0.0.1:\(proxied.port)"), context: context)
+        do {
+            try limited.write([Self.entry("LARGE-1")], cursor: 1)
+            Issue.record("413 taken for a delivery")
+        } catch SinkError.rejected(let reason) {
+            let controls = reason.unicodeScalars.filter { $0.properties.generalCategory == .control }
+            #expect(reason.contains("answered 413 <html>; <head><title>413 Request Entity Too Large</title></head>; <body>; ")
+                    && controls.isEmpty, "\(reason)")
         }
         for status in [307, 404, 405, 408, 429, 500, 503] {
             do {

@@ -4,12 +4,13 @@ import TestSupport
 /// A Pulso receiver stand-in on a random loopback port (Python's `http.server`), strict the way
 /// real receivers and the proxies before them are:
 /// - a request body over `bodyLimit` bytes (as sent, gzip or not) is answered 413 with nginx's
-///   page, after the body was read;
+///   page (its lines ended by CR LF), after the body was read;
 /// - a body with an element whose `uuid` starts with `BAD` is answered 400;
 /// - a body with an element whose `uuid` starts with `HANG` is answered 20 s late the first time
 ///   (a server that stops answering for a while);
 /// - a body whose first element's `uuid` is `STATUS-<code>…` is answered `<code>` with a Pulso
-///   error (`{"error": …}`), `OTHER-<code>…` with another service's (`{"detail": …}`);
+///   error (`{"error": …}`), `OTHER-<code>…` with another service's (`{"detail": …}`), both
+///   pretty-printed on several lines;
 /// - a body whose first element's `uuid` is `BUSY-<seconds>…` is answered 503 with `Retry-After:
 ///   <seconds>` the first time, then stored (a receiver that asks for time);
 /// - with `failEvery` N, every Nth `POST` is answered 503 before it is read (a flaky link);
@@ -93,13 +94,15 @@ final class PulsoStandInServer {
                 if fail_every and posts[0] % fail_every == 0:
                     return self.answer(503, b'{"error": "busy"}')
                 if len(raw) > limit:
-                    return self.answer(413, b'<html><head><title>413 Request Entity Too Large</title></head></html>')
+                    return self.answer(413, b'<html>\\r\\n<head><title>413 Request Entity Too Large</title></head>\\r\\n<body>\\r\\n'
+                                            b'<center><h1>413 Request Entity Too Large</h1></center>\\r\\n<hr><center>nginx</center>\\r\\n'
+                                            b'</body>\\r\\n</html>\\r\\n')
                 if self.headers.get('Content-Encoding', '').lower() == 'gzip':
                     raw = gzip.decompress(raw)
                 elements = json.loads(raw)
                 uuids = [e.get('uuid', '') for e in elements if isinstance(e, dict)]
                 if uuids and uuids[0].startswith('STATUS-'):
-                    return self.answer(int(uuids[0].split('-')[1]), b'{"error": "as asked"}')
+                    return self.answer(int(uuids[0].split('-')[1]), b'{\\n  "error": "as asked"\\n}')
                 if uuids and uuids[0].startswith('BUSY-') and uuids[0] not in hung:
                     hung.add(uuids[0])
                     return self.answer(503, b'{"error": "busy"}', retry_after=uuids[0].split('-')[1])
@@ -107,7 +110,7 @@ final class PulsoStandInServer {
                     hung.update(u for u in uuids if u.startswith('HANG'))
                     time.sleep(20)
                 if uuids and uuids[0].startswith('OTHER-'):
-                    return self.answer(int(uuids[0].split('-')[1]), b'{"detail": "validation failed"}')
+                    return self.answer(int(uuids[0].split('-')[1]), b'{\\n  "detail": "validation failed"\\n}')
                 if any(u.startswith('BAD') for u in uuids):
                     return self.answer(400, b'{"error": "bad element"}')
                 with open(path, 'a') as f:
