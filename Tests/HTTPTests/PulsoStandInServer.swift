@@ -14,6 +14,9 @@ import TestSupport
 /// - a body whose first element's `uuid` is `BUSY-<seconds>…` is answered 503 with `Retry-After:
 ///   <seconds>` the first time, then stored (a receiver that asks for time);
 /// - with `failEvery` N, every Nth `POST` is answered 503 before it is read (a flaky link);
+/// - with `holdsFirstPost`, the first `POST` is read, then held until `releaseFirstPost()` (60 s at
+///   most; `firstPostArrived` tells it came), and with `delay` every `POST` is answered that many
+///   seconds late (a slow receiver);
 /// - any other body is stored (its uuids, one a line, in `received`) and answered
 ///   `{"received": <element count>}`. `GET` anything answers `{"status": "ok"}`.
 /// Every status a `POST` was answered is kept, in order, in `statuses`.
@@ -25,13 +28,14 @@ final class PulsoStandInServer {
     private let uuidFile: String
     private let statusFile: String
 
-    init(bodyLimit: Int = 1 << 30, failEvery: Int = 0) throws {
+    init(bodyLimit: Int = 1 << 30, failEvery: Int = 0, holdsFirstPost: Bool = false, delay: Double = 0) throws {
         uuidFile = TestScratch.path + "standin-\(UUID().uuidString).txt"
         statusFile = uuidFile + ".status"
         _ = FileManager.default.createFile(atPath: uuidFile, contents: nil)
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", Self.script, String(bodyLimit), uuidFile, statusFile, String(failEvery)]
+        process.arguments = ["python3", "-c", Self.script, String(bodyLimit), uuidFile, statusFile, String(failEvery),
+                             holdsFirstPost ? "1" : "0", String(delay)]
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -54,6 +58,13 @@ final class PulsoStandInServer {
         ((try? String(contentsOfFile: statusFile, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { Int($0) }
     }
 
+    /// Whether the first `POST` came (with `holdsFirstPost`: it is held until `releaseFirstPost()`).
+    var firstPostArrived: Bool { FileManager.default.fileExists(atPath: uuidFile + ".arrived") }
+
+    func releaseFirstPost() {
+        _ = FileManager.default.createFile(atPath: uuidFile + ".release", contents: nil)
+    }
+
     func stop() {
         guard process.isRunning else { return }
         kill(process.processIdentifier, SIGKILL)
@@ -64,6 +75,8 @@ final class PulsoStandInServer {
         stop()
         try? FileManager.default.removeItem(atPath: uuidFile)
         try? FileManager.default.removeItem(atPath: statusFile)
+        try? FileManager.default.removeItem(atPath: uuidFile + ".arrived")
+        try? FileManager.default.removeItem(atPath: uuidFile + ".release")
     }
 
     struct StandInFailed: Error {
@@ -71,8 +84,9 @@ final class PulsoStandInServer {
     }
 
     private static let script = """
-        import gzip, http.server, json, sys, time
+        import gzip, http.server, json, os, sys, time
         limit, path, statuses, fail_every = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
+        held, delay = [sys.argv[5] == '1'], float(sys.argv[6])
         hung = set()
         posts = [0]
         class H(http.server.BaseHTTPRequestHandler):
@@ -91,6 +105,14 @@ final class PulsoStandInServer {
             def do_POST(self):
                 raw = self.rfile.read(int(self.headers.get('Content-Length', 0)))
                 posts[0] += 1
+                if held[0]:
+                    held[0] = False
+                    open(path + '.arrived', 'w').close()
+                    deadline = time.time() + 60
+                    while not os.path.exists(path + '.release') and time.time() < deadline:
+                        time.sleep(0.02)
+                if delay:
+                    time.sleep(delay)
                 if fail_every and posts[0] % fail_every == 0:
                     return self.answer(503, b'{"error": "busy"}')
                 if len(raw) > limit:
