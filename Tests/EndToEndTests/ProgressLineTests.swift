@@ -10,15 +10,7 @@ import Testing
     /// Runs `healthrouter arguments…` in `directory` on a pseudo-terminal; returns its exit status
     /// and everything it wrote there (standard output and error together, as a terminal shows them).
     static func onTerminal(_ arguments: [String], in directory: String) throws -> (status: Int32, screen: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        let command = ([CommandRunner.executable] + arguments).map { "'\($0)'" }.joined(separator: " ")
-        process.arguments = ["--quiet", "--return", "--command", command, "/dev/null"]
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        process.standardInput = FileHandle.nullDevice
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
+        let (process, output) = try CommandRunner.startOnTerminal(arguments, in: directory)
         let screen = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: screen, as: UTF8.self))

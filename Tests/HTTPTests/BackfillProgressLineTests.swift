@@ -41,16 +41,8 @@ import TestSupport
         #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
 
         // On a terminal (`script`), so that the line is drawn.
-        let backfill = Process()
-        backfill.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        let command = [CommandRunner.executable, "backfill", "mirror", "--batch-size", "10", "--config", forwarding]
-            .map { "'\($0)'" }.joined(separator: " ")
-        backfill.arguments = ["--quiet", "--return", "--command", command, "/dev/null"]
-        backfill.currentDirectoryURL = URL(fileURLWithPath: directory)
-        backfill.standardInput = FileHandle.nullDevice
-        let output = Pipe()
-        backfill.standardOutput = output
-        try backfill.run()
+        let (backfill, output) = try CommandRunner.startOnTerminal(["backfill", "mirror", "--batch-size", "10", "--config", forwarding],
+                                                                   in: directory)
         #expect(eventually(within: 30) { receiver.firstPostArrived }, "the backfill sent nothing")
         let more = try CommandRunner.run(["import", "more.ndjson", "--config", journaling, "--quiet"], in: directory)
         #expect(more.status == 0, "\(more.stdout)\(more.stderr)")

@@ -77,6 +77,22 @@ public struct CommandRunner {
         return copy
     }
 
+    /// Starts `healthrouter arguments…` in `directory` on a pseudo-terminal (util-linux's `script`,
+    /// from bsdutils), without waiting: what it writes there (standard output and error together,
+    /// as a terminal shows them) comes out of the returned pipe.
+    public static func startOnTerminal(_ arguments: [String], in directory: String) throws -> (process: Process, screen: Pipe) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        let command = ([executable] + arguments).map { "'\($0)'" }.joined(separator: " ")
+        process.arguments = ["--quiet", "--return", "--command", command, "/dev/null"]
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        process.standardInput = FileHandle.nullDevice
+        let screen = Pipe()
+        process.standardOutput = screen
+        try process.run()
+        return (process, screen)
+    }
+
     /// Starts `healthrouter arguments…` without waiting (`shellSetup` as for `run`).
     public static func start(_ arguments: [String], in directory: String, environment: [String: String] = [:],
                              shellSetup: String? = nil) throws -> Process {
