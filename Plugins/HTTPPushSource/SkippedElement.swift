@@ -28,6 +28,6 @@ struct SkippedElement: Sendable, Equatable, CustomStringConvertible {
     /// line break that would forge a log line) as `?`.
     static func clipped(_ text: String, limit: Int = 40) -> String {
         let shown = text.count > limit ? text.prefix(limit - 1) + "…" : Substring(text)
-        return String(String.UnicodeScalarView(shown.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : $0 }))
+        return String(shown).controlCharactersAsQuestionMarks()
     }
 }

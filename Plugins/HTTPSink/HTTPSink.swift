@@ -219,9 +219,7 @@ public final class HTTPSink: Sink {
             // or of a text log, which show the reason.
             func text(_ key: String) -> String? {
                 guard case .string(let value)? = element.first(where: { $0.key == key })?.value else { return nil }
-                return String(String.UnicodeScalarView(value.unicodeScalars.map {
-                    [.control, .lineSeparator, .paragraphSeparator].contains($0.properties.generalCategory) ? "?" : $0
-                }))
+                return value.controlCharactersAsQuestionMarks(lineSeparators: true)
             }
             guard case .number(let number)? = element.first(where: { $0.key == "index" })?.value,
                   let index = Int(exactly: number), (0..<elements).contains(index), seen.insert(index).inserted else { continue }
@@ -280,9 +278,7 @@ public final class HTTPSink: Sink {
     /// pretty-printed JSON have several), any other control character as `?`. A line break would
     /// forge lines of `status`, which shows them.
     static func excerpt(_ reply: String, _ length: Int) -> String {
-        String(String.UnicodeScalarView(String(reply.prefix(length)).asOneLine.unicodeScalars.map {
-            $0.properties.generalCategory == .control ? "?" : $0
-        }))
+        String(reply.prefix(length)).asOneLine.controlCharactersAsQuestionMarks()
     }
 
     /// Whether `reply` is a Pulso error reply: a JSON object with an `error` string.
