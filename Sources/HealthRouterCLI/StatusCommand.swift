@@ -99,14 +99,14 @@ enum StatusCommand {
         }
         var rows: [[String]] = [["sink", "type", "cursor", "lag", "rows written", "dead letters", "last error"]]
         for sink in report.sinks {
-            rows.append([sink.name, sink.type, NumberText.grouped(sink.cursor), NumberText.grouped(sink.lag),
-                         NumberText.grouped(sink.written), NumberText.grouped(sink.deadLetterCount),
-                         sink.lastError.map { $0.count > Self.errorWidth ? $0.prefix(Self.errorWidth - 1) + "…" : $0 } ?? "-"])
+            rows.append([sink.name, sink.type, NumberText.grouped(sink.state.cursor), NumberText.grouped(sink.lag),
+                         NumberText.grouped(sink.state.written), NumberText.grouped(sink.state.deadLetters),
+                         sink.state.lastError.map { $0.count > Self.errorWidth ? $0.prefix(Self.errorWidth - 1) + "…" : $0 } ?? "-"])
         }
         print("")
         print(Table.render(rows))
         for sink in report.sinks {
-            guard let error = sink.lastError, error.count > Self.errorWidth else { continue }
+            guard let error = sink.state.lastError, error.count > Self.errorWidth else { continue }
             print("\nlast error of \(sink.name): \(error)")
         }
         for sink in report.sinks where !sink.gaps.isEmpty {

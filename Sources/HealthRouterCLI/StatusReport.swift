@@ -19,17 +19,16 @@ struct StatusReport {
         var name: String
         var type: String
         /// Its progress (`Journal.sinkStates`); at cursor 0 before anything was imported.
-        var cursor: Int64 = 0
-        var written: Int64 = 0
-        var updatedAt: Int64?
-        var lastError: String?
-        var deadLetterCount: Int64 = 0
+        var state: SinkState
         /// Entries after the cursor that the sink's routes select.
         var lag: Int64 = 0
         /// Ranges of entries pruned before the sink wrote them.
         var gaps: [(first: Int64, last: Int64)] = []
         /// Its dead letters, all of them.
         var deadLetters: [(sequence: Int64, reason: String)] = []
+
+        /// How many entries were pruned before it wrote them.
+        var prunedEntriesLacking: Int64 { Journal.entryCount(of: gaps) }
     }
 
     var journal: JournalFigures?
@@ -39,7 +38,7 @@ struct StatusReport {
 
     /// Every sink caught up, without dead letters, an error or entries it lacks.
     var healthy: Bool {
-        sinks.allSatisfy { $0.lag == 0 && $0.deadLetterCount == 0 && $0.lastError == nil && $0.gaps.isEmpty }
+        sinks.allSatisfy { $0.lag == 0 && $0.state.deadLetters == 0 && $0.state.lastError == nil && $0.gaps.isEmpty }
     }
 
     /// Reads the report of `config`'s sinks from `journal`.
@@ -50,9 +49,7 @@ struct StatusReport {
                                                           deletedIds: counts.deleted))
         let states = try journal.sinkStates(named: config.sinks.map(\.name))
         for (sink, state) in zip(config.sinks, states) {
-            report.sinks.append(SinkFigures(name: sink.name, type: sink.type, cursor: state.cursor, written: state.written,
-                                            updatedAt: state.updatedAt, lastError: state.lastError,
-                                            deadLetterCount: state.deadLetters,
+            report.sinks.append(SinkFigures(name: sink.name, type: sink.type, state: state,
                                             lag: try journal.lag(ofSink: sink.name, after: state.cursor, routes: routes),
                                             gaps: try journal.lackingRanges(sink: sink.name, cursor: state.cursor),
                                             deadLetters: try journal.deadLetters(sink: sink.name)))
@@ -69,7 +66,7 @@ struct StatusReport {
 
     /// The report of `config`'s sinks before anything was imported: each at cursor 0, nothing to do.
     static func beforeAnyImport(config: HealthRouterConfig) -> StatusReport {
-        StatusReport(journal: nil, sinks: config.sinks.map { SinkFigures(name: $0.name, type: $0.type) })
+        StatusReport(journal: nil, sinks: config.sinks.map { SinkFigures(name: $0.name, type: $0.type, state: SinkState(sink: $0.name)) })
     }
 
     /// The report in Prometheus' text format (`--format prometheus`): the journal's head and
@@ -80,8 +77,9 @@ struct StatusReport {
             + SinkMetrics.metric("healthrouter_journal_entries", "gauge", "Entries the journal holds (journal.retain prunes them).",
                                  [("", journal?.entries ?? 0)])
             + SinkMetrics(sinks: sinks.map {
-                SinkMetrics.Sink(name: $0.name, cursor: $0.cursor, lag: $0.lag, written: $0.written, deadLetters: $0.deadLetterCount,
-                                 writeFailing: $0.lastError != nil, prunedLacking: $0.gaps.reduce(0) { $0 + $1.last - $1.first + 1 })
+                SinkMetrics.Sink(name: $0.name, cursor: $0.state.cursor, lag: $0.lag, written: $0.state.written,
+                                 deadLetters: $0.state.deadLetters, writeFailing: $0.state.lastError != nil,
+                                 prunedLacking: $0.prunedEntriesLacking)
             }).text
             + SinkMetrics.metric("healthrouter_status_healthy", "gauge",
                                  "1 when every sink has caught up, without dead letters, an error or pruned entries it lacks.",
@@ -114,15 +112,15 @@ struct StatusReport {
             writer.beginObject()
             writer.field("name", sink.name)
             writer.field("type", sink.type)
-            writer.key("cursor"); writer.int(sink.cursor)
+            writer.key("cursor"); writer.int(sink.state.cursor)
             writer.key("lag"); writer.int(sink.lag)
-            writer.key("written"); writer.int(sink.written)
-            writer.key("dead_letters"); writer.int(sink.deadLetterCount)
-            writer.key("pruned_entries_lacking"); writer.int(sink.gaps.reduce(0) { $0 + $1.last - $1.first + 1 })
+            writer.key("written"); writer.int(sink.state.written)
+            writer.key("dead_letters"); writer.int(sink.state.deadLetters)
+            writer.key("pruned_entries_lacking"); writer.int(sink.prunedEntriesLacking)
             writer.key("last_error")
-            if let error = sink.lastError { writer.string(error) } else { writer.null() }
+            if let error = sink.state.lastError { writer.string(error) } else { writer.null() }
             writer.key("updated_at")
-            if let updated = sink.updatedAt {
+            if let updated = sink.state.updatedAt {
                 writer.string(Date(timeIntervalSince1970: Double(updated) / 1000).formatted(.iso8601))
             } else {
                 writer.null()

@@ -81,6 +81,11 @@ extension Journal {
         return (kept + [merged]).sorted { $0.first < $1.first }
     }
 
+    /// How many entries `gaps` hold (`1–20, 31–40`: 30).
+    public static func entryCount(of gaps: [(first: Int64, last: Int64)]) -> Int64 {
+        gaps.reduce(0) { $0 + $1.last - $1.first + 1 }
+    }
+
     /// `gaps` as `status` and the commands write them: `1–20, 31–40`.
     public static func describe(_ gaps: [(first: Int64, last: Int64)]) -> String {
         gaps.map { "\(NumberText.grouped($0.first))–\(NumberText.grouped($0.last))" }.joined(separator: ", ")

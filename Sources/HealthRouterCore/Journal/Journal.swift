@@ -1387,8 +1387,7 @@ public final class Journal {
         let recorded = Dictionary(uniqueKeysWithValues: try sinkStates().map { ($0.sink, $0) })
         return try names.map { name in
             if let state = recorded[name] { return state }
-            return SinkState(sink: name, cursor: 0, written: 0, updatedAt: nil, lastError: nil,
-                             deadLetters: Int64(try deadLetters(sink: name).count))
+            return SinkState(sink: name, deadLetters: Int64(try deadLetters(sink: name).count))
         }
     }
 
@@ -1480,7 +1479,7 @@ public final class Journal {
     /// How many entries were pruned before `sink`, at `cursor`, wrote them (the sum of
     /// `lackingRanges(sink:cursor:)`).
     public func prunedEntryCount(sink: String, cursor: Int64) throws -> Int64 {
-        try lackingRanges(sink: sink, cursor: cursor).reduce(0) { $0 + $1.last - $1.first + 1 }
+        Self.entryCount(of: try lackingRanges(sink: sink, cursor: cursor))
     }
 
     /// Aggregate counts for `status`: the entries held; the sample ids known (`sample_ids`: they stay
