@@ -165,8 +165,7 @@ struct LoadedConfig {
             // A read-only mount (a container's `:ro` volume) is not fixed by permissions.
             if errno == EROFS {
                 throw CommandFailure(message: "the state directory \(path) is on a read-only file system",
-                                     hint: "mount it read-write (in a container: a volume without :ro), or set state_directory to "
-                                         + "a folder on a writable file system", code: .cannotCreate)
+                                     hint: StorePath.readOnlyMountAdvice(key: "state_directory"), code: .cannotCreate)
             }
             throw CommandFailure(message: "the state directory \(path) is not writable", hint: hint, code: .cannotCreate)
         }
