@@ -17,6 +17,7 @@ packages=(
   openssl                          # the TLS tests' certificates (http_push, the test PostgreSQL's CA)
   util-linux bsdutils              # runuser/setpriv run PostgreSQL as postgres under root; script gives a test a terminal
   mount                            # a test mounts a read-only file system in a user namespace (unshare)
+  strace                           # durability tests: the order of fsyncs, commits and a push's 200
   curl                             # bench-push.sh waits for the daemon with it
   zip                              # a test's encrypted zip (zip -P)
   tzdata                           # zone offsets of samples that recorded their zone (HKTimeZone), and time_zone

@@ -121,6 +121,9 @@ final class DaemonProcess {
     /// Shell commands bash runs before it execs the daemon (`exec >&- 2>&-`, `ulimit -c 0`).
     var shellSetup: String?
 
+    /// A command the daemon runs under (`SyscallTrace.tracer`, ending in `--`).
+    var tracer: String?
+
     /// Whether `run` finds its config as `./healthrouter.yaml` (a link to config.yaml, in the
     /// daemon's directory) instead of `--config`.
     var configFound = false
@@ -169,6 +172,9 @@ final class DaemonProcess {
         } else if let shellSetup {
             process.executableURL = URL(fileURLWithPath: "/bin/bash")
             process.arguments = ["-c", shellSetup + #"; exec "$0" run --config "$1""#, Self.executable, directory + "/config.yaml"]
+        } else if let tracer {
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = ["-c", "exec \(tracer) \"$0\" run --config \"$1\"", Self.executable, directory + "/config.yaml"]
         } else if configFound {
             let found = directory + "/healthrouter.yaml"
             if !FileManager.default.fileExists(atPath: found) {
@@ -199,7 +205,11 @@ final class DaemonProcess {
     @discardableResult
     func stop(signal: Int32 = SIGTERM) -> Int32 {
         guard let process else { return -1 }
-        kill(process.processIdentifier, signal)
+        // Under a tracer, the daemon itself (strace, started by a process that blocks the signal,
+        // keeps it blocked and would not pass it on): the pid its lock file records.
+        let traced = tracer == nil ? nil : (try? String(contentsOfFile: directory + "/state/daemon.lock", encoding: .utf8))
+            .flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        kill(traced ?? process.processIdentifier, signal)
         process.waitUntilExit()
         self.process = nil
         try? logFile?.close()
