@@ -79,8 +79,17 @@ final class DeliveryProgress {
     /// Tells the user, on a line of its own (even with --quiet: the run is stalled, not progressing),
     /// that writing to `sink` failed and when it is tried again.
     func retryReporter(sink: String) -> (any Error, Int, Int, Double) -> Void {
-        { [self] error, attempt, maxAttempts, delay in
+        let report = Self.retryReporter(sink: sink, notices: notices)
+        return { [self] error, attempt, maxAttempts, delay in
             stop()
+            report(error, attempt, maxAttempts, delay)
+        }
+    }
+
+    /// The retry line of a command that draws no progress line (`dump --from`, `migrate
+    /// --verify-only`): `sink 'supa': unavailable: …; trying again in 0.5 s (attempt 2 of 5)`.
+    static func retryReporter(sink: String, notices: NoticeOutput) -> (any Error, Int, Int, Double) -> Void {
+        { error, attempt, maxAttempts, delay in
             notices.write("sink '\(sink)': \(error); trying again in "
                           + String(format: delay < 10 ? "%.1f" : "%.0f", delay) + " s (attempt \(attempt + 1) of \(maxAttempts))",
                           level: .warning, [("sink", sink)], numbers: [("attempt", LogNumber(attempt + 1)), ("max_attempts", LogNumber(maxAttempts))])

@@ -22,7 +22,11 @@ enum DumpCommand {
         version of a changed sample included (a replay keeps the last); a sink's rows come
         tombstones first, then one line per stored sample.
 
-        exit codes: 0 done, 1 reading stopped on an error, 64 wrong options (a folder as --output), an
+        A --from database whose connection is lost mid-read is opened again and read on after the
+        last line written, tried five times as a write is (0.5 s to 4 s apart); rows added or deleted
+        before that line meanwhile stop the dump (exit 1) instead of a line written twice or left out.
+
+        exit codes: 0 done, 1 reading stopped on an error (or the --from store changed), 64 wrong options (a folder as --output), an
                     unknown sink or one that cannot be read back, 66 no journal yet, or the sink's
                     store (file, folder, or a database's table) does not exist, 73 the output, the
                     journal or the sink cannot be opened (five tries, 0.5 s to 4 s apart), 78 the config or the
@@ -80,7 +84,27 @@ enum DumpCommand {
         }
         var origin: String
         if let opened, let reader {
-            try reader.readBack(write)
+            // A connection lost mid-read is opened again and the store read on after the last
+            // item this dump took: none is written twice or left out.
+            let read = SourceRead(reader, onRetry: DeliveryProgress.retryReporter(sink: opened.name, notices: notices))
+            var taken: (position: Int64, digest: Int64?) = (0, nil)
+            do {
+                try read.read(resumePoint: { taken }) { position, item in
+                    guard position > taken.position else { return }
+                    try write(item)
+                    taken = (position, read.order.value)
+                }
+            } catch is SourceChanged {
+                // What was taken is whole lines, and stands: standard output gets them all.
+                if arguments.values["--output"] == nil { try? output.write(line) }
+                throw CommandFailure(
+                    message: "sink '\(opened.name)' changed while it was dumped (rows added or deleted before where its lost "
+                        + "connection stopped the read): the dump cannot go on from there without writing a line twice or "
+                        + "leaving one out, and stopped after \(NumberText.counted(samples, "sample")) and "
+                        + "\(NumberText.counted(tombstones, "tombstone"))",
+                    hint: arguments.values["--output"] == nil ? "what standard output got is incomplete: dump again"
+                        : "nothing was put in place: dump again", code: .incomplete)
+            }
             origin = "sink '\(opened.name)' (\(opened.type))"
         } else {
             let journal = try JournalOpenHint.open(loaded.config.stateDirectory, role: .inspector)

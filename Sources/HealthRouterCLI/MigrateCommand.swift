@@ -29,12 +29,13 @@ enum MigrateCommand {
         when the --from store gained or lost rows before that point since; writes are idempotent,
         so running a finished migration again changes nothing. A --from database whose connection
         is lost mid-read is opened again and read on from where the target acknowledged, tried
-        five times as a write is.
+        five times as a write is; so is either store --verify reads, read on after the last item
+        it counted (one whose rows before that item changed meanwhile stops it, exit 1).
         A store whose schema cannot hold every field (postgres' healthkit_metrics) gives back what
         it holds: --verify shows which types differ.
 
         exit codes: 0 done (and equal, with --verify), 1 the target or the source failed five
-                    times in a row (run again to resume),
+                    times in a row (run again to resume), or a store --verify read changed,
                     64 wrong options, an unknown sink, or a --from sink that cannot be read back,
                     65 the data differ: --verify found differences, or the target refused samples,
                     66 the --from store (an sqlite file, an ndjson folder) does not exist (with
@@ -86,7 +87,8 @@ enum MigrateCommand {
                                              readableFor: arguments.flags.contains("--verify") || verifyOnly ? "verified" : nil,
                                              readOnly: verifyOnly)
         defer { target.sink.close() }
-        if verifyOnly { return try verify(reader, from: from, target, to: to, filter: filter, rejected: 0) }
+        if verifyOnly { return try verify(reader, from: from, target, to: to, filter: filter, rejected: 0,
+                                         notices: NoticeOutput(format: loaded.logger.format)) }
 
         let cursor = ResumeCursor(stateDirectory: loaded.config.stateDirectory, name: "migrate-\(from)-to-\(to)")
         let run = FilterOptions.describe(filter)
@@ -127,66 +129,24 @@ enum MigrateCommand {
         /// Reads the source into the target, passing over the first `resumeAfter` items, which an
         /// interrupted run delivered: the source is read in a stable order, but rows added or
         /// deleted before that position since shift it, so the ids read up to it must hash to
-        /// `expected` (`ReadOrderDigest`), else `SourceChanged`. A source that fails as a store
-        /// that may come back (`SinkError.unavailable`: its connection lost mid-read) is opened
-        /// again and read again from where the target acknowledged, as a write is retried: five
-        /// tries, 0.5 s to 4 s apart, counted afresh once a batch gets through.
+        /// `expected` (`ReadOrderDigest`), else `SourceChanged`. A source whose connection is lost
+        /// mid-read is opened again and read again from where the target acknowledged
+        /// (`SourceRead`): five tries, 0.5 s to 4 s apart, counted afresh once a batch gets through.
         func copy(resumeAfter: Int64, expected: Int64?) throws -> DirectDelivery {
-            var order = ReadOrderDigest()
+            let read = SourceRead(reader, onRetry: progress.retryReporter(sink: from))
             // The position the target acknowledged last, and the digest of the ids read up to it.
             var acknowledged = (position: resumeAfter, digest: expected)
             let delivery = DirectDelivery(sink: target.sink, sinkCursor: sinkCursor, filter: filter,
                                           resumeAfter: resumeAfter, batchSize: batchSize) { position, counts in
-                try cursor.save(position, run: run, digest: order.value)
-                acknowledged = (position, order.value)
+                try cursor.save(position, run: run, digest: read.order.value)
+                acknowledged = (position, read.order.value)
                 progress.update(counts)
             }
             delivery.onRetry = progress.retryReporter(sink: to)
             current = delivery
-            let reportRetry = progress.retryReporter(sink: from)
-            let retries = SinkWorker.Settings.oneShot
-            let maxAttempts = retries.maxAttempts ?? 5
-            var failures = 0
-            var failedAt: Int64 = -1
-            while true {
-                order = ReadOrderDigest()
-                let (skip, digest) = acknowledged
-                var position: Int64 = 0
-                var targetFailed = false
-                do {
-                    try reader.readBack { item in
-                        position += 1
-                        order.add(item)
-                        if position == skip, let digest, order.value != digest { throw SourceChanged() }
-                        do {
-                            try delivery.accept(JournalEntry(sequence: position, source: from, item: item, isFromJournal: false))
-                        } catch {
-                            targetFailed = true
-                            throw error
-                        }
-                    }
-                    if position < skip, digest != nil { throw SourceChanged() }
-                    break
-                } catch let error as SinkError where error.isTransient && !targetFailed {
-                    // Counted afresh once the target acknowledged a batch since the last failure.
-                    if acknowledged.position > failedAt { failures = 0 }
-                    failedAt = acknowledged.position
-                    var failure = error
-                    while true {
-                        failures += 1
-                        guard failures < maxAttempts else { throw failure }
-                        let delay = retries.retryDelay(afterAttempt: failures, error: failure)
-                        reportRetry(failure, failures, maxAttempts, delay)
-                        Thread.sleep(forTimeInterval: delay)
-                        do {
-                            try reader.reconnect()
-                            break
-                        } catch let again as SinkError where again.isTransient {
-                            failure = again
-                        }
-                    }
-                    delivery.rewind()
-                }
+            read.onReopen = { [weak delivery] in delivery?.rewind() }
+            try read.read(resumePoint: { acknowledged }) { position, item in
+                try delivery.accept(JournalEntry(sequence: position, source: from, item: item, isFromJournal: false))
             }
             try delivery.finish()
             return delivery
@@ -260,7 +220,7 @@ enum MigrateCommand {
                 exitCode: verifies ? nil : .dataError)
         }
         guard verifies else { return counts.rejected > 0 ? .dataError : .success }
-        return try verify(reader, from: from, target, to: to, filter: filter, rejected: counts.rejected)
+        return try verify(reader, from: from, target, to: to, filter: filter, rejected: counts.rejected, notices: notices)
     }
 
     /// What tells two sinks' stores apart (`key`): the type, and the file or folder (resolved, links
@@ -288,19 +248,22 @@ enum MigrateCommand {
         }
     }
 
-    /// Reads both sides back, prints the table, and returns the exit code.
+    /// Reads both sides back, prints the table, and returns the exit code. A side whose connection
+    /// is lost mid-read is opened again and read on after the last item counted (`SourceRead`).
     static func verify(_ reader: any ReadableSink, from: String, _ target: ConfiguredSink, to: String,
-                       filter: SampleFilter, rejected: Int) throws -> ExitCode {
+                       filter: SampleFilter, rejected: Int, notices: NoticeOutput) throws -> ExitCode {
         let verifyStarted = Date()
         // Both sides at once: each sink is read on one thread only, as the Sink contract asks.
         let sourceSide = VerifySide(reader)
         let done = DispatchSemaphore(value: 0)
         let reading = Thread {
-            sourceSide.result = Result { try checksums(sourceSide.sink, filter: filter) }
+            sourceSide.result = Result { try checksums(sourceSide.sink, name: from, filter: filter, notices: notices) }
             done.signal()
         }
         reading.start()
-        let targetResult = Result { try checksums(try target.readable(for: "verified"), filter: filter) }
+        let targetResult = Result {
+            try checksums(try target.readable(for: "verified"), name: to, filter: filter, notices: notices)
+        }
         done.wait()
         let sourceSums = try sourceSide.result!.get()
         let targetSums = try targetResult.get()
@@ -319,17 +282,29 @@ enum MigrateCommand {
         init(_ sink: any ReadableSink) { self.sink = sink }
     }
 
-    static func checksums(_ sink: any ReadableSink, filter: SampleFilter) throws -> SampleChecksum {
+    /// The per-type counts and checksums of what sink `name` holds (as `filter` narrows it). A
+    /// connection lost mid-read is opened again and the store read on after the last item
+    /// counted, so none is counted twice; one whose rows before that item changed meanwhile
+    /// stops the comparison (exit 1).
+    static func checksums(_ sink: any ReadableSink, name: String, filter: SampleFilter,
+                          notices: NoticeOutput) throws -> SampleChecksum {
         var sums = SampleChecksum()
-        try sink.readBack { item in
-            if filter.selects(item) { sums.add(item) }
+        let read = SourceRead(sink, onRetry: DeliveryProgress.retryReporter(sink: name, notices: notices))
+        var counted: (position: Int64, digest: Int64?) = (0, nil)
+        do {
+            try read.read(resumePoint: { counted }) { position, item in
+                guard position > counted.position else { return }
+                if filter.selects(item) { sums.add(item) }
+                counted = (position, read.order.value)
+            }
+        } catch is SourceChanged {
+            throw CommandFailure(message: "sink '\(name)' changed while it was read for the comparison (rows added or deleted "
+                                     + "before where its lost connection stopped the read)",
+                                 hint: "compare again (migrate --verify-only) once nothing writes it", code: .incomplete)
         }
         return sums
     }
 }
-
-/// The input of an interrupted migration changed before the position it reached.
-struct SourceChanged: Error {}
 
 /// A running hash of the ids a read-back gave, in its order (`ContentHash`), so that a resumed
 /// migration can tell whether the items before its position are still the same ones.

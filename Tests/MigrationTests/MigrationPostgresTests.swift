@@ -213,6 +213,51 @@ import Testing
         #expect(try SQLiteDatabase(path: directory + "/local2.sqlite", readOnly: true).scalarInt("SELECT count(*) FROM samples") ?? 0 > 100)
     }
 
+    /// A folder whose `supa` (schema `schema`_pg, `application_name` hr_src_`schema`) holds more
+    /// rows than three of a read's FETCHes (10,000 each) carry, and whose `tsdb` (schema
+    /// `schema`_ts, `application_name` hr_ts_`schema`) holds the same when `fillTimescale`; `local`
+    /// holds the export they came from. Returns the folder and the row count of `supa`.
+    static func lostReadDirectory(url: String, schema: String, fillTimescale: Bool = false) throws -> (String, Int64) {
+        let directory = makeTemporaryDirectory("migrate-pg-lost")
+        try """
+            state_directory: ./state
+            sinks:
+              local: { type: sqlite, path: ./local.sqlite }
+              supa:
+                type: postgres
+                url: "\(url) application_name=hr_src_\(schema)"
+                schema: \(schema)_pg
+                user_id: 00000000-0000-4000-8000-000000000001
+              tsdb:
+                type: timescaledb
+                url: "\(url) application_name=hr_ts_\(schema)"
+                schema: \(schema)_ts
+                require_timescaledb: false
+            routes:
+              - types: ["*"]
+                to: [local]
+            """.write(toFile: directory + "/healthrouter.yaml", atomically: true, encoding: .utf8)
+        try CommandRunner.generateExport(records: 25_000, to: directory + "/export.zip", zip: true, quirks: false)
+        let imported = try CommandRunner.run(["import", "export.zip", "-q"], in: directory)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        for target in fillTimescale ? ["supa", "tsdb"] : ["supa"] {
+            let filled = try CommandRunner.run(["migrate", "--from", "local", "--to", target, "-q"], in: directory)
+            #expect(filled.status == 0, "\(filled.stdout)\(filled.stderr)")
+        }
+        let admin = try PostgresConnection(url: url)
+        defer { admin.close() }
+        let rows = try admin.execute("SELECT count(*) FROM \(schema)_pg.healthkit_metrics").int(0, 0) ?? 0
+        #expect(rows > 20_000)
+        return (directory, rows)
+    }
+
+    /// Drops the schemas of `lostReadDirectory`.
+    static func dropSchemas(url: String, schema: String) {
+        guard let admin = try? PostgresConnection(url: url) else { return }
+        _ = try? admin.execute("DROP SCHEMA IF EXISTS \(schema)_pg CASCADE; DROP SCHEMA IF EXISTS \(schema)_ts CASCADE")
+        admin.close()
+    }
+
     /// The source's connection lost mid-read (its backend ended by `pg_terminate_backend` between
     /// two FETCHes): the migration opens the source again and reads on from where the target
     /// acknowledged, as it retries a failed write, instead of stopping (exit 1) for a second run
@@ -220,40 +265,13 @@ import Testing
     @Test func aSourceLostMidReadIsReadAgainFromWhereTheTargetAcknowledged() throws {
         guard let url = Self.url else { return }
         let schema = Self.schema()
-        let application = "hr_src_" + schema
-        let directory = makeTemporaryDirectory("migrate-pg-lost")
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        try """
-            state_directory: ./state
-            sinks:
-              local: { type: sqlite, path: ./local.sqlite }
-              supa:
-                type: postgres
-                url: "\(url) application_name=\(application)"
-                schema: \(schema)_pg
-                user_id: 00000000-0000-4000-8000-000000000001
-              tsdb:
-                type: timescaledb
-                url: "\(url)"
-                schema: \(schema)_ts
-                require_timescaledb: false
-            routes:
-              - types: ["*"]
-                to: [local]
-            """.write(toFile: directory + "/healthrouter.yaml", atomically: true, encoding: .utf8)
-        // More rows than three of the source's FETCHes (10,000 each) carry.
-        try CommandRunner.generateExport(records: 25_000, to: directory + "/export.zip", zip: true, quirks: false)
-        let imported = try CommandRunner.run(["import", "export.zip", "-q"], in: directory)
-        #expect(imported.status == 0, "\(imported.stderr)")
-        let filled = try CommandRunner.run(["migrate", "--from", "local", "--to", "supa", "-q"], in: directory)
-        #expect(filled.status == 0, "\(filled.stdout)\(filled.stderr)")
-        let admin = try PostgresConnection(url: url)
+        let (directory, rows) = try Self.lostReadDirectory(url: url, schema: schema)
         defer {
-            _ = try? admin.execute("DROP SCHEMA IF EXISTS \(schema)_pg CASCADE; DROP SCHEMA IF EXISTS \(schema)_ts CASCADE")
-            admin.close()
+            try? FileManager.default.removeItem(atPath: directory)
+            Self.dropSchemas(url: url, schema: schema)
         }
-        let rows = try admin.execute("SELECT count(*) FROM \(schema)_pg.healthkit_metrics").int(0, 0) ?? 0
-        #expect(rows > 20_000)
+        let admin = try PostgresConnection(url: url)
+        defer { admin.close() }
 
         let migration = try CommandRunner.start(["migrate", "--from", "supa", "--to", "tsdb", "-q"], in: directory)
         // Once the target acknowledged a batch, its next write is held (its cursor row locked)
@@ -262,7 +280,7 @@ import Testing
         #expect(eventually(within: 60, every: 2_000) { FileManager.default.fileExists(atPath: acknowledged) })
         try admin.execute("BEGIN; LOCK TABLE \(schema)_ts.sink_cursor IN EXCLUSIVE MODE")
         let killed = try admin.query("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = $1",
-                                     [application]).int(0, 0)
+                                     ["hr_src_" + schema]).int(0, 0)
         try admin.execute("COMMIT")
         #expect(killed == 1)
         let out = (migration.standardOutput as! Pipe).fileHandleForReading.readDataToEndOfFile()
@@ -277,6 +295,103 @@ import Testing
                                            + "+ (SELECT count(*) FROM \(schema)_ts.workouts)").int(0, 0)
         #expect(copied == rows)
         #expect(!FileManager.default.fileExists(atPath: acknowledged))
+    }
+
+    /// `dump --from` a database whose connection is lost mid-read (its backend ended while the
+    /// dump waits to write to standard output, which nobody reads yet: the read has FETCHes to
+    /// go) opens it again and reads on after the last line written: standard output is the
+    /// uninterrupted dump, no line twice, none left out. Before, the dump stopped (exit 1) with
+    /// part of the lines written. A row deleted before that line meanwhile stops it (exit 1)
+    /// with the lines written so far, a prefix of the dump, instead of leaving a line out.
+    @Test func aDumpWhoseSourceIsLostMidReadWritesEveryLineOnce() throws {
+        guard let url = Self.url else { return }
+        let schema = Self.schema()
+        let (directory, rows) = try Self.lostReadDirectory(url: url, schema: schema)
+        defer {
+            try? FileManager.default.removeItem(atPath: directory)
+            Self.dropSchemas(url: url, schema: schema)
+        }
+        let whole = try CommandRunner.run(["dump", "--from", "supa", "--output", "whole.ndjson"], in: directory)
+        #expect(whole.status == 0, "\(whole.stderr)")
+        let reference = try String(contentsOfFile: directory + "/whole.ndjson", encoding: .utf8)
+        #expect(reference.split(separator: "\n").count == Int(rows))
+        let admin = try PostgresConnection(url: url)
+        defer { admin.close() }
+        /// Starts a dump to standard output, ends its session once it waits mid-read (`before`
+        /// runs first), and returns its exit status, standard output and standard error.
+        func dumpLosingItsConnection(before: String = "") throws -> (Int32, String, String) {
+            let dump = try CommandRunner.start(["dump", "--from", "supa"], in: directory)
+            #expect(eventually(within: 60, every: 20_000) {
+                let state = try? admin.query("SELECT state || ' ' || query FROM pg_stat_activity WHERE application_name = $1",
+                                             ["hr_src_" + schema]).text(0, 0)
+                return state?.hasPrefix("idle in transaction FETCH") ?? false
+            })
+            if !before.isEmpty { try admin.execute(before) }
+            let killed = try admin.query("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = $1",
+                                         ["hr_src_" + schema]).int(0, 0)
+            #expect(killed == 1)
+            let out = (dump.standardOutput as! Pipe).fileHandleForReading.readDataToEndOfFile()
+            let err = String(decoding: (dump.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            dump.waitUntilExit()
+            return (dump.terminationStatus, String(decoding: out, as: UTF8.self), err)
+        }
+        let (status, stdout, stderr) = try dumpLosingItsConnection()
+        #expect(status == 0, "\(stderr)")
+        #expect(stderr.contains("sink 'supa': unavailable: ") && stderr.contains("trying again in 0.5 s (attempt 2 of 5)"), "\(stderr)")
+        #expect(stderr.contains("dumped \(NumberText.grouped(Int(rows))) samples"), "\(stderr)")
+        #expect(stdout.split(separator: "\n").count == Int(rows))
+        #expect(stdout == reference)
+
+        // The first row, dumped already, deleted before the dump reads again.
+        let first = "(SELECT id FROM \(schema)_pg.healthkit_metrics ORDER BY started_at, id LIMIT 1)"
+        let (changedStatus, partial, changedError) = try dumpLosingItsConnection(
+            before: "DELETE FROM \(schema)_pg.healthkit_metrics WHERE id = \(first)")
+        #expect(changedStatus == 1, "\(changedError)")
+        #expect(changedError.contains("sink 'supa' changed while it was dumped"), "\(changedError)")
+        #expect(!partial.isEmpty && reference.hasPrefix(partial))
+        #expect(partial.split(separator: "\n").count < Int(rows))
+    }
+
+    /// `migrate --verify-only` whose source's connection is lost mid-read (its backend ended while
+    /// it waits for a lock on the last table it reads, the others counted) reads it again and
+    /// counts every row once: the two stores are equal. Before, the comparison stopped (exit 1).
+    @Test func aVerifyWhoseSourceIsLostMidReadCountsEveryRowOnce() throws {
+        guard let url = Self.url else { return }
+        let schema = Self.schema()
+        let (directory, _) = try Self.lostReadDirectory(url: url, schema: schema, fillTimescale: true)
+        defer {
+            try? FileManager.default.removeItem(atPath: directory)
+            Self.dropSchemas(url: url, schema: schema)
+        }
+        let admin = try PostgresConnection(url: url)
+        defer { admin.close() }
+        let locker = try PostgresConnection(url: url)
+        defer { locker.close() }
+        let application = "hr_ts_" + schema
+        func reader() -> (query: String, waits: String)? {
+            guard let row = try? admin.query("SELECT query, coalesce(wait_event_type, '') FROM pg_stat_activity WHERE application_name = $1",
+                                             [application]), row.rowCount == 1 else { return nil }
+            return (row.text(0, 0) ?? "", row.text(0, 1) ?? "")
+        }
+        let verify = try CommandRunner.start(["migrate", "--from", "tsdb", "--to", "local", "--verify-only"], in: directory)
+        // Once it reads (its schema checked, which takes locks too), its last table is locked.
+        #expect(eventually(within: 60, every: 5_000) { reader()?.query.hasPrefix("FETCH") ?? false })
+        try locker.execute("BEGIN; LOCK TABLE \(schema)_ts.workouts IN ACCESS EXCLUSIVE MODE")
+        #expect(eventually(within: 60, every: 20_000) {
+            guard let now = reader() else { return false }
+            return now.waits == "Lock" && now.query.contains("\(schema)_ts\".\"workouts\"")
+        })
+        let killed = try admin.query("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = $1",
+                                     [application]).int(0, 0)
+        try locker.execute("COMMIT")
+        #expect(killed == 1)
+        let out = String(decoding: (verify.standardOutput as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let err = String(decoding: (verify.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        verify.waitUntilExit()
+        #expect(verify.terminationStatus == 0, "\(out)\(err)")
+        #expect(err.contains("sink 'tsdb': unavailable: ") && err.contains("trying again in 0.5 s (attempt 2 of 5)"), "\(err)")
+        #expect(out.contains("verified: every type has the same count and checksum on both sides"), "\(out)")
+        #expect(out.contains("heartRate") && !out.contains("DIFFERENT"), "\(out)")
     }
 
     @Test func sqliteToPostgresMigratesAndVerifyReportsPerType() throws {
