@@ -139,9 +139,9 @@ public final class PostgresSink: Sink {
         var opened: PostgresConnection?
         do {
             let connection = try PostgresConnection(url: configuration.url,
-                                                    statementTimeoutSeconds: Int(configuration.statementTimeout.seconds))
+                                                    statementTimeoutSeconds: Int(configuration.statementTimeout.seconds),
+                                                    onNotice: { [logger] notice in logger.warning("postgres: \(notice)") })
             opened = connection
-            connection.onNotice = { [logger] notice in logger.warning("postgres: \(notice)") }
             if !preparingForReading, let problem = try connection.textEncodingProblem() {
                 connection.close()
                 throw SinkError.misconfigured(problem)

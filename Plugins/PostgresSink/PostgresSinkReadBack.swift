@@ -100,7 +100,8 @@ extension PostgresSink {
 extension PostgresSink: ReadableSink {
     /// `healthkit_metrics` in the configured schema, when the server has no such table.
     public var missingStore: String? {
-        PostgresConnection.missingTable(url: configuration.url, schema: configuration.schema, table: "healthkit_metrics")
+        PostgresConnection.missingTable(url: configuration.url, schema: configuration.schema, table: "healthkit_metrics",
+                                        onNotice: { [logger] notice in logger.warning("postgres: \(notice)") })
     }
 
     /// `readBack(batchSize:_:)`'s samples as items (this schema records no tombstones). The

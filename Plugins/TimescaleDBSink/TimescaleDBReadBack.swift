@@ -100,7 +100,8 @@ extension TimescaleDBSink {
 extension TimescaleDBSink: ReadableSink {
     /// `samples` in the configured schema, when the server has no such table.
     public var missingStore: String? {
-        PostgresConnection.missingTable(url: configuration.url, schema: configuration.schema, table: "samples")
+        PostgresConnection.missingTable(url: configuration.url, schema: configuration.schema, table: "samples",
+                                        onNotice: { [logger] notice in logger.warning("postgres: \(notice)") })
     }
 
     /// The tombstones `deleted_samples` recorded (in the order they came), then

@@ -124,7 +124,7 @@ public final class TimescaleDBSink: Sink {
     }
 
     public let configuration: Configuration
-    private let logger: Logger
+    let logger: Logger
     /// The sink's name in the config: its row in `sink_cursor`.
     private let sinkName: String
     private let schema: TimescaleDBSchema
@@ -174,9 +174,9 @@ public final class TimescaleDBSink: Sink {
         var opened: PostgresConnection?
         do {
             let connection = try PostgresConnection(url: configuration.url,
-                                                    statementTimeoutSeconds: Int(configuration.statementTimeout.seconds))
+                                                    statementTimeoutSeconds: Int(configuration.statementTimeout.seconds),
+                                                    onNotice: { [logger] notice in logger.warning("postgres: \(notice)") })
             opened = connection
-            connection.onNotice = { [logger] notice in logger.warning("postgres: \(notice)") }
             if !preparingForReading, let problem = try connection.textEncodingProblem() {
                 connection.close()
                 throw SinkError.misconfigured(problem)

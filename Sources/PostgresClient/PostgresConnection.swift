@@ -17,10 +17,11 @@ public final class PostgresConnection {
     /// The COPY statement `beginCopy` started and `endCopy` has not ended.
     private var copyInProgress: String?
     /// The address for messages: `host:port/db`, never the password.
-    public let endpoint: String
+    public private(set) var endpoint = "PostgreSQL"
     /// Receives the server's notices (a WARNING, a FATAL sent to an idle session), on one line;
     /// nil: they go to standard error with healthrouter's prefix. Called on the thread using the
-    /// connection, during a call on it.
+    /// connection, during a call on it (or during `init`, given there: a notice the server sends
+    /// while the session starts).
     public var onNotice: ((String) -> Void)?
 
     /// PostgreSQL's longest `statement_timeout`, 2,147,483,647 ms, in whole seconds (24.8 days).
@@ -36,7 +37,13 @@ public final class PostgresConnection {
         return nil
     }
 
-    public init(url: String, connectTimeoutSeconds: Int = 10, statementTimeoutSeconds: Int = 300) throws {
+    /// Connects to `url`. `onNotice` is in place before the server's first message, so that a
+    /// notice it sends while the session starts (a WARNING at login: a database whose collation
+    /// version does not match the library's, a role's or a login trigger's) reaches it too instead
+    /// of libpq's bare multi-line text on standard error (a JSON log's reader would meet plain text).
+    public init(url: String, connectTimeoutSeconds: Int = 10, statementTimeoutSeconds: Int = 300,
+                onNotice: ((String) -> Void)? = nil) throws {
+        self.onNotice = onNotice
         // Not given to libpq: its messages would quote the piece of the password it took for the port or host.
         if let hazard = PostgresConnectionString.passwordHazard(url) {
             throw PostgresError(message: hazard, operation: "connect to PostgreSQL",
@@ -45,12 +52,14 @@ public final class PostgresConnection {
         // Later keywords win over the expanded URL only when given after it: defaults go first.
         let keywords = ["connect_timeout", "application_name"] + Self.liveness.map(\.keyword) + ["dbname"]
         let values = [String(connectTimeoutSeconds), "healthrouter"] + Self.liveness.map(\.value) + [url]
+        // Started, then driven to the end here (`finishConnecting`): libpq's blocking connect
+        // gives no moment to set the notice processor before the server speaks.
         let connection = Self.withCStrings(keywords) { keys in
-            Self.withCStrings(values) { vals in PQconnectdbParams(keys, vals, 1) }
+            Self.withCStrings(values) { vals in PQconnectStartParams(keys, vals, 1) }
         }
         handle = connection
-        if let connection, PQstatus(connection) == CONNECTION_OK {
-            endpoint = Self.describe(connection)
+        var timedOut: String?
+        if let connection {
             // The server's warnings, and a FATAL it sends while the session is idle (an
             // administrator ending it), on one line with healthrouter's prefix instead of libpq's
             // bare multi-line text.
@@ -63,8 +72,12 @@ public final class PostgresConnection {
                     FileHandle.standardError.write(Data("healthrouter: postgres: \(notice)\n".utf8))
                 }
             }, Unmanaged.passUnretained(self).toOpaque())
+            timedOut = Self.finishConnecting(connection)
+        }
+        if let connection, timedOut == nil, PQstatus(connection) == CONNECTION_OK {
+            endpoint = Self.describe(connection)
         } else {
-            let message = connection.map { String(cString: PQerrorMessage($0)) } ?? "out of memory"
+            let message = timedOut ?? connection.map { String(cString: PQerrorMessage($0)) } ?? "out of memory"
             let target = connection.map(Self.describe) ?? "PostgreSQL"
             let needsPassword = connection.map { PQconnectionNeedsPassword($0) != 0 } ?? false
             if let connection { PQfinish(connection) }
@@ -103,6 +116,43 @@ public final class PostgresConnection {
             + "`CREATE DATABASE name ENCODING 'UTF8' TEMPLATE template0`) and point `url` at it"
     }
 
+    /// Drives a connection `PQconnectStartParams` started until it is made or failed, as libpq's
+    /// blocking connect does: waits for its socket as `PQconnectPoll` asks, at most
+    /// `connect_timeout` seconds (2 at least, none when 0) for each address tried (a new socket).
+    /// Returns libpq's words for an address that took longer (`connection to server at "10.0.0.9",
+    /// port 5432 failed: timeout expired`), which ends the attempt (libpq's blocking connect would
+    /// go on to a URL's next host); nil otherwise (`PQstatus` tells the outcome).
+    private static func finishConnecting(_ connection: OpaquePointer) -> String? {
+        var limit = 0.0
+        if let text = option(connection, "connect_timeout"), let seconds = Int(text.trimmingCharacters(in: .whitespaces)),
+           seconds > 0 {
+            limit = Double(max(2, seconds))
+        }
+        var state = PGRES_POLLING_WRITING
+        var socket: Int32 = -1
+        var deadline = Date.distantFuture
+        while PQstatus(connection) != CONNECTION_BAD, state != PGRES_POLLING_OK, state != PGRES_POLLING_FAILED {
+            let descriptor = PQsocket(connection)
+            guard descriptor >= 0 else { return nil }
+            if descriptor != socket {
+                socket = descriptor
+                deadline = limit > 0 ? Date(timeIntervalSinceNow: limit) : .distantFuture
+            }
+            let remaining = deadline.timeIntervalSinceNow
+            guard remaining > 0 else {
+                let host = PQhost(connection).map { String(cString: $0) } ?? "?"
+                let port = PQport(connection).map { String(cString: $0) } ?? "?"
+                return "connection to server at \"\(host)\", port \(port) failed: timeout expired"
+            }
+            var entry = pollfd(fd: descriptor, events: Int16(state == PGRES_POLLING_READING ? POLLIN : POLLOUT), revents: 0)
+            let waited = poll(&entry, 1, Int32(min(remaining, 60) * 1000) + 1)
+            if waited < 0, errno == EINTR { continue }
+            // A socket ready, or in error (libpq's next read says which), or the time up (looked at above).
+            if waited != 0 { state = PQconnectPoll(connection) }
+        }
+        return nil
+    }
+
     /// TCP keepalives (idle 30 s, then 3 probes 10 s apart) and a TCP user timeout (60 s for
     /// data sent and not acknowledged): how long a connection to a server that vanished lasts.
     static let liveness: [(keyword: String, value: String)] = [
@@ -112,7 +162,11 @@ public final class PostgresConnection {
 
     /// The value libpq uses for the connection option `keyword` (`keepalives_idle`), if any.
     public func option(_ keyword: String) -> String? {
-        guard let handle, let options = PQconninfo(handle) else { return nil }
+        handle.flatMap { Self.option($0, keyword) }
+    }
+
+    private static func option(_ handle: OpaquePointer, _ keyword: String) -> String? {
+        guard let options = PQconninfo(handle) else { return nil }
         defer { PQconninfoFree(options) }
         var entry = options
         while let name = entry.pointee.keyword {
@@ -124,9 +178,11 @@ public final class PostgresConnection {
 
     /// `postgres://host:port/db (table "schema"."table")` when the server at `url` answers and has
     /// no such table; nil when it has it, or cannot be asked (the caller's next step reports that).
-    /// For a read-only command to refuse a store that is not there instead of creating it.
-    public static func missingTable(url: String, schema: String, table: String) -> String? {
-        guard let connection = try? PostgresConnection(url: url) else { return nil }
+    /// For a read-only command to refuse a store that is not there instead of creating it. The
+    /// server's notices go to `onNotice` (as a connection's).
+    public static func missingTable(url: String, schema: String, table: String,
+                                    onNotice: ((String) -> Void)? = nil) -> String? {
+        guard let connection = try? PostgresConnection(url: url, onNotice: onNotice) else { return nil }
         defer { connection.close() }
         let name = SQL.qualified(schema, table)
         guard let exists = try? connection.query("SELECT to_regclass($1) IS NOT NULL", [name]).bool(0, 0), !exists else {

@@ -35,11 +35,11 @@ public enum PostgresReadOnlyConnection {
         logger.info("reading the tables as they are: this role may not change them", [("reason", "\(refusal)")])
         let connection: PostgresConnection
         do {
-            connection = try PostgresConnection(url: url, statementTimeoutSeconds: statementTimeoutSeconds)
+            connection = try PostgresConnection(url: url, statementTimeoutSeconds: statementTimeoutSeconds,
+                                                onNotice: { notice in logger.warning("postgres: \(notice)") })
         } catch let error as PostgresError {
             throw sinkError(error)
         }
-        connection.onNotice = { notice in logger.warning("postgres: \(notice)") }
         // Nil: the query failed (not granted) or found no row (hidden by row-level security).
         let stored = try? connection.query("SELECT max(version) FROM \(versionTable)").int(0, 0)
         if let stored, stored > knownVersion {

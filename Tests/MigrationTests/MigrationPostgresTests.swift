@@ -394,6 +394,41 @@ import Testing
         #expect(out.contains("heartRate") && !out.contains("DIFFERENT"), "\(out)")
     }
 
+    /// With `--log-format json`, a notice the server sends while a session starts (a WARNING at
+    /// login: here the database's recorded collation version is not one its library gives) is one
+    /// of the log's JSON lines, as every later notice is. Before, libpq wrote it to standard error
+    /// as bare text, once for each connection, before the sink's handler was set.
+    @Test func aNoticeAtLoginIsAJSONLogLine() throws {
+        guard let url = Self.url else { return }
+        let database = "hr_notice_" + Self.schema()
+        let admin = try PostgresConnection(url: url)
+        defer {
+            _ = try? admin.execute("DROP DATABASE IF EXISTS \(database) WITH (FORCE)")
+            admin.close()
+        }
+        try admin.execute("CREATE DATABASE \(database)")
+        try admin.execute("UPDATE pg_database SET datcollversion = '0.bogus' WHERE datname = '\(database)'")
+        let directory = makeTemporaryDirectory("login-notice")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try """
+            state_directory: ./state
+            sinks:
+              supa: { type: postgres, url: "\(url) dbname=\(database)", user_id: me }
+              tsdb: { type: timescaledb, url: "\(url) dbname=\(database)", require_timescaledb: false }
+            """.write(toFile: directory + "/healthrouter.yaml", atomically: true, encoding: .utf8)
+        for command in [["check", "--connect"], ["dump", "--from", "supa"], ["dump", "--from", "tsdb"]] {
+            let result = try CommandRunner.run(command + ["--log-format", "json"], in: directory)
+            #expect(result.status == 0, "\(command): \(result.stdout)\(result.stderr)")
+            let lines = result.stderr.split(separator: "\n")
+            for line in lines {
+                #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) is [String: Any],
+                        "\(command): not a JSON object: \(line)")
+            }
+            let warnings = lines.filter { $0.contains(#""level":"warning""#) && $0.contains("collation version") }
+            #expect(!warnings.isEmpty, "\(command): \(result.stderr)")
+        }
+    }
+
     @Test func sqliteToPostgresMigratesAndVerifyReportsPerType() throws {
         guard let url = Self.url else { return }
         let directory = try Self.directory(url: url, schema: Self.schema())

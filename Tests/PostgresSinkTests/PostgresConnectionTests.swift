@@ -49,6 +49,31 @@ import TestSupport
         #expect(notices.lines.first?.contains("WARNING:  first line; second line") == true, "\(notices.lines)")
     }
 
+    /// A notice the server sends while the session starts (a WARNING at login: here the
+    /// database's recorded collation version is not one its library gives) reaches the handler
+    /// given to `init`. Before, libpq's default processor wrote it to standard error as bare text,
+    /// in the middle of a JSON log.
+    @Test func aNoticeAtLoginGoesToTheHandlerGiven() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let database = "hr_login_notice_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
+        let admin = try PostgresConnection(url: url)
+        defer {
+            _ = try? admin.execute("DROP DATABASE IF EXISTS \(database) WITH (FORCE)")
+            admin.close()
+        }
+        try admin.execute("CREATE DATABASE \(database)")
+        try admin.execute("UPDATE pg_database SET datcollversion = '0.bogus' WHERE datname = '\(database)'")
+        final class Notices: @unchecked Sendable { var lines: [String] = [] }
+        let notices = Notices()
+        let connection = try PostgresConnection(url: url + " dbname=\(database)", onNotice: { notices.lines.append($0) })
+        defer { connection.close() }
+        #expect(notices.lines.count == 1, "\(notices.lines)")
+        #expect(notices.lines.first?.contains("WARNING:  database \"\(database)\"") == true
+                    && notices.lines.first?.contains("collation version") == true, "\(notices.lines)")
+        // The session works as any other.
+        #expect(try connection.execute("SELECT current_database()").text(0, 0) == database)
+    }
+
     @Test func tlsWithTheServerCertificateVerified() throws {
         guard let url = PostgresTestDatabase.url, let port = PostgresTestDatabase.port,
               let rootCertificate = PostgresTestDatabase.environment("PG_TLS_ROOT_CERT") else { return }
