@@ -303,29 +303,29 @@ final class PushRequestHandler: Sendable {
     /// most `PulsoBatchParser.listedSkips`.
     static func skippedElements(_ batch: PulsoBatchParser.Batch, result: AppendResult) -> [SkippedElement] {
         var skipped = batch.skips
-        if !result.refusedSampleIds.isEmpty || !result.refusedDeletionIds.isEmpty {
-            for (item, index) in zip(batch.items, batch.itemIndices) {
-                switch item {
-                case .sample(let sample):
-                    // Samples' refusals and deletions' apart: a forwarded body's sample of alice's
-                    // id is stored while a deletion of it without a user is refused, and back.
-                    let id = SampleIdKey.canonicalCase(sample.id)
-                    guard result.refusedSampleIds.contains(id) else { continue }
-                    if result.idsOfOtherUsers.contains(id) {
-                        skipped.append(SkippedElement(index: index, uuid: sample.id, problem: .init(
-                            field: "uuid", reason: "another user's sample has this id (an id is changed or deleted by the user "
-                                + "who pushed it first)")))
-                    } else {
-                        skipped.append(SkippedElement(index: index, uuid: sample.id, problem: .init(
-                            field: "type", reason: "this uuid was sent before under another type, which it keeps")))
-                    }
-                case .tombstone(let tombstone):
-                    let refused = tombstone.ids.filter { result.refusedDeletionIds.contains(SampleIdKey.canonicalCase($0)) }
-                    guard let first = refused.first else { continue }
+        if !result.refusedItems.isEmpty {
+            // By position, not by id: a forwarded body's sample of alice's id is stored while a
+            // deletion of it without a user is refused, and back; of two users' deletions of one
+            // id, one may be taken and the other refused.
+            for (position, (item, index)) in zip(batch.items, batch.itemIndices).enumerated() {
+                guard let refusal = result.refusedItems[position] else { continue }
+                switch (refusal, item) {
+                case (.anotherUsersId, .sample(let sample)):
+                    skipped.append(SkippedElement(index: index, uuid: sample.id, problem: .init(
+                        field: "uuid", reason: "another user's sample has this id (an id is changed or deleted by the user "
+                            + "who pushed it first)")))
+                case (.anotherType, .sample(let sample)):
+                    skipped.append(SkippedElement(index: index, uuid: sample.id, problem: .init(
+                        field: "type", reason: "this uuid was sent before under another type, which it keeps")))
+                case (.deletion(let refused), .tombstone(let tombstone)):
+                    // Named as the element named it.
+                    let first = tombstone.ids.first { SampleIdKey.canonicalCase($0) == refused[0] } ?? refused[0]
                     let more = refused.count > 1 ? " and \(refused.count - 1) more" : ""
                     skipped.append(SkippedElement(index: index, problem: .init(
                         field: "deleted", reason: "another user's samples have ids it names, which were not deleted: "
                             + SkippedElement.quoted(first) + more + " (an id is deleted by the user who pushed it first)")))
+                default:
+                    continue
                 }
             }
             skipped.sort { $0.index < $1.index }

@@ -157,6 +157,75 @@ struct HTTPSinkSkippedElementsTests {
                 + #""reason":"another user's sample has this id (an id is changed or deleted by the user who pushed it first)"}]}"#)
     }
 
+    /// One forwarded body holds two users' deletions of one id: alice's, who pushed the id to the
+    /// receiver herself, is taken; carol's is refused. A sink worker forwarding the sender's
+    /// journal parks only carol's deletion (and a sample under alice's id) as dead letters;
+    /// alice's deletion counts as delivered. Before, the receiver listed every element naming the
+    /// id once one was refused, and the sender parked alice's deletion, which it had taken.
+    @Test func ofTwoUsersDeletionsOfOneIdOnlyTheOneRefusedIsADeadLetter() throws {
+        let server = try PushServerFixture { $0.users?["bob"]?.forwardedUserIds = true }
+        let alices = #"[{"uuid":"D1","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":60,"source":"W"}]"#
+        #expect(server.client.post("/ingest", Array(alices.utf8), token: PushServerFixture.tokens["alice"]!).body
+                    == #"{"received": 1, "new": 1, "deleted": 0}"#)
+        // The sender's journal: alice's deletion of D1; a sample stored under D1 since (at another
+        // start: the id is not deleted any more), which the receiver refuses as alice's id; carol's
+        // deletion of D1.
+        let directory = TestScratch.path + "sender-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        _ = try Journal(stateDirectory: directory).append([
+            Self.heartRate("G-0", user: nil, offset: 0),
+            .tombstone(Tombstone(ids: ["D1"], userId: "alice")),
+            Self.heartRate("D1", user: nil, offset: 7),
+            .tombstone(Tombstone(ids: ["D1"], userId: "carol")),
+            Self.heartRate("G-1", user: nil, offset: 8),
+        ], source: "history")
+        let sent = try Journal(stateDirectory: directory, role: .reader).entries(after: 0, limit: 100).map { entry -> String in
+            switch try entry.decoded().item {
+            case .sample(let sample): "\(sample.id) \(sample.userId ?? "-")"
+            case .tombstone(let tombstone): "deleted \(tombstone.ids.joined(separator: ",")) \(tombstone.userId ?? "-")"
+            }
+        }
+        #expect(sent == ["G-0 -", "deleted D1 alice", "D1 -", "deleted D1 carol", "G-1 -"])
+
+        var settings = SinkWorker.Settings()
+        settings.retryInitial = 0.02
+        settings.retryCap = 0.1
+        let context = PluginContext(name: "mirror", stateDirectory: directory, logger: Logger(minimumLevel: .error))
+        let configuration = Self.configuration(server, format: .pulso)
+        let worker = SinkWorker(name: "mirror", stateDirectory: directory, settings: settings, logger: Logger(minimumLevel: .error),
+                                makeSink: { try HTTPSink(configuration: configuration, context: context) },
+                                selects: { _, _ in true })
+        let control = WorkerControl()
+        control.finishInput()
+        let done = DispatchGroup()
+        done.enter()
+        Thread {
+            worker.run(control: control)
+            done.leave()
+        }.start()
+        let deadline = Date(timeIntervalSinceNow: 20)
+        while worker.progress.cursor < 5 && Date() < deadline { usleep(10_000) }
+        control.requestStop()
+        done.wait()
+        let progress = worker.progress
+        #expect(progress.cursor == 5 && progress.written == 3 && progress.deadLetters == 2, "\(progress)")
+        let deadLetters = try Journal(stateDirectory: directory, role: .reader).deadLetters(sink: "mirror")
+        #expect(deadLetters.map(\.sequence) == [3, 4], "\(deadLetters)")
+        if deadLetters.count == 2 {
+            #expect(deadLetters[0].reason.contains("uuid: another user's sample has this id"), "\(deadLetters[0].reason)")
+            #expect(deadLetters[1].reason.contains("deleted: another user's samples have ids it names"), "\(deadLetters[1].reason)")
+        }
+        // The receiver took alice's deletion: her sample is deleted there.
+        let received = try server.journalItems().map { item -> String in
+            switch item {
+            case .sample(let sample): "\(sample.id) \(sample.userId ?? "-")"
+            case .tombstone(let tombstone): "deleted \(tombstone.ids.joined(separator: ",")) \(tombstone.userId ?? "-")"
+            }
+        }
+        #expect(received == ["D1 alice", "G-0 bob", "deleted D1 alice", "G-1 bob"], "\(received)")
+    }
+
     /// The reply lists each element left out with its index in the body; the sink reads those
     /// naming one of the body's elements, once each. A reply without `skipped` (Pulso's server)
     /// lists none: everything counts as delivered, as before.

@@ -30,14 +30,22 @@ public struct AppendResult: Sendable, Equatable {
     /// The ids (in `SampleIdKey.canonicalCase`) of the samples counted in `refusedOtherUsersIds`
     /// and `idsOfAnotherType`: given, but not stored (a push's `/latest` leaves them out).
     public var refusedSampleIds: Set<String> = []
-    /// The ids (in `SampleIdKey.canonicalCase`) of the samples refused as another user's (among
-    /// `refusedSampleIds`): a push's reply gives them that reason.
-    public var idsOfOtherUsers: Set<String> = []
-    /// The ids (in `SampleIdKey.canonicalCase`) tombstones named that were not deleted, another
-    /// user's (not the aliases a tombstone brought). Kept apart from the samples': in a forwarded
-    /// body a sample and a deletion of one id may be two users', one stored and the other refused,
-    /// and a push's reply names only the element refused.
-    public var refusedDeletionIds: Set<String> = []
+    /// Of this append alone (`merge` leaves them): the positions, in the items given, of those the
+    /// journal left out, in whole or in part, and why. Per item, not per id: in a forwarded body
+    /// two elements of one id (a sample and a deletion, or two deletions) may be two users', one
+    /// taken and the other refused, and a push's reply names only the element refused.
+    public var refusedItems: [Int: Refusal] = [:]
+
+    /// Why the journal left an item out (`refusedItems`).
+    public enum Refusal: Sendable, Equatable {
+        /// A sample whose id another user's sample has.
+        case anotherUsersId
+        /// A sample whose uuid was sent before under another type, which it keeps.
+        case anotherType
+        /// A tombstone naming ids (these, in `SampleIdKey.canonicalCase`) of another user's
+        /// samples, which were not deleted (not the aliases a tombstone brought).
+        case deletion([String])
+    }
     /// The sequence numbers of the entries written, when any.
     public var firstSequence: Int64?
     public var lastSequence: Int64?
@@ -67,8 +75,6 @@ public struct AppendResult: Sendable, Equatable {
         earlierVersions += other.earlierVersions
         replacedProfiles += other.replacedProfiles
         refusedSampleIds.formUnion(other.refusedSampleIds)
-        idsOfOtherUsers.formUnion(other.idsOfOtherUsers)
-        refusedDeletionIds.formUnion(other.refusedDeletionIds)
         if firstSequence == nil { firstSequence = other.firstSequence }
         if other.lastSequence != nil { lastSequence = other.lastSequence }
         itemTypes.formUnion(other.itemTypes)

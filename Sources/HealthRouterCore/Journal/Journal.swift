@@ -292,12 +292,15 @@ public final class Journal {
             derivedIdsAdmittedNow.removeAll(keepingCapacity: true)
             hasNativeIds = try database.scalarInt("SELECT EXISTS(SELECT 1 FROM fingerprints)") == 1
             hasDeletedIdsNow = try hasDeletedIds()
+            defer { admittingPosition = nil }
             for position in items.indices {
+                admittingPosition = position
                 // Each item is read in place and then moved out (a copy would retain every string of its sample).
                 guard let firstOfId = try admit(&items[position], sequence: next, source: source, received: received,
                                                 result: &result) else {
                     continue
                 }
+                admittingPosition = nil
                 if collect {
                     appended.append(JournalEntry(sequence: next, source: source, item: Self.take(&items[position]),
                                                  isFirstOfId: firstOfId))
@@ -404,7 +407,7 @@ public final class Journal {
         guard try mayWrite(sample) else {
             result.refusedOtherUsersIds += 1
             result.refusedSampleIds.insert(SampleIdKey.canonicalCase(sample.id))
-            result.idsOfOtherUsers.insert(SampleIdKey.canonicalCase(sample.id))
+            if let admittingPosition { result.refusedItems[admittingPosition] = .anotherUsersId }
             return nil
         }
         // The entry's encoding, offsets included and marked, once: the hash is taken from it.
@@ -494,6 +497,7 @@ public final class Journal {
                TypeRegistry.identifier(of: storedVersion.type) != TypeRegistry.identifier(of: sample.type) {
                 result.idsOfAnotherType += 1
                 result.refusedSampleIds.insert(SampleIdKey.canonicalCase(sample.id))
+                if let admittingPosition { result.refusedItems[admittingPosition] = .anotherType }
                 result.duplicates[sample.kind, default: 0] += 1
                 return nil
             }
@@ -644,6 +648,11 @@ public final class Journal {
     /// The id of the profile the one just admitted replaced (the same user's, of other content),
     /// which `append` deletes in the entry after it.
     private var replacedProfile: (id: String, userId: String?)?
+
+    /// The position, in the items `append` was given, of the one admitted now: where its refusals
+    /// are recorded (`AppendResult.refusedItems`). Nil for an entry the journal makes itself (the
+    /// deletion of a replaced profile).
+    private var admittingPosition: Int?
 
     /// Records in `meta` when a daemon started on this journal: its first write, so that a
     /// journal that takes none is found at the start.
@@ -1199,7 +1208,13 @@ public final class Journal {
         for id in tombstone.ids.map(SampleIdKey.canonicalCase) where named.insert(id).inserted {
             guard try mayDelete(id, for: tombstone.userId) else {
                 result.refusedOtherUsersIds += 1
-                result.refusedDeletionIds.insert(id)
+                if let admittingPosition {
+                    if case .deletion(let ids) = result.refusedItems[admittingPosition] {
+                        result.refusedItems[admittingPosition] = .deletion(ids + [id])
+                    } else {
+                        result.refusedItems[admittingPosition] = .deletion([id])
+                    }
+                }
                 continue
             }
             SampleIdKey.bind(lookupDeleted, 1, id)
