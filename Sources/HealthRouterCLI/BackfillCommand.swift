@@ -33,7 +33,7 @@ enum BackfillCommand {
         the export, or migrate from another sink (healthrouter migrate --help).
 
         exit codes: 0 done, 1 the sink failed (run again to resume), 64 wrong options or unknown
-                    sink, 65 the file is not usable or the sink refused entries, 66 no journal yet,
+                    sink, 65 the file is not usable or the sink refused entries, 66 no journal (or an empty one),
                     or the --from file is missing, 73 the journal or the sink cannot be opened (five tries, 0.5 s to
                     4 s apart), 78 the config or the sink is wrong (misconfigured)
 
@@ -76,14 +76,13 @@ enum BackfillCommand {
             fileSource = source
         }
         // The journal is what a backfill without --from reads; with --from, it says what was deleted since.
-        let hasJournal = FileManager.default.fileExists(atPath: (state as NSString).appendingPathComponent("journal.sqlite"))
+        let absence = JournalFile.absence(in: state, origin: loaded.origin, otherwise: "import something, or backfill from a "
+                                              + "file with --from PATH")
+        if path == nil, let absence { throw absence }
+        let hasJournal = absence == nil
         // The backfill keeps its place there: a state directory it may not write is said so before anything opens.
         if hasJournal { try loaded.ensureStateDirectory() }
         let journal = hasJournal ? try JournalOpenHint.open(state, role: .reader) : nil
-        if path == nil && journal == nil {
-            throw CommandFailure(message: "there is no journal in \(state) yet",
-                                 hint: "import something first, or backfill from a file with --from PATH", code: .noInput)
-        }
         // Made only now: a backfill refused above leaves no empty state directory behind.
         try loaded.ensureStateDirectory()
         let opened = try ConfiguredSink.open(name, loaded: loaded, command: "backfill")

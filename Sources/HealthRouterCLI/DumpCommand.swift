@@ -27,7 +27,7 @@ enum DumpCommand {
         before that line meanwhile stop the dump (exit 1) instead of a line written twice or left out.
 
         exit codes: 0 done, 1 reading stopped on an error (or the --from store changed), 64 wrong options (a folder as --output), an
-                    unknown sink or one that cannot be read back, 66 no journal yet, or the sink's
+                    unknown sink or one that cannot be read back, 66 no journal (or an empty one), or the sink's
                     store (file, folder, or a database's table) does not exist, 73 the output, the
                     journal or the sink cannot be opened (five tries, 0.5 s to 4 s apart), 78 the config or the
                     sink is wrong (misconfigured)
@@ -61,10 +61,9 @@ enum DumpCommand {
         }
         defer { opened?.sink.close() }
         let reader = try opened?.readable(for: "dumped")
-        let journalPath = (loaded.config.stateDirectory as NSString).appendingPathComponent("journal.sqlite")
-        if opened == nil, !FileManager.default.fileExists(atPath: journalPath) {
-            throw CommandFailure(message: "there is no journal in \(loaded.config.stateDirectory) yet",
-                                 hint: "import something first, or dump a sink with --from SINK", code: .noInput)
+        if opened == nil, let absence = JournalFile.absence(in: loaded.config.stateDirectory, origin: loaded.origin,
+                                                            otherwise: "import something, or dump a sink with --from SINK") {
+            throw absence
         }
         let output = try DumpOutput(path: arguments.values["--output"])
         let notices = NoticeOutput(format: loaded.logger.format)

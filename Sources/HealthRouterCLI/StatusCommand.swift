@@ -31,7 +31,9 @@ enum StatusCommand {
                           job's import (write to a temporary file, then rename it there)
 
         exit codes: 0 every sink caught up, 1 a sink lags, lacks pruned entries, has dead
-                    letters or an error, 64 wrong options, 73 the state directory cannot be
+                    letters or an error, 64 wrong options, 66 no journal (nothing was imported
+                    or run with this state directory: another config's or working directory's,
+                    or none yet; an empty journal.sqlite), 73 the state directory cannot be
                     one (a file is in its place) or its journal cannot be read (damaged, or a newer one), or
                     standard output cannot be written (a full disk), 78 the config is wrong
         """
@@ -57,7 +59,6 @@ enum StatusCommand {
         // Each sink's own keys too (no I/O): a misspelt one is the config error `check` reports.
         _ = try loaded.sinkSpecs()
         let config = loaded.config
-        let journalPath = (config.stateDirectory as NSString).appendingPathComponent("journal.sqlite")
         if format == "text" {
             print("config           \(loaded.origin)")
             print("state directory  \(config.stateDirectory)")
@@ -65,38 +66,34 @@ enum StatusCommand {
         if let problem = StorePath.folderProblem(config.stateDirectory, key: "state_directory") {
             throw CommandFailure(message: problem, hint: "nothing can have been imported there", code: .cannotCreate)
         }
-        let shown = arguments.flags.contains("--dead-letters") ? nil : Self.deadLettersShown
-        let report: StatusReport
-        if FileManager.default.fileExists(atPath: journalPath) {
-            let journal = try JournalOpenHint.open(config.stateDirectory, role: .inspector)
-            report = try StatusReport.read(journal, config: config, routes: loaded.routes)
-        } else {
-            report = StatusReport.beforeAnyImport(config: config)
+        // Nothing is created, nor written into an empty file: a state directory without a journal
+        // is mostly another config's or working directory's than the imports', not one all is well in.
+        if let absence = JournalFile.absence(in: config.stateDirectory, origin: loaded.origin,
+                                             otherwise: "import an export (healthrouter import ~/Downloads/export.zip) "
+                                                 + "or start `healthrouter run`") {
+            throw absence
         }
+        let shown = arguments.flags.contains("--dead-letters") ? nil : Self.deadLettersShown
+        let journal = try JournalOpenHint.open(config.stateDirectory, role: .inspector)
+        let report = try StatusReport.read(journal, config: config, routes: loaded.routes)
         switch format {
         case "json": print(report.json(config: loaded.origin, stateDirectory: config.stateDirectory, deadLettersShown: shown))
         case "prometheus": print(report.prometheus, terminator: "")
-        default:
-            guard report.journal != nil else {
-                print("journal          empty: nothing imported yet (try: healthrouter import ~/Downloads/export.zip)")
-                return .success
-            }
-            printTable(report, deadLettersShown: shown)
+        default: printTable(report, deadLettersShown: shown)
         }
         return report.healthy ? .success : .incomplete
     }
 
     /// The report for people: the journal's line, the sinks' table, then what needs a look.
     private static func printTable(_ report: StatusReport, deadLettersShown shown: Int?) {
-        if let figures = report.journal {
-            var journalLine = "journal          \(NumberText.grouped(figures.entries)) entries"
-            if let oldest = figures.oldest { journalLine += " (seq \(NumberText.grouped(oldest))–\(NumberText.grouped(figures.head)))" }
-            // The ids the journal knows (by which a sample imported again is met as a duplicate) outlive
-            // their entries (journal.retain) and include those deleted since: not the samples it holds.
-            journalLine += ", \(NumberText.grouped(figures.sampleIdsKnown)) sample ids known (kept after pruning, deleted ones included), "
-                + "\(NumberText.grouped(figures.deletedIds)) deleted ids"
-            print(journalLine)
-        }
+        let figures = report.journal
+        var journalLine = "journal          \(NumberText.grouped(figures.entries)) entries"
+        if let oldest = figures.oldest { journalLine += " (seq \(NumberText.grouped(oldest))–\(NumberText.grouped(figures.head)))" }
+        // The ids the journal knows (by which a sample imported again is met as a duplicate) outlive
+        // their entries (journal.retain) and include those deleted since: not the samples it holds.
+        journalLine += ", \(NumberText.grouped(figures.sampleIdsKnown)) sample ids known (kept after pruning, deleted ones included), "
+            + "\(NumberText.grouped(figures.deletedIds)) deleted ids"
+        print(journalLine)
         var rows: [[String]] = [["sink", "type", "cursor", "lag", "rows written", "dead letters", "last error"]]
         for sink in report.sinks {
             rows.append([sink.name, sink.type, NumberText.grouped(sink.state.cursor), NumberText.grouped(sink.lag),

@@ -5,7 +5,7 @@ import HealthRouterCore
 /// formats: the table for people, or one JSON object for a monitor (Telegraf's `exec` input,
 /// a cron job's `jq`), whose sink fields are named as those of an admin source's `GET /status`.
 struct StatusReport {
-    /// The journal's figures; nil when nothing was imported yet (no journal file).
+    /// The journal's figures.
     struct JournalFigures {
         var entries: Int64
         /// The lowest sequence still stored (nil: none is).
@@ -18,7 +18,7 @@ struct StatusReport {
     struct SinkFigures {
         var name: String
         var type: String
-        /// Its progress (`Journal.sinkStates`); at cursor 0 before anything was imported.
+        /// Its progress (`Journal.sinkStates`).
         var state: SinkState
         /// Entries after the cursor that the sink's routes select.
         var lag: Int64 = 0
@@ -31,7 +31,7 @@ struct StatusReport {
         var prunedEntriesLacking: Int64 { Journal.entryCount(of: gaps) }
     }
 
-    var journal: JournalFigures?
+    var journal: JournalFigures
     var sinks: [SinkFigures] = []
     /// Entries no route selects, by type, most first.
     var unrouted: [(type: String, count: Int64)] = []
@@ -64,18 +64,13 @@ struct StatusReport {
         return report
     }
 
-    /// The report of `config`'s sinks before anything was imported: each at cursor 0, nothing to do.
-    static func beforeAnyImport(config: HealthRouterConfig) -> StatusReport {
-        StatusReport(journal: nil, sinks: config.sinks.map { SinkFigures(name: $0.name, type: $0.type, state: SinkState(sink: $0.name)) })
-    }
-
     /// The report in Prometheus' text format (`--format prometheus`): the journal's head and
     /// entries, each sink's figures (`SinkMetrics`), and 1 in `healthrouter_status_healthy` when
     /// every sink has caught up with nothing to look at.
     var prometheus: String {
-        SinkMetrics.head(journal?.head ?? 0)
+        SinkMetrics.head(journal.head)
             + SinkMetrics.metric("healthrouter_journal_entries", "gauge", "Entries the journal holds (journal.retain prunes them).",
-                                 [("", journal?.entries ?? 0)])
+                                 [("", journal.entries)])
             + SinkMetrics(sinks: sinks.map {
                 SinkMetrics.Sink(name: $0.name, cursor: $0.state.cursor, lag: $0.lag, written: $0.state.written,
                                  deadLetters: $0.state.deadLetters, writeFailing: $0.state.lastError != nil,
@@ -95,18 +90,14 @@ struct StatusReport {
         writer.field("state_directory", stateDirectory)
         writer.key("healthy"); writer.bool(healthy)
         writer.key("journal")
-        if let journal {
-            writer.beginObject()
-            writer.key("entries"); writer.int(journal.entries)
-            writer.key("first_sequence")
-            if let oldest = journal.oldest { writer.int(oldest) } else { writer.null() }
-            writer.key("head"); writer.int(journal.head)
-            writer.key("sample_ids_known"); writer.int(journal.sampleIdsKnown)
-            writer.key("deleted_ids"); writer.int(journal.deletedIds)
-            writer.endObject()
-        } else {
-            writer.null()
-        }
+        writer.beginObject()
+        writer.key("entries"); writer.int(journal.entries)
+        writer.key("first_sequence")
+        if let oldest = journal.oldest { writer.int(oldest) } else { writer.null() }
+        writer.key("head"); writer.int(journal.head)
+        writer.key("sample_ids_known"); writer.int(journal.sampleIdsKnown)
+        writer.key("deleted_ids"); writer.int(journal.deletedIds)
+        writer.endObject()
         writer.key("sinks"); writer.beginArray()
         for sink in sinks {
             writer.beginObject()

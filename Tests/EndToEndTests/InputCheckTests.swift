@@ -28,8 +28,8 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory + "/state/health.sqlite"))
 
         let status = try CommandRunner.run(["status", "--config", config], in: directory)
-        #expect(status.status == 0)
-        #expect(status.stdout.contains("nothing imported yet"))
+        #expect(status.status == 66, "\(status.stdout)\(status.stderr)")
+        #expect(status.stderr.contains("there is no state directory \(directory)/state"), "\(status.stderr)")
     }
 
     /// A state directory another user could change is refused before anything is written in it

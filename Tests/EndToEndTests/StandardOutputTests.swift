@@ -1,3 +1,4 @@
+import HealthRouterCore
 import TestSupport
 import Foundation
 import Testing
@@ -13,6 +14,9 @@ import Testing
             sinks:
               local: { type: sqlite, path: \(directory)/state/health.sqlite }
             """, in: directory)
+        try FileManager.default.createDirectory(atPath: directory + "/state", withIntermediateDirectories: false,
+                                                attributes: [.posixPermissions: 0o700])
+        _ = try Journal(stateDirectory: directory + "/state")
         for command in ["status", "types", "check"] {
             let full = try CommandRunner.run([command, "--config", config], in: directory, shellSetup: "exec >/dev/full")
             #expect(full.status == 73, "\(command): \(full.stderr)")

@@ -120,7 +120,7 @@ import Testing
 
     /// `status --format json`: one JSON object on standard output with what the table shows (the
     /// journal, each sink's cursor, lag, dead letters, gaps and last error, the entries no route
-    /// selects), counts as numbers, and the same exit code; before any import, the sinks at 0.
+    /// selects), counts as numbers, and the same exit code.
     /// `--format prometheus`: the figures in Prometheus' text format.
     @Test func statusAsJSONAndPrometheusText() throws {
         let (directory, _, config) = try Self.imported(others: ["spare"])
@@ -129,17 +129,6 @@ import Testing
             try yaml.write(toFile: directory + "/" + name, atomically: true, encoding: .utf8)
             return directory + "/" + name
         }
-        let before = try write("""
-            state_directory: \(directory)/empty
-            sinks:
-              local: { type: sqlite, path: \(directory)/empty/health.sqlite }
-            """, "before.yaml")
-        let empty = try CommandRunner.run(["status", "--format", "json", "--config", before], in: directory)
-        #expect(empty.status == 0, "\(empty.stdout)\(empty.stderr)")
-        let nothing = try #require(try JSONSerialization.jsonObject(with: Data(empty.stdout.utf8)) as? [String: Any], "\(empty.stdout)")
-        #expect(nothing["journal"] is NSNull && nothing["healthy"] as? Bool == true, "\(empty.stdout)")
-        #expect((nothing["sinks"] as? [[String: Any]])?.map { $0["name"] as? String } == ["local"], "\(empty.stdout)")
-
         do {
             let journal = try Journal(stateDirectory: directory + "/state")
             for sequence in 1...12 { try journal.addDeadLetter(sink: "local", sequence: Int64(sequence), reason: "refused \(sequence)") }
@@ -201,9 +190,48 @@ import Testing
                      "healthrouter_sink_pruned_entries_lacking{sink=\"spare\"} 5", "healthrouter_status_healthy 0"] {
             #expect(lines.contains(Substring(line)), "\(line) in \(metrics.stdout)")
         }
-        let unused = try CommandRunner.run(["status", "--format", "prometheus", "--config", before], in: directory)
-        #expect(unused.status == 0 && unused.stdout.contains("healthrouter_sink_cursor_sequence{sink=\"local\"} 0\n")
-                    && unused.stdout.contains("healthrouter_status_healthy 1\n"), "\(unused.stdout)")
+    }
+
+    /// `status` on a state directory without a journal (a cron job's other working directory or
+    /// config, or nothing imported yet) or with an empty `journal.sqlite` (a failed restore) says
+    /// so and exits 66 in every format, printing no report: it said all was well (exit 0,
+    /// `healthy` true, head 0), and wrote the journal's tables into the empty file. It creates
+    /// nothing and writes nothing; nor do `dump` and a `backfill` from the journal.
+    @Test func aStateDirectoryWithoutAJournalIsNoReport() throws {
+        let directory = makeTemporaryDirectory()
+        let config = try writeConfig("""
+            state_directory: \(directory)/state
+            sinks:
+              local: { type: sqlite, path: \(directory)/state/health.sqlite }
+            """, in: directory)
+        #expect(try CommandRunner.exitCodesInHelp("status").contains(66))
+        for format in ["text", "json", "prometheus"] {
+            let result = try CommandRunner.run(["status", "--format", format, "--config", config], in: directory)
+            #expect(result.status == 66, "\(format): \(result.stdout)\(result.stderr)")
+            #expect(result.stderr.contains("there is no state directory \(directory)/state: nothing was imported or run with it"),
+                    "\(result.stderr)")
+            #expect(result.stderr.contains("hint: this used the config \(config): a cron job or service run from another"),
+                    "\(result.stderr)")
+            #expect(format == "text" || result.stdout.isEmpty, "\(format): \(result.stdout)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory + "/state"))
+
+        try FileManager.default.createDirectory(atPath: directory + "/state", withIntermediateDirectories: false,
+                                                attributes: [.posixPermissions: 0o700])
+        let journal = directory + "/state/journal.sqlite"
+        #expect(FileManager.default.createFile(atPath: journal, contents: nil))
+        for format in ["text", "json", "prometheus"] {
+            let result = try CommandRunner.run(["status", "--format", format, "--config", config], in: directory)
+            #expect(result.status == 66, "\(format): \(result.stdout)\(result.stderr)")
+            #expect(result.stderr.contains("the journal \(journal) is empty (0 bytes)"), "\(result.stderr)")
+            #expect(format == "text" || result.stdout.isEmpty, "\(format): \(result.stdout)")
+        }
+        let dump = try CommandRunner.run(["dump", "--config", config], in: directory)
+        #expect(dump.status == 66 && dump.stderr.contains("the journal \(journal) is empty (0 bytes)"), "\(dump.stderr)")
+        let backfill = try CommandRunner.run(["backfill", "local", "--config", config], in: directory)
+        #expect(backfill.status == 66 && backfill.stderr.contains("is empty (0 bytes)"), "\(backfill.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/state") == ["journal.sqlite"])
+        #expect((try FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int) == 0)
     }
 
     /// A sink that lacks entries pruned before it wrote them says so in `status` until a backfill

@@ -977,7 +977,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let result = try CommandRunner.run(["backfill", "local"], in: directory)
         #expect(result.status == 66, "\(result.stderr)")
-        #expect(result.stderr.contains("there is no journal in"), "\(result.stderr)")
+        #expect(result.stderr.contains("there is no state directory \(directory)/"), "\(result.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["healthrouter.yaml"])
     }
 

@@ -1,0 +1,36 @@
+import Foundation
+import Glibc
+
+/// Whether a state directory holds a journal, for the commands that only read one (`status`,
+/// `dump`, a `backfill` from the journal): they create none, and write nothing into an empty file.
+/// Under cron or systemd a missing one is mostly another working directory or config than the
+/// one imports ran with, not a new install.
+enum JournalFile {
+    /// Why `stateDirectory` holds no journal to read, as a `CommandFailure` (exit 66): the folder or
+    /// `journal.sqlite` is missing, or the file is empty (0 bytes, no `-wal` beside it: a copy or a
+    /// restore that failed, a `touch`); nil when it holds one. Said with the folder's absolute path
+    /// (a relative one is the working directory's), the config `origin` the command used, and
+    /// `otherwise`: what else the command can do.
+    static func absence(in stateDirectory: String, origin: String, otherwise: String) -> CommandFailure? {
+        let path = (stateDirectory as NSString).appendingPathComponent("journal.sqlite")
+        let shown = stateDirectory.hasPrefix("/") ? stateDirectory
+            : "\(stateDirectory) (\(URL(fileURLWithPath: stateDirectory).standardizedFileURL.path))"
+        let elsewhere = "this used the config \(origin): a cron job or service run from another working directory or "
+            + "without --config reads another state directory than your imports wrote (a relative state_directory "
+            + "is the working directory's): give it their config"
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            let missing = errno == ENOENT && stat(stateDirectory, &status) != 0
+            return CommandFailure(message: missing ? "there is no state directory \(shown): nothing was imported or run with it"
+                                    : "there is no journal in \(shown) yet: nothing was imported or run with it",
+                                  hint: "\(elsewhere); before any import, \(otherwise)", code: .noInput)
+        }
+        var wal = stat()
+        guard (status.st_mode & S_IFMT) == S_IFREG, status.st_size == 0, stat(path + "-wal", &wal) != 0 || wal.st_size == 0 else {
+            return nil
+        }
+        return CommandFailure(message: "the journal \(path) is empty (0 bytes): nothing was ever written to it",
+                              hint: "a copy or restore that failed leaves it so: restore it again; or delete it, then "
+                                  + "\(otherwise)", code: .noInput)
+    }
+}
