@@ -35,7 +35,7 @@ final class DaemonLock {
             let held = errno == EWOULDBLOCK
             close(directoryDescriptor)
             directoryDescriptor = -1
-            if held { throw heldByAnother(pid: Self.recordedPid(in: path)) }
+            if held { throw Self.directoryHeld(stateDirectory, otherwise: heldByAnother) }
         }
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
@@ -66,29 +66,44 @@ final class DaemonLock {
         if directoryDescriptor >= 0 { close(directoryDescriptor) }
     }
 
-    /// The pid `path` records ("" when it is gone or records none).
-    private static func recordedPid(in path: String) -> String {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return "" }
-        defer { close(descriptor) }
-        return pid(in: descriptor)
+    /// Why `stateDirectory`, whose own lock another process holds, cannot be taken: the
+    /// `healthrouter run` holding `daemon.lock` or, with that file free (deleted as a "stale lock
+    /// file", or naming a daemon long gone), the folder's holder as `/proc/locks` names it — a
+    /// healthrouter is `otherwise`'s (a daemon), another program (a backup script's `flock`) is said
+    /// as such, and one not found (another pid namespace's) as either.
+    private static func directoryHeld(_ stateDirectory: String, otherwise: (_ pid: String) -> CommandFailure) -> CommandFailure {
+        if let pid = holder(ofLockFile: (stateDirectory as NSString).appendingPathComponent("daemon.lock")) {
+            return otherwise(pid == "?" ? "" : pid)
+        }
+        let holders = FlockHolder.holders(of: stateDirectory)
+        if let daemon = holders.first(where: \.isHealthRouter) { return otherwise("\(daemon.pid)") }
+        let named = holders.map(\.description).joined(separator: ", ")
+        return CommandFailure(
+            message: "another process\(named.isEmpty ? "" : " (\(named))") holds a lock (flock) on the state directory "
+                + "\(stateDirectory)\(named.isEmpty ? ", and no healthrouter run holds its daemon.lock" : ": not a healthrouter run")",
+            hint: "healthrouter locks the folder itself so that one daemon at a time uses it; a backup script's "
+                + "`flock \(stateDirectory) …` holds it until the backup ends: start again then (systemd's Restart= does)"
+                + (named.isEmpty ? "; `lslocks` (as root) names the holder, unless it runs in another pid namespace (a container)" : ""),
+            code: .unavailable)
     }
 
     /// The pid of the `healthrouter run` that holds `stateDirectory`'s lock, when one does (`"?"`
-    /// when its file names none); nil when none runs there.
+    /// when its file names none, or it is not found but may be one); nil when none runs there. The
+    /// folder's lock held by another program (a backup script's `flock`) is no daemon.
     static func holder(of stateDirectory: String) -> String? {
-        let path = (stateDirectory as NSString).appendingPathComponent("daemon.lock")
+        if let pid = holder(ofLockFile: (stateDirectory as NSString).appendingPathComponent("daemon.lock")) { return pid }
         let directory = open(stateDirectory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directory >= 0 {
-            defer { close(directory) }
-            if flock(directory, LOCK_SH | LOCK_NB) == 0 {
-                flock(directory, LOCK_UN)
-            } else if errno == EWOULDBLOCK {
-                let pid = recordedPid(in: path)
-                return pid.isEmpty ? "?" : pid
-            }
+        guard directory >= 0 else { return nil }
+        defer { close(directory) }
+        if flock(directory, LOCK_SH | LOCK_NB) == 0 {
+            flock(directory, LOCK_UN)
+            return nil
         }
-        return holder(ofLockFile: path)
+        guard errno == EWOULDBLOCK else { return nil }
+        // A daemon whose daemon.lock was deleted, or another program.
+        let holders = FlockHolder.holders(of: stateDirectory)
+        if let daemon = holders.first(where: \.isHealthRouter) { return "\(daemon.pid)" }
+        return holders.isEmpty ? "?" : nil
     }
 
     /// The pid recorded in the lock file `path` while a process holds it (`"?"` when the file names

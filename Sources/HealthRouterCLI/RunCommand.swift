@@ -28,7 +28,8 @@ enum RunCommand {
         a moment and is answered by the new config, never refused.
 
         exit codes: 0 stopped by a signal, 64 wrong options, 69 a source cannot listen (address
-                    in use) or another healthrouter run uses the state directory, 73 the state
+                    in use), another healthrouter run uses the state directory, or another
+                    process holds a lock on it (a backup script's flock), 73 the state
                     directory or its journal is not writable (another user's files, a full
                     disk), 78 the config is wrong
 

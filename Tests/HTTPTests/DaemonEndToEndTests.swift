@@ -395,6 +395,52 @@ struct DaemonEndToEndTests {
         #expect(result.stderr.contains("cannot be written by this user"), "\(result.stderr)")
     }
 
+    /// Another program's lock on the state directory (a backup script's `flock DIR tar …`) while no
+    /// daemon holds `daemon.lock`: `run` names the process that holds it, where it said "another
+    /// healthrouter run" with the pid an earlier daemon left in `daemon.lock`; and an `import` then
+    /// writes its sinks itself, where it took the backup for a daemon, only journaled, and said the
+    /// daemon delivered.
+    @Test func anotherProgramsLockOnTheStateDirectoryIsNoDaemon() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        #expect(daemon.stop() == 0)
+        let state = daemon.directory + "/state"
+        let stale = try String(contentsOfFile: state + "/daemon.lock", encoding: .utf8)
+        #expect(!stale.isEmpty)
+        let backup = Process()
+        backup.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
+        // The holder is `sleep` itself (flock execs it), which the test ends.
+        backup.arguments = ["--no-fork", state, "sleep", "60"]
+        try backup.run()
+        defer {
+            kill(backup.processIdentifier, SIGKILL)
+            backup.waitUntilExit()
+        }
+        let locked = eventually {
+            let folder = open(state, O_RDONLY | O_DIRECTORY)
+            defer { close(folder) }
+            return flock(folder, LOCK_SH | LOCK_NB) != 0
+        }
+        #expect(locked)
+        let refused = try daemon.launch()
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while refused.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        if refused.isRunning { daemon.stop() }
+        #expect(refused.terminationStatus == 69, "\(daemon.log)")
+        #expect(daemon.log.contains("another process (pid \(backup.processIdentifier): sleep 60) holds a lock (flock) on the state "
+                                    + "directory \(state): not a healthrouter run"), "\(daemon.log)")
+        #expect(daemon.log.contains("a backup script's `flock \(state) …` holds it until the backup ends"), "\(daemon.log)")
+        #expect(!daemon.log.contains("another healthrouter run"), "\(daemon.log)")
+
+        let export = daemon.directory + "/export.xml"
+        try CommandRunner.generateExport(records: 20, to: export, zip: false, quirks: false)
+        let imported = try CommandRunner.run(["import", export, "--config", daemon.directory + "/config.yaml", "-q"],
+                                             in: daemon.directory, environment: ["TEST_TOKEN": DaemonProcess.token])
+        #expect(imported.status == 0, "\(imported.stdout)\(imported.stderr)")
+        #expect(!imported.stdout.contains("delivered by the running daemon") && imported.stdout.contains("caught up"),
+                "\(imported.stdout)")
+    }
+
     /// A second daemon on the same state directory (another port) is refused at the start, naming
     /// the first's pid: two would each deliver every entry to every sink. Once the first is gone
     /// (even by kill -9), the directory is free again.
@@ -416,7 +462,8 @@ struct DaemonEndToEndTests {
         while again.isRunning && Date() < againBy { Thread.sleep(forTimeInterval: 0.05) }
         if again.isRunning { second.stop() }
         #expect(again.terminationStatus == 69, "\(second.log)")
-        #expect(second.log.contains("another healthrouter run uses the state directory"), "\(second.log)")
+        // Its pid, from /proc/locks.
+        #expect(second.log.contains("another healthrouter run (pid \(pid)) uses the state directory"), "\(second.log)")
         #expect(first.stop(signal: SIGKILL) != 0)
         let third = try DaemonProcess(directory: first.directory)
         try third.start()
