@@ -8,7 +8,8 @@ struct AdminReport {
     var journalWriteError: String?
     var pushed: AppendResult
     var sinks: [(state: SinkState, lag: Int64)]
-    /// Per sink (by name), how many entries were pruned before it wrote them (`Journal.prunedGaps`).
+    /// Per sink (by name), how many entries were pruned before it wrote them, of those its routes
+    /// select (`Journal.lackingRanges`).
     var lacking: [String: Int64] = [:]
 
     /// The journal's head and the state of each sink in `sinkNames`, in that order.
@@ -20,7 +21,7 @@ struct AdminReport {
             (state, try journal.lag(ofSink: state.sink, after: state.cursor, routes: routes))
         }
         var lacking: [String: Int64] = [:]
-        for (state, _) in sinks { lacking[state.sink] = try journal.prunedEntryCount(sink: state.sink, cursor: state.cursor) }
+        for (state, _) in sinks { lacking[state.sink] = try journal.prunedEntryCount(sink: state.sink, cursor: state.cursor, routes: routes) }
         return AdminReport(head: head, journalWriteError: journalWriteError, pushed: pushed, sinks: sinks, lacking: lacking)
     }
 

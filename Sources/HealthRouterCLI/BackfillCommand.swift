@@ -198,7 +198,9 @@ enum BackfillCommand {
             try journal.clearDeadLetters(sink: name, sequences: redelivered + moot)
             // From a file, not narrowed: the dead letters of entries pruned since are taken to be
             // written by it, as the entries a gap lacks are.
-            let gaps = try journal.prunedGaps(sink: name)
+            let gaps = try journal.prunedSelected(try journal.prunedGaps(sink: name)) { type, source in
+                loaded.routes.selects(sink: name, type: type, source: source)
+            }
             let whole = path != nil && FilterOptions.describe(filter).isEmpty
             if whole {
                 prunedLetters = try journal.clearPrunedDeadLetters(sink: name)

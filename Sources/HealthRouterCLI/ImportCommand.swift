@@ -107,7 +107,7 @@ enum ImportCommand {
         // a warning): the summary says so beside "caught up", as `status` would.
         if let journal = try? Journal(stateDirectory: loaded.config.stateDirectory, role: .reader) {
             for (name, progress) in summary.sinks {
-                if let gaps = try? journal.lackingRanges(sink: name, cursor: progress.cursor), !gaps.isEmpty {
+                if let gaps = try? journal.lackingRanges(sink: name, cursor: progress.cursor, routes: loaded.routes), !gaps.isEmpty {
                     report.lacking[name] = gaps
                 }
             }

@@ -184,7 +184,8 @@ enum MigrateCommand {
         if counts.rejected == 0, FilterOptions.describe(filter).isEmpty, FileManager.default.fileExists(atPath: journalPath),
            let journal = try? Journal(stateDirectory: loaded.config.stateDirectory),
            // Also the entries pruned that the target's worker has not met yet (`status` shows them).
-           let gaps = try? journal.lackingRanges(sink: to, cursor: ((try? journal.cursor(sink: to)) ?? nil) ?? 0), !gaps.isEmpty {
+           let gaps = try? journal.lackingRanges(sink: to, cursor: ((try? journal.cursor(sink: to)) ?? nil) ?? 0,
+                                                routes: loaded.routes), !gaps.isEmpty {
             let ranges = Journal.describe(gaps)
             // A source this journal delivered to up to its oldest retained entry (it passed every
             // entry pruned since), with no gap of its own, whose routes select all the target's

@@ -10,8 +10,9 @@ enum StatusCommand {
         its lag (entries after the cursor that its routes select), rows written (delivered
         from the journal by import and run; backfill and migrate writes are not counted),
         dead letters with their reasons, and the last error (in full below the table when
-        it is long), and entries pruned before a sink wrote them (it was out of the config,
-        added later, or renamed; also before its first run, from its cursor).
+        it is long), and entries pruned before a sink wrote them, of the kinds its routes
+        select (it was out of the config, added later, or renamed; also before its first run,
+        from its cursor).
         Also lists entries that no route selects: they stay in the journal until
         journal.retain prunes them, and `healthrouter backfill SINK` delivers them once a
         route selects them (a sink's cursor has passed them).

@@ -51,7 +51,7 @@ struct StatusReport {
         for (sink, state) in zip(config.sinks, states) {
             report.sinks.append(SinkFigures(name: sink.name, type: sink.type, state: state,
                                             lag: try journal.lag(ofSink: sink.name, after: state.cursor, routes: routes),
-                                            gaps: try journal.lackingRanges(sink: sink.name, cursor: state.cursor),
+                                            gaps: try journal.lackingRanges(sink: sink.name, cursor: state.cursor, routes: routes),
                                             deadLetters: try journal.deadLetters(sink: sink.name)))
         }
         var unrouted: [String: Int64] = [:]

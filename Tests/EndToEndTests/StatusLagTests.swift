@@ -339,6 +339,60 @@ import Testing
         #expect(imported.stdout.split(separator: "\n").filter { $0.contains("lacks entries") }.count == 1, "\(imported.stdout)")
     }
 
+    /// A sink added after entries were pruned lacks only those of the kinds its routes select: one
+    /// whose routes select none of them (a type the export does not hold) lacks nothing, in
+    /// `status` (exit 0), its worker's warning and an import's summary. It was said to lack every
+    /// entry pruned, and `status` exited 1 for good (no backfill could bring back what it never takes).
+    @Test func aSinkWhoseRoutesSelectNothingPrunedLacksNothing() throws {
+        let directory = makeTemporaryDirectory()
+        let export = directory + "/export.xml"
+        try CommandRunner.generateExport(records: 50, to: export, zip: false, quirks: false)
+        let base = """
+            state_directory: \(directory)/state
+            journal: { retain: 0s }
+            sinks:
+              local: { type: sqlite, path: \(directory)/state/health.sqlite }
+
+            """
+        let first = try writeConfig(base, in: directory)
+        #expect(try CommandRunner.run(["import", export, "--config", first, "--quiet"], in: directory).status == 0)
+        let head = try Journal(stateDirectory: directory + "/state").head()
+        let second = directory + "/second.yaml"
+        try (base + """
+              uv: { type: sqlite, path: \(directory)/state/uv.sqlite }
+              late: { type: sqlite, path: \(directory)/state/late.sqlite }
+            routes:
+              - types: ["*"]
+                to: [local, late]
+              - types: [HKQuantityTypeIdentifierUVExposure]
+                to: [uv]
+            """).write(toFile: second, atomically: true, encoding: .utf8)
+        let status = try CommandRunner.run(["status", "--format", "json", "--config", second], in: directory)
+        #expect(status.status == 1, "\(status.stdout)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any], "\(status.stdout)")
+        let sinks = try #require(object["sinks"] as? [[String: Any]])
+        #expect(sinks.map { $0["name"] as? String } == ["local", "uv", "late"])
+        #expect(sinks[1]["pruned_entries_lacking"] as? Int == 0 && (sinks[1]["lacking_ranges"] as? [[Int]]) == [], "\(sinks[1])")
+        #expect((sinks[2]["lacking_ranges"] as? [[Int]]) == [[1, Int(head)]], "\(sinks[2])")
+
+        let third = directory + "/third.yaml"
+        try (base + """
+              uv: { type: sqlite, path: \(directory)/state/uv.sqlite }
+            routes:
+              - types: ["*"]
+                to: [local]
+              - types: [HKQuantityTypeIdentifierUVExposure]
+                to: [uv]
+            """).write(toFile: third, atomically: true, encoding: .utf8)
+        let quiet = try CommandRunner.run(["status", "--config", third], in: directory)
+        #expect(quiet.status == 0 && !quiet.stdout.contains("lacks entries"), "\(quiet.stdout)")
+        let imported = try CommandRunner.run(["import", export, "--config", third], in: directory)
+        #expect(imported.status == 0, "\(imported.stdout)\(imported.stderr)")
+        #expect(!imported.stderr.contains("were pruned (journal.retain) before this sink wrote them"), "\(imported.stderr)")
+        #expect(!imported.stdout.contains("lacks entries"), "\(imported.stdout)")
+        #expect(try CommandRunner.run(["status", "--config", third], in: directory).status == 0)
+    }
+
     /// A whole migration into a sink that lacks pruned entries forgets them only when its source
     /// was delivered to and lacks none itself, saying which.
     @Test func aMigrationForgetsAGapOnlyFromAStoreThatLacksNothing() throws {

@@ -682,6 +682,62 @@ import Testing
         #expect(try journal.head() == 21)
     }
 
+    /// A sink lacks pruned entries only where what was pruned there is of a kind its routes select:
+    /// the kinds pruned (type and source) are recorded with the span of sequences each had. A sink
+    /// of a type never pruned was said to lack the whole range (`status`, its worker's warning).
+    /// Tombstones go to every sink; entries pruned before the kinds were recorded (by an older
+    /// healthrouter) are lacked whole.
+    @Test func aPrunedGapIsWhereTheSinksRoutesSelectWhatWasPruned() throws {
+        let journal = try Journal(stateDirectory: makeTemporaryDirectory())
+        func steps(at second: Int64) -> HealthItem {
+            var s = heartRate(0, at: second)
+            s.type = "HKQuantityTypeIdentifierStepCount"
+            s.value = 12
+            s.unit = "count"
+            s.id = Fingerprint.id(of: s)
+            return .sample(s)
+        }
+        let heart = "HKQuantityTypeIdentifierHeartRate", step = "HKQuantityTypeIdentifierStepCount"
+        try journal.append((0..<10).map { .sample(heartRate(60, at: Int64($0))) }, source: "watch")  // 1–10
+        try journal.append((0..<5).map { steps(at: Int64($0)) }, source: "phone")                   // 11–15
+        try journal.append((10..<20).map { .sample(heartRate(60, at: Int64($0))) }, source: "watch") // 16–25
+        try journal.setCursor(sink: "a", to: 25, written: 25)
+        #expect(try journal.prune(sinks: ["a"], retainSeconds: 0, now: Date(timeIntervalSinceNow: 1)) == 25)
+        func lacking(_ ranges: [(first: Int64, last: Int64)], _ selects: @escaping (String, String) -> Bool) throws -> [[Int64]] {
+            try journal.prunedSelected(ranges, selectedBy: selects).map { [$0.first, $0.last] }
+        }
+        #expect(try lacking([(1, 25)]) { _, _ in true } == [[1, 25]])
+        #expect(try lacking([(1, 25)]) { type, _ in type == heart } == [[1, 25]])  // its first to its last
+        #expect(try lacking([(1, 25)]) { type, _ in type == step } == [[11, 15]])
+        #expect(try lacking([(12, 20)]) { type, _ in type == step } == [[12, 15]])
+        #expect(try lacking([(1, 25)]) { type, source in type == step && source == "watch" } == [])
+        #expect(try lacking([(1, 25)]) { _, _ in false } == [])
+        // A tombstone pruned is lacked by every sink.
+        try journal.append([.tombstone(Tombstone(ids: [heartRate(60, at: 0).id]))], source: "phone")  // 26
+        #expect(try journal.head() == 26)
+        try journal.setCursor(sink: "a", to: 26, written: 26)
+        #expect(try journal.prune(sinks: ["a"], retainSeconds: 0, now: Date(timeIntervalSinceNow: 1)) == 1)
+        #expect(try lacking([(1, 26)]) { _, _ in false } == [[26, 26]])
+        #expect(try lacking([(1, 26)]) { type, _ in type == step } == [[11, 15], [26, 26]])
+        // Pruned by a build that recorded no kinds: those entries are lacked whole, the later ones by kind.
+        try journal.database.execute("DELETE FROM meta WHERE key IN ('pruned_kinds', 'pruned_kinds_from')")
+        #expect(try lacking([(1, 26)]) { _, _ in false } == [[1, 26]])
+        try journal.append((20..<25).map { .sample(heartRate(60, at: Int64($0))) }, source: "watch") // 27–31
+        try journal.setCursor(sink: "a", to: 31, written: 31)
+        #expect(try journal.prune(sinks: ["a"], retainSeconds: 0, now: Date(timeIntervalSinceNow: 1)) == 5)
+        #expect(try lacking([(1, 31)]) { _, _ in false } == [[1, 26]])
+        #expect(try lacking([(1, 31)]) { type, _ in type == heart } == [[1, 31]])
+        #expect(try lacking([(20, 31)]) { type, _ in type == step } == [[20, 26]])
+        // A record this build cannot read is no record: what it held counts whole, from then on by kind.
+        try journal.database.execute("UPDATE meta SET value = 'damaged' WHERE key = 'pruned_kinds'")
+        #expect(try lacking([(1, 31)]) { _, _ in false } == [[1, 31]])
+        try journal.append((25..<30).map { .sample(heartRate(60, at: Int64($0))) }, source: "watch") // 32–36
+        try journal.setCursor(sink: "a", to: 36, written: 36)
+        #expect(try journal.prune(sinks: ["a"], retainSeconds: 0, now: Date(timeIntervalSinceNow: 1)) == 5)
+        #expect(try lacking([(1, 36)]) { _, _ in false } == [[1, 31]])
+        #expect(try lacking([(1, 36)]) { type, _ in type == heart } == [[1, 36]])
+    }
+
     @Test func runsOfNewAndKnownSamplesAreToldApartEitherWay() throws {
         // New samples are inserted first and looked up only on a conflict; after a known one the
         // lookup comes first. Every switch between the two must count and flag alike.

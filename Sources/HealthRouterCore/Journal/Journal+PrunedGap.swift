@@ -50,13 +50,104 @@ extension Journal {
     /// What `sink`, whose cursor in this journal is `cursor`, lacks: the gaps its worker noted,
     /// and the entries pruned after its cursor that it has not met yet (it has not run since they
     /// were pruned: another config's commands pruned them, or it is new), save those a backfill
-    /// brought back. Read only: its worker notes them when it next starts.
-    public func lackingRanges(sink: String, cursor: Int64) throws -> [(first: Int64, last: Int64)] {
-        let ranges = try prunedGaps(sink: sink)
+    /// brought back; of them, where `routes` select what was pruned (`prunedSelected`; nil: every
+    /// entry). Read only: its worker notes them when it next starts.
+    public func lackingRanges(sink: String, cursor: Int64, routes: RouteTable?) throws -> [(first: Int64, last: Int64)] {
+        var ranges = try prunedGaps(sink: sink)
         let firstRetained = try oldestRetained() ?? head() + 1
         let first = max(cursor, try filledThrough(sink: sink)) + 1
-        guard first < firstRetained else { return ranges }
-        return Self.merging((first, firstRetained - 1), into: ranges)
+        if first < firstRetained { ranges = Self.merging((first, firstRetained - 1), into: ranges) }
+        guard let routes else { return ranges }
+        return try prunedSelected(ranges) { type, source in routes.selects(sink: sink, type: type, source: source) }
+    }
+
+    // MARK: - What was pruned
+
+    private static let prunedKindsKey = "pruned_kinds"
+    /// The first entry whose kind `pruned_kinds` knows: those before it were pruned by a
+    /// healthrouter that did not record them.
+    private static let prunedKindsFromKey = "pruned_kinds_from"
+
+    /// A kind of entries pruned (a type, nil for tombstones, from a source), from the first of
+    /// them pruned to the last: entries of other kinds between them were pruned too.
+    struct PrunedKind: Hashable {
+        var type: String?
+        var source: String
+    }
+
+    /// Records the kinds of entries `first` through `last`, which are being pruned (in the prune's
+    /// transaction): each kind's span of sequences widened to take them in. One read of the
+    /// entries pruned, their type and source only (which come before the payload in a row);
+    /// runs of one kind are taken at once, as `entryCountsByTypeAndSource` does. The record stays
+    /// as small as the kinds are few (one line each, however often they are pruned).
+    func recordPrunedKinds(from first: Int64, through last: Int64) throws {
+        let known = try prunedKinds()
+        var spans = known ?? [:]
+        // The first record (or one this build cannot read, whose kinds are lost): known from here on.
+        let from = try database.prepare("INSERT INTO meta(key, value) VALUES ('\(Self.prunedKindsFromKey)', ?1)"
+                                            + (known == nil ? " ON CONFLICT(key) DO UPDATE SET value = excluded.value"
+                                                : " ON CONFLICT(key) DO NOTHING"))
+        from.bind(1, first)
+        try from.run()
+        let statement = try database.prepare("SELECT seq, type, source FROM entries WHERE seq >= ?1 AND seq <= ?2")
+        statement.bind(1, first)
+        statement.bind(2, last)
+        var run: (kind: PrunedKind, first: Int64, last: Int64)?
+        func close(_ run: (kind: PrunedKind, first: Int64, last: Int64)) {
+            let known = spans[run.kind]
+            spans[run.kind] = (min(known?.first ?? run.first, run.first), max(known?.last ?? run.last, run.last))
+        }
+        while try statement.step() {
+            let sequence = statement.int64(0)
+            if let current = run, statement.textEquals(1, current.kind.type), statement.textEquals(2, current.kind.source) {
+                run?.last = sequence
+                continue
+            }
+            if let run { close(run) }
+            run = (PrunedKind(type: statement.string(1), source: statement.string(2) ?? ""), sequence, sequence)
+        }
+        if let run { close(run) }
+        let record = try database.prepare(
+            "INSERT INTO meta(key, value) VALUES ('\(Self.prunedKindsKey)', ?1) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+        record.bind(1, spans.map { "\($0.value.first)\t\($0.value.last)\t\($0.key.type ?? "")\t\($0.key.source)" }
+            .sorted().joined(separator: "\n"))
+        try record.run()
+    }
+
+    /// Each kind of entries pruned since `pruned_kinds_from`, with the first and last of it pruned;
+    /// nil when that is not known (none recorded, or a record this build cannot read).
+    func prunedKinds() throws -> [PrunedKind: (first: Int64, last: Int64)]? {
+        let statement = try database.prepare("SELECT value FROM meta WHERE key = ?1")
+        statement.bind(1, Self.prunedKindsKey)
+        guard try statement.step(), let text = statement.string(0) else { return nil }
+        var kinds: [PrunedKind: (first: Int64, last: Int64)] = [:]
+        for line in text.split(separator: "\n") {
+            let fields = line.split(separator: "\t", maxSplits: 3, omittingEmptySubsequences: false)
+            guard fields.count == 4, let first = Int64(fields[0]), let last = Int64(fields[1]) else { return nil }
+            kinds[PrunedKind(type: fields[2].isEmpty ? nil : String(fields[2]), source: String(fields[3]))] = (first, last)
+        }
+        return kinds
+    }
+
+    /// Of `ranges` of pruned entries, the parts that held entries of a kind `selects` takes (a
+    /// sink's routes; a tombstone always, as every sink receives them): a sink whose routes select
+    /// none of the kinds pruned there lacks nothing there. A kind's part is the span from its first
+    /// pruned entry to its last, so a part may hold others' entries too. Entries pruned before the
+    /// kinds were recorded (by an older healthrouter) are kept whole.
+    public func prunedSelected(_ ranges: [(first: Int64, last: Int64)],
+                               selectedBy selects: (_ type: String, _ source: String) -> Bool) throws -> [(first: Int64, last: Int64)] {
+        guard !ranges.isEmpty, let kinds = try prunedKinds(),
+              let from = try database.scalarInt("SELECT value FROM meta WHERE key = '\(Self.prunedKindsFromKey)'") else { return ranges }
+        let taken = kinds.filter { kind, _ in kind.type.map { selects($0, kind.source) } ?? true }.values
+        var selected: [(first: Int64, last: Int64)] = []
+        for range in ranges {
+            if range.first < from { selected = Self.merging((range.first, min(range.last, from - 1)), into: selected) }
+            for span in taken {
+                let first = max(range.first, from, span.first), last = min(range.last, span.last)
+                if first <= last { selected = Self.merging((first, last), into: selected) }
+            }
+        }
+        return selected
     }
 
     /// The last entry of the gaps a backfill brought back for `sink` (0: none).

@@ -243,11 +243,16 @@ public final class SinkWorker: Sendable {
                     // entry up to its head.
                     let firstRetained = try journal.oldestRetained() ?? head + 1
                     let gapFrom = cursor == resumed ? cursor + 1 : renamedFrom.map { $0 + 1 }
+                    // Noted whole (`status` reads it by the routes of the day); said where the
+                    // routes select what was pruned there (a sink of other types lacks nothing).
                     if let gapFrom, gapFrom < firstRetained,
                        try journal.notePrunedGap(sink: name, from: gapFrom, through: firstRetained - 1,
                                                  storeIsNew: own == 0 && recorded > 0) {
-                        if !(own == 0 && recorded > 0) {
-                            logger.warning("entries \(Journal.describe([(gapFrom, firstRetained - 1)])) were pruned (journal.retain) before this sink "
+                        let lacking = try journal.prunedSelected([(gapFrom, firstRetained - 1)]) { type, source in
+                            routes.selects(type: type, source: source)
+                        }
+                        if !(own == 0 && recorded > 0), !lacking.isEmpty {
+                            logger.warning("entries \(Journal.describe(lacking)) were pruned (journal.retain) before this sink "
                                                + "wrote them (it was out of the config, is new, or was renamed): its store lacks those its "
                                                + "routes select; bring them back with `healthrouter backfill \(name) --from "
                                                + "<export.zip or dump>`")
