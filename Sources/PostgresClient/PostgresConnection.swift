@@ -53,9 +53,21 @@ public final class PostgresConnection {
         let keywords = ["connect_timeout", "application_name"] + Self.liveness.map(\.keyword) + ["dbname"]
         let values = [String(connectTimeoutSeconds), "healthrouter"] + Self.liveness.map(\.value) + [url]
         // Started, then driven to the end here (`finishConnecting`): libpq's blocking connect
-        // gives no moment to set the notice processor before the server speaks.
-        let connection = Self.withCStrings(keywords) { keys in
+        // gives no moment to set the notice processor before the server speaks. Not for a URL (or
+        // PGHOST) listing several hosts: only libpq's blocking connect goes on to the next host when
+        // one times out (a standby's address down: `target_session_attrs=read-write` finds the
+        // primary), so those connect that way, and a notice sent at login goes to standard error as
+        // libpq's text.
+        var connection = Self.withCStrings(keywords) { keys in
             Self.withCStrings(values) { vals in PQconnectStartParams(keys, vals, 1) }
+        }
+        var started = true
+        if let listed = connection, Self.listsSeveralHosts(listed) {
+            PQfinish(listed)
+            connection = Self.withCStrings(keywords) { keys in
+                Self.withCStrings(values) { vals in PQconnectdbParams(keys, vals, 1) }
+            }
+            started = false
         }
         handle = connection
         var timedOut: String?
@@ -72,7 +84,7 @@ public final class PostgresConnection {
                     FileHandle.standardError.write(Data("healthrouter: postgres: \(notice)\n".utf8))
                 }
             }, Unmanaged.passUnretained(self).toOpaque())
-            timedOut = Self.finishConnecting(connection)
+            if started { timedOut = Self.finishConnecting(connection) }
         }
         if let connection, timedOut == nil, PQstatus(connection) == CONNECTION_OK {
             endpoint = Self.describe(connection)
@@ -120,8 +132,9 @@ public final class PostgresConnection {
     /// blocking connect does: waits for its socket as `PQconnectPoll` asks, at most
     /// `connect_timeout` seconds (2 at least, none when 0) for each address tried (a new socket).
     /// Returns libpq's words for an address that took longer (`connection to server at "10.0.0.9",
-    /// port 5432 failed: timeout expired`), which ends the attempt (libpq's blocking connect would
-    /// go on to a URL's next host); nil otherwise (`PQstatus` tells the outcome).
+    /// port 5432 failed: timeout expired`), which ends the attempt (for a URL of one host; one of
+    /// several hosts connects through libpq's blocking connect, which goes on to the next); nil
+    /// otherwise (`PQstatus` tells the outcome).
     private static func finishConnecting(_ connection: OpaquePointer) -> String? {
         var limit = 0.0
         if let text = option(connection, "connect_timeout"), let seconds = Int(text.trimmingCharacters(in: .whitespaces)),
@@ -151,6 +164,11 @@ public final class PostgresConnection {
             if waited != 0 { state = PQconnectPoll(connection) }
         }
         return nil
+    }
+
+    /// Whether the connection's `host` or `hostaddr` lists more than one (`host=a,b`).
+    private static func listsSeveralHosts(_ connection: OpaquePointer) -> Bool {
+        ["host", "hostaddr"].contains { option(connection, $0)?.contains(",") == true }
     }
 
     /// TCP keepalives (idle 30 s, then 3 probes 10 s apart) and a TCP user timeout (60 s for

@@ -74,6 +74,34 @@ import TestSupport
         #expect(try connection.execute("SELECT current_database()").text(0, 0) == database)
     }
 
+    /// A URL listing several hosts passes over one that does not answer within `connect_timeout`
+    /// to the next (a standby's address down), as libpq's own connect does.
+    @Test func ofSeveralHostsOneThatDoesNotAnswerIsPassedOver() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let admin = try PostgresConnection(url: url)
+        let port = try #require(admin.option("port"))
+        admin.close()
+        // Listening, never accepting: the kernel completes the connection, no server ever speaks.
+        let silent = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(silent) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let listening = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(silent, $0, length) == 0 && listen(silent, 4) == 0 && getsockname(silent, $0, &length) == 0
+            }
+        }
+        try #require(listening)
+        let started = Date()
+        let connection = try PostgresConnection(
+            url: url + " host=127.0.0.1,127.0.0.1 port=\(UInt16(bigEndian: address.sin_port)),\(port)", connectTimeoutSeconds: 2)
+        defer { connection.close() }
+        #expect(try connection.query("SELECT 1").int(0, 0) == 1)
+        #expect(Date().timeIntervalSince(started) < 8)
+    }
+
     @Test func tlsWithTheServerCertificateVerified() throws {
         guard let url = PostgresTestDatabase.url, let port = PostgresTestDatabase.port,
               let rootCertificate = PostgresTestDatabase.environment("PG_TLS_ROOT_CERT") else { return }
