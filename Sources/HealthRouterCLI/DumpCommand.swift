@@ -26,11 +26,12 @@ enum DumpCommand {
         last line written, tried five times as a write is (0.5 s to 4 s apart); rows added or deleted
         before that line meanwhile stop the dump (exit 1) instead of a line written twice or left out.
 
-        exit codes: 0 done, 1 reading stopped on an error (or the --from store changed), 64 wrong options (a folder as --output), an
-                    unknown sink or one that cannot be read back, 66 no journal (or an empty one), or the sink's
-                    store (file, folder, or a database's table) does not exist, 73 the output, the
-                    journal or the sink cannot be opened (five tries, 0.5 s to 4 s apart), 78 the config or the
-                    sink is wrong (misconfigured)
+        exit codes: 0 done, 1 reading stopped on an error (or the --from store changed), 64 wrong
+                    options (a folder as --output), an unknown sink or one that cannot be read back,
+                    66 no journal (or an empty one), or the sink's store (file, folder, or a
+                    database's table) does not exist, 73 the output, the journal or the sink cannot
+                    be opened (five tries, 0.5 s to 4 s apart), 78 the config or the sink is wrong
+                    (misconfigured)
 
         examples:
           healthrouter dump --types sleep --since 2024-01-01 > sleep.ndjson
