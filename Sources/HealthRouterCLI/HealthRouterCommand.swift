@@ -32,6 +32,8 @@ public enum HealthRouterCommand {
           --log-level debug|info|warning|error
           -q, --quiet          no progress line
           -h, --help           help for a command: healthrouter import --help
+
+        without a command:
           --version            the version of healthrouter
 
         first steps:

@@ -533,5 +533,23 @@ import Testing
         #expect(general.status == 0 && general.stdout.contains("--version"), "\(general.stdout)")
         let version = try CommandRunner.run(["--version"], in: TestScratch.path)
         #expect(version.status == 0 && version.stdout.hasPrefix("healthrouter "), "\(version.stdout)")
+        // Each flag it lists for every command is one every command takes (`types` needs no journal):
+        // --version was listed there, and `healthrouter types --version` was a wrong option (exit 64).
+        let section = general.stdout.components(separatedBy: "options for every command:\n").last?
+            .components(separatedBy: "\n\n").first ?? ""
+        let flags = section.split(separator: "\n").compactMap { line -> [String]? in
+            let words = line.trimmingCharacters(in: .whitespaces).split(separator: " ").map(String.init)
+            guard let first = words.first, first.hasPrefix("-") else { return nil }
+            // An option followed by its value (FILE, text|json, …) is not a flag.
+            if words.count > 1, !words[1].hasPrefix("-"), words[1].uppercased() == words[1] || words[1].contains("|") {
+                return nil
+            }
+            return words.prefix(2).map { $0.trimmingCharacters(in: CharacterSet(charactersIn: ",")) }.filter { $0.hasPrefix("-") }
+        }.flatMap { $0 }
+        #expect(flags.contains("--quiet") && flags.contains("--help"), "\(section)")
+        for flag in flags {
+            let result = try CommandRunner.run(["types", flag], in: TestScratch.path)
+            #expect(result.status == 0, "types \(flag): \(result.stderr)")
+        }
     }
 }
