@@ -192,6 +192,47 @@ import Testing
         }
     }
 
+    /// The README's textfile recipe, run as it is written, in a script under `set -e`: a report of
+    /// a sink that lags (exit 1) is kept; no journal (exit 66) keeps the last one, and the script
+    /// goes on (`[ $? -le 1 ]` after the command stopped such a script at exit 1, the file never written).
+    @Test func theReadmesTextfileRecipeKeepsALaggingReport() throws {
+        let readme = try String(contentsOfFile: CommandRunner.repository + "/README.md", encoding: .utf8)
+        let recipe = try #require(readme.components(separatedBy: "```sh\n").dropFirst()
+            .map { $0.components(separatedBy: "```")[0] }.first { $0.contains("status --format prometheus >") })
+        let (directory, _, config) = try Self.imported()
+        let folder = directory + "/textfile"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let bin = (CommandRunner.executable as NSString).deletingLastPathComponent
+        func runRecipe(in place: String) throws -> Int32 {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = ["-e", "-c", recipe + "echo done > \"$dir/reached\"\n"]
+            process.currentDirectoryURL = URL(fileURLWithPath: place)
+            var environment = ProcessInfo.processInfo.environment
+            environment["PATH"] = bin + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+            environment["dir"] = folder
+            process.environment = environment
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+        // `later`, added after the import, lags: exit 1, a report to keep.
+        try (String(contentsOfFile: config, encoding: .utf8) + "  later: { type: sqlite, path: \(directory)/later.sqlite }\n")
+            .write(toFile: directory + "/healthrouter.yaml", atomically: true, encoding: .utf8)
+        #expect(try runRecipe(in: directory) == 0)
+        let kept = try String(contentsOfFile: folder + "/healthrouter.prom", encoding: .utf8)
+        #expect(kept.contains("healthrouter_status_healthy 0") && kept.contains("healthrouter_sink_lag_entries{sink=\"later\"}"), "\(kept)")
+        #expect(FileManager.default.fileExists(atPath: folder + "/reached"))
+        // Elsewhere, no journal (exit 66): the last report stays, and the script goes on.
+        try FileManager.default.removeItem(atPath: folder + "/reached")
+        let elsewhere = makeTemporaryDirectory()
+        #expect(try runRecipe(in: elsewhere) == 0)
+        #expect(try String(contentsOfFile: folder + "/healthrouter.prom", encoding: .utf8) == kept)
+        #expect(FileManager.default.fileExists(atPath: folder + "/reached"))
+    }
+
     /// `status` on a state directory without a journal (a cron job's other working directory or
     /// config, or nothing imported yet) or with an empty `journal.sqlite` (a failed restore) says
     /// so and exits 66 in every format, printing no report: it said all was well (exit 0,
