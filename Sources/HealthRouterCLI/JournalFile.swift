@@ -8,7 +8,8 @@ import Glibc
 enum JournalFile {
     /// Why `stateDirectory` holds no journal to read, as a `CommandFailure` (exit 66): the folder or
     /// `journal.sqlite` is missing, or the file is empty (0 bytes, no `-wal` beside it: a copy or a
-    /// restore that failed, a `touch`); nil when it holds one. Said with the folder's absolute path
+    /// restore that failed, a `touch`); nil when it holds one, or when the folder cannot be looked
+    /// into (another user's: opening the journal says so). Said with the folder's absolute path
     /// (a relative one is the working directory's), the config `origin` the command used, and
     /// `otherwise`: what else the command can do.
     static func absence(in stateDirectory: String, origin: String, otherwise: String) -> CommandFailure? {
@@ -20,7 +21,10 @@ enum JournalFile {
             + "is the working directory's): give it their config"
         var status = stat()
         guard stat(path, &status) == 0 else {
-            let missing = errno == ENOENT && stat(stateDirectory, &status) != 0
+            // Not looked into (another user's folder: EACCES): the journal may well be there, and
+            // opening it says why it cannot be read (exit 73), not that nothing was imported.
+            guard errno == ENOENT else { return nil }
+            let missing = stat(stateDirectory, &status) != 0
             return CommandFailure(message: missing ? "there is no state directory \(shown): nothing was imported or run with it"
                                     : "there is no journal in \(shown) yet: nothing was imported or run with it",
                                   hint: "\(elsewhere); before any import, \(otherwise)", code: .noInput)

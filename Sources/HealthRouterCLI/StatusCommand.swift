@@ -35,7 +35,8 @@ enum StatusCommand {
                     letters or an error, 64 wrong options, 66 no journal (nothing was imported
                     or run with this state directory: another config's or working directory's,
                     or none yet; an empty journal.sqlite), 73 the state directory cannot be
-                    one (a file is in its place) or its journal cannot be read (damaged, or a newer one), or
+                    one (a file is in its place) or its journal cannot be read (damaged, or a newer one; a
+                    folder of another user's this one may not look into), or
                     standard output cannot be written (a full disk), 78 the config is wrong
         """
 

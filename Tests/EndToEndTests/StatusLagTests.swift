@@ -275,6 +275,21 @@ import Testing
         #expect((try FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int) == 0)
     }
 
+    /// A state directory `status` cannot look into (another user's, as a monitoring user meets
+    /// the service's) holds a journal all the same: it is said not to be readable (exit 73), not
+    /// that nothing was imported there (66, "there is no journal yet"); so for `dump`.
+    @Test func aStateDirectoryThatCannotBeLookedIntoIsNotSaidToHaveNoJournal() throws {
+        let (directory, _, config) = try Self.imported()
+        try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: directory + "/state")
+        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory + "/state") }
+        for command in [["status"], ["status", "--format", "json"], ["dump"]] {
+            let result = try CommandRunner.runUnprivileged(command + ["--config", config], in: directory)
+            #expect(result.status == 73, "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("cannot open the journal in \(directory)/state"), "\(command): \(result.stderr)")
+            #expect(!result.stderr.contains("no journal"), "\(command): \(result.stderr)")
+        }
+    }
+
     /// A sink that lacks entries pruned before it wrote them says so in `status` until a backfill
     /// from a file brings them back.
     @Test func aGapOfPrunedEntriesIsShownUntilABackfillFromAFile() throws {
