@@ -1205,16 +1205,16 @@ public final class Journal {
         // an earlier name's aliases brought into the entry already.
         var included = Set<String>()
         var named = Set<String>()
+        // Gathered here and recorded once: appended to the record at each id, a deletion of many of
+        // another user's ids took quadratic time (minutes for 100,000) under the journal's write lock.
+        var refused: [String] = []
+        defer {
+            if !refused.isEmpty, let admittingPosition { result.refusedItems[admittingPosition] = .deletion(refused) }
+        }
         for id in tombstone.ids.map(SampleIdKey.canonicalCase) where named.insert(id).inserted {
             guard try mayDelete(id, for: tombstone.userId) else {
                 result.refusedOtherUsersIds += 1
-                if let admittingPosition {
-                    if case .deletion(let ids) = result.refusedItems[admittingPosition] {
-                        result.refusedItems[admittingPosition] = .deletion(ids + [id])
-                    } else {
-                        result.refusedItems[admittingPosition] = .deletion([id])
-                    }
-                }
+                refused.append(id)
                 continue
             }
             SampleIdKey.bind(lookupDeleted, 1, id)
