@@ -761,6 +761,42 @@ import Testing
         #expect(try lacking([(1, 36)]) { type, _ in type == heart } == [[1, 36]])
     }
 
+    /// Entries pruned after the kinds were recorded by a healthrouter that records none (an older
+    /// one, run on this journal since: the layout is the same) are lacked whole, by every sink,
+    /// also once this build prunes again: they were of no kind recorded, and a sink of their type
+    /// was told it lacked nothing.
+    @Test func entriesPrunedUnrecordedAfterARecordAreLackedWhole() throws {
+        let journal = try Journal(stateDirectory: makeTemporaryDirectory())
+        func steps(at second: Int64) -> HealthItem {
+            var s = heartRate(0, at: second)
+            s.type = "HKQuantityTypeIdentifierStepCount"
+            s.value = 12
+            s.unit = "count"
+            s.id = Fingerprint.id(of: s)
+            return .sample(s)
+        }
+        let heart = "HKQuantityTypeIdentifierHeartRate", step = "HKQuantityTypeIdentifierStepCount"
+        try journal.append((0..<10).map { .sample(heartRate(60, at: Int64($0))) }, source: "watch")  // 1–10
+        try journal.append((0..<5).map { steps(at: Int64($0)) }, source: "phone")                   // 11–15
+        try journal.append((10..<20).map { .sample(heartRate(60, at: Int64($0))) }, source: "watch") // 16–25
+        try journal.setCursor(sink: "a", to: 10, written: 10)
+        #expect(try journal.prune(sinks: ["a"], retainSeconds: 0, now: Date(timeIntervalSinceNow: 1)) == 10)
+        func lacking(_ ranges: [(first: Int64, last: Int64)], _ selects: @escaping (String, String) -> Bool) throws -> [[Int64]] {
+            try journal.prunedSelected(ranges, selectedBy: selects).map { [$0.first, $0.last] }
+        }
+        #expect(try lacking([(1, 10)]) { type, _ in type == step } == [])
+        // An older healthrouter's prune: it deletes, records nothing.
+        try journal.database.execute("DELETE FROM entries WHERE seq <= 15")
+        #expect(try lacking([(1, 15)]) { type, _ in type == step } == [[11, 15]])
+        #expect(try lacking([(1, 15)]) { _, _ in false } == [[11, 15]])
+        // This build prunes again: the entries between stay lacked whole.
+        try journal.setCursor(sink: "a", to: 25, written: 25)
+        #expect(try journal.prune(sinks: ["a"], retainSeconds: 0, now: Date(timeIntervalSinceNow: 1)) == 10)
+        #expect(try lacking([(1, 25)]) { type, _ in type == step } == [[11, 15]])
+        #expect(try lacking([(1, 25)]) { _, _ in false } == [[11, 15]])
+        #expect(try lacking([(1, 25)]) { type, _ in type == heart } == [[1, 25]])
+    }
+
     @Test func runsOfNewAndKnownSamplesAreToldApartEitherWay() throws {
         // New samples are inserted first and looked up only on a conflict; after a known one the
         // lookup comes first. Every switch between the two must count and flag alike.

@@ -67,6 +67,12 @@ extension Journal {
     /// The first entry whose kind `pruned_kinds` knows: those before it were pruned by a
     /// healthrouter that did not record them.
     private static let prunedKindsFromKey = "pruned_kinds_from"
+    /// The last entry whose kind `pruned_kinds` knows: those after it, when pruned, were pruned by a
+    /// healthrouter that did not record them (an older one, run on this journal since).
+    private static let prunedKindsThroughKey = "pruned_kinds_through"
+    /// The kind under which entries pruned unrecorded between two records are kept: no type, as a
+    /// tombstone's, so that every sink lacks them.
+    static let unrecordedKind = PrunedKind(type: nil, source: "")
 
     /// A kind of entries pruned (a type, nil for tombstones, from a source), from the first of
     /// them pruned to the last: entries of other kinds between them were pruned too.
@@ -89,6 +95,12 @@ extension Journal {
                                                 : " ON CONFLICT(key) DO NOTHING"))
         from.bind(1, first)
         try from.run()
+        // Entries pruned since the last record by a healthrouter that records none (an older one):
+        // of unknown kinds, lacked by every sink.
+        if known != nil, let through = try prunedKindsThrough(), through + 1 < first {
+            let span = spans[Self.unrecordedKind]
+            spans[Self.unrecordedKind] = (min(span?.first ?? through + 1, through + 1), max(span?.last ?? first - 1, first - 1))
+        }
         let statement = try database.prepare("SELECT seq, type, source FROM entries WHERE seq >= ?1 AND seq <= ?2")
         statement.bind(1, first)
         statement.bind(2, last)
@@ -112,6 +124,15 @@ extension Journal {
         record.bind(1, spans.map { "\($0.value.first)\t\($0.value.last)\t\($0.key.type ?? "")\t\($0.key.source)" }
             .sorted().joined(separator: "\n"))
         try record.run()
+        let through = try database.prepare(
+            "INSERT INTO meta(key, value) VALUES ('\(Self.prunedKindsThroughKey)', ?1) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+        through.bind(1, last)
+        try through.run()
+    }
+
+    /// The last entry `pruned_kinds` knows the kind of; nil when not recorded.
+    private func prunedKindsThrough() throws -> Int64? {
+        try database.scalarInt("SELECT value FROM meta WHERE key = '\(Self.prunedKindsThroughKey)'")
     }
 
     /// Each kind of entries pruned since `pruned_kinds_from`, with the first and last of it pruned;
@@ -133,15 +154,18 @@ extension Journal {
     /// sink's routes; a tombstone always, as every sink receives them): a sink whose routes select
     /// none of the kinds pruned there lacks nothing there. A kind's part is the span from its first
     /// pruned entry to its last, so a part may hold others' entries too. Entries pruned before the
-    /// kinds were recorded (by an older healthrouter) are kept whole.
+    /// kinds were recorded, or after the last record (by an older healthrouter, run on this
+    /// journal since), are kept whole.
     public func prunedSelected(_ ranges: [(first: Int64, last: Int64)],
                                selectedBy selects: (_ type: String, _ source: String) -> Bool) throws -> [(first: Int64, last: Int64)] {
         guard !ranges.isEmpty, let kinds = try prunedKinds(),
               let from = try database.scalarInt("SELECT value FROM meta WHERE key = '\(Self.prunedKindsFromKey)'") else { return ranges }
         let taken = kinds.filter { kind, _ in kind.type.map { selects($0, kind.source) } ?? true }.values
+        let through = try prunedKindsThrough() ?? .max
         var selected: [(first: Int64, last: Int64)] = []
         for range in ranges {
             if range.first < from { selected = Self.merging((range.first, min(range.last, from - 1)), into: selected) }
+            if range.last > through { selected = Self.merging((max(range.first, through + 1), range.last), into: selected) }
             for span in taken {
                 let first = max(range.first, from, span.first), last = min(range.last, span.last)
                 if first <= last { selected = Self.merging((first, last), into: selected) }
