@@ -8,6 +8,21 @@ import Testing
 @Suite struct DurabilityTraceTests {
     static let calls = ["mkdir", "mkdirat", "openat", "write", "writev", "pwrite64", "fsync", "fdatasync"]
 
+    /// A folder made through `mkdirat` (glibc's `mkdir` on arm64, which has no `mkdir` call) is
+    /// named by its path, under the folder its descriptor names when relative: it had none, and the
+    /// test above stopped the whole test process at its `!` there.
+    @Test func aFolderMadeThroughMkdiratIsNamedByItsPath() throws {
+        let trace = makeTemporaryDirectory() + "/trace.txt"
+        try """
+            4242  mkdirat(AT_FDCWD</work/here>, "new/lake", 0755) = 0
+            4242  mkdirat(AT_FDCWD</work/here>, "/abs/state", 0700) = 0
+            4242  mkdir("/old/style", 0755) = 0
+            4242  fsync(5</work/here/new>) = 0
+
+            """.write(toFile: trace, atomically: true, encoding: .utf8)
+        #expect(try SyscallTrace(contentsOf: trace).calls.map(\.path) == ["/work/here/new/lake", "/abs/state", "/old/style", "/work/here/new"])
+    }
+
     /// Every folder the import makes (the state directory and the stores' folders, with the folders
     /// missing on their way) has its parent synced after it was made (its entry on disk); every
     /// ndjson file is fsynced, and the folder holding a new one, before the folder's index (its

@@ -74,7 +74,8 @@ public struct SyscallTrace {
                 call.result = Self.result(of: text)
                 call.returned = position
             }
-            call.path = name == "openat" ? call.result.flatMap(Self.descriptorPath) : Self.firstPath(arguments)
+            call.path = name == "openat" ? call.result.flatMap(Self.descriptorPath)
+                : name.hasSuffix("at") ? Self.pathAt(arguments) : Self.firstPath(arguments)
             calls.append(call)
         }
         self.calls = calls
@@ -96,6 +97,16 @@ public struct SyscallTrace {
         guard let open = text.firstIndex(of: "<"), text[..<open].allSatisfy(\.isNumber),
               let close = text[open...].firstIndex(of: ">") else { return nil }
         return String(text[text.index(after: open)..<close])
+    }
+
+    /// The path a `…at` call names (`mkdirat(AT_FDCWD</w>, "a/b", 0755)`, as glibc's `mkdir` is on
+    /// arm64, which has no `mkdir` call): its second argument, under the folder of its first when
+    /// relative.
+    private static func pathAt(_ arguments: String) -> String? {
+        guard let open = arguments.firstIndex(of: "<"), let close = arguments[open...].firstIndex(of: ">"),
+              arguments[arguments.index(after: close)...].hasPrefix(", \""),
+              let path = firstPath(String(arguments[arguments.index(close, offsetBy: 3)...])) else { return firstPath(arguments) }
+        return path.hasPrefix("/") ? path : String(arguments[arguments.index(after: open)..<close]) + "/" + path
     }
 
     /// The path of the first argument: a descriptor's (`7</a/b>`) or a quoted one (`"/a/b"`).
