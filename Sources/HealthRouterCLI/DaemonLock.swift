@@ -70,17 +70,20 @@ final class DaemonLock {
     /// `healthrouter run` holding `daemon.lock` or, with that file free (deleted as a "stale lock
     /// file", or naming a daemon long gone), the folder's holder as `/proc/locks` names it — a
     /// healthrouter is `otherwise`'s (a daemon), another program (a backup script's `flock`) is said
-    /// as such, and one not found (another pid namespace's) as either.
+    /// as such, and one not found (another pid namespace's) or whose name cannot be read as either.
     private static func directoryHeld(_ stateDirectory: String, otherwise: (_ pid: String) -> CommandFailure) -> CommandFailure {
         if let pid = holder(ofLockFile: (stateDirectory as NSString).appendingPathComponent("daemon.lock")) {
             return otherwise(pid == "?" ? "" : pid)
         }
         let holders = FlockHolder.holders(of: stateDirectory)
-        if let daemon = holders.first(where: \.isHealthRouter) { return otherwise("\(daemon.pid)") }
+        if let daemon = holders.first(where: { $0.isHealthRouter == true }) { return otherwise("\(daemon.pid)") }
         let named = holders.map(\.description).joined(separator: ", ")
+        let what = named.isEmpty ? ", and no healthrouter run holds its daemon.lock"
+            : holders.contains { $0.isHealthRouter == nil } ? ": a healthrouter run or another program (its name cannot be read here)"
+            : ": not a healthrouter run"
         return CommandFailure(
             message: "another process\(named.isEmpty ? "" : " (\(named))") holds a lock (flock) on the state directory "
-                + "\(stateDirectory)\(named.isEmpty ? ", and no healthrouter run holds its daemon.lock" : ": not a healthrouter run")",
+                + "\(stateDirectory)\(what)",
             hint: "healthrouter locks the folder itself so that one daemon at a time uses it; a backup script's "
                 + "`flock \(stateDirectory) …` holds it until the backup ends: start again then (systemd's Restart= does)"
                 + (named.isEmpty ? "; `lslocks` (as root) names the holder, unless it runs in another pid namespace (a container)" : ""),
@@ -89,7 +92,8 @@ final class DaemonLock {
 
     /// The pid of the `healthrouter run` that holds `stateDirectory`'s lock, when one does (`"?"`
     /// when its file names none, or it is not found but may be one); nil when none runs there. The
-    /// folder's lock held by another program (a backup script's `flock`) is no daemon.
+    /// folder's lock held by another program (a backup script's `flock`) is no daemon; by a process
+    /// whose name cannot be read, one.
     static func holder(of stateDirectory: String) -> String? {
         if let pid = holder(ofLockFile: (stateDirectory as NSString).appendingPathComponent("daemon.lock")) { return pid }
         let directory = open(stateDirectory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -100,9 +104,10 @@ final class DaemonLock {
             return nil
         }
         guard errno == EWOULDBLOCK else { return nil }
-        // A daemon whose daemon.lock was deleted, or another program.
+        // A daemon whose daemon.lock was deleted, or another program; one whose name cannot be read
+        // may be a daemon, as one not found.
         let holders = FlockHolder.holders(of: stateDirectory)
-        if let daemon = holders.first(where: \.isHealthRouter) { return "\(daemon.pid)" }
+        if let daemon = holders.first(where: { $0.isHealthRouter != false }) { return "\(daemon.pid)" }
         return holders.isEmpty ? "?" : nil
     }
 

@@ -10,8 +10,9 @@ struct FlockHolder {
     /// Its command line (`/proc/<pid>/cmdline`, arguments joined by spaces, cut at 100 characters),
     /// or its name (`/proc/<pid>/comm`); nil when neither can be read (another user's, gone).
     var command: String?
-    /// Whether it is a healthrouter (its name is this program's).
-    var isHealthRouter: Bool
+    /// Whether it is a healthrouter (its name is this program's); nil when its name cannot be read
+    /// (another user's process under `/proc`'s `hidepid`, or gone).
+    var isHealthRouter: Bool?
 
     /// The holders of a `flock` on `path`; empty when none is found: no `/proc/locks` (not Linux),
     /// or the holder is in another pid namespace (a container's: listed with pid 0) or gone.
@@ -40,7 +41,7 @@ struct FlockHolder {
                 .flatMap { $0.isEmpty ? nil : $0 } ?? name
             if let whole = command, whole.count > 100 { command = whole.prefix(99) + "…" }
             return FlockHolder(pid: pid, command: command.map { $0.controlCharactersAsQuestionMarks() },
-                               isHealthRouter: name == "healthrouter" || name == String(ownName.prefix(15)))
+                               isHealthRouter: name.map { $0 == "healthrouter" || $0 == String(ownName.prefix(15)) })
         }
     }
 

@@ -441,6 +441,37 @@ struct DaemonEndToEndTests {
                 "\(imported.stdout)")
     }
 
+    /// A lock on the state directory whose holder's name cannot be read (here the `flock` that took
+    /// it has exited, its shell holds it on; another user's process under `/proc`'s hidepid alike)
+    /// is not said to be no healthrouter run: it may be one.
+    @Test func aLockWhoseHolderCannotBeNamedMayBeADaemon() throws {
+        let daemon = try DaemonProcess()
+        try FileManager.default.createDirectory(atPath: daemon.directory + "/state", withIntermediateDirectories: true)
+        let state = daemon.directory + "/state"
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/bin/bash")
+        // /proc/locks names the `flock` that took the lock, gone at once; the shell (then `sleep`) holds it.
+        holder.arguments = ["-c", #"exec 9<"$0"; /usr/bin/flock -s 9; exec sleep 60"#, state]
+        try holder.run()
+        defer {
+            kill(holder.processIdentifier, SIGKILL)
+            holder.waitUntilExit()
+        }
+        #expect(eventually {
+            let folder = open(state, O_RDONLY | O_DIRECTORY)
+            defer { close(folder) }
+            return flock(folder, LOCK_EX | LOCK_NB) != 0
+        })
+        let refused = try daemon.launch()
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while refused.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        if refused.isRunning { daemon.stop() }
+        #expect(refused.terminationStatus == 69, "\(daemon.log)")
+        #expect(daemon.log.contains("holds a lock (flock) on the state directory \(state): a healthrouter run or another program "
+                                    + "(its name cannot be read here)"), "\(daemon.log)")
+        #expect(!daemon.log.contains("not a healthrouter run"), "\(daemon.log)")
+    }
+
     /// A second daemon on the same state directory (another port) is refused at the start, naming
     /// the first's pid: two would each deliver every entry to every sink. Once the first is gone
     /// (even by kill -9), the directory is free again.
