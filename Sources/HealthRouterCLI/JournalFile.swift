@@ -33,6 +33,11 @@ enum JournalFile {
         guard (status.st_mode & S_IFMT) == S_IFREG, status.st_size == 0, stat(path + "-wal", &wal) != 0 || wal.st_size == 0 else {
             return nil
         }
+        // An import or a daemon that has just begun makes the file before it writes its first page.
+        if let pid = ImportLock.holder(of: stateDirectory) ?? DaemonLock.holder(of: stateDirectory) {
+            return CommandFailure(message: "the journal \(path) is empty (0 bytes): healthrouter\(pid == "?" ? "" : " (pid \(pid))") "
+                                    + "has just begun writing it", hint: "run this again in a moment", code: .noInput)
+        }
         return CommandFailure(message: "the journal \(path) is empty (0 bytes): nothing was ever written to it",
                               hint: "a copy or restore that failed leaves it so: restore it again; or delete it, then "
                                   + "\(otherwise)", code: .noInput)

@@ -273,6 +273,14 @@ import Testing
         #expect(backfill.status == 66 && backfill.stderr.contains("is empty (0 bytes)"), "\(backfill.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/state") == ["journal.sqlite"])
         #expect((try FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int) == 0)
+
+        // An import that has just begun it (its lock held): the file is not said to be one to delete.
+        let held = try holdImportLock(in: directory + "/state")
+        defer { close(held) }
+        let begun = try CommandRunner.run(["status", "--config", config], in: directory)
+        #expect(begun.status == 66 && begun.stderr.contains("the journal \(journal) is empty (0 bytes): healthrouter (pid 4242) "
+                                                            + "has just begun writing it"), "\(begun.stderr)")
+        #expect(!begun.stderr.contains("delete it"), "\(begun.stderr)")
     }
 
     /// A state directory `status` cannot look into (another user's, as a monitoring user meets
