@@ -58,7 +58,7 @@ import Testing
 
         // In the order the calls started (one thread writes the folder): whenever the index syncs,
         // every line written is synced, and the folder's entry of every file made.
-        var unsynced: Set<String> = [], unsyncedEntries: Set<String> = [], commits = 0, dataSyncs = 0
+        var unsynced: Set<String> = [], unsyncedEntries: Set<String> = [], commits = 0, dataSyncs = 0, filesMade = 0
         for call in trace.calls.sorted(by: { $0.started < $1.started }) {
             guard let path = call.path, path == lake || path.hasPrefix(lake + "/") else { continue }
             let isSync = ["fsync", "fdatasync"].contains(call.name)
@@ -70,7 +70,10 @@ import Testing
                 #expect(unsynced.isEmpty, "\(unsynced.sorted()) not synced when the index synced (trace line \(call.started + 1))")
                 #expect(unsyncedEntries.isEmpty, "the folder's entries of \(unsyncedEntries.sorted()) not synced when the index synced")
             } else if path.hasSuffix(".ndjson") {
-                if call.name == "openat", call.arguments.contains("O_EXCL"), call.succeeded { unsyncedEntries.insert(path) }
+                if call.name == "openat", call.arguments.contains("O_EXCL"), call.succeeded {
+                    unsyncedEntries.insert(path)
+                    filesMade += 1
+                }
                 if ["write", "writev", "pwrite64"].contains(call.name) { unsynced.insert(path) }
                 if isSync {
                     dataSyncs += 1
@@ -78,6 +81,6 @@ import Testing
                 }
             }
         }
-        #expect(commits > 0 && dataSyncs > 0, "commits \(commits), data syncs \(dataSyncs)")
+        #expect(commits > 0 && dataSyncs > 0 && filesMade > 0, "commits \(commits), data syncs \(dataSyncs), files made \(filesMade)")
     }
 }
