@@ -143,14 +143,19 @@ public final class PostgresConnection {
         }
         var state = PGRES_POLLING_WRITING
         var socket: Int32 = -1
+        var stage = CONNECTION_BAD
         var deadline = Date.distantFuture
         while PQstatus(connection) != CONNECTION_BAD, state != PGRES_POLLING_OK, state != PGRES_POLLING_FAILED {
             let descriptor = PQsocket(connection)
             guard descriptor >= 0 else { return nil }
-            if descriptor != socket {
+            // A new address: a new socket, or the same number again for it (closed, then reused),
+            // which starts over at CONNECTION_STARTED.
+            let now = PQstatus(connection)
+            if descriptor != socket || (now == CONNECTION_STARTED && stage != CONNECTION_STARTED) {
                 socket = descriptor
                 deadline = limit > 0 ? Date(timeIntervalSinceNow: limit) : .distantFuture
             }
+            stage = now
             let remaining = deadline.timeIntervalSinceNow
             guard remaining > 0 else {
                 let host = PQhost(connection).map { String(cString: $0) } ?? "?"
