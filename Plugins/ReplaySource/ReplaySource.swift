@@ -107,6 +107,11 @@ public final class ReplaySource: FiniteSource {
                               hint: "check the folder's permissions", cannotRead: true)
         }
         guard !files.isEmpty else {
+            let data = (path as NSString).appendingPathComponent("data")
+            if !((try? Self.files(in: data)) ?? []).isEmpty {
+                throw SourceError(input: path, problem: "holds no .ndjson files; its data/ folder has them",
+                                  hint: "set `path` to the data folder inside it (Pulso's reference server keeps its files there): \(data)")
+            }
             throw SourceError(input: path, problem: "holds no .ndjson files",
                               hint: "give the folder an ndjson sink or Pulso's server wrote (<type>.ndjson files)")
         }

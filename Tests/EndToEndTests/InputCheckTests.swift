@@ -139,6 +139,15 @@ import Testing
         #expect(server.status == 65)
         #expect(server.stderr.contains("hint: give the data folder inside it (Pulso's reference server keeps its files there): "
                                        + "\(pulso)/data"), "\(server.stderr)")
+        // So as a config's replay source: its `path` is the key to set.
+        let replay = directory + "/replay.yaml"
+        try "state_directory: \(directory)/state\nsources:\n  archive: { type: replay, path: \(pulso) }\n"
+            .write(toFile: replay, atomically: true, encoding: .utf8)
+        let configured = try CommandRunner.run(["import", "--config", replay], in: directory)
+        #expect(configured.status == 65, "\(configured.stdout)\(configured.stderr)")
+        #expect(configured.stderr.contains("holds no .ndjson files; its data/ folder has them"), "\(configured.stderr)")
+        #expect(configured.stderr.contains("set `path` to the data folder inside it (Pulso's reference server keeps its files "
+                                           + "there): \(pulso)/data"), "\(configured.stderr)")
 
         let export = try CommandRunner.run(["import", unpacked, "--config", config], in: directory)
         #expect(export.status == 65)
