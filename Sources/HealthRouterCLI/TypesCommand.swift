@@ -15,7 +15,7 @@ enum TypesCommand {
         reader stores under the export's own names is selected by those names and as its type:
         ActivitySummary (activitySummary), HKGlassesPrescription and HKContactsPrescription
         (visionPrescription), and Me, the profile (no HealthKit type: group `other`). The registry
-        is built in: a --config FILE is only checked (as every command checks it), not needed.
+        is built in: a --config FILE is only read (a misspelt key refused, as by every command), not needed.
 
         exit codes: 0 done, 64 wrong options or an unknown group, 73 standard output cannot be written
                     (a full disk), 78 the --config FILE is wrong
