@@ -6,6 +6,10 @@ import Glibc
 /// Under cron or systemd a missing one is mostly another working directory or config than the
 /// one imports ran with, not a new install.
 enum JournalFile {
+    /// How long after it was made an empty journal whose import or daemon lock is held is said to be
+    /// one just begun: a new journal's first page is written at once.
+    static let justBegunSeconds = 30
+
     /// Why `stateDirectory` holds no journal to read, as a `CommandFailure` (exit 66): the folder or
     /// `journal.sqlite` is missing, or the file is empty (0 bytes, no `-wal` beside it: a copy or a
     /// restore that failed, a `touch`); nil when it holds one, or when the folder cannot be looked
@@ -33,13 +37,19 @@ enum JournalFile {
         guard (status.st_mode & S_IFMT) == S_IFREG, status.st_size == 0, stat(path + "-wal", &wal) != 0 || wal.st_size == 0 else {
             return nil
         }
-        // An import or a daemon that has just begun makes the file before it writes its first page.
-        if let pid = ImportLock.holder(of: stateDirectory) ?? DaemonLock.holder(of: stateDirectory) {
-            return CommandFailure(message: "the journal \(path) is empty (0 bytes): healthrouter\(pid == "?" ? "" : " (pid \(pid))") "
-                                    + "has just begun writing it", hint: "run this again in a moment", code: .noInput)
+        // An import or a daemon that has just begun makes the file before it writes its first page
+        // (within milliseconds). One made longer ago stays empty: with a daemon running, it replaced
+        // the journal the daemon has open (a restore that failed), which the daemon goes on writing.
+        let holder = ImportLock.holder(of: stateDirectory) ?? DaemonLock.holder(of: stateDirectory)
+        let named = holder.map { "healthrouter\($0 == "?" ? "" : " (pid \($0))")" }
+        if let named, time(nil) - status.st_mtim.tv_sec < Self.justBegunSeconds {
+            return CommandFailure(message: "the journal \(path) is empty (0 bytes): \(named) has just begun writing it",
+                                  hint: "run this again in a moment", code: .noInput)
         }
         return CommandFailure(message: "the journal \(path) is empty (0 bytes): nothing was ever written to it",
-                              hint: "a copy or restore that failed leaves it so: restore it again; or delete it, then "
+                              hint: (named.map { "\($0) runs on this state directory and writes a journal this file replaced: "
+                                  + "stop it first; " } ?? "")
+                                  + "a copy or restore that failed leaves it so: restore it again; or delete it, then "
                                   + "\(otherwise)", code: .noInput)
     }
 }

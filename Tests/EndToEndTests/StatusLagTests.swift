@@ -281,6 +281,16 @@ import Testing
         #expect(begun.status == 66 && begun.stderr.contains("the journal \(journal) is empty (0 bytes): healthrouter (pid 4242) "
                                                             + "has just begun writing it"), "\(begun.stderr)")
         #expect(!begun.stderr.contains("delete it"), "\(begun.stderr)")
+
+        // Empty for minutes with the lock held: not one just begun (a daemon that goes on writing the
+        // journal this file replaced, a restore that failed beside it), which would never fill.
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -120)], ofItemAtPath: journal)
+        let replaced = try CommandRunner.run(["status", "--config", config], in: directory)
+        #expect(replaced.status == 66 && replaced.stderr.contains("the journal \(journal) is empty (0 bytes): nothing was ever written"),
+                "\(replaced.stderr)")
+        #expect(replaced.stderr.contains("hint: healthrouter (pid 4242) runs on this state directory and writes a journal this file "
+                                         + "replaced: stop it first;"), "\(replaced.stderr)")
+        #expect(!replaced.stderr.contains("in a moment"), "\(replaced.stderr)")
     }
 
     /// A state directory `status` cannot look into (another user's, as a monitoring user meets
