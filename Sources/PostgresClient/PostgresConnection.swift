@@ -72,19 +72,19 @@ public final class PostgresConnection {
         handle = connection
         var timedOut: String?
         if let connection {
-            // The server's warnings, and a FATAL it sends while the session is idle (an
-            // administrator ending it), on one line with healthrouter's prefix instead of libpq's
-            // bare multi-line text.
-            PQsetNoticeProcessor(connection, { context, message in
-                guard let context, let message else { return }
-                let notice = String(cString: message).asOneLine
-                if let handler = Unmanaged<PostgresConnection>.fromOpaque(context).takeUnretainedValue().onNotice {
-                    handler(notice)
-                } else {
-                    FileHandle.standardError.write(Data("healthrouter: postgres: \(notice)\n".utf8))
-                }
-            }, Unmanaged.passUnretained(self).toOpaque())
+            receiveNotices(of: connection)
             if started { timedOut = Self.finishConnecting(connection) }
+        }
+        // A host name of several addresses (AAAA and A records) whose first did not answer in time
+        // (IPv6 routed nowhere): libpq's blocking connect, begun again, goes on to the others.
+        if timedOut != nil, let timed = connection, Self.namesSeveralAddresses(timed) {
+            PQfinish(timed)
+            connection = Self.withCStrings(keywords) { keys in
+                Self.withCStrings(values) { vals in PQconnectdbParams(keys, vals, 1) }
+            }
+            handle = connection
+            timedOut = nil
+            if let connection { receiveNotices(of: connection) }
         }
         if let connection, timedOut == nil, PQstatus(connection) == CONNECTION_OK {
             endpoint = Self.describe(connection)
@@ -133,8 +133,9 @@ public final class PostgresConnection {
     /// `connect_timeout` seconds (2 at least, none when 0) for each address tried (a new socket).
     /// Returns libpq's words for an address that took longer (`connection to server at "10.0.0.9",
     /// port 5432 failed: timeout expired`), which ends the attempt (for a URL of one host; one of
-    /// several hosts connects through libpq's blocking connect, which goes on to the next); nil
-    /// otherwise (`PQstatus` tells the outcome).
+    /// several hosts connects through libpq's blocking connect, which goes on to the next, and so
+    /// does a host name of several addresses once its first timed out); nil otherwise (`PQstatus`
+    /// tells the outcome).
     private static func finishConnecting(_ connection: OpaquePointer) -> String? {
         var limit = 0.0
         if let text = option(connection, "connect_timeout"), let seconds = Int(text.trimmingCharacters(in: .whitespaces)),
@@ -169,6 +170,34 @@ public final class PostgresConnection {
             if waited != 0 { state = PQconnectPoll(connection) }
         }
         return nil
+    }
+
+    /// Sends the server's warnings, and a FATAL it sends while the session is idle (an
+    /// administrator ending it), to `onNotice`, or on one line with healthrouter's prefix, instead
+    /// of libpq's bare multi-line text.
+    private func receiveNotices(of connection: OpaquePointer) {
+        PQsetNoticeProcessor(connection, { context, message in
+            guard let context, let message else { return }
+            let notice = String(cString: message).asOneLine
+            if let handler = Unmanaged<PostgresConnection>.fromOpaque(context).takeUnretainedValue().onNotice {
+                handler(notice)
+            } else {
+                FileHandle.standardError.write(Data("healthrouter: postgres: \(notice)\n".utf8))
+            }
+        }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// Whether the host the connection tried is a name with more than one address (not a
+    /// `hostaddr`, not a Unix socket's folder).
+    private static func namesSeveralAddresses(_ connection: OpaquePointer) -> Bool {
+        guard option(connection, "hostaddr")?.isEmpty ?? true, let host = PQhost(connection).map({ String(cString: $0) }),
+              !host.isEmpty, !host.hasPrefix("/"), !host.hasPrefix("@") else { return false }
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var found: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, nil, &hints, &found) == 0, let first = found else { return false }
+        defer { freeaddrinfo(first) }
+        return first.pointee.ai_next != nil
     }
 
     /// Whether the connection's `host` or `hostaddr` lists more than one (`host=a,b`).

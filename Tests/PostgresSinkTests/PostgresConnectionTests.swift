@@ -102,6 +102,58 @@ import TestSupport
         #expect(Date().timeIntervalSince(started) < 8)
     }
 
+    /// Whether this machine lets a process mount in a namespace of its own (util-linux's unshare).
+    static let mountsInANamespace: Bool = {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        process.arguments = ["-rm", "/bin/sh", "-c", "mount --bind /etc/hostname /etc/hostname"]
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }()
+
+    /// A host name with several addresses (AAAA and A) whose first does not answer within
+    /// `connect_timeout` (IPv6 routed nowhere) is passed for the next, as libpq's own connect does:
+    /// the real binary, the name given its two addresses by an /etc/hosts of its own (a mount namespace).
+    @Test(.enabled(if: mountsInANamespace, "needs unshare and user namespaces"))
+    func aNameWhoseFirstAddressDoesNotAnswerIsConnectedByTheNext() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let admin = try PostgresConnection(url: url)
+        let port = try #require(admin.option("port")), user = try #require(admin.option("user"))
+        admin.close()
+        // [::1]:port listening, never accepting (the server listens on 127.0.0.1 only); none when IPv6 is off.
+        let silent = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(silent) }
+        var address = sockaddr_in6()
+        address.sin6_family = sa_family_t(AF_INET6)
+        address.sin6_addr = in6addr_loopback
+        address.sin6_port = UInt16(port)!.bigEndian
+        let listening = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(silent, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) == 0 && listen(silent, 4) == 0
+            }
+        }
+        guard silent >= 0, listening else { return }
+        let directory = makeTemporaryDirectory()
+        try "::1 multi.test\n127.0.0.1 multi.test\n".write(toFile: directory + "/hosts", atomically: true, encoding: .utf8)
+        let config = try writeConfig("""
+            state_directory: \(directory)/state
+            sinks:
+              pg:
+                type: postgres
+                url: "host=multi.test port=\(port) dbname=postgres user=\(user) sslmode=disable connect_timeout=2"
+                user_id: 00000000-0000-4000-8000-000000000001
+            """, in: directory)
+        let hosts = "exec /usr/bin/unshare -rm /bin/bash -c 'mount --bind \(directory)/hosts /etc/hosts && exec \"$0\" \"$@\"' \"$0\" \"$@\""
+        let started = Date()
+        let result = try CommandRunner.run(["check", "--connect", "--config", config], in: directory, shellSetup: hosts)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("pg: connected"), "\(result.stdout)")
+        // ::1 came first, and was waited for.
+        #expect(Date().timeIntervalSince(started) >= 2)
+    }
+
     @Test func tlsWithTheServerCertificateVerified() throws {
         guard let url = PostgresTestDatabase.url, let port = PostgresTestDatabase.port,
               let rootCertificate = PostgresTestDatabase.environment("PG_TLS_ROOT_CERT") else { return }
