@@ -50,8 +50,10 @@ public final class PostgresConnection {
                                 misconfiguration: "fix the sink's `url` (the password percent-encoded)")
         }
         // Later keywords win over the expanded URL only when given after it: defaults go first.
-        let keywords = ["connect_timeout", "application_name"] + Self.liveness.map(\.keyword) + ["dbname"]
-        let values = [String(connectTimeoutSeconds), "healthrouter"] + Self.liveness.map(\.value) + [url]
+        // The environment's PGCONNECT_TIMEOUT, as libpq's other PG variables, over healthrouter's default.
+        let ownTimeout = ProcessInfo.processInfo.environment["PGCONNECT_TIMEOUT"] == nil
+        let keywords = (ownTimeout ? ["connect_timeout"] : []) + ["application_name"] + Self.liveness.map(\.keyword) + ["dbname"]
+        let values = (ownTimeout ? [String(connectTimeoutSeconds)] : []) + ["healthrouter"] + Self.liveness.map(\.value) + [url]
         // Started, then driven to the end here (`finishConnecting`): libpq's blocking connect
         // gives no moment to set the notice processor before the server speaks. Not for a URL (or
         // PGHOST) listing several hosts: only libpq's blocking connect goes on to the next host when

@@ -102,6 +102,40 @@ import TestSupport
         #expect(Date().timeIntervalSince(started) < 8)
     }
 
+    /// `PGCONNECT_TIMEOUT` in the environment is the connect timeout, as libpq's other `PG…`
+    /// variables are its defaults (healthrouter's 10 s took its place): a server that does not
+    /// answer fails `check --connect` after 2 s, not 10.
+    @Test func theEnvironmentsConnectTimeoutIsKept() throws {
+        guard PostgresTestDatabase.url != nil else { return }
+        // Listening, never accepting: the kernel completes the connection, no server ever speaks.
+        let silent = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(silent) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let listening = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(silent, $0, length) == 0 && listen(silent, 4) == 0 && getsockname(silent, $0, &length) == 0
+            }
+        }
+        try #require(listening)
+        let directory = makeTemporaryDirectory()
+        let config = try writeConfig("""
+            state_directory: \(directory)/state
+            sinks:
+              pg:
+                type: postgres
+                url: "host=127.0.0.1 port=\(UInt16(bigEndian: address.sin_port)) dbname=postgres user=postgres sslmode=disable"
+                user_id: 00000000-0000-4000-8000-000000000001
+            """, in: directory)
+        let started = Date()
+        let result = try CommandRunner.run(["check", "--connect", "--config", config], in: directory,
+                                           environment: ["PGCONNECT_TIMEOUT": "2"])
+        #expect(result.status == 1 && result.stdout.contains("timeout expired"), "\(result.stdout)\(result.stderr)")
+        #expect(Date().timeIntervalSince(started) < 6)
+    }
+
     /// Whether this machine lets a process mount in a namespace of its own (util-linux's unshare).
     static let mountsInANamespace: Bool = {
         let process = Process()
