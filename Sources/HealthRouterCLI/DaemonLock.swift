@@ -95,7 +95,14 @@ final class DaemonLock {
     /// folder's lock held by another program (a backup script's `flock`) is no daemon; by a process
     /// whose name cannot be read, one.
     static func holder(of stateDirectory: String) -> String? {
-        if let pid = holder(ofLockFile: (stateDirectory as NSString).appendingPathComponent("daemon.lock")) { return pid }
+        lockHolder(of: stateDirectory)?.pid
+    }
+
+    /// As `holder(of:)`, and whether the holder is known to be a healthrouter run (it holds
+    /// `daemon.lock`, or `/proc/locks` names a healthrouter) or only may be one (not found, or its
+    /// name cannot be read).
+    static func lockHolder(of stateDirectory: String) -> (pid: String, confirmed: Bool)? {
+        if let pid = holder(ofLockFile: (stateDirectory as NSString).appendingPathComponent("daemon.lock")) { return (pid, true) }
         let directory = open(stateDirectory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard directory >= 0 else { return nil }
         defer { close(directory) }
@@ -107,8 +114,8 @@ final class DaemonLock {
         // A daemon whose daemon.lock was deleted, or another program; one whose name cannot be read
         // may be a daemon, as one not found.
         let holders = FlockHolder.holders(of: stateDirectory)
-        if let daemon = holders.first(where: { $0.isHealthRouter != false }) { return "\(daemon.pid)" }
-        return holders.isEmpty ? "?" : nil
+        if let daemon = holders.first(where: { $0.isHealthRouter != false }) { return ("\(daemon.pid)", daemon.isHealthRouter == true) }
+        return holders.isEmpty ? ("?", false) : nil
     }
 
     /// The pid recorded in the lock file `path` while a process holds it (`"?"` when the file names

@@ -68,7 +68,8 @@ enum ImportCommand {
         // A daemon running on this state directory delivers what the import journals (its workers
         // look in the journal): the import writes no sink itself, as two writers of one store would
         // race (an ndjson folder is one writer's).
-        let daemon = DaemonLock.holder(of: loaded.config.stateDirectory)
+        let holder = DaemonLock.lockHolder(of: loaded.config.stateDirectory)
+        let daemon = holder?.pid
         if daemon != nil { sinks = [] }
 
         // An import is finite: a store that stays down is reported, not waited for.
@@ -101,7 +102,7 @@ enum ImportCommand {
         var report = ImportReport(summary: summary,
                                   inputs: plan.map(\.input),
                                   sinkTypes: Dictionary(sinks.map { ($0.name, $0.type) }) { a, _ in a },
-                                  deliveringDaemon: daemon, timeZone: arguments.values["--time-zone"],
+                                  deliveringDaemon: daemon, daemonConfirmed: holder?.confirmed ?? true, timeZone: arguments.values["--time-zone"],
                                   retain: loaded.config.journal.retain.description)
         // What a sink lacks because it was pruned before the sink wrote it (its worker noted it in
         // a warning): the summary says so beside "caught up", as `status` would.

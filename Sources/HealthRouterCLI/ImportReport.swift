@@ -11,6 +11,9 @@ struct ImportReport {
     /// The pid of the `healthrouter run` that holds the state directory, when one does: the import
     /// journaled what it read and left the delivery to it.
     var deliveringDaemon: String? = nil
+    /// Whether `deliveringDaemon` is known to be a healthrouter run, not only a process that holds
+    /// the state directory's lock and may be one (not found, or its name cannot be read).
+    var daemonConfirmed = true
     /// `--time-zone`, when given: samples already in the journal keep their offsets, which the
     /// summary says when it met some.
     var timeZone: String? = nil
@@ -151,7 +154,12 @@ struct ImportReport {
                 lines.append("    \(NumberText.grouped(count)) × \(reason)\(at)")
             }
         }
-        if let deliveringDaemon {
+        if let deliveringDaemon, !daemonConfirmed {
+            let holder = deliveringDaemon == "?" ? "a process this one cannot name" : "pid \(deliveringDaemon)"
+            lines.append("  sinks       left to what holds this state directory's lock (\(holder): a healthrouter run, or another "
+                         + "program whose name cannot be read here): `healthrouter status` shows what waits; if it is no "
+                         + "healthrouter run, import again once the lock is gone, or start one")
+        } else if let deliveringDaemon {
             lines.append("  sinks       delivered by the running daemon (healthrouter run, pid \(deliveringDaemon)), which holds "
                          + "this state directory: `healthrouter status` shows them catching up")
         } else if summary.sinks.isEmpty {

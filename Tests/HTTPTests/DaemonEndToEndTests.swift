@@ -451,7 +451,7 @@ struct DaemonEndToEndTests {
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: "/bin/bash")
         // /proc/locks names the `flock` that took the lock, gone at once; the shell (then `sleep`) holds it.
-        holder.arguments = ["-c", #"exec 9<"$0"; /usr/bin/flock -s 9; exec sleep 60"#, state]
+        holder.arguments = ["-c", #"exec 9<"$0"; /usr/bin/flock 9; exec sleep 60"#, state]
         try holder.run()
         defer {
             kill(holder.processIdentifier, SIGKILL)
@@ -470,6 +470,17 @@ struct DaemonEndToEndTests {
         #expect(daemon.log.contains("holds a lock (flock) on the state directory \(state): a healthrouter run or another program "
                                     + "(its name cannot be read here)"), "\(daemon.log)")
         #expect(!daemon.log.contains("not a healthrouter run"), "\(daemon.log)")
+
+        // An import leaves delivery to it, as to a daemon, and says that it may be none.
+        let export = daemon.directory + "/export.xml"
+        try CommandRunner.generateExport(records: 20, to: export, zip: false, quirks: false)
+        let imported = try CommandRunner.run(["import", export, "--config", daemon.directory + "/config.yaml", "-q"],
+                                             in: daemon.directory, environment: ["TEST_TOKEN": DaemonProcess.token])
+        #expect(imported.status == 0, "\(imported.stdout)\(imported.stderr)")
+        #expect(imported.stdout.contains("left to what holds this state directory's lock (pid ")
+                    && imported.stdout.contains("a healthrouter run, or another program whose name cannot be read here)"),
+                "\(imported.stdout)")
+        #expect(!imported.stdout.contains("delivered by the running daemon"), "\(imported.stdout)")
     }
 
     /// A second daemon on the same state directory (another port) is refused at the start, naming
