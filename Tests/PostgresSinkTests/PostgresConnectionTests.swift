@@ -74,16 +74,10 @@ import TestSupport
         #expect(try connection.execute("SELECT current_database()").text(0, 0) == database)
     }
 
-    /// A URL listing several hosts passes over one that does not answer within `connect_timeout`
-    /// to the next (a standby's address down), as libpq's own connect does.
-    @Test func ofSeveralHostsOneThatDoesNotAnswerIsPassedOver() throws {
-        guard let url = PostgresTestDatabase.url else { return }
-        let admin = try PostgresConnection(url: url)
-        let port = try #require(admin.option("port"))
-        admin.close()
-        // Listening, never accepting: the kernel completes the connection, no server ever speaks.
+    /// A socket on a free loopback port that listens and never accepts: the kernel completes a
+    /// connection, no server ever speaks (a host that does not answer). The caller closes it.
+    static func silentListener() -> (descriptor: Int32, port: UInt16)? {
         let silent = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(silent) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -93,10 +87,25 @@ import TestSupport
                 bind(silent, $0, length) == 0 && listen(silent, 4) == 0 && getsockname(silent, $0, &length) == 0
             }
         }
-        try #require(listening)
+        guard silent >= 0, listening else {
+            if silent >= 0 { close(silent) }
+            return nil
+        }
+        return (silent, UInt16(bigEndian: address.sin_port))
+    }
+
+    /// A URL listing several hosts passes over one that does not answer within `connect_timeout`
+    /// to the next (a standby's address down), as libpq's own connect does.
+    @Test func ofSeveralHostsOneThatDoesNotAnswerIsPassedOver() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let admin = try PostgresConnection(url: url)
+        let port = try #require(admin.option("port"))
+        admin.close()
+        let (silent, silentPort) = try #require(Self.silentListener())
+        defer { close(silent) }
         let started = Date()
         let connection = try PostgresConnection(
-            url: url + " host=127.0.0.1,127.0.0.1 port=\(UInt16(bigEndian: address.sin_port)),\(port)", connectTimeoutSeconds: 2)
+            url: url + " host=127.0.0.1,127.0.0.1 port=\(silentPort),\(port)", connectTimeoutSeconds: 2)
         defer { connection.close() }
         #expect(try connection.query("SELECT 1").int(0, 0) == 1)
         #expect(Date().timeIntervalSince(started) < 8)
@@ -107,26 +116,15 @@ import TestSupport
     /// answer fails `check --connect` after 2 s, not 10.
     @Test func theEnvironmentsConnectTimeoutIsKept() throws {
         guard PostgresTestDatabase.url != nil else { return }
-        // Listening, never accepting: the kernel completes the connection, no server ever speaks.
-        let silent = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let (silent, silentPort) = try #require(Self.silentListener())
         defer { close(silent) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listening = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(silent, $0, length) == 0 && listen(silent, 4) == 0 && getsockname(silent, $0, &length) == 0
-            }
-        }
-        try #require(listening)
         let directory = makeTemporaryDirectory()
         let config = try writeConfig("""
             state_directory: \(directory)/state
             sinks:
               pg:
                 type: postgres
-                url: "host=127.0.0.1 port=\(UInt16(bigEndian: address.sin_port)) dbname=postgres user=postgres sslmode=disable"
+                url: "host=127.0.0.1 port=\(silentPort) dbname=postgres user=postgres sslmode=disable"
                 user_id: 00000000-0000-4000-8000-000000000001
             """, in: directory)
         let started = Date()
