@@ -395,6 +395,16 @@ struct DaemonEndToEndTests {
         #expect(result.stderr.contains("cannot be written by this user"), "\(result.stderr)")
     }
 
+    /// Launches `daemon` and waits up to 10 s for it to exit (refused); stops it if it did not.
+    /// Its exit status.
+    static func exitOfRefused(_ daemon: DaemonProcess) throws -> Int32 {
+        let refused = try daemon.launch()
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while refused.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        if refused.isRunning { daemon.stop() }
+        return refused.terminationStatus
+    }
+
     /// Another program's lock on the state directory (a backup script's `flock DIR tar …`) while no
     /// daemon holds `daemon.lock`: `run` names the process that holds it, where it said "another
     /// healthrouter run" with the pid an earlier daemon left in `daemon.lock`; and an `import` then
@@ -422,11 +432,7 @@ struct DaemonEndToEndTests {
             return flock(folder, LOCK_SH | LOCK_NB) != 0
         }
         #expect(locked)
-        let refused = try daemon.launch()
-        let deadline = Date(timeIntervalSinceNow: 10)
-        while refused.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-        if refused.isRunning { daemon.stop() }
-        #expect(refused.terminationStatus == 69, "\(daemon.log)")
+        #expect(try Self.exitOfRefused(daemon) == 69, "\(daemon.log)")
         #expect(daemon.log.contains("another process (pid \(backup.processIdentifier): sleep 60) holds a lock (flock) on the state "
                                     + "directory \(state): not a healthrouter run"), "\(daemon.log)")
         #expect(daemon.log.contains("a backup script's `flock \(state) …` holds it until the backup ends"), "\(daemon.log)")
@@ -462,11 +468,7 @@ struct DaemonEndToEndTests {
             defer { close(folder) }
             return flock(folder, LOCK_EX | LOCK_NB) != 0
         })
-        let refused = try daemon.launch()
-        let deadline = Date(timeIntervalSinceNow: 10)
-        while refused.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-        if refused.isRunning { daemon.stop() }
-        #expect(refused.terminationStatus == 69, "\(daemon.log)")
+        #expect(try Self.exitOfRefused(daemon) == 69, "\(daemon.log)")
         #expect(daemon.log.contains("holds a lock (flock) on the state directory \(state): a healthrouter run or another program "
                                     + "(its name cannot be read here)"), "\(daemon.log)")
         #expect(!daemon.log.contains("not a healthrouter run"), "\(daemon.log)")
@@ -512,7 +514,7 @@ struct DaemonEndToEndTests {
 
         // A reload onto another state directory whose config cannot start (its port taken) falls
         // back to the running config, whose state directory stays locked.
-        let taken = try #require(DaemonProcess.listeningSocket())
+        let taken = try #require(SilentListener.open())
         defer { close(taken.descriptor) }
         let path = third.directory + "/config.yaml"
         let config = try String(contentsOfFile: path, encoding: .utf8)

@@ -255,7 +255,7 @@ struct DaemonReloadTests {
     @Test func aReloadedConfigThatCannotStartGivesWayToThePreviousOne() throws {
         let daemon = try DaemonProcess()
         try daemon.start()
-        let taken = try #require(DaemonProcess.listeningSocket())
+        let taken = try #require(SilentListener.open())
         defer { close(taken.descriptor) }
         let path = daemon.directory + "/config.yaml"
         try String(contentsOfFile: path, encoding: .utf8)
@@ -280,7 +280,7 @@ struct DaemonReloadTests {
     /// 90 s): its call is left behind, its batch waits in the journal, the other sink has all.
     @Test func aSinkThatNeverAnswersHoldsNeitherAReloadNorAStop() throws {
         // A listening socket nobody accepts on: the kernel completes connections, nothing answers.
-        let silent = try #require(DaemonProcess.listeningSocket())
+        let silent = try #require(SilentListener.open())
         defer { close(silent.descriptor) }
         let silentPort = silent.port
         let daemon = try DaemonProcess.withHTTPSink("silent", url: "http://127.0.0.1:\(silentPort)", options: ["timeout: 600s"])

@@ -92,7 +92,7 @@ struct HTTPSinkTests {
     /// A receiver that takes the connection and never answers: retried, and the reason says
     /// which timeout ran out and what to change.
     @Test func aTimeoutSaysWhichAndWhatToChange() throws {
-        let silent = try #require(DaemonProcess.listeningSocket())
+        let silent = try #require(SilentListener.open())
         defer { close(silent.descriptor) }
         let context = PluginContext(name: "mirror", stateDirectory: TestScratch.path, logger: Logger(minimumLevel: .error))
         var configuration = HTTPSink.Configuration(url: "http://127.0.0.1:\(silent.port)")

@@ -91,7 +91,7 @@ struct TLSTests {
         try "not a certificate".write(toFile: directory + "/cert.pem", atomically: true, encoding: .utf8)
         try "not a key".write(toFile: directory + "/key.pem", atomically: true, encoding: .utf8)
         // The socket the running config's listener left: bound to a free port, listening.
-        let bound = try #require(DaemonProcess.listeningSocket())
+        let bound = try #require(SilentListener.open())
         let handover = ListenerHandover()
         handover.beginReload()
         handover.release(bound.descriptor, address: ("127.0.0.1", bound.port))

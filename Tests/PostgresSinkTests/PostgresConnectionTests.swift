@@ -74,26 +74,6 @@ import TestSupport
         #expect(try connection.execute("SELECT current_database()").text(0, 0) == database)
     }
 
-    /// A socket on a free loopback port that listens and never accepts: the kernel completes a
-    /// connection, no server ever speaks (a host that does not answer). The caller closes it.
-    static func silentListener() -> (descriptor: Int32, port: UInt16)? {
-        let silent = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listening = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(silent, $0, length) == 0 && listen(silent, 4) == 0 && getsockname(silent, $0, &length) == 0
-            }
-        }
-        guard silent >= 0, listening else {
-            if silent >= 0 { close(silent) }
-            return nil
-        }
-        return (silent, UInt16(bigEndian: address.sin_port))
-    }
-
     /// A URL listing several hosts passes over one that does not answer within `connect_timeout`
     /// to the next (a standby's address down), as libpq's own connect does.
     @Test func ofSeveralHostsOneThatDoesNotAnswerIsPassedOver() throws {
@@ -101,7 +81,7 @@ import TestSupport
         let admin = try PostgresConnection(url: url)
         let port = try #require(admin.option("port"))
         admin.close()
-        let (silent, silentPort) = try #require(Self.silentListener())
+        let (silent, silentPort) = try #require(SilentListener.open())
         defer { close(silent) }
         let started = Date()
         let connection = try PostgresConnection(
@@ -116,7 +96,7 @@ import TestSupport
     /// answer fails `check --connect` after 2 s, not 10.
     @Test func theEnvironmentsConnectTimeoutIsKept() throws {
         guard PostgresTestDatabase.url != nil else { return }
-        let (silent, silentPort) = try #require(Self.silentListener())
+        let (silent, silentPort) = try #require(SilentListener.open())
         defer { close(silent) }
         let directory = makeTemporaryDirectory()
         let config = try writeConfig("""
