@@ -308,6 +308,31 @@ import Testing
         }
     }
 
+    /// A store copied over `journal.sqlite` (another SQLite database under its name) is refused by
+    /// `status` and `dump`, naming its tables, and left as it was: `status` added the journal's
+    /// tables to it and reported every sink healthy at head 0.
+    @Test func aStoreCopiedOverTheJournalIsNotReadAsOne() throws {
+        let (directory, _, config) = try Self.imported()
+        let journal = directory + "/state/journal.sqlite"
+        try FileManager.default.removeItem(atPath: journal)
+        try? FileManager.default.removeItem(atPath: journal + "-wal")
+        try? FileManager.default.removeItem(atPath: journal + "-shm")
+        try FileManager.default.copyItem(atPath: directory + "/state/health.sqlite", toPath: journal)
+        func tables() throws -> String? {
+            try SQLiteDatabase(path: journal).scalarText("SELECT group_concat(name) FROM sqlite_master WHERE type = 'table'")
+        }
+        let before = try tables()
+        for command in [["status"], ["status", "--format", "json"], ["dump"]] {
+            let result = try CommandRunner.run(command + ["--config", config], in: directory)
+            #expect(result.status == 73, "\(command): \(result.stdout)\(result.stderr)")
+            #expect(result.stderr.contains("\(journal) is not a healthrouter journal: it is another SQLite database (its tables: "
+                                           + "activity_summaries, correlation_members, correlations, deleted_samples, …)"),
+                    "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("move this file away to start a new journal"), "\(result.stderr)")
+        }
+        #expect(try tables() == before)
+    }
+
     /// A sink that lacks entries pruned before it wrote them says so in `status` until a backfill
     /// from a file brings them back.
     @Test func aGapOfPrunedEntriesIsShownUntilABackfillFromAFile() throws {

@@ -51,6 +51,22 @@ import Testing
         #expect(newer?.description.contains("written by a newer healthrouter (journal layout 3; this one reads layouts up to 2): "
                                             + "run the newer version") == true, "\(String(describing: newer))")
         #expect(throws: JournalIncompatible.self) { _ = try Journal(stateDirectory: first, role: .inspector) }
+        // Another database under the journal's name (a store copied over it) is refused by every
+        // role before anything is made in it; one cut short while being made (only `entries`) is
+        // a journal to finish.
+        let other = makeTemporaryDirectory()
+        try SQLiteDatabase(path: other + "/journal.sqlite").execute("CREATE TABLE samples(id TEXT); CREATE INDEX by_id ON samples(id); ANALYZE")
+        for role in [Journal.Role.inspector, .reader, .writer] {
+            let refused = #expect(throws: JournalIncompatible.self) { _ = try Journal(stateDirectory: other, role: role) }
+            #expect(refused?.otherTables == ["samples"])
+            #expect(refused?.description.contains("is not a healthrouter journal: it is another SQLite database (its tables: samples)")
+                    == true, "\(String(describing: refused))")
+        }
+        #expect(try SQLiteDatabase(path: other + "/journal.sqlite").scalarText("SELECT group_concat(name) FROM sqlite_master WHERE type = 'table'") == "samples,sqlite_stat1")
+        let cut = makeTemporaryDirectory()
+        try SQLiteDatabase(path: cut + "/journal.sqlite").execute("CREATE TABLE entries(seq INTEGER PRIMARY KEY, source TEXT NOT NULL, "
+            + "type TEXT, received_at INTEGER NOT NULL, payload BLOB NOT NULL, first_of_id INTEGER NOT NULL DEFAULT 0)")
+        try Journal(stateDirectory: cut).append([.sample(heartRate(60, at: 0))], source: "history")
         // A current journal opens again and again.
         let fresh = makeTemporaryDirectory()
         _ = try Journal(stateDirectory: fresh)

@@ -56,7 +56,9 @@ import Testing
         let old = makeTemporaryDirectory()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = [old + "/journal.sqlite", "PRAGMA page_size = 4096; PRAGMA journal_mode = WAL; CREATE TABLE t (x);"]
+        process.arguments = [old + "/journal.sqlite", "PRAGMA page_size = 4096; PRAGMA journal_mode = WAL; "
+                             + "CREATE TABLE entries(seq INTEGER PRIMARY KEY, source TEXT NOT NULL, type TEXT, received_at INTEGER NOT NULL, "
+                             + "payload BLOB NOT NULL);"]
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         process.waitUntilExit()

@@ -107,6 +107,7 @@ public final class Journal {
         path = (stateDirectory as NSString).appendingPathComponent("journal.sqlite")
         if role == .inspector && (access(path, W_OK) != 0 || access(stateDirectory, W_OK) != 0) {
             database = try SQLiteDatabase.openForReading(path: path)
+            try refuseAnotherDatabase()
             try checkSchemaVersion(creating: false)
             hasRevivedColumn = try database.scalarInt("SELECT count(*) FROM pragma_table_info('deleted_ids') WHERE name = 'revived'") == 1
             return
@@ -120,6 +121,7 @@ public final class Journal {
         // the daemon's writes in a soak test). (No query of the journal sorts in a temporary b-tree:
         // `entryCountsByTypeAndSource` counts without one.)
         try database.execute("PRAGMA temp_store=MEMORY")
+        try refuseAnotherDatabase()
         try database.execute("""
             CREATE TABLE IF NOT EXISTS entries(
                 seq INTEGER PRIMARY KEY,
@@ -235,6 +237,20 @@ public final class Journal {
             try database.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', \(Self.schemaVersion))")
         }
         layoutMarked = stored == nil ? creating : stored == Self.schemaVersion
+    }
+
+    /// Refuses a database whose tables are not a journal's (a store, or another program's file,
+    /// copied over `journal.sqlite`) before anything is created in it: a `status` would have added
+    /// the journal's tables and said every sink was healthy with nothing journaled. A journal's
+    /// first table is `entries` (made first, so a journal cut short while being made has it); one
+    /// of another layout has `sample_ids` (`checkSchemaVersion` says what to do with it).
+    private func refuseAnotherDatabase() throws {
+        let names = try database.scalarText(
+            "SELECT group_concat(name, ', ') FROM (SELECT name FROM sqlite_master WHERE type = 'table' "
+                + "AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name)") ?? ""
+        let tables = names.isEmpty ? [] : names.components(separatedBy: ", ")
+        guard !tables.isEmpty, !tables.contains("entries"), !tables.contains("sample_ids") else { return }
+        throw JournalIncompatible(path: path, found: nil, otherTables: tables)
     }
 
     /// Whether `meta` says this layout (`checkSchemaVersion`, `markLayout`).
