@@ -55,7 +55,7 @@ enum ImportCommand {
             print(help)
             return .success
         }
-        let loaded = try LoadedConfig.load(arguments, environment: environment)
+        let loaded = try LoadedConfig.load(arguments, environment: environment, idleSourceTypes: Set(PluginList.services.map(\.type)))
         let plan = try sources(arguments.positional, loaded: loaded, timeZone: arguments.values["--time-zone"])
         var sinks = try loaded.sinkSpecs()
         try loaded.ensureStateDirectory()

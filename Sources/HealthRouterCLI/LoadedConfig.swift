@@ -17,9 +17,11 @@ struct LoadedConfig {
     /// `--config`, else `./healthrouter.yaml` when it exists, else the embedded default. A
     /// command that starts no source (`usesSources: false`) does not need the variables only
     /// `sources` name (a daemon's push tokens); one that opens only the sinks `usesSinks` names
-    /// (nil: every sink) does not need those of the others (a mirror's token).
+    /// (nil: every sink) does not need those of the others (a mirror's token); nor one that
+    /// starts no source of the `idleSourceTypes` those sources' (an import, a daemon's push tokens;
+    /// the daemon, a replay folder's).
     static func load(_ arguments: CommandLineArguments, environment: [String: String],
-                     usesSources: Bool = true, usesSinks: [String]? = nil) throws -> LoadedConfig {
+                     usesSources: Bool = true, idleSourceTypes: Set<String> = [], usesSinks: [String]? = nil) throws -> LoadedConfig {
         var unused: Set<String> = usesSources ? [] : ["sources"]
         if usesSinks != nil { unused.insert("sinks") }
         let stillUsed = Set((usesSinks ?? []).map { "sinks.\($0)" })
@@ -41,7 +43,7 @@ struct LoadedConfig {
             file = FileManager.default.fileExists(atPath: "healthrouter.yaml") ? "healthrouter.yaml" : nil
         }
         let config = try file.map { try HealthRouterConfig.load(path: $0, environment: environment, unusedSections: unused,
-                                                                         stillUsed: stillUsed) }
+                                                                         stillUsed: stillUsed, idleSourceTypes: idleSourceTypes) }
             ?? HealthRouterConfig.embeddedDefault()
         return try LoadedConfig(config, file: file, logger: logger, homeDirectory: home).refusingSinksOnTheJournal()
     }

@@ -43,6 +43,53 @@ import Testing
                                          environment: environment.merging(["HR_TEST_UNSET_TOKEN": "t0ken"]) { a, _ in a }) == 0)
     }
 
+    /// An import starts no push listener and the daemon reads no file source: an import need not
+    /// know the daemon's push tokens, nor the daemon a replay folder's variable (both said they
+    /// were not set and stopped). A source the command does start still needs its variables, as
+    /// does one whose type is itself a variable.
+    @Test func aCommandNeedsOnlyTheVariablesOfTheSourcesItStarts() throws {
+        let directory = makeTemporaryDirectory()
+        let config = try writeConfig("""
+            state_directory: \(directory)/state
+            sources:
+              phone: { type: http_push, listen: "127.0.0.1:0", users: { alice: { token: "${HR_TEST_UNSET_TOKEN}" } } }
+              archive: { type: replay, path: "${HR_TEST_UNSET_PULSO}/data" }
+            sinks:
+              local: { type: sqlite, path: \(directory)/health.sqlite }
+            """, in: directory)
+        let export = CommandRunner.repository + "/samples/export.zip"
+        let pulso = ["HR_TEST_UNSET_PULSO": directory + "/pulso"]
+        let imported = try CommandRunner.run(["import", export, "--config", config, "--quiet"], in: directory, environment: pulso)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(try SQLiteDatabase(path: directory + "/health.sqlite").scalarInt("SELECT count(*) FROM samples") ?? 0 > 0)
+        // The replay source is one an import reads (its options apply to a path of its kind).
+        let withoutPulso = try CommandRunner.run(["import", export, "--config", config, "--quiet"], in: directory)
+        #expect(withoutPulso.status == 78, "\(withoutPulso.stderr)")
+        #expect(withoutPulso.stderr.contains("sources.archive.path: environment variable 'HR_TEST_UNSET_PULSO' is not set"),
+                "\(withoutPulso.stderr)")
+        // The daemon's plan: its push source needs the token, the replay source nothing.
+        let arguments = try CommandLineArguments.parse(["--config", config], command: "run")
+        let plan = try RunCommand.Plan(arguments: arguments, environment: ["HR_TEST_UNSET_TOKEN": "t0ken-for-alice"],
+                                       handover: ListenerHandover())
+        #expect(plan.services.map(\.name) == ["phone"])
+        let refused = #expect(throws: ConfigError.self) {
+            _ = try RunCommand.Plan(arguments: arguments, environment: pulso, handover: ListenerHandover())
+        }
+        #expect(refused?.description.contains("sources.phone.users.alice.token: environment variable 'HR_TEST_UNSET_TOKEN' is not set")
+                == true, "\(String(describing: refused))")
+        // A type given by a variable counts as started.
+        let typed = directory + "/typed.yaml"
+        try """
+            state_directory: \(directory)/state
+            sources:
+              phone: { type: "${HR_TEST_SOURCE_TYPE:-http_push}", listen: "127.0.0.1:0", users: { alice: { token: "${HR_TEST_UNSET_TOKEN}" } } }
+            sinks:
+              local: { type: sqlite, path: \(directory)/health.sqlite }
+            """.write(toFile: typed, atomically: true, encoding: .utf8)
+        let typedImport = try CommandRunner.run(["import", export, "--config", typed, "--quiet"], in: directory)
+        #expect(typedImport.status == 78 && typedImport.stderr.contains("'HR_TEST_UNSET_TOKEN' is not set"), "\(typedImport.stderr)")
+    }
+
     @Test func everyExampleConfigChecks() throws {
         let folder = CommandRunner.repository + "/config"
         let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".yaml") }

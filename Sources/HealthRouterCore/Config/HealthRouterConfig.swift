@@ -46,14 +46,16 @@ public struct HealthRouterConfig: Sendable {
 
     /// Reads and validates the config file at `path`; `environment` supplies `${ENV}`. Under the
     /// top-level sections in `unusedSections` (`sources`, for a command that starts none; `sinks`,
-    /// but for the entries in `stillUsed`, as `sinks.local`), an unset variable is left as
+    /// but for the entries in `stillUsed`, as `sinks.local`), and in the sources of
+    /// `idleSourceTypes` (the types the command does not start), an unset variable is left as
     /// written instead of being an error.
     /// The largest config file read (a config of many users and sinks is a few hundred kilobytes).
     public static let largestFile = 16 << 20
 
     public static func load(path: String,
                             environment: [String: String] = ProcessInfo.processInfo.environment,
-                            unusedSections: Set<String> = [], stillUsed: Set<String> = []) throws(ConfigError) -> HealthRouterConfig {
+                            unusedSections: Set<String> = [], stillUsed: Set<String> = [],
+                            idleSourceTypes: Set<String> = []) throws(ConfigError) -> HealthRouterConfig {
         // Read through a descriptor rather than `Data(contentsOf:)`, which fails on a pipe
         // (`--config <(envsubst < healthrouter.yaml)`) with a message about permissions.
         let descriptor = open(path, O_RDONLY)
@@ -86,7 +88,7 @@ public struct HealthRouterConfig: Sendable {
             throw ConfigError(file: path, message: "cannot read config file (\(error.localizedDescription))")
         }
         return try HealthRouterConfigParser(file: path, environment: environment, unusedSections: unusedSections,
-                                            stillUsed: stillUsed).parse([UInt8](data))
+                                            stillUsed: stillUsed, idleSourceTypes: idleSourceTypes).parse([UInt8](data))
     }
 
     /// Parses and validates YAML text; `file` is only used in messages.

@@ -7,6 +7,10 @@ struct HealthRouterConfigParser {
     var unusedSections: Set<String> = []
     /// Entries of `unusedSections` a command still uses (`sinks.local`: see `EnvironmentSubstitution`).
     var stillUsed: Set<String> = []
+    /// Source types the command does not start (`http_push` for an import, the file sources for
+    /// the daemon): an unset `${NAME}` in a source of one of them is left as written, as under an
+    /// unused section.
+    var idleSourceTypes: Set<String> = []
 
     /// The top-level keys; `sources`, `sinks` and `routes` stay nodes so that each entry
     /// keeps its own place for messages.
@@ -24,8 +28,16 @@ struct HealthRouterConfigParser {
 
     func parse(_ bytes: [UInt8]) throws(ConfigError) -> HealthRouterConfig {
         let parsed = try YAMLParser.parse(bytes, file: file)
-        let root = try EnvironmentSubstitution.apply(to: parsed, environment: environment, path: "", unused: unusedSections,
-                                                       stillUsed: stillUsed)
+        var unused = unusedSections, used = stillUsed
+        // A source counts as idle by its type as written (one given by `${NAME}` counts as used).
+        if !idleSourceTypes.isEmpty, !unused.contains("sources"), let sources = parsed["sources"]?.entries {
+            unused.insert("sources")
+            for entry in sources where !(entry.value["type"]?.scalar.map(idleSourceTypes.contains) ?? false) {
+                used.insert(ConfigKeyPath.appending(entry.key, to: "sources"))
+            }
+        }
+        let root = try EnvironmentSubstitution.apply(to: parsed, environment: environment, path: "", unused: unused,
+                                                       stillUsed: used)
         if !root.isNull, root.entries == nil {
             throw ConfigError(at: root.location, path: nil, message: "expected a mapping of settings at the top of the file, found \(root.kindDescription)",
                               suggestion: "start with keys such as 'sinks:' and 'routes:'")
