@@ -102,6 +102,7 @@ enum ImportCommand {
         var report = ImportReport(summary: summary,
                                   inputs: plan.map(\.input),
                                   sinkTypes: Dictionary(sinks.map { ($0.name, $0.type) }) { a, _ in a },
+                                  sinkOrder: sinks.map(\.name),
                                   deliveringDaemon: daemon, daemonConfirmed: holder?.confirmed ?? true, timeZone: arguments.values["--time-zone"],
                                   retain: loaded.config.journal.retain.description)
         // What a sink lacks because it was pruned before the sink wrote it (its worker noted it in

@@ -8,6 +8,9 @@ struct ImportReport {
     /// What each of `summary.sources` read (the file given, or the configured path), in order.
     var inputs: [String]
     var sinkTypes: [String: String]
+    /// The sinks' names in the config's order, in which they are listed (as `status` lists them);
+    /// any other after them, by name.
+    var sinkOrder: [String] = []
     /// The pid of the `healthrouter run` that holds the state directory, when one does: the import
     /// journaled what it read and left the delivery to it.
     var deliveringDaemon: String? = nil
@@ -169,7 +172,8 @@ struct ImportReport {
             // Names and types in columns: `local  sqlite       …` above `tsdb   timescaledb  …`.
             let width = summary.sinks.keys.map(\.count).max() ?? 0
             let typeWidth = summary.sinks.keys.map { (sinkTypes[$0] ?? "").count }.max() ?? 0
-            for name in summary.sinks.keys.sorted() {
+            let position = Dictionary(sinkOrder.enumerated().map { ($1, $0) }) { a, _ in a }
+            for name in summary.sinks.keys.sorted(by: { (position[$0] ?? .max, $0) < (position[$1] ?? .max, $1) }) {
                 let progress = summary.sinks[name]!
                 let padded = name.padding(toLength: width, withPad: " ", startingAt: 0)
                 let type = (sinkTypes[name] ?? "").padding(toLength: typeWidth, withPad: " ", startingAt: 0)

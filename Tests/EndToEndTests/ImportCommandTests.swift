@@ -68,8 +68,10 @@ final class ItemCollector: SourceOutput {
         let first = try CommandRunner.run(["import", export, "--config", config], in: directory)
         #expect(first.status == 0, "stderr: \(first.stderr)")
         #expect(first.stdout.contains("new"))
-        #expect(first.stdout.contains("local"))
         #expect(first.stdout.contains("caught up"))
+        // The sinks in the config's order, as `status` lists them.
+        #expect(first.stdout.range(of: #"\n    local  sqlite  [0-9,]+ rows written, caught up\n    lake   ndjson  "#,
+                                   options: .regularExpression) != nil, "\(first.stdout)")
         // The state directory healthrouter made (health data) is its owner's alone, whatever the umask.
         let mode = try #require(try FileManager.default.attributesOfItem(atPath: directory + "/state")[.posixPermissions] as? Int)
         #expect(mode & 0o777 == 0o700, "\(String(mode, radix: 8))")

@@ -92,6 +92,12 @@ import Testing
             .render()
         #expect(text.contains("\n    local  sqlite       3 rows written, caught up\n    tsdb   timescaledb  0 rows written, caught up"),
                 "\(text)")
+        // In the config's order, as `status` lists them; one it does not name after them.
+        summary.sinks["archive"] = SinkWorker.Progress()
+        let ordered = ImportReport(summary: summary, inputs: ["export.zip"], sinkTypes: ["local": "sqlite", "tsdb": "timescaledb"],
+                                   sinkOrder: ["tsdb", "local"]).render()
+        #expect(ordered.contains("\n    tsdb     timescaledb  0 rows written, caught up\n    local    sqlite       3 rows written, "
+                                 + "caught up\n    archive               0 rows written, caught up"), "\(ordered)")
     }
 
     /// A config without sinks: the summary says where the samples went, and `check` warns.
