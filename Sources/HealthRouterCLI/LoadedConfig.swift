@@ -17,9 +17,9 @@ struct LoadedConfig {
     /// `--config`, else `./healthrouter.yaml` when it exists, else the embedded default. A
     /// command that starts no source (`usesSources: false`) does not need the variables only
     /// `sources` name (a daemon's push tokens); one that opens only the sinks `usesSinks` names
-    /// (nil: every sink) does not need those of the others (a mirror's token); nor one that
-    /// starts no source of the `idleSourceTypes` those sources' (an import, a daemon's push tokens;
-    /// the daemon, a replay folder's).
+    /// (nil: every sink) does not need those of the others (a mirror's token); nor does a command
+    /// need those of the sources whose type is in `idleSourceTypes`, which it does not start (an
+    /// import, a daemon's push tokens; the daemon, a replay folder's).
     static func load(_ arguments: CommandLineArguments, environment: [String: String],
                      usesSources: Bool = true, idleSourceTypes: Set<String> = [], usesSinks: [String]? = nil) throws -> LoadedConfig {
         var unused: Set<String> = usesSources ? [] : ["sources"]
