@@ -66,7 +66,7 @@ public final class AdminSource: ServiceSource {
         }
         let logger = context.logger
         let server = MHDServer(limits: MHDServer.Limits(connections: 16, timeoutSeconds: 10, bodyLimit: 0),
-                               handover: context.listenerHandover, log: { logger.debug("libmicrohttpd: \($0)") }, examineHead: { request in
+                               handover: context.listenerHandover, logger: logger, examineHead: { request in
             guard request.method == "GET", !request.hasQuery else { return .notFound }
             switch request.path {
             case "/metrics":

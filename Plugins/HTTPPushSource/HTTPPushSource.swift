@@ -203,7 +203,7 @@ public final class HTTPPushSource: ServiceSource {
         if let timeout = configuration.headerTimeout { limits.headerDeadlineSeconds = max(1, timeout.seconds) }
         limits.bodyLimit = Self.bodyLimit
         let logger = context.logger
-        let server = MHDServer(limits: limits, uploads: uploads, handover: context.listenerHandover, log: { logger.debug("libmicrohttpd: \($0)") },
+        let server = MHDServer(limits: limits, uploads: uploads, handover: context.listenerHandover, logger: logger,
                                examineHead: { handler.examineHead($0) }, handle: { handler.handle($0) },
                                answered: { handler.answered($0, $1) })
         let bound = try server.start(host: host, port: port, tls: tls)

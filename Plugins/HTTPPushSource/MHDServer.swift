@@ -64,21 +64,24 @@ final class MHDServer: Sendable {
         var deadlinesArmed: UInt64 = 0
     }
 
-    /// Where libmicrohttpd's own messages go (a client that closed mid-request, a TLS handshake
-    /// that failed): one call per message, on libmicrohttpd's threads.
-    private let log: @Sendable (String) -> Void
-    /// The C side of `log`, alive as long as the server.
+    /// libmicrohttpd's own messages (a client that closed mid-request, a TLS handshake that
+    /// failed) go to its debug level, on libmicrohttpd's threads; running out of descriptors is a
+    /// warning (`acceptFailedForWantOfResources`), at most one every 10 s.
+    private let logger: Logger
+    private let warnings: ThrottledWarnings
+    /// The C side of the log handler, alive as long as the server.
     private nonisolated(unsafe) let logTarget = UnsafeMutablePointer<swmhd_log_target>.allocate(capacity: 1)
 
     init(limits: Limits, uploads: UploadBudget = UploadBudget(capacity: 256 << 20), handover: ListenerHandover? = nil,
-         log: @escaping @Sendable (String) -> Void,
+         logger: Logger,
          examineHead: @escaping @Sendable (HTTPRequest) -> HTTPReply?, handle: @escaping @Sendable (HTTPRequest) -> HTTPReply,
          answered: @escaping @Sendable (HTTPRequest, HTTPReply) -> Void = { _, _ in }) {
         self.answered = answered
         self.handover = handover
         self.limits = limits
         self.uploads = uploads
-        self.log = log
+        self.logger = logger
+        warnings = ThrottledWarnings(logger: logger)
         self.examineHead = examineHead
         self.handle = handle
         logTarget.initialize(to: swmhd_log_target(write: Self.logHandler, context: nil))
@@ -91,7 +94,32 @@ final class MHDServer: Sendable {
     private static let logHandler: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Void = { context, message in
         guard let context, let message else { return }
         let server = Unmanaged<MHDServer>.fromOpaque(context).takeUnretainedValue()
-        server.log(String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines))
+        let text = String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines)
+        server.logger.debug("libmicrohttpd: \(text)")
+        if text.hasPrefix("Hit process or system resource limit") { server.acceptFailedForWantOfResources() }
+    }
+
+    /// How long the listening thread pauses after an accept() that failed for want of a descriptor.
+    static let pauseAtResourceLimit: useconds_t = 100_000
+
+    /// Called on the listening thread when accept() failed for want of a file descriptor (the
+    /// process's limit, EMFILE, or the system's) or of memory. libmicrohttpd's thread-per-connection
+    /// listener polls the listening socket again at once, and the socket stays readable while
+    /// clients wait in its backlog: without a pause that thread spins at full CPU until a
+    /// descriptor is free. Paused, it tries again ten times a second, so a connection that closes
+    /// lets the next one in within 0.1 s; the clients wait in the backlog meanwhile.
+    private func acceptFailedForWantOfResources() {
+        var limit = rlimit()
+        let soft = getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 ? "\(limit.rlim_cur)" : "unknown"
+        let open = connections.withLock { $0.byAddress.count }
+        warnings.warn(key: "resource limit",
+                      "cannot accept a connection: the process has no file descriptor left (or the system none, or no memory); "
+                          + "clients wait until a connection closes",
+                      [("open_files_limit", soft),
+                       ("hint", "raise the limit of open files (systemd: LimitNOFILE= in the service; a shell: ulimit -n), or "
+                            + "lower max_connections")],
+                      numbers: [("connections", LogNumber(open))])
+        usleep(Self.pauseAtResourceLimit)
     }
 
     /// The state of one request across the handler's calls; released when MHD completes it.

@@ -234,3 +234,46 @@ struct ManyOpenFilesTests {
         #expect(reply.body == #"{"received": 1, "new": 1, "deleted": 0}"#)
     }
 }
+
+/// A daemon whose process runs out of file descriptors (a low `ulimit -n`, many clients at once)
+/// keeps running: the clients it cannot take yet wait, it says why and what to do, and it serves
+/// again once connections close. libmicrohttpd's listening thread polled the listening socket again
+/// after each accept() that failed with EMFILE, and spun at full CPU for as long as it lasted.
+@Suite("run out of file descriptors")
+struct DescriptorExhaustionTests {
+    /// The CPU time the process `pid` has used so far, in seconds (utime and stime of /proc/PID/stat).
+    static func cpuSeconds(_ pid: Int32) -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let end = stat.lastIndex(of: ")") else { return 0 }
+        // The fields after the command's name: state is the first (3), utime the 12th (14), stime the 13th.
+        let fields = stat[stat.index(after: end)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    @Test func theDaemonWaitsForADescriptorWithoutSpinningAndServesAgain() throws {
+        let daemon = try DaemonProcess()
+        // About 27 descriptors are open once the daemon runs: a dozen are left for connections,
+        // fewer than the 32 one address may open.
+        daemon.shellSetup = "ulimit -n 40"
+        try daemon.start()
+        defer { daemon.stop() }
+        let pid = try #require(daemon.process?.processIdentifier)
+        // More connections than descriptors: the kernel queues those the daemon cannot accept.
+        var held: [RawConnection] = []
+        for _ in 0..<30 { held.append(try #require(daemon.client.connection())) }
+        #expect(eventually { daemon.log.contains("no file descriptor left") }, "\(daemon.log)")
+        let before = Self.cpuSeconds(pid)
+        usleep(2_000_000)
+        let used = Self.cpuSeconds(pid) - before
+        #expect(used < 0.5, "the daemon used \(used) s of CPU in 2 s while it could not accept")
+        #expect(daemon.log.contains("open_files_limit=40"), "\(daemon.log)")
+        #expect(daemon.log.contains("hint=raise the limit of open files (systemd: LimitNOFILE= in the service; a shell: "
+                                    + "ulimit -n), or lower max_connections"), "\(daemon.log)")
+        // Once the connections close, the daemon takes pushes again.
+        for connection in held { connection.close() }
+        let batch = #"[{"uuid":"FD-2","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":60,"source":"W"}]"#
+        #expect(eventually(within: 10) { daemon.client.post("/ingest", batch, token: DaemonProcess.token).status == 200 })
+        #expect(daemon.process?.isRunning == true)
+    }
+}
