@@ -16,6 +16,9 @@ import Synchronization
 /// - Sink progress (cursor, last error) is queued and written with the next commit, so a
 ///   worker never polls for the journal's write lock while requests keep it busy; a dead
 ///   letter waits for its commit (it must be durable before the sink's own cursor passes it).
+///   A cursor the journal refused (a full disk) is kept and written again with that sink's next
+///   progress, and every `cursorRetrySeconds` until it is written: a sink that has nothing more
+///   to write once space is freed is not shown behind by `status` for good.
 /// - Committed entries are published on `feed`, and the sink workers are woken.
 /// - The journal's file is checked before each commit: deleted or replaced under the running
 ///   daemon, it would take every later write into a file nobody can open again, so appends
@@ -34,9 +37,15 @@ public final class PushIngest: Sendable {
     /// Why the latest append failed, and when, while no append has succeeded since (nil: the
     /// journal takes writes): `/health` answers 503 meanwhile (`failingSince`).
     private let failure = Mutex<(reason: String, at: Date, fileReplaced: Bool)?>(nil)
-    /// Rows sinks wrote whose cursor record failed (the journal refused the write): added to
-    /// their next one, so `status` counts them.
-    private let unrecordedRows = Mutex<[String: Int]>([:])
+    /// The cursors the journal refused (a full disk), by sink, with the rows written up to them:
+    /// recorded with the sink's next progress (their rows added, so `status` counts them), or
+    /// by the retry a refusal schedules (`retryScheduled`).
+    private let unrecordedCursors = Mutex<[String: (sequence: Int64, written: Int)]>([:])
+    private let retryScheduled = Mutex(false)
+    /// Seconds between two tries of a refused cursor.
+    let cursorRetrySeconds: Double
+    /// Refused progress is logged at most once every 10 minutes per sink while it lasts.
+    private let progressWarnings: ThrottledWarnings
 
     /// Writes queued while a commit runs; `committing` is true while some caller leads.
     private struct Queue {
@@ -78,8 +87,11 @@ public final class PushIngest: Sendable {
     ///   - autocheckpoint: false when a `JournalCheckpointer` keeps the log short instead of
     ///     the commits of this connection.
     public init(stateDirectory: String, control: WorkerControl, logger: Logger = Logger(minimumLevel: .warning),
-                feedEntries: Int = 20_000, autocheckpoint: Bool = true, totals: PushTotals = PushTotals()) throws {
+                feedEntries: Int = 20_000, autocheckpoint: Bool = true, totals: PushTotals = PushTotals(),
+                cursorRetrySeconds: Double = 5) throws {
         self.totals = totals
+        self.cursorRetrySeconds = cursorRetrySeconds
+        progressWarnings = ThrottledWarnings(logger: logger, interval: 600)
         let journal = try Journal(stateDirectory: stateDirectory)
         // Pushes come from several users' tokens: one may not change or delete another's samples.
         journal.enforcesOwners = true
@@ -172,9 +184,14 @@ public final class PushIngest: Sendable {
     private func enqueue(_ job: Job) -> Bool {
         queue.withLock { queue in
             if case .progress(.cursor(let sink, let sequence, let written)) = job.work {
-                if let carried = unrecordedRows.withLock({ $0.removeValue(forKey: sink) }) {
-                    job.work = .progress(.cursor(sink: sink, sequence: sequence, written: written + carried))
+                if let carried = unrecordedCursors.withLock({ $0.removeValue(forKey: sink) }) {
+                    job.work = .progress(.cursor(sink: sink, sequence: sequence, written: written + carried.written))
                 }
+            } else if case .progress(.lastError(let sink, _)) = job.work,
+                      let carried = unrecordedCursors.withLock({ $0.removeValue(forKey: sink) }) {
+                // The refused cursor came before this error: written first, so the error stays.
+                queue.jobs.append(Job(.progress(.cursor(sink: sink, sequence: carried.sequence, written: carried.written)),
+                                      waits: false))
             }
             if case .progress(.cursor(let sink, let sequence, let written)) = job.work {
                 // A newer cursor replaces a queued one (their row counts add up); it goes last,
@@ -269,10 +286,57 @@ public final class PushIngest: Sendable {
         case .append:
             failure.withLock { $0 = ("\(error)", Date(), error is JournalFileReplaced) }
         case .progress(let progress):
-            if case .cursor(let sink, _, let written) = progress, written > 0 {
-                unrecordedRows.withLock { $0[sink, default: 0] += written }
+            let sink: String
+            switch progress {
+            case .cursor(let name, let sequence, let written):
+                sink = name
+                // Later than any refused before it (whose rows its job took): its sequence stands.
+                unrecordedCursors.withLock { $0[name] = (sequence, written + ($0[name]?.written ?? 0)) }
+                scheduleCursorRetry()
+            case .lastError(let name, _), .deadLetters(let name, _):
+                sink = name
             }
-            logger.warning("cannot record sink progress in the journal", [("progress", "\(progress)"), ("error", "\(error)")])
+            progressWarnings.warn(key: sink, "cannot record sink progress in the journal (a cursor is tried again every "
+                                      + "\(NumberText.decimal(cursorRetrySeconds, 0)) s)",
+                                  [("sink", sink), ("progress", "\(progress)"), ("error", "\(error)")])
+        }
+    }
+
+    /// Tries the refused cursors again in `cursorRetrySeconds`, unless a try is scheduled already.
+    private func scheduleCursorRetry() {
+        guard retryScheduled.withLock({ scheduled in
+            defer { scheduled = true }
+            return !scheduled
+        }) else { return }
+        DispatchQueue.global().asyncAfter(deadline: .now() + cursorRetrySeconds) { [weak self] in
+            guard let self else { return }
+            retryScheduled.withLock { $0 = false }
+            if enqueueRefusedCursors() { lead(nil) }
+        }
+    }
+
+    /// Queues the refused cursors again; true when no commit is running and the caller must lead.
+    /// A cursor of the same sink queued meanwhile is later than the refused one: it takes only
+    /// its rows.
+    private func enqueueRefusedCursors() -> Bool {
+        queue.withLock { queue in
+            let refused = unrecordedCursors.withLock { cursors in
+                defer { cursors = [:] }
+                return cursors
+            }
+            guard !refused.isEmpty else { return false }
+            for (sink, carried) in refused {
+                if let index = queue.jobs.firstIndex(where: { if case .progress(.cursor(sink, _, _)) = $0.work { true } else { false } }),
+                   case .progress(.cursor(_, let sequence, let written)) = queue.jobs[index].work {
+                    queue.jobs[index].work = .progress(.cursor(sink: sink, sequence: sequence, written: written + carried.written))
+                } else {
+                    queue.jobs.append(Job(.progress(.cursor(sink: sink, sequence: carried.sequence, written: carried.written)),
+                                          waits: false))
+                }
+            }
+            if queue.committing { return false }
+            queue.committing = true
+            return true
         }
     }
 
