@@ -55,6 +55,7 @@ struct FullDiskTests {
         usleep(1_000_000)
         try #require(Self.lake(daemon)?["lag"] as? Int == 20, "\(daemon.log)")
         #expect(daemon.log.contains("cannot record sink progress in the journal"), "\(daemon.log)")
+        #expect(daemon.log.contains("cursor 20 (20 rows written)"), "\(daemon.log)")
 
         // Room again: the cursor is recorded without another push.
         MountNamespace.free(state)

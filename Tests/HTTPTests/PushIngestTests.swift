@@ -117,6 +117,44 @@ struct PushIngestTests {
         #expect(try journal.head() == 4)
     }
 
+    /// A cursor the journal refused is written again later (`cursorRetrySeconds`), at the latest
+    /// cursor its sink reported: one reported while the refused one was being committed, and
+    /// recorded since, is not moved back to the refused sequence, which showed the sink behind
+    /// (and, restarted, made it write again what it had written).
+    @Test func aRefusedCursorWrittenAgainDoesNotMoveALaterOneBack() throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let ingest = try PushIngest(stateDirectory: directory, control: WorkerControl(), cursorRetrySeconds: 1)
+        _ = try ingest.append(Self.samples("M", count: 3), source: "phone")
+        ingest.recordCursor(sink: "local", to: 1, written: 1)
+        // The journal refuses cursor 2 (as a full disk would); another connection holds the write
+        // lock while cursor 2's commit starts, so that cursor 3 is reported meanwhile.
+        let other = try SQLiteDatabase(path: directory + "/journal.sqlite")
+        try other.execute("CREATE TRIGGER refuse_two BEFORE UPDATE OF seq ON cursors WHEN NEW.seq = 2 "
+                          + "BEGIN SELECT RAISE(ABORT, 'refused for the test'); END")
+        try other.execute("BEGIN IMMEDIATE")
+        let committed = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            ingest.recordCursor(sink: "local", to: 2, written: 5)
+            committed.signal()
+        }
+        usleep(300_000)
+        ingest.recordCursor(sink: "local", to: 3, written: 2)
+        try other.execute("COMMIT")
+        committed.wait()
+        func local() throws -> (cursor: Int64, written: Int64)? {
+            let journal = try Journal(stateDirectory: directory, role: .reader)
+            return try journal.sinkStates().first { $0.sink == "local" }.map { ($0.cursor, $0.written) }
+        }
+        // Cursor 2 was refused and 3 recorded: 2's rows wait for the retry.
+        let before = try #require(try local())
+        #expect(before.cursor == 3 && before.written == 3, "\(before)")
+        try other.execute("DROP TRIGGER refuse_two")  // room again
+        usleep(1_500_000)
+        let after = try #require(try local())
+        #expect(after.cursor == 3 && after.written == 8, "\(after)")
+    }
+
     @Test func aSinkWorkerTakesPushedEntriesFromTheFeedAndRecordsThroughTheWriter() throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -51,13 +51,25 @@ public final class PushIngest: Sendable {
     private struct Queue {
         var jobs: [Job] = []
         var committing = false
+        /// The sequence of each sink's latest cursor its worker reported: a refused cursor is
+        /// written again at this one, so a later cursor recorded meanwhile is not moved back.
+        var latestCursors: [String: Int64] = [:]
     }
 
     /// What a sink worker records about its progress.
-    enum Progress {
+    enum Progress: CustomStringConvertible {
         case cursor(sink: String, sequence: Int64, written: Int)
         case lastError(sink: String, message: String?)
         case deadLetters(sink: String, [(sequence: Int64, reason: String)])
+
+        /// As a log line shows it: `cursor 1000 (200 rows written)`.
+        var description: String {
+            switch self {
+            case .cursor(_, let sequence, let written): "cursor \(sequence) (\(written) rows written)"
+            case .lastError(_, let message): message.map { "last error: \($0)" } ?? "last error cleared"
+            case .deadLetters(_, let letters): "\(letters.count) dead letter\(letters.count == 1 ? "" : "s")"
+            }
+        }
     }
 
     /// One queued write. A caller that waits sleeps on `wake`; the leader sets `outcome`
@@ -184,14 +196,14 @@ public final class PushIngest: Sendable {
     private func enqueue(_ job: Job) -> Bool {
         queue.withLock { queue in
             if case .progress(.cursor(let sink, let sequence, let written)) = job.work {
+                queue.latestCursors[sink] = sequence
                 if let carried = unrecordedCursors.withLock({ $0.removeValue(forKey: sink) }) {
                     job.work = .progress(.cursor(sink: sink, sequence: sequence, written: written + carried.written))
                 }
             } else if case .progress(.lastError(let sink, _)) = job.work,
                       let carried = unrecordedCursors.withLock({ $0.removeValue(forKey: sink) }) {
                 // The refused cursor came before this error: written first, so the error stays.
-                queue.jobs.append(Job(.progress(.cursor(sink: sink, sequence: carried.sequence, written: carried.written)),
-                                      waits: false))
+                Self.requeue(refused: carried, of: sink, in: &queue)
             }
             if case .progress(.cursor(let sink, let sequence, let written)) = job.work {
                 // A newer cursor replaces a queued one (their row counts add up); it goes last,
@@ -325,18 +337,24 @@ public final class PushIngest: Sendable {
                 return cursors
             }
             guard !refused.isEmpty else { return false }
-            for (sink, carried) in refused {
-                if let index = queue.jobs.firstIndex(where: { if case .progress(.cursor(sink, _, _)) = $0.work { true } else { false } }),
-                   case .progress(.cursor(_, let sequence, let written)) = queue.jobs[index].work {
-                    queue.jobs[index].work = .progress(.cursor(sink: sink, sequence: sequence, written: written + carried.written))
-                } else {
-                    queue.jobs.append(Job(.progress(.cursor(sink: sink, sequence: carried.sequence, written: carried.written)),
-                                          waits: false))
-                }
-            }
+            for (sink, carried) in refused { Self.requeue(refused: carried, of: sink, in: &queue) }
             if queue.committing { return false }
             queue.committing = true
             return true
+        }
+    }
+
+    /// Queues a refused cursor of `sink` again: its rows join a cursor of the sink still queued;
+    /// else it is written at the latest cursor the sink's worker reported, which is its own
+    /// sequence unless a later cursor came since (queued, then taken by a commit that runs or has
+    /// run): moved back to the refused sequence, the cursor would show the sink behind again.
+    private static func requeue(refused: (sequence: Int64, written: Int), of sink: String, in queue: inout Queue) {
+        if let index = queue.jobs.firstIndex(where: { if case .progress(.cursor(sink, _, _)) = $0.work { true } else { false } }),
+           case .progress(.cursor(_, let sequence, let written)) = queue.jobs[index].work {
+            queue.jobs[index].work = .progress(.cursor(sink: sink, sequence: sequence, written: written + refused.written))
+        } else {
+            let sequence = queue.latestCursors[sink] ?? refused.sequence
+            queue.jobs.append(Job(.progress(.cursor(sink: sink, sequence: sequence, written: refused.written)), waits: false))
         }
     }
 
