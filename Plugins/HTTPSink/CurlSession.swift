@@ -10,6 +10,9 @@ final class CurlSession {
         /// The seconds the reply's `Retry-After` asks to wait (its seconds, or its date from now),
         /// nil without one.
         var retryAfter: Int?
+        /// Where a redirect (3xx with `Location`) leads, as an absolute URL (libcurl resolves a
+        /// relative one); nil without one. Not followed.
+        var location: String?
         var text: String { String(decoding: body, as: UTF8.self) }
     }
 
@@ -97,6 +100,9 @@ final class CurlSession {
         _ = swcurl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
         var retryAfter: curl_off_t = 0
         _ = swcurl_getinfo_off(handle, CURLINFO_RETRY_AFTER, &retryAfter)
-        return Response(status: status, body: collector.bytes, retryAfter: retryAfter > 0 ? Int(retryAfter) : nil)
+        var location: UnsafeMutablePointer<CChar>?
+        _ = swcurl_getinfo_str(handle, CURLINFO_REDIRECT_URL, &location)
+        return Response(status: status, body: collector.bytes, retryAfter: retryAfter > 0 ? Int(retryAfter) : nil,
+                        location: location.map { String(cString: $0) })
     }
 }

@@ -136,10 +136,16 @@ public final class HTTPSink: Sink {
         do {
             let response = try currentSession().send(baseURL + "/health", shownAs: url, headers: [], body: nil)
             guard (200..<300).contains(response.status) else {
-                // A receiver that asks for time (429, 503 with Retry-After) is given it.
-                let failure = Self.failure(status: response.status, url: url, reply: response.text, retryAfter: response.retryAfter)
+                // A receiver that asks for time (429, 503 with Retry-After) is given it. Any other
+                // status is retried as down, with what the reply and the status tell (where a
+                // redirect leads: a proxy sending http:// to https:// redirects /health too, so that
+                // the POST's message was never reached). /health is probed without the token, as
+                // Pulso's app does: a 401 or 403 there says nothing of it.
+                let failure = Self.failure(status: response.status, url: url, reply: response.text,
+                                           retryAfter: response.retryAfter, location: response.location)
                 if failure.retryAfter != nil { throw failure }
-                throw SinkError.unavailable("\(url) answered \(response.status)")
+                throw SinkError.unavailable(response.status == 401 || response.status == 403
+                                                ? Self.answer(url, response.status, response.text) : failure.reason)
             }
         } catch let error as CurlSession.TransportError {
             throw Self.failure(error)
@@ -187,7 +193,8 @@ public final class HTTPSink: Sink {
                 throw Self.failure(error)
             }
             guard (200..<300).contains(response.status) else {
-                throw Self.failure(status: response.status, url: url, reply: response.text, retryAfter: response.retryAfter)
+                throw Self.failure(status: response.status, url: url, reply: response.text, retryAfter: response.retryAfter,
+                                   location: response.location)
             }
             // A Pulso server acknowledges a batch with `"received": <element count>`; any other 2xx
             // (a proxy's page, a server that is not a Pulso server) has not stored it.
@@ -244,15 +251,25 @@ public final class HTTPSink: Sink {
     /// `.busy` for 429 and 503 with `Retry-After` (retried whole, not before the seconds it asks);
     /// `.unavailable` for anything else, retried whole with backoff: 404/405 (a wrong url),
     /// 408/429/503 (busy), other 4xx and 5xx. The reason names
-    /// the url, the status and the start of the reply, and what to check where that is known.
-    static func failure(status: Int, url: String, reply: String, retryAfter: Int? = nil) -> SinkError {
-        var reason = "\(url) answered \(status) \(excerpt(reply, 200))"
+    /// the url, the status and the start of the reply, and what to check where that is known: of
+    /// a redirect, the `location` it leads to (its password hidden) and the `url` to set.
+    static func failure(status: Int, url: String, reply: String, retryAfter: Int? = nil, location: String? = nil) -> SinkError {
+        var reason = answer(url, status, reply)
         switch status {
         case 401, 403:
             reason += " (check the sink's token)"
         case 301, 302, 307, 308:
-            reason += " (a redirect, which the sink does not follow: the receiver or a proxy before it wants another "
-                + "url, often https:// for http://: set the sink's url to the address it names)"
+            if let location = location.map({ URLPassword.hidden(in: excerpt($0, 200)) }) {
+                // The address with the route asked for, or another (a login page): the base to set
+                // is the first one's without the route (the sink appends it).
+                let route = ["/ingest", "/v1/samples", "/health", "/latest"].first { url.hasSuffix($0) && location.hasSuffix($0) }
+                reason += " (a redirect to \(location), which the sink does not follow: "
+                    + (route.map { "set the sink's url to \(location.dropLast($0.count)))" }
+                        ?? "the receiver or a proxy before it wants another url: set the sink's url to the receiver's address)")
+            } else {
+                reason += " (a redirect, which the sink does not follow: the receiver or a proxy before it wants another "
+                    + "url, often https:// for http://: set the sink's url to the address it names)"
+            }
         case 413:
             reason += " (the receiver, or a proxy before it, refuses bodies this large: raise its limit, such as "
                 + "nginx's client_max_body_size, or lower the sink's batch_size)"
@@ -271,6 +288,13 @@ public final class HTTPSink: Sink {
                          retryAfter: Double(retryAfter))
         }
         return refusesContent ? .rejected(reason) : .unavailable(reason)
+    }
+
+    /// `<url> answered <status> <the start of the reply>` (without the reply when it is empty, as a
+    /// redirect's often is).
+    static func answer(_ url: String, _ status: Int, _ reply: String) -> String {
+        let text = excerpt(reply, 200)
+        return "\(url) answered \(status)" + (text.isEmpty ? "" : " " + text)
     }
 
     /// The start of a receiver's reply (`length` characters at most) on one line, as a dead letter's

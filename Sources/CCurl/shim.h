@@ -10,3 +10,4 @@ typedef size_t (*swcurl_data_cb)(char *, size_t, size_t, void *);
 static inline CURLcode swcurl_setopt_datacb(CURL *h, CURLoption o, swcurl_data_cb v) { return curl_easy_setopt(h, o, v); }
 static inline CURLcode swcurl_getinfo_long(CURL *h, CURLINFO i, long *v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLcode swcurl_getinfo_off(CURL *h, CURLINFO i, curl_off_t *v) { return curl_easy_getinfo(h, i, v); }
+static inline CURLcode swcurl_getinfo_str(CURL *h, CURLINFO i, char **v) { return curl_easy_getinfo(h, i, v); }

@@ -88,6 +88,33 @@ struct HTTPSinkRefusalTests {
         #expect(server.received == ["GOOD-1"])
     }
 
+    /// A proxy that sends http:// to https:// redirects every path, `/health` first: the sink's
+    /// opening (what `check --connect` and every start try) says where the redirect leads and the
+    /// url to set (the password in it hidden), as a body's redirect does. It said `answered 301`
+    /// alone, so that the redirect's message was never seen.
+    @Test func aRedirectSaysTheURLToSet() throws {
+        let server = try PulsoStandInServer(redirectTo: "https://mirror:secret@health.example.org")
+        defer { server.stop() }
+        let context = PluginContext(name: "mirror", stateDirectory: TestScratch.path, logger: Logger(minimumLevel: .error))
+        let sink = try HTTPSink(configuration: .init(url: "http://127.0.0.1:\(server.port)"), context: context)
+        let said = " which the sink does not follow: set the sink's url to https://mirror:…@health.example.org)"
+        do {
+            _ = try sink.prepare()
+            Issue.record("a redirect taken for a receiver")
+        } catch SinkError.unavailable(let reason) {
+            #expect(reason == "http://127.0.0.1:\(server.port)/health answered 301 (a redirect to "
+                        + "https://mirror:…@health.example.org/health," + said, "\(reason)")
+        }
+        do {
+            try sink.write([Self.entry("GOOD-1")], cursor: 1)
+            Issue.record("a redirect taken for a delivery")
+        } catch SinkError.unavailable(let reason) {
+            #expect(reason == "http://127.0.0.1:\(server.port)/ingest answered 301 (a redirect to "
+                        + "https://mirror:…@health.example.org/ingest," + said, "\(reason)")
+        }
+        #expect(server.received.isEmpty)
+    }
+
     /// Runs a sink worker (short retry delays, batches of 20,000 entries, as the daemon's) over
     /// 200 heart-rate samples (the one at `refused`, if given, with an id the stand-in refuses)
     /// into an http sink of `batchSize` through a stand-in that fails every `failEvery`th request;

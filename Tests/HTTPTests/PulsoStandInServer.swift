@@ -17,6 +17,8 @@ import TestSupport
 /// - with `holdsFirstPost`, the first `POST` is read, then held until `releaseFirstPost()` (60 s at
 ///   most; `firstPostArrived` tells it came), and with `delay` every `POST` is answered that many
 ///   seconds late (a slow receiver);
+/// - with `redirectTo`, every request is answered 301 with `Location: <redirectTo><its path>` and
+///   no body (a proxy sending http:// to https://);
 /// - any other body is stored (its uuids, one a line, in `received`) and answered
 ///   `{"received": <element count>}`. `GET` anything answers `{"status": "ok"}`.
 /// Every status a `POST` was answered is kept, in order, in `statuses`.
@@ -28,14 +30,15 @@ final class PulsoStandInServer {
     private let uuidFile: String
     private let statusFile: String
 
-    init(bodyLimit: Int = 1 << 30, failEvery: Int = 0, holdsFirstPost: Bool = false, delay: Double = 0) throws {
+    init(bodyLimit: Int = 1 << 30, failEvery: Int = 0, holdsFirstPost: Bool = false, delay: Double = 0,
+         redirectTo: String? = nil) throws {
         uuidFile = TestScratch.path + "standin-\(UUID().uuidString).txt"
         statusFile = uuidFile + ".status"
         _ = FileManager.default.createFile(atPath: uuidFile, contents: nil)
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", Self.script, String(bodyLimit), uuidFile, statusFile, String(failEvery),
-                             holdsFirstPost ? "1" : "0", String(delay)]
+                             holdsFirstPost ? "1" : "0", String(delay), redirectTo ?? ""]
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -86,24 +89,30 @@ final class PulsoStandInServer {
     private static let script = """
         import gzip, http.server, json, os, sys, time
         limit, path, statuses, fail_every = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
-        held, delay = [sys.argv[5] == '1'], float(sys.argv[6])
+        held, delay, redirect = [sys.argv[5] == '1'], float(sys.argv[6]), sys.argv[7]
         hung = set()
         posts = [0]
         class H(http.server.BaseHTTPRequestHandler):
-            def answer(self, status, body, retry_after=None):
+            def answer(self, status, body, retry_after=None, location=None):
                 if self.command == 'POST':
                     with open(statuses, 'a') as f:
                         f.write(str(status) + '\\n')
                 self.send_response(status)
                 if retry_after:
                     self.send_header('Retry-After', retry_after)
+                if location:
+                    self.send_header('Location', location)
                 self.send_header('Content-Length', str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
             def do_GET(self):
+                if redirect:
+                    return self.answer(301, b'', location=redirect + self.path)
                 self.answer(200, b'{"status": "ok"}')
             def do_POST(self):
                 raw = self.rfile.read(int(self.headers.get('Content-Length', 0)))
+                if redirect:
+                    return self.answer(301, b'', location=redirect + self.path)
                 posts[0] += 1
                 if held[0]:
                     held[0] = False
