@@ -4,8 +4,9 @@ import HealthRouterCore
 /// The `http` sink: a Pulso protocol client. Forwards samples and tombstones to any Pulso
 /// server (or another healthrouter's `http_push`) as gzip JSON batches with a bearer token.
 ///
-/// - `prepare()` checks `GET <url>/health` answers 2xx (also what `check --connect` does);
-///   the core keeps the cursor (a Pulso server has none).
+/// - `prepare()` checks `GET <url>/health` answers 2xx, and that `GET <url>/latest` does not
+///   refuse the token (also what `check --connect` does); the core keeps the cursor (a Pulso
+///   server has none).
 /// - `write(_:cursor:)` posts the entries to `<url>/ingest` in bodies of at most 5,000
 ///   elements and 8 MiB uncompressed (`largestBatch`: the worker hands over one body's worth at
 ///   a time); each must be answered 2xx. A status that refuses the
@@ -119,9 +120,13 @@ public final class HTTPSink: Sink {
     }
 
     private var headers: [String] {
-        var headers = [encoder.ndjson ? "Content-Type: application/x-ndjson" : "Content-Type: application/json"]
-        if let token = configuration.token, !token.isEmpty { headers.append("Authorization: Bearer \(token)") }
-        return headers
+        [encoder.ndjson ? "Content-Type: application/x-ndjson" : "Content-Type: application/json"] + authorization
+    }
+
+    /// The bearer token's header, when there is a token.
+    private var authorization: [String] {
+        guard let token = configuration.token, !token.isEmpty else { return [] }
+        return ["Authorization: Bearer \(token)"]
     }
 
     private func currentSession() -> CurlSession {
@@ -150,7 +155,27 @@ public final class HTTPSink: Sink {
         } catch let error as CurlSession.TransportError {
             throw Self.failure(error)
         }
+        try probeToken()
         return nil
+    }
+
+    /// Throws `.misconfigured` when the receiver refuses the token (or its absence) on `GET
+    /// <url>/latest` (401 or 403), before any batch is sent: `/health` is open in Pulso's protocol,
+    /// so that `check --connect` said a sink with a wrong token was connected. `/latest` wants the
+    /// token on a Pulso server (v1.2) and on another healthrouter's `http_push`; any other answer
+    /// (404 from a server without it, a failure) says nothing of the token, and is passed over.
+    private func probeToken() throws {
+        let url = shownBaseURL + "/latest"
+        let response: CurlSession.Response
+        do {
+            response = try currentSession().send(baseURL + "/latest", shownAs: url, headers: authorization, body: nil)
+        } catch is CurlSession.TransportError {
+            session = nil
+            return
+        }
+        if response.status == 401 || response.status == 403 {
+            throw Self.failure(status: response.status, url: url, reply: response.text)
+        }
     }
 
     /// One body's elements: every body the receiver acknowledges moves the cursor.

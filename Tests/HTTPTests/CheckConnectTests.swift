@@ -4,22 +4,24 @@ import Synchronization
 import Testing
 import TestSupport
 
-/// `healthrouter check --connect` probes an `http` sink with `GET /health`.
+/// `healthrouter check --connect` probes an `http` sink with `GET /health`, and its token with
+/// `GET /latest`.
 @Suite("check --connect with an http sink", .serialized)
 struct CheckConnectTests {
-    @Test func probesHealth() throws {
+    @Test func probesHealthAndTheToken() throws {
         let peer = try DaemonProcess()
         try peer.start()
         defer { peer.stop() }
         let directory = TestScratch.path + "check-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        func check(port: UInt16) throws -> (Int32, String) {
+        func check(port: UInt16, token: String? = DaemonProcess.token) throws -> (Int32, String) {
             try """
             state_directory: \(directory)/state
             sinks:
               mirror:
                 type: http
                 url: http://127.0.0.1:\(port)
+            \(token.map { "    token: \($0)" } ?? "")
             routes:
               - types: ["*"]
                 to: [mirror]
@@ -41,5 +43,13 @@ struct CheckConnectTests {
         let unreachable = try check(port: peer.port == 60000 ? 59999 : peer.port + 1)
         #expect(unreachable.0 == 1, "\(unreachable.1)")
         #expect(unreachable.1.contains("FAILED"))
+        // A token the receiver does not take, or none, is a config error (78), said before any
+        // batch is sent: /health is open, so that both were "connected".
+        for token in ["not-the-token", nil] {
+            let refused = try check(port: peer.port, token: token)
+            #expect(refused.0 == 78, "\(refused.1)")
+            #expect(refused.1.contains("mirror: FAILED: misconfigured: http://127.0.0.1:\(peer.port)/latest answered 401 "
+                                           + #"{"error": "unauthorized"} (check the sink's token)"#), "\(refused.1)")
+        }
     }
 }
