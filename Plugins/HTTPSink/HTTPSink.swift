@@ -68,6 +68,10 @@ public final class HTTPSink: Sink {
     private let encoder: PulsoBatchEncoder
     private let ingestPath: String
     private let caFile: String?
+    /// What the sink sends that must not be shown: its token, and the url's password, also as
+    /// basic auth sends it with the user (base64). A receiver that echoes the request (a debug
+    /// page, a request bin at a wrong url) would put them in a reply quoted in a reason.
+    private let secrets: [String]
 
     /// Checks the configuration without I/O; throws a `ConfigError` naming the key.
     public init(configuration: Configuration, context: PluginContext, path: String = "") throws {
@@ -100,6 +104,14 @@ public final class HTTPSink: Sink {
         if base.hasSuffix("/ingest") { base.removeLast("/ingest".count) }
         baseURL = base
         shownBaseURL = URLPassword.hidden(in: base)
+        var secrets = [configuration.token ?? ""]
+        if let range = URLPassword.range(in: base), let slashes = base.range(of: "//") {
+            let password = String(base[range])
+            let user = String(base[slashes.upperBound..<base.index(before: range.lowerBound)])
+            let decoded = (user: user.removingPercentEncoding ?? user, password: password.removingPercentEncoding ?? password)
+            secrets += [password, decoded.password, Data("\(decoded.user):\(decoded.password)".utf8).base64EncodedString()]
+        }
+        self.secrets = secrets.filter { !$0.isEmpty }
         var encoder = PulsoBatchEncoder()
         if let size = configuration.batchSize {
             guard (1...5_000).contains(size) else {
@@ -146,11 +158,11 @@ public final class HTTPSink: Sink {
                 // redirect leads: a proxy sending http:// to https:// redirects /health too, so that
                 // the POST's message was never reached). /health is probed without the token, as
                 // Pulso's app does: a 401 or 403 there says nothing of it.
-                let failure = Self.failure(status: response.status, url: url, reply: response.text,
+                let failure = Self.failure(status: response.status, url: url, reply: quoted(response),
                                            retryAfter: response.retryAfter, location: response.location)
                 if failure.retryAfter != nil { throw failure }
                 throw SinkError.unavailable(response.status == 401 || response.status == 403
-                                                ? Self.answer(url, response.status, response.text) : failure.reason)
+                                                ? Self.answer(url, response.status, quoted(response)) : failure.reason)
             }
         } catch let error as CurlSession.TransportError {
             throw Self.failure(error)
@@ -174,8 +186,16 @@ public final class HTTPSink: Sink {
             return
         }
         if response.status == 401 || response.status == 403 {
-            throw Self.failure(status: response.status, url: url, reply: response.text)
+            throw Self.failure(status: response.status, url: url, reply: quoted(response))
         }
+    }
+
+    /// A reply as reasons quote it: with `secrets` shown as `…`.
+    private func quoted(_ response: CurlSession.Response) -> String { redacted(response.text) }
+
+    /// `text` with `secrets` shown as `…`.
+    private func redacted(_ text: String) -> String {
+        secrets.reduce(text) { $0.replacingOccurrences(of: $1, with: "…") }
     }
 
     /// One body's elements: every body the receiver acknowledges moves the cursor.
@@ -218,19 +238,19 @@ public final class HTTPSink: Sink {
                 throw Self.failure(error)
             }
             guard (200..<300).contains(response.status) else {
-                throw Self.failure(status: response.status, url: url, reply: response.text, retryAfter: response.retryAfter,
+                throw Self.failure(status: response.status, url: url, reply: quoted(response), retryAfter: response.retryAfter,
                                    location: response.location)
             }
             // A Pulso server acknowledges a batch with `"received": <element count>`; any other 2xx
             // (a proxy's page, a server that is not a Pulso server) has not stored it.
             guard Self.received(in: response.body) == elements else {
                 throw SinkError.unavailable("\(url) answered \(response.status) without \"received\": \(elements) "
-                                                + "(\(Self.excerpt(response.text, 120))): not a Pulso server, or it did not take "
+                                                + "(\(Self.excerpt(quoted(response), 120))): not a Pulso server, or it did not take "
                                                 + "the whole batch; check the sink's url")
             }
             for (index, reason) in Self.skipped(in: response.body, elements: elements) {
                 refusals.append(SinkError.Refusal(sequence: entries[body.positions[index]].sequence,
-                                                  reason: "\(url) answered \(response.status) but skipped it: \(reason)"))
+                                                  reason: "\(url) answered \(response.status) but skipped it: \(redacted(reason))"))
             }
         }
         if !refusals.isEmpty { throw SinkError.partlyRefused(refusals) }

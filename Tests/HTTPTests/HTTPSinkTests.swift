@@ -152,6 +152,34 @@ struct HTTPSinkTests {
         }
     }
 
+    /// A receiver that echoes the request (a debug page, a request bin at a wrong url) puts the
+    /// token and the url's credentials (basic auth's base64) in its reply: a reason quotes the
+    /// reply without them, a dead letter's (400) and a retried failure's (500) alike, since
+    /// reasons reach the log, `status` and `/status`.
+    @Test func aReplyThatEchoesTheRequestShowsNoSecret() throws {
+        let server = try PulsoStandInServer()
+        defer { server.stop() }
+        let context = PluginContext(name: "mirror", stateDirectory: TestScratch.path, logger: Logger(minimumLevel: .error))
+        let url = "http://backup:Mirror%2FPass@127.0.0.1:\(server.port)"
+        // With a token, it is the Authorization header sent; without, the url's credentials are.
+        let bearer = try HTTPSink(configuration: .init(url: url, token: "sekret-token-4711"), context: context)
+        let basic = try HTTPSink(configuration: .init(url: url), context: context)
+        let credentials = Data("backup:Mirror/Pass".utf8).base64EncodedString()
+        for (sink, header) in [(bearer, "Bearer …"), (basic, "Basic …")] {
+            for status in [400, 500] {
+                do {
+                    try sink.write([HTTPSinkRefusalTests.entry("ECHO-\(status)-1")], cursor: 1)
+                    Issue.record("\(status) taken for a delivery")
+                } catch let error as SinkError {
+                    let reason = error.reason
+                    #expect(reason.contains(#""Authorization": "\#(header)""#), "\(reason)")
+                    #expect(!reason.contains("sekret-token-4711") && !reason.contains(credentials) && !reason.contains("Mirror"),
+                            "\(reason)")
+                }
+            }
+        }
+    }
+
     /// A server that answers 200 without Pulso's `"received"` (a proxy's page, not a Pulso
     /// server) has not stored the batch: the write fails as unavailable, so nothing is counted
     /// as delivered and the worker retries.

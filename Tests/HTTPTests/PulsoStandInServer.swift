@@ -17,6 +17,8 @@ import TestSupport
 /// - with `holdsFirstPost`, the first `POST` is read, then held until `releaseFirstPost()` (60 s at
 ///   most; `firstPostArrived` tells it came), and with `delay` every `POST` is answered that many
 ///   seconds late (a slow receiver);
+/// - a body whose first element's `uuid` is `ECHO-<code>…` is answered `<code>` with a Pulso error
+///   that quotes the request's headers (a debug page, a request bin);
 /// - with `redirectTo`, every request is answered 301 with `Location: <redirectTo><its path>` and
 ///   no body (a proxy sending http:// to https://);
 /// - any other body is stored (its uuids, one a line, in `received`) and answered
@@ -132,6 +134,9 @@ final class PulsoStandInServer {
                     raw = gzip.decompress(raw)
                 elements = json.loads(raw)
                 uuids = [e.get('uuid', '') for e in elements if isinstance(e, dict)]
+                if uuids and uuids[0].startswith('ECHO-'):
+                    return self.answer(int(uuids[0].split('-')[1]), json.dumps({'error': 'unexpected request',
+                                                                                 'headers': dict(self.headers)}).encode())
                 if uuids and uuids[0].startswith('STATUS-'):
                     return self.answer(int(uuids[0].split('-')[1]), b'{\\n  "error": "as asked"\\n}')
                 if uuids and uuids[0].startswith('BUSY-') and uuids[0] not in hung:
