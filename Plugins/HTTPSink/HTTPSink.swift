@@ -203,7 +203,8 @@ public final class HTTPSink: Sink {
 
     /// The error for a request that got no answer: `.misconfigured` when the server's certificate
     /// is not trusted or `ca_file` cannot be read (nothing passes until a person fixes it),
-    /// `.unavailable` otherwise (retried).
+    /// `.unavailable` otherwise (retried), saying what to change where the failure hints at a
+    /// wrong scheme (a failed TLS handshake on `https`, no reply at all on `http`) or a short timeout.
     static func failure(_ error: CurlSession.TransportError) -> SinkError {
         switch error.code {
         case 60:   // CURLE_PEER_FAILED_VERIFICATION
@@ -212,6 +213,12 @@ public final class HTTPSink: Sink {
                                + "use the name the certificate is for")
         case 77:   // CURLE_SSL_CACERT_BADFILE
             .misconfigured("\(error): ca_file cannot be read as PEM certificates: check its path and content")
+        case 35 where error.url.hasPrefix("https://"):   // CURLE_SSL_CONNECT_ERROR
+            .unavailable("\(error) (the TLS handshake failed: if the receiver serves plain http on this port, "
+                             + "set the sink's url to http://)")
+        case 52 where error.url.hasPrefix("http://"):    // CURLE_GOT_NOTHING
+            .unavailable("\(error) (the receiver closed the connection without a reply: if it serves https on this "
+                             + "port, as an http_push with tls_certificate does, set the sink's url to https://)")
         case 28:   // CURLE_OPERATION_TIMEDOUT
             .unavailable("\(error) (the sink's timeout is \(error.timeoutSeconds)s: raise `timeout` "
                              + "for a receiver that takes longer, or lower `batch_size`)")

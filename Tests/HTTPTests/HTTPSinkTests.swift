@@ -89,6 +89,32 @@ struct HTTPSinkTests {
         #expect(badFile?.isMisconfigured == true, "\(String(describing: badFile))")
     }
 
+    /// A url of the wrong scheme, http:// for a receiver serving HTTPS (an http_push with
+    /// `tls_certificate`, which closes a plain request's connection without a reply) or https://
+    /// for one serving plain HTTP: retried, and the reason says which scheme to try, where it
+    /// said `Empty reply from server` or OpenSSL's `wrong version number` alone.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"), "needs /usr/bin/openssl"))
+    func aURLOfTheWrongSchemeSaysWhichToTry() throws {
+        let directory = TestScratch.path + "scheme-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let certificate = try SelfSignedCertificate(in: directory, commonName: "localhost")
+        let secure = try PushServerFixture(tls: (certificate.certificatePath, certificate.keyPath))
+        let plain = try PushServerFixture()
+        let context = PluginContext(name: "mirror", stateDirectory: directory, logger: Logger(minimumLevel: .error))
+        for (url, hint) in [("http://localhost:\(secure.source.listeningPort)", "if it serves https on this port, "
+                                + "as an http_push with tls_certificate does, set the sink's url to https://)"),
+                            ("https://localhost:\(plain.source.listeningPort)", "(the TLS handshake failed: if the receiver "
+                                + "serves plain http on this port, set the sink's url to http://)")] {
+            var configuration = HTTPSink.Configuration(url: url, token: PushServerFixture.tokens["alice"])
+            configuration.caFile = certificate.certificatePath
+            let sink = try HTTPSink(configuration: configuration, context: context)
+            let error = #expect(throws: SinkError.self) { _ = try sink.prepare() }
+            guard case .unavailable(let reason)? = error else { Issue.record("\(String(describing: error))"); continue }
+            #expect(reason.hasPrefix(url + "/health: ") && reason.hasSuffix(hint), "\(reason)")
+        }
+    }
+
     /// A receiver that takes the connection and never answers: retried, and the reason says
     /// which timeout ran out and what to change.
     @Test func aTimeoutSaysWhichAndWhatToChange() throws {
