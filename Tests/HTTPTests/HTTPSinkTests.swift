@@ -204,6 +204,14 @@ struct HTTPSinkTests {
                 }
             }
         }
+        // A secret shorter than 4 characters is not taken out: it would take letters out of every reply.
+        let short = try HTTPSink(configuration: .init(url: url, token: "ok"), context: context)
+        do {
+            try short.write([HTTPSinkRefusalTests.entry("ECHO-400-2")], cursor: 1)
+            Issue.record("400 taken for a delivery")
+        } catch let error as SinkError {
+            #expect(error.reason.contains(#""Authorization": "Bearer ok""#), "\(error.reason)")
+        }
     }
 
     /// A server that answers 200 without Pulso's `"received"` (a proxy's page, not a Pulso
