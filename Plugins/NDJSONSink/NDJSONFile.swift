@@ -97,5 +97,15 @@ struct NDJSONFileError: Error, CustomStringConvertible {
     var operation: String
     var code: Int32
 
-    var description: String { "\(path): \(operation) failed: \(String(cString: strerror(code)))" }
+    var description: String { "\(path): \(operation) failed: \(String(cString: strerror(code)))" + advice }
+
+    /// What to do, where the failure says it (the sink retries meanwhile).
+    private var advice: String {
+        switch code {
+        case ENOSPC, EDQUOT: " (the disk holding the folder is full, or its quota: free some space; the sink retries)"
+        case EMFILE, ENFILE: " (no file descriptor left: raise the limit of open files, LimitNOFILE= in a systemd unit "
+            + "or ulimit -n; the sink retries)"
+        default: ""
+        }
+    }
 }

@@ -65,4 +65,34 @@ struct FullDiskTests {
         #expect(lake["last_error"] == nil || lake["last_error"] is NSNull, "\(lake)")
         #expect(daemon.process?.isRunning == true)
     }
+
+    /// The ndjson sink's folder on a disk with no room for another file (its inodes taken): the
+    /// sink's warning says the disk is full and what to do, as the sqlite sink's does, where it
+    /// gave the system's "No space left on device" alone; once there is room it catches up.
+    @Test(.enabled(if: MountNamespace.available, "needs unshare and user namespaces"))
+    func anNDJSONFolderOnAFullDiskSaysWhatToDo() throws {
+        let directory = TestScratch.path + "daemon-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory + "/disk", withIntermediateDirectories: true)
+        let daemon = try DaemonProcess(directory: directory, sinks: DaemonProcess.localSink(in: directory, more: """
+              lake:
+                type: ndjson
+                directory: \(directory)/disk/lake
+            """), admin: true)
+        daemon.shellSetup = "exec /usr/bin/unshare -rm /bin/bash -c 'mount -t tmpfs -o size=4m,nr_inodes=64,mode=700 tmpfs "
+            + "\(directory)/disk && exec \"$0\" run --config \"$1\"' \"$0\" \"$1\""
+        try daemon.start()
+        defer { daemon.stop() }
+        let disk = "/proc/\(try #require(daemon.process?.processIdentifier))/root" + directory + "/disk"
+        #expect(eventually { Self.lake(daemon) != nil })
+        // Every inode taken: the lake's index takes writes, a new type's file cannot be made.
+        var fillers = 0
+        while FileManager.default.createFile(atPath: disk + "/inode-\(fillers)", contents: nil) { fillers += 1 }
+        #expect(fillers > 0)
+        #expect(daemon.client.post("/ingest", "[\(Self.batch)]", token: DaemonProcess.token).status == 200)
+        #expect(eventually { daemon.log.contains("heartRate.ndjson: open failed: No space left on device (the disk holding the "
+                                                 + "folder is full, or its quota: free some space; the sink retries)") },
+                "\(daemon.log)")
+        for index in 0..<fillers { unlink(disk + "/inode-\(index)") }
+        #expect(eventually(within: 10) { Self.lake(daemon)?["lag"] as? Int == 0 }, "\(String(describing: Self.lake(daemon)))")
+    }
 }
