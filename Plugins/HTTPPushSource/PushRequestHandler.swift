@@ -292,7 +292,10 @@ final class PushRequestHandler: Sendable {
                 }(), numbers: [("samples", LogNumber(batch.endsAhead))])
             }
         } catch {
-            logger.warning("cannot update the /latest index", [("error", "\(error)")])
+            // Once every 10 s at most: a disk that holds the journal but not the index (its own
+            // file) would fail every push's update.
+            warnings.warn(key: "latest index", "cannot update the /latest index (the push was stored; after a restart, /latest answers without it)",
+                          [("error", "\(error)")])
         }
         return Self.received(batch.received, result: result, skipped: Self.skippedElements(batch, result: result))
     }

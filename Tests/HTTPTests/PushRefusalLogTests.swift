@@ -30,6 +30,28 @@ struct PushRefusalLogTests {
         log.split(separator: "\n").filter { line in parts.allSatisfy { line.contains($0) } }
     }
 
+    /// A /latest index that refuses its updates (its own file, on a disk full for it) is warned
+    /// once every 10 s, not once a push; the pushes are stored all the same.
+    @Test func aLatestIndexThatRefusesUpdatesIsWarnedOncePerInterval() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        defer { daemon.stop() }
+        // Each push a later reading than the one before: each changes the index.
+        func push(_ minute: Int) -> Int {
+            let time = "2026-07-06T08:\(String(format: "%02d", minute)):00Z"
+            return daemon.client.post("/ingest", #"[{"uuid":"L-\#(minute)","type":"heartRate","start":"\#(time)","end":"\#(time)","#
+                                                    + #""value":60,"source":"W"}]"#, token: DaemonProcess.token).status
+        }
+        #expect(push(0) == 200)
+        try SQLiteDatabase(path: daemon.directory + "/state/http_push-phone.sqlite")
+            .execute("CREATE TRIGGER refuse BEFORE INSERT ON latest BEGIN SELECT RAISE(ABORT, 'refused for the test'); END")
+        for minute in 1...5 { #expect(push(minute) == 200) }
+        let warned = Self.lines(daemon.log, containing: ["cannot update the /latest index", "refused for the test"])
+        #expect(warned.count == 1, "\(daemon.log)")
+        #expect(daemon.stop() == 0)
+        #expect(try daemon.sinkIds().count == 6)
+    }
+
     @Test func refusalsAndSkippedElementsAreWarnedAtTheDefaultLevel() throws {
         let daemon = try DaemonProcess()
         try daemon.start()
