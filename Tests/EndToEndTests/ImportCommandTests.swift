@@ -484,21 +484,9 @@ final class ItemCollector: SourceOutput {
         #expect(try CommandRunner.exitCodesInHelp("status").contains(73))
     }
 
-    /// Whether this machine lets a process mount a file system of its own (util-linux's unshare, a
-    /// user namespace).
-    static let mountsInANamespace: Bool = {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-        process.arguments = ["-rm", "/bin/sh", "-c", "mount -t tmpfs -o ro tmpfs /mnt"]
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
-    }()
-
     /// A state directory on a read-only mount (a container's `:ro` volume) is said as such:
     /// permissions would not fix it.
-    @Test(.enabled(if: mountsInANamespace, "needs unshare and user namespaces"))
+    @Test(.enabled(if: MountNamespace.available, "needs unshare and user namespaces"))
     func aReadOnlyStateDirectoryIsSaidAsSuch() throws {
         let directory = makeTemporaryDirectory()
         try CommandRunner.generateExport(records: 20, to: directory + "/export.xml", zip: false, quirks: false)

@@ -114,21 +114,10 @@ import TestSupport
         #expect(Date().timeIntervalSince(started) < 6)
     }
 
-    /// Whether this machine lets a process mount in a namespace of its own (util-linux's unshare).
-    static let mountsInANamespace: Bool = {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-        process.arguments = ["-rm", "/bin/sh", "-c", "mount --bind /etc/hostname /etc/hostname"]
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
-    }()
-
     /// A host name with several addresses (AAAA and A) whose first does not answer within
     /// `connect_timeout` (IPv6 routed nowhere) is passed for the next, as libpq's own connect does:
     /// the real binary, the name given its two addresses by an /etc/hosts of its own (a mount namespace).
-    @Test(.enabled(if: mountsInANamespace, "needs unshare and user namespaces"))
+    @Test(.enabled(if: MountNamespace.available, "needs unshare and user namespaces"))
     func aNameWhoseFirstAddressDoesNotAnswerIsConnectedByTheNext() throws {
         guard let url = PostgresTestDatabase.url else { return }
         let admin = try PostgresConnection(url: url)

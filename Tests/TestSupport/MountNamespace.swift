@@ -3,7 +3,7 @@ import Foundation
 /// Mounts of a test's own (a small tmpfs as a disk that fills up), in a mount namespace that
 /// util-linux's `unshare -rm` makes for the process under test alone.
 public enum MountNamespace {
-    /// Whether this machine lets a process mount a tmpfs in a namespace of its own (a user
+    /// Whether this machine lets a process mount (a tmpfs, a bind mount) in a namespace of its own (a user
     /// namespace; root in a VM or CI, or unprivileged user namespaces allowed).
     public static let available: Bool = {
         let process = Process()
