@@ -26,9 +26,16 @@ final class GPXRouteParser: SAXHandler {
     private var course: Double?
     private var horizontalAccuracy: Double?
     private var verticalAccuracy: Double?
-    /// The field whose text is being collected, and the text so far.
+    /// The longest text of a field kept: a time or a number is a few dozen bytes. A longer one is
+    /// no value (its point then has no time, or no altitude, …): a few MiB of zip holding a
+    /// `<time>` of gigabytes took that much memory, and the process with it.
+    static let longestFieldText = 1024
+
+    /// The field whose text is being collected, and the text so far (at most `longestFieldText`
+    /// bytes; `textTooLong` when more came).
     private var field: XMLName = .other
     private var text: [UInt8] = []
+    private var textTooLong = false
 
     init(onPoint: @escaping (RoutePoint) -> Void, onSkip: @escaping (_ reason: String, _ line: Int) -> Void) {
         self.onPoint = onPoint
@@ -57,13 +64,19 @@ final class GPXRouteParser: SAXHandler {
         case .ele, .time, .speed, .course, .hAcc, .vAcc:
             field = element
             text.removeAll(keepingCapacity: true)
+            textTooLong = false
         default:
             field = .other
         }
     }
 
     override func characters(_ bytes: UnsafeBufferPointer<UInt8>) {
-        if field != .other { text.append(contentsOf: bytes) }
+        guard field != .other, !textTooLong else { return }
+        guard text.count + bytes.count <= Self.longestFieldText else {
+            textTooLong = true
+            return
+        }
+        text.append(contentsOf: bytes)
     }
 
     override func endElement(_ name: UnsafePointer<UInt8>) {
@@ -93,6 +106,11 @@ final class GPXRouteParser: SAXHandler {
             return
         }
         guard inPoint, element == field, field != .other else { return }
+        guard !textTooLong else {
+            // No value: the point goes on without it (a time it lacks has it reported).
+            field = .other
+            return
+        }
         text.withUnsafeBufferPointer { bytes in
             let trimmed = Self.trimmed(bytes)
             switch field {
