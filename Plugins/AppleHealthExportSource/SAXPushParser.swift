@@ -7,7 +7,16 @@ import CLibXML2
 /// Options: XML_PARSE_HUGE (no size limits), XML_PARSE_NONET; never NOENT or DTDLOAD,
 /// so no external entity is ever loaded. Errors are not printed: a fatal one ends the
 /// parse and is returned as `SAXParseFailure` with its line.
+///
+/// XML_PARSE_HUGE also lifts libxml2's limit on the bytes it holds while it waits for the end
+/// of a tag (`XML_MAX_LOOKUP_LIMIT`): a tag that never ends (an attribute value of gigabytes,
+/// a few MiB of zip) would be held whole, and looked through again at every chunk. This parser
+/// sets its own, `longestPendingInput`: past it, the parse fails at that line.
 final class SAXPushParser {
+    /// The most bytes libxml2 may hold unparsed, waiting for the rest of a tag. The Health app's
+    /// longest tags are a few KiB; 16 MiB is 1,000 times that and parses in a moment.
+    static let longestPendingInput = 16 << 20
+
     private let context: xmlParserCtxtPtr
     private let handler: SAXHandler
 
@@ -52,9 +61,26 @@ final class SAXPushParser {
     /// Parses `bytes`; with `final`, also checks the document is complete.
     /// Returns the failure that ended the parse, if any; after one, further calls do nothing.
     func parse(_ bytes: UnsafeRawBufferPointer, final: Bool = false) -> SAXParseFailure? {
+        if let overlong { return overlong }
         let chunk = bytes.baseAddress?.assumingMemoryBound(to: CChar.self)
         _ = xmlParseChunk(context, chunk, Int32(bytes.count), final ? 1 : 0)
-        return failure(atEnd: final)
+        if let failure = failure(atEnd: final) { return failure }
+        if pendingInput > Self.longestPendingInput {
+            overlong = SAXParseFailure(line: lineNumber, message: "more than \(Self.longestPendingInput >> 20) MiB without the end of the tag, "
+                                           + "comment or declaration that starts here (no Health export has one so long)",
+                                       raisedByHandler: false, atEnd: false)
+            xmlStopParser(context)
+        }
+        return overlong
+    }
+
+    /// Set when libxml2 held more than `longestPendingInput` bytes: the parse ended there.
+    private var overlong: SAXParseFailure?
+
+    /// The bytes libxml2 holds that it has not parsed yet.
+    private var pendingInput: Int {
+        guard let input = context.pointee.input, let current = input.pointee.cur, let end = input.pointee.end else { return 0 }
+        return current.distance(to: end)
     }
 
     /// The current line (1-based).

@@ -38,6 +38,52 @@ import AppleHealthExportSource
         }
     }
 
+    /// A tag that runs on for more than 16 MiB (an attribute value of gigabytes, a few MiB of zip)
+    /// ends the read at its line, as a file that is not well-formed does, the records before it kept;
+    /// libxml2 held it whole (XML_PARSE_HUGE lifts its own limit) and looked through all of it again
+    /// at every chunk: a 4 MB zip had not finished after 5 minutes. In a GPX file it ends that file's points.
+    @Test func aTagLongerThan16MiBEndsTheReadAtItsLine() throws {
+        let directory = try TemporaryDirectory()
+        let record = #"<Record type="HKQuantityTypeIdentifierHeartRate" sourceName="X" unit="count/min" value="61" "#
+            + #"startDate="2023-01-01 10:00:00 -0800" endDate="2023-01-01 10:00:00 -0800""#
+        let body = record + "/>\n" + record.replacingOccurrences(of: "10:00:00", with: "11:00:00") + ">\n"
+            + #"  <MetadataEntry key="k" value=""# + String(repeating: "9", count: 17 << 20) + "\"/>\n</Record>"
+        let path = try directory.write("export.xml", Fixtures.export(body))
+        let (error, output) = Fixtures.readFailing(path)
+        let failure = try #require(error)
+        #expect(failure.input == path)
+        #expect(failure.location == "line 6", "\(failure.location ?? "")")
+        #expect(failure.problem.contains("more than 16 MiB without the end of the tag"), "\(failure.problem)")
+        #expect(output.samples(.quantity).count == 1)
+
+        // A GPX file's: its points after it are left out and reported, the import goes on.
+        let workout = #"<Workout workoutActivityType="HKWorkoutActivityTypeRunning" sourceName="W" "#
+            + #"startDate="2023-01-01 08:00:00 -0800" endDate="2023-01-01 09:00:00 -0800">"#
+            + #"<WorkoutRoute sourceName="W"><FileReference path="/workout-routes/route.gpx"/></WorkoutRoute></Workout>"#
+        let gpx = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n<gpx version=\"1.1\"><trk><trkseg>\n"
+            + #"<trkpt lon="-122.03" lat="37.33"><time>2023-01-01T16:00:00Z</time></trkpt>"# + "\n"
+            + #"<trkpt lon="-122.03" lat=""# + String(repeating: "3", count: 17 << 20) + "\"/>\n</trkseg></trk></gpx>\n"
+        try directory.write("e/export.xml", Fixtures.export(workout))
+        try directory.write("e/workout-routes/route.gpx", gpx)
+        let zip = directory.file("export.zip")
+        _ = try Fixtures.python(["-c", """
+            import sys, zipfile
+            with zipfile.ZipFile(sys.argv[1], "w", compression=zipfile.ZIP_DEFLATED) as archive:
+                for name in ("e/export.xml", "e/workout-routes/route.gpx"):
+                    archive.write(sys.argv[2] + "/" + name, name)
+            """, zip, directory.path])
+        let zipped = try Fixtures.read(zip, stateDirectory: directory.path)
+        let route = try #require(zipped.samples(.workout).first.flatMap { sample -> WorkoutRoute? in
+            guard case .workout(let workout) = sample.detail else { return nil }
+            return workout.routes.first
+        })
+        #expect(route.points.count == 1)
+        #expect(zipped.skips.map(\.reason) == ["GPX file is not well-formed (points after the error not imported): more than 16 MiB "
+                                                + "without the end of the tag, comment or declaration that starts here (no Health "
+                                                + "export has one so long)"], "\(zipped.skips)")
+        #expect(zipped.skips.first?.location == "entry e/workout-routes/route.gpx, line 4")
+    }
+
     /// A value in range as written but not once converted to the canonical unit (`1e308 mi` in
     /// metres, `1e308 min` in seconds) is skipped and reported, not stored as no value.
     @Test func aValueOutOfRangeOnceConvertedIsSkipped() throws {
