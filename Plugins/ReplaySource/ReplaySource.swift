@@ -327,10 +327,24 @@ public final class ReplaySource: FiniteSource {
 
     /// One line as a canonical item: Pulso's own lines (without healthrouter's `kind`) are
     /// normalised as `.canonical`; healthrouter's lines are canonical already. A sample that
-    /// ends before it starts is refused, as the export and push sources refuse it.
+    /// ends before it starts is refused, as the export and push sources refuse it, and so is a
+    /// line that is not UTF-8 (a damaged byte, which every writer of the format writes as UTF-8):
+    /// read, its text would hold U+FFFD in place of what was there, and a damaged id would stand
+    /// for the sample's right one in the journal.
     public static func item(_ line: ArraySlice<UInt8>) -> Result<HealthItem, PulsoJSONDecoder.Failure> {
+        func notUTF8(at offset: Int) -> Result<HealthItem, PulsoJSONDecoder.Failure> {
+            .failure(PulsoJSONDecoder.Failure("byte \(offset + 1) is not UTF-8 (a damaged file?)"))
+        }
         do {
-            let (item, isPulso) = try PulsoJSONDecoder.decode(line)
+            let (item, isPulso): (HealthItem, Bool)
+            do {
+                (item, isPulso) = try PulsoJSONDecoder.decode(line)
+            } catch let failure as PulsoJSONDecoder.Failure where !failure.notASample {
+                // Shaped as a sample: the damaged byte is the reason (a line of another format stays one).
+                if let offset = firstByteNotUTF8(line) { return notUTF8(at: offset) }
+                throw failure
+            }
+            if let offset = firstByteNotUTF8(line) { return notUTF8(at: offset) }
             if case .sample(let sample) = item, sample.end < sample.start {
                 return .failure(PulsoJSONDecoder.Failure("end before start"))
             }
@@ -348,6 +362,21 @@ public final class ReplaySource: FiniteSource {
             return .failure(failure)
         } catch {
             return .failure(PulsoJSONDecoder.Failure("\(error)"))
+        }
+    }
+
+    /// The offset in `line` of the first byte that is not part of a UTF-8 character, nil when it is UTF-8.
+    static func firstByteNotUTF8(_ line: ArraySlice<UInt8>) -> Int? {
+        if String(validating: line, as: UTF8.self) != nil { return nil }
+        var parser = Unicode.UTF8.ForwardParser()
+        var bytes = line.makeIterator()
+        var offset = 0
+        while true {
+            switch parser.parseScalar(from: &bytes) {
+            case .valid(let scalar): offset += scalar.count
+            case .error: return offset
+            case .emptyInput: return nil
+            }
         }
     }
 }

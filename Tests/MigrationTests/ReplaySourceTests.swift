@@ -291,6 +291,34 @@ final class CollectingOutput: SourceOutput {
         #expect(output.items.compactMap { if case .sample(let sample) = $0 { sample.id } else { nil } } == ["H-1", "H-2"])
     }
 
+    /// A line with a byte that is not UTF-8 (a damaged copy: `0x2D` `-` flipped to `0xAD` in an id)
+    /// is skipped and counted with its line, not read with U+FFFD in place of the byte: the damaged
+    /// id stood for the sample in the journal, and the right file imported after it added nothing.
+    @Test func aLineThatIsNotUTF8IsABadLine() throws {
+        let directory = TestScratch.path + "replay-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/dump.ndjson"
+        let good = #"{"end":"2026-07-06T08:00:00Z","source":"Watch","start":"2026-07-06T08:00:00Z","type":"heartRate","unit":"count/min","uuid":"7A00F3C2-0000-4000-8000-000000000001","value":61}"#
+        var damaged = Array(good.replacingOccurrences(of: "000000000001", with: "000000000002").utf8)
+        let dash = Array(good.utf8).count - Array(#"0000-4000-8000-000000000001","value":61}"#.utf8).count - 1
+        #expect(damaged[dash] == UInt8(ascii: "-"))
+        damaged[dash] = 0xAD
+        // And one whose damaged byte also makes a field unreadable (`2026\u{AD}07-06`): the byte is the reason.
+        var date = Array(good.replacingOccurrences(of: "000000000001", with: "000000000003").utf8)
+        date[date.firstIndex(of: UInt8(ascii: "-"))!] = 0xAD
+        try Data(Array(good.utf8) + [0x0A] + damaged + [0x0A] + date + [0x0A]).write(to: URL(fileURLWithPath: path))
+        let output = CollectingOutput()
+        try ReplaySource(configuration: .init(path: path), context: SinkFixtures.context(directory)).read(into: output)
+        #expect(output.items.compactMap { if case .sample(let sample) = $0 { sample.id } else { nil } }
+                == ["7A00F3C2-0000-4000-8000-000000000001"])
+        #expect(output.skips.count == 2)
+        #expect(output.skips.first?.reason == "byte \(dash + 1) is not UTF-8 (a damaged file?)", "\(output.skips)")
+        #expect(output.skips.first?.location == "dump.ndjson:2", "\(output.skips)")
+        #expect(output.skips.last?.reason == "byte 13 is not UTF-8 (a damaged file?)", "\(output.skips)")
+        #expect(output.skips.last?.location == "dump.ndjson:3", "\(output.skips)")
+    }
+
     /// A file whose first lines are none of them samples is another format (a JSON document, a
     /// pretty-printed export of another app): refused with the reason, not imported as skips. Bad
     /// lines before the first good one are still skipped one by one.
