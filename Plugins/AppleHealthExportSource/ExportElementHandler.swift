@@ -65,13 +65,23 @@ final class ExportElementHandler: SAXHandler {
         /// (one left out is counted once, for why).
         var creationDateLine: Int?
         var beats: [Heartbeat] = []
+        /// Whether beats past `maximumBeats` were left out (reported once).
+        var beatsCut = false
     }
 
     private struct CorrelationDraft {
         var sample: Sample
         /// Its member records, emitted with it when it ends (with their ids).
         var members: [Sample] = []
+        /// Whether members past `maximumMembers` were left out (reported once).
+        var membersCut = false
     }
+
+    /// The most beats an HRV record keeps (a reading holds about a hundred), and the most members a
+    /// correlation keeps (a meal's nutrients, a few dozen): a few MiB of zip holding millions of
+    /// them took the memory.
+    static let maximumBeats = 100_000
+    static let maximumMembers = 10_000
 
     init(userId: String?, zoneOffsets: RecordedZoneOffsets, routes: RouteFileResolver, resources: ClinicalResourceResolver,
          output: SourceOutput, logger: Logger) {
@@ -344,6 +354,13 @@ final class ExportElementHandler: SAXHandler {
             }
         }
         guard let bpm, let time else { return skip("InstantaneousBeatsPerMinute with an unreadable bpm or time") }
+        guard record!.beats.count < Self.maximumBeats else {
+            if !record!.beatsCut {
+                record!.beatsCut = true
+                skip("Record with more than \(NumberText.grouped(Self.maximumBeats)) InstantaneousBeatsPerMinute: the rest left out")
+            }
+            return
+        }
         record!.beats.append(Heartbeat(time: time, beatsPerMinute: bpm))
     }
 
@@ -369,6 +386,13 @@ final class ExportElementHandler: SAXHandler {
         }
         if correlation != nil {
             if knownTraits(draft.typeEntry, draft.typeGeneration) != nil { typeTraits[draft.typeEntry]?.canBeMember = true }
+            guard correlation!.members.count < Self.maximumMembers else {
+                if !correlation!.membersCut {
+                    correlation!.membersCut = true
+                    skip("Correlation with more than \(NumberText.grouped(Self.maximumMembers)) member Records: the rest left out")
+                }
+                return
+            }
             correlation!.members.append(Self.take(&draft.sample))
             return
         }

@@ -17,6 +17,16 @@ final class WorkoutBuilder {
     private var activity: WorkoutActivity?
     private var route: WorkoutRoute?
 
+    /// The most events, statistics, activities and routes one workout keeps, all levels together
+    /// (a real one has a few hundred): a few MiB of zip holding millions of them took the memory.
+    static let maximumParts = 100_000
+    /// The most route points one workout keeps, in all its routes together: a GPX file's limit.
+    static let maximumRoutePoints = GPXRouteParser.maximumPoints
+    private var partsKept = 0
+    private var routePointsKept = 0
+    private var partsCut = false
+    private var routePointsCut = false
+
     /// Reports what could not be used: a reason and the line.
     private let report: (_ reason: String, _ line: Int) -> Void
 
@@ -103,16 +113,20 @@ final class WorkoutBuilder {
         case (.workoutRoute, .metadataEntry):
             addMetadata(attributes, reader: reader, line: line) { Self.report(of: route?.metadata.set($0, limit: ExportElementHandler.metadataLimit)) }
         case (.workout, .workoutEvent), (.workoutActivity, .workoutEvent):
-            event = workoutEvent(attributes, reader: reader, line: line)
+            event = keepPart(line: line) ? workoutEvent(attributes, reader: reader, line: line) : nil
         case (.workout, .workoutStatistics):
+            guard keepPart(line: line) else { break }
             if let statistic = statistic(attributes, reader: reader, line: line) { workout.statistics.append(statistic) }
         case (.workoutActivity, .workoutStatistics):
+            guard keepPart(line: line) else { break }
             if let statistic = statistic(attributes, reader: reader, line: line) { activity?.statistics.append(statistic) }
         case (.workout, .workoutActivity):
-            activity = workoutActivity(attributes, reader: reader, line: line)
+            activity = keepPart(line: line) ? workoutActivity(attributes, reader: reader, line: line) : nil
         case (.workout, .workoutRoute):
-            route = workoutRoute(attributes, reader: reader, line: line)
+            route = keepPart(line: line) ? workoutRoute(attributes, reader: reader, line: line) : nil
         case (.workoutRoute, .fileReference):
+            // A route left out (past `maximumParts`) reads no file, nor one past the points kept.
+            guard route != nil, keepRoutePoints(line: line) else { break }
             for index in 0..<attributes.count where reader.names.name(attributes.name(index)) == .path {
                 let path = AttributeText.string(attributes.value(index))
                 route?.filePath = path
@@ -121,18 +135,23 @@ final class WorkoutBuilder {
                     // A GPX file's times are UTC (`Z`): its points take the workout's offset, as an
                     // old export's inline Locations have theirs (a recorded zone replaces both).
                     let offset = sample.start.utcOffsetSeconds
-                    route?.points.append(contentsOf: points.lazy.map { point in
+                    let kept = points.prefix(Self.maximumRoutePoints - routePointsKept)
+                    routePointsKept += kept.count
+                    route?.points.append(contentsOf: kept.lazy.map { point in
                         var local = point
                         if local.time.utcOffsetSeconds == 0 { local.time.utcOffsetSeconds = offset }
                         return local
                     })
+                    if kept.count < points.count { _ = keepRoutePoints(line: line) }
                 case .missing: report("WorkoutRoute file not found in the export (route kept without points, or with those an earlier import brought)", line)
                 case .refused: break
                 }
             }
         case (.workoutRoute, .location):
+            guard route != nil, keepRoutePoints(line: line) else { break }
             if let point = location(attributes, reader: reader) {
                 if point.isUsable {
+                    routePointsKept += 1
                     route?.points.append(point)
                 } else {
                     report("Location at no place on Earth, or with a number out of a double's range", line)
@@ -144,6 +163,31 @@ final class WorkoutBuilder {
             return false
         }
         return true
+    }
+
+    /// Whether one more event, statistic, activity or route is kept; past `maximumParts`, reports
+    /// once that the rest is left out.
+    private func keepPart(line: Int) -> Bool {
+        guard partsKept < Self.maximumParts else {
+            if !partsCut {
+                partsCut = true
+                report("Workout with more than \(NumberText.grouped(Self.maximumParts)) events, statistics, activities and routes: the rest left out", line)
+            }
+            return false
+        }
+        partsKept += 1
+        return true
+    }
+
+    /// Whether the workout keeps route points still; once it holds `maximumRoutePoints`, reports
+    /// once that the rest is left out.
+    private func keepRoutePoints(line: Int) -> Bool {
+        guard routePointsKept >= Self.maximumRoutePoints else { return true }
+        if !routePointsCut {
+            routePointsCut = true
+            report("Workout with more than \(NumberText.grouped(Self.maximumRoutePoints)) route points: the rest left out", line)
+        }
+        return false
     }
 
     /// Closes a child element.

@@ -84,6 +84,53 @@ import AppleHealthExportSource
         #expect(zipped.skips.first?.location == "entry e/workout-routes/route.gpx, line 4")
     }
 
+    /// A workout keeps its first 100,000 events, statistics, activities and routes and 250,000 route
+    /// points (in all routes together, inline `Location`s and a GPX file's alike), an HRV record its
+    /// first 100,000 beats and a correlation its first 10,000 members; past them the rest is left out
+    /// and reported once: a zip of 7 MB holding 27 million of any of them took more than 3 GB.
+    @Test func partsPastTheirLimitAreLeftOutAndReportedOnce() throws {
+        let directory = try TemporaryDirectory()
+        let dated = #"startDate="2023-01-01 08:00:00 -0800" endDate="2023-01-01 09:00:00 -0800""#
+        var body = #"<Workout workoutActivityType="HKWorkoutActivityTypeRunning" sourceName="W" "# + dated + ">\n"
+        for _ in 0..<100_001 { body += #"<WorkoutEvent type="HKWorkoutEventTypePause" date="2023-01-01 08:10:00 -0800"/>"# + "\n" }
+        body += "</Workout>\n"
+        body += #"<Workout workoutActivityType="HKWorkoutActivityTypeRunning" sourceName="W" "#
+            + dated.replacingOccurrences(of: "2023-01-01", with: "2023-01-02") + ">\n<WorkoutRoute sourceName=\"W\">\n"
+        for second in 0..<250_001 {
+            body += #"<Location date="2023-01-02 08:00:00 -0800" latitude="52.5" longitude="13."# + "\(second)\"/>\n"
+        }
+        body += "</WorkoutRoute>\n<WorkoutRoute sourceName=\"W\"><FileReference path=\"/workout-routes/route.gpx\"/></WorkoutRoute>\n</Workout>\n"
+        body += #"<Record type="HKQuantityTypeIdentifierHeartRateVariabilitySDNN" sourceName="W" unit="ms" value="48" "# + dated
+            + ">\n<HeartRateVariabilityMetadataList>\n"
+        for _ in 0..<100_001 { body += #"<InstantaneousBeatsPerMinute bpm="62" time="8:05:01.23 AM"/>"# + "\n" }
+        body += "</HeartRateVariabilityMetadataList>\n</Record>\n"
+        body += #"<Correlation type="HKCorrelationTypeIdentifierFood" sourceName="P" "# + dated + ">\n"
+        for value in 0..<10_001 {
+            body += #"<Record type="HKQuantityTypeIdentifierDietaryEnergyConsumed" sourceName="P" unit="kcal" value=""#
+                + "\(value + 1)\" " + dated + "/>\n"
+        }
+        body += "</Correlation>\n"
+        let path = try directory.write("export.xml", Fixtures.export(body))
+        try directory.write("workout-routes/route.gpx", #"<?xml version="1.0" encoding="UTF-8"?>"#
+            + #"<gpx><trk><trkseg><trkpt lon="13.4" lat="52.5"><time>2023-01-02T16:00:00Z</time></trkpt></trkseg></trk></gpx>"#)
+        let output = try Fixtures.read(path)
+        let workouts = output.samples(.workout).compactMap { if case .workout(let workout) = $0.detail { workout } else { nil } }
+        #expect(workouts.map(\.events.count) == [100_000, 0])
+        #expect(workouts.last?.routes.map(\.points.count) == [250_000, 0])
+        let beats = output.samples(.quantity).compactMap { if case .heartbeats(let beats) = $0.detail { beats.count } else { nil } }
+        #expect(beats == [100_000])
+        let members = output.samples(.correlation).compactMap { if case .correlation(let ids) = $0.detail { ids.count } else { nil } }
+        #expect(members == [10_000])
+        #expect(output.samples(.quantity).count == 1 + 10_000)
+        #expect(output.skips.map(\.reason) == [
+            "Workout with more than 100,000 events, statistics, activities and routes: the rest left out",
+            "Workout with more than 250,000 route points: the rest left out",
+            "Record with more than 100,000 InstantaneousBeatsPerMinute: the rest left out",
+            "Correlation with more than 10,000 member Records: the rest left out",
+        ], "\(output.skips.prefix(8))")
+        #expect(output.skips.map(\.location) == ["line 100005", "line 350009", "line 450015", "line 460019"])
+    }
+
     /// A value in range as written but not once converted to the canonical unit (`1e308 mi` in
     /// metres, `1e308 min` in seconds) is skipped and reported, not stored as no value.
     @Test func aValueOutOfRangeOnceConvertedIsSkipped() throws {
