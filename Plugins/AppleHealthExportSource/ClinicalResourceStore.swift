@@ -19,10 +19,17 @@ final class ClinicalResourceStore: ClinicalResourceResolver {
     /// Where a `resourceFilePath` leads (its `dataFolder` is export.xml's).
     var paths = ZipReferencePaths()
 
-    init(directory: String) throws {
+    /// The most bytes the file takes (`ZipExportReader.temporaryByteLimit`).
+    let byteLimit: Int
+
+    init(directory: String, byteLimit: Int = .max) throws {
         descriptor = try UnlinkedTemporaryFile.open(in: directory, prefix: "healthrouter-clinical",
                                                     purpose: "the clinical records")
+        self.byteLimit = byteLimit
     }
+
+    /// Whether `count` more bytes fit under `byteLimit`.
+    func hasRoom(for count: Int) -> Bool { count <= byteLimit - stored }
 
     deinit {
         close(descriptor)

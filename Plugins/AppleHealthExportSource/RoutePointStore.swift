@@ -38,9 +38,16 @@ final class RoutePointStore: RouteFileResolver {
     /// Where a `FileReference` leads (its `dataFolder` is export.xml's).
     var paths = ZipReferencePaths()
 
-    /// Creates the temporary file in `directory` (the state directory, else the system's).
-    init(directory: String) throws {
+    /// The most bytes of points the file takes (`ZipExportReader.temporaryByteLimit`).
+    let byteLimit: Int
+    /// Whether a point was refused since `beginRoute` for want of room under `byteLimit`.
+    private(set) var routeIsCut = false
+
+    /// Creates the temporary file in `directory` (the state directory, else the system's), to
+    /// hold at most `byteLimit` bytes of points.
+    init(directory: String, byteLimit: Int = .max) throws {
         descriptor = try UnlinkedTemporaryFile.open(in: directory, prefix: "healthrouter-routes", purpose: "the workout routes")
+        self.byteLimit = byteLimit
     }
 
     deinit {
@@ -57,9 +64,15 @@ final class RoutePointStore: RouteFileResolver {
     func beginRoute(path: String) {
         currentPath = path
         currentStart = storedCount + buffer.count
+        routeIsCut = false
     }
 
+    /// Keeps `point` in the current route, unless the file holds `byteLimit` bytes (`routeIsCut`).
     func append(_ point: RoutePoint) {
+        guard (storedCount + buffer.count + 1) * MemoryLayout<StoredPoint>.stride <= byteLimit else {
+            routeIsCut = true
+            return
+        }
         buffer.append(StoredPoint(
             epochMilliseconds: point.time.epochMilliseconds, utcOffsetSeconds: point.time.utcOffsetSeconds ?? 0,
             hasOffset: point.time.utcOffsetSeconds == nil ? 0 : 1, latitude: point.latitude, longitude: point.longitude,

@@ -27,9 +27,19 @@ struct ZipExportReader {
     /// How many leading bytes of an entry are searched for the HealthData markers.
     static let sniffLength = 16 << 10
 
+    /// The most bytes each temporary store (routes, clinical records) takes on disk: 16 times the
+    /// zip's size, at least 64 MiB. A real export's route points take about twice what their GPX
+    /// files take in the zip, its FHIR files up to ten times; a few MiB of zip holding GPX files of
+    /// 250,000 identical points, or FHIR files of 16 MiB of one letter, filled gigabytes.
+    static func temporaryByteLimit(zipSize: Int64) -> Int {
+        let (product, overflow) = zipSize.multipliedReportingOverflow(by: 16)
+        return max(64 << 20, overflow ? .max : Int(product))
+    }
+
     func read(into output: SourceOutput) throws {
-        let routes = try RoutePointStore(directory: stateDirectory)
-        let resources = try ClinicalResourceStore(directory: stateDirectory)
+        let limit = Self.temporaryByteLimit(zipSize: file.size)
+        let routes = try RoutePointStore(directory: stateDirectory, byteLimit: limit)
+        let resources = try ClinicalResourceStore(directory: stateDirectory, byteLimit: limit)
         let (found, cutShort, electrocardiograms) = try scan(routes: routes, resources: resources, output: output)
         guard let dataEntry = found else {
             throw SourceError(input: file.path, problem: "the zip file contains no Apple Health data file (an XML file starting with <HealthData>)",
@@ -217,6 +227,14 @@ struct ZipExportReader {
             resources.refuse(path: entry.path)
             return
         }
+        guard resources.hasRoom(for: bytes.count) else {
+            output.skipped("JSON file past the \(resources.byteLimit >> 20) MiB the zip's clinical records may take on disk "
+                               + "(16 times the zip's size, at least 64 MiB: a zip that expands far more than an export does; "
+                               + "not imported)",
+                           location: "entry \(entry.path)")
+            resources.refuse(path: entry.path)
+            return
+        }
         try resources.add(path: entry.path, bytes: bytes)
     }
 
@@ -239,8 +257,14 @@ struct ZipExportReader {
                                location: "entry \(entry.path), line \(failure.line)")
                 break
             }
-            if count == 0 || parser.isFull { break }
+            if count == 0 || parser.isFull || routes.routeIsCut { break }
             count = try archive.read(into: buffer)
+        }
+        if routes.routeIsCut {
+            output.skipped("GPX file past the \(routes.byteLimit >> 20) MiB the zip's routes may take on disk (16 times the "
+                               + "zip's size, at least 64 MiB: a zip that expands far more than an export does; its points from "
+                               + "here on not imported)",
+                           location: "entry \(entry.path)")
         }
         try routes.endRoute()
         if let warning = archive.entryWarning {
