@@ -14,8 +14,10 @@ import CLibXML2
 /// sets its own, `longestPendingInput`: past it, the parse fails at that line.
 final class SAXPushParser {
     /// The most bytes libxml2 may hold unparsed, waiting for the rest of a tag. The Health app's
-    /// longest tags are a few KiB; 16 MiB is 1,000 times that and parses in a moment.
-    static let longestPendingInput = 16 << 20
+    /// longest tags are a few KiB (the DOCTYPE with its DTD, about 10); 1 MiB is 100 times that.
+    /// libxml2 2.9 checks each attribute of a tag against all those before it: the 70,000 a MiB can
+    /// hold take a few seconds, the million of 16 MiB took minutes.
+    static let longestPendingInput = 1 << 20
 
     private let context: xmlParserCtxtPtr
     private let handler: SAXHandler
