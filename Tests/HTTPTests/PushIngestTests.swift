@@ -121,7 +121,7 @@ struct PushIngestTests {
     /// cursor its sink reported: one reported while the refused one was being committed, and
     /// recorded since, is not moved back to the refused sequence, which showed the sink behind
     /// (and, restarted, made it write again what it had written).
-    @Test func aRefusedCursorWrittenAgainDoesNotMoveALaterOneBack() throws {
+    @Test func aRefusedCursorWrittenAgainDoesNotMoveALaterOneBack() async throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let ingest = try PushIngest(stateDirectory: directory, control: WorkerControl(), cursorRetrySeconds: 1)
@@ -134,10 +134,13 @@ struct PushIngestTests {
                           + "BEGIN SELECT RAISE(ABORT, 'refused for the test'); END")
         try other.execute("BEGIN IMMEDIATE")
         let committed = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
+        // On a thread of its own: a block on Dispatch's pool may wait for a thread while the tests
+        // that run beside this one hold them, and this test's own cursor 3 then led the commit, and
+        // waited for the lock held here.
+        Thread {
             ingest.recordCursor(sink: "local", to: 2, written: 5)
             committed.signal()
-        }
+        }.start()
         usleep(300_000)
         ingest.recordCursor(sink: "local", to: 3, written: 2)
         try other.execute("COMMIT")
@@ -150,7 +153,8 @@ struct PushIngestTests {
         let before = try #require(try local())
         #expect(before.cursor == 3 && before.written == 3, "\(before)")
         try other.execute("DROP TRIGGER refuse_two")  // room again
-        usleep(1_500_000)
+        // Asleep without a thread: the retry runs on Dispatch's pool, which tests beside this one share.
+        try await Task.sleep(for: .milliseconds(1_500))
         let after = try #require(try local())
         #expect(after.cursor == 3 && after.written == 8, "\(after)")
     }
