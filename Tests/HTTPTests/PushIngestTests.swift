@@ -159,6 +159,42 @@ struct PushIngestTests {
         #expect(after.cursor == 3 && after.written == 8, "\(after)")
     }
 
+    /// A refused cursor written again by the retry keeps an error its sink reported after it:
+    /// the error, queued while the cursor's commit ran and recorded since, was cleared by the
+    /// retry (a cursor clears the last error), and `status` showed a failing sink, one halted for
+    /// a wrong token, without its error.
+    @Test func aRefusedCursorWrittenAgainKeepsTheErrorReportedAfterIt() async throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let ingest = try PushIngest(stateDirectory: directory, control: WorkerControl(), cursorRetrySeconds: 1)
+        _ = try ingest.append(Self.samples("M", count: 3), source: "phone")
+        ingest.recordCursor(sink: "local", to: 1, written: 1)
+        let other = try SQLiteDatabase(path: directory + "/journal.sqlite")
+        try other.execute("CREATE TRIGGER refuse_two BEFORE UPDATE OF seq ON cursors WHEN NEW.seq = 2 "
+                          + "BEGIN SELECT RAISE(ABORT, 'refused for the test'); END")
+        try other.execute("BEGIN IMMEDIATE")
+        let committed = DispatchSemaphore(value: 0)
+        Thread {
+            ingest.recordCursor(sink: "local", to: 2, written: 5)
+            committed.signal()
+        }.start()
+        usleep(300_000)
+        // The sink fails on its next batch while cursor 2's commit waits for the write lock.
+        ingest.recordLastError(sink: "local", "receiver answered 401 (check the sink's token)")
+        try other.execute("COMMIT")
+        committed.wait()
+        func local() throws -> SinkState? {
+            try Journal(stateDirectory: directory, role: .reader).sinkStates().first { $0.sink == "local" }
+        }
+        let before = try #require(try local())
+        #expect(before.cursor == 1 && before.lastError == "receiver answered 401 (check the sink's token)", "\(before)")
+        try other.execute("DROP TRIGGER refuse_two")
+        try await Task.sleep(for: .milliseconds(1_500))
+        let after = try #require(try local())
+        #expect(after.cursor == 2 && after.written == 6, "\(after)")
+        #expect(after.lastError == "receiver answered 401 (check the sink's token)", "\(after)")
+    }
+
     @Test func aSinkWorkerTakesPushedEntriesFromTheFeedAndRecordsThroughTheWriter() throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

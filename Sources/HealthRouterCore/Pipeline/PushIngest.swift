@@ -54,6 +54,10 @@ public final class PushIngest: Sendable {
         /// The sequence of each sink's latest cursor its worker reported: a refused cursor is
         /// written again at this one, so a later cursor recorded meanwhile is not moved back.
         var latestCursors: [String: Int64] = [:]
+        /// The error each sink's worker reported after its latest cursor, while it stands (a
+        /// cursor, or nil, clears it): a refused cursor written again clears the sink's last error,
+        /// so this one is written again after it.
+        var errorsSinceCursor: [String: String] = [:]
     }
 
     /// What a sink worker records about its progress.
@@ -197,13 +201,16 @@ public final class PushIngest: Sendable {
         queue.withLock { queue in
             if case .progress(.cursor(let sink, let sequence, let written)) = job.work {
                 queue.latestCursors[sink] = sequence
+                queue.errorsSinceCursor[sink] = nil
                 if let carried = unrecordedCursors.withLock({ $0.removeValue(forKey: sink) }) {
                     job.work = .progress(.cursor(sink: sink, sequence: sequence, written: written + carried.written))
                 }
-            } else if case .progress(.lastError(let sink, _)) = job.work,
-                      let carried = unrecordedCursors.withLock({ $0.removeValue(forKey: sink) }) {
-                // The refused cursor came before this error: written first, so the error stays.
-                Self.requeue(refused: carried, of: sink, in: &queue)
+            } else if case .progress(.lastError(let sink, let message)) = job.work {
+                if let carried = unrecordedCursors.withLock({ $0.removeValue(forKey: sink) }) {
+                    // The refused cursor came before this error: written first, so the error stays.
+                    Self.requeue(refused: carried, of: sink, in: &queue)
+                }
+                queue.errorsSinceCursor[sink] = message
             }
             if case .progress(.cursor(let sink, let sequence, let written)) = job.work {
                 // A newer cursor replaces a queued one (their row counts add up); it goes last,
@@ -347,7 +354,9 @@ public final class PushIngest: Sendable {
     /// Queues a refused cursor of `sink` again: its rows join a cursor of the sink still queued;
     /// else it is written at the latest cursor the sink's worker reported, which is its own
     /// sequence unless a later cursor came since (queued, then taken by a commit that runs or has
-    /// run): moved back to the refused sequence, the cursor would show the sink behind again.
+    /// run): moved back to the refused sequence, the cursor would show the sink behind again. An
+    /// error the worker reported after that latest cursor (`errorsSinceCursor`) is written again
+    /// after it: the cursor clears the last error, and `status` would show the failing sink without it.
     private static func requeue(refused: (sequence: Int64, written: Int), of sink: String, in queue: inout Queue) {
         if let index = queue.jobs.firstIndex(where: { if case .progress(.cursor(sink, _, _)) = $0.work { true } else { false } }),
            case .progress(.cursor(_, let sequence, let written)) = queue.jobs[index].work {
@@ -355,6 +364,9 @@ public final class PushIngest: Sendable {
         } else {
             let sequence = queue.latestCursors[sink] ?? refused.sequence
             queue.jobs.append(Job(.progress(.cursor(sink: sink, sequence: sequence, written: refused.written)), waits: false))
+            if let message = queue.errorsSinceCursor[sink] {
+                queue.jobs.append(Job(.progress(.lastError(sink: sink, message: message)), waits: false))
+            }
         }
     }
 
