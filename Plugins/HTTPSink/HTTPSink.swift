@@ -152,7 +152,16 @@ public final class HTTPSink: Sink {
     public func prepare() throws -> Int64? {
         let url = shownBaseURL + "/health"
         do {
-            let response = try currentSession().send(baseURL + "/health", shownAs: url, headers: [], body: nil)
+            var response = try currentSession().send(baseURL + "/health", shownAs: url, headers: [], body: nil)
+            if response.status == 401 || response.status == 403, !authorization.isEmpty {
+                // A proxy that wants the token on every path (nginx checking the bearer before any
+                // route) refuses the open probe: asked again with the token, which the POSTs carry.
+                // Refused with it too, the token is what to check.
+                response = try currentSession().send(baseURL + "/health", shownAs: url, headers: authorization, body: nil)
+                if response.status == 401 || response.status == 403 {
+                    throw Self.failure(status: response.status, url: url, reply: quoted(response))
+                }
+            }
             guard (200..<300).contains(response.status) else {
                 // A receiver that asks for time (429, 503 with Retry-After) is given it. Any other
                 // status is retried as down, with what the reply and the status tell (where a
@@ -173,10 +182,12 @@ public final class HTTPSink: Sink {
     }
 
     /// Throws `.misconfigured` when the receiver refuses the token (or its absence) on `GET
-    /// <url>/latest` (401 or 403), before any batch is sent: `/health` is open in Pulso's protocol,
-    /// so that `check --connect` said a sink with a wrong token was connected. `/latest` wants the
-    /// token on a Pulso server (v1.2) and on another healthrouter's `http_push`; any other answer
-    /// (404 from a server without it, a failure) says nothing of the token, and is passed over.
+    /// <url>/latest` (401 or 403 with a Pulso error, `{"error": "unauthorized"}`), before any batch
+    /// is sent: `/health` is open in Pulso's protocol, so that `check --connect` said a sink with a
+    /// wrong token was connected. `/latest` wants the token on a Pulso server (v1.2) and on another
+    /// healthrouter's `http_push`; any other answer (404 from a server without it, a failure, a
+    /// proxy's page refusing a path it does not pass on, as one that lets only `/ingest` and
+    /// `/health` through answers) says nothing of the token, and is passed over.
     private func probeToken() throws {
         let url = shownBaseURL + "/latest"
         let response: CurlSession.Response
@@ -186,7 +197,7 @@ public final class HTTPSink: Sink {
             session = nil
             return
         }
-        if response.status == 401 || response.status == 403 {
+        if response.status == 401 || response.status == 403, Self.isPulsoError(response.text) {
             throw Self.failure(status: response.status, url: url, reply: quoted(response))
         }
     }

@@ -178,6 +178,31 @@ struct HTTPSinkTests {
         }
     }
 
+    /// A proxy that wants the token on every path, `/health` too, and one that passes only
+    /// `/ingest` and `/health` (set up for Pulso before v1.2) are receivers the sink delivers to:
+    /// the first refused the open probe of `/health` (retried for ever), the second the probe of
+    /// `/latest` with its own page (a 403 taken for a wrong token: an import stopped, exit 78).
+    /// A wrong token is still said at once: the proxy's 401 to `/health` asked with it.
+    @Test func aProxyBeforeTheReceiverDoesNotFailTheProbe() throws {
+        let context = PluginContext(name: "mirror", stateDirectory: TestScratch.path, logger: Logger(minimumLevel: .error))
+        for gate in [PulsoStandInServer.Gate.tokenOnEveryPath("proxy-token-4711"), .onlyIngestAndHealth] {
+            let server = try PulsoStandInServer(gate: gate)
+            defer { server.stop() }
+            let sink = try HTTPSink(configuration: .init(url: "http://127.0.0.1:\(server.port)", token: "proxy-token-4711"),
+                                    context: context)
+            _ = try sink.prepare()
+            try sink.write([HTTPSinkRefusalTests.entry("PROXIED-1")], cursor: 1)
+            #expect(server.received == ["PROXIED-1"], "\(gate)")
+        }
+        let server = try PulsoStandInServer(gate: .tokenOnEveryPath("proxy-token-4711"))
+        defer { server.stop() }
+        let wrong = try HTTPSink(configuration: .init(url: "http://127.0.0.1:\(server.port)", token: "not-the-token"),
+                                 context: context)
+        let error = #expect(throws: SinkError.self) { _ = try wrong.prepare() }
+        #expect(error?.isMisconfigured == true && error?.reason.hasSuffix("(check the sink's token)") == true,
+                "\(String(describing: error))")
+    }
+
     /// A receiver that echoes the request (a debug page, a request bin at a wrong url) puts the
     /// token and the url's credentials (basic auth's base64) in its reply: a reason quotes the
     /// reply without them, a dead letter's (400) and a retried failure's (500) alike, since

@@ -21,6 +21,9 @@ import TestSupport
 ///   that quotes the request's headers (a debug page, a request bin);
 /// - with `redirectTo`, every request is answered 301 with `Location: <redirectTo><its path>` and
 ///   no body (a proxy sending http:// to https://);
+/// - with `gate`, a proxy before it: `.tokenOnEveryPath(t)` answers 401 (nginx's page) to every
+///   request without `Authorization: Bearer t`, `/health` too; `.onlyIngestAndHealth` answers 403
+///   (nginx's page) to every path but those two (a proxy set up for Pulso before v1.2);
 /// - any other body is stored (its uuids, one a line, in `received`) and answered
 ///   `{"received": <element count>}`. `GET` anything answers `{"status": "ok"}`.
 /// Every status a `POST` was answered is kept, in order, in `statuses`.
@@ -32,15 +35,28 @@ final class PulsoStandInServer {
     private let uuidFile: String
     private let statusFile: String
 
+    /// A proxy before the stand-in (`gate`).
+    enum Gate {
+        case tokenOnEveryPath(String)
+        case onlyIngestAndHealth
+
+        var argument: String {
+            switch self {
+            case .tokenOnEveryPath(let token): "token:" + token
+            case .onlyIngestAndHealth: "paths"
+            }
+        }
+    }
+
     init(bodyLimit: Int = 1 << 30, failEvery: Int = 0, holdsFirstPost: Bool = false, delay: Double = 0,
-         redirectTo: String? = nil) throws {
+         redirectTo: String? = nil, gate: Gate? = nil) throws {
         uuidFile = TestScratch.path + "standin-\(UUID().uuidString).txt"
         statusFile = uuidFile + ".status"
         _ = FileManager.default.createFile(atPath: uuidFile, contents: nil)
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", Self.script, String(bodyLimit), uuidFile, statusFile, String(failEvery),
-                             holdsFirstPost ? "1" : "0", String(delay), redirectTo ?? ""]
+                             holdsFirstPost ? "1" : "0", String(delay), redirectTo ?? "", gate?.argument ?? ""]
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -91,7 +107,7 @@ final class PulsoStandInServer {
     private static let script = """
         import gzip, http.server, json, os, sys, time
         limit, path, statuses, fail_every = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
-        held, delay, redirect = [sys.argv[5] == '1'], float(sys.argv[6]), sys.argv[7]
+        held, delay, redirect, gate = [sys.argv[5] == '1'], float(sys.argv[6]), sys.argv[7], sys.argv[8]
         hung = set()
         posts = [0]
         class H(http.server.BaseHTTPRequestHandler):
@@ -107,12 +123,24 @@ final class PulsoStandInServer {
                 self.send_header('Content-Length', str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
+            def gated(self):
+                if gate.startswith('token:') and self.headers.get('Authorization') != 'Bearer ' + gate[6:]:
+                    self.answer(401, b'<html><head><title>401 Authorization Required</title></head><body>nginx</body></html>')
+                    return True
+                if gate == 'paths' and self.path not in ('/ingest', '/health'):
+                    self.answer(403, b'<html><head><title>403 Forbidden</title></head><body>nginx</body></html>')
+                    return True
+                return False
             def do_GET(self):
+                if self.gated():
+                    return
                 if redirect:
                     return self.answer(301, b'', location=redirect + self.path)
                 self.answer(200, b'{"status": "ok"}')
             def do_POST(self):
                 raw = self.rfile.read(int(self.headers.get('Content-Length', 0)))
+                if self.gated():
+                    return
                 if redirect:
                     return self.answer(301, b'', location=redirect + self.path)
                 posts[0] += 1
