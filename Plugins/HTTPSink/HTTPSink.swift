@@ -257,7 +257,8 @@ public final class HTTPSink: Sink {
                 throw Self.failure(error)
             }
             guard (200..<300).contains(response.status) else {
-                throw Self.failure(status: response.status, url: url, reply: quoted(response), retryAfter: response.retryAfter,
+                throw Self.failure(status: response.status, url: url, reply: quoted(response), original: response.text,
+                                   retryAfter: response.retryAfter,
                                    location: response.location)
             }
             // A Pulso server acknowledges a batch with `"received": <element count>`; any other 2xx
@@ -317,7 +318,10 @@ public final class HTTPSink: Sink {
     /// 408/429/503 (busy), other 4xx and 5xx. The reason names
     /// the url, the status and the start of the reply, and what to check where that is known: of
     /// a redirect, the `location` it leads to (its password hidden) and the `url` to set.
-    static func failure(status: Int, url: String, reply: String, retryAfter: Int? = nil, location: String? = nil) -> SinkError {
+    /// `original`: the reply as it came, when `reply` is the text shown (its secrets taken out),
+    /// which is read to tell a Pulso error (a token `error` taken out of one would make it none).
+    static func failure(status: Int, url: String, reply: String, original: String? = nil, retryAfter: Int? = nil,
+                        location: String? = nil) -> SinkError {
         var reason = answer(url, status, reply)
         switch status {
         case 401, 403:
@@ -340,7 +344,7 @@ public final class HTTPSink: Sink {
         default:
             break
         }
-        let refusesContent = status == 413 || (contentRefusals.contains(status) && isPulsoError(reply))
+        let refusesContent = status == 413 || (contentRefusals.contains(status) && isPulsoError(original ?? reply))
         if contentRefusals.contains(status) && !refusesContent {
             reason += " (not a Pulso server's refusal: check the sink's url)"
         }

@@ -229,6 +229,16 @@ struct HTTPSinkTests {
                 }
             }
         }
+        // A secret that is a word of the reply (a token `error`) is taken out of the text shown, not
+        // out of what is read: a Pulso error stays one (a dead letter), not a failure retried whole.
+        let wordy = try HTTPSink(configuration: .init(url: url, token: "error"), context: context)
+        do {
+            try wordy.write([HTTPSinkRefusalTests.entry("BAD-1")], cursor: 1)
+            Issue.record("400 taken for a delivery")
+        } catch let error as SinkError {
+            guard case .rejected = error else { Issue.record("\(error)"); return }
+            #expect(error.reason.contains(#"answered 400 {"…": "bad element"}"#), "\(error.reason)")
+        }
         // A secret shorter than 4 characters is not taken out: it would take letters out of every reply.
         let short = try HTTPSink(configuration: .init(url: url, token: "ok"), context: context)
         do {
