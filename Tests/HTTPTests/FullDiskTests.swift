@@ -19,26 +19,37 @@ struct FullDiskTests {
         return sinks.first { $0["name"] as? String == "lake" }
     }
 
-    /// A sink that wrote its entries while the state directory's disk was full could not record
-    /// its cursor in the journal; once space is freed the cursor is recorded, though nothing more
-    /// comes to write, where `status` showed the sink behind (lag 20) until the next push.
-    @Test(.enabled(if: MountNamespace.available, "needs unshare and user namespaces"))
-    func aCursorTheFullJournalRefusedIsRecordedOnceThereIsRoom() throws {
+    /// A daemon (the sqlite sink `local`; the ndjson sink `lake` in `disk/lake`; an admin listener)
+    /// started in a mount namespace of its own, with a tmpfs of `options` (and mode 700: a
+    /// world-writable folder is refused) on each of `mounts`, folders of its directory; with the
+    /// path its directory is seen at from outside the namespace (`/proc/<pid>/root/…`), once
+    /// `/status` lists the lake.
+    static func startDaemon(mounts: [(folder: String, options: String)]) throws -> (daemon: DaemonProcess, seen: String) {
         let directory = TestScratch.path + "daemon-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory + "/state", withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(atPath: directory + "/disk", withIntermediateDirectories: true)
+        for folder in ["disk"] + mounts.map(\.folder) {
+            try FileManager.default.createDirectory(atPath: directory + "/" + folder, withIntermediateDirectories: true)
+        }
         let daemon = try DaemonProcess(directory: directory, sinks: DaemonProcess.localSink(in: directory, more: """
               lake:
                 type: ndjson
                 directory: \(directory)/disk/lake
             """), admin: true)
-        daemon.shellSetup = "exec /usr/bin/unshare -rm /bin/bash -c 'mount -t tmpfs -o size=2m,mode=700 tmpfs \(directory)/state && "
-            + "mount -t tmpfs -o size=1m,mode=700 tmpfs \(directory)/disk && exec \"$0\" run --config \"$1\"' \"$0\" \"$1\""
+        let mounted = mounts.map { "mount -t tmpfs -o \($0.options),mode=700 tmpfs \(directory)/\($0.folder) && " }.joined()
+        daemon.shellSetup = "exec /usr/bin/unshare -rm /bin/bash -c '\(mounted)exec \"$0\" run --config \"$1\"' \"$0\" \"$1\""
         try daemon.start()
-        defer { daemon.stop() }
-        let root = "/proc/\(try #require(daemon.process?.processIdentifier))/root"
-        let state = root + directory + "/state", disk = root + directory + "/disk"
+        let seen = "/proc/\(try #require(daemon.process?.processIdentifier))/root" + directory
         #expect(eventually { Self.lake(daemon) != nil })
+        return (daemon, seen)
+    }
+
+    /// A sink that wrote its entries while the state directory's disk was full could not record
+    /// its cursor in the journal; once space is freed the cursor is recorded, though nothing more
+    /// comes to write, where `status` showed the sink behind (lag 20) until the next push.
+    @Test(.enabled(if: MountNamespace.available, "needs unshare and user namespaces"))
+    func aCursorTheFullJournalRefusedIsRecordedOnceThereIsRoom() throws {
+        let (daemon, seen) = try Self.startDaemon(mounts: [("state", "size=2m"), ("disk", "size=1m")])
+        defer { daemon.stop() }
+        let state = seen + "/state", disk = seen + "/disk"
 
         // The lake's disk full: the push is journaled, the lake cannot write it and retries.
         MountNamespace.fill(disk)
@@ -71,19 +82,9 @@ struct FullDiskTests {
     /// gave the system's "No space left on device" alone; once there is room it catches up.
     @Test(.enabled(if: MountNamespace.available, "needs unshare and user namespaces"))
     func anNDJSONFolderOnAFullDiskSaysWhatToDo() throws {
-        let directory = TestScratch.path + "daemon-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory + "/disk", withIntermediateDirectories: true)
-        let daemon = try DaemonProcess(directory: directory, sinks: DaemonProcess.localSink(in: directory, more: """
-              lake:
-                type: ndjson
-                directory: \(directory)/disk/lake
-            """), admin: true)
-        daemon.shellSetup = "exec /usr/bin/unshare -rm /bin/bash -c 'mount -t tmpfs -o size=4m,nr_inodes=64,mode=700 tmpfs "
-            + "\(directory)/disk && exec \"$0\" run --config \"$1\"' \"$0\" \"$1\""
-        try daemon.start()
+        let (daemon, seen) = try Self.startDaemon(mounts: [("disk", "size=4m,nr_inodes=64")])
         defer { daemon.stop() }
-        let disk = "/proc/\(try #require(daemon.process?.processIdentifier))/root" + directory + "/disk"
-        #expect(eventually { Self.lake(daemon) != nil })
+        let disk = seen + "/disk"
         // Every inode taken: the lake's index takes writes, a new type's file cannot be made.
         var fillers = 0
         while FileManager.default.createFile(atPath: disk + "/inode-\(fillers)", contents: nil) { fillers += 1 }

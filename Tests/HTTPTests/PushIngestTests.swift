@@ -117,34 +117,45 @@ struct PushIngestTests {
         #expect(try journal.head() == 4)
     }
 
-    /// A cursor the journal refused is written again later (`cursorRetrySeconds`), at the latest
-    /// cursor its sink reported: one reported while the refused one was being committed, and
-    /// recorded since, is not moved back to the refused sequence, which showed the sink behind
-    /// (and, restarted, made it write again what it had written).
-    @Test func aRefusedCursorWrittenAgainDoesNotMoveALaterOneBack() async throws {
+    /// A push ingest (retrying refused cursors after 1 s) whose journal refuses the sink `local`'s
+    /// cursor 2 (as a full disk would, by a trigger), and records what `meanwhile` reports while
+    /// cursor 2's commit waits: another connection holds the write lock as that commit starts.
+    /// Returns once cursor 2 was refused and the rest recorded, with the journal's folder, the
+    /// ingest (kept, so that its retry runs) and that connection (dropping the trigger gives room
+    /// again). Cursor 1 (1 row) was recorded before.
+    static func refusingCursorTwo(meanwhile: (PushIngest) -> Void) throws
+        -> (directory: String, ingest: PushIngest, other: SQLiteDatabase) {
         let directory = try Self.directory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
         let ingest = try PushIngest(stateDirectory: directory, control: WorkerControl(), cursorRetrySeconds: 1)
         _ = try ingest.append(Self.samples("M", count: 3), source: "phone")
         ingest.recordCursor(sink: "local", to: 1, written: 1)
-        // The journal refuses cursor 2 (as a full disk would); another connection holds the write
-        // lock while cursor 2's commit starts, so that cursor 3 is reported meanwhile.
         let other = try SQLiteDatabase(path: directory + "/journal.sqlite")
         try other.execute("CREATE TRIGGER refuse_two BEFORE UPDATE OF seq ON cursors WHEN NEW.seq = 2 "
                           + "BEGIN SELECT RAISE(ABORT, 'refused for the test'); END")
         try other.execute("BEGIN IMMEDIATE")
         let committed = DispatchSemaphore(value: 0)
         // On a thread of its own: a block on Dispatch's pool may wait for a thread while the tests
-        // that run beside this one hold them, and this test's own cursor 3 then led the commit, and
+        // that run beside this one hold them, and what `meanwhile` reports then led the commit, and
         // waited for the lock held here.
         Thread {
             ingest.recordCursor(sink: "local", to: 2, written: 5)
             committed.signal()
         }.start()
         usleep(300_000)
-        ingest.recordCursor(sink: "local", to: 3, written: 2)
+        meanwhile(ingest)
         try other.execute("COMMIT")
         committed.wait()
+        return (directory, ingest, other)
+    }
+
+    /// A cursor the journal refused is written again later (`cursorRetrySeconds`), at the latest
+    /// cursor its sink reported: one reported while the refused one was being committed, and
+    /// recorded since, is not moved back to the refused sequence, which showed the sink behind
+    /// (and, restarted, made it write again what it had written).
+    @Test func aRefusedCursorWrittenAgainDoesNotMoveALaterOneBack() async throws {
+        let (directory, ingest, other) = try Self.refusingCursorTwo { $0.recordCursor(sink: "local", to: 3, written: 2) }
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        defer { withExtendedLifetime(ingest) {} }
         func local() throws -> (cursor: Int64, written: Int64)? {
             let journal = try Journal(stateDirectory: directory, role: .reader)
             return try journal.sinkStates().first { $0.sink == "local" }.map { ($0.cursor, $0.written) }
@@ -164,25 +175,12 @@ struct PushIngestTests {
     /// retry (a cursor clears the last error), and `status` showed a failing sink, one halted for
     /// a wrong token, without its error.
     @Test func aRefusedCursorWrittenAgainKeepsTheErrorReportedAfterIt() async throws {
-        let directory = try Self.directory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let ingest = try PushIngest(stateDirectory: directory, control: WorkerControl(), cursorRetrySeconds: 1)
-        _ = try ingest.append(Self.samples("M", count: 3), source: "phone")
-        ingest.recordCursor(sink: "local", to: 1, written: 1)
-        let other = try SQLiteDatabase(path: directory + "/journal.sqlite")
-        try other.execute("CREATE TRIGGER refuse_two BEFORE UPDATE OF seq ON cursors WHEN NEW.seq = 2 "
-                          + "BEGIN SELECT RAISE(ABORT, 'refused for the test'); END")
-        try other.execute("BEGIN IMMEDIATE")
-        let committed = DispatchSemaphore(value: 0)
-        Thread {
-            ingest.recordCursor(sink: "local", to: 2, written: 5)
-            committed.signal()
-        }.start()
-        usleep(300_000)
         // The sink fails on its next batch while cursor 2's commit waits for the write lock.
-        ingest.recordLastError(sink: "local", "receiver answered 401 (check the sink's token)")
-        try other.execute("COMMIT")
-        committed.wait()
+        let (directory, ingest, other) = try Self.refusingCursorTwo {
+            $0.recordLastError(sink: "local", "receiver answered 401 (check the sink's token)")
+        }
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        defer { withExtendedLifetime(ingest) {} }
         func local() throws -> SinkState? {
             try Journal(stateDirectory: directory, role: .reader).sinkStates().first { $0.sink == "local" }
         }
