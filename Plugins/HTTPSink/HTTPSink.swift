@@ -12,7 +12,8 @@ import HealthRouterCore
 ///   a time); each must be answered 2xx. A status that refuses the
 ///   content (413, or 400, 409, 422 with a Pulso error reply: `failure`) throws
 ///   `SinkError.rejected`: the worker splits the batch until
-///   the refused entries are isolated as dead letters. A 2xx reply that lists elements it
+///   the refused entries are isolated as dead letters; after a 413 of several elements, bodies
+///   are kept at half that size. A 2xx reply that lists elements it
 ///   `skipped` (another healthrouter's `http_push` does) throws `SinkError.partlyRefused` once
 ///   every body is sent: those entries become dead letters, the rest is delivered. 401/403 and an untrusted certificate
 ///   throw `SinkError.misconfigured` (a person must fix the token or `ca_file`). Anything else
@@ -65,7 +66,11 @@ public final class HTTPSink: Sink {
     private let shownBaseURL: String
     private let logger: Logger
     private var session: CurlSession?
-    private let encoder: PulsoBatchEncoder
+    /// Its `maxBytes` is lowered when the receiver refuses a body of several elements as too large
+    /// (413), and stays so until the sink is built again (a restart, a reload): a proxy's limit
+    /// does not change by itself, and each batch starting at full size again cost a 413 and a
+    /// split of halves down to the size that passes.
+    private var encoder: PulsoBatchEncoder
     private let ingestPath: String
     private let caFile: String?
     /// What the sink sends that must not be shown: its token, and the url's password, also as
@@ -257,6 +262,7 @@ public final class HTTPSink: Sink {
                 throw Self.failure(error)
             }
             guard (200..<300).contains(response.status) else {
+                if response.status == 413 { shrinkBodies(refused: body) }
                 throw Self.failure(status: response.status, url: url, reply: quoted(response), original: response.text,
                                    retryAfter: response.retryAfter,
                                    location: response.location)
@@ -275,6 +281,23 @@ public final class HTTPSink: Sink {
         }
         if !refusals.isEmpty { throw SinkError.partlyRefused(refusals) }
     }
+
+    /// After a 413 for `refused`, a body of several elements: later bodies hold at most half its
+    /// uncompressed bytes (not under `smallestBodyLimit`), so that the batches after the split of
+    /// this one are sent in bodies the receiver takes, within a factor of two of its limit. A body
+    /// of one element says nothing of the limit (that element alone is too large: a dead letter).
+    private func shrinkBodies(refused: PulsoBatchEncoder.Body) {
+        let limit = max(refused.bytes.count / 2, Self.smallestBodyLimit)
+        guard refused.elements > 1, limit < encoder.maxBytes else { return }
+        encoder.maxBytes = limit
+        logger.warning("the receiver refused a body of \(refused.bytes.count) bytes as too large (413): bodies of at most "
+                           + "\(limit) bytes from now on (until a restart); raise the limit of the receiver or of its proxy "
+                           + "(nginx: client_max_body_size) to send larger ones",
+                       numbers: [("refused_bytes", LogNumber(refused.bytes.count)), ("body_limit", LogNumber(limit))])
+    }
+
+    /// The least `maxBytes` a 413 lowers it to: a few elements a body.
+    static let smallestBodyLimit = 4_096
 
     /// The elements a 200 reply says were not stored: another healthrouter's `http_push` lists
     /// them in `skipped` (an extra field, which the Pulso protocol allows), each with its `index`

@@ -11,11 +11,11 @@ import TestSupport
 @Suite("http sink refusals", .serialized)
 struct HTTPSinkRefusalTests {
     /// One sample `id`, as the sink's worker hands it over.
-    static func entry(_ id: String) -> JournalEntry {
+    static func entry(_ id: String, sequence: Int64 = 1) -> JournalEntry {
         var entry = HTTPSinkTests.samples(1)[0]
         if case .sample(var sample) = entry.item {
             sample.id = id
-            entry = JournalEntry(sequence: 1, source: "history", item: .sample(sample))
+            entry = JournalEntry(sequence: sequence, source: "history", item: .sample(sample))
         }
         return entry
     }
@@ -86,6 +86,30 @@ struct HTTPSinkRefusalTests {
         }
         try sink.write([Self.entry("GOOD-1")], cursor: 1)
         #expect(server.received == ["GOOD-1"])
+    }
+
+    /// A body of several elements refused as too large (413) makes the sink's later bodies at most
+    /// half its size: the batches after the first are sent without a 413, where each started at
+    /// full size again and was split in halves (a 413 and a request more each time) down to what
+    /// the proxy takes.
+    @Test func aBodyRefusedAsTooLargeKeepsLaterBodiesSmaller() throws {
+        let server = try PulsoStandInServer(bodyLimit: 12_000)
+        defer { server.stop() }
+        let context = PluginContext(name: "mirror", stateDirectory: TestScratch.path, logger: Logger(minimumLevel: .error))
+        var configuration = HTTPSink.Configuration(url: "http://127.0.0.1:\(server.port)")
+        configuration.gzip = false
+        let sink = try HTTPSink(configuration: configuration, context: context)
+        let delivery = DirectDelivery(sink: sink, sinkCursor: 0, filter: SampleFilter(), resumeAfter: 0, batchSize: 100,
+                                      onBatch: { _, _ in })
+        for sequence in 1...100 { try delivery.accept(Self.entry("FIRST-\(sequence)", sequence: Int64(sequence))) }
+        let firstBatch = server.statuses
+        // The first batch (about 30 KB) was refused, and its parts until they fit.
+        #expect(firstBatch.first == 413 && firstBatch.last == 200, "\(firstBatch)")
+        for sequence in 101...400 { try delivery.accept(Self.entry("LATER-\(sequence)", sequence: Int64(sequence))) }
+        try delivery.finish()
+        let later = server.statuses.dropFirst(firstBatch.count)
+        #expect(!later.isEmpty && later.allSatisfy { $0 == 200 }, "\(later)")
+        #expect(Set(server.received).count == 400 && delivery.counts.samples == 400 && delivery.counts.rejected == 0)
     }
 
     /// A proxy that sends http:// to https:// redirects every path, `/health` first: the sink's
