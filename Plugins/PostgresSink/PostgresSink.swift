@@ -87,9 +87,8 @@ public final class PostgresSink: Sink {
     let logger: Logger
     private let sinkName: String
     let schema: PostgresSinkSchema
-    private var connection: PostgresConnection?
-    /// The cursor `healthrouter_cursor` holds for this sink, as far as this instance knows.
-    private var storedCursor: Int64 = 0
+    /// The connection and the cursor `healthrouter_cursor` holds for this sink.
+    private let session: PostgresSinkSession
     private var rows = CopyTextWriter(capacity: 1 << 18)
     /// Sends the batch's rows to the server while the rest are encoded.
     private var stream: PostgresUpsertStream
@@ -127,6 +126,9 @@ public final class PostgresSink: Sink {
         self.logger = context.logger.with("sink", context.name)
         self.sinkName = context.name
         self.schema = PostgresSinkSchema(schema: configuration.schema)
+        self.session = PostgresSinkSession(sinkType: "postgres", context: context, url: configuration.url,
+                                           statementTimeout: configuration.statementTimeout, schema: configuration.schema,
+                                           cursorTable: schema.name("healthrouter_cursor"))
         self.stream = PostgresUpsertStream(table: schema.metrics)
         self.defaultUserId = PostgresUserId.normalized(configuration.userId)
     }
@@ -135,17 +137,8 @@ public final class PostgresSink: Sink {
     public private(set) var createdItsStore = false
 
     public func prepare() throws -> Int64? {
-        prepareRefusedWrites = false
-        var opened: PostgresConnection?
         do {
-            let connection = try PostgresConnection(url: configuration.url,
-                                                    statementTimeoutSeconds: Int(configuration.statementTimeout.seconds),
-                                                    onNotice: { [logger] notice in logger.warning("postgres: \(notice)") })
-            opened = connection
-            if !preparingForReading, let problem = try connection.textEncodingProblem() {
-                connection.close()
-                throw SinkError.misconfigured(problem)
-            }
+            let connection = try session.connect()
             // Before any DDL (the daily view's days and the summaries' are in this zone): a wrong
             // zone leaves nothing behind. A zone's name, not anything `AT TIME ZONE` takes: an
             // abbreviation (`CEST`) is a fixed offset all year, a POSIX-style offset (`+02:00`) has
@@ -217,48 +210,24 @@ public final class PostgresSink: Sink {
                     try summarize(connection)
                 }
             }
-            self.connection = connection
             let user = PostgresUserId.normalized(configuration.userId)
             if user != configuration.userId {
                 logger.info("user_id \(configuration.userId) is stored as \(user) (set HEALTHKIT_USER_ID=\(user) for health4ai)")
             }
-            storedCursor = try connection.query("SELECT journal_seq FROM \(schema.name("healthrouter_cursor")) WHERE sink = $1",
-                                                [sinkName]).int(0, 0) ?? 0
-            return storedCursor
-        } catch let error as SinkError {
-            throw error
-        } catch let error as PostgresError {
-            prepareRefusedWrites = PostgresError.refusesWrites(error)
-            throw error.explained(on: opened, tables: tables).sinkError
+            return try session.adopt(connection) ?? 0
         } catch {
-            throw SinkError.unavailable("\(error)")
+            throw session.prepareFailure(error) { error, opened in error.explained(on: opened, tables: tables).sinkError }
         }
     }
-
-    /// Whether the last `prepare()` failed because the role may not change the schema (SELECT only)
-    /// or the server takes no writes (a standby).
-    private var prepareRefusedWrites = false
-    /// Set while `prepareForReading()` runs `prepare()`: a database whose encoding cannot hold every
-    /// character is refused for writing only (reading one converts its text to UTF-8).
-    private var preparingForReading = false
-    /// Whether the sink was opened by `prepareForReading()`: `reconnect()` opens it that way again.
-    private var openedForReading = false
 
     /// Opens the tables to be read only (`ReadableSink`): prepared as `prepare()` does when the role
     /// may change the schema, else (a role granted SELECT only, a read-only standby) connected as
     /// they are, nothing created; a schema a newer healthrouter wrote is refused as `prepare()`
     /// refuses it. Either way a warning says when row-level security hides rows from the role.
     public func prepareForReading() throws {
-        openedForReading = true
-        connection = try PostgresReadOnlyConnection.prepareForReading(
-            prepare: {
-                preparingForReading = true
-                defer { preparingForReading = false }
-                _ = try prepare()
-            }, connection: { connection }, refusedWrites: { prepareRefusedWrites },
-            url: configuration.url, statementTimeoutSeconds: Int(configuration.statementTimeout.seconds),
-            schema: configuration.schema, versionTable: schema.name("healthrouter_schema"), knownVersion: PostgresSinkSchema.version,
-            tables: [schema.name("healthkit_metrics")], logger: logger, sinkError: \.sinkError)
+        try session.prepareForReading(prepare: { _ = try prepare() }, versionTable: schema.name("healthrouter_schema"),
+                                      knownVersion: PostgresSinkSchema.version, tables: [schema.name("healthkit_metrics")],
+                                      sinkError: \.sinkError)
     }
 
     /// RLS on both tables with policies on `auth.uid()`, created once; the daily view runs with
@@ -431,14 +400,9 @@ public final class PostgresSink: Sink {
     }
 
     public func write(_ entries: [JournalEntry], cursor: Int64) throws {
-        try PostgresIdleSession.renewIfEnded(connection, logger: logger, storedCursor: { storedCursor }, reconnect: reconnect)
-        guard let connection else { throw SinkError.unavailable("postgres: write before prepare") }
+        let connection = try session.connectionForWrite(reconnect: reconnect)
         do {
-            try connection.transaction {
-                if try MissingDataTables.cursorWasForgotten(connection, cursorTable: schema.name("healthrouter_cursor"),
-                                                            sink: sinkName, storedCursor: storedCursor) {
-                    throw SinkError.unavailable(MissingDataTables.forgottenCursor)
-                }
+            try session.writeBatch(cursor: cursor, on: connection) {
                 rows.reset()
                 stream.reset()
                 for entry in entries {
@@ -458,11 +422,7 @@ public final class PostgresSink: Sink {
                 }
                 try flush(connection)
                 try summarize(connection)
-                try connection.query("INSERT INTO \(schema.name("healthrouter_cursor")) (sink, journal_seq) VALUES ($1, $2) "
-                                         + "ON CONFLICT (sink) DO UPDATE SET journal_seq = EXCLUDED.journal_seq",
-                                     [sinkName, String(cursor)])
             }
-            storedCursor = cursor
         } catch let error as PostgresError {
             throw error.explained(on: connection, tables: tables).writeError
         }
@@ -499,22 +459,15 @@ public final class PostgresSink: Sink {
     }
 
     /// The open connection, for read-back.
-    var liveConnection: PostgresConnection? { connection }
+    var liveConnection: PostgresConnection? { session.connection }
 
     /// A new connection, prepared as at the start (`Sink.reconnect()`): for reading only when the
     /// sink was opened so (`migrate --from` reading again after its connection was lost).
     public func reconnect() throws {
-        connection?.close()
-        connection = nil
-        if openedForReading {
-            try prepareForReading()
-        } else {
-            _ = try prepare()
-        }
+        try session.reconnect(prepare: { _ = try prepare() }, prepareForReading: prepareForReading)
     }
 
     public func close() {
-        connection?.close()
-        connection = nil
+        session.close()
     }
 }

@@ -128,7 +128,8 @@ public final class TimescaleDBSink: Sink {
     /// The sink's name in the config: its row in `sink_cursor`.
     private let sinkName: String
     private let schema: TimescaleDBSchema
-    private var connection: PostgresConnection?
+    /// The connection and the cursor `sink_cursor` holds for this sink.
+    private let session: PostgresSinkSession
     private var rows: TimescaleDBRowEncoder
     /// Sends `samples` rows to the server while the rest of the batch is encoded (the other tables'
     /// rows wait for `flush`: one COPY at a time holds the connection).
@@ -154,14 +155,15 @@ public final class TimescaleDBSink: Sink {
     /// passed, as a backfill re-sends them, or entries from outside the journal): its upserts
     /// leave unchanged rows out first (`PostgresUpsertTable.upsertSQL(skippingUnchanged:)`).
     private var skipsUnchanged = false
-    /// The cursor `sink_cursor` holds, as far as this instance knows.
-    private var storedCursor: Int64 = 0
 
     public init(configuration: Configuration, context: PluginContext) {
         self.configuration = configuration
         self.logger = context.logger.with("sink", context.name)
         self.sinkName = context.name
         self.schema = TimescaleDBSchema(schema: configuration.schema)
+        self.session = PostgresSinkSession(sinkType: "timescaledb", context: context, url: configuration.url,
+                                           statementTimeout: configuration.statementTimeout, schema: configuration.schema,
+                                           cursorTable: schema.name("sink_cursor"))
         self.rows = TimescaleDBRowEncoder(defaultUserId: configuration.userId)
         self.samplesStream = PostgresUpsertStream(table: schema.samples)
     }
@@ -170,17 +172,8 @@ public final class TimescaleDBSink: Sink {
     public private(set) var createdItsStore = false
 
     public func prepare() throws -> Int64? {
-        prepareRefusedWrites = false
-        var opened: PostgresConnection?
         do {
-            let connection = try PostgresConnection(url: configuration.url,
-                                                    statementTimeoutSeconds: Int(configuration.statementTimeout.seconds),
-                                                    onNotice: { [logger] notice in logger.warning("postgres: \(notice)") })
-            opened = connection
-            if !preparingForReading, let problem = try connection.textEncodingProblem() {
-                connection.close()
-                throw SinkError.misconfigured(problem)
-            }
+            let connection = try session.connect()
             let database = connection.endpoint
             let probe = try TimescaleDBProbe.run(on: connection)
             if let problem = probe.problem(database: database, required: configuration.requireTimescaledb) {
@@ -205,10 +198,7 @@ public final class TimescaleDBSink: Sink {
             }
             // The staged batch is small and has no statistics: joins with it should probe indexes.
             try connection.execute("SET enable_hashjoin = off; SET enable_mergejoin = off")
-            self.connection = connection
-            let cursor = try connection.query("SELECT journal_seq FROM \(schema.name("sink_cursor")) WHERE sink = $1",
-                                              [sinkName]).int(0, 0)
-            storedCursor = cursor ?? 0
+            let cursor = try session.adopt(connection)
             // A load put off by an earlier instance (a build that failed, which the worker tries
             // again on a new instance; a process killed halfway): this one's `caughtUp()` builds it.
             loadingInBulk = try TimescaleDBBulkLoad(schema: schema).isLoading(connection)
@@ -219,41 +209,22 @@ public final class TimescaleDBSink: Sink {
             logger.debug("connected to \(database)", [("hypertables", String(usesHypertables))],
                          numbers: cursor.map { [("cursor", LogNumber($0))] } ?? [])
             return cursor ?? 0
-        } catch let error as SinkError {
-            throw error
-        } catch let error as PostgresError {
-            prepareRefusedWrites = PostgresError.refusesWrites(error)
-            throw TimescaleDBProbe.libraryFailure(error) ?? error.explained(on: opened, tables: tables).sinkError
         } catch {
-            throw SinkError.unavailable("\(error)")
+            throw session.prepareFailure(error) { error, opened in
+                TimescaleDBProbe.libraryFailure(error) ?? error.explained(on: opened, tables: tables).sinkError
+            }
         }
     }
-
-    /// Whether the last `prepare()` failed because the role may not change the schema (SELECT only)
-    /// or the server takes no writes (a standby).
-    private var prepareRefusedWrites = false
-    /// Set while `prepareForReading()` runs `prepare()`: a database whose encoding cannot hold every
-    /// character is refused for writing only (reading one converts its text to UTF-8).
-    private var preparingForReading = false
-    /// Whether the sink was opened by `prepareForReading()`: `reconnect()` opens it that way again.
-    private var openedForReading = false
 
     /// Opens the tables to be read only (`ReadableSink`): prepared as `prepare()` does when the role
     /// may change the schema, else (a role granted SELECT only, a read-only standby) connected as
     /// they are, nothing created or migrated; a schema a newer healthrouter wrote is refused as
     /// `prepare()` refuses it. Either way a warning says when row-level security hides rows.
     public func prepareForReading() throws {
-        openedForReading = true
-        connection = try PostgresReadOnlyConnection.prepareForReading(
-            prepare: {
-                preparingForReading = true
-                defer { preparingForReading = false }
-                _ = try prepare()
-            }, connection: { connection }, refusedWrites: { prepareRefusedWrites },
-            url: configuration.url, statementTimeoutSeconds: Int(configuration.statementTimeout.seconds),
-            schema: configuration.schema, versionTable: schema.name("healthrouter_schema"), knownVersion: TimescaleDBSchema.version,
-            tables: ["samples", "sleep_stages", "workouts"].map(schema.name), logger: logger,
-            sinkError: { TimescaleDBProbe.libraryFailure($0) ?? $0.sinkError })
+        try session.prepareForReading(prepare: { _ = try prepare() }, versionTable: schema.name("healthrouter_schema"),
+                                      knownVersion: TimescaleDBSchema.version,
+                                      tables: ["samples", "sleep_stages", "workouts"].map(schema.name),
+                                      sinkError: { TimescaleDBProbe.libraryFailure($0) ?? $0.sinkError })
     }
 
     /// Creates or migrates the schema: idempotent, serialized against other healthrouter processes.
@@ -337,9 +308,9 @@ public final class TimescaleDBSink: Sink {
     }
 
     public func write(_ entries: [JournalEntry], cursor: Int64) throws {
-        try PostgresIdleSession.renewIfEnded(connection, logger: logger, storedCursor: { storedCursor }, reconnect: reconnect)
-        guard let connection else { throw SinkError.unavailable("timescaledb: write before prepare") }
+        let connection = try session.connectionForWrite(reconnect: reconnect)
         do {
+            let storedCursor = session.storedCursor
             let superseded = entries.supersededSamplePositions()
             let allNew = entries.first.map { $0.sequence > storedCursor && cursor > storedCursor && entries.areAllFirstOfTheirId }
                 ?? false
@@ -350,11 +321,7 @@ public final class TimescaleDBSink: Sink {
                 // splits and tries again piece by piece, must not build the key with every piece.
                 if loadingInBulk, !allNew { try connection.transaction { try finishBulkLoad(connection) } }
             }
-            try connection.transaction {
-                if try MissingDataTables.cursorWasForgotten(connection, cursorTable: schema.name("sink_cursor"),
-                                                            sink: sinkName, storedCursor: storedCursor) {
-                    throw SinkError.unavailable(MissingDataTables.forgottenCursor)
-                }
+            try session.writeBatch(cursor: cursor, on: connection) {
                 insertsNewIds = try planBulkLoad(entries, allNew: allNew, on: connection)
                 skipsUnchanged = idsInCCollation
                     && (entries.first.map { !$0.isFromJournal || $0.sequence <= storedCursor } ?? false)
@@ -375,11 +342,7 @@ public final class TimescaleDBSink: Sink {
                     }
                 }
                 try flush(connection)
-                try connection.query("INSERT INTO \(schema.name("sink_cursor")) (sink, journal_seq) VALUES ($1, $2) "
-                                         + "ON CONFLICT (sink) DO UPDATE SET journal_seq = EXCLUDED.journal_seq",
-                                     [sinkName, String(cursor)])
             }
-            storedCursor = cursor
         } catch {
             throw sinkError(error)
         }
@@ -388,7 +351,7 @@ public final class TimescaleDBSink: Sink {
     /// A failure as the worker needs it: the server's errors sorted into data and store faults,
     /// a refused privilege or a read-only session explained by the session (`PostgresError.explained`).
     private func sinkError(_ error: any Error) -> any Error {
-        (error as? PostgresError)?.explained(on: connection, tables: tables).writeError ?? error
+        (error as? PostgresError)?.explained(on: session.connection, tables: tables).writeError ?? error
     }
 
     /// The sink's tables, qualified: where a refused privilege is looked for.
@@ -550,7 +513,7 @@ public final class TimescaleDBSink: Sink {
     /// whose chunks were dropped (a read of the chunk list when none was). A sweep's failure is
     /// logged, not thrown: it is housekeeping, and the next check an hour later tries again.
     public func caughtUp() throws {
-        guard let connection else { return }
+        guard let connection = session.connection else { return }
         do {
             if loadingInBulk {
                 try connection.transaction { try finishBulkLoad(connection) }
@@ -578,24 +541,17 @@ public final class TimescaleDBSink: Sink {
     }
 
     /// The open connection, for read-back.
-    var liveConnection: PostgresConnection? { connection }
+    var liveConnection: PostgresConnection? { session.connection }
 
     /// A new connection, prepared as at the start (`Sink.reconnect()`): for reading only when the
     /// sink was opened so (`migrate --from` reading again after its connection was lost).
     public func reconnect() throws {
-        connection?.close()
-        connection = nil
-        if openedForReading {
-            try prepareForReading()
-        } else {
-            _ = try prepare()
-        }
+        try session.reconnect(prepare: { _ = try prepare() }, prepareForReading: prepareForReading)
     }
 
     public func close() {
         // A load put off is not finished here: the worker closes a sink after a failed write too,
         // and the next instance carries the load on (its batches, or its caughtUp(), build the key).
-        connection?.close()
-        connection = nil
+        session.close()
     }
 }
