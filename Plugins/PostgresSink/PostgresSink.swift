@@ -61,20 +61,14 @@ public final class PostgresSink: Sink {
 
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
-            url = try c.decode(String.self, forKey: .url)
-            if let problem = PostgresConnectionString.problem(url) {
-                throw DecodingError.dataCorruptedError(forKey: .url, in: c, debugDescription: problem)
-            }
+            url = try c.decodePostgresURL(forKey: .url)
             userId = try c.decodeNonEmptyString(forKey: .userId)
             schema = try c.decodeSchemaName(forKey: .schema)
             rowLevelSecurity = try c.decodeIfPresent(Bool.self, forKey: .rowLevelSecurity) ?? false
             summarizeAfter = try c.decodeDeletionAgeIfPresent(forKey: .summarizeAfter,
                                                               deletes: "raw rows older than this are folded into daily summaries and deleted")
             timeZone = try c.decodeIfPresent(String.self, forKey: .timeZone) ?? "UTC"
-            statementTimeout = try c.decodeIfPresent(ConfigDuration.self, forKey: .statementTimeout) ?? .minutes(5)
-            if let problem = PostgresConnection.statementTimeoutProblem(statementTimeout.seconds) {
-                throw DecodingError.dataCorruptedError(forKey: .statementTimeout, in: c, debugDescription: "\(problem), not \(statementTimeout)")
-            }
+            statementTimeout = try c.decodeStatementTimeout(forKey: .statementTimeout)
             // The server knows the zones (checked at connect); this catches what cannot be a zone's
             // name, and POSIX-style offsets, which PostgreSQL would apply with the opposite sign.
             if let problem = PostgresTimeZoneName.problem(with: timeZone) {

@@ -79,10 +79,7 @@ public final class TimescaleDBSink: Sink {
 
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
-            url = try c.decode(String.self, forKey: .url)
-            if let problem = PostgresConnectionString.problem(url) {
-                throw DecodingError.dataCorruptedError(forKey: .url, in: c, debugDescription: problem)
-            }
+            url = try c.decodePostgresURL(forKey: .url)
             schema = try c.decodeSchemaName(forKey: .schema)
             requireTimescaledb = try c.decodeIfPresent(Bool.self, forKey: .requireTimescaledb) ?? true
             chunkTimeInterval = try c.decodeIfPresent(ConfigDuration.self, forKey: .chunkTimeInterval) ?? .days(30)
@@ -90,10 +87,7 @@ public final class TimescaleDBSink: Sink {
             retention = try c.decodeIfPresent(Retention.self, forKey: .retention)
             dailyAggregates = try c.decodeIfPresent(Bool.self, forKey: .dailyAggregates) ?? false
             userId = try c.decodeIfPresent(String.self, forKey: .userId)
-            statementTimeout = try c.decodeIfPresent(ConfigDuration.self, forKey: .statementTimeout) ?? .minutes(5)
-            if let problem = PostgresConnection.statementTimeoutProblem(statementTimeout.seconds) {
-                throw DecodingError.dataCorruptedError(forKey: .statementTimeout, in: c, debugDescription: "\(problem), not \(statementTimeout)")
-            }
+            statementTimeout = try c.decodeStatementTimeout(forKey: .statementTimeout)
             if chunkTimeInterval.seconds < 3600 {
                 throw DecodingError.dataCorruptedError(forKey: .chunkTimeInterval, in: c,
                                                        debugDescription: "must be at least 1h")
