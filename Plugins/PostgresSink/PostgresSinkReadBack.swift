@@ -13,19 +13,14 @@ extension PostgresSink {
     public func readBack(batchSize: Int = 10_000, _ body: (Sample) throws -> Void) throws {
         guard let connection = liveConnection else { throw SinkError.unavailable("postgres: read before prepare") }
         try connection.transaction {
-            try connection.execute("""
-                DECLARE hr_read NO SCROLL CURSOR FOR
+            try connection.forEachRow(of: """
                 SELECT id::text, user_id, metric_type, value, unit, source_device,
                        (extract(epoch FROM started_at) * 1000)::bigint, (extract(epoch FROM ended_at) * 1000)::bigint,
                        metadata::text
                 FROM \(SQL.qualified(configuration.schema, "healthkit_metrics")) ORDER BY started_at, id
-                """)
-            while true {
-                let result = try connection.execute("FETCH \(batchSize) FROM hr_read")
-                if result.rowCount == 0 { break }
-                for row in 0..<result.rowCount { try body(try Self.sample(result, row)) }
+                """, cursor: "hr_read", batchSize: batchSize) { result, row in
+                try body(try Self.sample(result, row))
             }
-            try connection.execute("CLOSE hr_read")
             try warnAboutSummaries(connection)
         }
     }

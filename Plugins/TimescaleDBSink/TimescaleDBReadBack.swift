@@ -20,21 +20,14 @@ extension TimescaleDBSink {
                                      ("sleep_stages", "'category', value, unit, category_value"),
                                      ("workouts", "'workout', NULL::float8, NULL, NULL")] {
                 let ms = { (column: String) in "(extract(epoch FROM \(column)) * 1000)::bigint" }
-                try connection.execute("""
-                    DECLARE hr_read NO SCROLL CURSOR FOR
+                try connection.forEachRow(of: """
                     SELECT canonical, id, type, \(ms("start_at")), \(ms("end_at")), start_utc_offset, end_utc_offset,
                            time_zone, source_name, source_version, source_bundle_id, device, \(ms("created_at")),
                            created_utc_offset, metadata::text, user_id, \(special)
                     FROM \(SQL.qualified(configuration.schema, table)) ORDER BY start_at, id
-                    """)
-                while true {
-                    let result = try connection.execute("FETCH \(batchSize) FROM hr_read")
-                    if result.rowCount == 0 { break }
-                    for row in 0..<result.rowCount {
-                        try body(try Self.sample(result, row, sinkUserId: configuration.userId))
-                    }
+                    """, cursor: "hr_read", batchSize: batchSize) { result, row in
+                    try body(try Self.sample(result, row, sinkUserId: configuration.userId))
                 }
-                try connection.execute("CLOSE hr_read")
             }
         }
     }
@@ -121,18 +114,12 @@ extension TimescaleDBSink: ReadableSink {
     func readTombstones(batchSize: Int, _ body: (Tombstone) throws -> Void) throws {
         guard let connection = liveConnection else { throw SinkError.unavailable("timescaledb: read before prepare") }
         try connection.transaction {
-            try connection.execute("DECLARE hr_deleted NO SCROLL CURSOR FOR SELECT id, user_id FROM "
-                                       + "\(SQL.qualified(configuration.schema, "deleted_samples")) ORDER BY journal_seq, id")
-            while true {
-                let result = try connection.execute("FETCH \(batchSize) FROM hr_deleted")
-                if result.rowCount == 0 { break }
-                for row in 0..<result.rowCount {
-                    let user = result.text(row, 1)
-                    // As a sample's: none when it is the sink's own (`readBack`).
-                    try body(Tombstone(ids: [result.text(row, 0) ?? ""], userId: user == configuration.userId ? nil : user))
-                }
+            try connection.forEachRow(of: "SELECT id, user_id FROM \(SQL.qualified(configuration.schema, "deleted_samples")) "
+                                          + "ORDER BY journal_seq, id", cursor: "hr_deleted", batchSize: batchSize) { result, row in
+                let user = result.text(row, 1)
+                // As a sample's: none when it is the sink's own (`readBack`).
+                try body(Tombstone(ids: [result.text(row, 0) ?? ""], userId: user == configuration.userId ? nil : user))
             }
-            try connection.execute("CLOSE hr_deleted")
         }
     }
 }
