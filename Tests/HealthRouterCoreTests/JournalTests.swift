@@ -705,12 +705,9 @@ import Testing
         #expect(try journal.head() == 21)
     }
 
-    /// A sink lacks pruned entries only where what was pruned there is of a kind its routes select:
-    /// the kinds pruned (type and source) are recorded with the span of sequences each had. A sink
-    /// of a type never pruned was said to lack the whole range (`status`, its worker's warning).
-    /// Tombstones go to every sink; entries pruned before the kinds were recorded (by an older
-    /// healthrouter) are lacked whole.
-    @Test func aPrunedGapIsWhereTheSinksRoutesSelectWhatWasPruned() throws {
+    /// A new journal of two kinds from two sources: ten heart rates from `watch` (1–10), five step
+    /// counts from `phone` (11–15), ten more heart rates from `watch` (16–25).
+    static func heartRatesAroundSteps() throws -> Journal {
         let journal = try Journal(stateDirectory: makeTemporaryDirectory())
         func steps(at second: Int64) -> HealthItem {
             var s = heartRate(0, at: second)
@@ -720,10 +717,20 @@ import Testing
             s.id = Fingerprint.id(of: s)
             return .sample(s)
         }
-        let heart = "HKQuantityTypeIdentifierHeartRate", step = "HKQuantityTypeIdentifierStepCount"
         try journal.append((0..<10).map { .sample(heartRate(60, at: Int64($0))) }, source: "watch")  // 1–10
         try journal.append((0..<5).map { steps(at: Int64($0)) }, source: "phone")                   // 11–15
         try journal.append((10..<20).map { .sample(heartRate(60, at: Int64($0))) }, source: "watch") // 16–25
+        return journal
+    }
+
+    /// A sink lacks pruned entries only where what was pruned there is of a kind its routes select:
+    /// the kinds pruned (type and source) are recorded with the span of sequences each had. A sink
+    /// of a type never pruned was said to lack the whole range (`status`, its worker's warning).
+    /// Tombstones go to every sink; entries pruned before the kinds were recorded (by an older
+    /// healthrouter) are lacked whole.
+    @Test func aPrunedGapIsWhereTheSinksRoutesSelectWhatWasPruned() throws {
+        let journal = try Self.heartRatesAroundSteps()
+        let heart = "HKQuantityTypeIdentifierHeartRate", step = "HKQuantityTypeIdentifierStepCount"
         try journal.setCursor(sink: "a", to: 25, written: 25)
         #expect(try journal.prune(sinks: ["a"], retainSeconds: 0, now: Date(timeIntervalSinceNow: 1)) == 25)
         func lacking(_ ranges: [(first: Int64, last: Int64)], _ selects: @escaping (String, String) -> Bool) throws -> [[Int64]] {
@@ -766,19 +773,8 @@ import Testing
     /// also once this build prunes again: they were of no kind recorded, and a sink of their type
     /// was told it lacked nothing.
     @Test func entriesPrunedUnrecordedAfterARecordAreLackedWhole() throws {
-        let journal = try Journal(stateDirectory: makeTemporaryDirectory())
-        func steps(at second: Int64) -> HealthItem {
-            var s = heartRate(0, at: second)
-            s.type = "HKQuantityTypeIdentifierStepCount"
-            s.value = 12
-            s.unit = "count"
-            s.id = Fingerprint.id(of: s)
-            return .sample(s)
-        }
+        let journal = try Self.heartRatesAroundSteps()
         let heart = "HKQuantityTypeIdentifierHeartRate", step = "HKQuantityTypeIdentifierStepCount"
-        try journal.append((0..<10).map { .sample(heartRate(60, at: Int64($0))) }, source: "watch")  // 1–10
-        try journal.append((0..<5).map { steps(at: Int64($0)) }, source: "phone")                   // 11–15
-        try journal.append((10..<20).map { .sample(heartRate(60, at: Int64($0))) }, source: "watch") // 16–25
         try journal.setCursor(sink: "a", to: 10, written: 10)
         #expect(try journal.prune(sinks: ["a"], retainSeconds: 0, now: Date(timeIntervalSinceNow: 1)) == 10)
         func lacking(_ ranges: [(first: Int64, last: Int64)], _ selects: @escaping (String, String) -> Bool) throws -> [[Int64]] {
