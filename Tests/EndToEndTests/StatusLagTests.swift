@@ -76,6 +76,25 @@ import Testing
         return (directory, export, config)
     }
 
+    /// A generated export of 50 records imported into the sqlite sink `local` with `journal.retain:
+    /// 0s`, which prunes every entry: the folder, the export's path, the config's text (for
+    /// configs that add sinks to it) and the journal's head.
+    static func importedAndPruned() throws -> (directory: String, export: String, base: String, head: Int64) {
+        let directory = makeTemporaryDirectory()
+        let export = directory + "/export.xml"
+        try CommandRunner.generateExport(records: 50, to: export, zip: false, quirks: false)
+        let base = """
+            state_directory: \(directory)/state
+            journal: { retain: 0s }
+            sinks:
+              local: { type: sqlite, path: \(directory)/state/health.sqlite }
+
+            """
+        let first = try writeConfig(base, in: directory)
+        #expect(try CommandRunner.run(["import", export, "--config", first, "--quiet"], in: directory).status == 0)
+        return (directory, export, base, try Journal(stateDirectory: directory + "/state").head())
+    }
+
     /// `status` lists a sink's first ten dead letters and counts the rest; `--dead-letters` lists
     /// every one.
     @Test func deadLettersPastTheTenthAreListedOnRequest() throws {
@@ -364,16 +383,7 @@ import Testing
     /// its first run (no gap noted yet): its first run does not note the entries the backfill
     /// brought back (it told the user to do what they had just done).
     @Test func aSinkBackfilledBeforeItsFirstRunLacksNothing() throws {
-        let directory = makeTemporaryDirectory()
-        let export = directory + "/export.xml"
-        try CommandRunner.generateExport(records: 50, to: export, zip: false, quirks: false)
-        let first = try writeConfig("""
-            state_directory: \(directory)/state
-            journal: { retain: 0s }
-            sinks:
-              local: { type: sqlite, path: \(directory)/state/health.sqlite }
-            """, in: directory)
-        #expect(try CommandRunner.run(["import", export, "--config", first, "--quiet"], in: directory).status == 0)
+        let (directory, export, _, _) = try Self.importedAndPruned()
         let journal = try Journal(stateDirectory: directory + "/state")
         #expect(try journal.oldestRetained() == nil)   // every entry pruned
         let second = directory + "/second.yaml"
@@ -397,19 +407,7 @@ import Testing
     /// config's import pruned every entry: `status` says what it lacks (its lag is 0, its store
     /// empty) before its worker notes it. It said all was well, and exited 0.
     @Test func aSinkThatHasNotRunSinceAPruneIsShownLacking() throws {
-        let directory = makeTemporaryDirectory()
-        let export = directory + "/export.xml"
-        try CommandRunner.generateExport(records: 50, to: export, zip: false, quirks: false)
-        let base = """
-            state_directory: \(directory)/state
-            journal: { retain: 0s }
-            sinks:
-              local: { type: sqlite, path: \(directory)/state/health.sqlite }
-
-            """
-        let first = try writeConfig(base, in: directory)
-        #expect(try CommandRunner.run(["import", export, "--config", first, "--quiet"], in: directory).status == 0)
-        let head = try Journal(stateDirectory: directory + "/state").head()
+        let (directory, export, base, head) = try Self.importedAndPruned()
         let second = directory + "/second.yaml"
         try (base + "  late: { type: sqlite, path: \(directory)/state/late.sqlite }\n")
             .write(toFile: second, atomically: true, encoding: .utf8)
@@ -443,19 +441,7 @@ import Testing
     /// `status` (exit 0), its worker's warning and an import's summary. It was said to lack every
     /// entry pruned, and `status` exited 1 for good (no backfill could bring back what it never takes).
     @Test func aSinkWhoseRoutesSelectNothingPrunedLacksNothing() throws {
-        let directory = makeTemporaryDirectory()
-        let export = directory + "/export.xml"
-        try CommandRunner.generateExport(records: 50, to: export, zip: false, quirks: false)
-        let base = """
-            state_directory: \(directory)/state
-            journal: { retain: 0s }
-            sinks:
-              local: { type: sqlite, path: \(directory)/state/health.sqlite }
-
-            """
-        let first = try writeConfig(base, in: directory)
-        #expect(try CommandRunner.run(["import", export, "--config", first, "--quiet"], in: directory).status == 0)
-        let head = try Journal(stateDirectory: directory + "/state").head()
+        let (directory, export, base, head) = try Self.importedAndPruned()
         let second = directory + "/second.yaml"
         try (base + """
               uv: { type: sqlite, path: \(directory)/state/uv.sqlite }
