@@ -57,6 +57,33 @@ struct HTTPSinkSkippedElementsTests {
         return configuration
     }
 
+    /// Runs a sink worker of an `http` sink `mirror` in `format`, sending the sender's journal in
+    /// `directory` to `server`, until its cursor reaches `cursor` (20 s at the most): its progress.
+    static func forward(_ directory: String, to server: PushServerFixture, format: HTTPSink.Configuration.Format,
+                        until cursor: Int64) -> SinkWorker.Progress {
+        var settings = SinkWorker.Settings()
+        settings.retryInitial = 0.02
+        settings.retryCap = 0.1
+        let context = PluginContext(name: "mirror", stateDirectory: directory, logger: Logger(minimumLevel: .error))
+        let configuration = Self.configuration(server, format: format)
+        let worker = SinkWorker(name: "mirror", stateDirectory: directory, settings: settings, logger: Logger(minimumLevel: .error),
+                                makeSink: { try HTTPSink(configuration: configuration, context: context) },
+                                selects: { _, _ in true })
+        let control = WorkerControl()
+        control.finishInput()
+        let done = DispatchGroup()
+        done.enter()
+        Thread {
+            worker.run(control: control)
+            done.leave()
+        }.start()
+        let deadline = Date(timeIntervalSinceNow: 20)
+        while worker.progress.cursor < cursor && Date() < deadline { usleep(10_000) }
+        control.requestStop()
+        done.wait()
+        return worker.progress
+    }
+
     /// A sink worker forwards the sender's journal to a receiving healthrouter, in either format:
     /// the three elements the receiver left out (a sample without its value, a sample under
     /// alice's id, a deletion of alice's id) are the sink's dead letters with the receiver's
@@ -67,27 +94,7 @@ struct HTTPSinkSkippedElementsTests {
             let server = try Self.receiver()
             let directory = try Self.senderJournal()
             defer { try? FileManager.default.removeItem(atPath: directory) }
-            var settings = SinkWorker.Settings()
-            settings.retryInitial = 0.02
-            settings.retryCap = 0.1
-            let context = PluginContext(name: "mirror", stateDirectory: directory, logger: Logger(minimumLevel: .error))
-            let configuration = Self.configuration(server, format: format)
-            let worker = SinkWorker(name: "mirror", stateDirectory: directory, settings: settings, logger: Logger(minimumLevel: .error),
-                                    makeSink: { try HTTPSink(configuration: configuration, context: context) },
-                                    selects: { _, _ in true })
-            let control = WorkerControl()
-            control.finishInput()
-            let done = DispatchGroup()
-            done.enter()
-            Thread {
-                worker.run(control: control)
-                done.leave()
-            }.start()
-            let deadline = Date(timeIntervalSinceNow: 20)
-            while worker.progress.cursor < 8 && Date() < deadline { usleep(10_000) }
-            control.requestStop()
-            done.wait()
-            let progress = worker.progress
+            let progress = Self.forward(directory, to: server, format: format, until: 8)
             #expect(progress.cursor == 8, "\(format) \(progress)")
             #expect(progress.written == 5 && progress.deadLetters == 3, "\(format) \(progress)")
             let deadLetters = try Journal(stateDirectory: directory, role: .reader).deadLetters(sink: "mirror")
@@ -188,27 +195,7 @@ struct HTTPSinkSkippedElementsTests {
         }
         #expect(sent == ["G-0 -", "deleted D1 alice", "D1 -", "deleted D1 carol", "G-1 -"])
 
-        var settings = SinkWorker.Settings()
-        settings.retryInitial = 0.02
-        settings.retryCap = 0.1
-        let context = PluginContext(name: "mirror", stateDirectory: directory, logger: Logger(minimumLevel: .error))
-        let configuration = Self.configuration(server, format: .pulso)
-        let worker = SinkWorker(name: "mirror", stateDirectory: directory, settings: settings, logger: Logger(minimumLevel: .error),
-                                makeSink: { try HTTPSink(configuration: configuration, context: context) },
-                                selects: { _, _ in true })
-        let control = WorkerControl()
-        control.finishInput()
-        let done = DispatchGroup()
-        done.enter()
-        Thread {
-            worker.run(control: control)
-            done.leave()
-        }.start()
-        let deadline = Date(timeIntervalSinceNow: 20)
-        while worker.progress.cursor < 5 && Date() < deadline { usleep(10_000) }
-        control.requestStop()
-        done.wait()
-        let progress = worker.progress
+        let progress = Self.forward(directory, to: server, format: .pulso, until: 5)
         #expect(progress.cursor == 5 && progress.written == 3 && progress.deadLetters == 2, "\(progress)")
         let deadLetters = try Journal(stateDirectory: directory, role: .reader).deadLetters(sink: "mirror")
         #expect(deadLetters.map(\.sequence) == [3, 4], "\(deadLetters)")
