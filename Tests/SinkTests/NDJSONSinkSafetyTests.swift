@@ -12,6 +12,25 @@ import Testing
         NDJSONSink(configuration: .init(directory: directory), context: SinkFixtures.context(directory))
     }
 
+    /// A new temporary folder, and a sink prepared on its folder `out` (the directory given): the
+    /// caller closes the sink, then removes the folder.
+    func preparedSink() throws -> (temporary: TemporaryDirectory, directory: String, sink: NDJSONSink) {
+        let temporary = try TemporaryDirectory()
+        let sink = makeSink(temporary.path + "/out")
+        do {
+            _ = try sink.prepare()
+        } catch {
+            temporary.remove()
+            throw error
+        }
+        return (temporary, temporary.path + "/out", sink)
+    }
+
+    /// What the sink says of a symbolic link at `link`, where it would write.
+    func symbolicLinkRefusal(_ link: String) -> String {
+        "\(link) is a symbolic link: the ndjson sink writes only regular files it owns; remove it"
+    }
+
     /// `count` samples, each of a type of its own (`com.example.Type<n>`), ids `<prefix>-<n>`.
     func samples(_ count: Int, prefix: String) -> [Sample] {
         (0..<count).map { n in
@@ -72,11 +91,8 @@ import Testing
     /// (1,500 types: `Too many open files`, the sink failed for good): at most
     /// `maximumOpenFiles` stay open, every file still gets its lines, once.
     @Test func manyTypesKeepABoundedNumberOfFilesOpen() throws {
-        let temporary = try TemporaryDirectory()
+        let (temporary, directory, sink) = try preparedSink()
         defer { temporary.remove() }
-        let directory = temporary.path + "/out"
-        let sink = makeSink(directory)
-        _ = try sink.prepare()
         defer { sink.close() }
         #expect(openNDJSONFiles(in: directory) == 0)
 
@@ -138,11 +154,8 @@ import Testing
     /// bound) takes its lines back out of those too; the file it failed on, a symbolic link put in
     /// the folder, is not followed.
     @Test func aFailedBatchTakesItsLinesBackOutOfFilesClosedMeanwhile() throws {
-        let temporary = try TemporaryDirectory()
+        let (temporary, directory, sink) = try preparedSink()
         defer { temporary.remove() }
-        let directory = temporary.path + "/out"
-        let sink = makeSink(directory)
-        _ = try sink.prepare()
         defer { sink.close() }
         let outside = temporary.path + "/someone-elses-file"
         try Data("precious\n".utf8).write(to: URL(fileURLWithPath: outside))
@@ -150,7 +163,7 @@ import Testing
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: outside)
 
         let batch = SinkFixtures.entries(samples(100, prefix: "T") + [SinkFixtures.heartRate])
-        expectMisconfigured("\(link) is a symbolic link: the ndjson sink writes only regular files it owns; remove it") {
+        expectMisconfigured(symbolicLinkRefusal(link)) {
             try sink.write(batch, cursor: 101)
         }
         #expect(try String(contentsOfFile: outside, encoding: .utf8) == "precious\n")
@@ -183,7 +196,7 @@ import Testing
 
         let restarted = makeSink(directory)
         defer { restarted.close() }
-        expectMisconfigured("\(link) is a symbolic link: the ndjson sink writes only regular files it owns; remove it") {
+        expectMisconfigured(symbolicLinkRefusal(link)) {
             _ = try restarted.prepare()
         }
         #expect(size(outside) == 5000)
@@ -201,7 +214,7 @@ import Testing
             let link = directory + "/" + name
             try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
             let sink = makeSink(directory)
-            expectMisconfigured("\(link) is a symbolic link: the ndjson sink writes only regular files it owns; remove it") {
+            expectMisconfigured(symbolicLinkRefusal(link)) {
                 _ = try sink.prepare()
             }
             sink.close()
@@ -216,11 +229,8 @@ import Testing
     /// A FIFO (with a reader, so that opening it does not fail) where a file goes: refused, not
     /// written into.
     @Test func aFIFOWhereAFileGoesIsRefused() throws {
-        let temporary = try TemporaryDirectory()
+        let (temporary, directory, sink) = try preparedSink()
         defer { temporary.remove() }
-        let directory = temporary.path + "/out"
-        let sink = makeSink(directory)
-        _ = try sink.prepare()
         defer { sink.close() }
         let fifo = directory + "/heartRate.ndjson"
         #expect(mkfifo(fifo, 0o600) == 0)
