@@ -193,6 +193,40 @@ struct PushIngestTests {
         #expect(after.lastError == "receiver answered 401 (check the sink's token)", "\(after)")
     }
 
+    /// A last error the journal refused (a full disk) is written again with the refused cursors
+    /// (`cursorRetrySeconds` later), as the sink's error then stands: `status` showed a failing
+    /// sink without its error until it failed again, a minute later (ten for a receiver that asked
+    /// for that long). One that a cursor followed (the sink recovered) is not brought back.
+    @Test func aRefusedLastErrorIsWrittenAgainAsItStands() async throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let ingest = try PushIngest(stateDirectory: directory, control: WorkerControl(), cursorRetrySeconds: 1)
+        defer { withExtendedLifetime(ingest) {} }
+        _ = try ingest.append(Self.samples("E", count: 3), source: "phone")
+        ingest.recordCursor(sink: "local", to: 1, written: 1)
+        ingest.recordCursor(sink: "other", to: 1, written: 1)
+        let other = try SQLiteDatabase(path: directory + "/journal.sqlite")
+        try other.execute("CREATE TRIGGER refuse_errors BEFORE UPDATE OF last_error ON cursors WHEN NEW.last_error IS NOT NULL "
+                          + "BEGIN SELECT RAISE(ABORT, 'refused for the test'); END")
+        // Each is committed on this thread before the call returns (nothing else writes).
+        ingest.recordLastError(sink: "local", "receiver answered 503")
+        ingest.recordLastError(sink: "local", "receiver answered 401 (check the sink's token)")
+        ingest.recordLastError(sink: "other", "receiver answered 500")
+        ingest.recordCursor(sink: "other", to: 2, written: 1)
+        func states() throws -> [String: SinkState] {
+            let journal = try Journal(stateDirectory: directory, role: .reader)
+            return Dictionary(uniqueKeysWithValues: try journal.sinkStates().map { ($0.sink, $0) })
+        }
+        let before = try states()
+        #expect(before["local"]?.lastError == nil, "\(before)")
+        try other.execute("DROP TRIGGER refuse_errors")  // room again
+        try await Task.sleep(for: .milliseconds(1_500))
+        let after = try states()
+        #expect(after["local"]?.lastError == "receiver answered 401 (check the sink's token)", "\(after)")
+        #expect(after["local"]?.cursor == 1, "\(after)")
+        #expect(after["other"]?.cursor == 2 && after["other"]?.lastError == nil, "\(after)")
+    }
+
     @Test func aSinkWorkerTakesPushedEntriesFromTheFeedAndRecordsThroughTheWriter() throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -18,7 +18,10 @@ import Synchronization
 ///   letter waits for its commit (it must be durable before the sink's own cursor passes it).
 ///   A cursor the journal refused (a full disk) is kept and written again with that sink's next
 ///   progress, and every `cursorRetrySeconds` until it is written: a sink that has nothing more
-///   to write once space is freed is not shown behind by `status` for good.
+///   to write once space is freed is not shown behind by `status` for good. A refused last error
+///   (or its clearing) is written again the same way, as the sink's error then stands: `status`
+///   does not show a failing sink without its error until the sink fails again (a minute later,
+///   or ten for a receiver that asked for that long).
 /// - Committed entries are published on `feed`, and the sink workers are woken.
 /// - The journal's file is checked before each commit: deleted or replaced under the running
 ///   daemon, it would take every later write into a file nobody can open again, so appends
@@ -41,8 +44,12 @@ public final class PushIngest: Sendable {
     /// recorded with the sink's next progress (their rows added, so `status` counts them), or
     /// by the retry a refusal schedules (`retryScheduled`).
     private let unrecordedCursors = Mutex<[String: (sequence: Int64, written: Int)]>([:])
+    /// The sinks whose last error (or its clearing) the journal refused: the retry writes the
+    /// sink's error as it then stands (`errorsSinceCursor`), unless a cursor or an error of the
+    /// sink queued since writes it first.
+    private let unrecordedErrors = Mutex<Set<String>>([])
     private let retryScheduled = Mutex(false)
-    /// Seconds between two tries of a refused cursor.
+    /// Seconds between two tries of a refused cursor or last error.
     let cursorRetrySeconds: Double
     /// Refused progress is logged at most once every 10 minutes per sink while it lasts.
     private let progressWarnings: ThrottledWarnings
@@ -202,6 +209,8 @@ public final class PushIngest: Sendable {
             if case .progress(.cursor(let sink, let sequence, let written)) = job.work {
                 queue.latestCursors[sink] = sequence
                 queue.errorsSinceCursor[sink] = nil
+                // Written, it clears the sink's last error: a refused one is past.
+                unrecordedErrors.withLock { _ = $0.remove(sink) }
                 if let carried = unrecordedCursors.withLock({ $0.removeValue(forKey: sink) }) {
                     job.work = .progress(.cursor(sink: sink, sequence: sequence, written: written + carried.written))
                 }
@@ -211,6 +220,7 @@ public final class PushIngest: Sendable {
                     Self.requeue(refused: carried, of: sink, in: &queue)
                 }
                 queue.errorsSinceCursor[sink] = message
+                unrecordedErrors.withLock { _ = $0.remove(sink) }
             }
             if case .progress(.cursor(let sink, let sequence, let written)) = job.work {
                 // A newer cursor replaces a queued one (their row counts add up); it goes last,
@@ -312,16 +322,22 @@ public final class PushIngest: Sendable {
                 // Later than any refused before it (whose rows its job took): its sequence stands.
                 unrecordedCursors.withLock { $0[name] = (sequence, written + ($0[name]?.written ?? 0)) }
                 scheduleCursorRetry()
-            case .lastError(let name, _), .deadLetters(let name, _):
+            case .lastError(let name, _):
+                sink = name
+                unrecordedErrors.withLock { _ = $0.insert(name) }
+                scheduleCursorRetry()
+            case .deadLetters(let name, _):
+                // The worker's call throws: it parks them again itself.
                 sink = name
             }
-            progressWarnings.warn(key: sink, "cannot record sink progress in the journal (a cursor is tried again every "
+            progressWarnings.warn(key: sink, "cannot record sink progress in the journal (a cursor or last error is tried again every "
                                       + "\(NumberText.decimal(cursorRetrySeconds, 0)) s)",
                                   [("sink", sink), ("progress", "\(progress)"), ("error", "\(error)")])
         }
     }
 
-    /// Tries the refused cursors again in `cursorRetrySeconds`, unless a try is scheduled already.
+    /// Tries the refused cursors and last errors again in `cursorRetrySeconds`, unless a try is
+    /// scheduled already.
     private func scheduleCursorRetry() {
         guard retryScheduled.withLock({ scheduled in
             defer { scheduled = true }
@@ -334,17 +350,30 @@ public final class PushIngest: Sendable {
         }
     }
 
-    /// Queues the refused cursors again; true when no commit is running and the caller must lead.
-    /// A cursor of the same sink queued meanwhile is later than the refused one: it takes only
-    /// its rows.
+    /// Queues the refused cursors and last errors again; true when no commit is running and the
+    /// caller must lead. A cursor of the same sink queued meanwhile is later than the refused one:
+    /// it takes only its rows. A refused last error is queued as the sink's error now stands, unless
+    /// a cursor or an error of the sink is queued (the last of them writes that already).
     private func enqueueRefusedCursors() -> Bool {
         queue.withLock { queue in
             let refused = unrecordedCursors.withLock { cursors in
                 defer { cursors = [:] }
                 return cursors
             }
-            guard !refused.isEmpty else { return false }
+            let errors = unrecordedErrors.withLock { sinks in
+                defer { sinks = [] }
+                return sinks
+            }
+            guard !refused.isEmpty || !errors.isEmpty else { return false }
             for (sink, carried) in refused { Self.requeue(refused: carried, of: sink, in: &queue) }
+            for sink in errors.sorted() where !queue.jobs.contains(where: { job in
+                switch job.work {
+                case .progress(.cursor(sink, _, _)), .progress(.lastError(sink, _)): true
+                default: false
+                }
+            }) {
+                queue.jobs.append(Job(.progress(.lastError(sink: sink, message: queue.errorsSinceCursor[sink])), waits: false))
+            }
             if queue.committing { return false }
             queue.committing = true
             return true
