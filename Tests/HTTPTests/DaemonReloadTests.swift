@@ -387,4 +387,46 @@ struct DaemonReloadTests {
         #expect(daemon.stop() == 0)
         #expect(try daemon.sinkIds() == Set(first.ids + second.ids))
     }
+
+    /// A cursor the journal refused just before a SIGHUP stays with the config that stopped: its
+    /// ingest is released at the reload, so its retry (5 s later) does not write the cursor behind
+    /// the one the new config's worker recorded since (the sink would show behind, and deliver
+    /// again after a restart), and no stopped config holds journal connections.
+    @Test func aRefusedCursorPendingAtAReloadIsNotWrittenByTheStoppedConfig() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        defer { daemon.stop() }
+        let pid = try #require(daemon.process?.processIdentifier)
+        let journalPath = daemon.directory + "/state/journal.sqlite"
+        func journalDescriptors() -> Int {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+            return names.filter { ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")) ?? "")
+                .hasPrefix(journalPath) }.count
+        }
+        func cursor() -> Int64? {
+            try? Journal(stateDirectory: daemon.directory + "/state", role: .reader).sinkStates().first { $0.sink == "local" }?.cursor
+        }
+        let running = journalDescriptors()
+        let journal = try SQLiteDatabase(path: journalPath)
+        try journal.execute("CREATE TRIGGER refuse_update BEFORE UPDATE OF seq ON cursors WHEN NEW.seq = 100 "
+                            + "BEGIN SELECT RAISE(ABORT, 'refused for the test'); END")
+        try journal.execute("CREATE TRIGGER refuse_insert BEFORE INSERT ON cursors WHEN NEW.seq = 100 "
+                            + "BEGIN SELECT RAISE(ABORT, 'refused for the test'); END")
+        #expect(daemon.client.post("/ingest", DaemonProcess.batch(prefix: "R1", count: 100).body, token: DaemonProcess.token).status == 200)
+        #expect(eventually { daemon.log.contains("cannot record sink progress") }, "\(daemon.log)")
+        let refusedAt = Date()
+        try journal.execute("DROP TRIGGER refuse_update")
+        try journal.execute("DROP TRIGGER refuse_insert")
+        kill(pid, SIGHUP)
+        #expect(eventually { daemon.log.contains("config reloaded") }, "\(daemon.log)")
+        #expect(daemon.client.post("/ingest", DaemonProcess.batch(prefix: "R2", count: 100).body, token: DaemonProcess.token).status == 200)
+        #expect(eventually { cursor() == 200 }, "cursor \(String(describing: cursor()))")
+        // Before the stopped config's retry would run: its connection to the journal is closed.
+        #expect(Date().timeIntervalSince(refusedAt) < 5)
+        #expect(journalDescriptors() == running)
+        // Past it: the cursor the new config recorded stands.
+        usleep(UInt32(max(0, 6.5 - Date().timeIntervalSince(refusedAt)) * 1_000_000))
+        #expect(cursor() == 200)
+        #expect(journalDescriptors() == running)
+    }
 }
