@@ -53,6 +53,9 @@ public final class AdminSource: ServiceSource {
 
     public var listenAddress: (host: String, port: UInt16)? { (host, port) }
 
+    /// Its 16 connections, its listening socket and wake-up channel, and its journal connection's files.
+    public var openFilesNeeded: Int { 16 + 8 }
+
     public func start(ingest: PushIngest) throws {
         // Reads only: an inspector's connection (a count over every entry sorts in a file, not memory).
         let journal = Mutex(try Journal(stateDirectory: context.stateDirectory, role: .inspector))

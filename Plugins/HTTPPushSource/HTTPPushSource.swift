@@ -176,6 +176,10 @@ public final class HTTPPushSource: ServiceSource {
 
     public var listenAddress: (host: String, port: UInt16)? { (host, port) }
 
+    /// A descriptor each connection (`max_connections`), and 8 for the listening socket,
+    /// libmicrohttpd's wake-up channel, the `/latest` index's SQLite files and a TLS file read.
+    public var openFilesNeeded: Int { (configuration.maxConnections ?? 256) + 8 }
+
     /// Bytes of the upload budget held by the bodies being received (0 when stopped).
     var uploadBytesInUse: Int { server.withLock { $0?.uploadBytesInUse ?? 0 } }
 

@@ -51,7 +51,7 @@ public final class NDJSONSink: Sink {
     }
     private var stems: [String: String] = [:]
     /// How many `.ndjson` files the sink keeps open at most.
-    static let maximumOpenFiles = 64
+    public static let maximumOpenFiles = 64
     /// The files of `files` whose descriptors are open.
     private var openFiles = NDJSONOpenFiles(limit: NDJSONSink.maximumOpenFiles)
     private var line = JSONWriter(capacity: 4096)

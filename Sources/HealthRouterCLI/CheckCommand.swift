@@ -48,8 +48,15 @@ enum CheckCommand {
             _ = try kind.make(plugin, loaded.context(for: plugin.name))
         }
         try PluginList.refuseSharedAddresses(services)
-        for warning in config.warnings { print("warning: \(warning)") }
-        let warned = config.warnings.count
+        var warnings = config.warnings.map(\.description)
+        // `run` raises a soft limit below the need itself, up to the hard limit.
+        let need = OpenFileLimit.need(services: services.map(\.source), sinks: sinks)
+        if let limit = OpenFileLimit.current(), limit.hard < UInt64(need) {
+            warnings.append("the sources and sinks may hold \(need) files at once (connections included), and the "
+                            + "open-file limit here is \(limit.hard): \(OpenFileLimit.hint(need: need))")
+        }
+        for warning in warnings { print("warning: \(warning)") }
+        let warned = warnings.count
         print("\(loaded.origin): valid — \(config.sources.count) source(s), \(sinks.count) sink(s), \(config.routes.count) route(s)"
               + (warned > 0 ? ", \(warned) warning(s) above" : ""))
         for sink in sinks {

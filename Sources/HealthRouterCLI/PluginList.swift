@@ -12,6 +12,9 @@ import TimescaleDBSink
 struct SinkPlugin: Sendable {
     var type: String
     var summary: String
+    /// At most how many file descriptors a sink of this type holds while the daemon runs: its
+    /// worker's journal connection, its store's files or connections (`OpenFileLimit`).
+    var openFiles = 16
     /// Decodes and checks the plugin's options without I/O, and returns what builds the sink.
     var prepare: @Sendable (PluginConfig, PluginContext) throws -> @Sendable () throws -> any Sink
 }
@@ -41,7 +44,8 @@ enum PluginList {
             let configuration = try ConfigDecoder.decode(SQLiteSink.Configuration.self, from: plugin.options, path: plugin.path)
             return { SQLiteSink(configuration: configuration, context: context) }
         },
-        SinkPlugin(type: "ndjson", summary: "a folder of NDJSON files in Pulso's reference layout") { plugin, context in
+        SinkPlugin(type: "ndjson", summary: "a folder of NDJSON files in Pulso's reference layout",
+                   openFiles: 16 + NDJSONSink.maximumOpenFiles) { plugin, context in
             let configuration = try ConfigDecoder.decode(NDJSONSink.Configuration.self, from: plugin.options, path: plugin.path)
             return { NDJSONSink(configuration: configuration, context: context) }
         },

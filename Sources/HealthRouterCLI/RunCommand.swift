@@ -16,6 +16,11 @@ enum RunCommand {
         A push is answered 200 only once it is durable in the journal, so a crash or kill -9
         loses nothing that was acknowledged; on the next start every sink catches up.
 
+        A soft open-file limit below what the config may need (max_connections + 8 a push
+        listener, 16 a sink, 80 an ndjson sink, 64 besides) is raised to it; a hard limit below
+        it is logged at the start with what to do (LimitNOFILE= in the systemd unit, ulimit -n,
+        or a lower max_connections).
+
         SIGTERM or SIGINT (Ctrl-C) shut down gracefully: no new requests are accepted, those
         in flight finish, the sinks get a few seconds to deliver what was accepted, and the
         process exits 0 (a sink whose server accepted a request and does not answer is left
@@ -66,6 +71,7 @@ enum RunCommand {
         let pushTotals = PushTotals()
         while true {
             signals.logger = plan.loaded.logger
+            OpenFileLimit.raise(toward: plan.openFilesNeeded, logger: plan.loaded.logger)
             // Set when a SIGHUP brought a config that checks: the running one stops for it.
             var next: Plan?
             do {
@@ -176,6 +182,8 @@ enum RunCommand {
         var loaded: LoadedConfig
         var sinks: [SinkSpec]
         var services: [(name: String, source: any ServiceSource)] = []
+        /// The file descriptors the daemon may hold at once with this config (`OpenFileLimit`).
+        var openFilesNeeded: Int { OpenFileLimit.need(services: services.map(\.source), sinks: sinks) }
 
         /// `handover`: where the listeners' sockets wait for the next config across a reload.
         init(arguments: CommandLineArguments, environment: [String: String], handover: ListenerHandover) throws {

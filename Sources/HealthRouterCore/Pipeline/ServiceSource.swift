@@ -22,8 +22,13 @@ public protocol ServiceSource: AnyObject, Sendable {
     /// without I/O, so that a config giving two sources one address is refused by `check`.
     /// Default: nil (not a listener).
     var listenAddress: (host: String, port: UInt16)? { get }
+    /// At most how many file descriptors the source holds at once while it runs, known without
+    /// I/O: its connections, listening socket and files (`healthrouter run` weighs the process's
+    /// open-file limit against it). Default: 0.
+    var openFilesNeeded: Int { get }
 }
 
 extension ServiceSource {
     public var listenAddress: (host: String, port: UInt16)? { nil }
+    public var openFilesNeeded: Int { 0 }
 }
