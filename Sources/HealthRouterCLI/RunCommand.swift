@@ -30,7 +30,8 @@ enum RunCommand {
         One that checks replaces the running one the same way (nothing accepted is lost); if
         it cannot start (address in use), the previous one is started again. A listen address
         both configs have stays bound meanwhile: a phone that connects during the reload waits
-        a moment and is answered by the new config, never refused.
+        a moment and is answered by the new config, never refused. Under systemd (Type=notify,
+        NOTIFY_SOCKET set) the daemon says READY=1 once it serves.
 
         exit codes: 0 stopped by a signal, 64 wrong options, 69 a source cannot listen (address
                     in use), another healthrouter run uses the state directory, or another
@@ -69,6 +70,8 @@ enum RunCommand {
         var previous: Plan?
         // The push counters /metrics shows count this process's pushes, across reloads.
         let pushTotals = PushTotals()
+        // Whether systemd (a Type=notify unit) was told the daemon runs.
+        var toldReady = false
         while true {
             signals.logger = plan.loaded.logger
             OpenFileLimit.raise(toward: plan.openFilesNeeded, logger: plan.loaded.logger)
@@ -80,6 +83,10 @@ enum RunCommand {
                     // previous one again), and the sockets its listeners did not take are closed.
                     handover.endReload()
                     if previous != nil { plan.loaded.logger.info("config reloaded", [("config", plan.loaded.origin)]) }
+                    if !toldReady {
+                        toldReady = true
+                        ServiceManagerNotice.send("READY=1", environment: environment)
+                    }
                     if let taken = pendingLock {
                         lock = taken
                         pendingLock = nil

@@ -108,6 +108,51 @@ struct DaemonSignalTests {
         #expect(lost == 0)
     }
 
+    /// Under systemd (a `Type=notify` unit) the daemon says `READY=1` on the socket NOTIFY_SOCKET
+    /// names once it serves, and not before: `systemctl start` returns then, and a `systemctl
+    /// reload` right after it waits until then. Sent earlier, while the process still loaded its
+    /// libraries (its first 20–50 ms, before `main` blocks the signals), a SIGHUP met its default
+    /// action: the daemon ended, and systemd, which counts that a clean exit, did not restart it.
+    @Test func readinessGoesToSystemdOnceTheDaemonServes() throws {
+        var template = Array("/tmp/hr-notify.XXXXXX".utf8CString)
+        let folder = try #require(template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }.map { String(cString: $0) })
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/notify"
+        let listener = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        try #require(listener >= 0)
+        defer { close(listener) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { bytes in
+            for (index, byte) in path.utf8.enumerated() { bytes[index] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        try #require(bound == 0)
+        var timeout = timeval(tv_sec: 15, tv_usec: 0)
+        setsockopt(listener, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let daemon = try DaemonProcess()
+        daemon.shellSetup = "export NOTIFY_SOCKET=\(path)"
+        try daemon.launch()
+        defer { daemon.stop() }
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let received = recv(listener, &buffer, buffer.count, 0)
+        let message = received > 0 ? String(decoding: buffer[..<received], as: UTF8.self) : ""
+        #expect(message == "READY=1", "\(daemon.log)")
+        // Told once it serves: a push is answered at once, and a SIGHUP reloads it.
+        #expect(daemon.log.contains("info: running"), "\(daemon.log)")
+        #expect(daemon.client.get("/health").status == 200)
+        let pid = try #require(daemon.process?.processIdentifier)
+        kill(pid, SIGHUP)
+        #expect(eventually { daemon.log.contains("config reloaded") }, "\(daemon.log)")
+        #expect(daemon.process?.isRunning == true)
+        // Told once: a reload says nothing more.
+        var more = timeval(tv_sec: 0, tv_usec: 300_000)
+        setsockopt(listener, SOL_SOCKET, SO_RCVTIMEO, &more, socklen_t(MemoryLayout<timeval>.size))
+        #expect(recv(listener, &buffer, buffer.count, 0) <= 0)
+    }
+
     /// Ctrl-\ (SIGQUIT) quits, as it quits any program: the Swift runtime's crash reporter took it
     /// for a crash, printed a backtrace saying so, and the daemon went on.
     @Test func sigquitQuits() throws {
