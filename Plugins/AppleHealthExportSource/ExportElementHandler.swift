@@ -166,8 +166,8 @@ final class ExportElementHandler: SAXHandler {
         case .correlation:
             beginCorrelation(attributes)
         case .workout:
-            workout = WorkoutBuilder(attributes, reader: reader, userId: userId, line: lineNumber) { [output] reason, line in
-                output.skipped(reason, location: "line \(line)")
+            workout = WorkoutBuilder(attributes, reader: reader, userId: userId, line: lineNumber) { [output] reason, location in
+                output.skipped(reason, location: location)
             }
             if workout == nil { ignoreSubtree() }
         case .exportDate:

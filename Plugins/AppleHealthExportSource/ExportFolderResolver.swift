@@ -22,12 +22,15 @@ final class ExportFolderResolver: RouteFileResolver, ClinicalResourceResolver {
         return String(cString: resolved)
     }
 
-    /// A file of the export `reference` names, opened, or why not.
+    /// A file of the export `reference` names, opened (with its real path when it has one), or why not.
     private enum OpenedFile {
-        case file(Int32)
+        case file(Int32, realPath: String?)
         case missing
         case refused
     }
+
+    /// How many references each route file (by its real path) gave its points to.
+    private var routeUses = RouteFileUses()
 
     /// Opens the file `reference` names (a path inside the export, `/workout-routes/…`): one that
     /// leads out of the export's folder (`/../../etc/passwd`, or through a symbolic link), or that is
@@ -35,7 +38,8 @@ final class ExportFolderResolver: RouteFileResolver, ClinicalResourceResolver {
     private func open(_ reference: String, kind: String) -> OpenedFile {
         let relative = reference.hasPrefix("/") ? String(reference.dropFirst()) : reference
         let path = folder + "/" + relative
-        if let real = Self.realPath(path), let realFolder, !real.hasPrefix(realFolder == "/" ? "/" : realFolder + "/") {
+        let real = Self.realPath(path)
+        if let real, let realFolder, !real.hasPrefix(realFolder == "/" ? "/" : realFolder + "/") {
             output.skipped("\(kind) reference leads out of the export's folder: not read", location: reference)
             return .refused
         }
@@ -47,13 +51,13 @@ final class ExportFolderResolver: RouteFileResolver, ClinicalResourceResolver {
             output.skipped("\(kind) is not a regular file (a folder, a pipe, a device): not read", location: path)
             return .refused
         }
-        return .file(descriptor)
+        return .file(descriptor, realPath: real)
     }
 
     func resource(forReference reference: String) -> ClinicalResourceLookup {
         let descriptor: Int32
         switch open(reference, kind: "clinical-record file") {
-        case .file(let opened): descriptor = opened
+        case .file(let opened, _): descriptor = opened
         case .missing: return .missing
         case .refused: return .refused
         }
@@ -69,13 +73,18 @@ final class ExportFolderResolver: RouteFileResolver, ClinicalResourceResolver {
 
     func points(forReference reference: String) -> RouteLookup {
         let descriptor: Int32
+        let path = folder + "/" + (reference.hasPrefix("/") ? String(reference.dropFirst()) : reference)
         switch open(reference, kind: "route file") {
-        case .file(let opened): descriptor = opened
+        case .file(let opened, let realPath):
+            descriptor = opened
+            guard routeUses.use(realPath ?? path) else {
+                close(descriptor)
+                return .exhausted
+            }
         case .missing: return .missing
         case .refused: return .refused
         }
         defer { close(descriptor) }
-        let path = folder + "/" + (reference.hasPrefix("/") ? String(reference.dropFirst()) : reference)
         var points: [RoutePoint] = []
         let parser = GPXRouteParser(onPoint: { points.append($0) }, onSkip: { [output] reason, line in
             output.skipped(reason, location: "\(path), line \(line)")

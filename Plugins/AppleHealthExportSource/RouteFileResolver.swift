@@ -10,7 +10,8 @@ import HealthRouterCore
 protocol RouteFileResolver: AnyObject {
     /// The points of `reference` (`/workout-routes/route_2019-06-11_3.00pm.gpx`, relative to
     /// the folder export.xml is in); `.missing` when the export has no such file; `.refused`
-    /// when the resolver did not read it and said why (`SourceOutput.skipped`).
+    /// when the resolver did not read it and said why (`SourceOutput.skipped`); `.exhausted` when
+    /// the file gave its points to `RouteFileUses.maximum` references before (the caller says so).
     func points(forReference reference: String) -> RouteLookup
 }
 
@@ -20,4 +21,7 @@ enum RouteLookup {
     /// There, but not read (outside the export's folder, not a regular file): the resolver said
     /// why (`SourceOutput.skipped`).
     case refused
+    /// There, but it gave its points to `RouteFileUses.maximum` references already (a crafted
+    /// export naming one file from thousands of workouts): not read again.
+    case exhausted
 }

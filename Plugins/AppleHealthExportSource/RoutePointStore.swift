@@ -28,8 +28,8 @@ final class RoutePointStore: RouteFileResolver {
     private var buffer: [StoredPoint] = []
     private var storedCount = 0
     private var routes: [String: Range<Int>] = [:]
-    /// The paths of the routes `points(forReference:)` found.
-    private var referenced: Set<String> = []
+    /// How many references each route `points(forReference:)` found gave its points to.
+    private var uses = RouteFileUses()
     private var currentPath: String?
     private var currentStart = 0
     /// A failed write during `append`, thrown by the next `endRoute`.
@@ -58,7 +58,7 @@ final class RoutePointStore: RouteFileResolver {
 
     /// The GPX files no `points(forReference:)` asked for, by path: what no workout of the data
     /// file references (a workout whose route is inline `Location`s).
-    var unreferencedPaths: [String] { routes.keys.filter { !referenced.contains($0) }.sorted() }
+    var unreferencedPaths: [String] { routes.keys.filter { !uses.wasUsed($0) }.sorted() }
 
     /// Starts the points of the GPX file at `path` in the archive.
     func beginRoute(path: String) {
@@ -109,7 +109,7 @@ final class RoutePointStore: RouteFileResolver {
         let path = paths.path(of: reference) { routes[$0] != nil || refused.contains($0) }
         if refused.contains(path) { return .refused }
         guard let range = routes[path] else { return .missing }
-        referenced.insert(path)
+        guard uses.use(path) else { return .exhausted }
         guard !range.isEmpty else { return .found([]) }
         var stored = [StoredPoint](repeating: StoredPoint(epochMilliseconds: 0, utcOffsetSeconds: 0, hasOffset: 0,
                                                           latitude: 0, longitude: 0, altitude: 0, horizontalAccuracy: 0,

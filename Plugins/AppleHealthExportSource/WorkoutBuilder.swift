@@ -27,14 +27,18 @@ final class WorkoutBuilder {
     private var partsCut = false
     private var routePointsCut = false
 
-    /// Reports what could not be used: a reason and the line.
-    private let report: (_ reason: String, _ line: Int) -> Void
+    /// Reports what could not be used: a reason and where (`line 1234`).
+    private let skip: (_ reason: String, _ location: String) -> Void
+
+    /// Reports what could not be used on `line`.
+    private func report(_ reason: String, _ line: Int) { skip(reason, "line \(line)") }
 
     /// Starts a workout from its attributes; nil (after reporting) without a valid start, or
     /// with an `endDate` that cannot be read or lies before the start.
     init?(_ attributes: SAXAttributes, reader: ExportValueReader, userId: String?, line: Int,
-          report: @escaping (_ reason: String, _ line: Int) -> Void) {
-        self.report = report
+          skip: @escaping (_ reason: String, _ location: String) -> Void) {
+        self.skip = skip
+        let report = { (reason: String, line: Int) in skip(reason, "line \(line)") }
         var activityType = ""
         var sourceName = ""
         var sourceVersion: String?
@@ -145,6 +149,9 @@ final class WorkoutBuilder {
                     if kept.count < points.count { _ = keepRoutePoints(line: line) }
                 case .missing: report("WorkoutRoute file not found in the export (route kept without points, or with those an earlier import brought)", line)
                 case .refused: break
+                case .exhausted:
+                    skip("WorkoutRoute whose file gave its points to \(RouteFileUses.maximum) workouts before (an export gives each "
+                             + "route a file of its own): route kept without points", "line \(line) (\(path))")
                 }
             }
         case (.workoutRoute, .location):

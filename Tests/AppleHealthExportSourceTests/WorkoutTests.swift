@@ -252,6 +252,44 @@ import AppleHealthExportSource
         #expect(output.skips.first?.location?.hasPrefix("entry apple_health_export/workout-routes/") == true)
     }
 
+    /// One GPX file gives its points to four workouts at most: a crafted export.xml naming one
+    /// file from 2,000 workouts made 61 KB of zip 381 MB of store (each workout a copy of the
+    /// points). The workouts past the fourth keep their route, without points, each counted
+    /// with its line and the file; a workout listed twice (two sources) keeps its points in both.
+    @Test func oneRouteFileGivesItsPointsToFourWorkoutsAtMost() throws {
+        // Ten workouts a day apart, the first two one workout from two sources; the last names the
+        // file another way (`./`), which is the same file.
+        let workoutsXML = (1...10).map { day in
+            let date = "2023-01-\(day < 10 ? "0" : "")\(day)"
+            return Self.modernWorkout
+                .replacingOccurrences(of: "2023-01-01 08", with: day == 2 ? "2023-01-01 08" : "\(date) 08")
+                .replacingOccurrences(of: "sourceName=\"Watch\"", with: day == 2 ? "sourceName=\"Strava\"" : "sourceName=\"Watch\"")
+                .replacingOccurrences(of: "/workout-routes/route_", with: day == 10 ? "/workout-routes/./route_" : "/workout-routes/route_")
+        }.joined(separator: "\n")
+        let folder = try TemporaryDirectory()
+        let path = try folder.write("export.xml", Fixtures.export(workoutsXML))
+        try folder.write("workout-routes/route_2023-01-01_8.00am.gpx", Self.gpx)
+        let zip = folder.file("export.zip")
+        try Fixtures.zip([
+            ("apple_health_export/export.xml", Fixtures.export(workoutsXML)),
+            ("apple_health_export/workout-routes/route_2023-01-01_8.00am.gpx", Self.gpx),
+        ], to: zip)
+        for output in [try Fixtures.read(path), try Fixtures.read(zip, stateDirectory: folder.path)] {
+            #expect(output.samples(.workout).map(\.sourceName).prefix(2) == ["Watch", "Strava"])
+            let routes = workouts(output).map { $0.routes }
+            #expect(routes.map(\.count) == Array(repeating: 1, count: 10))
+            #expect(routes.map { $0.first?.points.count } == [2, 2, 2, 2, 0, 0, 0, 0, 0, 0])
+            #expect(routes.allSatisfy { $0.first?.filePath?.hasSuffix("route_2023-01-01_8.00am.gpx") == true })
+            let reason = "WorkoutRoute whose file gave its points to 4 workouts before (an export gives each route a file of "
+                + "its own): route kept without points"
+            let skipped = output.skips.filter { $0.reason == reason }
+            #expect(skipped.count == 6, "\(output.skips)")
+            #expect(skipped.first?.location?.hasSuffix(" (/workout-routes/route_2023-01-01_8.00am.gpx)") == true, "\(skipped)")
+            #expect(skipped.last?.location?.hasSuffix(" (/workout-routes/./route_2023-01-01_8.00am.gpx)") == true, "\(skipped)")
+            #expect(skipped.first?.location?.hasPrefix("line ") == true)
+        }
+    }
+
     @Test func missingRouteFileIsReportedAndTheRouteKept() throws {
         let directory = try TemporaryDirectory()
         let path = try directory.write("export.xml", Fixtures.export(Self.modernWorkout))
