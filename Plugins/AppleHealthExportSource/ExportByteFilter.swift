@@ -1,8 +1,12 @@
 /// Repairs the byte stream of an export.xml before libxml2 sees it, without changing
-/// its length (so line numbers and byte offsets stay those of the file):
+/// its length (so line numbers and byte offsets stay those of the file; but for a CR LF that a
+/// chunk cuts in two, whose LF is left out):
 ///
 /// - Control characters XML 1.0 forbids (`\x0b` and friends; tab, LF and CR are fine)
 ///   become spaces: real exports contain them and libxml2 stops at the first one.
+/// - A CR that no LF follows (an old Mac's line ends: a file edited there, or converted) becomes
+///   an LF. XML reads it as one (end-of-line handling, XML 1.0 §2.11), but libxml2 counts lines
+///   by LFs alone: every problem of such a file was said to be on line 1. A CR LF stays as it is.
 /// - The `<!DOCTYPE … [ … ]>` declaration, internal subset included, becomes spaces
 ///   (newlines kept). iOS 16's export version 12 ships an internal subset that is not
 ///   well-formed (an unclosed `<!ATTLIST VisionPrescription`), and healthrouter never
@@ -21,15 +25,24 @@ struct ExportByteFilter {
     /// Whether the DOCTYPE was found and blanked (for the log).
     private(set) var removedDoctype = false
 
+    /// Whether the last chunk ended with a CR (made an LF): an LF that starts this one is its
+    /// CR LF's, and left out.
+    private var endedWithCarriageReturn = false
+
     /// The start of a character reference the last chunk cut off (at most
     /// `ForbiddenCharacterReference.longest` bytes), not delivered yet.
     private var carried: [UInt8] = []
 
     /// Filters `chunk` in place and hands the bytes that are ready to `deliver`
     /// (possibly nothing, while the prolog is incomplete; everything when `isLast`).
-    mutating func filter(_ chunk: UnsafeMutableRawBufferPointer, isLast: Bool,
+    mutating func filter(_ whole: UnsafeMutableRawBufferPointer, isLast: Bool,
                          deliver: (UnsafeRawBufferPointer) throws -> Void) rethrows {
-        Self.replaceControlCharacters(chunk)
+        var chunk = whole
+        if endedWithCarriageReturn, !chunk.isEmpty {
+            endedWithCarriageReturn = false
+            if chunk.first == 0x0A { chunk = UnsafeMutableRawBufferPointer(rebasing: chunk[1...]) }
+        }
+        if !chunk.isEmpty { endedWithCarriageReturn = Self.replaceControlCharacters(chunk) }
         guard var held = prolog else {
             try deliverRepaired(chunk, isLast: isLast, deliver: deliver)
             return
@@ -80,31 +93,41 @@ struct ExportByteFilter {
         try deliver(UnsafeRawBufferPointer(start: base, count: ready))
     }
 
-    /// Replaces the C0 control characters XML forbids with spaces.
-    static func replaceControlCharacters(_ bytes: UnsafeMutableRawBufferPointer) {
-        guard let raw = bytes.baseAddress else { return }
+    /// Replaces the C0 control characters XML forbids with spaces, and a CR that no LF follows
+    /// with an LF (a CR at the end too). Returns whether the last byte was a CR: an LF that starts
+    /// the next bytes is then its CR LF's.
+    @discardableResult
+    static func replaceControlCharacters(_ bytes: UnsafeMutableRawBufferPointer) -> Bool {
+        guard let raw = bytes.baseAddress, bytes.count > 0 else { return false }
         let base = raw.assumingMemoryBound(to: UInt8.self)
         let count = bytes.count
+        let endsWithCarriageReturn = base[count - 1] == 0x0D
         var index = 0
         // Eight bytes at a time: only words holding a byte below 0x20 (mostly line breaks
         // and indentation tabs) are looked at byte by byte.
         while index + 8 <= count {
             let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
             if (word &- 0x2020_2020_2020_2020) & ~word & 0x8080_8080_8080_8080 != 0 {
-                for offset in index..<(index + 8) { replaceIfForbidden(base + offset) }
+                for offset in index..<(index + 8) { replaceIfForbidden(base + offset, isLast: offset == count - 1) }
             }
             index += 8
         }
         while index < count {
-            replaceIfForbidden(base + index)
+            replaceIfForbidden(base + index, isLast: index == count - 1)
             index += 1
         }
+        return endsWithCarriageReturn
     }
 
     @inline(__always)
-    private static func replaceIfForbidden(_ pointer: UnsafeMutablePointer<UInt8>) {
+    private static func replaceIfForbidden(_ pointer: UnsafeMutablePointer<UInt8>, isLast: Bool) {
         let byte = pointer.pointee
-        if byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D { pointer.pointee = 0x20 }
+        guard byte < 0x20 else { return }
+        if byte == 0x0D {
+            if isLast || pointer[1] != 0x0A { pointer.pointee = 0x0A }
+        } else if byte != 0x09 && byte != 0x0A {
+            pointer.pointee = 0x20
+        }
     }
 
     enum PrologState { case incomplete, removed, noDoctype }

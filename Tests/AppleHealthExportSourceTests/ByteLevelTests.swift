@@ -115,6 +115,39 @@ import Testing
         }
     }
 
+    /// A CR that no LF follows becomes an LF, so that libxml2, which counts LFs, numbers the lines
+    /// of an old Mac's file (`\r` alone) as they are; a CR LF stays one line end, also when a chunk
+    /// cuts it in two (its LF is then left out), and so does an LF alone.
+    @Test func aCarriageReturnAloneBecomesALineFeedWhateverTheChunking() {
+        let text = "<?xml version=\"1.0\"?>\r<!DOCTYPE HealthData [\r<!ATTLIST A x CDATA #IMPLIED>\r\n]>\r<HealthData>\r\n"
+            + " <A x=\"1\r2\"/>\n\r\r\n <B/>\r\r</HealthData>\r"
+        // Line ends: CR alone → LF; CR LF → CR LF (or LF, when cut): one line end either way.
+        let lineEnds = 12
+        for chunkSize in [1, 2, 3, 5, 8, 9, 16, 4096] {
+            var filter = ExportByteFilter()
+            var delivered: [UInt8] = []
+            var bytes = Array(text.utf8)
+            let total = bytes.count
+            var offset = 0
+            while offset < total {
+                let end = min(offset + chunkSize, total)
+                bytes.withUnsafeMutableBytes { buffer in
+                    filter.filter(UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<end]), isLast: end == total) {
+                        delivered.append(contentsOf: $0)
+                    }
+                }
+                offset = end
+            }
+            let output = String(decoding: delivered, as: UTF8.self)
+            #expect(delivered.filter { $0 == 0x0A }.count == lineEnds, "chunks of \(chunkSize): \(output.debugDescription)")
+            // Every CR left is followed by its LF.
+            #expect(!output.replacingOccurrences(of: "\r\n", with: "").contains("\r"), "chunks of \(chunkSize)")
+            #expect(output.replacingOccurrences(of: "\r\n", with: "\n").hasSuffix(
+                "<HealthData>\n <A x=\"1\n2\"/>\n\n\n <B/>\n\n</HealthData>\n"), "chunks of \(chunkSize): \(output.debugDescription)")
+            #expect(filter.removedDoctype)
+        }
+    }
+
     @Test func filterPassesDocumentsWithoutDoctype() {
         var filter = ExportByteFilter()
         var bytes = Array("<HealthData/>".utf8)
@@ -134,9 +167,10 @@ import Testing
                 for byte: UInt8 in [0x00, 0x01, 0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x1F, 0x20, 0x7F, 0x80, 0xE2] {
                     var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)
                     bytes[position] = byte
-                    bytes.withUnsafeMutableBytes { ExportByteFilter.replaceControlCharacters($0) }
-                    let allowed = byte >= 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
-                    #expect(bytes[position] == (allowed ? byte : 0x20))
+                    _ = bytes.withUnsafeMutableBytes { ExportByteFilter.replaceControlCharacters($0) }
+                    let allowed = byte >= 0x20 || byte == 0x09 || byte == 0x0A
+                    // A CR that no LF follows is an LF (here none does).
+                    #expect(bytes[position] == (byte == 0x0D ? 0x0A : allowed ? byte : 0x20))
                     #expect(bytes.enumerated().allSatisfy { $0.offset == position || $0.element == UInt8(ascii: "a") })
                 }
             }

@@ -38,6 +38,25 @@ import AppleHealthExportSource
         }
     }
 
+    /// An export.xml whose lines end in CR alone (an old Mac's, every `\n` a `\r`) names the lines
+    /// of its problems, as one of LF or CR LF does: libxml2 counts LFs only, and said line 1 of all.
+    @Test func problemsOfAFileWithCarriageReturnsAloneNameTheirLines() throws {
+        let record = #"<Record type="HKQuantityTypeIdentifierStepCount" sourceName="Phone" unit="count" "#
+            + #"startDate="2023-01-01 08:00:00 -0800" endDate="2023-01-01 08:10:00 -0800" value="10"/>"#
+        let body = [record, record.replacingOccurrences(of: "value=\"10\"", with: "value=\"lots\""),
+                    record.replacingOccurrences(of: "startDate=\"2023-01-01 08:00:00 -0800\" ", with: ""),
+                    record.replacingOccurrences(of: "08:", with: "09:"), "<Bad></Worse>"].joined(separator: "\n")
+        let directory = try TemporaryDirectory()
+        for (name, lineEnd) in [("cr.xml", "\r"), ("crlf.xml", "\r\n"), ("lf.xml", "\n")] {
+            let path = try directory.write(name, Fixtures.export(body).replacingOccurrences(of: "\n", with: lineEnd))
+            let (error, output) = Fixtures.readFailing(path)
+            #expect(output.skips.map(\.location) == ["line 5", "line 6"], "\(name): \(output.skips)")
+            #expect(output.samples(.quantity).count == 2)
+            #expect(error?.location == "line 8", "\(name): \(String(describing: error))")
+            #expect(error?.problem.contains("mismatch") == true, "\(name): \(String(describing: error))")
+        }
+    }
+
     /// A tag that runs on for more than 1 MiB (an attribute value of gigabytes, a few MiB of zip)
     /// ends the read at its line, as a file that is not well-formed does, the records before it kept;
     /// libxml2 held it whole (XML_PARSE_HUGE lifts its own limit) and looked through all of it again
