@@ -75,8 +75,9 @@ struct ExportFile {
         if let refusal = CompressedFile.refusal(path, head: head) {
             throw SourceError(input: path, problem: refusal.problem, hint: refusal.hint)
         }
-        // Nothing but white space (and a byte-order mark) in a file that short: nothing to import.
-        if first >= count, Int64(count) == size {
+        // Nothing but white space (and a byte-order mark): nothing to import. Past the first bytes
+        // too (a file of 1 MiB of blank lines was called neither a zip file nor XML).
+        if first >= count, Int64(count) == size || Self.restIsWhiteSpace(descriptor) {
             throw SourceError(input: path, problem: "the file holds nothing but white space",
                               hint: "Copy the export again: give the export.zip the Health app wrote (Profile → Export All "
                                 + "Health Data), the export.xml inside it, or a file `healthrouter dump` wrote.")
@@ -103,4 +104,16 @@ struct ExportFile {
 
     /// How much of a file's start is read to classify it.
     static let sniffLength = 64 << 10
+
+    /// Whether the bytes of `descriptor` from where it stands to its end are white space (spaces,
+    /// tabs, line ends): read to the end or to the first other byte.
+    private static func restIsWhiteSpace(_ descriptor: Int32) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: sniffLength)
+        while true {
+            let got = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress!, $0.count) }
+            if got < 0 && errno == EINTR { continue }
+            guard got > 0 else { return got == 0 }
+            if buffer[0..<got].contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) { return false }
+        }
+    }
 }

@@ -61,10 +61,9 @@ public final class ReplaySource: FiniteSource {
         if UTF16Text.firstASCIICharacter(head) == UInt8(ascii: "{") { return true }
         let blank: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF]
         var first = head.first { !blank.contains($0) }
-        // Blank lines are ignored, however many lead the file (up to 1 MiB of them here).
-        var read = head.count
-        while first == nil, read < 1 << 20, let more = try? handle.read(upToCount: 64 << 10), !more.isEmpty {
-            read += more.count
+        // Blank lines are ignored, however many lead the file (read to its first other byte: a bound
+        // here took a file of 1 MiB of them, named `.ndjson`, for an export that is neither zip nor XML).
+        while first == nil, let more = try? handle.read(upToCount: 64 << 10), !more.isEmpty {
             first = more.first { !blank.contains($0) }
         }
         // Named as NDJSON, with something in it: its lines are read as such, a bad first one counted

@@ -196,6 +196,8 @@ import Testing
         try "<HealthData locale=\"en_US\"/>\n".write(toFile: directory + "/utf32.xml", atomically: true, encoding: .utf32)
         // A file of blank lines; an NDJSON file gzipped (`dump | gzip`).
         try "\n\n \n".write(toFile: directory + "/blank.ndjson", atomically: true, encoding: .utf8)
+        // Past the first MiB too (it was called neither a zip file nor XML).
+        try String(repeating: "\n", count: 2 << 20).write(toFile: directory + "/long-blank.ndjson", atomically: true, encoding: .utf8)
         try sampleLine.write(toFile: directory + "/lines.ndjson", atomically: true, encoding: .utf8)
         let gzip = Process()
         gzip.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -229,12 +231,28 @@ import Testing
                              ("utf32.ndjson", "iconv -f UTF-32LE -t UTF-8"),
                              ("utf32.xml", "this file is UTF-32; healthrouter reads an export.xml and NDJSON in UTF-8"),
                              ("blank.ndjson", "blank.ndjson: the file holds nothing but white space"),
+                             ("long-blank.ndjson", "long-blank.ndjson: the file holds nothing but white space"),
                              ("lines.ndjson.gz", "Decompress it first (gunzip -c 'lines.ndjson.gz' > 'lines.ndjson')")] {
             let result = try CommandRunner.run(["import", file], in: directory)
             #expect(result.status == 65, "\(file): \(result.stderr)")
             #expect(result.stderr.contains(says) && result.stderr.contains("hint: "), "\(file): \(result.stderr)")
             #expect(result.stderr.split(separator: "\n").count == 2, "\(file): \(result.stderr)")
             #expect(!FileManager.default.fileExists(atPath: directory + "/healthrouter-data"), "\(file) left a data directory")
+        }
+    }
+
+    /// NDJSON led by more than 1 MiB of blank lines is read as NDJSON, named `.ndjson` or not (its
+    /// first other byte is `{`): the check read its first MiB only, and called it no Apple Health
+    /// export, neither zip nor XML (exit 65).
+    @Test func ndjsonAfterMoreThan1MiBOfBlankLinesIsRead() throws {
+        let directory = makeTemporaryDirectory()
+        let sampleLine = #"{"end":"2026-07-06T08:01:00Z","source":"W","start":"2026-07-06T08:01:00Z","type":"heartRate","unit":"count/min","uuid":"H-1","value":61}"# + "\n"
+        let text = String(repeating: "\r\n", count: 600_000) + sampleLine
+        for name in ["late.ndjson", "late.txt"] {
+            try text.write(toFile: directory + "/" + name, atomically: true, encoding: .utf8)
+            let result = try CommandRunner.run(["import", name], in: directory)
+            #expect(result.status == 0, "\(name): \(result.stderr)")
+            #expect(result.stdout.contains("read        1 record: 1 quantity"), "\(name): \(result.stdout)")
         }
     }
 
