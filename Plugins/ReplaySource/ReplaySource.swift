@@ -327,9 +327,10 @@ public final class ReplaySource: FiniteSource {
     /// One line as a canonical item: Pulso's own lines (without healthrouter's `kind`) are
     /// normalised as `.canonical`; healthrouter's lines are canonical already. A sample that
     /// ends before it starts is refused, as the export and push sources refuse it, and so is a
-    /// line that is not UTF-8 (a damaged byte, which every writer of the format writes as UTF-8):
-    /// read, its text would hold U+FFFD in place of what was there, and a damaged id would stand
-    /// for the sample's right one in the journal.
+    /// line that is not UTF-8 (a damaged byte, which every writer of the format writes as UTF-8)
+    /// or that escapes half a UTF-16 surrogate pair (`"\ud800"`, which no writer of the format
+    /// writes and the push source refuses): read, its text would hold U+FFFD in place of what was
+    /// there, and a damaged id would stand for the sample's right one in the journal.
     public static func item(_ line: ArraySlice<UInt8>) -> Result<HealthItem, PulsoJSONDecoder.Failure> {
         func notUTF8(at offset: Int) -> Result<HealthItem, PulsoJSONDecoder.Failure> {
             .failure(PulsoJSONDecoder.Failure("byte \(offset + 1) is not UTF-8 (a damaged file?)"))
@@ -337,7 +338,11 @@ public final class ReplaySource: FiniteSource {
         do {
             let (item, isPulso): (HealthItem, Bool)
             do {
-                (item, isPulso) = try PulsoJSONDecoder.decode(line)
+                (item, isPulso) = try PulsoJSONDecoder.decode(line, rejectingLoneSurrogates: true)
+            } catch let failure as PulsoJSONDecoder.Failure where failure.notASample && failure.problem.contains(JSONParser.loneSurrogate)
+                        && (try? PulsoJSONDecoder.decode(line)) != nil {
+                // A sample but for the escape (a line of another format stays one): a bad line.
+                return .failure(PulsoJSONDecoder.Failure(Self.loneSurrogateProblem))
             } catch let failure as PulsoJSONDecoder.Failure where !failure.notASample {
                 // Shaped as a sample: the damaged byte is the reason (a line of another format stays one).
                 if let offset = firstByteNotUTF8(line) { return notUTF8(at: offset) }
@@ -363,6 +368,10 @@ public final class ReplaySource: FiniteSource {
             return .failure(PulsoJSONDecoder.Failure("\(error)"))
         }
     }
+
+    /// Why a line with a `\u` escape of half a surrogate pair is skipped.
+    static let loneSurrogateProblem = "a \\u escape of half a UTF-16 surrogate pair (\"\\ud800\" alone), which the push source "
+        + "refuses too: read, its text would hold U+FFFD in its place (a damaged file?)"
 
     /// The offset in `line` of the first byte that is not part of a UTF-8 character, nil when it is UTF-8.
     static func firstByteNotUTF8(_ line: ArraySlice<UInt8>) -> Int? {

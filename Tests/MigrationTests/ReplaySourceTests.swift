@@ -91,6 +91,35 @@ final class CollectingOutput: SourceOutput {
         #expect(output.skips.last?.reason.contains("end before start") == true, "\(output.skips)")
     }
 
+    /// A line that escapes half a UTF-16 surrogate pair (`"\ud800"`, or a low half alone) is
+    /// skipped, with its line and why, as the push source refuses a batch that holds one: it was
+    /// kept with U+FFFD in its place without a word (and `\ud800\u0041` lost its `A` too). A file
+    /// whose only line is one is a replay file with a bad line, not another format; a whole pair
+    /// is a character.
+    @Test func aLoneSurrogateEscapeSkipsItsLine() throws {
+        let directory = TestScratch.path + "replay-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        func line(_ id: String, source: String) -> String {
+            #"{"end":"2026-07-06T08:01:00Z","source":"\#(source)","start":"2026-07-06T08:01:00Z","type":"heartRate","unit":"count/min","uuid":"\#(id)","value":61}"#
+        }
+        let path = directory + "/heartRate.ndjson"
+        try [line("H-1", source: #"W\ud800X"#), line("H-2", source: #"W\ud800\u0041"#), line("H-3", source: #"W\ud83d\ude00"#),
+             line("H-4", source: #"W\udc00"#), line(#"H-5\ud800"#, source: "W")].joined(separator: "\n")
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let output = CollectingOutput()
+        try ReplaySource(configuration: .init(path: path), context: SinkFixtures.context(directory)).read(into: output)
+        let samples = output.items.compactMap { if case .sample(let sample) = $0 { sample } else { nil } }
+        #expect(samples.map(\.id) == ["H-3"])
+        #expect(samples.first?.sourceName == "W\u{1F600}")
+        #expect(output.skips.map(\.location) == ["heartRate.ndjson:1", "heartRate.ndjson:2", "heartRate.ndjson:4", "heartRate.ndjson:5"])
+        #expect(output.skips.allSatisfy { $0.reason == ReplaySource.loneSurrogateProblem }, "\(output.skips)")
+
+        let alone = directory + "/alone.ndjson"
+        try (line("H-1", source: #"W\ud800"#) + "\n").write(toFile: alone, atomically: true, encoding: .utf8)
+        #expect(try ReplaySource.formatProblem(alone) == nil)
+    }
+
     /// A sample without `type`, which a Pulso server takes and files in `unknown.ndjson`, is read
     /// as of type `unknown`, as the push source takes it (the file was refused whole as "not
     /// NDJSON of health samples").

@@ -2,7 +2,8 @@
 /// Strict: trailing text, unterminated strings, bad escapes and nesting deeper than 128
 /// levels are errors that say at which byte. With `strict`, so are what it otherwise reads
 /// leniently (as `JSONSerialization` refuses them): a number with a leading zero (`01`) and an
-/// escaped UTF-16 surrogate without its other half (`"\ud800"`, else U+FFFD).
+/// escaped UTF-16 surrogate without its other half (`"\ud800"`, else U+FFFD); with
+/// `rejectingLoneSurrogates`, only the latter.
 public struct JSONParser {
     /// A JSON text that cannot be read, with the byte offset where reading stopped.
     public struct Failure: Error, Sendable, CustomStringConvertible {
@@ -15,15 +16,18 @@ public struct JSONParser {
     private var index = 0
     private var depth = 0
     private let strict: Bool
+    private let rejectsLoneSurrogates: Bool
 
-    private init(_ bytes: UnsafeBufferPointer<UInt8>, strict: Bool) {
+    private init(_ bytes: UnsafeBufferPointer<UInt8>, strict: Bool, rejectingLoneSurrogates: Bool) {
         self.bytes = bytes
         self.strict = strict
+        rejectsLoneSurrogates = strict || rejectingLoneSurrogates
     }
 
     /// Parses `bytes`, which must hold exactly one JSON value (whitespace around it is allowed).
-    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, strict: Bool = false) throws -> JSONValue {
-        var parser = JSONParser(bytes, strict: strict)
+    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, strict: Bool = false,
+                             rejectingLoneSurrogates: Bool = false) throws -> JSONValue {
+        var parser = JSONParser(bytes, strict: strict, rejectingLoneSurrogates: rejectingLoneSurrogates)
         parser.skipSpace()
         let value = try parser.value()
         parser.skipSpace()
@@ -31,9 +35,12 @@ public struct JSONParser {
         return value
     }
 
-    public static func parse(_ bytes: ArraySlice<UInt8>, strict: Bool = false) throws -> JSONValue {
-        try bytes.withUnsafeBufferPointer { try parse($0, strict: strict) }
+    public static func parse(_ bytes: ArraySlice<UInt8>, strict: Bool = false, rejectingLoneSurrogates: Bool = false) throws -> JSONValue {
+        try bytes.withUnsafeBufferPointer { try parse($0, strict: strict, rejectingLoneSurrogates: rejectingLoneSurrogates) }
     }
+
+    /// The problem of a `\u` escape of a UTF-16 surrogate without its other half.
+    public static let loneSurrogate = "a UTF-16 surrogate without its other half"
 
     public static func parse(_ text: String) throws -> JSONValue {
         try Array(text.utf8).withUnsafeBufferPointer { try parse($0) }
@@ -163,11 +170,13 @@ public struct JSONParser {
                         if (0xDC00..<0xE000).contains(low) {
                             scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                         } else {
-                            if strict { throw failure("a UTF-16 surrogate without its other half") }
+                            if rejectsLoneSurrogates { throw failure(Self.loneSurrogate) }
+                            // The escape after it is a character of its own (`\ud800\u0041` is U+FFFD, A).
+                            index -= 6
                             scalar = 0xFFFD
                         }
                     }
-                    if strict, (0xD800..<0xE000).contains(scalar) { throw failure("a UTF-16 surrogate without its other half") }
+                    if rejectsLoneSurrogates, (0xD800..<0xE000).contains(scalar) { throw failure(Self.loneSurrogate) }
                     let character = Unicode.Scalar(scalar) ?? "\u{FFFD}"
                     out.append(contentsOf: Array(String(Character(character)).utf8))
                 default: throw failure("unknown escape")

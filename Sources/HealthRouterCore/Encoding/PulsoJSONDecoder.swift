@@ -31,11 +31,14 @@ public enum PulsoJSONDecoder {
         public var description: String { problem }
     }
 
-    /// Decodes one line (a JSON object). Throws `Failure` naming what is wrong.
-    public static func decode(_ line: ArraySlice<UInt8>) throws -> (item: HealthItem, isPulsoLine: Bool) {
+    /// Decodes one line (a JSON object). Throws `Failure` naming what is wrong. With
+    /// `rejectingLoneSurrogates`, a `\u` escape of half a UTF-16 surrogate pair (`"\ud800"`) is
+    /// wrong too (else it reads as U+FFFD).
+    public static func decode(_ line: ArraySlice<UInt8>, rejectingLoneSurrogates: Bool = false) throws
+        -> (item: HealthItem, isPulsoLine: Bool) {
         let value: JSONValue
         do {
-            value = try JSONParser.parse(line)
+            value = try JSONParser.parse(line, rejectingLoneSurrogates: rejectingLoneSurrogates)
         } catch let error as JSONParser.Failure {
             throw Failure("not JSON: \(error)", notASample: true)
         }
