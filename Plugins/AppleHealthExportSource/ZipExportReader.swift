@@ -164,12 +164,24 @@ struct ZipExportReader {
     private func scanEntries(_ archive: ZipArchive, buffer: UnsafeMutableRawBufferPointer, dataEntry: inout ZipArchive.Entry?,
                              electrocardiograms: inout [ZipArchive.Entry], routes: RoutePointStore,
                              resources: ClinicalResourceStore, output: SourceOutput) throws {
+        // The paths of the entries read as the data file, a route, an ECG or a clinical record: a
+        // later entry of one of these names (a zip repacked from a folder twice; Apple never writes
+        // one) is reported and not read, so that the first of a name is the one used.
+        var taken: Set<String> = []
         while let entry = try archive.nextEntry() {
             guard !entry.isDirectory, !Self.isIgnored(entry.path) else { continue }
+            if taken.contains(entry.path) {
+                output.skipped("Zip entry of the same name as one before it, not read (the first of that name is used)",
+                               location: "entry \(entry.path)")
+                continue
+            }
             do {
-                try scanEntry(entry, archive, buffer: buffer, dataEntry: &dataEntry, electrocardiograms: &electrocardiograms,
-                              routes: routes, resources: resources, output: output)
+                if try scanEntry(entry, archive, buffer: buffer, dataEntry: &dataEntry, electrocardiograms: &electrocardiograms,
+                                 routes: routes, resources: resources, output: output) {
+                    taken.insert(entry.path)
+                }
             } catch let error as SourceError where archive.entryUnreadable && (dataEntry != nil || !Self.mayBeHealthData(entry.path)) {
+                taken.insert(entry.path)
                 // One entry that cannot be read (an unsupported compression method, an encrypted
                 // entry): the entries after it can, unlike those of a zip that ends early. One that
                 // may be the data file, before it was found, is the import's error (an encrypted zip).
@@ -185,10 +197,11 @@ struct ZipExportReader {
         }
     }
 
-    /// Scans one entry (`scanEntries`).
+    /// Scans one entry (`scanEntries`). Returns whether it was taken as the data file, a route, an
+    /// ECG or a clinical record (read, or reported as unusable).
     private func scanEntry(_ entry: ZipArchive.Entry, _ archive: ZipArchive, buffer: UnsafeMutableRawBufferPointer,
                            dataEntry: inout ZipArchive.Entry?, electrocardiograms: inout [ZipArchive.Entry],
-                           routes: RoutePointStore, resources: ClinicalResourceStore, output: SourceOutput) throws {
+                           routes: RoutePointStore, resources: ClinicalResourceStore, output: SourceOutput) throws -> Bool {
         let head = try archive.readFully(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<Self.sniffLength]))
         let headBytes = UnsafeRawBufferPointer(rebasing: buffer[0..<head])
         if Self.isHealthData(headBytes) {
@@ -203,9 +216,13 @@ struct ZipExportReader {
             electrocardiograms.append(entry)
         } else if entry.path.lowercased().hasSuffix(".json") {
             try keepResource(entry, head: head, buffer: buffer, archive: archive, resources: resources, output: output)
-        } else if head > 0 {
-            output.skipped("File in the zip not imported (not part of the Health data)", location: "entry \(entry.path)")
+        } else {
+            if head > 0 {
+                output.skipped("File in the zip not imported (not part of the Health data)", location: "entry \(entry.path)")
+            }
+            return false
         }
+        return true
     }
 
     /// Keeps a JSON entry (a clinical record's FHIR resource) whole in `resources`; the first

@@ -290,6 +290,43 @@ import AppleHealthExportSource
         }
     }
 
+    /// Two zip entries of one name (a folder zipped twice into one zip; Apple never writes one): the
+    /// first is read, the later one reported with its name; the later data file and route file were
+    /// read without a word (the route's points were the later file's). A first entry of the data
+    /// file's name that holds no Health data does not hide the one after it.
+    @Test func ofTwoZipEntriesOfOneNameTheFirstIsRead() throws {
+        let directory = try TemporaryDirectory()
+        func record(_ value: Int) -> String {
+            #"<Record type="HKQuantityTypeIdentifierStepCount" sourceName="P" unit="count" startDate="2023-01-01 07:00:00 -0800" "#
+                + #"endDate="2023-01-01 07:10:00 -0800" value="\#(value)"/>"#
+        }
+        let onePoint = Self.gpx.replacingOccurrences(of: "lat=\"37.330000\"", with: "lat=\"37.5\"")
+            .split(separator: "\n").filter { !$0.contains("37.3301") }.joined(separator: "\n")
+        let zip = directory.file("export.zip")
+        try Fixtures.zip([
+            ("apple_health_export/export.xml", Fixtures.export(record(111) + "\n" + Self.modernWorkout)),
+            ("apple_health_export/workout-routes/route_2023-01-01_8.00am.gpx", Self.gpx),
+            ("apple_health_export/export.xml", Fixtures.export(record(222) + "\n" + Self.modernWorkout)),
+            ("apple_health_export/workout-routes/route_2023-01-01_8.00am.gpx", onePoint),
+        ], to: zip)
+        let output = try Fixtures.read(zip, stateDirectory: directory.path)
+        #expect(output.samples(.quantity).map(\.value) == [111])
+        #expect(workouts(output).first?.routes.first?.points.map(\.latitude) == [37.33, 37.3301])
+        let reason = "Zip entry of the same name as one before it, not read (the first of that name is used)"
+        #expect(output.skips.filter { $0.reason == reason }.map(\.location)
+                == ["entry apple_health_export/export.xml", "entry apple_health_export/workout-routes/route_2023-01-01_8.00am.gpx"],
+                "\(output.skips)")
+
+        let page = directory.file("page-first.zip")
+        try Fixtures.zip([
+            ("apple_health_export/export.xml", "<?xml version=\"1.0\"?>\n<html><body>not yet</body></html>\n"),
+            ("apple_health_export/export.xml", Fixtures.export(record(333))),
+        ], to: page)
+        let second = try Fixtures.read(page, stateDirectory: directory.path)
+        #expect(second.samples(.quantity).map(\.value) == [333])
+        #expect(second.skips.map(\.reason) == ["File in the zip not imported (not part of the Health data)"], "\(second.skips)")
+    }
+
     @Test func missingRouteFileIsReportedAndTheRouteKept() throws {
         let directory = try TemporaryDirectory()
         let path = try directory.write("export.xml", Fixtures.export(Self.modernWorkout))
