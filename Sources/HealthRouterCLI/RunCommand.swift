@@ -17,9 +17,9 @@ enum RunCommand {
         loses nothing that was acknowledged; on the next start every sink catches up.
 
         A soft open-file limit below what the config may need (max_connections + 8 a push
-        listener, 16 a sink, 80 an ndjson sink, 64 besides) is raised to it; a hard limit below
-        it is logged at the start with what to do (LimitNOFILE= in the systemd unit, ulimit -n,
-        or a lower max_connections).
+        listener, 24 an admin one, 16 a sink, 80 an ndjson sink, 64 besides) is raised to it;
+        a hard limit below it is logged at the start with what to do (LimitNOFILE= in the
+        systemd unit, ulimit -n, or a lower max_connections).
 
         SIGTERM or SIGINT (Ctrl-C) shut down gracefully: no new requests are accepted, those
         in flight finish, the sinks get a few seconds to deliver what was accepted, and the
