@@ -66,11 +66,13 @@ public final class HTTPSink: Sink {
     private let shownBaseURL: String
     private let logger: Logger
     private var session: CurlSession?
-    /// Its `maxBytes` is lowered when the receiver refuses a body of several elements as too large
-    /// (413), and stays so until the sink is built again (a restart, a reload): a proxy's limit
-    /// does not change by itself, and each batch starting at full size again cost a 413 and a
+    /// Its `maxBytes` is lowered to `bodyLimit` when the receiver refuses a body of several
+    /// elements as too large (413): each batch starting at full size again cost a 413 and a
     /// split of halves down to the size that passes.
     private var encoder: PulsoBatchEncoder
+    /// The body size learnt from a 413, shared with the sinks built after this one by the same
+    /// config (a worker's after a failure), until a restart or reload.
+    private let bodyLimit: HTTPBodyLimit
     private let ingestPath: String
     private let caFile: String?
     /// What the sink sends that must not be shown: its token, and the url's password, also as
@@ -78,9 +80,12 @@ public final class HTTPSink: Sink {
     /// page, a request bin at a wrong url) would put them in a reply quoted in a reason.
     private let secrets: [String]
 
-    /// Checks the configuration without I/O; throws a `ConfigError` naming the key.
-    public init(configuration: Configuration, context: PluginContext, path: String = "") throws {
+    /// Checks the configuration without I/O; throws a `ConfigError` naming the key. `bodyLimit`:
+    /// what an earlier sink of the config learnt from a 413 (`HTTPBodyLimit`); a new one by default.
+    public init(configuration: Configuration, context: PluginContext, path: String = "",
+                bodyLimit: HTTPBodyLimit = HTTPBodyLimit()) throws {
         self.configuration = configuration
+        self.bodyLimit = bodyLimit
         logger = context.logger.with("sink", context.name)
         caFile = configuration.caFile.map(context.expandingTilde)
         var base = configuration.url.trimmingCharacters(in: .whitespaces)
@@ -251,6 +256,7 @@ public final class HTTPSink: Sink {
         if gzip { headers.append("Content-Encoding: gzip") }
         // Elements a receiver took the body without: another healthrouter's `http_push` names them.
         var refusals: [SinkError.Refusal] = []
+        if let learnt = bodyLimit.bytes, learnt < encoder.maxBytes { encoder.maxBytes = learnt }
         for body in encoder.bodies(entries) {
             let elements = body.elements
             let payload = gzip ? GzipDeflater.gzip(body.bytes, level: 1) : body.bytes
@@ -288,7 +294,7 @@ public final class HTTPSink: Sink {
     /// of one element says nothing of the limit (that element alone is too large: a dead letter).
     private func shrinkBodies(refused: PulsoBatchEncoder.Body) {
         let limit = max(refused.bytes.count / 2, Self.smallestBodyLimit)
-        guard refused.elements > 1, limit < encoder.maxBytes else { return }
+        guard refused.elements > 1, limit < encoder.maxBytes, bodyLimit.lower(to: limit) else { return }
         encoder.maxBytes = limit
         logger.warning("the receiver refused a body of \(refused.bytes.count) bytes as too large (413): bodies of at most "
                            + "\(limit) bytes from now on (until a restart); raise the limit of the receiver or of its proxy "

@@ -63,7 +63,9 @@ enum PluginList {
         SinkPlugin(type: "http", summary: "a Pulso protocol server, or another healthrouter") { plugin, context in
             let configuration = try ConfigDecoder.decode(HTTPSink.Configuration.self, from: plugin.options, path: plugin.path)
             _ = try located(plugin) { try HTTPSink(configuration: configuration, context: context, path: plugin.path) }
-            return { try HTTPSink(configuration: configuration, context: context, path: plugin.path) }
+            // What a 413 taught one sink, the next the worker builds after a failure keeps (until a reload).
+            let bodyLimit = HTTPBodyLimit()
+            return { try HTTPSink(configuration: configuration, context: context, path: plugin.path, bodyLimit: bodyLimit) }
         },
     ]
 

@@ -112,6 +112,32 @@ struct HTTPSinkRefusalTests {
         #expect(Set(server.received).count == 400 && delivery.counts.samples == 400 && delivery.counts.rejected == 0)
     }
 
+    /// The size a 413 taught the daemon's http sink outlives the sink's failures: the worker builds
+    /// the sink anew after one (a 503 here), and that sink's bodies stay within what the receiver
+    /// takes, where it started at 8 MiB again and paid a 413 and a split for the next batch.
+    @Test func aBodyLimitLearntOutlivesAFailureOfTheSink() throws {
+        let server = try PulsoStandInServer(bodyLimit: 12_000)
+        defer { server.stop() }
+        let daemon = try DaemonProcess.withHTTPSink("mirror", url: "http://127.0.0.1:\(server.port)", options: ["gzip: false"])
+        try daemon.start()
+        func deliver(_ batch: (body: [UInt8], ids: [String])) {
+            #expect(daemon.client.post("/ingest", batch.body, token: DaemonProcess.token).status == 200)
+            let deadline = Date(timeIntervalSinceNow: 30)
+            while Date() < deadline, !Set(server.received).isSuperset(of: batch.ids) { usleep(50_000) }
+        }
+        // About 30 KB: refused, and split until its bodies pass.
+        deliver(DaemonProcess.batch(prefix: "FIRST", count: 100))
+        #expect(server.statuses.first == 413 && server.statuses.last == 200, "\(server.statuses)")
+        // Busy once (503, Retry-After: 1): the worker closes the sink and builds another.
+        deliver(DaemonProcess.batch(prefix: "BUSY-1-000", count: 1))
+        let busy = try #require(server.statuses.lastIndex(of: 503))
+        deliver(DaemonProcess.batch(prefix: "LATER", count: 300))
+        let after = server.statuses.suffix(from: busy + 1)
+        #expect(!after.isEmpty && after.allSatisfy { $0 == 200 }, "\(server.statuses)")
+        #expect(Set(server.received).count == 401)
+        #expect(daemon.stop() == 0)
+    }
+
     /// A proxy that sends http:// to https:// redirects every path, `/health` first: the sink's
     /// opening (what `check --connect` and every start try) says where the redirect leads and the
     /// url to set (the password in it hidden), as a body's redirect does. It said `answered 301`
