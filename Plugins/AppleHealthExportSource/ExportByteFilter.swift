@@ -1,4 +1,5 @@
-/// Repairs the byte stream of an export.xml before libxml2 sees it, without changing
+/// Repairs the byte stream of an export.xml (and of a GPX route file, `GPXRouteReader`: it has
+/// no DOCTYPE, its first element ends the prolog) before libxml2 sees it, without changing
 /// its length (so line numbers and byte offsets stay those of the file; but for a CR LF that a
 /// chunk cuts in two, whose LF is left out):
 ///

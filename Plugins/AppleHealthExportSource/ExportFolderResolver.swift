@@ -86,10 +86,9 @@ final class ExportFolderResolver: RouteFileResolver, ClinicalResourceResolver {
         }
         defer { close(descriptor) }
         var points: [RoutePoint] = []
-        let parser = GPXRouteParser(onPoint: { points.append($0) }, onSkip: { [output] reason, line in
+        let reader = GPXRouteReader(documentName: path, onPoint: { points.append($0) }, onSkip: { [output] reason, line in
             output.skipped(reason, location: "\(path), line \(line)")
         })
-        let sax = SAXPushParser(handler: parser, documentName: path)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ExportFile.chunkSize, alignment: 16)
         defer { buffer.deallocate() }
         var first = true
@@ -101,13 +100,13 @@ final class ExportFolderResolver: RouteFileResolver, ClinicalResourceResolver {
                 break
             }
             first = false
-            let failure = sax.parse(UnsafeRawBufferPointer(rebasing: buffer[0..<max(count, 0)]), final: count <= 0)
+            let failure = reader.feed(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<max(count, 0)]), isLast: count <= 0)
             if let failure {
                 output.skipped("GPX file is not well-formed (points after the error not imported): \(failure.message)",
                                location: "\(path), line \(failure.line)")
                 break
             }
-            if count <= 0 || parser.isFull { break }
+            if count <= 0 || reader.isFull { break }
         }
         return .found(points)
     }

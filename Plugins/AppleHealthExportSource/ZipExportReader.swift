@@ -258,10 +258,9 @@ struct ZipExportReader {
     private func indexRoute(_ entry: ZipArchive.Entry, head: Int, buffer: UnsafeMutableRawBufferPointer,
                             archive: ZipArchive, routes: RoutePointStore, output: SourceOutput) throws {
         routes.beginRoute(path: entry.path)
-        let parser = GPXRouteParser(onPoint: { routes.append($0) }, onSkip: { reason, line in
+        let reader = GPXRouteReader(documentName: entry.path, onPoint: { routes.append($0) }, onSkip: { reason, line in
             output.skipped(reason, location: "entry \(entry.path), line \(line)")
         })
-        let sax = SAXPushParser(handler: parser, documentName: entry.path)
         var count = head
         if head == 0 {
             output.skipped("GPX file is empty: its route has no points", location: "entry \(entry.path)")
@@ -269,12 +268,12 @@ struct ZipExportReader {
             return
         }
         while true {
-            if let failure = sax.parse(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), final: count == 0) {
+            if let failure = reader.feed(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]), isLast: count == 0) {
                 output.skipped("GPX file is not well-formed (points after the error not imported): \(failure.message)",
                                location: "entry \(entry.path), line \(failure.line)")
                 break
             }
-            if count == 0 || parser.isFull || routes.routeIsCut { break }
+            if count == 0 || reader.isFull || routes.routeIsCut { break }
             count = try archive.read(into: buffer)
         }
         if routes.routeIsCut {

@@ -224,6 +224,36 @@ import AppleHealthExportSource
         #expect(zipped.skips.map(\.reason) == ["GPX file with more than 250,000 points: the rest left out"])
     }
 
+    /// A GPX file's bytes are repaired as export.xml's are: a control character XML forbids (`\x0b`
+    /// in its `<name>` or `<desc>`) is a space, where libxml2 stopped at it ("not well-formed") and
+    /// the points after it were lost; with lines ending in CR alone, a bad point is reported on its
+    /// line, where every problem was on line 1. From a folder and from a zip alike.
+    @Test func aGPXFileIsRepairedAsExportXMLIs() throws {
+        let directory = try TemporaryDirectory()
+        var lines = ["<?xml version=\"1.0\" encoding=\"UTF-8\"?>", "<gpx version=\"1.1\">",
+                     "<trk><name>Morning\u{0B}Run</name><desc>tab\u{01}bed</desc><trkseg>"]
+        for second in 0..<6 {
+            let time = second == 3 ? "no time" : Self.isoTime(1_672_588_800 + second)
+            lines.append("<trkpt lon=\"-122.03\" lat=\"37.33\"><time>\(time)</time></trkpt>")
+        }
+        lines.append("</trkseg></trk></gpx>")
+        let gpx = lines.joined(separator: "\r") + "\r"
+        let path = try directory.write("e/export.xml", Fixtures.export(Self.modernWorkout))
+        try directory.write("e/workout-routes/route_2023-01-01_8.00am.gpx", gpx)
+        let zip = directory.file("export.zip")
+        try Fixtures.zip([("e/export.xml", Fixtures.export(Self.modernWorkout)),
+                          ("e/workout-routes/route_2023-01-01_8.00am.gpx", gpx)], to: zip)
+        for (input, location) in [(path, directory.file("e/workout-routes/route_2023-01-01_8.00am.gpx") + ", line 7"),
+                                  (zip, "entry e/workout-routes/route_2023-01-01_8.00am.gpx, line 7")] {
+            let output = try Fixtures.read(input, stateDirectory: directory.path)
+            let route = try #require(workouts(output).first?.routes.first)
+            #expect(route.points.count == 5, "\(input): \(output.skips)")
+            #expect(route.points.last?.time.epochMilliseconds == Int64(1_672_588_805) * 1000)
+            #expect(output.skips.map(\.reason) == ["GPX track point without a valid time, latitude or longitude"], "\(input)")
+            #expect(output.skips.map(\.location) == [location], "\(input)")
+        }
+    }
+
     /// `2023-01-01T16:00:00Z` for seconds since 1970.
     static func isoTime(_ seconds: Int) -> String {
         let days = seconds / 86_400, rest = seconds % 86_400
