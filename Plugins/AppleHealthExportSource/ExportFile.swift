@@ -75,9 +75,17 @@ struct ExportFile {
         if let refusal = CompressedFile.refusal(path, head: head) {
             throw SourceError(input: path, problem: refusal.problem, hint: refusal.hint)
         }
-        // Nothing but white space (and a byte-order mark): nothing to import. Past the first bytes
-        // too (a file of 1 MiB of blank lines was called neither a zip file nor XML).
-        if first >= count, Int64(count) == size || Self.restIsWhiteSpace(descriptor) {
+        // White space past the first bytes: the document starts at the first other byte, however
+        // far (an export.xml led by more than 64 KiB of blank lines was called neither a zip file nor
+        // XML). The bytes from there are the ones looked at; `skippedLines` lines were passed.
+        var skippedLines = 0
+        if first >= count, count == magic.count {
+            skippedLines = magic.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+            count = Self.readPastWhiteSpace(descriptor, into: &magic, lines: &skippedLines)
+            first = 0
+        }
+        // Nothing but white space (and a byte-order mark): nothing to import.
+        if first >= count {
             throw SourceError(input: path, problem: "the file holds nothing but white space",
                               hint: "Copy the export again: give the export.zip the Health app wrote (Profile → Export All "
                                 + "Health Data), the export.xml inside it, or a file `healthrouter dump` wrote.")
@@ -93,7 +101,7 @@ struct ExportFile {
             return ZipExportReader.contains(head, "<!DOCTYPE HealthData") ? nil : XMLRootSniffer.root(head)
         }
         if let root, root.name != "HealthData" {
-            throw SourceError(input: path, location: "line \(root.line)",
+            throw SourceError(input: path, location: "line \(root.line + skippedLines)",
                               problem: "this is not an Apple Health export: the document element is <\(root.name)>, not <HealthData>",
                               hint: root.name == "ClinicalDocument"
                                 ? "This is export_cda.xml (clinical documents): give the export.xml next to it, or the export.zip."
@@ -105,15 +113,32 @@ struct ExportFile {
     /// How much of a file's start is read to classify it.
     static let sniffLength = 64 << 10
 
-    /// Whether the bytes of `descriptor` from where it stands to its end are white space (spaces,
-    /// tabs, line ends): read to the end or to the first other byte.
-    private static func restIsWhiteSpace(_ descriptor: Int32) -> Bool {
-        var buffer = [UInt8](repeating: 0, count: sniffLength)
+    /// Reads `descriptor` on from where it stands past white space (spaces, tabs, line ends), to its
+    /// first other byte or its end, adding the LFs passed to `lines`; fills `head` with the bytes
+    /// from that first other byte on (as many as it holds, or to the end) and returns how many.
+    /// 0: the rest of the file is white space.
+    private static func readPastWhiteSpace(_ descriptor: Int32, into head: inout [UInt8], lines: inout Int) -> Int {
+        func fill(from start: Int) -> Int {
+            var count = start
+            while count < head.count {
+                let got = head.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + count, $0.count - count) }
+                if got < 0 && errno == EINTR { continue }
+                guard got > 0 else { break }
+                count += got
+            }
+            return count
+        }
         while true {
-            let got = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress!, $0.count) }
-            if got < 0 && errno == EINTR { continue }
-            guard got > 0 else { return got == 0 }
-            if buffer[0..<got].contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) { return false }
+            let count = fill(from: 0)
+            guard count > 0 else { return 0 }
+            guard let other = head[0..<count].firstIndex(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) else {
+                lines += head[0..<count].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+                if count < head.count { return 0 }
+                continue
+            }
+            lines += head[0..<other].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+            head.replaceSubrange(0..<count - other, with: head[other..<count])
+            return count < head.count ? count - other : fill(from: count - other)
         }
     }
 }

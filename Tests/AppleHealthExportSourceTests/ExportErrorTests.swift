@@ -355,6 +355,31 @@ import AppleHealthExportSource
         #expect(failure.problem.contains("not an Apple Health export (neither a zip file nor XML)"))
     }
 
+    /// An export.xml (without its XML declaration) led by more than the 64 KiB the file's start is
+    /// looked at of blank lines is read, its lines named as the file's: it was refused as neither a
+    /// zip file nor XML. Another document so led is named with the line of its element; text so led
+    /// is still no XML.
+    @Test func anExportLedByMoreThan64KiBOfBlankLinesIsRead() throws {
+        let directory = try TemporaryDirectory()
+        let lead = String(repeating: "\n", count: 150_000)
+        let record = #"<Record type="HKQuantityTypeIdentifierStepCount" sourceName="P" unit="count" "#
+            + #"startDate="2023-01-01 08:00:00 -0800" endDate="2023-01-01 08:10:00 -0800" value="10"/>"#
+        let export = Fixtures.export(record + "\n" + record.replacingOccurrences(of: "value=\"10\"", with: "value=\"lots\""))
+        #expect(export.hasPrefix("<?xml"))
+        let path = try directory.write("export.xml", lead + export.drop { $0 != "\n" }.dropFirst())
+        let output = try Fixtures.read(path)
+        #expect(output.samples(.quantity).count == 1)
+        // The second record is line 5 of the export, line 4 without its declaration.
+        #expect(output.skips.map(\.location) == ["line \(150_000 + 4)"], "\(output.skips)")
+
+        let page = try directory.write("page.xml", lead + "<html><body/></html>\n")
+        let notExport = try #require(Fixtures.readFailing(page).0)
+        #expect(notExport.problem.contains("the document element is <html>, not <HealthData>"), "\(notExport.problem)")
+        #expect(notExport.location == "line 150001")
+        let text = try directory.write("text.xml", lead + "just some text\n")
+        #expect(Fixtures.readFailing(text).0?.problem.contains("neither a zip file nor XML") == true)
+    }
+
     @Test func malformedXMLInsideAZipNamesTheEntryAndLine() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("export.zip")
