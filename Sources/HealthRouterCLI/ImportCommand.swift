@@ -67,10 +67,16 @@ enum ImportCommand {
         defer { withExtendedLifetime(importLock) {} }
         // A daemon running on this state directory delivers what the import journals (its workers
         // look in the journal): the import writes no sink itself, as two writers of one store would
-        // race (an ndjson folder is one writer's).
+        // race (an ndjson folder is one writer's). Taken first, the delivery lock keeps a daemon that
+        // starts after the look from delivering beside the import (its workers wait for it).
+        var deliveryLock = ImportDeliveryLock(stateDirectory: loaded.config.stateDirectory)
         let holder = DaemonLock.lockHolder(of: loaded.config.stateDirectory)
         let daemon = holder?.pid
-        if daemon != nil { sinks = [] }
+        if daemon != nil {
+            sinks = []
+            deliveryLock = nil
+        }
+        defer { withExtendedLifetime(deliveryLock) {} }
 
         // An import is finite: a store that stays down is reported, not waited for.
         var settings = SinkWorker.Settings.oneShot
