@@ -112,10 +112,13 @@ enum ImportCommand {
                                   deliveringDaemon: daemon, daemonConfirmed: holder?.confirmed ?? true, timeZone: arguments.values["--time-zone"],
                                   retain: loaded.config.journal.retain.description)
         // What a sink lacks because it was pruned before the sink wrote it (its worker noted it in
-        // a warning): the summary says so beside "caught up", as `status` would.
+        // a warning): the summary says so beside "caught up", as `status` would. A worker that never
+        // opened its sink (its store down throughout) read no cursor (0): the journal's copy of it
+        // says how far the store is, as in `status`, or every entry pruned would be said lacking.
         if let journal = try? Journal(stateDirectory: loaded.config.stateDirectory, role: .reader) {
             for (name, progress) in summary.sinks {
-                if let gaps = try? journal.lackingRanges(sink: name, cursor: progress.cursor, routes: loaded.routes), !gaps.isEmpty {
+                let cursor = progress.cursor > 0 ? progress.cursor : (((try? journal.cursor(sink: name)) ?? nil) ?? 0)
+                if let gaps = try? journal.lackingRanges(sink: name, cursor: cursor, routes: loaded.routes), !gaps.isEmpty {
                     report.lacking[name] = gaps
                 }
             }

@@ -436,6 +436,29 @@ import Testing
         #expect(imported.stdout.split(separator: "\n").filter { $0.contains("lacks entries") }.count == 1, "\(imported.stdout)")
     }
 
+    /// A sink that had delivered every entry before they were pruned, and whose store is down
+    /// throughout the next import (its worker never opens it): the summary says it did not catch
+    /// up, not that it lacks the entries pruned, which `status` does not say either. It said
+    /// "lacks entries 1–N: pruned (journal.retain) before it wrote them" of a sink that wrote them
+    /// all (the worker's cursor, never read from its store, was taken for 0).
+    @Test func aSinkDownThroughoutAnImportLacksNothingItWroteBeforeThePrune() throws {
+        let (directory, export, base, head) = try Self.importedAndPruned()
+        #expect(try Journal(stateDirectory: directory + "/state").oldestRetained() == nil)   // every entry pruned
+        // The mirror had delivered them all (its store, another server, is down now).
+        try Journal(stateDirectory: directory + "/state").setCursor(sink: "mirror", to: head, written: Int(head))
+        let second = directory + "/second.yaml"
+        try (base + "  mirror: { type: http, url: \"http://127.0.0.1:1\", token: t }\n")
+            .write(toFile: second, atomically: true, encoding: .utf8)
+        let imported = try CommandRunner.run(["import", export, "--config", second], in: directory)
+        #expect(imported.status == 1, "\(imported.stdout)\(imported.stderr)")
+        #expect(imported.stdout.contains("NOT caught up: unavailable: http://127.0.0.1:1"), "\(imported.stdout)")
+        #expect(!imported.stdout.contains("lacks entries"), "\(imported.stdout)")
+        let status = try CommandRunner.run(["status", "--format", "json", "--config", second], in: directory)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any], "\(status.stdout)")
+        let mirror = try #require((object["sinks"] as? [[String: Any]])?.first { $0["name"] as? String == "mirror" }, "\(status.stdout)")
+        #expect(mirror["cursor"] as? Int == Int(head) && (mirror["lacking_ranges"] as? [[Int]]) == [], "\(mirror)")
+    }
+
     /// A sink added after entries were pruned lacks only those of the kinds its routes select: one
     /// whose routes select none of them (a type the export does not hold) lacks nothing, in
     /// `status` (exit 0), its worker's warning and an import's summary. It was said to lack every
