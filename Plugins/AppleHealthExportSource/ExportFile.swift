@@ -40,13 +40,7 @@ struct ExportFile {
         }
         defer { close(descriptor) }
         var magic = [UInt8](repeating: 0, count: Self.sniffLength)
-        var count = 0
-        while count < magic.count {
-            let got = magic.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + count, $0.count - count) }
-            if got < 0 && errno == EINTR { continue }
-            guard got > 0 else { break }
-            count += got
-        }
+        var count = Self.fill(&magic, from: 0, reading: descriptor)
         let isZip = count >= 4 && magic[0] == 0x50 && magic[1] == 0x4B
             && ((magic[2] == 3 && magic[3] == 4) || (magic[2] == 5 && magic[3] == 6))
         if isZip {
@@ -80,7 +74,7 @@ struct ExportFile {
         // XML). The bytes from there are the ones looked at; `skippedLines` lines were passed.
         var skippedLines = 0
         if first >= count, count == magic.count {
-            skippedLines = magic.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+            skippedLines = Self.lineFeeds(in: magic[...])
             count = Self.readPastWhiteSpace(descriptor, into: &magic, lines: &skippedLines)
             first = 0
         }
@@ -118,27 +112,35 @@ struct ExportFile {
     /// from that first other byte on (as many as it holds, or to the end) and returns how many.
     /// 0: the rest of the file is white space.
     private static func readPastWhiteSpace(_ descriptor: Int32, into head: inout [UInt8], lines: inout Int) -> Int {
-        func fill(from start: Int) -> Int {
-            var count = start
-            while count < head.count {
-                let got = head.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + count, $0.count - count) }
-                if got < 0 && errno == EINTR { continue }
-                guard got > 0 else { break }
-                count += got
-            }
-            return count
-        }
         while true {
-            let count = fill(from: 0)
+            let count = fill(&head, from: 0, reading: descriptor)
             guard count > 0 else { return 0 }
             guard let other = head[0..<count].firstIndex(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) else {
-                lines += head[0..<count].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+                lines += lineFeeds(in: head[0..<count])
                 if count < head.count { return 0 }
                 continue
             }
-            lines += head[0..<other].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+            lines += lineFeeds(in: head[0..<other])
             head.replaceSubrange(0..<count - other, with: head[other..<count])
-            return count < head.count ? count - other : fill(from: count - other)
+            return count < head.count ? count - other : fill(&head, from: count - other, reading: descriptor)
         }
+    }
+
+    /// Reads `descriptor` into `buffer` from index `start` until it is full or the file ends;
+    /// returns how many bytes `buffer` holds.
+    private static func fill(_ buffer: inout [UInt8], from start: Int, reading descriptor: Int32) -> Int {
+        var count = start
+        while count < buffer.count {
+            let got = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + count, $0.count - count) }
+            if got < 0 && errno == EINTR { continue }
+            guard got > 0 else { break }
+            count += got
+        }
+        return count
+    }
+
+    /// The line feeds in `bytes`.
+    private static func lineFeeds(in bytes: ArraySlice<UInt8>) -> Int {
+        bytes.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
     }
 }
