@@ -294,8 +294,8 @@ public final class HTTPSink: Sink {
     /// of one element says nothing of the limit (that element alone is too large: a dead letter).
     private func shrinkBodies(refused: PulsoBatchEncoder.Body) {
         let limit = max(refused.bytes.count / 2, Self.smallestBodyLimit)
+        // The next `write` takes it (this one's bodies are made already).
         guard refused.elements > 1, limit < encoder.maxBytes, bodyLimit.lower(to: limit) else { return }
-        encoder.maxBytes = limit
         logger.warning("the receiver refused a body of \(refused.bytes.count) bytes as too large (413): bodies of at most "
                            + "\(limit) bytes from now on (until a restart); raise the limit of the receiver or of its proxy "
                            + "(nginx: client_max_body_size) to send larger ones",
