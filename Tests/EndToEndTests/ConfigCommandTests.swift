@@ -137,6 +137,48 @@ import Testing
         #expect(local.status == 0 && !local.stderr.contains("short"), "\(local.stderr)")
     }
 
+    /// Every config a README shows as a ```yaml block checks, as printed: a reader copies them.
+    /// A block that is part of a config (a source's `users:`, a sink's keys) is checked inside the
+    /// config the README puts it in; a new block is checked unless it is listed here.
+    @Test func everyConfigAReadmeShowsChecks() throws {
+        let readmes = ["README.md"] + (try FileManager.default.contentsOfDirectory(atPath: CommandRunner.repository + "/Plugins"))
+            .sorted().map { "Plugins/\($0)/README.md" }
+            .filter { FileManager.default.fileExists(atPath: CommandRunner.repository + "/" + $0) }
+        // The first line of a block that is a part, and the config it stands in.
+        let parts: [String: (String) -> String] = [
+            "users:": { "sources:\n  phone:\n    type: http_push\n    listen: 127.0.0.1:8787\n" + Self.indented($0, by: 4) },
+            "    summarize_after: 30d": { "sinks:\n  supabase:\n    type: postgres\n    url: \"${SUPABASE_DB_URL}\"\n    user_id: me\n" + $0 },
+        ]
+        let environment = ["ALICE_TOKEN": "a1b2c3d4e5f6a7b8c9d0e1f2", "TIMESCALE_URL": "postgres://me@127.0.0.1/health",
+                           "SUPABASE_DB_URL": "postgres://me@127.0.0.1/health", "PG_URL": "postgres://me@127.0.0.1/health",
+                           "HEALTHKIT_USER_ID": "3b241101-e2bb-4255-8caf-4136c566a962"]
+        let directory = makeTemporaryDirectory()
+        var checked = 0, partsChecked = 0
+        for readme in readmes {
+            let text = try String(contentsOfFile: CommandRunner.repository + "/" + readme, encoding: .utf8)
+            for (index, block) in text.components(separatedBy: "```yaml\n").dropFirst().enumerated() {
+                let body = block.components(separatedBy: "```").first ?? ""
+                let firstLine = String(body.prefix { $0 != "\n" })
+                var config = body
+                if let complete = parts[firstLine] {
+                    config = complete(body)
+                    partsChecked += 1
+                }
+                let file = directory + "/block.yaml"
+                try config.write(toFile: file, atomically: true, encoding: .utf8)
+                let result = try CommandRunner.run(["check", "--config", file], in: directory, environment: environment)
+                #expect(result.status == 0, "\(readme), yaml block \(index + 1) does not check: \(result.stderr)")
+                checked += 1
+            }
+        }
+        #expect(checked >= 10 && partsChecked == parts.count, "\(checked) blocks, \(partsChecked) parts")
+    }
+
+    private static func indented(_ text: String, by spaces: Int) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0.isEmpty ? "" : String(repeating: " ", count: spaces) + $0 }.joined(separator: "\n")
+    }
+
     /// A Postgres sink's schema PostgreSQL would refuse (`pg_…`, kept for its own) or cut (over 63
     /// bytes) is a config error at its line: the sink retried CREATE SCHEMA's refusal for ever.
     @Test func aSchemaPostgreSQLWouldRefuseIsAConfigError() throws {
