@@ -23,24 +23,24 @@ import TestSupport
         #expect(eventually(within: 30) { receiver.firstPostArrived }, "the import sent nothing")
 
         // The import's first batch is held by the receiver: a daemon starts on the same state directory.
-        let daemon = try CommandRunner.start(["run", "--config", config], in: directory)
+        let logFile = directory + "/daemon.log"
+        let daemon = try CommandRunner.start(["run", "--config", config], in: directory, shellSetup: "exec 2>'\(logFile)'")
         defer {
             if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) }
             if importing.isRunning { kill(importing.processIdentifier, SIGKILL) }
         }
-        Thread.sleep(forTimeInterval: 2)
+        var daemonLog: String { (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "" }
+        let waiting = "a healthrouter import (pid \(importing.processIdentifier)) delivers to this sink (it began before this "
+            + "daemon): waiting for it to end"
+        #expect(eventually(within: 30) { daemonLog.contains(waiting) }, "\(daemonLog)")
         #expect(receiver.received.isEmpty, "the daemon delivered beside the import: \(receiver.received.count) samples")
         receiver.releaseFirstPost()
         importing.waitUntilExit()
         #expect(importing.terminationStatus == 0)
         // The daemon takes over once the import ended, and finds nothing left to deliver.
-        Thread.sleep(forTimeInterval: 2)
+        #expect(eventually(within: 30) { daemonLog.contains("ended: delivering from the cursor it left") }, "\(daemonLog)")
         kill(daemon.processIdentifier, SIGTERM)
-        let daemonLog = String(decoding: (daemon.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         daemon.waitUntilExit()
-        #expect(daemonLog.contains("a healthrouter import (pid \(importing.processIdentifier)) delivers to this sink (it began "
-                                   + "before this daemon): waiting for it to end"), "\(daemonLog)")
-        #expect(daemonLog.contains("ended: delivering from the cursor it left"), "\(daemonLog)")
 
         let received = receiver.received
         #expect(!received.isEmpty)
