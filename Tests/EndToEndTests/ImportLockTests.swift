@@ -18,16 +18,18 @@ import Testing
             """, in: directory)
         // This test holds the lock, as a running import would.
         let held = try holdImportLock(in: directory + "/state")
-        let process = try CommandRunner.start(["import", export, "--config", config, "-q"], in: directory)
-        Thread.sleep(forTimeInterval: 1.5)
+        let log = directory + "/import.log"
+        let process = try CommandRunner.start(["import", export, "--config", config, "-q"], in: directory, shellSetup: "exec 2>'\(log)'")
+        var stderr: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+        #expect(eventually(within: 30) {
+            stderr.contains("another import (pid 4242) is running on the state directory \(directory)/state: waiting for it to end")
+        }, "\(stderr)")
+        Thread.sleep(forTimeInterval: 0.5)
         #expect(process.isRunning)
         #expect(!FileManager.default.fileExists(atPath: directory + "/health.sqlite"))
         close(held)
         process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        let stderr = String(decoding: (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(stderr.contains("another import (pid 4242) is running on the state directory \(directory)/state: waiting for it to end"),
-                "\(stderr)")
+        #expect(process.terminationStatus == 0, "\(stderr)")
         #expect(FileManager.default.fileExists(atPath: directory + "/health.sqlite"))
     }
 

@@ -207,12 +207,14 @@ import Testing
               local: { type: sqlite, path: \(directory)/health.sqlite }
             """, in: directory)
         let held = try holdImportLock(in: directory + "/state")
+        let log = directory + "/import.log"
         let process = try CommandRunner.start(["import", "export.xml", "--config", config, "-q", "--log-format", "json"],
-                                              in: directory)
-        Thread.sleep(forTimeInterval: 1)
+                                              in: directory, shellSetup: "exec 2>'\(log)'")
+        var logged: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+        #expect(eventually(within: 30) { logged.contains("another import (pid 4242)") }, "\(logged)")
         close(held)
-        let stderr = String(decoding: (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
+        let stderr = logged
         #expect(process.terminationStatus == 0, "\(stderr)")
         let objects = Self.jsonLines(stderr, "import")
         #expect(Self.messages(objects).first?.hasPrefix("another import (pid 4242) is running on the state directory") == true,

@@ -32,9 +32,11 @@ struct ChainedRoutersTests {
         let batch = DaemonProcess.batch(prefix: "D", count: 200)
         #expect(a.client.post("/ingest", String(decoding: batch.body, as: UTF8.self), token: DaemonProcess.token,
                               gzip: true).status == 200)
+        // Backing off: at most three tries in 2.5 s (a loaded machine may not have made the first yet).
         Thread.sleep(forTimeInterval: 2.5)
-        let retries = a.log.components(separatedBy: "write failed, retrying").count - 1
-        #expect((1...3).contains(retries), "\(a.log)")
+        let retries = { a.log.components(separatedBy: "write failed, retrying").count - 1 }
+        #expect(retries() <= 3, "\(a.log)")
+        #expect(eventually(within: 30) { retries() >= 1 }, "\(a.log)")
         try b.start()
         let deadline = Date(timeIntervalSinceNow: 30)
         // The store may exist before its tables do (b is starting): not yet is not a failure.
