@@ -54,11 +54,12 @@ final class DaemonLock {
         Self.recordPid(in: descriptor)
     }
 
-    /// Writes this process's pid into the lock file open as `descriptor`, in place of what it held.
-    static func recordPid(in descriptor: Int32) {
-        let pid = Array("\(getpid())\n".utf8)
+    /// Writes this process's pid into the lock file open as `descriptor`, in place of what it held,
+    /// and then `lines`, a line each.
+    static func recordPid(in descriptor: Int32, then lines: [String] = []) {
+        let record = Array(([String(getpid())] + lines).map { $0 + "\n" }.joined().utf8)
         _ = ftruncate(descriptor, 0)
-        _ = pwrite(descriptor, pid, pid.count, 0)
+        _ = pwrite(descriptor, record, record.count, 0)
     }
 
     deinit {
@@ -132,10 +133,12 @@ final class DaemonLock {
         return pid.isEmpty ? "?" : pid
     }
 
-    /// The pid the lock file open as `descriptor` records ("" when none).
+    /// The pid the lock file open as `descriptor` records on its first line ("" when none).
     static func pid(in descriptor: Int32) -> String {
         var buffer = [UInt8](repeating: 0, count: 32)
         let count = pread(descriptor, &buffer, buffer.count, 0)
-        return count > 0 ? String(decoding: buffer[..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) : ""
+        guard count > 0 else { return "" }
+        let line = buffer[..<count].prefix { $0 != 0x0A }
+        return String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces)
     }
 }

@@ -68,8 +68,10 @@ enum ImportCommand {
         // A daemon running on this state directory delivers what the import journals (its workers
         // look in the journal): the import writes no sink itself, as two writers of one store would
         // race (an ndjson folder is one writer's). Taken first, the delivery lock keeps a daemon that
-        // starts after the look from delivering beside the import (its workers wait for it).
-        var deliveryLock = ImportDeliveryLock(stateDirectory: loaded.config.stateDirectory)
+        // starts after the look from delivering beside the import (the workers of the import's sinks
+        // wait for it).
+        // An import without sinks delivers to none: it keeps no daemon's worker waiting.
+        var deliveryLock = sinks.isEmpty ? nil : ImportDeliveryLock(stateDirectory: loaded.config.stateDirectory, sinks: sinks.map(\.name))
         let holder = DaemonLock.lockHolder(of: loaded.config.stateDirectory)
         let daemon = holder?.pid
         if daemon != nil {

@@ -12,8 +12,8 @@ enum RunCommand {
         worker per sink that delivers each accepted sample to the sinks its routes select,
         retrying a sink that is down with backoff (1 s doubling up to 1 min), forever.
         File sources are not read here: use `healthrouter import` for them. An import that
-        began before the daemon delivers to the sinks itself: the workers wait for it to end,
-        saying so, then go on from where it left them.
+        began before the daemon delivers to its sinks itself: the workers of those sinks wait
+        for it to end, saying so, then go on from where it left them.
 
         A push is answered 200 only once it is durable in the journal, so a crash or kill -9
         loses nothing that was acknowledged; on the next start every sink catches up.
@@ -225,10 +225,10 @@ enum RunCommand {
             // A worker that keeps up writes what just came (often one push); one that fell
             // behind catches up in larger transactions, which rewrite each index page fewer times.
             settings.batchSize = 20_000
-            // An import begun before the daemon delivers to the sinks itself: the workers wait for it.
+            // An import begun before the daemon delivers to its sinks itself: their workers wait for it.
             let stateDirectory = loaded.config.stateDirectory
-            settings.deliveredElsewhere = {
-                ImportDeliveryLock.holder(of: stateDirectory).map { "a healthrouter import\($0 == "?" ? "" : " (pid \($0))")" }
+            settings.deliveredElsewhere = { sink in
+                ImportDeliveryLock.holder(of: stateDirectory, sink: sink).map { "a healthrouter import\($0 == "?" ? "" : " (pid \($0))")" }
             }
             return DaemonRun(stateDirectory: loaded.config.stateDirectory, sinks: sinks, settings: settings,
                              logger: loaded.logger, retainSeconds: loaded.config.journal.retain.seconds,

@@ -18,11 +18,11 @@ public final class SinkWorker: Sendable {
         public var longestRequestedWait = 3_600.0
         /// Give up after this many consecutive failed attempts (nil: never, as a daemon does).
         public var maxAttempts: Int?
-        /// Another process that delivers to the sinks of this journal now (a daemon's: an import
-        /// begun before it), as the log names it; nil when none does. While one does, the worker
+        /// Another process that delivers to the named sink of this journal now (a daemon's: an
+        /// import begun before it), as the log names it; nil when none does. While one does, the worker
         /// opens no sink and looks again every second: both wrote every batch, and the sink's rows
         /// written counted it twice. Asked before each opening of the sink (nil: never asked).
-        public var deliveredElsewhere: (@Sendable () -> String?)?
+        public var deliveredElsewhere: (@Sendable (_ sink: String) -> String?)?
         public init() {}
 
         /// A one-shot command's (import, backfill, migrate, dump): five tries, 0.5 s to 4 s
@@ -197,7 +197,7 @@ public final class SinkWorker: Sendable {
         var waitedFor: String?
         while !control.isStopRequested {
             do {
-                if sink == nil, let other = settings.deliveredElsewhere?() {
+                if sink == nil, let other = settings.deliveredElsewhere?(name) {
                     if waitedFor == nil {
                         logger.info("\(other) delivers to this sink (it began before this daemon): waiting for it to end")
                     }
