@@ -38,8 +38,8 @@ public final class AdminSource: ServiceSource {
         self.configuration = configuration
         self.context = context
         guard let (host, port) = HTTPPushSource.splitListen(configuration.listen) else {
-            throw ConfigError(path: path + ".listen", message: "listen must be host:port with an IPv4 address, not '\(configuration.listen)'",
-                              suggestion: "127.0.0.1:9187")
+            throw ConfigError(path: path + ".listen", message: HTTPPushSource.listenProblem(configuration.listen),
+                              suggestion: "write it as 127.0.0.1:9187")
         }
         guard HTTPPushSource.isLoopback(host) || configuration.allowRemote == true else {
             throw ConfigError(path: path + ".listen", message: "the admin listener has no authentication: keep it on 127.0.0.1",

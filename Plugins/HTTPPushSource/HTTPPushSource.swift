@@ -96,8 +96,8 @@ public final class HTTPPushSource: ServiceSource {
         self.context = context
         self.parsing = parsing
         guard let (host, port) = Self.splitListen(configuration.listen) else {
-            throw ConfigError(path: path + ".listen", message: "listen must be host:port with an IPv4 address, not '\(configuration.listen)'",
-                              suggestion: "127.0.0.1:8787")
+            throw ConfigError(path: path + ".listen", message: Self.listenProblem(configuration.listen),
+                              suggestion: "write it as 127.0.0.1:8787 (this machine only) or 0.0.0.0:8787 (every interface)")
         }
         self.host = host
         self.port = port
@@ -187,12 +187,7 @@ public final class HTTPPushSource: ServiceSource {
         var tls: (key: String, certificate: String)?
         if let keyPath = configuration.tlsKey.map(context.expandingTilde),
            let certificatePath = configuration.tlsCertificate.map(context.expandingTilde) {
-            guard let key = try? String(contentsOfFile: keyPath, encoding: .utf8),
-                  let certificate = try? String(contentsOfFile: certificatePath, encoding: .utf8) else {
-                throw SourceError(input: keyPath, problem: "cannot read the TLS key or certificate",
-                                  hint: "check tls_key and tls_certificate point to readable PEM files")
-            }
-            tls = (key, certificate)
+            tls = (try Self.readTLSFile(keyPath, key: "tls_key"), try Self.readTLSFile(certificatePath, key: "tls_certificate"))
         }
         let latest = try LatestIndex(path: (context.stateDirectory as NSString)
             .appendingPathComponent("http_push-\(context.name).sqlite"))
@@ -235,6 +230,41 @@ public final class HTTPPushSource: ServiceSource {
         var probe = in_addr()
         guard inet_pton(AF_INET, host, &probe) == 1 else { return nil }
         return (host, port)
+    }
+
+    /// The text of the PEM file `path`, which the config's `key` names; throws a `SourceError`
+    /// naming the file, the key and why it cannot be read (missing, no permission, not text).
+    static func readTLSFile(_ path: String, key: String) throws -> String {
+        func failure(_ reason: String) -> SourceError {
+            SourceError(input: path, problem: "cannot read the TLS file \(key) names: \(reason)",
+                        hint: "set \(key) to a readable PEM file (the user running healthrouter must be able to read it)")
+        }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure(String(cString: strerror(errno))) }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        var info = stat()
+        if fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { throw failure("it is a folder") }
+        guard let data = try? handle.readToEnd() ?? Data() else { throw failure("it cannot be read") }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw SourceError(input: path, problem: "the TLS file \(key) names is not PEM text",
+                              hint: "set \(key) to a PEM file (-----BEGIN …): convert a DER one with openssl")
+        }
+        return text
+    }
+
+    /// Why `splitListen` refuses `listen`, in words naming the part at fault: no port, a port
+    /// out of range, or a host that is not an IPv4 address, `localhost` or `*` (a host name is not
+    /// looked up).
+    static func listenProblem(_ listen: String) -> String {
+        guard let colon = listen.lastIndex(of: ":") else {
+            return "listen must be host:port, not '\(listen)': the port is missing"
+        }
+        let port = listen[listen.index(after: colon)...]
+        guard UInt16(port) != nil else {
+            return "listen '\(listen)': the port must be a number from 1 to 65535, not '\(port)'"
+        }
+        return "listen '\(listen)': the host must be an IPv4 address, localhost or *, not '\(listen[..<colon])' "
+            + "(a host name is not looked up)"
     }
 
     static func isLoopback(_ host: String) -> Bool { host.hasPrefix("127.") }

@@ -327,6 +327,14 @@ import Testing
              "sinks.tsdb.url: the url's user or password holds '@': percent-encode it as %40"),
             ("sinks:\n  supa:\n    type: postgres\n    url: \"postgres://u:s3cr3t/p@ss@127.0.0.1:60000/c1\"\n    user_id: u\n",
              "sinks.supa.url: the url's user or password holds '/' or '?', where libpq ends the host: percent-encode them as %2F"),
+            // A listen address says which part is wrong: the port, or a host that is no address.
+            ("sources:\n  p:\n    type: http_push\n    listen: 127.0.0.1:99999\n",
+             "sources.p.listen: listen '127.0.0.1:99999': the port must be a number from 1 to 65535, not '99999'\n"
+                + "  hint: write it as 127.0.0.1:8787"),
+            ("sources:\n  p:\n    type: http_push\n    listen: health.local:8787\n",
+             "sources.p.listen: listen 'health.local:8787': the host must be an IPv4 address, localhost or *, not 'health.local'"),
+            ("sources:\n  p:\n    type: admin\n    listen: \"9187\"\n",
+             "sources.p.listen: listen must be host:port, not '9187': the port is missing\n  hint: write it as 127.0.0.1:9187"),
             // A value of the wrong shape says how to write it.
             ("sinks:\n  m:\n    type: http\n    url: \"http://x\"\n    gzip: maybe\n",
              "sinks.m.gzip: expected true or false, found \"maybe\"\n  hint: write gzip: true or gzip: false"),

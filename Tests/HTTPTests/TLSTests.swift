@@ -61,7 +61,17 @@ struct TLSTests {
         let control = WorkerControl()
         let ingestDirectory = directory + "tls-ingest-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: ingestDirectory, withIntermediateDirectories: true)
-        #expect(throws: SourceError.self) { try source.start(ingest: try PushIngest(stateDirectory: ingestDirectory, control: control)) }
+        let error = #expect(throws: SourceError.self) { try source.start(ingest: try PushIngest(stateDirectory: ingestDirectory, control: control)) }
+        #expect(error?.input == "/nonexistent/key.pem" && error?.problem == "cannot read the TLS file tls_key names: No such file or directory",
+                "\(String(describing: error))")
+        // A key that is there and a certificate that is not: the certificate is the file named.
+        try "not a key".write(toFile: ingestDirectory + "/key.pem", atomically: true, encoding: .utf8)
+        configuration.tlsKey = ingestDirectory + "/key.pem"
+        let withKey = try HTTPPushSource(configuration: configuration,
+                                         context: PluginContext(name: "phone", stateDirectory: directory, logger: Logger(minimumLevel: .error)))
+        let missing = #expect(throws: SourceError.self) { try withKey.start(ingest: try PushIngest(stateDirectory: ingestDirectory, control: control)) }
+        #expect(missing?.input == "/nonexistent/cert.pem" && missing?.problem.contains("tls_certificate") == true
+                    && missing?.hint?.contains("set tls_certificate to a readable PEM file") == true, "\(String(describing: missing))")
     }
 
     /// Files that are there but are no PEM key and certificate: libmicrohttpd refuses to start, and
