@@ -29,7 +29,10 @@ public enum PostgresConnectionString {
                     ? "check the url's percent-escapes (a '%' is written %25; @ : / ? # as %40 %3A %2F %3F %23)"
                     : "check that values holding spaces are quoted (password='…') and that every word is key=value")
             }
-            return "libpq cannot read this url: \(reason)" + (suggestion(for: reason).map { " (did you mean '\($0)'?)" } ?? "")
+            if let guess = suggestion(for: reason) { return "libpq cannot read this url: \(reason) (did you mean '\(guess)'?)" }
+            // What a readable one looks like, unless said already (a password's escapes).
+            return "libpq cannot read this url: \(reason)" + (url.contains("password") ? "" : "; write it as "
+                + "postgres://user:password@host:5432/dbname, or as key=value words: host=… port=5432 dbname=… user=…")
         }
         return nil
     }

@@ -327,6 +327,10 @@ import Testing
              "sinks.tsdb.url: the url's user or password holds '@': percent-encode it as %40"),
             ("sinks:\n  supa:\n    type: postgres\n    url: \"postgres://u:s3cr3t/p@ss@127.0.0.1:60000/c1\"\n    user_id: u\n",
              "sinks.supa.url: the url's user or password holds '/' or '?', where libpq ends the host: percent-encode them as %2F"),
+            // A url libpq cannot read at all: what one looks like.
+            ("sinks:\n  tsdb:\n    type: timescaledb\n    url: \"tsdb.example.org\"\n",
+             #"sinks.tsdb.url: libpq cannot read this url: missing "=" after "tsdb.example.org" in connection info string; "#
+                + "write it as postgres://user:password@host:5432/dbname, or as key=value words"),
             // A listen address says which part is wrong: the port, or a host that is no address.
             ("sources:\n  p:\n    type: http_push\n    listen: 127.0.0.1:99999\n",
              "sources.p.listen: listen '127.0.0.1:99999': the port must be a number from 1 to 65535, not '99999'\n"
