@@ -96,7 +96,7 @@ public final class PostgresConnection {
             let needsPassword = connection.map { PQconnectionNeedsPassword($0) != 0 } ?? false
             if let connection { PQfinish(connection) }
             handle = nil
-            throw PostgresError(message: message.asOneLine, operation: "connect to \(target)",
+            throw PostgresError(message: Self.withoutRepeatedLines(message).asOneLine, operation: "connect to \(target)",
                                 misconfiguration: PostgresConnectFailure.advice(message: message, needsPassword: needsPassword))
         }
         // The session's first statement: on a server with TimescaleDB preloaded it also makes the
@@ -187,6 +187,16 @@ public final class PostgresConnection {
                 FileHandle.standardError.write(Data("healthrouter: postgres: \(notice)\n".utf8))
             }
         }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// libpq's connect failure with each line once: with `sslmode=prefer` (its default) or
+    /// `allow` it tries the server twice, with and without TLS, and a refusal (a wrong password)
+    /// is the same line twice, which made the message twice as long to say one thing.
+    static func withoutRepeatedLines(_ message: String) -> String {
+        var seen = Set<Substring>()
+        return message.split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { line in line.trimmingCharacters(in: .whitespaces).isEmpty || seen.insert(line).inserted }
+            .joined(separator: "\n")
     }
 
     /// Whether the host the connection tried is a name with more than one address (not a

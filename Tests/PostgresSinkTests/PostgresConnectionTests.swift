@@ -233,6 +233,13 @@ import TestSupport
             "\(error)".contains("password authentication failed for user \"\(role)\"")
                 && (error as? PostgresError)?.misconfiguration?.contains("password") == true
         }
+        // libpq's default sslmode (prefer) tries a server with TLS, as this one is, then without:
+        // the refusal is said once, not once a try.
+        #expect {
+            try PostgresConnection(url: "postgres://\(role):wrong@127.0.0.1:\(port)/postgres")
+        } throws: { error in
+            "\(error)".components(separatedBy: "password authentication failed").count == 2
+        }
     }
 
     /// A connection the server refuses for its configuration (a wrong or missing password, a
