@@ -175,6 +175,7 @@ final class PushRequestHandler: Sendable {
                 hint = "no token: the app must send \(headers)"
             }
         }
+        if let limits = Self.sizeHint(request, reply, limit: min(bodyLimit, uploads.capacity)) { hint = limits }
         // A route's path with a query string (a token put in the URL: `/hae?api-key=…`).
         if reply.status == 404, request.hasQuery, Self.route(HTTPRequest(method: request.method, path: request.path)) != nil {
             hint = "the URL has a query string (?…), which is not read: remove it, and send the token in a header"
@@ -191,6 +192,37 @@ final class PushRequestHandler: Sendable {
             if let detail = reply.logDetail { fields.append(("where", detail)) }
             return fields
         }(), numbers: [("status", LogNumber(reply.status))])
+    }
+
+    /// The first byte of `body` that is not JSON white space, or nil.
+    static func firstByte(of body: [UInt8]) -> UInt8? {
+        body.first { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }
+    }
+
+    /// What a client does about a refused body length (400 or 413 `bad content length`, 413 `body
+    /// too large`): the header it lacks, or the limit its body passed (`limit` bytes); nil for any
+    /// other reply (`/hae`'s 413 says what to change in its body). For the log only: the reply is
+    /// the reference server's. Without the body's length, which would key the throttle apart.
+    static func sizeHint(_ request: HTTPRequest, _ reply: HTTPReply, limit: Int) -> String? {
+        let mebibytes = "\(limit >> 20) MiB"
+        switch (reply.status, errorMessage(reply)) {
+        case (400, "bad content length"?):
+            if request.header("transfer-encoding") != nil {
+                return "a chunked upload (Transfer-Encoding), which is not taken: send the body with its Content-Length"
+            }
+            if let text = request.header("content-length"), let length = Int(text), length <= 0 {
+                return "an empty body (Content-Length \(text)): send the samples as a JSON array"
+            }
+            return "no Content-Length header (or two): send the body with one, giving its size in bytes"
+        case (413, "bad content length"?):
+            return "the body's Content-Length is over the \(mebibytes) a body may hold (64 MiB, or max_upload_memory_mib when lower): "
+                + "the app must send smaller batches"
+        case (413, "body too large"?):
+            return "the gzip body inflates past the \(mebibytes) a body may hold (64 MiB, or max_upload_memory_mib when "
+                + "lower): the app must send smaller batches"
+        default:
+            return nil
+        }
     }
 
     /// An unknown path as the log shows it: its first segment, the rest as `/…`, and a first
@@ -254,7 +286,12 @@ final class PushRequestHandler: Sendable {
             batch = native ? try PulsoBatchParser.parseNDJSON(body, userId: caller.userId, keepsUserIds: caller.keepsUserIds)
                 : try PulsoBatchParser.parse(body, userId: caller.userId, keepsUserIds: caller.keepsUserIds)
         } catch .notArray {
-            return .notArray
+            var reply = HTTPReply.notArray
+            reply.logDetail = Self.firstByte(of: body) == UInt8(ascii: "{")
+                ? "the body is a JSON object; \(request.path) takes an array of samples, [{…}, …], a tombstone being one of "
+                    + "them ([{\"deleted\": [ids]}]); a Health Auto Export body ({\"data\": …}) goes to /hae"
+                : "the body is a JSON value that is not an array; \(request.path) takes an array of samples, [{…}, …]"
+            return reply
         } catch {
             return .badJSON(body, contentType: request.header("content-type"), lines: native)
         }
@@ -341,7 +378,10 @@ final class PushRequestHandler: Sendable {
         do {
             payload = try HealthAutoExportParser.parse(body, userId: caller.userId)
         } catch .notObject {
-            return .error(400, "body must be a json object")
+            var reply = HTTPReply.error(400, "body must be a json object")
+            reply.logDetail = "/hae takes Health Auto Export's JSON object, {\"data\": {\"metrics\": […]}}"
+                + (Self.firstByte(of: body) == UInt8(ascii: "[") ? "; an array of Pulso samples goes to /ingest" : "")
+            return reply
         } catch .notHealthAutoExport(let problem) {
             return .error(400, problem)
         } catch {

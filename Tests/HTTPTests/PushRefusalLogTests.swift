@@ -95,6 +95,14 @@ struct PushRefusalLogTests {
         #expect(client.post("/hae", furlongs, token: DaemonProcess.token).body == #"{"received": 1, "new": 1, "deleted": 0}"#)
         let unreadable = #"{"data":{"metrics":[{"name":"heart_rate","units":"count/min","data":[{"date":"07/06/2026 8h","Avg":60}]}]}}"#
         #expect(client.post("/hae", unreadable, token: DaemonProcess.token).body == #"{"received": 0, "new": 0, "deleted": 0}"#)
+        // A body over the limit, or sent without a length: the hint says what the client must change.
+        #expect(client.raw("POST /ingest HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(DaemonProcess.token)\r\n"
+                           + "Content-Length: \(70 << 20)\r\n\r\n").status == 413)
+        #expect(client.raw("POST /ingest HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(DaemonProcess.token)\r\n"
+                           + "Transfer-Encoding: chunked\r\n\r\n2\r\n[]\r\n0\r\n\r\n").status == 400)
+        // A tombstone posted as the body instead of inside it; a Pulso array posted to /hae.
+        #expect(client.post("/ingest", #"{"deleted": ["A"]}"#, token: DaemonProcess.token).body == #"{"error": "body must be a json array"}"#)
+        #expect(client.post("/hae", "[]", token: DaemonProcess.token).body == #"{"error": "body must be a json object"}"#)
         // Two different tokens: the hint says so (neither is taken).
         #expect(client.post("/hae", "{}", headers: ["Authorization: Bearer \(DaemonProcess.token)", "api-key: another-token"]).status == 401)
         Thread.sleep(forTimeInterval: 0.3)
@@ -123,6 +131,16 @@ struct PushRefusalLogTests {
         #expect(Self.lines(log, containing: ["route=/hae", "reason=bad json", "where=the body is multipart form data, not JSON"])
                     .count == 1, "\(log)")
         #expect(Self.lines(log, containing: ["push refused", "route=/hae", "status=413", "Batch Requests"]).count == 1, "\(log)")
+        #expect(Self.lines(log, containing: ["push refused", "route=/ingest", "status=413", "reason=bad content length",
+                                             "hint=the body's Content-Length is over the 64 MiB a body may hold",
+                                             "the app must send smaller batches"]).count == 1, "\(log)")
+        #expect(Self.lines(log, containing: ["push refused", "route=/ingest", "status=400", "reason=bad content length",
+                                             "hint=a chunked upload (Transfer-Encoding), which is not taken"]).count == 1, "\(log)")
+        #expect(Self.lines(log, containing: ["push refused", "route=/ingest", "status=400", "reason=body must be a json array",
+                                             "where=the body is a JSON object; /ingest takes an array of samples",
+                                             #"[{"deleted": [ids]}]"#]).count == 1, "\(log)")
+        #expect(Self.lines(log, containing: ["push refused", "route=/hae", "status=400", "reason=body must be a json object",
+                                             "an array of Pulso samples goes to /ingest"]).count == 1, "\(log)")
         #expect(Self.lines(log, containing: ["warning: push: elements skipped", "route=/ingest", "skipped=2", "received=3", "user=alice",
                                              "#0 uuid=A start: 'tomorrow' cannot be read as a date",
                                              "#2 uuid=M source: of another JSON type than Pulso's protocol gives"]).count == 1, "\(log)")
