@@ -367,6 +367,11 @@ public final class HTTPSink: Sink {
                 reason += " (a redirect, which the sink does not follow: the receiver or a proxy before it wants another "
                     + "url, often https:// for http://: set the sink's url to the address it names)"
             }
+        case 404:
+            // Nothing there: a url with a path the receiver does not serve (`/api`), or another
+            // service at that address. Retried all the same (a proxy's route may come back).
+            reason += " (nothing at this path: set the sink's url to the receiver's base address, such as "
+                + "https://health.example.org or http://host:8787, to which healthrouter appends /health and /ingest)"
         case 413:
             reason += " (the receiver, or a proxy before it, refuses bodies this large: raise its limit, such as "
                 + "nginx's client_max_body_size, or lower the sink's batch_size)"

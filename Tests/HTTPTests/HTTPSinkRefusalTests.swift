@@ -74,6 +74,9 @@ struct HTTPSinkRefusalTests {
                 #expect(!reason.contains("check the sink's token"), "\(reason)")
                 // A redirect (http to https, as proxies answer) says so.
                 #expect(reason.contains("a redirect, which the sink does not follow") == (status == 307), "\(reason)")
+                // Nothing at the path: the url to set.
+                #expect(reason.contains("nothing at this path: set the sink's url to the receiver's base address") == (status == 404),
+                        "\(reason)")
             }
         }
         for status in [401, 403] {
