@@ -220,7 +220,8 @@ import Testing
                              ("page.zip", "this zip is not an Apple Health export: it holds no file that could be the Health data (its files: page.xml)"),
                              ("empty.zip", "the file is empty (0 bytes)"),
                              ("pic.png", "this is not an Apple Health export (neither a zip file nor XML)"),
-                             ("random.json", "random.json, line 1: this is not NDJSON of health samples"),
+                             ("random.json", "random.json, line 1: this is not NDJSON of health samples: its line is not one "
+                                              + "(uuid: missing or not a string)"),
                              ("page.html", "this is not an Apple Health export: the document element is <html>, not <HealthData>"),
                              ("image.svg", "the document element is <svg>, not <HealthData>"),
                              ("utf16.xml", "this XML is UTF-16; healthrouter reads export.xml in UTF-8"),

@@ -89,6 +89,8 @@ final class CollectingOutput: SourceOutput {
         #expect(tombstone.ids == ["U1", "U2"])
         #expect(output.skips.map(\.location) == ["sleepAnalysis.ndjson:2", "sleepAnalysis.ndjson:4", "sleepAnalysis.ndjson:5"])
         #expect(output.skips.last?.reason.contains("end before start") == true, "\(output.skips)")
+        // A line without a start names the field, as a push's reply does.
+        #expect(output.skips.dropFirst().first?.reason == "start: missing or not a string", "\(output.skips)")
     }
 
     /// A line that escapes half a UTF-16 surrogate pair (`"\ud800"`, or a low half alone) is

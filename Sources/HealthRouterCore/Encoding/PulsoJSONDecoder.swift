@@ -52,8 +52,8 @@ public enum PulsoJSONDecoder {
             let ids = deleted.arrayValue?.compactMap(\.stringValue) ?? []
             return (.tombstone(Tombstone(ids: ids, userId: object["userId"]?.stringValue)), object["kind"] == nil)
         }
-        guard let id = object["uuid"]?.stringValue else { throw Failure("no string uuid", notASample: true) }
-        guard !id.isEmpty else { throw Failure("empty uuid") }
+        guard let id = object["uuid"]?.stringValue else { throw Failure("uuid: missing or not a string", notASample: true) }
+        guard !id.isEmpty else { throw Failure("uuid: empty") }
         // Without `type`, `unknown`: as a Pulso server files such a sample (`unknown.ndjson`), and
         // as the push source takes it.
         let key: String
@@ -64,7 +64,7 @@ public enum PulsoJSONDecoder {
             key = "unknown"
         }
         let type = object["identifier"]?.stringValue ?? TypeRegistry.identifier(of: key)
-        guard let startText = object["start"]?.stringValue else { throw Failure("no start", notASample: true) }
+        guard let startText = object["start"]?.stringValue else { throw Failure("start: missing or not a string", notASample: true) }
         guard let start = timestamp(startText) else { throw Failure("start '\(startText)' is not a date") }
         var end = start
         if let endText = try optionalString(object, "end") {
