@@ -40,7 +40,7 @@ final class ClinicalResourceStore: ClinicalResourceResolver {
         guard bytes.withUnsafeBytes({ UnlinkedTemporaryFile.write(descriptor, $0, at: stored) }) else {
             throw SourceError(input: "temporary clinical-record file",
                               problem: "writing a clinical record failed: \(String(cString: strerror(errno)))",
-                              hint: "Free some disk space in the state directory.", stateNotWritable: true)
+                              hint: "free some disk space in the state directory", stateNotWritable: true)
         }
         files[path] = stored..<(stored + bytes.count)
         stored += bytes.count

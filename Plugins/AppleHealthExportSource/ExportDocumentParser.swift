@@ -101,14 +101,14 @@ final class ExportDocumentParser {
         let kept = emittedItems > 0 ? keptNote : ""
         if failure.raisedByHandler {
             return SourceError(input: input, location: location, problem: failure.message,
-                               hint: "Give the export.zip the Health app wrote, or the export.xml inside it.")
+                               hint: "give the export.zip the Health app wrote, or the export.xml inside it")
         }
         if failure.atEnd {
             return SourceError(input: input, location: location,
                                problem: "the export ends in the middle of the document (\(failure.message)); it is truncated",
-                               hint: "Copy the file again in full, or export again from the Health app (Profile → Export All Health Data).\(kept)")
+                               hint: "copy the file again in full, or export again from the Health app (Profile → Export All Health Data).\(kept)")
         }
         return SourceError(input: input, location: location, problem: "the XML is not well-formed: \(failure.message)",
-                           hint: "The export is damaged: export again from the Health app (Profile → Export All Health Data); if it happens again, report the line.\(kept)")
+                           hint: "the export is damaged: export again from the Health app (Profile → Export All Health Data); if it happens again, report the line.\(kept)")
     }
 }

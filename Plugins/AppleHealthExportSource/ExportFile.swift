@@ -21,22 +21,22 @@ struct ExportFile {
         guard stat(path, &info) == 0 else {
             let reason = String(cString: strerror(errno))
             throw SourceError(input: path, problem: "cannot open the export: \(reason)",
-                              hint: "Give the export.zip (or export.xml) the Health app wrote.", cannotRead: true)
+                              hint: "give the export.zip (or export.xml) the Health app wrote", cannotRead: true)
         }
         guard info.st_mode & S_IFMT != S_IFDIR else {
             throw SourceError(input: path, problem: "this is a folder, not an export file",
-                              hint: "Give the export.zip, or the export.xml inside the unpacked folder.")
+                              hint: "give the export.zip, or the export.xml inside the unpacked folder")
         }
         size = Int64(info.st_size)
         guard size > 0 else {
             throw SourceError(input: path, problem: "the file is empty (0 bytes)",
-                              hint: "The Health app sometimes writes an empty export: export again (Profile → Export All Health Data) and copy the whole file.")
+                              hint: "the Health app sometimes writes an empty export: export again (Profile → Export All Health Data) and copy the whole file")
         }
         let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else {
             let reason = String(cString: strerror(errno))
             throw SourceError(input: path, problem: "cannot read the export: \(reason)",
-                              hint: "Check the file's permissions.", cannotRead: true)
+                              hint: "check the file's permissions", cannotRead: true)
         }
         defer { close(descriptor) }
         var magic = [UInt8](repeating: 0, count: Self.sniffLength)
@@ -54,12 +54,12 @@ struct ExportFile {
             let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
             let ext = (path as NSString).pathExtension
             throw SourceError(input: path, problem: "this file is UTF-32; healthrouter reads an export.xml and NDJSON in UTF-8",
-                              hint: "Convert it: \(UTF16Text.conversionCommand(path, head: head, output: stem + "-utf8" + (ext.isEmpty ? "" : "." + ext)))")
+                              hint: "convert it: \(UTF16Text.conversionCommand(path, head: head, output: stem + "-utf8" + (ext.isEmpty ? "" : "." + ext)))")
         }
         if UTF16Text.isUTF16(head),
            magic[0] == 0xFF || magic[0] == 0xFE || UTF16Text.firstASCIICharacter(head) == UInt8(ascii: "<") {
             throw SourceError(input: path, problem: "this XML is UTF-16; healthrouter reads export.xml in UTF-8, as the Health app writes it",
-                              hint: "Convert it: \(UTF16Text.conversionCommand(path, head: head, output: "export-utf8.xml")) (or give the export.zip the Health app wrote).")
+                              hint: "convert it: \(UTF16Text.conversionCommand(path, head: head, output: "export-utf8.xml")) (or give the export.zip the Health app wrote)")
         }
         // XML starts with `<`, after an optional UTF-8 byte-order mark and white space.
         var first = 0
@@ -81,12 +81,12 @@ struct ExportFile {
         // Nothing but white space (and a byte-order mark): nothing to import.
         if first >= count {
             throw SourceError(input: path, problem: "the file holds nothing but white space",
-                              hint: "Copy the export again: give the export.zip the Health app wrote (Profile → Export All "
-                                + "Health Data), the export.xml inside it, or a file `healthrouter dump` wrote.")
+                              hint: "copy the export again: give the export.zip the Health app wrote (Profile → Export All "
+                                + "Health Data), the export.xml inside it, or a file `healthrouter dump` wrote")
         }
         guard first < count, magic[first] == UInt8(ascii: "<") else {
             throw SourceError(input: path, problem: "this is not an Apple Health export (neither a zip file nor XML)",
-                              hint: "Give the export.zip the Health app wrote (Profile → Export All Health Data), or the export.xml inside it.")
+                              hint: "give the export.zip the Health app wrote (Profile → Export All Health Data), or the export.xml inside it")
         }
         // Another XML document (a web page, an image) is refused before anything is created. An
         // export's DOCTYPE names HealthData (its DTD, which the sniffer walks, is left to the parser).

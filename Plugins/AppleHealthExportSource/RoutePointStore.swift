@@ -137,7 +137,7 @@ final class RoutePointStore: RouteFileResolver {
         let ok = buffer.withUnsafeBytes { UnlinkedTemporaryFile.write(descriptor, $0, at: storedCount * stride) }
         guard ok else {
             throw SourceError(input: "temporary route file", problem: "writing workout route points failed: \(String(cString: strerror(errno)))",
-                              hint: "Free some disk space in the state directory.", stateNotWritable: true)
+                              hint: "free some disk space in the state directory", stateNotWritable: true)
         }
         storedCount += buffer.count
         buffer.removeAll(keepingCapacity: true)

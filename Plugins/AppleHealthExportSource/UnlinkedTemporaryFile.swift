@@ -20,7 +20,7 @@ enum UnlinkedTemporaryFile {
             }
         }
         throw SourceError(input: directory, problem: "cannot create a temporary file for \(purpose): \(String(cString: strerror(errno)))",
-                          hint: "Make the state directory writable.", stateNotWritable: true)
+                          hint: "make the state directory writable", stateNotWritable: true)
     }
 
     /// Writes all of `bytes` at `offset`; false when the file cannot take them (a full disk).

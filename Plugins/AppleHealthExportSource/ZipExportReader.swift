@@ -43,7 +43,7 @@ struct ZipExportReader {
         let (found, cutShort, electrocardiograms) = try scan(routes: routes, resources: resources, output: output)
         guard let dataEntry = found else {
             throw SourceError(input: file.path, problem: "the zip file contains no Apple Health data file (an XML file starting with <HealthData>)",
-                              hint: "Export again from the Health app (Profile → Export All Health Data); it sometimes writes an empty or incomplete zip.")
+                              hint: "export again from the Health app (Profile → Export All Health Data); it sometimes writes an empty or incomplete zip")
         }
         let folderEnd = dataEntry.path.lastIndex(of: "/").map { dataEntry.path.index(after: $0) } ?? dataEntry.path.startIndex
         routes.paths.dataFolder = String(dataEntry.path[..<folderEnd])
@@ -67,23 +67,23 @@ struct ZipExportReader {
             throw SourceError(input: file.path, location: "entry \(dataEntry.path)",
                               problem: "the Health data file is damaged (\(damage)): it was read to its end and its items were "
                                   + "kept, but some of them may hold wrong values",
-                              hint: "Export again from the Health app (Profile → Export All Health Data), or copy the export.zip "
-                                  + "again, and import the new one.")
+                              hint: "export again from the Health app (Profile → Export All Health Data), or copy the export.zip "
+                                  + "again, and import the new one")
         }
         if let cutShort {
             // The archive's problem names the entry it could not read.
             throw SourceError(input: file.path, problem: "the zip ends early (\(cutShort.problem)): its Health data file was "
                                   + "read whole (its items were kept), but entries after it (workout routes, ECGs, clinical records' "
                                   + "files) are missing",
-                              hint: "Copy the export.zip again (the copy stopped before its end), then import it again.")
+                              hint: "copy the export.zip again (the copy stopped before its end), then import it again")
         }
         // Read as a stream, entry by entry, a zip cut in its central directory (the index at its
         // end) reads whole: still a copy that stopped, which the user should know of.
         if !Self.hasEndOfCentralDirectory(file) {
             throw SourceError(input: file.path, problem: "the zip ends early (its central directory, the index at its end, is "
                                   + "cut off): every entry before the cut was read (its items were kept)",
-                              hint: "Copy the export.zip again (the copy stopped before its end), then import it again: "
-                                  + "nothing is written twice.")
+                              hint: "copy the export.zip again (the copy stopped before its end), then import it again: "
+                                  + "nothing is written twice")
         }
     }
 
@@ -129,7 +129,7 @@ struct ZipExportReader {
             : "its files: " + others.prefix(5).joined(separator: ", ") + (others.count > 5 ? ", and \(others.count - 5) more" : "")
         throw SourceError(input: file.path, problem: "this zip is not an Apple Health export: it holds no file that could be "
                               + "the Health data (\(listed))",
-                          hint: "Give the export.zip the Health app wrote (Profile → Export All Health Data), or the export.xml inside it.")
+                          hint: "give the export.zip the Health app wrote (Profile → Export All Health Data), or the export.xml inside it")
     }
 
     /// Whether an entry's name allows it to be the data file, which is found by its content: an
@@ -353,7 +353,7 @@ struct ZipExportReader {
         guard found else {
             throw SourceError(input: file.path, location: "entry \(dataEntry.path)",
                               problem: "the data file disappeared from the zip while it was read",
-                              hint: "Do not change the file during an import; run it again.")
+                              hint: "do not change the file during an import; run it again")
         }
         let document = ExportDocumentParser(input: file.path, entry: dataEntry.path, userId: userId,
                                             zoneOffsets: RecordedZoneOffsets(phoneZone: phoneZone), routes: routes,

@@ -193,8 +193,8 @@ public final class ReplaySource: FiniteSource {
                     throw SourceError(input: file, location: "line \(last.number)",
                                       problem: "the file ends in the middle of a line (\(last.problem)): it was cut short; "
                                         + "the lines before it were kept",
-                                      hint: "Copy the file again (the copy stopped before its end) and import it again: "
-                                        + "what was kept is not written twice.")
+                                      hint: "copy the file again (the copy stopped before its end) and import it again: "
+                                        + "what was kept is not written twice")
                 }
                 output.skipped(last.problem, location: "\(name):\(last.number)")
             }
@@ -291,7 +291,7 @@ public final class ReplaySource: FiniteSource {
                 let stem = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
                 return SourceError(input: file, problem: "this NDJSON is UTF-\(utf32 ? 32 : 16); healthrouter reads NDJSON in UTF-8 "
                                     + "(as `healthrouter dump`, the ndjson sink and Pulso's server write it)",
-                                   hint: "Convert it: " + UTF16Text.conversionCommand(file, head: head, output: stem + "-utf8.ndjson"))
+                                   hint: "convert it: " + UTF16Text.conversionCommand(file, head: head, output: stem + "-utf8.ndjson"))
             }
         }
         var leading: [(problem: String, line: Int)] = []

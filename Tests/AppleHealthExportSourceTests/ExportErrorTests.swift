@@ -281,7 +281,7 @@ import AppleHealthExportSource
             let (error, output) = Fixtures.readFailing(path)
             let failure = try #require(error, "cut at \(cut) of \(data.count)")
             #expect(failure.problem.contains("its central directory, the index at its end, is cut off"), "\(failure)")
-            #expect(failure.hint?.contains("Copy the export.zip again") == true)
+            #expect(failure.hint?.contains("copy the export.zip again") == true)
             #expect(output.items.count == wholeItems)
         }
     }

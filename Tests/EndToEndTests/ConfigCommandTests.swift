@@ -371,7 +371,7 @@ import Testing
         let cases: [([String], Int32, message: String, hint: String)] = [
             (["check", "--config", config, "--log-format", "json"], 78, "sinks.local.pth: unknown key", "did you mean 'path'?"),
             (["--log-format=json", "status", "extra"], 64, "status takes no arguments, not 'extra'", "see: healthrouter status --help"),
-            (["import", "pic.png", "--log-format", "json"], 65, "pic.png: this is not an Apple Health export", "Give the export.zip"),
+            (["import", "pic.png", "--log-format", "json"], 65, "pic.png: this is not an Apple Health export", "give the export.zip"),
         ]
         for (arguments, status, message, hint) in cases {
             let result = try CommandRunner.run(arguments, in: directory)
