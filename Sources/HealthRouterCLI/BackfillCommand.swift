@@ -44,9 +44,7 @@ enum BackfillCommand {
         """
 
     static func run(_ words: [String], environment: [String: String]) throws -> ExitCode {
-        let arguments = try CommandLineArguments.parse(words, command: "backfill",
-                                                       values: FilterOptions.values.union(["--from", "--batch-size"]),
-                                                       flags: ["--restart"])
+        let arguments = try CommandLineArguments.parse(words, command: "backfill")
         if arguments.flags.contains("--help") {
             print(help)
             return .success

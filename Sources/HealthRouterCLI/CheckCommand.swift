@@ -27,7 +27,7 @@ enum CheckCommand {
         """
 
     static func run(_ words: [String], environment: [String: String]) throws -> ExitCode {
-        let arguments = try CommandLineArguments.parse(words, command: "check", flags: ["--connect"])
+        let arguments = try CommandLineArguments.parse(words, command: "check")
         if arguments.flags.contains("--help") {
             print(help)
             return .success

@@ -12,12 +12,24 @@ struct CommandLineArguments {
     static let globalValues: Set<String> = ["--config", "--log-format", "--log-level"]
     static let globalFlags: Set<String> = ["--help", "--quiet"]
 
-    /// Parses `words` for a command that accepts `values` and `flags` besides the global ones.
-    static func parse(_ words: [String], command: String?, values: Set<String> = [],
-                      flags: Set<String> = []) throws -> CommandLineArguments {
+    /// Each command's options besides the global ones: those that take a value, and flags.
+    static let commandOptions: [(command: String, values: Set<String>, flags: Set<String>)] = [
+        ("import", ["--time-zone"], []),
+        ("run", [], []),
+        ("status", ["--format"], ["--dead-letters"]),
+        ("backfill", FilterOptions.values.union(["--from", "--batch-size"]), ["--restart"]),
+        ("migrate", FilterOptions.values.union(["--from", "--to", "--batch-size"]), ["--verify", "--verify-only", "--restart"]),
+        ("dump", FilterOptions.values.union(["--from", "--output"]), []),
+        ("check", [], ["--connect"]),
+        ("types", ["--group"], []),
+    ]
+
+    /// Parses `words` for `command`, which accepts its `commandOptions` besides the global ones.
+    static func parse(_ words: [String], command: String) throws -> CommandLineArguments {
+        let own = commandOptions.first { $0.command == command }
         var result = CommandLineArguments(command: command)
-        let allValues = values.union(globalValues)
-        let allFlags = flags.union(globalFlags)
+        let allValues = (own?.values ?? []).union(globalValues)
+        let allFlags = (own?.flags ?? []).union(globalFlags)
         var index = 0
         while index < words.count {
             var word = words[index]
@@ -58,11 +70,22 @@ struct CommandLineArguments {
             } else {
                 let known = allFlags.union(allValues).sorted()
                 var message = "unknown option \(name)"
-                if let suggestion = NameSuggester.closest(to: name, among: known) { message += " (did you mean \(suggestion)?)" }
+                let takers = commandOptions.filter { $0.values.contains(name) || $0.flags.contains(name) }.map(\.command)
+                if !takers.isEmpty {
+                    // Another command's option (`import --since`): said as such, not as a typo.
+                    message += ": \(command) does not take it; " + Self.listed(takers) + (takers.count == 1 ? " does" : " do")
+                } else if let suggestion = NameSuggester.closest(to: name, among: known) {
+                    message += " (did you mean \(suggestion)?)"
+                }
                 throw UsageError(message, command: command)
             }
         }
         return result
+    }
+
+    /// `a`, `a and b`, `a, b and c`.
+    private static func listed(_ names: [String]) -> String {
+        names.count < 2 ? names.joined() : names.dropLast().joined(separator: ", ") + " and " + names[names.count - 1]
     }
 
     /// Throws when the line has positional arguments, for a command that takes none

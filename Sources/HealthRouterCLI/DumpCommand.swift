@@ -40,8 +40,7 @@ enum DumpCommand {
         """
 
     static func run(_ words: [String], environment: [String: String]) throws -> ExitCode {
-        let arguments = try CommandLineArguments.parse(words, command: "dump",
-                                                       values: FilterOptions.values.union(["--from", "--output"]))
+        let arguments = try CommandLineArguments.parse(words, command: "dump")
         if arguments.flags.contains("--help") {
             print(help)
             return .success

@@ -50,7 +50,7 @@ enum ImportCommand {
         """
 
     static func run(_ words: [String], environment: [String: String]) throws -> ExitCode {
-        let arguments = try CommandLineArguments.parse(words, command: "import", values: ["--time-zone"])
+        let arguments = try CommandLineArguments.parse(words, command: "import")
         if arguments.flags.contains("--help") {
             print(help)
             return .success

@@ -48,9 +48,7 @@ enum MigrateCommand {
         """
 
     static func run(_ words: [String], environment: [String: String]) throws -> ExitCode {
-        let arguments = try CommandLineArguments.parse(words, command: "migrate",
-                                                       values: FilterOptions.values.union(["--from", "--to", "--batch-size"]),
-                                                       flags: ["--verify", "--verify-only", "--restart"])
+        let arguments = try CommandLineArguments.parse(words, command: "migrate")
         if arguments.flags.contains("--help") {
             print(help)
             return .success

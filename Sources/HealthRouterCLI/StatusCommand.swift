@@ -47,7 +47,7 @@ enum StatusCommand {
     static let deadLettersShown = 10
 
     static func run(_ words: [String], environment: [String: String]) throws -> ExitCode {
-        let arguments = try CommandLineArguments.parse(words, command: "status", values: ["--format"], flags: ["--dead-letters"])
+        let arguments = try CommandLineArguments.parse(words, command: "status")
         if arguments.flags.contains("--help") {
             print(help)
             return .success

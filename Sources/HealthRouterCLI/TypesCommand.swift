@@ -35,7 +35,7 @@ enum TypesCommand {
     }
 
     static func run(_ words: [String], environment: [String: String]) throws -> ExitCode {
-        let arguments = try CommandLineArguments.parse(words, command: "types", values: ["--group"])
+        let arguments = try CommandLineArguments.parse(words, command: "types")
         if arguments.flags.contains("--help") {
             print(help)
             return .success

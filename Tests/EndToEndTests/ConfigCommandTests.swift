@@ -16,6 +16,15 @@ import Testing
         }
         #expect(HealthRouterCommand.main(["dump", "--since", "2024-01-01", "--until", "2020-01-01", "--config", config],
                                          environment: [:]) == 64)
+        // Another command's option is said to be one, not taken for a typo of this command's.
+        let since = try CommandRunner.run(["import", "--since", "2024-01-01", "x.ndjson", "--config", config], in: directory)
+        #expect(since.status == 64 && since.stderr.contains("unknown option --since: import does not take it; backfill, migrate "
+                                                            + "and dump do"), "\(since.stderr)")
+        let connect = try CommandRunner.run(["run", "--connect", "--config", config], in: directory)
+        #expect(connect.status == 64 && connect.stderr.contains("unknown option --connect: run does not take it; check does"),
+                "\(connect.stderr)")
+        let typo = try CommandRunner.run(["dump", "--type", "heartRate", "--config", config], in: directory)
+        #expect(typo.status == 64 && typo.stderr.contains("unknown option --type (did you mean --types?)"), "\(typo.stderr)")
     }
 
     /// `status` (and dump, backfill, migrate) start no source, so a daemon config's push token
