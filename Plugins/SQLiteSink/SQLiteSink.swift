@@ -147,9 +147,27 @@ public final class SQLiteSink: Sink {
             // SQLITE_READONLY: a file or folder this process may not write; no retry changes that.
             throw SinkError.misconfigured(error.description)
         } catch let error as SQLiteError {
-            throw SinkError.unavailable(error.description)
+            throw SinkError.unavailable(Self.problem(error))
         } catch {
             throw SinkError.unavailable("\(configuration.path): \(error)")
+        }
+    }
+
+    /// What a failure of the store's file says: SQLite's own words, and what to do when the file
+    /// or its disk is at fault (a damaged file is retried as any failure, but no retry mends it).
+    static func problem(_ error: SQLiteError) -> String {
+        switch error.code & 0xFF {
+        case 11, 26:
+            // SQLITE_CORRUPT, SQLITE_NOTADB (met after the open: pages past the header damaged).
+            error.description + "; the file is damaged (a disk fault, or a copy taken while it was written): move it away "
+                + "and healthrouter makes a new one, filled from the journal (`healthrouter backfill SINK --from` an export "
+                + "or dump brings back what the journal no longer retains); `sqlite3 FILE .recover` saves what the old one holds"
+        case 10:
+            // SQLITE_IOERR.
+            error.description + "; the disk failed to read or write the file (a failing disk, a drive or network file "
+                + "system gone): check the disk (dmesg); the write is tried again"
+        default:
+            error.description
         }
     }
 
@@ -225,7 +243,7 @@ public final class SQLiteSink: Sink {
                 // SQLITE_READONLY: the file turned read-only (or was opened so); no retry writes it.
                 // (Not SQLITE_READONLY_DBMOVED: the file was replaced while open; opened anew, it is written.)
                 throw error.code & 0xff == 8 && error.code != 1032
-                    ? SinkError.misconfigured(error.description) : SinkError.unavailable(error.description)
+                    ? SinkError.misconfigured(error.description) : SinkError.unavailable(Self.problem(error))
             }
             throw error
         }
@@ -298,7 +316,7 @@ public final class SQLiteSink: Sink {
             settleJournalMode(database)
         } catch {
             loadingInBulk = nil
-            if let error = error as? SQLiteError { throw SinkError.unavailable(error.description) }
+            if let error = error as? SQLiteError { throw SinkError.unavailable(Self.problem(error)) }
             throw error
         }
     }

@@ -265,7 +265,7 @@ extension SQLiteSink: ReadableSink {
         do {
             try SQLiteSinkReader(database: database).read(visit)
         } catch let error as SQLiteError {
-            throw SinkError.unavailable(error.description)
+            throw SinkError.unavailable(SQLiteSink.problem(error))
         } catch let error as JSONParser.Failure {
             throw SinkError.unavailable("\(configuration.path): a stored JSON column is unreadable: \(error)")
         }

@@ -47,6 +47,40 @@ import HealthRouterCore
         #expect(status.stdout.contains("\nlast error of mirror: unavailable: http://127.0.0.1:1/health: "), "\(status.stdout)")
     }
 
+    /// A sqlite store whose pages were damaged says what to do (no retry mends it): move it away,
+    /// and the next run makes a new one, filled from the journal. It said SQLite's words only.
+    @Test func aDamagedSQLiteStoreSaysHowToGetANewOne() throws {
+        let directory = makeTemporaryDirectory()
+        let export = directory + "/export.xml"
+        try CommandRunner.generateExport(records: 400, to: export, zip: false, quirks: false)
+        let store = directory + "/health.sqlite"
+        let config = try writeConfig("""
+            state_directory: \(directory)/state
+            sinks:
+              local: { type: sqlite, path: \(store) }
+            """, in: directory)
+        #expect(try CommandRunner.run(["import", export, "--config", config, "-q"], in: directory).status == 0)
+        let rows = try SQLiteDatabase(path: store, readOnly: true).scalarInt("SELECT count(*) FROM samples") ?? 0
+        #expect(rows > 100)
+        // Every page after the first two overwritten, as a failing disk might.
+        let handle = try #require(FileHandle(forUpdatingAtPath: store))
+        let size = try handle.seekToEnd()
+        try handle.seek(toOffset: 2 * 16_384)
+        try handle.write(contentsOf: Data(repeating: 0x5A, count: Int(size) - 2 * 16_384))
+        try handle.close()
+
+        let damaged = try CommandRunner.run(["import", export, "--config", config, "-q"], in: directory)
+        #expect(damaged.status == 1, "\(damaged.stdout)\(damaged.stderr)")
+        let line = try #require(damaged.stdout.split(separator: "\n").first { $0.contains("NOT caught up") }, "\(damaged.stdout)")
+        #expect(line.contains("(SQLite code 11)") && line.contains("the file is damaged") && line.contains("move it away and "
+                + "healthrouter makes a new one, filled from the journal"), "\(line)")
+
+        try FileManager.default.moveItem(atPath: store, toPath: directory + "/damaged.sqlite")
+        let again = try CommandRunner.run(["import", export, "--config", config, "-q"], in: directory)
+        #expect(again.status == 0, "\(again.stdout)\(again.stderr)")
+        #expect(try SQLiteDatabase(path: store, readOnly: true).scalarInt("SELECT count(*) FROM samples") == rows)
+    }
+
     /// A sink that opens and finds nothing new to write, and then fails to keep its cursor, is
     /// still failing: the import gives up on it after five tries instead of counting every
     /// reopening as a recovery and retrying forever.
