@@ -195,6 +195,8 @@ public final class SinkWorker: Sendable {
 
         // The process delivering to the sink in this worker's stead (`Settings.deliveredElsewhere`), when it said so.
         var waitedFor: String?
+        // Whether the last failure came as the sink was made and prepared (its store not reached).
+        var opening = false
         while !control.isStopRequested {
             do {
                 if sink == nil, let other = settings.deliveredElsewhere?(name) {
@@ -210,8 +212,10 @@ public final class SinkWorker: Sendable {
                     waitedFor = nil
                 }
                 if sink == nil {
+                    opening = true
                     let fresh = try makeSink()
                     let own = try fresh.prepareOrClose()
+                    opening = false
                     let recordedRow = try journal.cursor(sink: name)
                     let recorded = recordedRow ?? 0
                     cursor = own ?? recorded
@@ -413,7 +417,7 @@ public final class SinkWorker: Sendable {
                 let delay = misconfigured ? settings.retryCap : settings.retryDelay(afterAttempt: attempts, error: error)
                 if retryWarnings.shouldLog(attempt: attempts, message: message) {
                     // After the first few, one line every 10 minutes while the error stays the same.
-                    logger.warning("write failed, retrying in \(Self.format(delay))",
+                    logger.warning("\(opening ? "cannot open the sink" : "write failed"), retrying in \(Self.format(delay))",
                                    [("error", message)], numbers: [("failed_attempts", LogNumber(attempts))])
                 }
                 // A fresh sink after a failure: reconnects, and re-reads its own cursor.
