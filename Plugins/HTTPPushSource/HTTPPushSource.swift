@@ -217,8 +217,10 @@ public final class HTTPPushSource: ServiceSource {
             value = nil
             return current
         }) else { return }
-        server.stop()
-        context.logger.info("stopped listening", numbers: [("requests", LogNumber(server.requestsServed))])
+        let handedOn = server.stop()
+        // A reload's kept socket goes on listening: "stopped listening" would say it closed.
+        context.logger.info(handedOn ? "listener kept open for the reloaded config" : "stopped listening",
+                            numbers: [("requests", LogNumber(server.requestsServed))])
     }
 
     static func splitListen(_ listen: String) -> (String, UInt16)? {

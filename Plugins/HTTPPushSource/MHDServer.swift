@@ -211,13 +211,15 @@ final class MHDServer: Sendable {
     /// that got no reply sends it again. One whose body is in is answered (its journal append
     /// ends). The listening socket is closed, or, during a reload, goes to `handover`, which
     /// keeps it open and bound: connections made meanwhile wait in its backlog for the next server.
-    func stop(grace: Double = 30, uploadGrace: Double = 3) {
+    /// Returns true when the socket went to `handover` (still listening), false when it was closed.
+    @discardableResult
+    func stop(grace: Double = 30, uploadGrace: Double = 3) -> Bool {
         let address = daemon.withLock { value -> UInt in
             let current = value
             value = 0
             return current
         }
-        guard let pointer = OpaquePointer(bitPattern: address) else { return }
+        guard let pointer = OpaquePointer(bitPattern: address) else { return false }
         let listener = MHD_quiesce_daemon(pointer)
         // A stop closes the socket at once: clients are refused rather than left waiting in its
         // backlog for the grace period. A reload keeps it for the next server, and hands it on
@@ -232,7 +234,11 @@ final class MHDServer: Sendable {
             usleep(5_000)
         }
         MHD_stop_daemon(pointer)
-        if handingOn, let handover, let servedAddress { handover.release(listener, address: servedAddress) }
+        if handingOn, let handover, let servedAddress {
+            handover.release(listener, address: servedAddress)
+            return true
+        }
+        return false
     }
 
     var requestsServed: Int { served.withLock { $0 } }

@@ -28,6 +28,11 @@ struct DaemonReloadTests {
             usleep(50_000)
         }
         #expect(status == 200)
+        // The reload says so: its log does not read as the daemon stopping or closing its port.
+        #expect(daemon.log.contains("reloading: finishing the requests in flight"), "\(daemon.log)")
+        #expect(daemon.log.contains("listener kept open for the reloaded config"), "\(daemon.log)")
+        #expect(!daemon.log.contains("stopping"), "\(daemon.log)")
+        #expect(!daemon.log.contains("stopped listening"), "\(daemon.log)")
         // A broken config is logged and not applied.
         try "sinks: [".write(toFile: path, atomically: true, encoding: .utf8)
         kill(daemon.process!.processIdentifier, SIGHUP)

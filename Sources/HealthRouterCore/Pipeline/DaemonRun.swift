@@ -85,7 +85,10 @@ public final class DaemonRun: Sendable {
         }
         logger.info("running", numbers: [("sources", LogNumber(sources.count)), ("sinks", LogNumber(workers.count))])
         let drains = waitForStop()
-        logger.info("stopping: no new requests; finishing those in flight")
+        // A reload keeps the listen addresses both configs have (ListenerHandover): saying
+        // "no new requests" there read as if the daemon were going down.
+        logger.info(drains ? "stopping: no new requests; finishing those in flight"
+                           : "reloading: finishing the requests in flight under the previous config")
         for source in started { source.stop() }
         let head = (try? ingest.head()) ?? 0
         let deadline = Date(timeIntervalSinceNow: drains ? drainSeconds : 0)
