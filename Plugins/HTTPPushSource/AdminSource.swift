@@ -82,10 +82,11 @@ public final class AdminSource: ServiceSource {
                 return .notFound
             }
         }, handle: { _ in .notFound })
-        let bound = try server.start(host: host, port: port, tls: nil)
+        let (bound, kept) = try server.start(host: host, port: port, tls: nil)
         boundPort.withLock { $0 = bound }
         self.server.withLock { $0 = server }
-        context.logger.info("admin listening", [("address", "\(host):\(bound)")])
+        context.logger.info(kept ? "admin listening on the socket kept through the reload" : "admin listening",
+                            [("address", "\(host):\(bound)")])
     }
 
     public func stop() {

@@ -205,10 +205,12 @@ public final class HTTPPushSource: ServiceSource {
         let server = MHDServer(limits: limits, uploads: uploads, handover: context.listenerHandover, logger: logger,
                                examineHead: { handler.examineHead($0) }, handle: { handler.handle($0) },
                                answered: { handler.answered($0, $1) })
-        let bound = try server.start(host: host, port: port, tls: tls)
+        let (bound, kept) = try server.start(host: host, port: port, tls: tls)
         boundPort.withLock { $0 = bound }
         self.server.withLock { $0 = server }
-        context.logger.info("listening", [("address", "\(host):\(bound)")], numbers: [("users", LogNumber(tokens.entries.count))])
+        // A reload's kept socket was never closed: "listening" alone read as a new bind.
+        context.logger.info(kept ? "listening on the socket kept through the reload" : "listening",
+                            [("address", "\(host):\(bound)")], numbers: [("users", LogNumber(tokens.entries.count))])
     }
 
     public func stop() {

@@ -131,16 +131,16 @@ final class MHDServer: Sendable {
         init(request: HTTPRequest) { self.request = request }
     }
 
-    /// Binds `host:port` (IPv4) and starts serving; returns the bound port. When `handover`
-    /// keeps the socket of a server that stopped on `host:port` (a reload), serves that one
-    /// instead of binding, and gives it back to `handover` when it cannot start.
-    func start(host: String, port: UInt16, tls: (key: String, certificate: String)?) throws -> UInt16 {
+    /// Binds `host:port` (IPv4) and starts serving; returns the bound port, and whether it is the
+    /// socket of a server that stopped on `host:port` (a reload), which `handover` kept: served
+    /// instead of binding, and given back to `handover` when it cannot start.
+    func start(host: String, port: UInt16, tls: (key: String, certificate: String)?) throws -> (port: UInt16, kept: Bool) {
         let kept = handover?.take(address: (host, port))
         do {
             let bound = try start(host: host, port: port, tls: tls, listeningSocket: kept)
             if let kept { close(kept) }
             listening.withLock { $0 = (host, port) }
-            return bound
+            return (bound, kept != nil)
         } catch {
             if let kept { handover?.release(kept, address: (host, port)) }
             throw error

@@ -31,6 +31,7 @@ struct DaemonReloadTests {
         // The reload says so: its log does not read as the daemon stopping or closing its port.
         #expect(daemon.log.contains("reloading: finishing the requests in flight"), "\(daemon.log)")
         #expect(daemon.log.contains("listener kept open for the reloaded config"), "\(daemon.log)")
+        #expect(daemon.log.contains("info: listening on the socket kept through the reload plugin=phone"), "\(daemon.log)")
         #expect(!daemon.log.contains("stopping"), "\(daemon.log)")
         #expect(!daemon.log.contains("stopped listening"), "\(daemon.log)")
         // A broken config is logged and not applied.
