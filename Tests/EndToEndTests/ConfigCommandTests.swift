@@ -158,7 +158,7 @@ import Testing
             "users:": { "sources:\n  phone:\n    type: http_push\n    listen: 127.0.0.1:8787\n" + Self.indented($0, by: 4) },
             "    summarize_after: 30d": { "sinks:\n  supabase:\n    type: postgres\n    url: \"${SUPABASE_DB_URL}\"\n    user_id: me\n" + $0 },
         ]
-        let environment = ["ALICE_TOKEN": "a1b2c3d4e5f6a7b8c9d0e1f2", "TIMESCALE_URL": "postgres://me@127.0.0.1/health",
+        let environment = ["ALICE_TOKEN": "a1b2c3d4e5f6a7b8c9d0e1f2", "MIRROR_TOKEN": "m1n2o3p4q5r6s7t8", "TIMESCALE_URL": "postgres://me@127.0.0.1/health",
                            "SUPABASE_DB_URL": "postgres://me@127.0.0.1/health", "PG_URL": "postgres://me@127.0.0.1/health",
                            "HEALTHKIT_USER_ID": "3b241101-e2bb-4255-8caf-4136c566a962"]
         let directory = makeTemporaryDirectory()
