@@ -82,7 +82,7 @@ public final class PostgresSink: Sink {
     private let sinkName: String
     let schema: PostgresSinkSchema
     /// The connection and the cursor `healthrouter_cursor` holds for this sink.
-    private let session: PostgresSinkSession
+    let session: PostgresSinkSession
     private var rows = CopyTextWriter(capacity: 1 << 18)
     /// Sends the batch's rows to the server while the rest are encoded.
     private var stream: PostgresUpsertStream
@@ -451,9 +451,6 @@ public final class PostgresSink: Sink {
             return written
         }
     }
-
-    /// The open connection, for read-back.
-    var liveConnection: PostgresConnection? { session.connection }
 
     /// A new connection, prepared as at the start (`Sink.reconnect()`): for reading only when the
     /// sink was opened so (`migrate --from` reading again after its connection was lost).

@@ -11,7 +11,7 @@ extension PostgresSink {
     /// then restore what the columns could not hold, and are removed. Daily summaries (tiering)
     /// cannot be returned as samples: when there are any, a warning says how many. Call after `prepare()`.
     public func readBack(batchSize: Int = 10_000, _ body: (Sample) throws -> Void) throws {
-        guard let connection = liveConnection else { throw SinkError.unavailable("postgres: read before prepare") }
+        let connection = try session.connectionForReading()
         try connection.transaction {
             try connection.forEachRow(of: """
                 SELECT id::text, user_id, metric_type, value, unit, source_device,
@@ -95,8 +95,7 @@ extension PostgresSink {
 extension PostgresSink: ReadableSink {
     /// `healthkit_metrics` in the configured schema, when the server has no such table.
     public var missingStore: String? {
-        PostgresConnection.missingTable(url: configuration.url, schema: configuration.schema, table: "healthkit_metrics",
-                                        onNotice: { [logger] notice in logger.warning("postgres: \(notice)") })
+        session.missingStore(table: "healthkit_metrics")
     }
 
     /// `readBack(batchSize:_:)`'s samples as items (this schema records no tombstones). The

@@ -14,7 +14,7 @@ extension TimescaleDBSink {
     /// keeps it: its `canonical` says so (`sample(_:_:sinkUserId:)`).
     /// Call after `prepare()`.
     public func readBack(batchSize: Int = 10_000, _ body: (Sample) throws -> Void) throws {
-        guard let connection = liveConnection else { throw SinkError.unavailable("timescaledb: read before prepare") }
+        let connection = try session.connectionForReading()
         try connection.transaction {
             for (table, special) in [("samples", "kind, value, unit, category_value"),
                                      ("sleep_stages", "'category', value, unit, category_value"),
@@ -93,8 +93,7 @@ extension TimescaleDBSink {
 extension TimescaleDBSink: ReadableSink {
     /// `samples` in the configured schema, when the server has no such table.
     public var missingStore: String? {
-        PostgresConnection.missingTable(url: configuration.url, schema: configuration.schema, table: "samples",
-                                        onNotice: { [logger] notice in logger.warning("postgres: \(notice)") })
+        session.missingStore(table: "samples")
     }
 
     /// The tombstones `deleted_samples` recorded (in the order they came), then
@@ -112,7 +111,7 @@ extension TimescaleDBSink: ReadableSink {
     /// Every id `deleted_samples` holds as a tombstone of its own, in journal order, `batchSize`
     /// rows at a time.
     func readTombstones(batchSize: Int, _ body: (Tombstone) throws -> Void) throws {
-        guard let connection = liveConnection else { throw SinkError.unavailable("timescaledb: read before prepare") }
+        let connection = try session.connectionForReading()
         try connection.transaction {
             try connection.forEachRow(of: "SELECT id, user_id FROM \(SQL.qualified(configuration.schema, "deleted_samples")) "
                                           + "ORDER BY journal_seq, id", cursor: "hr_deleted", batchSize: batchSize) { result, row in

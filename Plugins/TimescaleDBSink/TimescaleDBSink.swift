@@ -123,7 +123,7 @@ public final class TimescaleDBSink: Sink {
     private let sinkName: String
     private let schema: TimescaleDBSchema
     /// The connection and the cursor `sink_cursor` holds for this sink.
-    private let session: PostgresSinkSession
+    let session: PostgresSinkSession
     private var rows: TimescaleDBRowEncoder
     /// Sends `samples` rows to the server while the rest of the batch is encoded (the other tables'
     /// rows wait for `flush`: one COPY at a time holds the connection).
@@ -533,9 +533,6 @@ public final class TimescaleDBSink: Sink {
             logger.warning("could not remove the sample_index rows of dropped chunks (tried again in an hour): \(error)")
         }
     }
-
-    /// The open connection, for read-back.
-    var liveConnection: PostgresConnection? { session.connection }
 
     /// A new connection, prepared as at the start (`Sink.reconnect()`): for reading only when the
     /// sink was opened so (`migrate --from` reading again after its connection was lost).

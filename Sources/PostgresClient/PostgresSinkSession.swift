@@ -3,8 +3,9 @@ import HealthRouterCore
 /// What the postgres and timescaledb sinks share around their own schemas: the connection their
 /// `prepare()` opens (replaced by `reconnect`, an idle session's renewal and `close`), the cursor
 /// each keeps in a table of its schema (`sink`, `journal_seq`), written in the transaction of
-/// every batch, and a sink opened to be read only (`prepareForReading`) opened so again. One
-/// belongs to one sink, and is used on that sink's thread only (`Sink`).
+/// every batch, a sink opened to be read only (`prepareForReading`) opened so again, and what
+/// read-back asks of them (`connectionForReading`, `missingStore`). One belongs to one sink, and
+/// is used on that sink's thread only (`Sink`).
 public final class PostgresSinkSession {
     /// The sink's name in the config: its row in the cursor table.
     public let sinkName: String
@@ -129,6 +130,20 @@ public final class PostgresSinkSession {
                                  [sinkName, String(cursor)])
         }
         storedCursor = cursor
+    }
+
+    /// The connection a sink's `readBack` reads on: the session's. Throws `SinkError.unavailable`
+    /// before `prepare()` (or `prepareForReading()`).
+    public func connectionForReading() throws -> PostgresConnection {
+        guard let connection else { throw SinkError.unavailable("\(sinkType): read before prepare") }
+        return connection
+    }
+
+    /// A sink's `ReadableSink.missingStore`: `table` of the sink's schema when the server has no
+    /// such table (`PostgresConnection.missingTable`, its notices logged as warnings), else nil.
+    public func missingStore(table: String) -> String? {
+        PostgresConnection.missingTable(url: url, schema: schema, table: table,
+                                        onNotice: { [logger] notice in logger.warning("postgres: \(notice)") })
     }
 
     /// A sink's `reconnect()`: the connection closed, and the sink opened again as it was, with
