@@ -174,16 +174,11 @@ enum BackfillCommand {
             try delivery.finish()
         } catch let failure as CommandFailure {
             throw failure
-        } catch SinkError.misconfigured(let reason) {
-            progress.stop()
-            throw CommandFailure(message: "the backfill of '\(name)' stopped: the sink is misconfigured: \(reason)",
-                                 hint: "fix sinks.\(name) or its store, then run the same command again to resume", code: .config)
         } catch {
-            progress.stop()
-            ErrorOutput(format: loaded.logger.format).write("the backfill of '\(name)' stopped: \(error)\n"
-                + "  hint: run the same command again to resume after \(NumberText.grouped(delivery.counts.position))",
-                exitCode: .incomplete)
-            return .incomplete
+            return try DirectDeliveryStop.exitCode(after: error, run: "the backfill of '\(name)'", sink: "the sink",
+                                                   fix: "fix sinks.\(name) or its store",
+                                                   resumeAfter: NumberText.grouped(delivery.counts.position),
+                                                   progress: progress, format: loaded.logger.format)
         }
         progress.stop()
         cursor.remove()

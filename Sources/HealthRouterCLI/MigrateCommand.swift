@@ -161,16 +161,11 @@ enum MigrateCommand {
                                   + "stopped): starting over (writes are idempotent: what it delivered is not doubled)")
                 delivery = try copy(resumeAfter: 0, expected: nil)
             }
-        } catch SinkError.misconfigured(let reason) {
-            progress.stop()
-            throw CommandFailure(message: "the migration \(from) → \(to) stopped: a sink is misconfigured: \(reason)",
-                                 hint: "fix it, then run the same command again to resume", code: .config)
         } catch {
-            progress.stop()
-            ErrorOutput(format: loaded.logger.format).write("the migration \(from) → \(to) stopped: \(error)\n"
-                + "  hint: run the same command again to resume after \(NumberText.grouped(current?.counts.position ?? 0)) items",
-                exitCode: .incomplete)
-            return .incomplete
+            return try DirectDeliveryStop.exitCode(after: error, run: "the migration \(from) → \(to)", sink: "a sink",
+                                                   fix: "fix it",
+                                                   resumeAfter: "\(NumberText.grouped(current?.counts.position ?? 0)) items",
+                                                   progress: progress, format: loaded.logger.format)
         }
         progress.stop()
         cursor.remove()
