@@ -34,17 +34,24 @@ import Testing
         return out
     }
 
+    /// The tombstones `sink` reads back after `fixtureEntries()` are written to it (prepared here,
+    /// then closed), its samples checked to be `expected()`'s, each and no more.
+    static func tombstonesReadBackAfterTheFixtures(_ sink: any ReadableSink) throws -> [Tombstone] {
+        _ = try sink.prepare()
+        try sink.write(fixtureEntries(), cursor: 101)
+        let read = try readAll(sink)
+        sink.close()
+        for (id, sample) in expected() { #expect(read.samples[id] == sample, "\(id)") }
+        #expect(read.samples.count == expected().count)
+        return read.tombstones
+    }
+
     @Test func sqliteSinkReadsBackEveryCanonicalSample() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let sink = SQLiteSink(configuration: .init(path: directory.path + "/h.sqlite"), context: SinkFixtures.context(directory.path))
-        _ = try sink.prepare()
-        try sink.write(Self.fixtureEntries(), cursor: 101)
-        let read = try Self.readAll(sink)
-        sink.close()
-        for (id, sample) in Self.expected() { #expect(read.samples[id] == sample, "\(id)") }
-        #expect(read.samples.count == Self.expected().count)
-        #expect(Set(read.tombstones.flatMap(\.ids)) == [SinkFixtures.standHour.id, "NEVER-SEEN"])
+        let tombstones = try Self.tombstonesReadBackAfterTheFixtures(sink)
+        #expect(Set(tombstones.flatMap(\.ids)) == [SinkFixtures.standHour.id, "NEVER-SEEN"])
     }
 
     /// A store written to while it is read back (a daemon writing, a dump reading) is read
@@ -84,12 +91,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let sink = NDJSONSink(configuration: .init(directory: directory.path + "/lake"), context: SinkFixtures.context(directory.path))
-        _ = try sink.prepare()
-        try sink.write(Self.fixtureEntries(), cursor: 101)
-        let read = try Self.readAll(sink)
-        sink.close()
-        for (id, sample) in Self.expected() { #expect(read.samples[id] == sample, "\(id)") }
-        #expect(read.samples.count == Self.expected().count)
-        #expect(read.tombstones.flatMap(\.ids) == [SinkFixtures.standHour.id, "NEVER-SEEN"])
+        let tombstones = try Self.tombstonesReadBackAfterTheFixtures(sink)
+        #expect(tombstones.flatMap(\.ids) == [SinkFixtures.standHour.id, "NEVER-SEEN"])
     }
 }
