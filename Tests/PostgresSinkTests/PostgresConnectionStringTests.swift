@@ -30,12 +30,7 @@ import TimescaleDBSink
             return !text.contains(Self.secret) && (error as? PostgresError)?.misconfiguration != nil
         }
         // Not through the config (a sink made in code): the sink's error quotes none of it either.
-        let sinks: [any Sink] = [
-            PostgresSink(configuration: .init(url: url, userId: "me", schema: "unused"), context: ConformanceFixtures.context()),
-            TimescaleDBSink(configuration: .init(url: url, schema: "unused", requireTimescaledb: false),
-                            context: ConformanceFixtures.context()),
-        ]
-        for sink in sinks {
+        for sink in PostgresTestDatabase.bothSinks(url: url, schema: "unused") {
             #expect {
                 _ = try sink.prepare()
             } throws: { error in

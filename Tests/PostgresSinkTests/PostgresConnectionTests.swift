@@ -277,12 +277,7 @@ import TestSupport
             ("postgres://postgres@\(server)/postgres?sslmode=sometimes", "invalid sslmode", "fix the sink's `url`"),
         ]
         for (bad, says, fix) in refused {
-            let sinks: [any Sink] = [
-                TimescaleDBSink(configuration: .init(url: bad, schema: "unused", requireTimescaledb: false),
-                                context: ConformanceFixtures.context()),
-                PostgresSink(configuration: .init(url: bad, userId: "me", schema: "unused"), context: ConformanceFixtures.context()),
-            ]
-            for sink in sinks {
+            for sink in PostgresTestDatabase.bothSinks(url: bad, schema: "unused") {
                 #expect {
                     _ = try sink.prepare()
                 } throws: { error in
@@ -319,15 +314,11 @@ import TestSupport
         defer { _ = try? admin.execute("DROP SCHEMA \(SQL.identifier(writable)) CASCADE; DROP SCHEMA \(SQL.identifier(closed)) CASCADE") }
         #expect(try admin.query("SELECT has_database_privilege('hr_schema_writer', current_database(), 'CREATE')").text(0, 0) == "f")
         let roleURL = "postgres://hr_schema_writer@127.0.0.1:\(port)/postgres?sslmode=disable"
-        func sinks(_ schema: String) -> [any Sink] {
-            [TimescaleDBSink(configuration: .init(url: roleURL, schema: schema, requireTimescaledb: false), context: ConformanceFixtures.context()),
-             PostgresSink(configuration: .init(url: roleURL, userId: "me", schema: schema), context: ConformanceFixtures.context())]
-        }
-        for sink in sinks(writable) {
+        for sink in PostgresTestDatabase.bothSinks(url: roleURL, schema: writable) {
             #expect(throws: Never.self) { _ = try sink.prepare() }
             sink.close()
         }
-        for sink in sinks(closed) {
+        for sink in PostgresTestDatabase.bothSinks(url: roleURL, schema: closed) {
             #expect {
                 _ = try sink.prepare()
             } throws: { error in
@@ -367,11 +358,7 @@ import TestSupport
                 + "default_transaction_read_only"),
         ]
         for (sinkURL, says) in cases {
-            let sinks: [any Sink] = [
-                TimescaleDBSink(configuration: .init(url: sinkURL, schema: schema, requireTimescaledb: false),
-                                context: ConformanceFixtures.context()),
-                PostgresSink(configuration: .init(url: sinkURL, userId: "me", schema: schema), context: ConformanceFixtures.context())]
-            for sink in sinks {
+            for sink in PostgresTestDatabase.bothSinks(url: sinkURL, schema: schema) {
                 #expect {
                     _ = try sink.prepare()
                 } throws: { error in

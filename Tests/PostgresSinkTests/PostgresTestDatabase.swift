@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+import HealthRouterCore
 import PostgresClient
+import PostgresSink
 import TimescaleDBSink
 
 /// The throwaway PostgreSQL of `scripts/with-postgres.sh` (PG_URL), with a fresh schema per test.
@@ -35,6 +37,13 @@ enum PostgresTestDatabase {
                                    context: ConformanceFixtures.context())
         _ = try sink.prepare()
         return (sink, schema)
+    }
+
+    /// A timescaledb sink (plain tables allowed) and a postgres sink (`user_id` me) on `url`, their
+    /// tables in `schema`, not prepared: for what both must do alike.
+    static func bothSinks(url: String, schema: String) -> [any Sink] {
+        [TimescaleDBSink(configuration: .init(url: url, schema: schema, requireTimescaledb: false), context: ConformanceFixtures.context()),
+         PostgresSink(configuration: .init(url: url, userId: "me", schema: schema), context: ConformanceFixtures.context())]
     }
 
     static func connect(_ url: String) throws -> PostgresConnection {
