@@ -1,9 +1,12 @@
+import Foundation
 import HealthRouterCore
 
 /// Where a command writes the errors a person must act on: standard error, as
 /// `healthrouter: MESSAGE` with indented `  hint: …` lines, or, with `--log-format json`, as one
 /// JSON object a line in the log's own shape (`time`, `level` `error`, `message`, then `hint` and
 /// `exit_code`, a number, when there are), so that whatever reads the log as JSON meets no plain text.
+/// When standard error is systemd's journal (`JOURNAL_STREAM`), where every line is an entry of
+/// its own, the text is one line, `healthrouter: MESSAGE; hint: …`, as log lines give their hints.
 struct ErrorOutput {
     var format: Logger.Format
 
@@ -32,7 +35,7 @@ struct ErrorOutput {
     func write(_ text: String, exitCode: ExitCode? = nil) {
         switch format {
         case .text:
-            StandardError.write("healthrouter: \(text)\n")
+            StandardError.write("healthrouter: \(Self.standardErrorIsJournal ? Self.oneLine(text) : text)\n")
         case .json:
             var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             let message = lines.removeFirst()
@@ -46,6 +49,24 @@ struct ErrorOutput {
                                                             numbers: exitCode.map { [("exit_code", LogNumber($0.rawValue))] } ?? [])
         }
     }
+
+    /// `text`'s lines as one: the indented ones after the first (`  hint: …`) joined to it by `; `.
+    static func oneLine(_ text: String) -> String {
+        text.split(separator: "\n").map { line in line.drop { $0 == " " } }.filter { !$0.isEmpty }.joined(separator: "; ")
+    }
+
+    /// Whether file descriptor 2 is the stream systemd connected to its journal: `JOURNAL_STREAM`
+    /// (`DEVICE:INODE`, set for a service whose output goes there) names it. A program started
+    /// from such a service with its standard error elsewhere (a file, a pipe) inherits the
+    /// variable, so the descriptor itself is compared.
+    static let standardErrorIsJournal: Bool = {
+        guard let value = ProcessInfo.processInfo.environment["JOURNAL_STREAM"] else { return false }
+        let parts = value.split(separator: ":")
+        guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return false }
+        var status = stat()
+        guard fstat(2, &status) == 0 else { return false }
+        return UInt64(status.st_dev) == device && UInt64(status.st_ino) == inode
+    }()
 
     /// Writes, with `--log-format json` only, the error line that ends a command whose failure its
     /// text output tells already (an import's summary, and its sinks' `gave up` log lines): whatever
