@@ -56,7 +56,7 @@ struct DaemonReloadTests {
         let daemon = try DaemonProcess(admin: true)
         try daemon.start()
         let adminPort = try #require(daemon.adminPort)
-        struct Tally { var refused = 0, answered = 0, cut = 0 }
+        struct Tally { var refused = 0, answered = 0, cut = 0; var connectErrors: Set<Int32> = [] }
         let tally = Mutex([UInt16: Tally]())
         let probing = Mutex(true)
         let probes = DispatchGroup()
@@ -66,7 +66,8 @@ struct DaemonReloadTests {
                 // A new connection a probe, back to back, so that some land between the configs.
                 while probing.withLock({ $0 }) {
                     guard let connection = RawConnection(port: port) else {
-                        tally.withLock { $0[port, default: Tally()].refused += 1 }
+                        let failure = errno
+                        tally.withLock { $0[port, default: Tally()].refused += 1; $0[port, default: Tally()].connectErrors.insert(failure) }
                         continue
                     }
                     let path = port == adminPort ? "/metrics" : "/health"
