@@ -153,8 +153,9 @@ public final class SQLiteSink: Sink {
         }
     }
 
-    /// What a failure of the store's file says: SQLite's own words, and what to do when the file
-    /// or its disk is at fault (a damaged file is retried as any failure, but no retry mends it).
+    /// What a failure of the store's file says: SQLite's own words with `SQLiteError`'s advice,
+    /// and for a damaged file what to do with a sink's store (it is retried as any failure, but no
+    /// retry mends it).
     static func problem(_ error: SQLiteError) -> String {
         switch error.code & 0xFF {
         case 11, 26:
@@ -162,10 +163,6 @@ public final class SQLiteSink: Sink {
             error.description + "; the file is damaged (a disk fault, or a copy taken while it was written): move it away "
                 + "and healthrouter makes a new one, filled from the journal (`healthrouter backfill SINK --from` an export "
                 + "or dump brings back what the journal no longer retains); `sqlite3 FILE .recover` saves what the old one holds"
-        case 10:
-            // SQLITE_IOERR.
-            error.description + "; the disk failed to read or write the file (a failing disk, a drive or network file "
-                + "system gone): check the disk (dmesg); the write is tried again"
         default:
             error.description
         }

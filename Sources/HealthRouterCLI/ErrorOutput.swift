@@ -35,7 +35,7 @@ struct ErrorOutput {
     func write(_ text: String, exitCode: ExitCode? = nil) {
         switch format {
         case .text:
-            StandardError.write("healthrouter: \(Self.standardErrorIsJournal ? Self.oneLine(text) : text)\n")
+            StandardError.write("healthrouter: \(Self.standardErrorIsJournal ? text.asOneLine : text)\n")
         case .json:
             var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             let message = lines.removeFirst()
@@ -48,11 +48,6 @@ struct ErrorOutput {
             Logger(minimumLevel: .debug, format: .json).log(.error, message, fields,
                                                             numbers: exitCode.map { [("exit_code", LogNumber($0.rawValue))] } ?? [])
         }
-    }
-
-    /// `text`'s lines as one: the indented ones after the first (`  hint: …`) joined to it by `; `.
-    static func oneLine(_ text: String) -> String {
-        text.split(separator: "\n").map { line in line.drop { $0 == " " } }.filter { !$0.isEmpty }.joined(separator: "; ")
     }
 
     /// Whether file descriptor 2 is the stream systemd connected to its journal: `JOURNAL_STREAM`

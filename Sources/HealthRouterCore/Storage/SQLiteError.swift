@@ -26,6 +26,9 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
                 + "fix their owner or permissions, or remount the disk read-write"
         case (_, SQLITE_FULL):
             "the disk is full (the file's, or the temporary folder's for large sorts): free some space"
+        case (_, SQLITE_IOERR):
+            "the disk failed to read or write the file (a failing disk, a drive or network file system gone): "
+                + "check the disk (dmesg)"
         default:
             nil
         }
