@@ -49,6 +49,13 @@ struct ByteScanner {
         return true
     }
 
+    /// Exactly `count` ASCII digits at `offset` of the bytes as a number (the cursor moved there first).
+    @inline(__always)
+    mutating func digits(_ count: Int, at offset: Int) -> Int? {
+        index = offset
+        return digits(count)
+    }
+
     /// Exactly `count` ASCII digits as a number.
     @inline(__always)
     mutating func digits(_ count: Int) -> Int? {

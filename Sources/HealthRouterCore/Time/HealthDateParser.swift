@@ -56,26 +56,11 @@ public enum HealthDateParser {
         let signByte = bytes[20]
         guard signByte == UInt8(ascii: "+") || signByte == UInt8(ascii: "-") else { return nil }
         var scanner = ByteScanner(bytes)
-        scanner.index = 0
-        guard let year = scanner.digits(4) else { return nil }
-        scanner.index = 5
-        guard let month = scanner.digits(2) else { return nil }
-        scanner.index = 8
-        guard let day = scanner.digits(2) else { return nil }
-        scanner.index = 11
-        guard let hour = scanner.digits(2) else { return nil }
-        scanner.index = 14
-        guard let minute = scanner.digits(2) else { return nil }
-        scanner.index = 17
-        guard let second = scanner.digits(2) else { return nil }
-        scanner.index = 21
-        guard let offsetHours = scanner.digits(2), let offsetMinutes = scanner.digits(2) else { return nil }
-        guard month >= 1, month <= 12, day >= 1, day <= CivilDate.daysInMonth(year: year, month: month),
-              hour < 24, minute < 60, second < 60, offsetHours < 24, offsetMinutes < 60 else { return nil }
-        let magnitude = offsetHours * 3600 + offsetMinutes * 60
-        let offset = signByte == UInt8(ascii: "-") ? -magnitude : magnitude
-        return makeTimestamp(year: year, month: month, day: day,
-                             millisecondsOfDay: (hour * 3600 + minute * 60 + second) * 1000, offset: offset)
+        guard let year = scanner.digits(4, at: 0), let month = scanner.digits(2, at: 5), let day = scanner.digits(2, at: 8),
+              let hour = scanner.digits(2, at: 11), let minute = scanner.digits(2, at: 14), let second = scanner.digits(2, at: 17),
+              let offsetHours = scanner.digits(2, at: 21), let offsetMinutes = scanner.digits(2) else { return nil }
+        return fixedWidthTimestamp(year: year, month: month, day: day, hour: hour, minute: minute, second: second,
+                                   signByte: signByte, offsetHours: offsetHours, offsetMinutes: offsetMinutes)
     }
 
     /// `yyyyMMddHHmmss±hhmm`, exactly 19 bytes (exports of iOS 8 and 9).
@@ -83,11 +68,18 @@ public enum HealthDateParser {
         let signByte = bytes[14]
         guard signByte == UInt8(ascii: "+") || signByte == UInt8(ascii: "-") else { return nil }
         var scanner = ByteScanner(bytes)
-        scanner.index = 0
-        guard let year = scanner.digits(4), let month = scanner.digits(2), let day = scanner.digits(2),
-              let hour = scanner.digits(2), let minute = scanner.digits(2), let second = scanner.digits(2) else { return nil }
-        scanner.index = 15
-        guard let offsetHours = scanner.digits(2), let offsetMinutes = scanner.digits(2) else { return nil }
+        guard let year = scanner.digits(4, at: 0), let month = scanner.digits(2), let day = scanner.digits(2),
+              let hour = scanner.digits(2), let minute = scanner.digits(2), let second = scanner.digits(2),
+              let offsetHours = scanner.digits(2, at: 15), let offsetMinutes = scanner.digits(2) else { return nil }
+        return fixedWidthTimestamp(year: year, month: month, day: day, hour: hour, minute: minute, second: second,
+                                   signByte: signByte, offsetHours: offsetHours, offsetMinutes: offsetMinutes)
+    }
+
+    /// The instant of the fields of a fixed-width style (export, compact), the offset's sign
+    /// `signByte` (`+` or `-`); nil when a field is out of its range.
+    @inline(__always)
+    private static func fixedWidthTimestamp(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int,
+                                            signByte: UInt8, offsetHours: Int, offsetMinutes: Int) -> Timestamp? {
         guard month >= 1, month <= 12, day >= 1, day <= CivilDate.daysInMonth(year: year, month: month),
               hour < 24, minute < 60, second < 60, offsetHours < 24, offsetMinutes < 60 else { return nil }
         let magnitude = offsetHours * 3600 + offsetMinutes * 60
