@@ -59,7 +59,12 @@ final class MHDServer: Sendable {
             var socket: Int32
             /// While it waits for a request's headers: the number of the deadline armed for them.
             var headerDeadline: UInt64?
+            /// Until its first request's headers are in: a client that has just connected, whose
+            /// request may be in the socket already (or its TLS handshake under way).
+            var awaitingFirstRequest = true
         }
+        /// The connections whose first request's headers are not in yet.
+        var awaitingFirstRequest: Int { byAddress.values.count(where: { $0.awaitingFirstRequest }) }
         var byAddress: [UInt: Connection] = [:]
         var deadlinesArmed: UInt64 = 0
     }
@@ -206,9 +211,11 @@ final class MHDServer: Sendable {
     }
 
     /// Stops accepting, waits up to `grace` seconds for the requests in flight, and closes
-    /// them. A request whose body is still arriving (a slow phone, a client trickling bytes) is
-    /// waited for `uploadGrace` seconds only, then cut: nothing of it was accepted, and a client
-    /// that got no reply sends it again. One whose body is in is answered (its journal append
+    /// them. A request whose body is still arriving (a slow phone, a client trickling bytes), or
+    /// a connection accepted whose first request's headers are not in yet (a client that
+    /// connected a moment before: its request may be in the socket already), is waited for
+    /// `uploadGrace` seconds only, then cut: nothing of it was accepted, and a client that got no
+    /// reply sends it again. One whose body is in is answered (its journal append
     /// ends). The listening socket is closed, or, during a reload, goes to `handover`, which
     /// keeps it open and bound: connections made meanwhile wait in its backlog for the next server.
     /// Returns true when the socket went to `handover` (still listening), false when it was closed.
@@ -228,7 +235,9 @@ final class MHDServer: Sendable {
         let handingOn = listener >= 0 && servedAddress != nil && handover?.isReloading == true
         if listener >= 0, !handingOn { close(listener) }
         let started = Date()
-        while inFlight.withLock({ $0 }) > 0 {
+        // A connection accepted just before the quiesce is waited for too: closed by
+        // MHD_stop_daemon before its thread read the request, it was cut unanswered.
+        while inFlight.withLock({ $0 }) > 0 || connections.withLock({ $0.awaitingFirstRequest }) > 0 {
             let waited = Date().timeIntervalSince(started)
             if waited >= grace || (waited >= uploadGrace && answering.withLock({ $0 }) == 0) { break }
             usleep(5_000)
@@ -309,7 +318,10 @@ final class MHDServer: Sendable {
                         state: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
         guard let pointer = state.pointee else {
             // First call: the headers are in.
-            connections.withLock { $0.byAddress[Self.address(of: connection)]?.headerDeadline = nil }
+            connections.withLock { open in
+                open.byAddress[Self.address(of: connection)]?.headerDeadline = nil
+                open.byAddress[Self.address(of: connection)]?.awaitingFirstRequest = false
+            }
             inFlight.withLock { $0 += 1 }
             var headers: [String: String] = [:]
             for name in Self.headerNames {
