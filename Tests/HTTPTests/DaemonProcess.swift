@@ -107,7 +107,7 @@ final class DaemonProcess {
     /// daemon's directory) instead of `--config`.
     var configFound = false
 
-    /// Starts the daemon and waits until `/health` answers. Random ports that something else
+    /// Starts the daemon and waits until `/health` answers and the admin source (if any) listens. Random ports that something else
     /// took meanwhile (another test's listener, a client's ephemeral port) are replaced by others.
     func start() throws {
         for _ in 0..<5 {
@@ -115,8 +115,10 @@ final class DaemonProcess {
             let deadline = Date(timeIntervalSinceNow: 10)
             while Date() < deadline {
                 // Its own listener: another test's daemon may answer on the same random port while
-                // this one exits 69 for it.
-                if log.contains("listening"), log.contains("127.0.0.1:\(port)"), process.isRunning,
+                // this one exits 69 for it. The admin source starts after the push one: until it
+                // logs, its port refuses connections though /health answers.
+                let adminListens = adminPort.map { log.contains("admin listening") && log.contains("127.0.0.1:\($0)") } ?? true
+                if log.contains("listening"), log.contains("127.0.0.1:\(port)"), adminListens, process.isRunning,
                    client.get("/health").status == 200 { return }
                 guard process.isRunning else { break }
                 usleep(20_000)

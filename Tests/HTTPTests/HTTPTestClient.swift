@@ -121,7 +121,12 @@ final class RawConnection {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard fd >= 0, connected == 0 else {
-            Glibc.close(fd)
+            // errno stays the failure's (for the caller to read), and deinit, which runs for a
+            // failed init too, does not close the number again (another thread's socket by then).
+            let failure = errno
+            if fd >= 0 { Glibc.close(fd) }
+            fd = -1
+            errno = failure
             return nil
         }
     }
