@@ -107,8 +107,9 @@ final class DaemonProcess {
     /// daemon's directory) instead of `--config`.
     var configFound = false
 
-    /// Starts the daemon and waits until `/health` answers and the admin source (if any) listens. Random ports that something else
-    /// took meanwhile (another test's listener, a client's ephemeral port) are replaced by others.
+    /// Starts the daemon and waits until `/health` answers and the admin source (if any) listens.
+    /// Random ports that something else took meanwhile (another test's listener, a client's
+    /// ephemeral port) are replaced by others.
     func start() throws {
         for _ in 0..<5 {
             let process = try launch()
