@@ -59,12 +59,22 @@ public final class ReplaySource: FiniteSource {
         let head = (try? handle.read(upToCount: 4096)) ?? Data()
         // Saved as UTF-16 (refused by `formatProblem`, saying so).
         if UTF16Text.firstASCIICharacter(head) == UInt8(ascii: "{") { return true }
-        let blank: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF]
-        var first = head.first { !blank.contains($0) }
+        // The first byte that is not white space (or part of a byte-order mark), scanned in place.
+        func firstOtherByte(_ data: Data) -> UInt8? {
+            data.withUnsafeBytes { bytes in
+                bytes.first { byte in
+                    switch byte {
+                    case 0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF: false
+                    default: true
+                    }
+                }
+            }
+        }
+        var first = firstOtherByte(head)
         // Blank lines are ignored, however many lead the file (read to its first other byte: a bound
         // here took a file of 1 MiB of them, named `.ndjson`, for an export that is neither zip nor XML).
-        while first == nil, let more = try? handle.read(upToCount: 64 << 10), !more.isEmpty {
-            first = more.first { !blank.contains($0) }
+        while first == nil, let more = try? handle.read(upToCount: 1 << 20), !more.isEmpty {
+            first = firstOtherByte(more)
         }
         // Named as NDJSON, with something in it: its lines are read as such, a bad first one counted
         // like any other (a file of blank lines goes on to be refused as nothing but white space).

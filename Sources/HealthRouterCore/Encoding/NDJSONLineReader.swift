@@ -4,8 +4,9 @@ import Foundation
 /// (without its `\n` or `\r\n`) to a closure with its 1-based line number. A last line
 /// without a newline is handed over too. A UTF-8 byte-order mark at the start of the file
 /// (editors on Windows write one) is not part of the first line. Each byte is searched for a
-/// newline once, however long the line. A run of NUL bytes (what a power cut leaves) ends the
-/// line before it and is passed over, as no line.
+/// newline once, however long the line; a run of blank lines is passed over in one scan, counted.
+/// A run of NUL bytes (what a power cut leaves) ends the line before it and is passed over, as no
+/// line.
 public enum NDJSONLineReader {
     /// A line longer than the reader was told to take (`maxLineBytes`).
     public struct LineTooLong: Error {
@@ -63,7 +64,17 @@ public enum NDJSONLineReader {
                 searchFrom = lineStart
                 skippingZeros = lineStart == pending.count
             }
-            while let end = pending[searchFrom...].firstIndex(where: { $0 == 0x0A || $0 == 0 }) {
+            while true {
+                if searchFrom == lineStart {
+                    // At a line's start: a run of blank lines is passed over in one scan, counted, not
+                    // handed out line by line (20 MB of them read at about 1 MB/s, each line a slice,
+                    // a search and a check).
+                    let run = pending.withUnsafeBufferPointer { Self.blankLines(in: $0, from: lineStart) }
+                    lineNumber += run.count
+                    lineStart = run.end
+                    searchFrom = lineStart
+                }
+                guard let end = pending[searchFrom...].firstIndex(where: { $0 == 0x0A || $0 == 0 }) else { break }
                 if pending[end] == 0x0A {
                     try emit(pending[lineStart..<end], endingAt: base + Int64(end + 1))
                     lineStart = end + 1
@@ -83,5 +94,28 @@ public enum NDJSONLineReader {
             if let maxLineBytes, pending.count > maxLineBytes { throw LineTooLong(lineNumber: lineNumber + 1) }
         }
         if !pending.isEmpty { try emit(pending[...], endingAt: consumed) }
+    }
+
+    /// The run of blank lines at `start` in `bytes`: the offset just past its last newline (`start`
+    /// when the line there is not blank or has no newline in `bytes` yet) and how many lines it
+    /// holds. A blank line is spaces and tabs, then `\n` or `\r\n`, the lines `forEachLine` does not
+    /// hand out (a line holding any other byte, a lone `\r` or a NUL among them, ends the run).
+    static func blankLines(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> (end: Int, count: Int) {
+        var index = start, end = start, count = 0
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09:
+                index += 1
+            case 0x0D where index + 1 < bytes.count && bytes[index + 1] == 0x0A:
+                index += 1
+            case 0x0A:
+                index += 1
+                count += 1
+                end = index
+            default:
+                return (end, count)
+            }
+        }
+        return (end, count)
     }
 }
