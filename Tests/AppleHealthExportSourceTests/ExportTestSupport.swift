@@ -147,13 +147,18 @@ enum Fixtures {
     static func zip(_ entries: [(String, String)], to path: String, stored: Bool = false) throws {
         let script = """
         import json, sys, zipfile
-        entries = json.loads(sys.argv[2])
+        with open(sys.argv[2], encoding="utf-8") as listing:
+            entries = json.load(listing)
         with zipfile.ZipFile(sys.argv[1], "w", compression=zipfile.\(stored ? "ZIP_STORED" : "ZIP_DEFLATED")) as archive:
             for name, text in entries:
                 archive.writestr(name, text.encode("utf-8"))
         """
+        // The entries go through a file: an argument holds at most 128 KiB (Linux's MAX_ARG_STRLEN).
         let json = try JSONSerialization.data(withJSONObject: entries.map { [$0.0, $0.1] })
-        _ = try python(["-c", script, path, String(decoding: json, as: UTF8.self)])
+        let listing = path + ".entries.json"
+        try json.write(to: URL(fileURLWithPath: listing))
+        defer { try? FileManager.default.removeItem(atPath: listing) }
+        _ = try python(["-c", script, path, listing])
     }
 
     /// An export.xml around `body` (Records and other top-level elements).
