@@ -120,7 +120,8 @@ struct ZipExportReader {
             if !isIgnored(entry.path) && (!entry.hasName || mayBeHealthData(entry.path)) {
                 // A name that may be the data file's: its first bytes tell (an `.xml` web page is
                 // not an export). One that cannot be read is left for the import to say why.
-                guard let count = try? archive.readFully(into: head) else { return }
+                guard let read = try? archive.readFully(into: head),
+                      let count = try? headPastWhiteSpace(archive, head: head, count: read) else { return }
                 if isHealthData(UnsafeRawBufferPointer(rebasing: head[0..<count])) { return }
             }
             others.append(entry.path)
@@ -202,7 +203,11 @@ struct ZipExportReader {
     private func scanEntry(_ entry: ZipArchive.Entry, _ archive: ZipArchive, buffer: UnsafeMutableRawBufferPointer,
                            dataEntry: inout ZipArchive.Entry?, electrocardiograms: inout [ZipArchive.Entry],
                            routes: RoutePointStore, resources: ClinicalResourceStore, output: SourceOutput) throws -> Bool {
-        let head = try archive.readFully(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<Self.sniffLength]))
+        let sniffed = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<Self.sniffLength])
+        let read = try archive.readFully(into: sniffed)
+        // A data file led by more blank lines than the sniff holds: its first other bytes tell (pass 2
+        // reads the entry again from its start).
+        let head = Self.mayBeHealthData(entry.path) ? try Self.headPastWhiteSpace(archive, head: sniffed, count: read) : read
         let headBytes = UnsafeRawBufferPointer(rebasing: buffer[0..<head])
         if Self.isHealthData(headBytes) {
             if dataEntry == nil {
@@ -217,7 +222,7 @@ struct ZipExportReader {
         } else if entry.path.lowercased().hasSuffix(".json") {
             try keepResource(entry, head: head, buffer: buffer, archive: archive, resources: resources, output: output)
         } else {
-            if head > 0 {
+            if read > 0 {
                 output.skipped("File in the zip not imported (not part of the Health data)", location: "entry \(entry.path)")
             }
             return false
@@ -379,6 +384,29 @@ struct ZipExportReader {
         if components.contains("__MACOSX") { return true }
         guard let name = components.last else { return true }
         return name == ".DS_Store" || name.hasPrefix("._") || name.lowercased().hasSuffix("_cda.xml")
+    }
+
+    /// When `head` is full (`count` is its size) of white space (spaces, tabs, line ends, after an
+    /// optional UTF-8 byte-order mark): reads the archive's current entry on to its first other byte
+    /// and fills `head` with the bytes from there, returning how many (0: the entry is white space to
+    /// its end). Otherwise `count`, `head` untouched. An export.xml led by more blank lines than the
+    /// sniff holds was no Health data file, and its zip no export.
+    static func headPastWhiteSpace(_ archive: ZipArchive, head: UnsafeMutableRawBufferPointer, count: Int) throws -> Int {
+        func firstOther(_ bytes: UnsafeMutableRawBufferPointer.SubSequence) -> Int? {
+            bytes.firstIndex { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }
+        }
+        let start = count >= 3 && head[0] == 0xEF && head[1] == 0xBB && head[2] == 0xBF ? 3 : 0
+        guard count == head.count, count > start, firstOther(head[start..<count]) == nil else { return count }
+        while true {
+            let count = try archive.readFully(into: head)
+            guard let other = firstOther(head[0..<count]) else {
+                if count < head.count { return 0 }
+                continue
+            }
+            let kept = count - other
+            memmove(head.baseAddress!, head.baseAddress! + other, kept)
+            return count < head.count ? kept : kept + (try archive.readFully(into: UnsafeMutableRawBufferPointer(rebasing: head[kept...])))
+        }
     }
 
     /// Whether the first bytes of a file (`sniffLength` of them) show a Health data file.

@@ -380,6 +380,43 @@ import AppleHealthExportSource
         #expect(Fixtures.readFailing(text).0?.problem.contains("neither a zip file nor XML") == true)
     }
 
+    /// In a zip too: an export.xml (without its declaration) led by more blank lines (here 200 KiB) than the 16 KiB
+    /// an entry's start is looked at is the Health data file, read with its lines named as the
+    /// entry's (the zip was refused as holding no file that could be the Health data). An entry of
+    /// nothing but white space is still no Health data, reported as a file not imported.
+    @Test func anExportInAZipLedByMoreThanItsSniffOfBlankLinesIsRead() throws {
+        let directory = try TemporaryDirectory()
+        let lead = "\u{FEFF}" + String(repeating: "\n", count: 150_000) + String(repeating: " \t\r\n", count: 10_000)
+        #expect(lead.utf8.count > 64 << 10)
+        let record = #"<Record type="HKQuantityTypeIdentifierStepCount" sourceName="P" unit="count" "#
+            + #"startDate="2023-01-01 08:00:00 -0800" endDate="2023-01-01 08:10:00 -0800" value="10"/>"#
+        let export = Fixtures.export(record + "\n" + record.replacingOccurrences(of: "value=\"10\"", with: "value=\"lots\""))
+        let body = lead + export.drop { $0 != "\n" }.dropFirst()
+        let path = directory.file("export.zip")
+        try Fixtures.zip([("apple_health_export/export.xml", body),
+                          ("apple_health_export/blank.xml", String(repeating: "\n", count: 100_000))], to: path)
+        try Fixtures.source(path).checkInput()
+        let output = try Fixtures.read(path)
+        #expect(output.samples(.quantity).count == 1)
+        // The second record is line 4 of the export without its declaration.
+        #expect(output.skips.map(\.location) == ["entry apple_health_export/blank.xml", "line \(160_000 + 4)"],
+                "\(output.skips)")
+        #expect(output.skips.first?.reason.contains("not imported (not part of the Health data)") == true, "\(output.skips)")
+
+        // Stored, not deflated, the same.
+        let stored = directory.file("stored.zip")
+        try Fixtures.zip([("apple_health_export/export.xml", body)], to: stored, stored: true)
+        try Fixtures.source(stored).checkInput()
+        #expect(try Fixtures.read(stored).samples(.quantity).count == 1)
+
+        // Nothing but white space (or text after it) is still no Health data file.
+        let blank = directory.file("blank.zip")
+        try Fixtures.zip([("apple_health_export/export.xml", lead), ("apple_health_export/text.xml", lead + "just text\n")], to: blank)
+        let refused = try #require(throws: SourceError.self) { try Fixtures.source(blank).checkInput() }
+        #expect(refused.problem.contains("holds no file that could be the Health data"), "\(refused.problem)")
+        #expect(Fixtures.readFailing(blank).0?.problem.contains("contains no Apple Health data file") == true)
+    }
+
     @Test func malformedXMLInsideAZipNamesTheEntryAndLine() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("export.zip")
