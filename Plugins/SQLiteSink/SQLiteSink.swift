@@ -66,10 +66,14 @@ public final class SQLiteSink: Sink {
     static let upsertCacheSize = -8192
     static let bulkCacheSize = -2048
 
+    /// The sink's name in the config, for the commands a message gives.
+    let name: String
+
     public init(configuration: Configuration, context: PluginContext) {
         var expanded = configuration
         expanded.path = context.expandingTilde(configuration.path)
         self.configuration = expanded
+        self.name = context.name
         self.logger = context.logger.with("sink", context.name)
     }
 

@@ -122,15 +122,27 @@ final class SQLiteSinkReader {
                            fill: (inout Sample, SQLiteStatement, Int32) throws -> Void) throws {
         let row = try database.prepare("SELECT \(Self.header), \(columns) FROM \(table) ORDER BY rowid")
         while try row.step() {
-            var sample = Sample(id: row.string(0) ?? "", type: row.string(1) ?? "", kind: .quantity,
-                                start: try Self.time(row, 2, offset: 4), end: try Self.time(row, 3, offset: 5),
-                                timeZone: row.string(6), sourceName: row.string(7) ?? "", sourceVersion: row.string(8),
-                                sourceBundleId: row.string(9), device: row.string(10),
-                                createdAt: try Self.optionalTime(row, 11, offset: 12),
-                                metadata: try Self.metadata(row, 13), userId: row.string(14))
-            try fill(&sample, row, Self.headerCount)
-            try visit(.sample(sample))
+            do {
+                try readRow(row, table: table, visit, fill: fill)
+            } catch var error as UnreadableTime {
+                error.sampleId = row.string(0)
+                error.sampleTable = table
+                throw error
+            }
         }
+    }
+
+    /// The current row of `readTable`.
+    private func readRow(_ row: SQLiteStatement, table: String, _ visit: (HealthItem) throws -> Void,
+                         fill: (inout Sample, SQLiteStatement, Int32) throws -> Void) throws {
+        var sample = Sample(id: row.string(0) ?? "", type: row.string(1) ?? "", kind: .quantity,
+                            start: try Self.time(row, 2, offset: 4, table: table), end: try Self.time(row, 3, offset: 5, table: table),
+                            timeZone: row.string(6), sourceName: row.string(7) ?? "", sourceVersion: row.string(8),
+                            sourceBundleId: row.string(9), device: row.string(10),
+                            createdAt: try Self.optionalTime(row, 11, offset: 12, table: table),
+                            metadata: try Self.metadata(row, 13), userId: row.string(14))
+        try fill(&sample, row, Self.headerCount)
+        try visit(.sample(sample))
     }
 
     private func heartbeats(of id: String) throws -> [Heartbeat] {
@@ -138,7 +150,7 @@ final class SQLiteSinkReader {
         defer { beats.reset() }
         var out: [Heartbeat] = []
         while try beats.step() {
-            out.append(Heartbeat(time: try Self.time(beats, 0, offset: 1), beatsPerMinute: beats.double(2)))
+            out.append(Heartbeat(time: try Self.time(beats, 0, offset: 1, table: "heartbeats"), beatsPerMinute: beats.double(2)))
         }
         return out
     }
@@ -147,7 +159,7 @@ final class SQLiteSinkReader {
         var eventsByActivity: [String: [WorkoutEvent]] = [:]
         events.bind(1, id)
         while try events.step() {
-            let event = WorkoutEvent(type: events.string(1) ?? "", date: try Self.time(events, 2, offset: 3),
+            let event = WorkoutEvent(type: events.string(1) ?? "", date: try Self.time(events, 2, offset: 3, table: "workout_events"),
                                      durationSeconds: Self.double(events, 4), metadata: try Self.metadata(events, 5))
             if let activity = events.string(0) { eventsByActivity[activity, default: []].append(event) } else {
                 workout.events.append(event)
@@ -158,8 +170,8 @@ final class SQLiteSinkReader {
         statistics.bind(1, id)
         while try statistics.step() {
             let s = statistics
-            let statistic = WorkoutStatistic(type: s.string(1) ?? "", start: try Self.time(s, 2, offset: 3),
-                                             end: try Self.time(s, 4, offset: 5), average: Self.double(s, 6),
+            let statistic = WorkoutStatistic(type: s.string(1) ?? "", start: try Self.time(s, 2, offset: 3, table: "workout_statistics"),
+                                             end: try Self.time(s, 4, offset: 5, table: "workout_statistics"), average: Self.double(s, 6),
                                              minimum: Self.double(s, 7), maximum: Self.double(s, 8),
                                              sum: Self.double(s, 9), unit: s.string(10))
             if let activity = s.string(0) { statisticsByActivity[activity, default: []].append(statistic) } else {
@@ -172,8 +184,8 @@ final class SQLiteSinkReader {
             let a = activities
             let activityId = a.string(0) ?? ""
             workout.activities.append(WorkoutActivity(
-                id: activityId, activityType: a.string(1), start: try Self.time(a, 2, offset: 3),
-                end: try Self.optionalTime(a, 4, offset: 5), durationSeconds: Self.double(a, 6),
+                id: activityId, activityType: a.string(1), start: try Self.time(a, 2, offset: 3, table: "workout_activities"),
+                end: try Self.optionalTime(a, 4, offset: 5, table: "workout_activities"), durationSeconds: Self.double(a, 6),
                 metadata: try Self.metadata(a, 7), events: eventsByActivity[activityId] ?? [],
                 statistics: statisticsByActivity[activityId] ?? []))
         }
@@ -183,8 +195,8 @@ final class SQLiteSinkReader {
         while try routes.step() {
             let r = routes
             routeOrdinals.append(r.int64(0))
-            workout.routes.append(WorkoutRoute(sourceName: r.string(1), start: try Self.optionalTime(r, 2, offset: 3),
-                                               end: try Self.optionalTime(r, 4, offset: 5), filePath: r.string(6),
+            workout.routes.append(WorkoutRoute(sourceName: r.string(1), start: try Self.optionalTime(r, 2, offset: 3, table: "workout_routes"),
+                                               end: try Self.optionalTime(r, 4, offset: 5, table: "workout_routes"), filePath: r.string(6),
                                                metadata: try Self.metadata(r, 7)))
         }
         routes.reset()
@@ -195,7 +207,7 @@ final class SQLiteSinkReader {
             let p = points
             guard let routeIndex = routeOrdinals.firstIndex(of: p.int64(0)) else { continue }
             workout.routes[routeIndex].points.append(RoutePoint(
-                time: try Self.time(p, 1, offset: 2), latitude: p.double(3), longitude: p.double(4),
+                time: try Self.time(p, 1, offset: 2, table: "workout_route_points"), latitude: p.double(3), longitude: p.double(4),
                 altitude: Self.double(p, 5), horizontalAccuracy: Self.double(p, 6), verticalAccuracy: Self.double(p, 7),
                 course: Self.double(p, 8), speed: Self.double(p, 9)))
         }
@@ -219,16 +231,40 @@ final class SQLiteSinkReader {
         row.isNull(column) ? nil : row.double(column)
     }
 
-    static func time(_ row: SQLiteStatement, _ column: Int32, offset: Int32) throws -> Timestamp {
+    /// A stored time that is no time healthrouter reads (a row edited by hand): where it is, for the
+    /// message `readBack` gives.
+    struct UnreadableTime: Error {
+        /// What the column holds, nil for NULL.
+        var text: String?
+        var table: String
+        var column: String
+        /// The sample whose row (or part: a workout's event, a heartbeat) holds it, and its table.
+        var sampleId: String?
+        var sampleTable: String?
+
+        /// The message, naming the store's `path` and what to do (`sink`: the sink's name).
+        func message(path: String, sink: String) -> String {
+            let value = text.map { "'\($0)'" } ?? "NULL"
+            let id = (sampleId ?? "").replacingOccurrences(of: "'", with: "''")
+            let part = sampleTable.map { $0 == table ? "" : " (a part of the sample in table \($0))" } ?? ""
+            let remove = sampleTable.map { " (`DELETE FROM \($0) WHERE id = '\(id)'` in sqlite3: its parts go with it)" } ?? ""
+            return "\(path): column \(column) of table \(table), in the row of sample '\(sampleId ?? "?")'\(part), holds \(value), "
+                + "which is no time (healthrouter writes 2024-03-07T13:00:00.000Z): was the file edited by hand? Write the "
+                + "time back in that form, or delete the sample\(remove) and run `healthrouter backfill \(sink)`, which "
+                + "writes it again from the journal"
+        }
+    }
+
+    static func time(_ row: SQLiteStatement, _ column: Int32, offset: Int32, table: String) throws -> Timestamp {
         guard let text = row.string(column), var time = HealthDateParser.parse(text) else {
-            throw SinkError.unavailable("sqlite: unreadable time '\(row.string(column) ?? "NULL")' in a stored row")
+            throw UnreadableTime(text: row.string(column), table: table, column: row.columnName(column))
         }
         time.utcOffsetSeconds = row.isNull(offset) ? nil : Int32(truncatingIfNeeded: row.int64(offset))
         return time
     }
 
-    static func optionalTime(_ row: SQLiteStatement, _ column: Int32, offset: Int32) throws -> Timestamp? {
-        row.isNull(column) ? nil : try time(row, column, offset: offset)
+    static func optionalTime(_ row: SQLiteStatement, _ column: Int32, offset: Int32, table: String) throws -> Timestamp? {
+        row.isNull(column) ? nil : try time(row, column, offset: offset, table: table)
     }
 
     static func metadata(_ row: SQLiteStatement, _ column: Int32) throws -> [MetadataEntry] {
@@ -266,6 +302,8 @@ extension SQLiteSink: ReadableSink {
             try SQLiteSinkReader(database: database).read(visit)
         } catch let error as SQLiteError {
             throw SinkError.unavailable(SQLiteSink.problem(error))
+        } catch let error as SQLiteSinkReader.UnreadableTime {
+            throw SinkError.unavailable(error.message(path: configuration.path, sink: name))
         } catch let error as JSONParser.Failure {
             throw SinkError.unavailable("\(configuration.path): a stored JSON column is unreadable: \(error)")
         }

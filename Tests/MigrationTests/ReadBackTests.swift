@@ -54,6 +54,54 @@ import Testing
         #expect(Set(tombstones.flatMap(\.ids)) == [SinkFixtures.standHour.id, "NEVER-SEEN"])
     }
 
+    /// A stored time edited by hand into no time (`'noon'`), in a sample's row or in one of its parts
+    /// (a workout's event), makes the read back fail naming the store's file, the table, the column,
+    /// the sample and what to do: it said `sqlite: unreadable time 'noon' in a stored row`, no file.
+    /// The `DELETE` it gives runs, and the store reads back without the sample.
+    @Test func anUnreadableStoredTimeNamesTheFileTheRowAndWhatToDo() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path + "/h.sqlite"
+        let sink = SQLiteSink(configuration: .init(path: path), context: SinkFixtures.context(directory.path))
+        _ = try sink.prepare()
+        try sink.write(SinkFixtures.entries(SinkFixtures.all), cursor: Int64(SinkFixtures.all.count))
+        sink.close()
+        func problem() throws -> String? {
+            let reader = SQLiteSink(configuration: .init(path: path), context: SinkFixtures.context(directory.path))
+            try reader.prepareForReading()
+            defer { reader.close() }
+            do {
+                _ = try Self.readAll(reader)
+                return nil
+            } catch SinkError.unavailable(let reason) {
+                return reason
+            }
+        }
+        func edit(_ sql: String) throws {
+            let database = try SQLiteDatabase(path: path)
+            try database.execute(sql)
+        }
+        #expect(try problem() == nil)
+
+        try edit("UPDATE workout_events SET date_at = 'noon' WHERE workout_id = 'W-1' AND type = 'HKWorkoutEventTypeResume'")
+        let part = try #require(try problem())
+        #expect(part.hasPrefix(path + ": column date_at of table workout_events, in the row of sample 'W-1' (a part of the "
+                               + "sample in table workouts), holds 'noon', which is no time"), "\(part)")
+        #expect(part.contains("`DELETE FROM workouts WHERE id = 'W-1'` in sqlite3") && part.contains("`healthrouter backfill test`"),
+                "\(part)")
+
+        // The sample's own row; its start as SQLite's CHECK (end_at >= start_at) lets it be edited.
+        try edit("DELETE FROM workouts WHERE id = 'W-1'")
+        let id = SinkFixtures.heartRate.id
+        try edit("UPDATE samples SET start_at = substr(start_at, 1, 10) || ' noon' WHERE id = '\(id)'")
+        let own = try #require(try problem())
+        #expect(own.hasPrefix(path + ": column start_at of table samples, in the row of sample '\(id)', holds '"), "\(own)")
+        #expect(own.contains(" noon', which is no time (healthrouter writes 2024-03-07T13:00:00.000Z): was the file edited by hand?"),
+                "\(own)")
+        try edit("DELETE FROM samples WHERE id = '\(id)'")
+        #expect(try problem() == nil)
+    }
+
     /// A store written to while it is read back (a daemon writing, a dump reading) is read
     /// as it was when the read began: later tables do not show what was written meanwhile.
     @Test func sqliteSinkReadsBackOneSnapshotWhileAnotherConnectionWrites() throws {

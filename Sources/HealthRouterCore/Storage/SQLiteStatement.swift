@@ -86,6 +86,8 @@ public final class SQLiteStatement {
     }
 
     public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    /// The name of result column `column` (its name in the table, or its `AS` name), "?" when SQLite has none.
+    public func columnName(_ column: Int32) -> String { sqlite3_column_name(handle, column).map { String(cString: $0) } ?? "?" }
     public func columnIsText(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_TEXT }
     public func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
     public func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
