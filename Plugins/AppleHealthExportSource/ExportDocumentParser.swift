@@ -54,7 +54,7 @@ final class ExportDocumentParser {
         reportHeldCorrelations(location: entry.map { "entry \($0)" })
         do { try emitPending() } catch { return error }
         guard emittedItems > 0, var failure = error as? SourceError else { return error }
-        failure.problem += "." + keptNote
+        failure.problem += keptNote
         return failure
     }
 
@@ -67,9 +67,10 @@ final class ExportDocumentParser {
         }
     }
 
-    /// ` The 120 items read before this point were kept.`: for an error after items were emitted.
+    /// ` (the 120 items read before this point were kept)`: the end of the problem of an error after
+    /// items were emitted (the fact, said once: the hint after it is what to do).
     private var keptNote: String {
-        " The \(NumberText.counted(emittedItems, "item")) read before this point \(emittedItems == 1 ? "was" : "were") kept."
+        " (the \(NumberText.counted(emittedItems, "item")) read before this point \(emittedItems == 1 ? "was" : "were") kept)"
     }
 
     /// For the import log: the export's locale and whether its DTD was removed (`fields`), the
@@ -100,15 +101,15 @@ final class ExportDocumentParser {
         let location = (entry.map { "entry \($0), " } ?? "") + "line \(failure.line)"
         let kept = emittedItems > 0 ? keptNote : ""
         if failure.raisedByHandler {
-            return SourceError(input: input, location: location, problem: failure.message,
+            return SourceError(input: input, location: location, problem: failure.message + kept,
                                hint: "give the export.zip the Health app wrote, or the export.xml inside it")
         }
         if failure.atEnd {
             return SourceError(input: input, location: location,
-                               problem: "the export ends in the middle of the document (\(failure.message)); it is truncated",
-                               hint: "copy the file again in full, or export again from the Health app (Profile → Export All Health Data).\(kept)")
+                               problem: "the export ends in the middle of the document (\(failure.message)); it is truncated\(kept)",
+                               hint: "copy the file again in full, or export again from the Health app (Profile → Export All Health Data)")
         }
-        return SourceError(input: input, location: location, problem: "the XML is not well-formed: \(failure.message)",
-                           hint: "the export is damaged: export again from the Health app (Profile → Export All Health Data); if it happens again, report the line.\(kept)")
+        return SourceError(input: input, location: location, problem: "the XML is not well-formed: \(failure.message)\(kept)",
+                           hint: "the export is damaged: export again from the Health app (Profile → Export All Health Data); if it happens again, report the line")
     }
 }

@@ -40,9 +40,12 @@ struct ImportReport {
             guard let failure = source.failure else { continue }
             let input = input(index), records = source.counters.records
             var text = failure.hasPrefix(input) ? failure : "\(input): \(failure)"
-            // Said once: the source may have said it already ("… were kept.", "… was kept.").
+            // Said once: the source may have said it already ("(the 120 items … were kept)"). At the end
+            // of the problem, before the hint (what to do), which it followed as if part of it.
             if records > 0 && !failure.contains(" kept") {
-                text += " (the \(NumberText.counted(records, "record")) read before the error \(records == 1 ? "was" : "were") kept)"
+                let note = " (the \(NumberText.counted(records, "record")) read before the error \(records == 1 ? "was" : "were") kept)"
+                let hint = text.range(of: "\n  hint: ")?.lowerBound ?? text.endIndex
+                text.insert(contentsOf: note, at: hint)
             }
             lines.append(text)
         }

@@ -231,6 +231,10 @@ import AppleHealthExportSource
         #expect(failure.problem.contains("truncated"))
         #expect(failure.hint?.contains("Export") == true)
         #expect(output.samples.count > 1000)
+        // What was kept is said once, at the end of the problem; the hint says what to do, no more.
+        #expect(failure.problem.hasSuffix("; it is truncated (the \(NumberText.counted(output.items.count, "item")) read before "
+                                          + "this point were kept)"), "\(failure.problem)")
+        #expect(failure.hint == "copy the file again in full, or export again from the Health app (Profile → Export All Health Data)")
     }
 
     /// A file cut inside a tag (`<M` of a MetadataEntry) is truncated, nothing more: the
@@ -430,6 +434,9 @@ import AppleHealthExportSource
         #expect(failure.location == "entry apple_health_export/export.xml, line 5")
         #expect(failure.problem.contains("not well-formed"))
         #expect(output.samples.count == 1)
+        #expect(failure.problem.hasSuffix(" (the 1 item read before this point was kept)"), "\(failure.problem)")
+        #expect(failure.hint == "the export is damaged: export again from the Health app (Profile → Export All Health Data); "
+                    + "if it happens again, report the line")
     }
 
     /// A GPX file in the zip that no workout references is reported (its points are nowhere), not

@@ -49,11 +49,15 @@ import Testing
         #expect(catchingUp.contains("local  sqlite  40 rows written"))
     }
 
+    /// The records kept before an error are said once, at the end of the problem, before the hint.
     @Test func whatWasKeptIsSaidOnce() {
-        let told = report(written: 0, failure: "export.zip: the XML ends early. The 120 items read before this point were kept.")
-        #expect(told.errors() == ["export.zip: the XML ends early. The 120 items read before this point were kept."])
+        let told = report(written: 0, failure: "export.zip: the XML ends early (the 120 items read before this point were kept)"
+                                                + "\n  hint: copy the file again")
+        #expect(told.errors() == ["export.zip: the XML ends early (the 120 items read before this point were kept)\n  hint: copy the file again"])
         let untold = report(written: 0, failure: "export.zip: not a zip")
         #expect(untold.errors() == ["export.zip: not a zip (the 120 records read before the error were kept)"])
+        let hinted = report(written: 0, failure: "export.zip: not a zip\n  hint: give the export.zip")
+        #expect(hinted.errors() == ["export.zip: not a zip (the 120 records read before the error were kept)\n  hint: give the export.zip"])
     }
 
     /// `--time-zone` on an import that met samples already in the journal says that those keep
