@@ -142,6 +142,35 @@ struct DaemonReloadTests {
         #expect(try daemon.sinkIds().isSuperset(of: push.ids))
     }
 
+    /// A stop with a silent connection (accepted, its first request not come) on each of three
+    /// listeners, two http_push sources and an admin one, waits their 3 s once, the listeners
+    /// stopping together: they stopped one after another, 3 s each (9 s here; with the sinks' 10,
+    /// past the 13 s the README gives a stop).
+    @Test func silentConnectionsOnSeveralListenersHoldAStopFor3sOnce() throws {
+        let directory = TestScratch.path + "daemon-\(UUID().uuidString)"
+        let tabletPort = DaemonProcess.randomListenPort()
+        let tablet = """
+              tablet:
+                type: http_push
+                listen: 127.0.0.1:\(tabletPort)
+                users:
+                  bob: { token: "${TEST_TOKEN}" }
+
+            """
+        let daemon = try DaemonProcess(directory: directory, sinks: tablet + DaemonProcess.localSink(in: directory), admin: true)
+        try daemon.start()
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while !daemon.log.contains("127.0.0.1:\(tabletPort)"), Date() < deadline { usleep(20_000) }
+        let ports = [daemon.port, try #require(daemon.adminPort), tabletPort]
+        let silent = try ports.map { try #require(RawConnection(port: $0), "port \($0): \(daemon.log)") }
+        usleep(300_000)  // accepted by each listener
+        let stopping = Date()
+        #expect(daemon.stop() == 0)
+        let took = Date().timeIntervalSince(stopping)
+        #expect(took > 2.5 && took < 6, "the stop took \(took) s\n\(daemon.log)")
+        withExtendedLifetime(silent) {}  // open, silent, until the daemon stopped
+    }
+
     /// A reload from `127.0.0.1:P` to `0.0.0.0:P` (and back) is applied: the kept socket, which
     /// holds the port, is closed for the new listener to bind (it failed with "address in use").
     @Test func aReloadToAnOverlappingAddressOnThePortIsApplied() throws {

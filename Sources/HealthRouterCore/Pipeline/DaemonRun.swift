@@ -34,6 +34,28 @@ public final class DaemonRun: Sendable {
         self.retainSeconds = retainSeconds
     }
 
+    /// Stops `sources` all at once, each on a thread of its own, and returns when all have stopped.
+    /// Each may wait its 3 s for a push still arriving or a connection still silent: one after
+    /// another, a stop or a reload took 3 s for each listener (6 s with an http_push and an admin
+    /// source), past the stop's bound the README gives.
+    static func stop(_ sources: [any ServiceSource]) {
+        guard sources.count > 1 else {
+            sources.first?.stop()
+            return
+        }
+        let stopped = DispatchGroup()
+        for source in sources {
+            stopped.enter()
+            let thread = Thread {
+                source.stop()
+                stopped.leave()
+            }
+            thread.name = "source-stop"
+            thread.start()
+        }
+        stopped.wait()
+    }
+
     /// Starts the workers and the sources, then blocks until `waitForStop` returns, then shuts
     /// down: with the drain when it returns true (a stop), without when false (a reload: the
     /// next run's workers resume from the journal, and the listeners are closed meanwhile).
@@ -78,7 +100,7 @@ public final class DaemonRun: Sendable {
                 started.append(entry.source)
             }
         } catch {
-            for source in started { source.stop() }
+            Self.stop(started)
             control.requestStop()
             group.wait()
             throw error
@@ -89,7 +111,7 @@ public final class DaemonRun: Sendable {
         // "no new requests" there read as if the daemon were going down.
         logger.info(drains ? "stopping: no new requests; finishing those in flight"
                            : "reloading: finishing the requests in flight under the previous config")
-        for source in started { source.stop() }
+        Self.stop(started)
         let head = (try? ingest.head()) ?? 0
         let deadline = Date(timeIntervalSinceNow: drains ? drainSeconds : 0)
         while Date() < deadline && !workers.allSatisfy({ $0.progress.cursor >= head || $0.progress.finished }) {

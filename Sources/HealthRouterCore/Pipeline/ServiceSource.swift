@@ -14,9 +14,10 @@ public protocol ServiceSource: AnyObject, Sendable {
     /// started before it are stopped. `ingest` is safe to call from any number of threads at once
     /// (each request's handler), and outlives the source.
     func start(ingest: PushIngest) throws
-    /// Stops accepting: called once, from another thread than the requests' (the daemon's, at
-    /// a stop or a reload that replaces the source), after a `start` that returned. Returns when
-    /// no request is in flight: none calls `ingest` after it.
+    /// Stops accepting: called once, from another thread than the requests' (one of the daemon's,
+    /// at a stop or a reload that replaces the source, while the other sources stop beside it),
+    /// after a `start` that returned. Returns when no request is in flight: none calls `ingest`
+    /// after it.
     func stop()
     /// The address the source will listen on, as configured (port 0: any free one), known
     /// without I/O, so that a config giving two sources one address is refused by `check`.
