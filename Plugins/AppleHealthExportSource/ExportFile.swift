@@ -98,8 +98,8 @@ struct ExportFile {
             throw SourceError(input: path, location: "line \(root.line + skippedLines)",
                               problem: "this is not an Apple Health export: the document element is <\(root.name)>, not <HealthData>",
                               hint: root.name == "ClinicalDocument"
-                                ? "This is export_cda.xml (clinical documents): give the export.xml next to it, or the export.zip."
-                                : "Give the export.zip the Health app wrote (Profile → Export All Health Data), or the export.xml inside it.")
+                                ? "this is export_cda.xml (clinical documents): give the export.xml next to it, or the export.zip"
+                                : "give the export.zip the Health app wrote (Profile → Export All Health Data), or the export.xml inside it")
         }
         format = .xml
     }

@@ -158,7 +158,7 @@ final class ZipArchive {
         let encrypted = detail.lowercased().contains("passphrase") || detail.lowercased().contains("encrypt")
         return SourceError(input: path, location: entry.map { "entry \($0)" }, problem: "\(what): \(detail)",
                            hint: encrypted
-                               ? "The zip is encrypted (zip -e or a password set when it was made): unpack it with its password and import the export.xml inside, or zip it again without one."
-                               : "The zip file is damaged or incomplete (truncated by a copy or a download?): copy it again in full, or export again from the Health app (Profile → Export All Health Data).")
+                               ? "the zip is encrypted (zip -e or a password set when it was made): unpack it with its password and import the export.xml inside, or zip it again without one"
+                               : "the zip file is damaged or incomplete (truncated by a copy or a download?): copy it again in full, or export again from the Health app (Profile → Export All Health Data)")
     }
 }

@@ -264,7 +264,10 @@ import AppleHealthExportSource
         let (error, _) = Fixtures.readFailing(path)
         let failure = try #require(error)
         #expect(failure.input == path)
-        #expect(failure.hint != nil)
+        // A hint as every other: lower case, no full stop.
+        #expect(failure.hint?.hasPrefix("the zip file is damaged or incomplete (truncated by a copy or a download?): copy it "
+                                        + "again in full") == true, "\(failure)")
+        #expect(failure.hint?.hasSuffix("(Profile → Export All Health Data)") == true, "\(failure)")
     }
 
     /// A zip cut in its central directory reads whole as a stream: the items are kept, and the
@@ -302,7 +305,8 @@ import AppleHealthExportSource
         zip.waitUntilExit()
         #expect(zip.terminationStatus == 0)
         let failure = try #require(Fixtures.readFailing(directory.file("locked.zip")).0)
-        #expect(failure.hint?.hasPrefix("The zip is encrypted") == true, "\(failure)")
+        #expect(failure.hint?.hasPrefix("the zip is encrypted") == true, "\(failure)")
+        #expect(failure.hint?.hasSuffix("or zip it again without one") == true, "\(failure)")
     }
 
     @Test func zipWithoutHealthData() throws {
@@ -348,6 +352,11 @@ import AppleHealthExportSource
         #expect(failure.input == path)
         #expect(failure.location == "line 2")
         #expect(failure.problem.contains("not an Apple Health export"))
+        #expect(failure.hint == "give the export.zip the Health app wrote (Profile → Export All Health Data), or the "
+                    + "export.xml inside it")
+        let clinical = try directory.write("export_cda.xml", "<?xml version=\"1.0\"?>\n<ClinicalDocument/>\n")
+        #expect(try #require(Fixtures.readFailing(clinical).0).hint
+                    == "this is export_cda.xml (clinical documents): give the export.xml next to it, or the export.zip")
     }
 
     @Test func notXMLAtAll() throws {
