@@ -15,8 +15,14 @@
 /// - Character references to forbidden characters (`&#11;`) become references to a space
 ///   (`ForbiddenCharacterReference`); one the chunk cuts off is held back for the next chunk.
 ///
+/// - White space before the prolog (a file led by blank lines) goes after its XML declaration:
+///   libxml2 refuses a declaration anywhere but at the document's start ("XML declaration
+///   allowed only at the start of the document"). The bytes are only moved (a UTF-8 byte-order
+///   mark stays first), so every line after the declaration keeps its number.
+///
 /// The prolog is held back until the DOCTYPE (or the first element) is complete, at
-/// most `prologLimit` bytes; after that bytes pass straight through.
+/// most `prologLimit` bytes (white space leading it is counted, not held); after that bytes pass
+/// straight through.
 struct ExportByteFilter {
     /// Bytes of prolog held back at most before giving up on finding the DOCTYPE's end.
     static let prologLimit = 8 << 20
@@ -34,6 +40,13 @@ struct ExportByteFilter {
     /// `ForbiddenCharacterReference.longest` bytes), not delivered yet.
     private var carried: [UInt8] = []
 
+    /// The white space (after `replaceControlCharacters`) the stream starts with, passed over
+    /// while the prolog is held: how many bytes, and how many of them are line feeds.
+    private var leadingWhiteSpace = (bytes: 0, lineFeeds: 0)
+
+    /// Whether the stream starts with a UTF-8 byte-order mark (left out of the held prolog).
+    private var startsWithByteOrderMark = false
+
     /// Filters `chunk` in place and hands the bytes that are ready to `deliver`
     /// (possibly nothing, while the prolog is incomplete; everything when `isLast`).
     mutating func filter(_ whole: UnsafeMutableRawBufferPointer, isLast: Bool,
@@ -48,6 +61,7 @@ struct ExportByteFilter {
             try deliverRepaired(chunk, isLast: isLast, deliver: deliver)
             return
         }
+        if held.isEmpty { chunk = passLeadingWhiteSpace(chunk) }
         held.append(contentsOf: chunk)
         let state = Self.blankDoctype(&held)
         if state == .incomplete && !isLast && held.count < Self.prologLimit {
@@ -56,7 +70,61 @@ struct ExportByteFilter {
         }
         removedDoctype = state == .removed
         prolog = nil
-        try held.withUnsafeMutableBytes { try deliverRepaired($0, isLast: isLast, deliver: deliver) }
+        // The byte-order mark, the XML declaration, the white space that led it, the rest.
+        let declarationEnd = Self.declarationEnd(held)
+        var head: [UInt8] = startsWithByteOrderMark ? [0xEF, 0xBB, 0xBF] : []
+        head.append(contentsOf: held[..<declarationEnd])
+        if !head.isEmpty { try head.withUnsafeBytes { try deliver($0) } }
+        try deliverWhiteSpace(deliver)
+        try held.withUnsafeMutableBytes {
+            try deliverRepaired(UnsafeMutableRawBufferPointer(rebasing: $0[declarationEnd...]), isLast: isLast, deliver: deliver)
+        }
+    }
+
+    /// The part of `chunk` after the byte-order mark and white space the stream starts with,
+    /// counted in `leadingWhiteSpace` (called while nothing of the prolog is held).
+    private mutating func passLeadingWhiteSpace(_ chunk: UnsafeMutableRawBufferPointer) -> UnsafeMutableRawBufferPointer {
+        var start = 0
+        if leadingWhiteSpace.bytes == 0, !startsWithByteOrderMark, chunk.count >= 3,
+           chunk[0] == 0xEF, chunk[1] == 0xBB, chunk[2] == 0xBF {
+            startsWithByteOrderMark = true
+            start = 3
+        }
+        // After `replaceControlCharacters`: space, tab, LF, and a CR of a CR LF.
+        while start < chunk.count, chunk[start] == 0x20 || chunk[start] == 0x0A || chunk[start] == 0x09 || chunk[start] == 0x0D {
+            if chunk[start] == 0x0A { leadingWhiteSpace.lineFeeds += 1 }
+            leadingWhiteSpace.bytes += 1
+            start += 1
+        }
+        return UnsafeMutableRawBufferPointer(rebasing: chunk[start...])
+    }
+
+    /// Delivers the white space `passLeadingWhiteSpace` passed over, as many bytes with as many
+    /// line feeds (the others spaces), 64 KiB at a time.
+    private mutating func deliverWhiteSpace(_ deliver: (UnsafeRawBufferPointer) throws -> Void) rethrows {
+        var (bytes, lineFeeds) = leadingWhiteSpace
+        leadingWhiteSpace = (0, 0)
+        while bytes > 0 {
+            let count = min(bytes, 64 << 10), feeds = min(lineFeeds, count)
+            let piece = [UInt8](repeating: 0x0A, count: feeds) + [UInt8](repeating: 0x20, count: count - feeds)
+            try piece.withUnsafeBytes { try deliver($0) }
+            bytes -= count
+            lineFeeds -= feeds
+        }
+    }
+
+    /// The index just past the XML declaration (`<?xml version="1.0" …?>`) `prolog` starts with,
+    /// 0 when it starts with none (or the declaration's end is not in it).
+    static func declarationEnd(_ prolog: [UInt8]) -> Int {
+        let opening = Array("<?xml".utf8)
+        guard prolog.count > opening.count + 1, prolog.starts(with: opening),
+              [0x20, 0x09, 0x0A, 0x0D].contains(prolog[opening.count]) else { return 0 }
+        var index = opening.count
+        while index + 1 < prolog.count {
+            if prolog[index] == UInt8(ascii: "?"), prolog[index + 1] == UInt8(ascii: ">") { return index + 2 }
+            index += 1
+        }
+        return 0
     }
 
     /// Rewrites forbidden character references in `bytes` and delivers them, holding back a

@@ -430,6 +430,49 @@ import AppleHealthExportSource
         #expect(Fixtures.readFailing(blank).0?.problem.contains("contains no Apple Health data file") == true)
     }
 
+    /// An export.xml that keeps its XML declaration, led by blank lines, is read, in a plain file
+    /// and in a zip: the white space goes after the declaration before libxml2 sees it (which
+    /// refused it: "XML declaration allowed only at the start of the document"). The lines keep
+    /// their numbers: a record skipped, and a break in the XML past the first read of the file,
+    /// are named with their lines in the file, the blank ones counted.
+    @Test func anExportLedByBlankLinesKeepingItsDeclarationIsRead() throws {
+        let directory = try TemporaryDirectory()
+        let record = #"<Record type="HKQuantityTypeIdentifierStepCount" sourceName="P" unit="count" "#
+            + #"startDate="2023-01-01 08:00:00 -0800" endDate="2023-01-01 08:10:00 -0800" value="10"/>"#
+        let lots = record.replacingOccurrences(of: "value=\"10\"", with: "value=\"lots\"")
+        // Past ExportFile.chunkSize (256 KiB): 3,000 records of some 170 bytes.
+        let many = (0..<3_000).map { record.replacingOccurrences(of: "08:10", with: "08:\(10 + $0 % 40)") + "\n" }.joined()
+        let export = Fixtures.export(record + "\n" + lots)
+        let broken = Fixtures.export(record + "\n" + many + #"<Record type="oops" sourceName="P" <broken/>"#)
+        #expect(export.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"))
+        // `lots` is line 5 of the export; the broken record line 3 + 1 + 3,000 + 1.
+        let lead = String(repeating: "\n", count: 100_000)
+        let plain = try directory.write("lead.xml", lead + export)
+        let output = try Fixtures.read(plain)
+        #expect(output.samples(.quantity).count == 1)
+        #expect(output.skips.map(\.location) == ["line \(100_000 + 5)"], "\(output.skips)")
+        let failure = try #require(Fixtures.readFailing(try directory.write("broken.xml", lead + broken)).0)
+        #expect(failure.location == "line \(100_000 + 3_005)", "\(failure)")
+        #expect(failure.problem.contains("not well-formed") && !failure.problem.contains("XML declaration"), "\(failure.problem)")
+
+        // In a zip, led by a byte-order mark, CR LFs and tabs too (160,000 line feeds), the DOCTYPE
+        // of a real export after the declaration (3 lines more).
+        let zipLead = "\u{FEFF}" + String(repeating: "\n", count: 150_000) + String(repeating: " \t\r\n", count: 10_000)
+        func doctyped(_ text: String) -> String {
+            text.replacingOccurrences(of: "?>\n", with: "?>\n<!DOCTYPE HealthData [\n<!ELEMENT HealthData ANY>\n]>\n")
+        }
+        let zip = directory.file("export.zip")
+        try Fixtures.zip([("apple_health_export/export.xml", zipLead + doctyped(export))], to: zip)
+        try Fixtures.source(zip).checkInput()
+        let zipped = try Fixtures.read(zip)
+        #expect(zipped.samples(.quantity).count == 1)
+        #expect(zipped.skips.map(\.location) == ["line \(160_000 + 3 + 5)"], "\(zipped.skips)")
+        let brokenZip = directory.file("broken.zip")
+        try Fixtures.zip([("apple_health_export/export.xml", zipLead + doctyped(broken))], to: brokenZip)
+        let zipFailure = try #require(Fixtures.readFailing(brokenZip).0)
+        #expect(zipFailure.location == "entry apple_health_export/export.xml, line \(160_000 + 3 + 3_005)", "\(zipFailure)")
+    }
+
     @Test func malformedXMLInsideAZipNamesTheEntryAndLine() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("export.zip")
