@@ -157,9 +157,15 @@ public final class SQLiteSink: Sink {
         }
     }
 
+    /// Whether `error` says the file is damaged: SQLITE_CORRUPT, or SQLITE_NOTADB met after the
+    /// open (pages past the header damaged). No retry mends it.
+    static func isDamage(_ error: SQLiteError) -> Bool {
+        [11, 26].contains(error.code & 0xFF)
+    }
+
     /// What a failure of the store's file says: SQLite's own words with `SQLiteError`'s advice,
-    /// and for a damaged file what to do with a sink's store (it is retried as any failure, but no
-    /// retry mends it).
+    /// and for a damaged file what to do with a sink's store (a write or an open retries it as any
+    /// failure, as the file may be moved away meanwhile; a read back fails at once).
     static func problem(_ error: SQLiteError) -> String {
         switch error.code & 0xFF {
         case 11, 26:

@@ -128,6 +128,8 @@ final class SQLiteSinkReader {
                 error.sampleId = row.string(0)
                 error.sampleTable = table
                 throw error
+            } catch let error as JSONParser.Failure {
+                throw UnreadableJSON(failure: error, sampleId: row.string(0), sampleTable: table)
             }
         }
     }
@@ -255,6 +257,23 @@ final class SQLiteSinkReader {
         }
     }
 
+    /// A stored JSON column (metadata, a record's attributes or children) that is no JSON (a row
+    /// edited by hand): the sample whose row (or part) holds it, for the message `readBack` gives.
+    struct UnreadableJSON: Error {
+        var failure: JSONParser.Failure
+        var sampleId: String?
+        var sampleTable: String
+
+        /// The message, naming the store's `path` and what to do (`sink`: the sink's name).
+        func message(path: String, sink: String) -> String {
+            let id = (sampleId ?? "").replacingOccurrences(of: "'", with: "''")
+            return "\(path): a JSON column of the row of sample '\(sampleId ?? "?")' in table \(sampleTable) (or of one of its "
+                + "parts) is unreadable: \(failure): was the file edited by hand? Delete the sample (`DELETE FROM \(sampleTable) "
+                + "WHERE id = '\(id)'` in sqlite3: its parts go with it) and run `healthrouter backfill \(sink)`, which writes "
+                + "it again from the journal"
+        }
+    }
+
     static func time(_ row: SQLiteStatement, _ column: Int32, offset: Int32, table: String) throws -> Timestamp {
         guard let text = row.string(column), var time = HealthDateParser.parse(text) else {
             throw UnreadableTime(text: row.string(column), table: table, column: row.columnName(column))
@@ -296,16 +315,22 @@ extension SQLiteSink: ReadableSink {
     }
 
     /// Every tombstone and sample the file holds (`SQLiteSinkReader`). Call after `prepare()`.
+    /// A row it cannot read (a time or JSON column edited by hand) and a damaged file
+    /// (SQLITE_CORRUPT, SQLITE_NOTADB) throw `SinkError.unreadable`; SQLite's other failures
+    /// `unavailable`.
     public func readBack(_ visit: (HealthItem) throws -> Void) throws {
         guard let database else { throw SinkError.unavailable("\(configuration.path): read before prepare") }
         do {
             try SQLiteSinkReader(database: database).read(visit)
         } catch let error as SQLiteError {
-            throw SinkError.unavailable(SQLiteSink.problem(error))
+            throw SQLiteSink.isDamage(error) ? SinkError.unreadable(SQLiteSink.problem(error))
+                : SinkError.unavailable(SQLiteSink.problem(error))
         } catch let error as SQLiteSinkReader.UnreadableTime {
-            throw SinkError.unavailable(error.message(path: configuration.path, sink: name))
+            throw SinkError.unreadable(error.message(path: configuration.path, sink: name))
+        } catch let error as SQLiteSinkReader.UnreadableJSON {
+            throw SinkError.unreadable(error.message(path: configuration.path, sink: name))
         } catch let error as JSONParser.Failure {
-            throw SinkError.unavailable("\(configuration.path): a stored JSON column is unreadable: \(error)")
+            throw SinkError.unreadable("\(configuration.path): a stored JSON column is unreadable: \(error)")
         }
     }
 }

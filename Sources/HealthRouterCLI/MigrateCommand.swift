@@ -38,6 +38,7 @@ enum MigrateCommand {
                     times in a row (run again to resume), or a store --verify read changed,
                     64 wrong options, an unknown sink, or a --from sink that cannot be read back,
                     65 the data differ: --verify found differences, or the target refused samples,
+                    or a store read holds a row it cannot read (edited by hand) or is damaged,
                     66 the --from store (an sqlite file, an ndjson folder) does not exist (with
                     --verify-only, the --to store too), 73 a sink cannot be opened (five tries,
                     0.5 s to 4 s apart), 78 the config or a sink is wrong (misconfigured)
@@ -131,7 +132,7 @@ enum MigrateCommand {
         /// mid-read is opened again and read again from where the target acknowledged
         /// (`SourceRead`): five tries, 0.5 s to 4 s apart, counted afresh once a batch gets through.
         func copy(resumeAfter: Int64, expected: Int64?) throws -> DirectDelivery {
-            let read = SourceRead(reader, onRetry: progress.retryReporter(sink: from))
+            let read = SourceRead(reader, sink: from, onRetry: progress.retryReporter(sink: from))
             // The position the target acknowledged last, and the digest of the ids read up to it.
             var acknowledged = (position: resumeAfter, digest: expected)
             let delivery = DirectDelivery(sink: target.sink, sinkCursor: sinkCursor, filter: filter,
@@ -283,7 +284,7 @@ enum MigrateCommand {
     static func checksums(_ sink: any ReadableSink, name: String, filter: SampleFilter,
                           notices: NoticeOutput) throws -> SampleChecksum {
         var sums = SampleChecksum()
-        let read = SourceRead(sink, onRetry: DeliveryProgress.retryReporter(sink: name, notices: notices))
+        let read = SourceRead(sink, sink: name, onRetry: DeliveryProgress.retryReporter(sink: name, notices: notices))
         var counted: (position: Int64, digest: Int64?) = (0, nil)
         do {
             try read.read(resumePoint: { counted }) { position, item in

@@ -8,12 +8,18 @@ import HealthRouterCore
 /// tries, 0.5 s to 4 s apart (`SinkWorker.Settings.oneShot`), counted afresh once the caller's
 /// resume point moved on since the last failure.
 ///
+/// A store that holds what cannot be read (`SinkError.unreadable`: a row edited by hand, a damaged
+/// file) is not read again, as no retry reads it: the read fails at once, exit 65 (the store's
+/// data are not right), naming the sink.
+///
 /// A store is read in an order that stays the same while it is unchanged, so the items up to the
 /// caller's resume point are the same ones when it is read again: their ids must hash to the
 /// digest the caller kept (`ReadOrderDigest`), else the read throws `SourceChanged` (rows added or
 /// deleted before that point since) instead of handing on an item twice or passing one over.
 final class SourceRead {
     private let reader: any ReadableSink
+    /// The sink's name in the config, for the failure of a store that cannot be read.
+    private let sink: String
     /// The hash of the ids read so far in this pass, in their order: after `visit` was given an
     /// item, the digest of the items up to it.
     private(set) var order = ReadOrderDigest()
@@ -23,8 +29,9 @@ final class SourceRead {
     /// Called once the store is open again, before it is read again (`DirectDelivery.rewind()`).
     var onReopen: () -> Void = {}
 
-    init(_ reader: any ReadableSink, onRetry: @escaping (any Error, Int, Int, Double) -> Void) {
+    init(_ reader: any ReadableSink, sink: String, onRetry: @escaping (any Error, Int, Int, Double) -> Void) {
         self.reader = reader
+        self.sink = sink
         self.onRetry = onRetry
     }
 
@@ -32,8 +39,8 @@ final class SourceRead {
     /// store's order; the items of a pass read again after a failure come again from position 1.
     /// `resumePoint`, asked before each pass, is the position up to which the caller keeps what
     /// it was given, and `order.value` when it was given that item (nil: not checked, as for
-    /// position 0). Throws `SourceChanged`, what `visit` throws, or the store's failure once
-    /// five tries in a row failed.
+    /// position 0). Throws `SourceChanged`, what `visit` throws, a `CommandFailure` (65) for a
+    /// store that cannot be read, or the store's failure once five tries in a row failed.
     func read(resumePoint: () -> (position: Int64, digest: Int64?), _ visit: (Int64, HealthItem) throws -> Void) throws {
         let retries = SinkWorker.Settings.oneShot
         let maxAttempts = retries.maxAttempts ?? 5
@@ -58,6 +65,9 @@ final class SourceRead {
                 }
                 if position < skip, digest != nil { throw SourceChanged() }
                 return
+            } catch SinkError.unreadable(let reason) where !visitFailed {
+                throw CommandFailure(message: "sink '\(sink)' cannot be read back: \(reason)",
+                                     hint: "no retry reads it: mend the store as said, then run the command again", code: .dataError)
             } catch let error as SinkError where error.isTransient && !visitFailed {
                 // Counted afresh once the caller kept more since the last failure.
                 let kept = resumePoint().position

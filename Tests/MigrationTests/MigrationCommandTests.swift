@@ -128,6 +128,55 @@ import Testing
                 "\(backfill.stdout)")
     }
 
+    /// A sqlite store that holds a row healthrouter cannot read (a time edited by hand, a JSON
+    /// column that is no JSON) or a damaged page fails `dump --from`, `migrate` and `migrate
+    /// --verify-only` at once, exit 65 (the store's data are not right), with the message that
+    /// names the sink, the file, the row and what to do: each was retried five times over some
+    /// 7.5 s as a store that is down ("trying again in 4.0 s (attempt 5 of 5)"), then exit 1.
+    @Test func aStoreHoldingARowItCannotReadFailsAtOnce() throws {
+        let directory = try Self.imported(records: 300)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/local.sqlite"
+        let pristine = try Data(contentsOf: URL(fileURLWithPath: path))
+        func edit(_ sql: String) throws {
+            try pristine.write(to: URL(fileURLWithPath: path))
+            try SQLiteDatabase(path: path).execute(sql)
+        }
+        func expectFailsAtOnce(_ problem: String, _ sourceLocation: SourceLocation = #_sourceLocation) throws {
+            let commands = [["dump", "--from", "local", "--output", "out.ndjson"], ["migrate", "--from", "local", "--to", "copy", "-q"],
+                            ["migrate", "--from", "local", "--to", "lake", "--verify-only"]]
+            for arguments in commands {
+                let started = Date()
+                let result = try CommandRunner.run(arguments, in: directory)
+                let seconds = Date().timeIntervalSince(started)
+                #expect(result.status == 65, "\(arguments): \(result.stderr)", sourceLocation: sourceLocation)
+                #expect(!result.stderr.contains("trying again") && seconds < 5, "\(arguments) \(seconds) s: \(result.stderr)",
+                        sourceLocation: sourceLocation)
+                #expect(result.stderr.contains("sink 'local' cannot be read back: ./local.sqlite: " + problem), "\(result.stderr)",
+                        sourceLocation: sourceLocation)
+                #expect(result.stderr.contains("hint: no retry reads it: mend the store as said, then run the command again"),
+                        "\(result.stderr)", sourceLocation: sourceLocation)
+            }
+            #expect(!FileManager.default.fileExists(atPath: directory + "/out.ndjson"), sourceLocation: sourceLocation)
+        }
+        try edit("UPDATE samples SET start_at = '2021-12-31 noon' WHERE rowid = 2")
+        try expectFailsAtOnce("column start_at of table samples, in the row of sample '")
+        try edit("UPDATE samples SET metadata = '{oops' WHERE rowid = 2")
+        try expectFailsAtOnce("a JSON column of the row of sample '")
+        // A page of the samples table damaged (its root: every read of the table meets it).
+        try pristine.write(to: URL(fileURLWithPath: path))
+        let (root, pageSize) = try { () throws -> (Int64, Int64) in
+            let database = try SQLiteDatabase(path: path, readOnly: true)
+            return (try #require(try database.scalarInt("SELECT rootpage FROM sqlite_master WHERE name = 'samples'")),
+                    try #require(try database.scalarInt("PRAGMA page_size")))
+        }()
+        let file = try #require(FileHandle(forWritingAtPath: path))
+        try file.seek(toOffset: UInt64((root - 1) * pageSize))
+        try file.write(contentsOf: Data(repeating: 0xFF, count: Int(pageSize)))
+        try file.close()
+        try expectFailsAtOnce("database disk image is malformed")
+    }
+
     /// A second migration into an ndjson store brings what changed and what was deleted since the
     /// first: items read from another store carry read positions, not journal sequences, so the
     /// sink must judge them by content (it skipped them as older than its lines).

@@ -73,7 +73,7 @@ import Testing
             do {
                 _ = try Self.readAll(reader)
                 return nil
-            } catch SinkError.unavailable(let reason) {
+            } catch SinkError.unreadable(let reason) {
                 return reason
             }
         }
@@ -99,6 +99,17 @@ import Testing
         #expect(own.contains(" noon', which is no time (healthrouter writes 2024-03-07T13:00:00.000Z): was the file edited by hand?"),
                 "\(own)")
         try edit("DELETE FROM samples WHERE id = '\(id)'")
+        #expect(try problem() == nil)
+
+        // A JSON column that is no JSON: the sample's row and what to do, as for a time.
+        let step = SinkFixtures.steps.id
+        try edit("UPDATE samples SET metadata = '{oops' WHERE id = '\(step)'")
+        let json = try #require(try problem())
+        #expect(json.hasPrefix(path + ": a JSON column of the row of sample '\(step)' in table samples (or of one of its parts) "
+                               + "is unreadable: "), "\(json)")
+        #expect(json.contains("`DELETE FROM samples WHERE id = '\(step)'` in sqlite3") && json.contains("`healthrouter backfill test`"),
+                "\(json)")
+        try edit("DELETE FROM samples WHERE id = '\(step)'")
         #expect(try problem() == nil)
     }
 

@@ -12,7 +12,9 @@ public protocol ReadableSink: Sink {
     /// cannot hold comes back as the sink's README says (e.g. carried in metadata). Throwing
     /// from `visit` stops the read and is rethrown. A store that failed and may come back (a
     /// connection lost mid-read) throws `SinkError.unavailable`: the caller may `reconnect()` and
-    /// read again from the start.
+    /// read again from the start. A store that holds what cannot be read (a row edited by hand,
+    /// a value the sink cannot decode, a damaged file) throws `SinkError.unreadable`, naming the
+    /// store, the row and what to do: reading again cannot help.
     func readBack(_ visit: (HealthItem) throws -> Void) throws
 
     /// The file or folder the store would be, when it does not exist: asked before `prepare()`

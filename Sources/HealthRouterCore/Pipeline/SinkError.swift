@@ -13,6 +13,10 @@ public enum SinkError: Error, Sendable, Equatable, CustomStringConvertible {
     /// with `Retry-After`): retried as `unavailable`, but not sooner than it asks (within
     /// `SinkWorker.Settings.longestRequestedWait`).
     case busy(String, retryAfter: Double)
+    /// The store holds what cannot be read back (a row edited by hand, a value the sink cannot
+    /// decode, a damaged file): thrown by `ReadableSink.readBack`, never retried, as no retry
+    /// reads it. The reason names the store, the row and what to do.
+    case unreadable(String)
     /// The store took the batch but these entries, which it refused, each with its reason (a
     /// receiver that answered 200 and said which elements it skipped). Thrown only once the rest
     /// is written (and the cursor stored, for a sink that keeps its own): the write counts as
@@ -38,6 +42,7 @@ public enum SinkError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unavailable(let reason): "unavailable: \(reason)"
         case .misconfigured(let reason): "misconfigured: \(reason)"
         case .busy(let reason, _): "busy: \(reason)"
+        case .unreadable(let reason): "unreadable: \(reason)"
         case .partlyRefused: "partly refused: \(reason)"
         }
     }
@@ -45,7 +50,8 @@ public enum SinkError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The reason, without its kind.
     public var reason: String {
         switch self {
-        case .rejected(let reason), .unavailable(let reason), .misconfigured(let reason), .busy(let reason, _): reason
+        case .rejected(let reason), .unavailable(let reason), .misconfigured(let reason), .busy(let reason, _),
+             .unreadable(let reason): reason
         case .partlyRefused(let refusals):
             "\(refusals.count) entries refused" + (refusals.first.map { ", the first: \($0.reason)" } ?? "")
         }
@@ -55,7 +61,7 @@ public enum SinkError: Error, Sendable, Equatable, CustomStringConvertible {
     public var isTransient: Bool {
         switch self {
         case .unavailable, .busy: true
-        case .rejected, .misconfigured, .partlyRefused: false
+        case .rejected, .misconfigured, .partlyRefused, .unreadable: false
         }
     }
 
