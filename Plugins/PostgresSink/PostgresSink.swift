@@ -79,7 +79,7 @@ public final class PostgresSink: Sink {
 
     public let configuration: Configuration
     let logger: Logger
-    private let sinkName: String
+    let sinkName: String
     let schema: PostgresSinkSchema
     /// The connection and the cursor `healthrouter_cursor` holds for this sink.
     let session: PostgresSinkSession

@@ -99,13 +99,14 @@ extension PostgresSink: ReadableSink {
     }
 
     /// `readBack(batchSize:_:)`'s samples as items (this schema records no tombstones). The
-    /// server's failures are thrown as `PostgresError.sinkError` sorts them: a connection lost
-    /// mid-read is `unavailable`.
+    /// server's failures are thrown as `PostgresError.readBackError` sorts them: a connection lost
+    /// mid-read is `unavailable`, a stored value the query cannot convert `unreadable`.
     public func readBack(_ visit: (HealthItem) throws -> Void) throws {
         do {
             try readBack(batchSize: 10_000) { try visit(.sample($0)) }
         } catch let error as PostgresError {
-            throw error.sinkError
+            throw error.readBackError(table: SQL.qualified(configuration.schema, "healthkit_metrics"),
+                                      timeColumns: ["started_at", "ended_at"], sink: sinkName)
         }
     }
 }

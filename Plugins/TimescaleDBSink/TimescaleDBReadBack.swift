@@ -20,13 +20,19 @@ extension TimescaleDBSink {
                                      ("sleep_stages", "'category', value, unit, category_value"),
                                      ("workouts", "'workout', NULL::float8, NULL, NULL")] {
                 let ms = { (column: String) in "(extract(epoch FROM \(column)) * 1000)::bigint" }
-                try connection.forEachRow(of: """
-                    SELECT canonical, id, type, \(ms("start_at")), \(ms("end_at")), start_utc_offset, end_utc_offset,
-                           time_zone, source_name, source_version, source_bundle_id, device, \(ms("created_at")),
-                           created_utc_offset, metadata::text, user_id, \(special)
-                    FROM \(SQL.qualified(configuration.schema, table)) ORDER BY start_at, id
-                    """, cursor: "hr_read", batchSize: batchSize) { result, row in
-                    try body(try Self.sample(result, row, sinkUserId: configuration.userId))
+                let qualified = SQL.qualified(configuration.schema, table)
+                do {
+                    try connection.forEachRow(of: """
+                        SELECT canonical, id, type, \(ms("start_at")), \(ms("end_at")), start_utc_offset, end_utc_offset,
+                               time_zone, source_name, source_version, source_bundle_id, device, \(ms("created_at")),
+                               created_utc_offset, metadata::text, user_id, \(special)
+                        FROM \(qualified) ORDER BY start_at, id
+                        """, cursor: "hr_read", batchSize: batchSize) { result, row in
+                        try body(try Self.sample(result, row, sinkUserId: configuration.userId))
+                    }
+                } catch let error as PostgresError where error.isUnreadableValue {
+                    // Said here, where the table is known.
+                    throw error.readBackError(table: qualified, timeColumns: ["start_at", "end_at", "created_at"], sink: sinkName)
                 }
             }
         }
@@ -98,7 +104,8 @@ extension TimescaleDBSink: ReadableSink {
 
     /// The tombstones `deleted_samples` recorded (in the order they came), then
     /// `readBack(batchSize:_:)`'s samples, as items. The server's failures are thrown as
-    /// `PostgresError.sinkError` sorts them: a connection lost mid-read is `unavailable`.
+    /// `PostgresError.sinkError` sorts them: a connection lost mid-read is `unavailable`; a stored
+    /// value the query cannot convert is `unreadable` (`PostgresError.readBackError`), naming its table.
     public func readBack(_ visit: (HealthItem) throws -> Void) throws {
         do {
             try readTombstones(batchSize: 10_000) { try visit(.tombstone($0)) }

@@ -120,7 +120,7 @@ public final class TimescaleDBSink: Sink {
     public let configuration: Configuration
     let logger: Logger
     /// The sink's name in the config: its row in `sink_cursor`.
-    private let sinkName: String
+    let sinkName: String
     private let schema: TimescaleDBSchema
     /// The connection and the cursor `sink_cursor` holds for this sink.
     let session: PostgresSinkSession

@@ -100,6 +100,26 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
             + "backfill` fills them); see the error for which"
     }
 
+    /// True when a read failed on a stored value the query cannot convert, which no retry reads:
+    /// a data exception (class 22), or 0A000 (`cannot convert infinity to bigint`: a time of
+    /// 'infinity' edited in by hand).
+    public var isUnreadableValue: Bool {
+        guard let sqlState else { return false }
+        return sqlState.hasPrefix("22") || sqlState == "0A000"
+    }
+
+    /// How a sink's read back reports it: unreadable (`isUnreadableValue`), naming `table`, how to
+    /// find such rows by its `timeColumns`, and what to do (`sink`: the sink's name); else as
+    /// `sinkError`.
+    public func readBackError(table: String, timeColumns: [String], sink: String) -> SinkError {
+        guard isUnreadableValue else { return sinkError }
+        let infinite = timeColumns.map { "NOT isfinite(\($0))" }.joined(separator: " OR ")
+        return .unreadable("\(description): a row of \(table) holds a value healthrouter cannot read back: was it edited by "
+                           + "hand? (`SELECT id FROM \(table) WHERE \(infinite)` finds the times of 'infinity'.) Write the value "
+                           + "back as healthrouter wrote it, or delete the row and run `healthrouter backfill \(sink)`, which "
+                           + "writes it again from the journal")
+    }
+
     /// How a sink's write reports it: rejected when the data is at fault (`isDataError`: the
     /// worker splits the batch to park the bad entries), else as `sinkError`.
     public var writeError: SinkError {

@@ -52,6 +52,37 @@ import TestSupport
             refused: refused)
     }
 
+    /// A stored time edited by hand to 'infinity', which the read back's query cannot convert
+    /// (`cannot convert infinity to bigint`), fails the read back of either sink as
+    /// `SinkError.unreadable`, naming the table, a query that finds such rows and what to do:
+    /// it was `unavailable`, so that `dump --from` and `migrate` tried the read five times.
+    @Test func aStoredTimeOfInfinityIsUnreadableNotUnavailable() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        for (index, table, column) in [(0, "samples", "end_at"), (1, "healthkit_metrics", "ended_at")] {
+            let schema = PostgresTestDatabase.freshSchema()
+            let sink = try #require(PostgresTestDatabase.bothSinks(url: url, schema: schema)[index] as? any ReadableSink)
+            _ = try sink.prepare()
+            defer { sink.close() }
+            try sink.write(ConformanceFixtures.entries(ConformanceFixtures.all), cursor: 7)
+            var count = 0
+            try sink.readBack { _ in count += 1 }
+            #expect(count >= 2)
+            let admin = try PostgresTestDatabase.connect(url)
+            defer { admin.close() }
+            let qualified = SQL.qualified(schema, table)
+            try admin.execute("UPDATE \(qualified) SET \(column) = 'infinity' WHERE id = (SELECT id FROM \(qualified) LIMIT 1)")
+            do {
+                try sink.readBack { _ in }
+                Issue.record("\(table): read back")
+            } catch SinkError.unreadable(let reason) {
+                #expect(reason.contains("cannot convert infinity to bigint") || reason.contains("out of range"), "\(reason)")
+                #expect(reason.contains("a row of \(qualified) holds a value healthrouter cannot read back: was it edited by hand?")
+                        && reason.contains("`SELECT id FROM \(qualified) WHERE ") && reason.contains("NOT isfinite(\(column))")
+                        && reason.contains("run `healthrouter backfill test`"), "\(reason)")
+            }
+        }
+    }
+
     @Test func sameBatchTwiceLeavesIdenticalTables() throws {
         guard let url = PostgresTestDatabase.url else { return }
         try conformance(url, schema: PostgresTestDatabase.freshSchema()).sameBatchTwiceLeavesIdenticalContent()
