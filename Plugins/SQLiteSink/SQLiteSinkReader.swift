@@ -252,8 +252,7 @@ final class SQLiteSinkReader {
             let remove = sampleTable.map { " (`DELETE FROM \($0) WHERE id = '\(id)'` in sqlite3: its parts go with it)" } ?? ""
             return "\(path): column \(column) of table \(table), in the row of sample '\(sampleId ?? "?")'\(part), holds \(value), "
                 + "which is no time (healthrouter writes 2024-03-07T13:00:00.000Z): was the file edited by hand? Write the "
-                + "time back in that form, or delete the sample\(remove) and run `healthrouter backfill \(sink)`, which "
-                + "writes it again from the journal"
+                + "time back in that form, or delete the sample\(remove) and " + SinkError.rewriteAdvice(sink: sink)
         }
     }
 
@@ -269,8 +268,7 @@ final class SQLiteSinkReader {
             let id = (sampleId ?? "").replacingOccurrences(of: "'", with: "''")
             return "\(path): a JSON column of the row of sample '\(sampleId ?? "?")' in table \(sampleTable) (or of one of its "
                 + "parts) is unreadable: \(failure): was the file edited by hand? Delete the sample (`DELETE FROM \(sampleTable) "
-                + "WHERE id = '\(id)'` in sqlite3: its parts go with it) and run `healthrouter backfill \(sink)`, which writes "
-                + "it again from the journal"
+                + "WHERE id = '\(id)'` in sqlite3: its parts go with it) and " + SinkError.rewriteAdvice(sink: sink)
         }
     }
 

@@ -116,8 +116,8 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         let infinite = timeColumns.map { "NOT isfinite(\($0))" }.joined(separator: " OR ")
         return .unreadable("\(description): a row of \(table) holds a value healthrouter cannot read back: was it edited by "
                            + "hand? (`SELECT id FROM \(table) WHERE \(infinite)` finds the times of 'infinity'.) Write the value "
-                           + "back as healthrouter wrote it, or delete the row and run `healthrouter backfill \(sink)`, which "
-                           + "writes it again from the journal")
+                           + "back as healthrouter wrote it, or delete the row and "
+                           + SinkError.rewriteAdvice(sink: sink))
     }
 
     /// How a sink's write reports it: rejected when the data is at fault (`isDataError`: the

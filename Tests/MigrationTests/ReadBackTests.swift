@@ -54,6 +54,11 @@ import Testing
         #expect(Set(tombstones.flatMap(\.ids)) == [SinkFixtures.standHour.id, "NEVER-SEEN"])
     }
 
+    /// How the message of a row it cannot read ends: the backfill that writes the sample again,
+    /// while the journal holds it.
+    static let rewriteAdvice = "run `healthrouter backfill test`, which writes it again from the journal (while it still "
+        + "holds the sample: see `journal.retain`; else `--from` an export or a dump)"
+
     /// A stored time edited by hand into no time (`'noon'`), in a sample's row or in one of its parts
     /// (a workout's event), makes the read back fail naming the store's file, the table, the column,
     /// the sample and what to do: it said `sqlite: unreadable time 'noon' in a stored row`, no file.
@@ -89,6 +94,8 @@ import Testing
                                + "sample in table workouts), holds 'noon', which is no time"), "\(part)")
         #expect(part.contains("`DELETE FROM workouts WHERE id = 'W-1'` in sqlite3") && part.contains("`healthrouter backfill test`"),
                 "\(part)")
+        // The backfill writes it again only while the journal holds it.
+        #expect(part.hasSuffix(Self.rewriteAdvice), "\(part)")
 
         // The sample's own row; its start as SQLite's CHECK (end_at >= start_at) lets it be edited.
         try edit("DELETE FROM workouts WHERE id = 'W-1'")
@@ -109,6 +116,7 @@ import Testing
                                + "is unreadable: "), "\(json)")
         #expect(json.contains("`DELETE FROM samples WHERE id = '\(step)'` in sqlite3") && json.contains("`healthrouter backfill test`"),
                 "\(json)")
+        #expect(json.hasSuffix(Self.rewriteAdvice), "\(json)")
         try edit("DELETE FROM samples WHERE id = '\(step)'")
         #expect(try problem() == nil)
     }

@@ -78,7 +78,8 @@ import TestSupport
                 #expect(reason.contains("cannot convert infinity to bigint") || reason.contains("out of range"), "\(reason)")
                 #expect(reason.contains("a row of \(qualified) holds a value healthrouter cannot read back: was it edited by hand?")
                         && reason.contains("`SELECT id FROM \(qualified) WHERE ") && reason.contains("NOT isfinite(\(column))")
-                        && reason.contains("run `healthrouter backfill test`"), "\(reason)")
+                        && reason.contains("run `healthrouter backfill test`, which writes it again from the journal (while it "
+                                           + "still holds the sample: see `journal.retain`"), "\(reason)")
             }
         }
     }

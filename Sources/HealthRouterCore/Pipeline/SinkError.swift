@@ -74,4 +74,12 @@ public enum SinkError: Error, Sendable, Equatable, CustomStringConvertible {
     public var isMisconfigured: Bool {
         if case .misconfigured = self { true } else { false }
     }
+
+    /// How an `unreadable` reason ends, once it said to delete the row: the backfill of `sink`
+    /// that writes the sample again, which the journal holds only until `journal.retain` prunes it
+    /// (an older one comes back from an export or a dump, `--from`).
+    public static func rewriteAdvice(sink: String) -> String {
+        "run `healthrouter backfill \(sink)`, which writes it again from the journal (while it still holds the sample: "
+            + "see `journal.retain`; else `--from` an export or a dump)"
+    }
 }
