@@ -156,15 +156,27 @@ enum PostgresReservedKeys {
     /// `healthrouter:fields` count as keys of their own) to the sample read-back built from its
     /// columns; `metadata_order` picks the producer's keys, in its order, from `metadata` (all the
     /// row's other keys).
+    /// Throws `Unreadable` for a `healthrouter:fields` that is no JSON or a
+    /// `healthrouter:canonical` that is no sample healthrouter encoded (a row edited by hand).
     static func restore(_ keys: [String: JSONValue], metadata: [MetadataEntry], into sample: inout Sample) throws {
         var reserved = keys
-        if case .string(let text) = keys["fields"], let object = try JSONParser.parse(text).objectValue {
-            for pair in object { reserved[pair.key] = pair.value }
+        if case .string(let text) = keys["fields"] {
+            let fields: JSONValue
+            do {
+                fields = try JSONParser.parse(text)
+            } catch {
+                throw Unreadable(key: fieldsKey, problem: "is no JSON (\(error))")
+            }
+            for pair in fields.objectValue ?? [] { reserved[pair.key] = pair.value }
         }
-        if case .string(let base64) = reserved["canonical"], let bytes = Data(base64Encoded: base64),
-           case .sample(let original) = try SampleCodec.decode(Array(bytes)) {
-            sample = original
-            return
+        if case .string(let base64) = reserved["canonical"] {
+            guard let bytes = Data(base64Encoded: base64), let item = try? SampleCodec.decode(Array(bytes)) else {
+                throw Unreadable(key: canonicalKey, problem: "is no sample healthrouter encoded (damaged or cut short)")
+            }
+            if case .sample(let original) = item {
+                sample = original
+                return
+            }
         }
         // A row another program wrote may hold anything there: no offset rather than a trap.
         func offset(_ key: String) -> Int32? { if case .number(let n) = reserved[key] { Int32(exactly: n) } else { nil } }
@@ -190,6 +202,14 @@ enum PostgresReservedKeys {
                 return metadata.first { $0.key == name }
             }
         }
+    }
+}
+
+extension PostgresReservedKeys {
+    /// A reserved key of a row's metadata that read-back cannot decode: `key` and what is wrong.
+    struct Unreadable: Error {
+        var key: String
+        var problem: String
     }
 }
 

@@ -10,16 +10,25 @@ extension PostgresSink {
     /// metadata; the source is `source_device`. The `healthrouter:` keys (`PostgresReservedKeys`)
     /// then restore what the columns could not hold, and are removed. Daily summaries (tiering)
     /// cannot be returned as samples: when there are any, a warning says how many. Call after `prepare()`.
+    /// A row whose `healthrouter:` keys it cannot decode (edited by hand) throws
+    /// `SinkError.unreadable`, naming the table, the row's id and what to do.
     public func readBack(batchSize: Int = 10_000, _ body: (Sample) throws -> Void) throws {
         let connection = try session.connectionForReading()
+        let table = SQL.qualified(configuration.schema, "healthkit_metrics")
         try connection.transaction {
             try connection.forEachRow(of: """
                 SELECT id::text, user_id, metric_type, value, unit, source_device,
                        (extract(epoch FROM started_at) * 1000)::bigint, (extract(epoch FROM ended_at) * 1000)::bigint,
                        metadata::text
-                FROM \(SQL.qualified(configuration.schema, "healthkit_metrics")) ORDER BY started_at, id
+                FROM \(table) ORDER BY started_at, id
                 """, cursor: "hr_read", batchSize: batchSize) { result, row in
-                try body(try Self.sample(result, row))
+                let sample: Sample
+                do {
+                    sample = try Self.sample(result, row)
+                } catch {
+                    throw Self.unreadable(error, table: table, rowId: result.text(row, 0) ?? "?", sink: sinkName)
+                }
+                try body(sample)
             }
             try warnAboutSummaries(connection)
         }
@@ -36,6 +45,17 @@ extension PostgresSink {
                            + "those samples exist only as daily statistics (summarize_after folded their raw rows), which "
                            + "cannot be read back as samples, so a migration does not carry them and migrate --verify does not "
                            + "compare them")
+    }
+
+    /// The `SinkError.unreadable` of the row `rowId` of `table`, whose sample `error` says it cannot
+    /// read back: what is wrong, and what to do (`sink`: the sink's name).
+    static func unreadable(_ error: any Error, table: String, rowId: String, sink: String) -> SinkError {
+        let problem = (error as? PostgresReservedKeys.Unreadable).map { "its metadata key \($0.key) \($0.problem)" }
+            ?? "its metadata is unreadable (\(error))"
+        let id = rowId.replacingOccurrences(of: "'", with: "''")
+        return .unreadable("the row of \(table) with id '\(rowId)' holds what healthrouter cannot read back: \(problem): was it "
+                           + "edited by hand? Write the value back as healthrouter wrote it, or delete the row (`DELETE FROM "
+                           + "\(table) WHERE id = '\(id)'`) and " + SinkError.rewriteAdvice(sink: sink))
     }
 
     static func sample(_ r: PostgresResult, _ row: Int) throws -> Sample {

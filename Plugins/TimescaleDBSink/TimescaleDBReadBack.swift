@@ -12,7 +12,8 @@ extension TimescaleDBSink {
     /// back, so that a migration gives them the target's user for such samples and
     /// `migrate --verify` meets them as the source holds them. A sample that came with that user
     /// keeps it: its `canonical` says so (`sample(_:_:sinkUserId:)`).
-    /// Call after `prepare()`.
+    /// A row it cannot decode (a `canonical` edited by hand) throws `SinkError.unreadable`, naming
+    /// the table, the row's id and what to do. Call after `prepare()`.
     public func readBack(batchSize: Int = 10_000, _ body: (Sample) throws -> Void) throws {
         let connection = try session.connectionForReading()
         try connection.transaction {
@@ -28,7 +29,13 @@ extension TimescaleDBSink {
                                created_utc_offset, metadata::text, user_id, \(special)
                         FROM \(qualified) ORDER BY start_at, id
                         """, cursor: "hr_read", batchSize: batchSize) { result, row in
-                        try body(try Self.sample(result, row, sinkUserId: configuration.userId))
+                        let sample: Sample
+                        do {
+                            sample = try Self.sample(result, row, sinkUserId: configuration.userId)
+                        } catch {
+                            throw Self.unreadable(error, table: qualified, id: result.text(row, 1) ?? "?", sink: sinkName)
+                        }
+                        try body(sample)
                     }
                 } catch let error as PostgresError where error.isUnreadableValue {
                     // Said here, where the table is known.
@@ -36,6 +43,17 @@ extension TimescaleDBSink {
                 }
             }
         }
+    }
+
+    /// The `SinkError.unreadable` of the row `id` of `table`, whose sample `error` says it cannot
+    /// read back (a `canonical` or `metadata` edited by hand): what to do (`sink`: the sink's name).
+    static func unreadable(_ error: any Error, table: String, id: String, sink: String) -> SinkError {
+        let problem = error is JSONParser.Failure ? "its metadata is unreadable (\(error))"
+            : "its canonical column is no sample healthrouter encoded (damaged or cut short)"
+        let quoted = id.replacingOccurrences(of: "'", with: "''")
+        return .unreadable("the row of \(table) with id '\(id)' holds what healthrouter cannot read back: \(problem): was it "
+                           + "edited by hand? Delete the row (`DELETE FROM \(table) WHERE id = '\(quoted)'`) and "
+                           + SinkError.rewriteAdvice(sink: sink))
     }
 
     /// The sample of a row, whose user is the row's `user_id`; nil where that is `sinkUserId`, the

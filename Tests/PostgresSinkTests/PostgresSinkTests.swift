@@ -84,6 +84,54 @@ import TestSupport
         }
     }
 
+    /// A row whose stored value healthrouter decodes itself is edited by hand (the postgres
+    /// sink's `healthrouter:fields`, which must be JSON, or its `healthrouter:canonical`; the
+    /// timescaledb sink's `canonical`): the read back of either sink fails as `SinkError.unreadable`,
+    /// naming the table, the row's id and what to do (with a `DELETE` that runs: the store reads
+    /// back without the row), where it failed with the bare words of the decoder, as a failure
+    /// that no message placed.
+    @Test func aStoredValueItCannotDecodeIsUnreadableNamingTheRow() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        let cases: [(index: Int, table: String, edit: String, problem: String)] = [
+            (1, "healthkit_metrics", "metadata = jsonb_set(metadata, '{healthrouter:fields}', '\"{oops\"')",
+             "its metadata key healthrouter:fields is no JSON ("),
+            (1, "healthkit_metrics", "metadata = jsonb_set(metadata, '{healthrouter:canonical}', '\"AAAA\"')",
+             "its metadata key healthrouter:canonical is no sample healthrouter encoded"),
+            (0, "workouts", "canonical = '\\x0501ff'", "its canonical column is no sample healthrouter encoded")]
+        for (index, table, edit, problem) in cases {
+            let schema = PostgresTestDatabase.freshSchema()
+            let sink = try #require(PostgresTestDatabase.bothSinks(url: url, schema: schema)[index] as? any ReadableSink)
+            _ = try sink.prepare()
+            defer { sink.close() }
+            try sink.write(ConformanceFixtures.entries(ConformanceFixtures.all), cursor: 7)
+            var before = 0
+            try sink.readBack { _ in before += 1 }
+            let admin = try PostgresTestDatabase.connect(url)
+            defer { admin.close() }
+            let qualified = SQL.qualified(schema, table)
+            // A row that holds the value edited: a workout's (its detail needs the canonical sample).
+            let key = edit.contains("fields") ? "healthrouter:fields" : "healthrouter:canonical"
+            let which = table == "workouts" ? "canonical IS NOT NULL" : "metadata ? '\(key)'"
+            let id = try #require(try admin.execute("SELECT id::text FROM \(qualified) WHERE \(which) LIMIT 1").text(0, 0),
+                                  "\(table): no row holds \(key)")
+            try admin.execute("UPDATE \(qualified) SET \(edit) WHERE id = '\(id)'")
+            do {
+                try sink.readBack { _ in }
+                Issue.record("\(table) \(edit): read back")
+            } catch SinkError.unreadable(let reason) {
+                #expect(reason.hasPrefix("the row of \(qualified) with id '\(id)' holds what healthrouter cannot read back: "
+                                         + problem), "\(reason)")
+                #expect(reason.contains("was it edited by hand?") && reason.contains("`DELETE FROM \(qualified) WHERE id = '\(id)'`")
+                        && reason.contains("run `healthrouter backfill test`, which writes it again from the journal (while it "
+                                           + "still holds the sample: see `journal.retain`"), "\(reason)")
+                try admin.execute("DELETE FROM \(qualified) WHERE id = '\(id)'")
+                var after = 0
+                try sink.readBack { _ in after += 1 }
+                #expect(after == before - 1, "\(table) \(edit)")
+            }
+        }
+    }
+
     @Test func sameBatchTwiceLeavesIdenticalTables() throws {
         guard let url = PostgresTestDatabase.url else { return }
         try conformance(url, schema: PostgresTestDatabase.freshSchema()).sameBatchTwiceLeavesIdenticalContent()
