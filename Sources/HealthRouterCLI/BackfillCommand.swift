@@ -177,7 +177,7 @@ enum BackfillCommand {
         } catch {
             return try DirectDeliveryStop.exitCode(after: error, run: "the backfill of '\(name)'", sink: "the sink",
                                                    fix: "fix sinks.\(name) or its store",
-                                                   resumeAfter: NumberText.grouped(delivery.counts.position),
+                                                   resumeAfter: delivery.counts.position,
                                                    progress: progress, format: loaded.logger.format)
         }
         progress.stop()

@@ -165,7 +165,7 @@ enum MigrateCommand {
         } catch {
             return try DirectDeliveryStop.exitCode(after: error, run: "the migration \(from) → \(to)", sink: "a sink",
                                                    fix: "fix it",
-                                                   resumeAfter: "\(NumberText.grouped(current?.counts.position ?? 0)) items",
+                                                   resumeAfter: current?.counts.position ?? resume.position, noun: "items",
                                                    progress: progress, format: loaded.logger.format)
         }
         progress.stop()

@@ -144,6 +144,14 @@ import Testing
         #expect(lines.dropFirst().first.map { $0.hasPrefix("sink 'mirror': unavailable: ")
                     && $0.hasSuffix("; trying again in 0.5 s (attempt 2 of 5)") } == true, "\(backfill.stderr)")
         #expect(lines.dropFirst(5).first?.hasPrefix("healthrouter: the backfill of 'mirror' stopped: ") == true, "\(backfill.stderr)")
+        #expect(lines.last == "  hint: run the same command again to resume after 1", "\(backfill.stderr)")
+
+        // Stopped before the sink acknowledged a batch: the hint names no resume point ("to resume
+        // after 0"), as the run starts from the beginning.
+        let fresh = try CommandRunner.run(["backfill", "mirror", "--restart", "--config", config], in: directory)
+        #expect(fresh.status == 1, "\(fresh.stderr)")
+        #expect(fresh.stderr.split(separator: "\n").last
+                    == "  hint: run the same command again (nothing was delivered yet: it starts from the beginning)", "\(fresh.stderr)")
     }
 
     /// A misconfigured sink ends the import with 78, on a line that says so.
