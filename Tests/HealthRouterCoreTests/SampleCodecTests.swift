@@ -84,4 +84,28 @@ import Testing
         #expect(throws: ByteReader.Truncated.self) { try SampleCodec.decode(Array(bytes.dropLast(3))) }
         #expect(throws: ByteReader.Truncated.self) { try SampleCodec.decode([9, 1, 2]) }
     }
+
+    /// A length or count of 2^63 or more (a damaged timescaledb `canonical` edited by hand, a
+    /// damaged journal entry) throws: `Int(_:)` of it trapped, and `dump --from` crashed (exit 132).
+    @Test func aLengthPastIntThrows() {
+        let huge: [UInt8] = [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01]
+        for read in [{ (reader: inout ByteReader) in _ = try reader.string() }, { _ = try $0.count() }] {
+            #expect(throws: ByteReader.Truncated.self) {
+                try huge.withUnsafeBytes { bytes in
+                    var reader = ByteReader(bytes)
+                    try read(&reader)
+                }
+            }
+        }
+        // Just under: still refused for the bytes it does not have, as before.
+        #expect(throws: ByteReader.Truncated.self) {
+            try [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F].withUnsafeBytes { bytes in
+                var reader = ByteReader(bytes)
+                _ = try reader.string()
+            }
+        }
+        // The payload leftovers4 found: a sample's canonical whose first string is that long.
+        let bytes = SampleCodec.encode(.sample(heartRate(60, at: 0)))
+        #expect(throws: ByteReader.Truncated.self) { try SampleCodec.decode(Array(bytes.prefix(2)) + huge) }
+    }
 }

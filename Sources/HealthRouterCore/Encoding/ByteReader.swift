@@ -45,16 +45,15 @@ public struct ByteReader {
     }
 
     public mutating func string() throws -> String {
-        let count = Int(try varint())
-        guard count >= 0, offset + count <= buffer.count else { throw Truncated() }
+        // A length of 2^63 or more is no Int: `Int(_:)` would trap.
+        guard let count = Int(exactly: try varint()), count <= buffer.count - offset else { throw Truncated() }
         defer { offset += count }
         return String(decoding: UnsafeRawBufferPointer(rebasing: buffer[offset..<(offset + count)]), as: UTF8.self)
     }
 
     public mutating func count() throws -> Int {
-        let n = Int(try varint())
-        // A damaged payload must not make us reserve gigabytes.
-        guard n <= buffer.count - offset + 1 else { throw Truncated() }
+        // A damaged payload must not make us reserve gigabytes, nor trap on a count of 2^63 or more.
+        guard let n = Int(exactly: try varint()), n <= buffer.count - offset + 1 else { throw Truncated() }
         return n
     }
 }
