@@ -57,6 +57,8 @@ public final class SQLiteSink: Sink {
     /// The file `prepare()` opened: a store deleted or replaced meanwhile (`rm health.sqlite*`
     /// while the daemon runs) would take every later write into a file nobody can open again.
     private var openedFile: FileIdentity?
+    /// Whether `prepareForReading()` opened the store (a read back's: `reconnect()` opens it again).
+    private var openedForReading = false
 
     /// The fewest entries a batch must hold to start a bulk load (a push of a few samples into an
     /// empty store is not worth dropping indexes for).
@@ -163,6 +165,14 @@ public final class SQLiteSink: Sink {
         [11, 26].contains(error.code & 0xFF)
     }
 
+    /// The device, inode, size and modification time of the file at `path` (nil when it cannot be
+    /// stat'ed): different when another file was put there or it was written to.
+    static func fileState(_ path: String) -> [Int]? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return [Int(info.st_dev), Int(info.st_ino), Int(info.st_size), Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec)]
+    }
+
     /// What a failure of the store's file says: SQLite's own words with `SQLiteError`'s advice,
     /// and for a damaged file what to do with a sink's store (a write or an open retries it as any
     /// failure, as the file may be moved away meanwhile; a read back fails at once).
@@ -188,6 +198,7 @@ public final class SQLiteSink: Sink {
     /// `SQLiteDatabase.openForReading`, tables as they are, creating nothing; a store a newer
     /// healthrouter wrote is refused as `prepare()` refuses it.
     public func prepareForReading() throws {
+        openedForReading = true
         let path = configuration.path
         let directory = (path as NSString).deletingLastPathComponent
         if access(path, W_OK) == 0 && access(directory.isEmpty ? "." : directory, W_OK) == 0 {
@@ -352,6 +363,16 @@ public final class SQLiteSink: Sink {
         } catch {
             logger.debug("journal mode unchanged", [("reason", "\(error)")])
         }
+    }
+
+    /// For a store opened by `prepareForReading()`, opens it again, a connection of its own: a
+    /// read back that failed on a file copied over meanwhile (`readBack`) would meet the pages its
+    /// old connection kept, and fail again. A store opened to be written needs nothing.
+    public func reconnect() throws {
+        guard openedForReading else { return }
+        rows = nil
+        database = nil
+        try prepareForReading()
     }
 
     public func close() {

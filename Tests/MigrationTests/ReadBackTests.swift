@@ -121,6 +121,62 @@ import Testing
         #expect(try problem() == nil)
     }
 
+    /// A file copied over the store while it is read back (`cp backup.sqlite FILE`: the same
+    /// inode, its pages rewritten) reads as damaged, "database disk image is malformed", though the
+    /// file there is whole: unavailable, so that `dump --from` and `migrate` read it again, not
+    /// unreadable (it failed them at once, exit 65, calling the file damaged). Opened again
+    /// (`reconnect()`), it reads the file now there: the old connection kept pages of the old file
+    /// and failed again. (Damage in a file that stays as it was is still unreadable:
+    /// `MigrationCommandTests.aStoreHoldingARowItCannotReadFailsAtOnce`.)
+    @Test func sqliteSinkReadBackOfAFileCopiedOverMeanwhileIsUnavailable() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        func store(_ path: String, count: Int, prefix: String, note: String? = nil) throws {
+            let sink = SQLiteSink(configuration: .init(path: path), context: SinkFixtures.context(directory.path))
+            _ = try sink.prepare()
+            let samples = (0..<count).map { index -> Sample in
+                var sample = SinkFixtures.steps
+                sample.id = "\(prefix)-\(index)"
+                sample.start.epochMilliseconds += Int64(index) * 60_000
+                sample.end.epochMilliseconds += Int64(index) * 60_000
+                if let note { sample.metadata = [MetadataEntry("note", .string(note))] }
+                return sample
+            }
+            try sink.write(SinkFixtures.entries(samples), cursor: Int64(count))
+            sink.close()
+            try SQLiteDatabase(path: path).execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+        let path = directory.path + "/h.sqlite", backup = directory.path + "/backup.sqlite"
+        try store(path, count: 20_000, prefix: "A")
+        // Rows of another size: no page of one file fits where the other's was.
+        try store(backup, count: 15_000, prefix: "B", note: String(repeating: "x", count: 300))
+        let reader = SQLiteSink(configuration: .init(path: path), context: SinkFixtures.context(directory.path))
+        try reader.prepareForReading()
+        defer { reader.close() }
+        var read = 0
+        var failure: SinkError?
+        do {
+            try reader.readBack { _ in
+                read += 1
+                guard read == 1 else { return }
+                let file = try #require(FileHandle(forWritingAtPath: path))
+                try file.write(contentsOf: try Data(contentsOf: URL(fileURLWithPath: backup)))
+                try file.truncate(atOffset: try file.offset())
+                try file.close()
+            }
+        } catch let error as SinkError {
+            failure = error
+        }
+        guard case .unavailable(let reason) = failure else {
+            Issue.record("expected unavailable, got \(String(describing: failure)) after \(read) items")
+            return
+        }
+        #expect(reason.contains("the file changed while it was read"), "\(reason)")
+        // Read again, the file now there reads whole.
+        try reader.reconnect()
+        #expect(try Self.readAll(reader).samples.count == 15_000)
+    }
+
     /// A store written to while it is read back (a daemon writing, a dump reading) is read
     /// as it was when the read began: later tables do not show what was written meanwhile.
     @Test func sqliteSinkReadsBackOneSnapshotWhileAnotherConnectionWrites() throws {
