@@ -315,27 +315,28 @@ extension SQLiteSink: ReadableSink {
     /// Every tombstone and sample the file holds (`SQLiteSinkReader`). Call after `prepare()`.
     /// A row it cannot read (a time or JSON column edited by hand) and a damaged file
     /// (SQLITE_CORRUPT, SQLITE_NOTADB) throw `SinkError.unreadable`; SQLite's other failures
-    /// `unavailable`, and so does what reads as damage or as a row it cannot read in a file that
-    /// changed at its path since the read began (another copied over it, `cp backup.sqlite FILE`:
-    /// the pages read before and after no longer fit together, though the file there now may be
-    /// whole; a read again tells).
+    /// `unavailable`, and so does what reads as damage in a file that changed at its path since the
+    /// read began (another copied over it, `cp backup.sqlite FILE`: the pages read before and after
+    /// no longer fit together, though the file there now may be whole; a read again tells). A row it
+    /// cannot read stays `unreadable` whatever the file did: a running daemon's checkpoint changes
+    /// the file too, and a row edited by hand in a store it writes was retried as one copied over.
     public func readBack(_ visit: (HealthItem) throws -> Void) throws {
         guard let database else { throw SinkError.unavailable("\(configuration.path): read before prepare") }
         let before = SQLiteSink.fileState(configuration.path)
-        func unreadable(_ reason: String) -> SinkError {
+        func damaged(_ reason: String) -> SinkError {
             SQLiteSink.fileState(configuration.path) == before ? .unreadable(reason)
                 : .unavailable(reason + " (the file changed while it was read: another copied over it?)")
         }
         do {
             try SQLiteSinkReader(database: database).read(visit)
         } catch let error as SQLiteError {
-            throw SQLiteSink.isDamage(error) ? unreadable(SQLiteSink.problem(error)) : SinkError.unavailable(SQLiteSink.problem(error))
+            throw SQLiteSink.isDamage(error) ? damaged(SQLiteSink.problem(error)) : SinkError.unavailable(SQLiteSink.problem(error))
         } catch let error as SQLiteSinkReader.UnreadableTime {
-            throw unreadable(error.message(path: configuration.path, sink: name))
+            throw SinkError.unreadable(error.message(path: configuration.path, sink: name))
         } catch let error as SQLiteSinkReader.UnreadableJSON {
-            throw unreadable(error.message(path: configuration.path, sink: name))
+            throw SinkError.unreadable(error.message(path: configuration.path, sink: name))
         } catch let error as JSONParser.Failure {
-            throw unreadable("\(configuration.path): a stored JSON column is unreadable: \(error)")
+            throw SinkError.unreadable("\(configuration.path): a stored JSON column is unreadable: \(error)")
         }
     }
 }

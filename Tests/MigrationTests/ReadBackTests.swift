@@ -121,6 +121,44 @@ import Testing
         #expect(try problem() == nil)
     }
 
+    /// A row edited by hand stays unreadable when the file changes while it is read: a running
+    /// daemon writes the store (its checkpoints change the file's size and time) as `cp` over it
+    /// would, and the row was taken for one of a file copied over, retried five times, exit 1.
+    @Test func anUnreadableRowInAStoreWrittenMeanwhileIsStillUnreadable() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path + "/h.sqlite"
+        let sink = SQLiteSink(configuration: .init(path: path), context: SinkFixtures.context(directory.path))
+        _ = try sink.prepare()
+        try sink.write(SinkFixtures.entries(SinkFixtures.all), cursor: Int64(SinkFixtures.all.count))
+        sink.close()
+        let step = SinkFixtures.steps.id
+        try SQLiteDatabase(path: path).execute("UPDATE samples SET metadata = '{oops' WHERE id = '\(step)'")
+        let reader = SQLiteSink(configuration: .init(path: path), context: SinkFixtures.context(directory.path))
+        try reader.prepareForReading()
+        defer { reader.close() }
+        var read = 0
+        var failure: (any Error)?
+        do {
+            try reader.readBack { _ in
+                read += 1
+                guard read == 1 else { return }
+                // The file written meanwhile: another size and time.
+                let file = try #require(FileHandle(forWritingAtPath: path))
+                try file.seekToEnd()
+                try file.write(contentsOf: Data(count: 4096))
+                try file.close()
+            }
+        } catch {
+            failure = error
+        }
+        guard case SinkError.unreadable(let reason) = try #require(failure) else {
+            Issue.record("expected unreadable, got \(String(describing: failure)) after \(read) items")
+            return
+        }
+        #expect(reason.contains("a JSON column of the row of sample '\(step)'"), "\(reason)")
+    }
+
     /// A file copied over the store while it is read back (`cp backup.sqlite FILE`: the same
     /// inode, its pages rewritten) reads as damaged, "database disk image is malformed", though the
     /// file there is whole: unavailable, so that `dump --from` and `migrate` read it again, not
