@@ -52,10 +52,7 @@ extension PostgresSink {
     static func unreadable(_ error: any Error, table: String, rowId: String, sink: String) -> SinkError {
         let problem = (error as? PostgresReservedKeys.Unreadable).map { "its metadata key \($0.key) \($0.problem)" }
             ?? "its metadata is unreadable (\(error))"
-        let id = rowId.replacingOccurrences(of: "'", with: "''")
-        return .unreadable("the row of \(table) with id '\(rowId)' holds what healthrouter cannot read back: \(problem): was it "
-                           + "edited by hand? Write the value back as healthrouter wrote it, or delete the row (`DELETE FROM "
-                           + "\(table) WHERE id = '\(id)'`) and " + SinkError.rewriteAdvice(sink: sink))
+        return .unreadableRow(table: table, id: rowId, problem: problem, canWriteBack: true, sink: sink)
     }
 
     static func sample(_ r: PostgresResult, _ row: Int) throws -> Sample {

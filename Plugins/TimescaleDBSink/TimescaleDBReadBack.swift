@@ -50,10 +50,7 @@ extension TimescaleDBSink {
     static func unreadable(_ error: any Error, table: String, id: String, sink: String) -> SinkError {
         let problem = error is JSONParser.Failure ? "its metadata is unreadable (\(error))"
             : "its canonical column is no sample healthrouter encoded (damaged or cut short)"
-        let quoted = id.replacingOccurrences(of: "'", with: "''")
-        return .unreadable("the row of \(table) with id '\(id)' holds what healthrouter cannot read back: \(problem): was it "
-                           + "edited by hand? Delete the row (`DELETE FROM \(table) WHERE id = '\(quoted)'`) and "
-                           + SinkError.rewriteAdvice(sink: sink))
+        return .unreadableRow(table: table, id: id, problem: problem, canWriteBack: false, sink: sink)
     }
 
     /// The sample of a row, whose user is the row's `user_id`; nil where that is `sinkUserId`, the
