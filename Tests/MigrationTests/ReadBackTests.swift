@@ -59,6 +59,16 @@ import Testing
     static let rewriteAdvice = "run `healthrouter backfill test`, which writes it again from the journal (while it still "
         + "holds the sample: see `journal.retain`; else `--from` an export or a dump)"
 
+    /// A sqlite store, `h.sqlite` in `directory`, holding `SinkFixtures.all`: its path.
+    static func fixtureStore(in directory: TemporaryDirectory) throws -> String {
+        let path = directory.path + "/h.sqlite"
+        let sink = SQLiteSink(configuration: .init(path: path), context: SinkFixtures.context(directory.path))
+        _ = try sink.prepare()
+        try sink.write(SinkFixtures.entries(SinkFixtures.all), cursor: Int64(SinkFixtures.all.count))
+        sink.close()
+        return path
+    }
+
     /// A stored time edited by hand into no time (`'noon'`), in a sample's row or in one of its parts
     /// (a workout's event), makes the read back fail naming the store's file, the table, the column,
     /// the sample and what to do: it said `sqlite: unreadable time 'noon' in a stored row`, no file.
@@ -66,11 +76,7 @@ import Testing
     @Test func anUnreadableStoredTimeNamesTheFileTheRowAndWhatToDo() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = directory.path + "/h.sqlite"
-        let sink = SQLiteSink(configuration: .init(path: path), context: SinkFixtures.context(directory.path))
-        _ = try sink.prepare()
-        try sink.write(SinkFixtures.entries(SinkFixtures.all), cursor: Int64(SinkFixtures.all.count))
-        sink.close()
+        let path = try Self.fixtureStore(in: directory)
         func problem() throws -> String? {
             let reader = SQLiteSink(configuration: .init(path: path), context: SinkFixtures.context(directory.path))
             try reader.prepareForReading()
@@ -127,11 +133,7 @@ import Testing
     @Test func anUnreadableRowInAStoreWrittenMeanwhileIsStillUnreadable() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let path = directory.path + "/h.sqlite"
-        let sink = SQLiteSink(configuration: .init(path: path), context: SinkFixtures.context(directory.path))
-        _ = try sink.prepare()
-        try sink.write(SinkFixtures.entries(SinkFixtures.all), cursor: Int64(SinkFixtures.all.count))
-        sink.close()
+        let path = try Self.fixtureStore(in: directory)
         let step = SinkFixtures.steps.id
         try SQLiteDatabase(path: path).execute("UPDATE samples SET metadata = '{oops' WHERE id = '\(step)'")
         let reader = SQLiteSink(configuration: .init(path: path), context: SinkFixtures.context(directory.path))

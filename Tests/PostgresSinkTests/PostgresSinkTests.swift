@@ -52,6 +52,23 @@ import TestSupport
             refused: refused)
     }
 
+    /// One of `PostgresTestDatabase.bothSinks` (0: timescaledb, 1: postgres) in a fresh schema,
+    /// prepared and holding `ConformanceFixtures.all`, with that schema and how many samples it reads back.
+    static func filledSink(url: String, index: Int) throws -> (sink: any ReadableSink, schema: String, count: Int) {
+        let schema = PostgresTestDatabase.freshSchema()
+        let sink = try #require(PostgresTestDatabase.bothSinks(url: url, schema: schema)[index] as? any ReadableSink)
+        _ = try sink.prepare()
+        do {
+            try sink.write(ConformanceFixtures.entries(ConformanceFixtures.all), cursor: 7)
+            var count = 0
+            try sink.readBack { _ in count += 1 }
+            return (sink, schema, count)
+        } catch {
+            sink.close()
+            throw error
+        }
+    }
+
     /// A stored time edited by hand to 'infinity', which the read back's query cannot convert
     /// (`cannot convert infinity to bigint`), fails the read back of either sink as
     /// `SinkError.unreadable`, naming the table, a query that finds such rows and what to do:
@@ -59,13 +76,8 @@ import TestSupport
     @Test func aStoredTimeOfInfinityIsUnreadableNotUnavailable() throws {
         guard let url = PostgresTestDatabase.url else { return }
         for (index, table, column) in [(0, "samples", "end_at"), (1, "healthkit_metrics", "ended_at")] {
-            let schema = PostgresTestDatabase.freshSchema()
-            let sink = try #require(PostgresTestDatabase.bothSinks(url: url, schema: schema)[index] as? any ReadableSink)
-            _ = try sink.prepare()
+            let (sink, schema, count) = try Self.filledSink(url: url, index: index)
             defer { sink.close() }
-            try sink.write(ConformanceFixtures.entries(ConformanceFixtures.all), cursor: 7)
-            var count = 0
-            try sink.readBack { _ in count += 1 }
             #expect(count >= 2)
             let admin = try PostgresTestDatabase.connect(url)
             defer { admin.close() }
@@ -99,13 +111,8 @@ import TestSupport
              "its metadata key healthrouter:canonical is no sample healthrouter encoded"),
             (0, "workouts", "canonical = '\\x0501ff'", "its canonical column is no sample healthrouter encoded")]
         for (index, table, edit, problem) in cases {
-            let schema = PostgresTestDatabase.freshSchema()
-            let sink = try #require(PostgresTestDatabase.bothSinks(url: url, schema: schema)[index] as? any ReadableSink)
-            _ = try sink.prepare()
+            let (sink, schema, before) = try Self.filledSink(url: url, index: index)
             defer { sink.close() }
-            try sink.write(ConformanceFixtures.entries(ConformanceFixtures.all), cursor: 7)
-            var before = 0
-            try sink.readBack { _ in before += 1 }
             let admin = try PostgresTestDatabase.connect(url)
             defer { admin.close() }
             let qualified = SQL.qualified(schema, table)
