@@ -392,6 +392,9 @@ final class WorkoutBuilder {
             case .sourceName: route.sourceName = reader.sources.string(value)
             case .startDate: route.start = date(value, "WorkoutRoute startDate", reader: reader, line: line)
             case .endDate: route.end = date(value, "WorkoutRoute endDate", reader: reader, line: line)
+            // Without its per-record `0x…` address, as the workout's own: the address differs in every
+            // export, which made each workout with a route a change at every import.
+            case .device: route.metadata.append(MetadataEntry("device", .string(reader.device(value))))
             default: route.metadata.append(reader.extraAttribute(attributes, index))
             }
         }

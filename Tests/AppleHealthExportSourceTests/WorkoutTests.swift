@@ -76,6 +76,32 @@ import AppleHealthExportSource
         #expect(output.skips.map(\.reason) == ["Location without a valid date, latitude or longitude"])
     }
 
+    /// A route's `device` loses its per-record `0x…` address, as the workout's does: two exports of one
+    /// workout, whose addresses differ, give the same sample (the address made every workout with a
+    /// route a change, delivered again, at every import).
+    @Test func aRoutesDeviceIsTheSameInEveryExport() throws {
+        func export(address: String) throws -> Sample {
+            let directory = try TemporaryDirectory()
+            let path = try directory.write("export.xml", Fixtures.export("""
+             <Workout workoutActivityType="HKWorkoutActivityTypeWalking" sourceName="Watch" device="&lt;&lt;HKDevice: \(address)&gt;, name:Apple Watch&gt;" startDate="2023-01-01 08:00:00 -0800" endDate="2023-01-01 08:30:00 -0800">
+              <WorkoutRoute sourceName="Watch" sourceVersion="10.1.1" device="&lt;&lt;HKDevice: \(address)&gt;, name:Apple Watch, manufacturer:Apple Inc.&gt;" creationDate="2023-01-01 08:31:00 -0800" startDate="2023-01-01 08:00:00 -0800" endDate="2023-01-01 08:30:00 -0800">
+               <Location date="2023-01-01 08:00:00 -0800" latitude="37.33" longitude="-122.03"/>
+              </WorkoutRoute>
+             </Workout>
+            """))
+            let output = try Fixtures.read(path)
+            #expect(output.skips.isEmpty)
+            return try #require(output.samples(.workout).first)
+        }
+        let first = try export(address: "0x282a45810")
+        let second = try export(address: "0x2839aa000")
+        #expect(first.id == second.id)
+        #expect(first.detail == second.detail)
+        guard case .workout(let workout) = first.detail else { Issue.record("no workout"); return }
+        #expect(workout.routes.first?.metadata.map(\.key) == ["sourceVersion", "device", "creationDate"])
+        #expect(workout.routes.first?.metadata[1].value == .string("<<HKDevice>, name:Apple Watch, manufacturer:Apple Inc.>"))
+    }
+
     /// Totals an app wrote as 0 while its statistics sum to more are the statistics' sums.
     @Test func zeroTotalsGiveWayToStatistics() throws {
         let directory = try TemporaryDirectory()
