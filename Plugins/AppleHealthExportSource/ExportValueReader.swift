@@ -66,13 +66,18 @@ final class ExportValueReader {
         return MetadataEntry(names.text(attributes.name(index)), .string(AttributeText.string(bytes)))
     }
 
-    /// Every attribute as text, in document order (for records kept whole).
+    /// Every attribute as text, in document order (for records kept whole); a `device` without its
+    /// per-record `0x…` address (`DeviceName`), as a sample's `device` is: the address differs in
+    /// every export, and the element's id is the digest of its content (an audiogram exported twice
+    /// was two samples).
     func genericAttributes(_ attributes: SAXAttributes) -> [GenericRecord.Attribute] {
         var result: [GenericRecord.Attribute] = []
         result.reserveCapacity(attributes.count)
         for index in 0..<attributes.count {
-            result.append(GenericRecord.Attribute(names.text(attributes.name(index)),
-                                                  AttributeText.string(attributes.value(index))))
+            let value = attributes.value(index)
+            let name = attributes.name(index)
+            result.append(GenericRecord.Attribute(names.text(name),
+                                                  names.name(name) == .device ? device(value) : AttributeText.string(value)))
         }
         return result
     }

@@ -402,6 +402,29 @@ import AppleHealthExportSource
                                                     + "(record kept without it)", count: 2))
     }
 
+    /// A record kept whole keeps its `device` without the per-record `0x…` address, as a sample's
+    /// `device` is: its id is the digest of its content, and the address differs in every export,
+    /// so the same audiogram in two exports was two samples.
+    @Test func aKeptWholeRecordsDeviceIsTheSameInEveryExport() throws {
+        func audiogram(address: String) throws -> Sample {
+            let output = try read("""
+             <Audiogram type="HKDataTypeIdentifierAudiogram" sourceName="Mimi" device="&lt;&lt;HKDevice: \(address)&gt;, name:iPhone, manufacturer:Apple Inc., software:17.2&gt;" startDate="2022-06-01 09:00:00 -0700" endDate="2022-06-01 09:10:00 -0700">
+              <SensitivityPoint frequencyValue="500" frequencyUnit="Hz" leftEarValue="10" leftEarUnit="dBHL"/>
+             </Audiogram>
+            """)
+            #expect(output.skips.isEmpty)
+            return try #require(output.samples(.other).first)
+        }
+        let first = try audiogram(address: "0x282a45810")
+        let second = try audiogram(address: "0x2839aa000")
+        #expect(first.id == second.id)
+        #expect(first.detail == second.detail)
+        let device = "<<HKDevice>, name:iPhone, manufacturer:Apple Inc., software:17.2>"
+        #expect(first.device == device)
+        guard case .record(let record) = first.detail else { Issue.record("not kept whole"); return }
+        #expect(record[attribute: "device"] == device)
+    }
+
     @Test func documentWithoutDeclarationOrDoctype() throws {
         let directory = try TemporaryDirectory()
         let path = try directory.write("trimmed.xml", """
