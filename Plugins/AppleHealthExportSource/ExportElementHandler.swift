@@ -366,7 +366,10 @@ final class ExportElementHandler: SAXHandler {
 
     private func finishRecord() {
         guard var draft = record.take() else { return }
-        if !draft.beats.isEmpty { draft.sample.detail = .heartbeats(draft.beats) }
+        if !draft.beats.isEmpty {
+            // Written on the phone's clock of the beat's day, not in the record's offset (the export's day's).
+            draft.sample.detail = .heartbeats(HeartbeatClock.aligned(draft.beats, start: draft.sample.start, end: draft.sample.end))
+        }
         // The parser looked the type up once per type, and made the device canonical as it read it.
         // Only a correlation's member, or a record that may be one, needs its id here: any other
         // gets it from the output, on the journal's thread (hashing was 15 % of the parser's thread).

@@ -163,6 +163,47 @@ import AppleHealthExportSource
         #expect(sample.value == 48.5)
     }
 
+    /// A beat's time is the phone's wall clock on the beat's day (with that day's daylight-saving offset),
+    /// the record's dates are in the export's offset: a winter reading in a summer export has its beats
+    /// an hour before it when read in the record's offset (a real export's `19:14:47 -0400` record with
+    /// its first beat at `6:14:48.94 PM`). They are put back in the record, keeping its offset; beats
+    /// already in their record, and ones no such shift puts there, stay where they are.
+    @Test func heartRateVariabilityBeatsOnAnotherDaylightSavingClockAreMovedIntoTheirRecord() throws {
+        let output = try read("""
+         <Record type="HKQuantityTypeIdentifierHeartRateVariabilitySDNN" sourceName="Watch" unit="ms" startDate="2017-11-22 19:14:47 -0400" endDate="2017-11-22 19:15:52 -0400" value="32.1111">
+          <HeartRateVariabilityMetadataList>
+           <InstantaneousBeatsPerMinute bpm="95" time="6:14:48.94 PM"/>
+           <InstantaneousBeatsPerMinute bpm="94" time="6:14:49.58 PM"/>
+          </HeartRateVariabilityMetadataList>
+         </Record>
+         <Record type="HKQuantityTypeIdentifierHeartRateVariabilitySDNN" sourceName="Watch" unit="ms" startDate="2023-03-01 00:30:00 +1000" endDate="2023-03-01 00:31:00 +1000" value="40">
+          <HeartRateVariabilityMetadataList>
+           <InstantaneousBeatsPerMinute bpm="60" time="01:30:01,50"/>
+          </HeartRateVariabilityMetadataList>
+         </Record>
+         <Record type="HKQuantityTypeIdentifierHeartRateVariabilitySDNN" sourceName="Watch" unit="ms" startDate="2023-07-01 00:30:00 +0200" endDate="2023-07-01 00:31:00 +0200" value="41">
+          <HeartRateVariabilityMetadataList>
+           <InstantaneousBeatsPerMinute bpm="61" time="11:30:02.00 PM"/>
+          </HeartRateVariabilityMetadataList>
+         </Record>
+         <Record type="HKQuantityTypeIdentifierHeartRateVariabilitySDNN" sourceName="Watch" unit="ms" startDate="2023-07-01 12:00:00 +0200" endDate="2023-07-01 12:01:00 +0200" value="42">
+          <HeartRateVariabilityMetadataList>
+           <InstantaneousBeatsPerMinute bpm="62" time="3:00:00.00 PM"/>
+          </HeartRateVariabilityMetadataList>
+         </Record>
+        """)
+        let beats = output.samples.map { sample in
+            guard case .heartbeats(let beats) = sample.detail else { return [Int64]() }
+            #expect(beats.allSatisfy { $0.time.utcOffsetSeconds == sample.start.utcOffsetSeconds })
+            return beats.map { $0.time.epochMilliseconds - sample.start.epochMilliseconds }
+        }
+        #expect(beats == [[1940, 2580],   // 18:14:48.94 −0500 is 19:14:48.94 −0400
+                          [1500],         // an hour later on the clock (a summer reading in a winter export)
+                          [2000],         // an hour earlier, across midnight: 23:30:02 of the day before
+                          [10_800_000]])  // three hours off: no daylight-saving shift, left as written
+        #expect(output.skips.isEmpty)
+    }
+
     @Test func correlationMembersComeOutOnceInEitherOrder() throws {
         let member = { (type: String, value: Int) in
             """
