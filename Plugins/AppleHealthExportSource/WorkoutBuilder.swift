@@ -395,6 +395,8 @@ final class WorkoutBuilder {
             // Without its per-record `0x…` address, as the workout's own: the address differs in every
             // export, which made each workout with a route a change at every import.
             case .device: route.metadata.append(MetadataEntry("device", .string(reader.device(value))))
+            // A version, not a number: `10.10` and `9.0` as the export wrote them.
+            case .sourceVersion: route.metadata.append(reader.extraAttribute(attributes, index, asText: true))
             default: route.metadata.append(reader.extraAttribute(attributes, index))
             }
         }

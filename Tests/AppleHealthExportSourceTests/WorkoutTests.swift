@@ -102,6 +102,26 @@ import AppleHealthExportSource
         #expect(workout.routes.first?.metadata[1].value == .string("<<HKDevice>, name:Apple Watch, manufacturer:Apple Inc.>"))
     }
 
+    /// A route's `sourceVersion` is kept as the export wrote it, not read as a number (`10.10` was `10.1`,
+    /// `9.0` was `9`).
+    @Test func aRoutesSourceVersionIsKeptAsText() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("export.xml", Fixtures.export("""
+         <Workout workoutActivityType="HKWorkoutActivityTypeWalking" sourceName="Watch" startDate="2023-01-01 08:00:00 -0800" endDate="2023-01-01 08:30:00 -0800">
+          <WorkoutRoute sourceName="Watch" sourceVersion="10.10" startDate="2023-01-01 08:00:00 -0800" endDate="2023-01-01 08:15:00 -0800">
+           <Location date="2023-01-01 08:00:00 -0800" latitude="37.33" longitude="-122.03"/>
+          </WorkoutRoute>
+          <WorkoutRoute sourceName="Watch" sourceVersion="9.0" startDate="2023-01-01 08:15:00 -0800" endDate="2023-01-01 08:30:00 -0800">
+           <Location date="2023-01-01 08:15:00 -0800" latitude="37.34" longitude="-122.03"/>
+          </WorkoutRoute>
+         </Workout>
+        """))
+        let output = try Fixtures.read(path)
+        let sample = try #require(output.samples(.workout).first)
+        guard case .workout(let workout) = sample.detail else { Issue.record("no workout"); return }
+        #expect(workout.routes.map { $0.metadata.first { $0.key == "sourceVersion" }?.value } == [.string("10.10"), .string("9.0")])
+    }
+
     /// Totals an app wrote as 0 while its statistics sum to more are the statistics' sums.
     @Test func zeroTotalsGiveWayToStatistics() throws {
         let directory = try TemporaryDirectory()
