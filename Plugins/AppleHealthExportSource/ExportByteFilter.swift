@@ -18,7 +18,8 @@
 /// - White space before the prolog (a file led by blank lines) goes after its XML declaration:
 ///   libxml2 refuses a declaration anywhere but at the document's start ("XML declaration
 ///   allowed only at the start of the document"). The bytes are only moved (a UTF-8 byte-order
-///   mark stays first), so every line after the declaration keeps its number.
+///   mark stays first), so every line after the declaration keeps its number; the declaration's
+///   own lines are said at theirs by `fileLine(_:)` (libxml2 names them from line 1).
 ///
 /// The prolog is held back until the DOCTYPE (or the first element) is complete, at
 /// most `prologLimit` bytes (white space leading it is counted, not held); after that bytes pass
@@ -47,6 +48,18 @@ struct ExportByteFilter {
     /// Whether the stream starts with a UTF-8 byte-order mark (left out of the held prolog).
     private var startsWithByteOrderMark = false
 
+    /// The XML declaration moved before the white space that led it: how many lines it spans
+    /// (the first ones delivered), and how many line feeds it was moved over (zero: not moved).
+    private var movedDeclaration = (lines: 0, lineFeeds: 0)
+
+    /// The line of the file that `line` of the bytes delivered is (libxml2's line numbers): a line
+    /// of an XML declaration moved before the blank lines that led it (`<?xml … encoding="bogus"?>`
+    /// after five of them, which libxml2 says is on line 1) is said at its own line (6); every
+    /// other line is the file's already.
+    func fileLine(_ line: Int) -> Int {
+        line >= 1 && line <= movedDeclaration.lines ? line + movedDeclaration.lineFeeds : line
+    }
+
     /// Filters `chunk` in place and hands the bytes that are ready to `deliver`
     /// (possibly nothing, while the prolog is incomplete; everything when `isLast`).
     mutating func filter(_ whole: UnsafeMutableRawBufferPointer, isLast: Bool,
@@ -72,6 +85,9 @@ struct ExportByteFilter {
         prolog = nil
         // The byte-order mark, the XML declaration, the white space that led it, the rest.
         let declarationEnd = Self.declarationEnd(held)
+        if declarationEnd > 0 {
+            movedDeclaration = (1 + held[..<declarationEnd].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }, leadingWhiteSpace.lineFeeds)
+        }
         var head: [UInt8] = startsWithByteOrderMark ? [0xEF, 0xBB, 0xBF] : []
         head.append(contentsOf: held[..<declarationEnd])
         if !head.isEmpty { try head.withUnsafeBytes { try deliver($0) } }

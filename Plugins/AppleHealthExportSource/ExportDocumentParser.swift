@@ -40,7 +40,8 @@ final class ExportDocumentParser {
                                           raisedByHandler: true, atEnd: true)
             }
         }
-        if let failure {
+        if var failure {
+            failure.line = filter.fileLine(failure.line)
             reportHeldCorrelations(location: (entry.map { "entry \($0), " } ?? "") + "line \(failure.line)")
             try emitPending()
             throw sourceError(failure)

@@ -28,6 +28,7 @@ final class GPXRouteReader {
             if failure == nil { failure = sax.parse(bytes) }
         }
         if isLast && failure == nil { failure = sax.parse(UnsafeRawBufferPointer(start: nil, count: 0), final: true) }
+        if let line = failure?.line { failure?.line = filter.fileLine(line) }
         return failure
     }
 }

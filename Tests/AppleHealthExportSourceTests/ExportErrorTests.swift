@@ -473,6 +473,50 @@ import AppleHealthExportSource
         #expect(zipFailure.location == "entry apple_health_export/export.xml, line \(160_000 + 3 + 3_005)", "\(zipFailure)")
     }
 
+    /// An error inside an XML declaration that blank lines led, which the byte filter moved before
+    /// them, is named at the declaration's line in the file (libxml2 said line 1): a declaration after
+    /// 5 blank lines at line 6, one of two lines broken in its second at line 7; in a plain file, in a
+    /// zip and in a GPX file. An error after the declaration keeps its line.
+    @Test func anErrorInADeclarationLedByBlankLinesIsNamedAtItsLine() throws {
+        let directory = try TemporaryDirectory()
+        let record = #"<Record type="HKQuantityTypeIdentifierStepCount" sourceName="P" unit="count" "#
+            + #"startDate="2023-01-01 08:00:00 -0800" endDate="2023-01-01 08:10:00 -0800" value="10"/>"#
+        let export = Fixtures.export(record)
+        let body = export.drop { $0 != "\n" }   // from the line feed after the declaration on
+        let lead = String(repeating: "\n", count: 5)
+        let cases: [(name: String, text: String, line: Int, problem: String)] = [
+            ("encoding.xml", lead + #"<?xml version="1.0" encoding="bogus-enc"?>"# + body, 6, "Unsupported encoding bogus-enc"),
+            ("broken.xml", lead + #"<?xml version="1.0" encoding=?>"# + body, 6, "String not started"),
+            ("twoLines.xml", lead + "<?xml version=\"1.0\"\n encoding=\"bogus-enc\"?>" + body, 7, "Unsupported encoding"),
+            ("bom.xml", "\u{FEFF}" + lead + " \t\r\n" + #"<?xml version="1.0" encoding="bogus-enc"?>"# + body, 7, "Unsupported encoding"),
+            // After the declaration: its line in the file, as before (line 3 of the export, 5 lines on).
+            ("after.xml", lead + export.replacingOccurrences(of: "<ExportDate", with: "<ExportDate <"), 8, "not well-formed"),
+        ]
+        for (name, text, line, problem) in cases {
+            let failure = try #require(Fixtures.readFailing(try directory.write(name, text)).0, "\(name)")
+            #expect(failure.location == "line \(line)", "\(name): \(failure)")
+            #expect(failure.problem.contains(problem), "\(name): \(failure.problem)")
+            let zip = directory.file(name + ".zip")
+            try Fixtures.zip([("apple_health_export/export.xml", text)], to: zip)
+            let zipped = try #require(Fixtures.readFailing(zip).0, "\(name)")
+            #expect(zipped.location == "entry apple_health_export/export.xml, line \(line)", "\(name): \(zipped)")
+        }
+        // Not led by blank lines: line 1 still.
+        let unled = try #require(Fixtures.readFailing(try directory.write("unled.xml", export.replacingOccurrences(
+            of: "UTF-8", with: "bogus-enc"))).0)
+        #expect(unled.location == "line 1", "\(unled)")
+
+        // A GPX file's the same (its points are the ones lost, the import goes on).
+        let gpx = "\n\n\n" + #"<?xml version="1.0" encoding="bogus-enc"?>"# + "\n<gpx version=\"1.1\"><trk><trkseg>\n"
+            + #"<trkpt lon="-122.03" lat="37.33"><time>2023-01-01T16:00:00Z</time></trkpt>"# + "\n</trkseg></trk></gpx>\n"
+        let routed = try directory.write("e/export.xml", Fixtures.export(WorkoutTests.modernWorkout))
+        try directory.write("e/workout-routes/route_2023-01-01_8.00am.gpx", gpx)
+        let output = try Fixtures.read(routed, stateDirectory: directory.path)
+        #expect(output.skips.map(\.location) == [directory.file("e/workout-routes/route_2023-01-01_8.00am.gpx") + ", line 4"],
+                "\(output.skips)")
+        #expect(output.skips.first?.reason.contains("Unsupported encoding bogus-enc") == true, "\(output.skips)")
+    }
+
     @Test func malformedXMLInsideAZipNamesTheEntryAndLine() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("export.zip")
