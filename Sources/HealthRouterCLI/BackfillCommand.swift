@@ -33,9 +33,10 @@ enum BackfillCommand {
         the export, or migrate from another sink (healthrouter migrate --help).
 
         exit codes: 0 done, 1 the sink failed (run again to resume), 64 wrong options or unknown
-                    sink, 65 the file is not usable or the sink refused entries, 66 no journal (or an empty one),
-                    or the --from file is missing, 73 the journal or the sink cannot be opened (five tries, 0.5 s to
-                    4 s apart), 78 the config or the sink is wrong (misconfigured)
+                    sink, 65 the file is not usable or the sink refused entries, 66 no journal (or
+                    an empty one), or the --from file is missing, 73 the journal or the sink cannot
+                    be opened (five tries, 0.5 s to 4 s apart), 78 the config or the sink is wrong
+                    (misconfigured)
 
         examples:
           healthrouter backfill lake

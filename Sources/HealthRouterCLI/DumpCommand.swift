@@ -25,15 +25,17 @@ enum DumpCommand {
         A --from database whose connection is lost mid-read is opened again and read on after the
         last line written, tried five times as a write is (0.5 s to 4 s apart); rows added or deleted
         before that line meanwhile stop the dump (exit 1) instead of a line written twice or left out.
+        A --from sqlite file copied over mid-read (cp backup.sqlite FILE) is opened again and read on
+        the same way, not taken for a damaged one.
         A --from store that holds a row healthrouter cannot read (edited by hand) or a damaged page
         stops it at once (exit 65), naming the row and what to do.
 
         exit codes: 0 done, 1 reading stopped on an error (or the --from store changed), 64 wrong
                     options (a folder as --output), an unknown sink or one that cannot be read back,
-                    65 the --from store holds a row it cannot read, or is damaged, 66 no journal (or an empty one), or the sink's store (file, folder, or a
-                    database's table) does not exist, 73 the output, the journal or the sink cannot
-                    be opened (five tries, 0.5 s to 4 s apart), 78 the config or the sink is wrong
-                    (misconfigured)
+                    65 the --from store holds a row it cannot read, or is damaged, 66 no journal
+                    (or an empty one), or the sink's store (file, folder, or a database's table)
+                    does not exist, 73 the output, the journal or the sink cannot be opened (five
+                    tries, 0.5 s to 4 s apart), 78 the config or the sink is wrong (misconfigured)
 
         examples:
           healthrouter dump --types sleep --since 2024-01-01 > sleep.ndjson

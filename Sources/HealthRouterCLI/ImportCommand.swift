@@ -34,10 +34,11 @@ enum ImportCommand {
 
         exit codes: 0 done (samples a sink refused are dead letters, listed by `status`; they do
                     not change the exit code), 1 a sink's store could not be reached and the sink
-                    has not caught up though its routes select what this import read (five tries, 0.5 s to 4 s apart, each waiting up to the
-                    connection's timeout; the entries stay in the journal: the next run delivers
-                    them), 64 wrong options or nothing to import, 65 the file or folder is not
-                    usable input (also: every record in it was skipped), 66 the file is missing or cannot be read (on the command line or
+                    has not caught up though its routes select what this import read (five tries,
+                    0.5 s to 4 s apart, each waiting up to the connection's timeout; the entries
+                    stay in the journal: the next run delivers them), 64 wrong options or nothing
+                    to import, 65 the file or folder is not usable input (also: every record in it
+                    was skipped), 66 the file is missing or cannot be read (on the command line or
                     in the config), 73 the state directory is not writable or is full, 78 the
                     config is wrong, or a sink is misconfigured (`misconfigured: …`, given up at
                     once: fix its config, then import again), also when another sink is only down
