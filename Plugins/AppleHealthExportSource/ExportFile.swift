@@ -64,18 +64,26 @@ struct ExportFile {
         // XML starts with `<`, after an optional UTF-8 byte-order mark and white space.
         var first = 0
         if count >= 3, magic[0] == 0xEF, magic[1] == 0xBB, magic[2] == 0xBF { first = 3 }
-        while first < max(count, 0), [0x20, 0x09, 0x0A, 0x0D].contains(magic[first]) { first += 1 }
+        let leading = magic.withUnsafeBytes { LeadingWhiteSpace.measure(UnsafeRawBufferPointer(rebasing: $0[first..<max(count, first)])) }
+        first += leading.count
         // Compressed by another tool than zip: named, with the command that undoes it.
         if let refusal = CompressedFile.refusal(path, head: head) {
             throw SourceError(input: path, problem: refusal.problem, hint: refusal.hint)
         }
-        // White space past the first bytes: the document starts at the first other byte, however
-        // far (an export.xml led by more than 64 KiB of blank lines was called neither a zip file nor
-        // XML). The bytes from there are the ones looked at; `skippedLines` lines were passed.
+        // White space past the first bytes: the document starts at the first other byte (an
+        // export.xml led by more than 64 KiB of blank lines was called neither a zip file nor XML),
+        // up to `LeadingWhiteSpace.limit` (64 MiB) of it: a file of 512 MiB of spaces was read to its
+        // end. The bytes from there are the ones looked at; `skippedLines` lines were passed.
         var skippedLines = 0
         if first >= count, count == magic.count {
-            skippedLines = Self.lineFeeds(in: magic[...])
-            count = Self.readPastWhiteSpace(descriptor, into: &magic, lines: &skippedLines)
+            skippedLines = leading.lineFeeds
+            guard let rest = Self.readPastWhiteSpace(descriptor, into: &magic, passed: leading.count, lines: &skippedLines) else {
+                throw SourceError(input: path, problem: "the file begins with \(LeadingWhiteSpace.refusal) before anything "
+                                      + "else: it is not an Apple Health export (which begins with <?xml or <HealthData), nor NDJSON",
+                                  hint: "give the export.zip the Health app wrote (Profile → Export All Health Data), the "
+                                      + "export.xml inside it, or a file `healthrouter dump` wrote")
+            }
+            count = rest
             first = 0
         }
         // Nothing but white space (and a byte-order mark): nothing to import.
@@ -110,17 +118,22 @@ struct ExportFile {
     /// Reads `descriptor` on from where it stands past white space (spaces, tabs, line ends), to its
     /// first other byte or its end, adding the LFs passed to `lines`; fills `head` with the bytes
     /// from that first other byte on (as many as it holds, or to the end) and returns how many.
-    /// 0: the rest of the file is white space.
-    private static func readPastWhiteSpace(_ descriptor: Int32, into head: inout [UInt8], lines: inout Int) -> Int {
+    /// 0: the rest of the file is white space. nil: the white space, with the `passed` bytes of it
+    /// before, is longer than `LeadingWhiteSpace.limit` (read no further).
+    private static func readPastWhiteSpace(_ descriptor: Int32, into head: inout [UInt8], passed: Int, lines: inout Int) -> Int? {
+        var passed = passed
         while true {
             let count = fill(&head, from: 0, reading: descriptor)
             guard count > 0 else { return 0 }
-            guard let other = head[0..<count].firstIndex(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) else {
-                lines += lineFeeds(in: head[0..<count])
+            let leading = head.withUnsafeBytes { LeadingWhiteSpace.measure(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+            lines += leading.lineFeeds
+            passed += leading.count
+            if passed > LeadingWhiteSpace.limit { return nil }
+            let other = leading.count
+            guard other < count else {
                 if count < head.count { return 0 }
                 continue
             }
-            lines += lineFeeds(in: head[0..<other])
             head.replaceSubrange(0..<count - other, with: head[other..<count])
             return count < head.count ? count - other : fill(&head, from: count - other, reading: descriptor)
         }
@@ -137,10 +150,5 @@ struct ExportFile {
             count += got
         }
         return count
-    }
-
-    /// The line feeds in `bytes`.
-    private static func lineFeeds(in bytes: ArraySlice<UInt8>) -> Int {
-        bytes.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
     }
 }

@@ -112,7 +112,7 @@ struct ZipExportReader {
     /// really holds Health data is left to `read`, which looks at its content.
     static func checkEntries(of file: ExportFile) throws {
         let archive = try ZipArchive(path: file.path)
-        var others: [String] = []
+        var others: [String] = [], blank: [String] = []
         let head = UnsafeMutableRawBufferPointer.allocate(byteCount: sniffLength, alignment: 16)
         defer { head.deallocate() }
         while let entry = try archive.nextEntry() {
@@ -120,16 +120,22 @@ struct ZipExportReader {
             if !isIgnored(entry.path) && (!entry.hasName || mayBeHealthData(entry.path)) {
                 // A name that may be the data file's: its first bytes tell (an `.xml` web page is
                 // not an export). One that cannot be read is left for the import to say why.
-                guard let read = try? archive.readFully(into: head),
-                      let count = try? headPastWhiteSpace(archive, head: head, count: read) else { return }
+                let sniffed: Int?
+                do { sniffed = try headPastWhiteSpace(archive, head: head, count: try archive.readFully(into: head)) } catch { return }
+                guard let count = sniffed else {
+                    blank.append(entry.path)
+                    others.append(entry.path)
+                    continue
+                }
                 if isHealthData(UnsafeRawBufferPointer(rebasing: head[0..<count])) { return }
             }
             others.append(entry.path)
         }
         let listed = others.isEmpty ? "it has no files"
             : "its files: " + others.prefix(5).joined(separator: ", ") + (others.count > 5 ? ", and \(others.count - 5) more" : "")
+        let blanks = blank.prefix(5).map { "; \($0) begins with \(LeadingWhiteSpace.refusal)" }.joined()
         throw SourceError(input: file.path, problem: "this zip is not an Apple Health export: it holds no file that could be "
-                              + "the Health data (\(listed))",
+                              + "the Health data (\(listed))\(blanks)",
                           hint: "give the export.zip the Health app wrote (Profile → Export All Health Data), or the export.xml inside it")
     }
 
@@ -207,7 +213,11 @@ struct ZipExportReader {
         let read = try archive.readFully(into: sniffed)
         // A data file led by more blank lines than the sniff holds: its first other bytes tell (pass 2
         // reads the entry again from its start).
-        let head = Self.mayBeHealthData(entry.path) ? try Self.headPastWhiteSpace(archive, head: sniffed, count: read) : read
+        guard let head = Self.mayBeHealthData(entry.path) ? try Self.headPastWhiteSpace(archive, head: sniffed, count: read) : read else {
+            output.skipped("File in the zip not imported (it begins with \(LeadingWhiteSpace.refusal): not part of the "
+                               + "Health data)", location: "entry \(entry.path)")
+            return false
+        }
         let headBytes = UnsafeRawBufferPointer(rebasing: buffer[0..<head])
         if Self.isHealthData(headBytes) {
             if dataEntry == nil {
@@ -390,16 +400,22 @@ struct ZipExportReader {
     /// optional UTF-8 byte-order mark): reads the archive's current entry on to its first other byte
     /// and fills `head` with the bytes from there, returning how many (0: the entry is white space to
     /// its end). Otherwise `count`, `head` untouched. An export.xml led by more blank lines than the
-    /// sniff holds was no Health data file, and its zip no export.
-    static func headPastWhiteSpace(_ archive: ZipArchive, head: UnsafeMutableRawBufferPointer, count: Int) throws -> Int {
-        func firstOther(_ bytes: UnsafeMutableRawBufferPointer.SubSequence) -> Int? {
-            bytes.firstIndex { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }
+    /// sniff holds was no Health data file, and its zip no export. nil: the entry begins with more
+    /// than `LeadingWhiteSpace.limit` (64 MiB) of white space, and is no Health data file (read no
+    /// further: an entry of 512 MiB of spaces was read to its end, 73 s, before it was refused).
+    static func headPastWhiteSpace(_ archive: ZipArchive, head: UnsafeMutableRawBufferPointer, count: Int) throws -> Int? {
+        func leading(_ bytes: UnsafeMutableRawBufferPointer.SubSequence) -> Int {
+            LeadingWhiteSpace.measure(UnsafeRawBufferPointer(UnsafeMutableRawBufferPointer(rebasing: bytes))).count
         }
         let start = count >= 3 && head[0] == 0xEF && head[1] == 0xBB && head[2] == 0xBF ? 3 : 0
-        guard count == head.count, count > start, firstOther(head[start..<count]) == nil else { return count }
+        guard count == head.count, count > start, leading(head[start..<count]) == count - start else { return count }
+        var passed = count - start
         while true {
             let count = try archive.readFully(into: head)
-            guard let other = firstOther(head[0..<count]) else {
+            let other = leading(head[0..<count])
+            passed += other
+            if passed > LeadingWhiteSpace.limit { return nil }
+            guard other < count else {
                 if count < head.count { return 0 }
                 continue
             }

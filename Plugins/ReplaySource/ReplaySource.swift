@@ -48,8 +48,8 @@ public final class ReplaySource: FiniteSource {
     public var listsVersionsInOrder: Bool { true }
 
     /// Whether `path` is replay input: a file whose first non-space character is `{` (in UTF-8, or
-    /// UTF-16, which `formatProblem` refuses saying so), or a folder
-    /// holding at least one `*.ndjson` file.
+    /// UTF-16, which `formatProblem` refuses saying so), after at most `LeadingWhiteSpace.limit`
+    /// (64 MiB) of white space, or a folder holding at least one `*.ndjson` file.
     public static func recognizes(_ path: String) -> Bool {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return false }
@@ -59,23 +59,26 @@ public final class ReplaySource: FiniteSource {
         let head = (try? handle.read(upToCount: 4096)) ?? Data()
         // Saved as UTF-16 (refused by `formatProblem`, saying so).
         if UTF16Text.firstASCIICharacter(head) == UInt8(ascii: "{") { return true }
-        // The first byte that is not white space (or part of a byte-order mark), scanned in place.
+        // The first byte that is not white space (after a UTF-8 byte-order mark at the start).
+        var passed = 0
         func firstOtherByte(_ data: Data) -> UInt8? {
             data.withUnsafeBytes { bytes in
-                bytes.first { byte in
-                    switch byte {
-                    case 0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF: false
-                    default: true
-                    }
-                }
+                let start = passed == 0 && bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+                let leading = LeadingWhiteSpace.measure(UnsafeRawBufferPointer(rebasing: bytes[start...])).count
+                passed += leading
+                return start + leading < bytes.count ? bytes[start + leading] : nil
             }
         }
         var first = firstOtherByte(head)
-        // Blank lines are ignored, however many lead the file (read to its first other byte: a bound
-        // here took a file of 1 MiB of them, named `.ndjson`, for an export that is neither zip nor XML).
-        while first == nil, let more = try? handle.read(upToCount: 1 << 20), !more.isEmpty {
+        // Blank lines are ignored (a bound of 1 MiB took a file of more of them, named `.ndjson`, for
+        // an export that is neither zip nor XML), up to `LeadingWhiteSpace.limit` (64 MiB) of them: a
+        // file of 512 MiB of spaces was read to its end. Past it, the file is not taken for NDJSON,
+        // and the export source refuses it, saying so.
+        while first == nil, passed <= LeadingWhiteSpace.limit,
+              let more = try? handle.read(upToCount: min(1 << 20, LeadingWhiteSpace.limit + 1 - passed)), !more.isEmpty {
             first = firstOtherByte(more)
         }
+        if passed > LeadingWhiteSpace.limit { return false }
         // Named as NDJSON, with something in it: its lines are read as such, a bad first one counted
         // like any other (a file of blank lines goes on to be refused as nothing but white space).
         let name = path.lowercased()

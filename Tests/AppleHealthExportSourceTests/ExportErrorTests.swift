@@ -430,6 +430,51 @@ import AppleHealthExportSource
         #expect(Fixtures.readFailing(blank).0?.problem.contains("contains no Apple Health data file") == true)
     }
 
+    /// A file, or a zip entry that may be the Health data, that begins with more than 64 MiB
+    /// (`LeadingWhiteSpace.limit`) of white space is no export, and refused saying so, without
+    /// being read further (a zip entry of 512 MiB of spaces was read to its end, 73 s, before it was
+    /// refused); 64 MiB of it is still read past, to a document that follows.
+    @Test func aFileLedByMoreThan64MiBOfWhiteSpaceIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        #expect(LeadingWhiteSpace.limit == 64 << 20)
+        let export = Data(Fixtures.export("").utf8)
+        let atLimit = try directory.write("at.xml", Data(repeating: 0x0A, count: LeadingWhiteSpace.limit) + export)
+        try Fixtures.source(atLimit).checkInput()
+        let over = try directory.write("over.xml", Data([0xEF, 0xBB, 0xBF]) + Data(repeating: 0x20, count: LeadingWhiteSpace.limit + 1)
+                                           + export)
+        let refused = try #require(throws: SourceError.self) { try Fixtures.source(over).checkInput() }
+        #expect(refused.problem == "the file begins with more than 64 MiB of white space before anything else: it is not an "
+                    + "Apple Health export (which begins with <?xml or <HealthData), nor NDJSON", "\(refused.problem)")
+        #expect(refused.hint?.contains("give the export.zip the Health app wrote") == true, "\(String(describing: refused.hint))")
+
+        // In a zip: an export.xml so led makes the zip none; beside the Health data, a file not imported.
+        let zip = directory.file("blank.zip"), beside = directory.file("beside.zip")
+        _ = try Fixtures.python(["-c", """
+            import sys, zipfile
+            limit, export = int(sys.argv[3]), sys.argv[4].encode()
+            def blank(archive, name, count, tail=b""):
+                with archive.open(name, "w") as entry:
+                    for start in range(0, count, 1 << 20):
+                        entry.write(b" \\n" * (min(1 << 20, count - start) // 2))
+                    entry.write(tail)
+            with zipfile.ZipFile(sys.argv[1], "w", compression=zipfile.ZIP_DEFLATED) as archive:
+                blank(archive, "apple_health_export/export.xml", limit + 2, export)
+            with zipfile.ZipFile(sys.argv[2], "w", compression=zipfile.ZIP_DEFLATED) as archive:
+                blank(archive, "apple_health_export/blank.xml", limit + 2, export)
+                blank(archive, "apple_health_export/export.xml", 0, export)
+            """, zip, beside, String(LeadingWhiteSpace.limit), Fixtures.export("")])
+        let notExport = try #require(throws: SourceError.self) { try Fixtures.source(zip).checkInput() }
+        #expect(notExport.problem == "this zip is not an Apple Health export: it holds no file that could be the Health data "
+                    + "(its files: apple_health_export/export.xml); apple_health_export/export.xml begins with more than 64 MiB "
+                    + "of white space", "\(notExport.problem)")
+        #expect(Fixtures.readFailing(zip).0?.problem.contains("contains no Apple Health data file") == true)
+        try Fixtures.source(beside).checkInput()
+        let output = try Fixtures.read(beside)
+        #expect(output.skips.map(\.reason) == ["File in the zip not imported (it begins with more than 64 MiB of white space: "
+                                                + "not part of the Health data)"], "\(output.skips)")
+        #expect(output.skips.map(\.location) == ["entry apple_health_export/blank.xml"], "\(output.skips)")
+    }
+
     /// An export.xml that keeps its XML declaration, led by blank lines, is read, in a plain file
     /// and in a zip: the white space goes after the declaration before libxml2 sees it (which
     /// refused it: "XML declaration allowed only at the start of the document"). The lines keep

@@ -184,6 +184,22 @@ final class CollectingOutput: SourceOutput {
         #expect(sample.end == sample.start && sample.userId == nil)
     }
 
+    /// Up to 64 MiB (`LeadingWhiteSpace.limit`) of blank lines lead a file taken for NDJSON; past
+    /// them the sniff stops (a file of 512 MiB of spaces was read to its end) and the file is not
+    /// taken, named `.ndjson` or not: the export source refuses it, saying what it begins with.
+    @Test func replayFilesAreNotRecognizedPast64MiBOfBlankLines() throws {
+        let directory = makeTemporaryDirectory()
+        let good = Data((Self.line(SinkFixtures.heartRate) + "\n").utf8)
+        for (name, count, recognized) in [("at.txt", LeadingWhiteSpace.limit, true), ("at.ndjson", LeadingWhiteSpace.limit, true),
+                                          ("over.txt", LeadingWhiteSpace.limit + 1, false),
+                                          ("over.ndjson", LeadingWhiteSpace.limit + 1, false)] {
+            let path = directory + "/" + name
+            try (Data([0xEF, 0xBB, 0xBF]) + Data(repeating: 0x0A, count: count) + good).write(to: URL(fileURLWithPath: path))
+            #expect(ReplaySource.recognizes(path) == recognized, "\(name)")
+            try FileManager.default.removeItem(atPath: path)
+        }
+    }
+
     /// A file is taken for NDJSON by its first non-blank byte, however many blank lines lead it
     /// (past 4 KiB of them it was called no export and refused), or by its name (`.ndjson`,
     /// `.jsonl`: a bad first line is then counted as bad, not taken for another format).
