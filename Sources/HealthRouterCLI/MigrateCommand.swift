@@ -30,7 +30,9 @@ enum MigrateCommand {
         so running a finished migration again changes nothing. A --from database whose connection
         is lost mid-read is opened again and read on from where the target acknowledged, tried
         five times as a write is; so is either store --verify reads, read on after the last item
-        it counted (one whose rows before that item changed meanwhile stops it, exit 1).
+        it counted (one whose rows before that item changed meanwhile stops it, exit 1). A --from
+        sqlite file copied over mid-read (cp backup.sqlite FILE) is opened again and read on the
+        same way, not taken for a damaged one.
         A store whose schema cannot hold every field (postgres' healthkit_metrics) gives back what
         it holds: --verify shows which types differ.
 

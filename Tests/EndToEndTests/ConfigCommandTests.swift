@@ -630,8 +630,8 @@ import Testing
     }
 
     /// Every command's help, and the general one, keeps its lines within 100 columns, as they are
-    /// wrapped: the exit codes of dump, import and backfill ran to 147, 132 and 108. Dump's says that
-    /// a --from sqlite file copied over mid-read is read again, as Plugins/SQLiteSink/README.md does.
+    /// wrapped: the exit codes of dump, import and backfill ran to 147, 132 and 108. Dump's and migrate's
+    /// say that a --from sqlite file copied over mid-read is read again, as Plugins/SQLiteSink/README.md does.
     @Test func everyHelpFitsItsWidth() throws {
         for command in ["", "import", "run", "status", "check", "types", "dump", "backfill", "migrate"] {
             let result = try CommandRunner.run(command.isEmpty ? ["--help"] : [command, "--help"], in: TestScratch.path)
@@ -639,8 +639,12 @@ import Testing
             let long = result.stdout.split(separator: "\n").filter { $0.count > 100 }.map(String.init)
             #expect(long.isEmpty, "healthrouter \(command) --help: \(long)")
         }
-        let dump = try CommandRunner.run(["dump", "--help"], in: TestScratch.path).stdout
-        #expect(dump.contains("A --from sqlite file copied over mid-read (cp backup.sqlite FILE) is opened again"), "\(dump)")
+        for command in ["dump", "migrate"] {
+            let help = try CommandRunner.run([command, "--help"], in: TestScratch.path).stdout
+                .split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            #expect(help.contains("A --from sqlite file copied over mid-read (cp backup.sqlite FILE) is opened again"),
+                    "healthrouter \(command) --help: \(help)")
+        }
     }
 
     @Test func everyCommandHasHelp() throws {
