@@ -156,7 +156,7 @@ final class WorkoutBuilder {
             }
         case (.workoutRoute, .location):
             guard route != nil, keepRoutePoints(line: line) else { break }
-            if let point = location(attributes, reader: reader) {
+            if let point = location(attributes, reader: reader, line: line) {
                 if point.isUsable {
                     routePointsKept += 1
                     route?.points.append(point)
@@ -295,6 +295,7 @@ final class WorkoutBuilder {
         var date: Timestamp?
         var duration: Double?
         var durationUnit: String?
+        var extras: [MetadataEntry] = []
         for index in 0..<attributes.count {
             let value = attributes.value(index)
             switch reader.names.name(attributes.name(index)) {
@@ -302,7 +303,8 @@ final class WorkoutBuilder {
             case .date: date = reader.date(value)
             case .duration: duration = Self.number(value, "WorkoutEvent duration", line: line, report: report)
             case .durationUnit: durationUnit = reader.units.string(value)
-            default: break
+            // An attribute it has no field for is kept in its metadata, as a workout's or an activity's.
+            default: extras.append(reader.extraAttribute(attributes, index))
             }
         }
         guard let date else {
@@ -310,7 +312,8 @@ final class WorkoutBuilder {
             return nil
         }
         return WorkoutEvent(type: type, date: date,
-                            durationSeconds: seconds(duration, unit: durationUnit, of: "WorkoutEvent", line: line))
+                            durationSeconds: seconds(duration, unit: durationUnit, of: "WorkoutEvent", line: line),
+                            metadata: extras)
     }
 
     private func statistic(_ attributes: SAXAttributes, reader: ExportValueReader, line: Int) -> WorkoutStatistic? {
@@ -332,7 +335,7 @@ final class WorkoutBuilder {
             case .maximum: statistic.maximum = Self.number(value, "WorkoutStatistics maximum", line: line, report: report)
             case .sum: statistic.sum = Self.number(value, "WorkoutStatistics sum", line: line, report: report)
             case .unit: statistic.unit = reader.units.string(value)
-            default: break
+            default: Self.leftOut(attributes, index, of: "WorkoutStatistics", reader: reader, line: line, report: report)
             }
         }
         guard !statistic.type.isEmpty else {
@@ -403,7 +406,14 @@ final class WorkoutBuilder {
         return route
     }
 
-    private func location(_ attributes: SAXAttributes, reader: ExportValueReader) -> RoutePoint? {
+    /// Reports an attribute a part has no field (and no metadata) for, so that nothing is left out
+    /// silently: `WorkoutStatistics attribute 'x' left out (no field for it)`.
+    private static func leftOut(_ attributes: SAXAttributes, _ index: Int, of element: String, reader: ExportValueReader,
+                                line: Int, report: (_ reason: String, _ line: Int) -> Void) {
+        report("\(element) attribute '\(reader.names.text(attributes.name(index)))' left out (no field for it)", line)
+    }
+
+    private func location(_ attributes: SAXAttributes, reader: ExportValueReader, line: Int) -> RoutePoint? {
         var date: Timestamp?
         var latitude: Double?
         var longitude: Double?
@@ -419,7 +429,7 @@ final class WorkoutBuilder {
             case .verticalAccuracy: point.verticalAccuracy = DecimalNumber.parseLeading(value)
             case .course: point.course = DecimalNumber.parseLeading(value)
             case .speed: point.speed = DecimalNumber.parseLeading(value)
-            default: break
+            default: Self.leftOut(attributes, index, of: "Location", reader: reader, line: line, report: report)
             }
         }
         guard let date, let latitude, let longitude else { return nil }

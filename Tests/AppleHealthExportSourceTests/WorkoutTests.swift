@@ -102,6 +102,32 @@ import AppleHealthExportSource
         #expect(workout.routes.first?.metadata[1].value == .string("<<HKDevice>, name:Apple Watch, manufacturer:Apple Inc.>"))
     }
 
+    /// Nothing a workout's part holds is left out silently: an attribute a `WorkoutEvent` has no field
+    /// for goes to its metadata (as a workout's or an activity's does), and one of a `WorkoutStatistics`
+    /// or a `Location`, which keep no metadata, is counted in the summary with its name (all three were
+    /// dropped without a word).
+    @Test func attributesAPartHasNoFieldForAreKeptOrCounted() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("export.xml", Fixtures.export("""
+         <Workout workoutActivityType="HKWorkoutActivityTypeCycling" sourceName="Watch" startDate="2016-11-14 07:00:00 -0700" endDate="2016-11-14 08:30:00 -0700">
+          <WorkoutEvent type="HKWorkoutEventTypeLap" date="2016-11-14 07:30:00 -0700" lapNumber="3" reason="auto"/>
+          <WorkoutStatistics type="HKQuantityTypeIdentifierHeartRate" startDate="2016-11-14 07:00:00 -0700" endDate="2016-11-14 08:30:00 -0700" average="120" median="118" unit="count/min"/>
+          <WorkoutRoute sourceName="Watch" startDate="2016-11-14 07:00:00 -0700" endDate="2016-11-14 08:30:00 -0700">
+           <Location date="2016-11-14 07:00:00 -0700" latitude="37.33" longitude="-122.03" floor="2"/>
+           <Location date="2016-11-14 07:00:01 -0700" latitude="37.3301" longitude="-122.0301" floor="3"/>
+          </WorkoutRoute>
+         </Workout>
+        """))
+        let output = try Fixtures.read(path)
+        let workout = try #require(workouts(output).first)
+        #expect(workout.events.first?.metadata == [MetadataEntry("lapNumber", .number(3)), MetadataEntry("reason", .string("auto"))])
+        #expect(workout.statistics.first?.average == 120)
+        #expect(workout.routes.first?.points.count == 2)
+        #expect(output.skips.map(\.reason) == ["WorkoutStatistics attribute 'median' left out (no field for it)",
+                                               "Location attribute 'floor' left out (no field for it)",
+                                               "Location attribute 'floor' left out (no field for it)"], "\(output.skips)")
+    }
+
     /// A route's `sourceVersion` is kept as the export wrote it, not read as a number (`10.10` was `10.1`,
     /// `9.0` was `9`).
     @Test func aRoutesSourceVersionIsKeptAsText() throws {
