@@ -440,8 +440,11 @@ enum HealthAutoExportParser {
         // kept in metadata as sent (an object or array as its compact JSON), not dropped. A v2
         // workout's own `metadata` object gives its entries.
         let ownMetadata = object["metadata"] as? [String: Any]
+        // A key of a total holding a series (v2's per-workout `activeEnergy[]`, beside its
+        // `activeEnergyBurned` total) is no total the workout read: kept as sent too.
         for (key, value) in object.sorted(by: { $0.key < $1.key })
-        where (!workoutKeys.contains(key) || unconverted.contains(key)) && !(key == "metadata" && ownMetadata != nil) {
+        where (!workoutKeys.contains(key) || unconverted.contains(key) || (value is [Any] && key != "route"))
+            && !(key == "metadata" && ownMetadata != nil) {
             if let converted = JSONValues.metadataValue(value) { metadata.append(MetadataEntry(key, converted)) }
         }
         // Its entries after the workout's own fields, none of whose keys they repeat.

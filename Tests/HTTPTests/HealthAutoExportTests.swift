@@ -293,6 +293,30 @@ struct HealthAutoExportTests {
         #expect(server.client.post("/hae", Self.workouts, token: alice).body == #"{"received": 2, "new": 0, "deleted": 0}"#)
     }
 
+    /// A v2 workout's per-workout `activeEnergy[]` series, beside its `activeEnergyBurned` total, and
+    /// a series under a total's key without one, are kept in metadata as sent, as its other series
+    /// are: the key was taken for the total and the series dropped.
+    @Test func aSeriesUnderATotalsKeyIsKept() throws {
+        let body = #"{"data":{"workouts":[{"id":"EEEEEEEE-1111-4222-8333-444444444444","name":"Running","#
+            + #""start":"2024-03-05 07:00:00 +0100","end":"2024-03-05 07:30:00 +0100","duration":1800,"#
+            + #""activeEnergyBurned":{"qty":300,"units":"kcal"},"#
+            + #""activeEnergy":[{"date":"2024-03-05 07:01:00 +0100","qty":10,"units":"kcal","source":"Watch"}]},"#
+            + #"{"name":"Walking","start":"2024-03-06 07:00:00 +0100","end":"2024-03-06 07:30:00 +0100","#
+            + #""activeEnergy":[{"date":"2024-03-06 07:01:00 +0100","qty":4,"units":"kcal"}],"distance":{"qty":2,"units":"km"}}]}}"#
+        let server = try PushServerFixture()
+        #expect(server.client.post("/hae", body, token: alice).body == #"{"received": 2, "new": 2, "deleted": 0}"#)
+        let workouts = try samples(server)
+        guard workouts.count == 2, case .workout(let run) = workouts[0].detail, case .workout(let walk) = workouts[1].detail else {
+            Issue.record("no workouts: \(workouts)"); return
+        }
+        #expect(run.totalEnergyBurnedKilocalories == 300)
+        #expect(workouts[0].metadata[key: "activeEnergy"]
+                    == .string(#"[{"date":"2024-03-05 07:01:00 +0100","qty":10,"source":"Watch","units":"kcal"}]"#))
+        #expect(walk.totalEnergyBurnedKilocalories == nil && walk.totalDistanceMeters == 2000)
+        #expect(workouts[1].metadata[key: "activeEnergy"] == .string(#"[{"date":"2024-03-06 07:01:00 +0100","qty":4,"units":"kcal"}]"#))
+        #expect(server.client.post("/hae", body, token: alice).body == #"{"received": 2, "new": 0, "deleted": 0}"#)
+    }
+
     @Test func pointsAndWorkoutsEndingBeforeTheyStartAreSkipped() throws {
         let body = """
             {"data":{"metrics":[
