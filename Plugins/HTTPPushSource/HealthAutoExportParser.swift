@@ -12,7 +12,7 @@ import HealthRouterCore
 /// - `sleep_analysis`: unaggregated (`startDate`, `endDate`, `value`) becomes one sleep stage;
 ///   aggregated (`sleepStart`/`sleepEnd`, `inBedStart`/`inBedEnd`, totals in hours, current and
 ///   pre-6.6.2 shapes) becomes an `asleepUnspecified` interval and an `inBed` interval,
-///   with the totals in metadata.
+///   with the totals in metadata; a sleep point's other fields go to that metadata as sent.
 /// - Other fields of a data point (`mealTime`, `reason`, `value`) go to metadata.
 /// - Workouts v1 and v2: activity type from `name` (`other` with the name in metadata when it is
 ///   none of HealthKit's), `duration` (or end − start), energy, distance and heart rate; a v2
@@ -368,6 +368,8 @@ enum HealthAutoExportParser {
             guard end >= start else { return }
             var metadata: [MetadataEntry] = []
             if let hours = JSONValues.number(point["qty"]) { metadata.append(MetadataEntry("hours", .number(hours))) }
+            // Its other fields (the night's totals newer versions add to each stage) as sent.
+            metadata += otherFields(of: point, besides: stageKeys)
             payload.items.append(sleep(start, end, value, metadata: metadata, source: source))
             return
         }
@@ -378,11 +380,27 @@ enum HealthAutoExportParser {
         }
         if let start = date("sleepStart"), let end = date("sleepEnd"), end >= start {
             let sleepSource = point["sleepSource"] as? String ?? source
-            payload.items.append(sleep(start, end, "Asleep", metadata: totals, source: sleepSource, night: date("date") ?? start))
+            // Fields of the night a later version adds go with the asleep interval, as sent.
+            payload.items.append(sleep(start, end, "Asleep", metadata: totals + otherFields(of: point, besides: nightKeys),
+                                       source: sleepSource, night: date("date") ?? start))
         }
         if let start = date("inBedStart"), let end = date("inBedEnd"), end > start {
             let inBedSource = point["inBedSource"] as? String ?? source
             payload.items.append(sleep(start, end, "In Bed", metadata: [], source: inBedSource, night: date("date") ?? start))
+        }
+    }
+
+    /// The fields of an unaggregated sleep stage read into its sample.
+    private static let stageKeys: Set<String> = ["startDate", "endDate", "qty", "value", "source"]
+    /// The fields of an aggregated night read into its samples (`sleepTotals` among them).
+    private static let nightKeys: Set<String> = Set(sleepTotals).union(["date", "sleepStart", "sleepEnd", "inBedStart",
+                                                                        "inBedEnd", "source", "sleepSource", "inBedSource"])
+
+    /// `point`'s fields but `keys`, as metadata entries sorted by key (an object or array as its
+    /// compact JSON; null as no value): what a sleep point carries beyond what its samples read.
+    private static func otherFields(of point: [String: Any], besides keys: Set<String>) -> [MetadataEntry] {
+        point.sorted { $0.key < $1.key }.compactMap { key, value in
+            keys.contains(key) ? nil : JSONValues.metadataValue(value).map { MetadataEntry(key, $0) }
         }
     }
 

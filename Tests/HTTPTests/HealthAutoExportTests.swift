@@ -317,6 +317,28 @@ struct HealthAutoExportTests {
         #expect(server.client.post("/hae", body, token: alice).body == #"{"received": 2, "new": 0, "deleted": 0}"#)
     }
 
+    /// A sleep point's fields beyond those its samples read (the night's totals newer versions add
+    /// to each unaggregated stage; a field a later version adds to a night) are kept in metadata
+    /// as sent, as any other metric's are: they were dropped.
+    @Test func aSleepPointsOtherFieldsAreKept() throws {
+        let body = #"{"data":{"metrics":[{"name":"sleep_analysis","units":"hr","data":["#
+            + #"{"startDate":"2024-03-05 23:00:00 +0100","endDate":"2024-03-05 23:10:00 +0100","qty":0.1667,"value":"Core","#
+            + #""source":"Watch","totalSleep":7.2,"deep":1,"awake":0.2,"inBed":7.5,"note":null},"#
+            + #"{"date":"2024-03-07","totalSleep":7.1,"sleepStart":"2024-03-06 23:10:00 +0100","sleepEnd":"2024-03-07 06:40:00 +0100","#
+            + #""inBedStart":"2024-03-06 23:00:00 +0100","inBedEnd":"2024-03-07 06:50:00 +0100","source":"Watch","respiratoryEvents":3}]}]}}"#
+        let server = try PushServerFixture()
+        #expect(server.client.post("/hae", body, token: alice).body == #"{"received": 3, "new": 3, "deleted": 0}"#)
+        let stages = try samples(server)
+        #expect(stages.count == 3)
+        #expect(stages.first?.metadata == [MetadataEntry("hours", .number(0.1667)), MetadataEntry("awake", .number(0.2)),
+                                           MetadataEntry("deep", .number(1)), MetadataEntry("inBed", .number(7.5)),
+                                           MetadataEntry("totalSleep", .number(7.2))])
+        let asleep = try #require(stages.first { $0.categoryValue == "HKCategoryValueSleepAnalysisAsleepUnspecified" })
+        #expect(asleep.metadata == [MetadataEntry("totalSleep", .number(7.1)), MetadataEntry("respiratoryEvents", .number(3))])
+        #expect(stages.last?.metadata.isEmpty == true)
+        #expect(server.client.post("/hae", body, token: alice).body == #"{"received": 3, "new": 0, "deleted": 0}"#)
+    }
+
     @Test func pointsAndWorkoutsEndingBeforeTheyStartAreSkipped() throws {
         let body = """
             {"data":{"metrics":[
