@@ -49,9 +49,11 @@ enum HealthAutoExportParser {
                 payload.items.append(.sample(record))
             }
         }
-        for metric in JSONValues.entries(data["metrics"]) ?? [] {
+        let metrics = JSONValues.entries(data["metrics"]) ?? []
+        let atDates = pointsAtDatesByType(metrics)
+        for metric in metrics {
             guard case .object = metric else { payload.skipped += 1; continue }
-            readMetric(metric, userId: userId, into: &payload)
+            readMetric(metric, userId: userId, atDates: atDates, into: &payload)
         }
         for workout in JSONValues.entries(data["workouts"]) ?? [] {
             guard let workout = JSONValues.foundationValue(workout) as? [String: Any],
@@ -122,8 +124,32 @@ enum HealthAutoExportParser {
     /// Category metrics whose `qty` is the event's duration (HealthKit's sample is its interval).
     private static let durationCategories: Set<String> = ["mindful_minutes", "handwashing", "toothbrushing"]
 
-    /// Reads one metric (an object) into `payload`, its points converted one at a time.
-    static func readMetric(_ metricValue: JSONValue, userId: String?, into payload: inout Payload) {
+    /// The type a metric's `name` stands for: the registry's identifier (an alias, `vo2_max`, is the
+    /// type of `vo2max`), else the name.
+    private static func metricType(_ name: String) -> String {
+        TypeRegistry.type(haeName: name)?.identifier ?? name
+    }
+
+    /// `pointsAtDates` of each type's points across every metric object of the body that names it
+    /// (`metricType`): two objects of one type (an alias pair, `vo2max` and `vo2_max`, or one name
+    /// twice) with points of one source at one date are readings side by side, each with an id of
+    /// its own, where one replaced the other at every push (each re-send two changes, an ndjson
+    /// folder two lines more).
+    static func pointsAtDatesByType(_ metrics: [JSONValue]) -> [String: (severalSources: Set<Int64>, repeated: Set<String>)] {
+        var pointsOfType: [String: [[JSONValue]]] = [:]
+        for metric in metrics {
+            guard case .object = metric, let name = metric["name"]?.stringValue, !name.isEmpty,
+                  let points = JSONValues.entries(metric["data"]) else { continue }
+            pointsOfType[metricType(name), default: []].append(points)
+        }
+        return pointsOfType.mapValues(pointsAtDates)
+    }
+
+    /// Reads one metric (an object) into `payload`, its points converted one at a time; `atDates`:
+    /// `pointsAtDatesByType` of the body it came in.
+    static func readMetric(_ metricValue: JSONValue, userId: String?,
+                           atDates: [String: (severalSources: Set<Int64>, repeated: Set<String>)],
+                           into payload: inout Payload) {
         let metric = JSONValues.foundationObject(metricValue, skipping: "data") ?? [:]
         let data = metricValue["data"]
         // A metric's name is its type: without one (or not a string), its points are not stored
@@ -140,7 +166,7 @@ enum HealthAutoExportParser {
             return
         }
         let points = JSONValues.entries(data) ?? []
-        let (datesOfSeveralSources, repeatedAtDate) = pointsAtDates(points)
+        let (datesOfSeveralSources, repeatedAtDate) = atDates[identifier] ?? pointsAtDates([points])
         for point in points {
             guard let point = JSONValues.foundationValue(point) as? [String: Any] else { payload.skipped += 1; continue }
             let source = point["source"] as? String ?? defaultSource
@@ -298,18 +324,18 @@ enum HealthAutoExportParser {
         return "#" + writer.text
     }
 
-    /// What one metric's `points` hold at each `date`, in one pass: the dates (as instants, in
-    /// milliseconds) with points from more than one `source` (`severalSources`: samples side by
-    /// side, see `periodId`), and the `dateAndSource` keys with more than one point of one source
+    /// What one type's points (`groups`: those of each metric object naming it) hold at each
+    /// `date`, in one pass: the dates (as instants, in milliseconds) with points from more than one
+    /// `source` (`severalSources`: samples side by side, see `periodId`), and the `dateAndSource` keys with more than one point of one source
     /// and no `startDate` (`repeated`: readings of their own, such as two blood pressures taken
     /// within a minute, not one period's total sent twice: `readingPart`).
-    static func pointsAtDates(_ points: [JSONValue]) -> (severalSources: Set<Int64>, repeated: Set<String>) {
+    static func pointsAtDates(_ groups: [[JSONValue]]) -> (severalSources: Set<Int64>, repeated: Set<String>) {
         var sourceAt: [Int64: String] = [:]
         var several: Set<Int64> = []
         var seen: Set<String> = []
         var repeated: Set<String> = []
         // Read from the tree (each point is turned into Foundation's types once, later).
-        for point in points {
+        for point in groups.joined() {
             guard case .object = point, let text = point["date"]?.stringValue, let date = HealthDateParser.parse(text) else { continue }
             let source = point["source"]?.stringValue ?? point["sleepSource"]?.stringValue ?? defaultSource
             if let known = sourceAt[date.epochMilliseconds] {

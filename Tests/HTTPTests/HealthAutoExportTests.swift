@@ -462,6 +462,25 @@ struct HealthAutoExportTests {
         #expect(Set(try samples(other).map(\.id)).count == 4)
     }
 
+    /// Two metric objects of one type in one body (an alias pair, `vo2max` and `vo2_max`, or one name
+    /// twice) with points of one source at one date are two readings side by side, each keeping its
+    /// id: each was read alone, both took the plain period id, the second replaced the first, and
+    /// every re-send changed it back and forth (two new samples, two more ndjson lines, each time).
+    @Test func oneTypeInTwoMetricObjectsIsReadTogether() throws {
+        let body = #"{"data":{"metrics":[{"name":"vo2max","units":"mL/min·kg","data":[{"qty":45,"date":"2024-03-05 09:00:00 +0100","source":"i"}]},"#
+            + #"{"name":"vo2_max","units":"mL/min·kg","data":[{"qty":46,"date":"2024-03-05 09:00:00 +0100","source":"i"}]},"#
+            + #"{"name":"step_count","units":"count","data":[{"qty":10,"date":"2024-03-05 09:00:00 +0100","source":"i"}]},"#
+            + #"{"name":"step_count","units":"count","data":[{"qty":10,"date":"2024-03-05 09:00:00 +0100","source":"i"}]}]}}"#
+        let server = try PushServerFixture()
+        #expect(server.client.post("/hae", body, token: alice).body == #"{"received": 4, "new": 3, "deleted": 0}"#)
+        for _ in 0..<2 {
+            #expect(server.client.post("/hae", body, token: alice).body == #"{"received": 4, "new": 0, "deleted": 0}"#)
+        }
+        let stored = try samples(server)
+        #expect(stored.filter { $0.type == "HKQuantityTypeIdentifierVO2Max" }.compactMap(\.value).sorted() == [45, 46])
+        #expect(stored.filter { $0.type == "HKQuantityTypeIdentifierStepCount" }.compactMap(\.value) == [10])
+    }
+
     /// A period's total sent alone moves on as a change even when a sibling id (the same date's
     /// point beside another source's) once held that value: only a reading another id holds now is
     /// the same reading.
