@@ -12,13 +12,15 @@ enum HeartbeatClock {
     /// How far outside its record a beat may lie and still count as inside it.
     static let slackMilliseconds: Int64 = 60_000
 
-    /// The shifts tried, smallest first: the differences of two offsets of one zone (daylight saving
-    /// moves most clocks by an hour, Lord Howe Island's by half an hour, the Troll station's by two).
-    static let shiftsMilliseconds: [Int64] = [30, -30, 60, -60, 90, -90, 120, -120].map { Int64($0) * 60_000 }
+    /// The shifts tried, in turn: the differences of two offsets of one zone, the commonest first
+    /// (daylight saving moves most clocks by an hour, Lord Howe Island's by half an hour, the Troll
+    /// station's by two). An hour comes first: in a record of more than half an hour, a beat an hour
+    /// off could be put inside it, at the wrong instant, by half an hour.
+    static let shiftsMilliseconds: [Int64] = [60, -60, 30, -30, 120, -120].map { Int64($0) * 60_000 }
 
     /// `beats` (resolved on the record's day in the record's offset: `TimeOfDayParser`) as they are,
     /// when the first one lies in the record (`start`…`end`, with `slackMilliseconds` on each side) or
-    /// no shift in `shiftsMilliseconds` moves it there; else every beat moved by the smallest shift that
+    /// no shift in `shiftsMilliseconds` moves it there; else every beat moved by the first shift that
     /// does. The beats keep their offsets (the record's).
     static func aligned(_ beats: [Heartbeat], start: Timestamp, end: Timestamp) -> [Heartbeat] {
         guard let first = beats.first?.time.epochMilliseconds else { return beats }

@@ -186,6 +186,11 @@ import AppleHealthExportSource
            <InstantaneousBeatsPerMinute bpm="61" time="11:30:02.00 PM"/>
           </HeartRateVariabilityMetadataList>
          </Record>
+         <Record type="HKQuantityTypeIdentifierHeartRateVariabilitySDNN" sourceName="Watch" unit="ms" startDate="2017-11-22 19:00:00 -0400" endDate="2017-11-22 19:40:00 -0400" value="33">
+          <HeartRateVariabilityMetadataList>
+           <InstantaneousBeatsPerMinute bpm="70" time="6:29:00.00 PM"/>
+          </HeartRateVariabilityMetadataList>
+         </Record>
          <Record type="HKQuantityTypeIdentifierHeartRateVariabilitySDNN" sourceName="Watch" unit="ms" startDate="2023-07-01 12:00:00 +0200" endDate="2023-07-01 12:01:00 +0200" value="42">
           <HeartRateVariabilityMetadataList>
            <InstantaneousBeatsPerMinute bpm="62" time="3:00:00.00 PM"/>
@@ -200,6 +205,7 @@ import AppleHealthExportSource
         #expect(beats == [[1940, 2580],   // 18:14:48.94 −0500 is 19:14:48.94 −0400
                           [1500],         // an hour later on the clock (a summer reading in a winter export)
                           [2000],         // an hour earlier, across midnight: 23:30:02 of the day before
+                          [1_740_000],    // an hour, not the half hour that would put it at the start of a long record
                           [10_800_000]])  // three hours off: no daylight-saving shift, left as written
         #expect(output.skips.isEmpty)
     }
