@@ -80,8 +80,9 @@ struct ExportFile {
             guard let rest = Self.readPastWhiteSpace(descriptor, into: &magic, passed: leading.count, lines: &skippedLines) else {
                 throw SourceError(input: path, problem: "the file begins with \(LeadingWhiteSpace.refusal) before anything "
                                       + "else: it is not an Apple Health export (which begins with <?xml or <HealthData), nor NDJSON",
-                                  hint: "give the export.zip the Health app wrote (Profile → Export All Health Data), the "
-                                      + "export.xml inside it, or a file `healthrouter dump` wrote")
+                                  hint: "if the data follows them, remove the blank lines that lead it (sed -i "
+                                      + "'/[^[:space:]]/,$!d' FILE); else give the export.zip the Health app wrote (Profile → "
+                                      + "Export All Health Data), the export.xml inside it, or a file `healthrouter dump` wrote")
             }
             count = rest
             first = 0

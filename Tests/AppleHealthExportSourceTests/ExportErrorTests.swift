@@ -446,6 +446,8 @@ import AppleHealthExportSource
         #expect(refused.problem == "the file begins with more than 64 MiB of white space before anything else: it is not an "
                     + "Apple Health export (which begins with <?xml or <HealthData), nor NDJSON", "\(refused.problem)")
         #expect(refused.hint?.contains("give the export.zip the Health app wrote") == true, "\(String(describing: refused.hint))")
+        #expect(refused.hint?.hasPrefix("if the data follows them, remove the blank lines that lead it (sed -i "
+                                        + "'/[^[:space:]]/,$!d' FILE)") == true, "\(String(describing: refused.hint))")
 
         // In a zip: an export.xml so led makes the zip none; beside the Health data, a file not imported.
         let zip = directory.file("blank.zip"), beside = directory.file("beside.zip")
