@@ -236,8 +236,10 @@ final class MHDServer: Sendable {
         if listener >= 0, !handingOn { close(listener) }
         let started = Date()
         // A connection accepted just before the quiesce is waited for too: closed by
-        // MHD_stop_daemon before its thread read the request, it was cut unanswered.
-        while inFlight.withLock({ $0 }) > 0 || connections.withLock({ $0.awaitingFirstRequest }) > 0 {
+        // MHD_stop_daemon before its thread read the request, it was cut unanswered. Read awaiting
+        // first: a request counts in flight before it stops awaiting (`access`), so one whose
+        // headers came between the two reads is seen in flight.
+        while connections.withLock({ $0.awaitingFirstRequest }) > 0 || inFlight.withLock({ $0 }) > 0 {
             let waited = Date().timeIntervalSince(started)
             if waited >= grace || (waited >= uploadGrace && answering.withLock({ $0 }) == 0) { break }
             usleep(5_000)
@@ -317,12 +319,13 @@ final class MHDServer: Sendable {
                         data: UnsafePointer<CChar>?, size: UnsafeMutablePointer<Int>,
                         state: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
         guard let pointer = state.pointee else {
-            // First call: the headers are in.
+            // First call: the headers are in. Counted in flight before it stops awaiting its first
+            // request, so that `stop`, which reads the two the other way round, never sees neither.
+            inFlight.withLock { $0 += 1 }
             connections.withLock { open in
                 open.byAddress[Self.address(of: connection)]?.headerDeadline = nil
                 open.byAddress[Self.address(of: connection)]?.awaitingFirstRequest = false
             }
-            inFlight.withLock { $0 += 1 }
             var headers: [String: String] = [:]
             for name in Self.headerNames {
                 if let value = MHD_lookup_connection_value(connection, .HEADER_KIND, name) {
