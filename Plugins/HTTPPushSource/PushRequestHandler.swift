@@ -402,7 +402,7 @@ final class PushRequestHandler: Sendable {
                         examples: HealthAutoExportSkips.examples(body, limit: PulsoBatchParser.reportedSkips),
                         request: request, caller: caller)
         }
-        return Self.received(payload.items.count, result: result)
+        return Self.received(payload.items.count, result: result, skippedCount: payload.skipped)
     }
 
     /// Appends durably; nil (and a logged error) when the journal refused.
@@ -436,8 +436,12 @@ final class PushRequestHandler: Sendable {
     /// `skipped` (an extra field, which the protocol allows): each such element's `index` in the
     /// body (from 0), its `uuid` when it has one, the `field` at fault and the `reason`, so that
     /// another healthrouter's `http` sink parks them as dead letters instead of counting them delivered.
-    static func received(_ received: Int, result: AppendResult, skipped: [SkippedElement] = []) -> HTTPReply {
+    /// `skippedCount` (`/hae`, whose data points have no index in the body nor uuid): how many data
+    /// points, workouts and entries were skipped, as `"skipped": n` when more than 0 (the log names
+    /// the first few).
+    static func received(_ received: Int, result: AppendResult, skipped: [SkippedElement] = [], skippedCount: Int = 0) -> HTTPReply {
         var json = "{\"received\": \(received), \"new\": \(result.newCount + result.changedCount), \"deleted\": \(result.deletedIds)"
+        if skippedCount > 0 { json += ", \"skipped\": \(skippedCount)" }
         if !skipped.isEmpty {
             var writer = JSONWriter(capacity: 64 * skipped.count)
             writer.beginArray()

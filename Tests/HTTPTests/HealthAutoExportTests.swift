@@ -353,7 +353,7 @@ struct HealthAutoExportTests {
         let payload = try HealthAutoExportParser.parse(Array(body.utf8), userId: nil)
         #expect(payload.skipped == 4)
         let server = try PushServerFixture()
-        #expect(server.client.post("/hae", body, token: alice).body == #"{"received": 1, "new": 1, "deleted": 0}"#)
+        #expect(server.client.post("/hae", body, token: alice).body == #"{"received": 1, "new": 1, "deleted": 0, "skipped": 4}"#)
         #expect(try samples(server).map(\.value) == [20])
     }
 
@@ -393,7 +393,7 @@ struct HealthAutoExportTests {
             "blood_pressure point #1: no systolic or diastolic",
         ])
         let server = try PushServerFixture()
-        #expect(server.client.post("/hae", body, token: alice).body == #"{"received": 3, "new": 3, "deleted": 0}"#)
+        #expect(server.client.post("/hae", body, token: alice).body == #"{"received": 3, "new": 3, "deleted": 0, "skipped": 9}"#)
         let stored = try samples(server).sorted { $0.type < $1.type }
         #expect(stored.map(\.value) == [nil, 60, 7])
         // Min and Max are not the value: kept as sent.
@@ -533,9 +533,9 @@ struct HealthAutoExportTests {
         #expect(HealthAutoExportSkips.examples(Array(body.utf8), limit: 10) == ["data.stateOfMind #1: no start, startDate or date"])
 
         let server = try PushServerFixture()
-        #expect(server.client.post("/hae", body, token: alice).body == #"{"received": 4, "new": 4, "deleted": 0}"#)
+        #expect(server.client.post("/hae", body, token: alice).body == #"{"received": 4, "new": 4, "deleted": 0, "skipped": 1}"#)
         // The same entries again are duplicates.
-        #expect(server.client.post("/hae", body, token: alice).body == #"{"received": 4, "new": 0, "deleted": 0}"#)
+        #expect(server.client.post("/hae", body, token: alice).body == #"{"received": 4, "new": 0, "deleted": 0, "skipped": 1}"#)
         #expect(try samples(server).filter { $0.kind == .other }.count == 3)
     }
 
@@ -710,9 +710,24 @@ struct HealthAutoExportTests {
         // under a made-up one.
         let nameless = #"{"data":{"metrics":[{"units":"count","data":[{"date":"2026-07-06 08:00:00 +0000","qty":5}]},"#
             + #"{"name":5,"units":"count","data":[{"date":"2026-07-06 09:00:00 +0000","qty":6}]}]}}"#
-        #expect(client.post("/hae", nameless, token: alice).body == #"{"received": 0, "new": 0, "deleted": 0}"#)
+        #expect(client.post("/hae", nameless, token: alice).body == #"{"received": 0, "new": 0, "deleted": 0, "skipped": 2}"#)
         #expect(HealthAutoExportSkips.examples(Array(nameless.utf8), limit: 3)
                 == ["metric #0: no name (a metric's name is its type): its 1 point not stored",
                     "metric #1: no name (a metric's name is its type): its 1 point not stored"])
+    }
+
+    /// The reply counts what was skipped, as `"skipped": n` when there is any (a person with curl
+    /// saw `"received": 0` and had to read the log to learn that the point was not stored).
+    @Test func theReplyCountsWhatWasSkipped() throws {
+        let server = try PushServerFixture()
+        let unreadable = #"{"data":{"metrics":[{"name":"step_count","units":"count","data":[{"qty":"12","date":"2024-05-01 00:00:00 +0000"}]}]}}"#
+        #expect(server.client.post("/hae", unreadable, token: alice).body == #"{"received": 0, "new": 0, "deleted": 0, "skipped": 1}"#)
+        let mixed = #"{"data":{"metrics":[{"name":"step_count","units":"count","data":["#
+            + #"{"qty":12,"date":"2024-05-01 00:00:00 +0000"},{"qty":13,"date":"tomorrow"},5]}],"#
+            + #""workouts":[{"name":"Running","start":"2024-05-01 08:00:00 +0000","end":"2024-05-01 07:00:00 +0000"}]}}"#
+        #expect(server.client.post("/hae", mixed, token: alice).body == #"{"received": 1, "new": 1, "deleted": 0, "skipped": 3}"#)
+        // Nothing skipped: no `skipped`.
+        let fine = #"{"data":{"metrics":[{"name":"step_count","units":"count","data":[{"qty":14,"date":"2024-05-02 00:00:00 +0000"}]}]}}"#
+        #expect(server.client.post("/hae", fine, token: alice).body == #"{"received": 1, "new": 1, "deleted": 0}"#)
     }
 }

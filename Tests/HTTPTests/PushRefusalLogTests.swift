@@ -94,7 +94,7 @@ struct PushRefusalLogTests {
         let furlongs = #"{"data":{"metrics":[{"name":"weight_body_mass","units":"furlongs","data":[{"date":"2026-07-06 08:00:00 +0000","qty":70}]}]}}"#
         #expect(client.post("/hae", furlongs, token: DaemonProcess.token).body == #"{"received": 1, "new": 1, "deleted": 0}"#)
         let unreadable = #"{"data":{"metrics":[{"name":"heart_rate","units":"count/min","data":[{"date":"07/06/2026 8h","Avg":60}]}]}}"#
-        #expect(client.post("/hae", unreadable, token: DaemonProcess.token).body == #"{"received": 0, "new": 0, "deleted": 0}"#)
+        #expect(client.post("/hae", unreadable, token: DaemonProcess.token).body == #"{"received": 0, "new": 0, "deleted": 0, "skipped": 1}"#)
         // A body over the limit, or sent without a length: the hint says what the client must change.
         #expect(client.raw("POST /ingest HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(DaemonProcess.token)\r\n"
                            + "Content-Length: \(70 << 20)\r\n\r\n").status == 413)
