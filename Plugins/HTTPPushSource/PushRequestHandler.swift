@@ -267,7 +267,7 @@ final class PushRequestHandler: Sendable {
             if unitMayBeOmitted && sample.unit == nil { continue }
             guard let canonical = TypeRegistry.type(identifier: sample.type)?.canonicalUnit, sample.unit != canonical else { continue }
             count += 1
-            if first == nil { first = "\(sample.type) in \(SkippedElement.quoted(sample.unit ?? ""))" }
+            if first == nil { first = sample.unit.map { "\(sample.type) in \(SkippedElement.quoted($0))" } ?? "\(sample.type) without units" }
         }
         guard let first else { return }
         warnings.warn(key: "\(request.path) units", "push: values in a unit that cannot be converted to their type's were stored in it", {

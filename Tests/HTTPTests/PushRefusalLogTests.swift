@@ -154,4 +154,18 @@ struct PushRefusalLogTests {
         #expect(Self.lines(log, containing: ["elements skipped", "route=/hae", "skipped=1", "received=0",
                                              "heart_rate point #0: date '07/06/2026 8h'"]).count == 1, "\(log)")
     }
+
+    /// A Health Auto Export metric without `units` is logged as such (it read `in ''`).
+    @Test func missingUnitsAndRouteFieldsLeftOutAreLogged() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        defer { daemon.stop() }
+        let noUnits = #"{"data":{"metrics":[{"name":"step_count","data":[{"qty":12,"date":"2024-05-01 00:00:00 +0000"}]}]}}"#
+        #expect(daemon.client.post("/hae", noUnits, token: DaemonProcess.token).body == #"{"received": 1, "new": 1, "deleted": 0}"#)
+        Thread.sleep(forTimeInterval: 0.3)
+        let log = daemon.log
+        #expect(Self.lines(log, containing: ["warning: push: values in a unit that cannot be converted", "route=/hae", "samples=1",
+                                             "first=HKQuantityTypeIdentifierStepCount without units"]).count == 1, "\(log)")
+        #expect(!log.contains("in ''"), "\(log)")
+    }
 }
