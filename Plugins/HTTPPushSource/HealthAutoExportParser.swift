@@ -21,6 +21,9 @@ enum HealthAutoExportParser {
     struct Payload {
         var items: [HealthItem] = []
         var skipped = 0
+        /// Route points of the workouts read that carried a `courseAccuracy` or `speedAccuracy`,
+        /// which a route point has no field for (see `route`): left out, and logged.
+        var routePointsWithFieldsLeftOut = 0
     }
 
     enum Failure: Error, Equatable {
@@ -62,6 +65,7 @@ enum HealthAutoExportParser {
                 continue
             }
             payload.items.append(.sample(sample))
+            payload.routePointsWithFieldsLeftOut += routePointsWithFieldsLeftOut(workout["route"])
         }
         // A number out of range once converted to its canonical unit: stored, it would be none.
         let before = payload.items.count
@@ -533,8 +537,10 @@ enum HealthAutoExportParser {
     ]
 
     /// A workout's `route` as its GPS points: v2 `latitude`/`longitude`, v1 `lat`/`lon`, each with
-    /// a `timestamp`; altitude and accuracies in metres, speed in m/s, course in degrees (a
-    /// `{qty, units}` object is converted). Points without a position or a readable time are left
+    /// a `timestamp`; altitude, `horizontalAccuracy` and `verticalAccuracy` in metres, speed in
+    /// m/s, course in degrees (a `{qty, units}` object is converted). A point's other fields
+    /// (`courseAccuracy`, `speedAccuracy`) are left out: `RoutePoint` has none for them (counted
+    /// by `routePointsWithFieldsLeftOut`). Points without a position or a readable time are left
     /// out; nil when none is left.
     static func route(_ value: Any?, sourceName: String) -> WorkoutRoute? {
         guard let points = value as? [Any] else { return nil }
@@ -557,6 +563,18 @@ enum HealthAutoExportParser {
         route.start = first.time
         route.end = last.time
         return route
+    }
+
+    /// The route fields a route point has no place for, which `route` leaves out.
+    static let routeFieldsLeftOut = ["courseAccuracy", "speedAccuracy"]
+
+    /// How many points of a workout's `route` carry a field of `routeFieldsLeftOut` (not null).
+    static func routePointsWithFieldsLeftOut(_ value: Any?) -> Int {
+        guard let points = value as? [Any] else { return 0 }
+        return points.count(where: { point in
+            guard let point = point as? [String: Any] else { return false }
+            return routeFieldsLeftOut.contains { key in point[key].map { !($0 is NSNull) } ?? false }
+        })
     }
 
     /// Workout names as Apple's Fitness app shows them, which Health Auto Export may send instead

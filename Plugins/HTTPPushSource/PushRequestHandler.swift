@@ -402,6 +402,16 @@ final class PushRequestHandler: Sendable {
                         examples: HealthAutoExportSkips.examples(body, limit: PulsoBatchParser.reportedSkips),
                         request: request, caller: caller)
         }
+        if payload.routePointsWithFieldsLeftOut > 0, logger.minimumLevel <= .info,
+           let suppressed = warnings.admit(key: "\(request.path) route fields") {
+            var fields = [("route", request.path)]
+            if !tokens.isEmpty { fields.append(("user", caller.name)) }
+            fields.append(("fields", HealthAutoExportParser.routeFieldsLeftOut.joined(separator: ", ")))
+            logger.info("push: workout route points' fields a route point has no place for were left out (it keeps its time, "
+                            + "position, altitude, horizontal and vertical accuracy, course and speed)", fields,
+                        numbers: [("points", LogNumber(payload.routePointsWithFieldsLeftOut))]
+                            + (suppressed > 0 ? [("suppressed", LogNumber(suppressed))] : []))
+        }
         return Self.received(payload.items.count, result: result, skippedCount: payload.skipped)
     }
 

@@ -103,6 +103,10 @@ final class DaemonProcess {
     /// A command the daemon runs under (`SyscallTrace.tracer`, ending in `--`).
     var tracer: String?
 
+    /// `run`'s `--log-level` (`info`, `debug`), when not its default; not with `configThroughPipe`,
+    /// `shellSetup`, `tracer` or `configFound`.
+    var logLevel: String?
+
     /// Whether `run` finds its config as `./healthrouter.yaml` (a link to config.yaml, in the
     /// daemon's directory) instead of `--config`.
     var configFound = false
@@ -167,7 +171,7 @@ final class DaemonProcess {
             process.currentDirectoryURL = URL(fileURLWithPath: directory)
         } else {
             process.executableURL = URL(fileURLWithPath: Self.executable)
-            process.arguments = ["run", "--config", directory + "/config.yaml"]
+            process.arguments = ["run", "--config", directory + "/config.yaml"] + (logLevel.map { ["--log-level", $0] } ?? [])
         }
         var environment = ProcessInfo.processInfo.environment
         environment["TEST_TOKEN"] = Self.token

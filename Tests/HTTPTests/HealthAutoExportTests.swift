@@ -730,4 +730,15 @@ struct HealthAutoExportTests {
         let fine = #"{"data":{"metrics":[{"name":"step_count","units":"count","data":[{"qty":14,"date":"2024-05-02 00:00:00 +0000"}]}]}}"#
         #expect(server.client.post("/hae", fine, token: alice).body == #"{"received": 1, "new": 1, "deleted": 0}"#)
     }
+
+    /// A route point's `courseAccuracy` and `speedAccuracy`, which a route point has no field for,
+    /// are counted per body (the handler logs them), not dropped without a word.
+    @Test func routePointFieldsLeftOutAreCounted() throws {
+        #expect(try HealthAutoExportParser.parse(Array(Self.workouts.utf8), userId: nil).routePointsWithFieldsLeftOut == 1)
+        let both = #"{"data":{"workouts":[{"name":"Running","start":"2024-03-05 07:00:00 +0100","route":["#
+            + #"{"latitude":52.5,"longitude":13.4,"timestamp":"2024-03-05 07:00:00 +0100","courseAccuracy":5,"speedAccuracy":0.2},"#
+            + #"{"latitude":52.5,"longitude":13.4,"timestamp":"2024-03-05 07:01:00 +0100","courseAccuracy":null},"#
+            + #"{"latitude":52.5,"longitude":13.4,"timestamp":"2024-03-05 07:02:00 +0100","courseAccuracy":-1}]}]}}"#
+        #expect(try HealthAutoExportParser.parse(Array(both.utf8), userId: nil).routePointsWithFieldsLeftOut == 2)
+    }
 }

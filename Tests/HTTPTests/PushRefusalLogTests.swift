@@ -155,17 +155,26 @@ struct PushRefusalLogTests {
                                              "heart_rate point #0: date '07/06/2026 8h'"]).count == 1, "\(log)")
     }
 
-    /// A Health Auto Export metric without `units` is logged as such (it read `in ''`).
+    /// A Health Auto Export metric without `units` is logged as such (it read `in ''`), and route
+    /// points' fields a route point has no place for are logged at info level, once per body.
     @Test func missingUnitsAndRouteFieldsLeftOutAreLogged() throws {
         let daemon = try DaemonProcess()
+        daemon.logLevel = "info"
         try daemon.start()
         defer { daemon.stop() }
         let noUnits = #"{"data":{"metrics":[{"name":"step_count","data":[{"qty":12,"date":"2024-05-01 00:00:00 +0000"}]}]}}"#
         #expect(daemon.client.post("/hae", noUnits, token: DaemonProcess.token).body == #"{"received": 1, "new": 1, "deleted": 0}"#)
+        let route = #"{"data":{"workouts":[{"name":"Running","start":"2024-03-05 07:00:00 +0100","route":["#
+            + #"{"latitude":52.5,"longitude":13.4,"timestamp":"2024-03-05 07:00:00 +0100","courseAccuracy":5,"speedAccuracy":0.2},"#
+            + #"{"latitude":52.5,"longitude":13.4,"timestamp":"2024-03-05 07:01:00 +0100","speedAccuracy":0.3}]}]}}"#
+        #expect(daemon.client.post("/hae", route, token: DaemonProcess.token).body == #"{"received": 1, "new": 1, "deleted": 0}"#)
         Thread.sleep(forTimeInterval: 0.3)
         let log = daemon.log
         #expect(Self.lines(log, containing: ["warning: push: values in a unit that cannot be converted", "route=/hae", "samples=1",
                                              "first=HKQuantityTypeIdentifierStepCount without units"]).count == 1, "\(log)")
         #expect(!log.contains("in ''"), "\(log)")
+        #expect(Self.lines(log, containing: ["info: push: workout route points' fields a route point has no place for were left out",
+                                             "route=/hae", "user=alice", "fields=courseAccuracy, speedAccuracy", "points=2"]).count == 1,
+                "\(log)")
     }
 }
