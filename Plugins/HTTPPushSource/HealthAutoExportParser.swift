@@ -481,9 +481,8 @@ enum HealthAutoExportParser {
         } else if let indoor = fitnessName?.indoor {
             metadata.append(MetadataEntry("HKIndoorWorkout", .bool(indoor)))
         }
-        if let intensity = quantity(object["intensity"], in: nil) { metadata.append(MetadataEntry("intensity", .number(intensity))) }
         // Fields of other workout kinds (`elevationUp`, `temperature`, `humidity`, `stepCadence`,
-        // `flightsClimbed`, `lapLength`, …), totals in units that do not convert, and the series
+        // `flightsClimbed`, `lapLength`, `intensity` with its units, …), totals in units that do not convert, and the series
         // but the route (`heartRateData`, `heartRateRecovery`, `stepCount`, `activeEnergy`, …):
         // kept in metadata as sent (an object or array as its compact JSON), not dropped. A v2
         // workout's own `metadata` object gives its entries.
@@ -533,7 +532,7 @@ enum HealthAutoExportParser {
     /// The workout keys read into the workout itself (the rest goes to metadata).
     private static let workoutKeys: Set<String> = [
         "id", "name", "start", "end", "duration", "activeEnergyBurned", "activeEnergy", "distance", "heartRate",
-        "avgHeartRate", "maxHeartRate", "location", "isIndoor", "intensity", "source", "route",
+        "avgHeartRate", "maxHeartRate", "location", "isIndoor", "source", "route",
     ]
 
     /// A workout's `route` as its GPS points: v2 `latitude`/`longitude`, v1 `lat`/`lon`, each with

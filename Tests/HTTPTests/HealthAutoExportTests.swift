@@ -731,6 +731,22 @@ struct HealthAutoExportTests {
         #expect(server.client.post("/hae", fine, token: alice).body == #"{"received": 1, "new": 1, "deleted": 0}"#)
     }
 
+    /// A workout's `intensity` (`{"qty": 5.2, "units": "kcal/hr·kg"}`) is kept in metadata as sent,
+    /// its units with it, as other `{qty, units}` fields of a workout are: it was the bare number.
+    @Test func aWorkoutsIntensityKeepsItsUnits() throws {
+        let body = #"{"data":{"workouts":[{"id":"AAAAAAAA-1111-4222-8333-444444444444","name":"Running","#
+            + #""start":"2024-03-05 07:00:00 +0100","end":"2024-03-05 07:30:00 +0100","intensity":{"qty":5.2,"units":"kcal/hr·kg"}},"#
+            + #"{"id":"BBBBBBBB-1111-4222-8333-444444444444","name":"Walking","#
+            + #""start":"2024-03-06 07:00:00 +0100","end":"2024-03-06 07:30:00 +0100","intensity":3.5}]}}"#
+        let server = try PushServerFixture()
+        #expect(server.client.post("/hae", body, token: alice).body == #"{"received": 2, "new": 2, "deleted": 0}"#)
+        let workouts = try samples(server)
+        #expect(workouts.count == 2)
+        #expect(workouts.first?.metadata[key: "intensity"] == .string(#"{"qty":5.2,"units":"kcal/hr·kg"}"#))
+        #expect(workouts.last?.metadata[key: "intensity"] == .number(3.5))
+        #expect(server.client.post("/hae", body, token: alice).body == #"{"received": 2, "new": 0, "deleted": 0}"#)
+    }
+
     /// A route point's `courseAccuracy` and `speedAccuracy`, which a route point has no field for,
     /// are counted per body (the handler logs them), not dropped without a word.
     @Test func routePointFieldsLeftOutAreCounted() throws {
