@@ -1,4 +1,5 @@
 import Foundation
+import HealthRouterCore
 /// Why `HealthAutoExportParser` skipped data points and workouts of a `/hae` body, for the log:
 /// a user who sees `"received": 0` learns which point and which date it could not read.
 enum HealthAutoExportSkips {
@@ -28,25 +29,29 @@ enum HealthAutoExportSkips {
                                 + "\(points == 1 ? "point" : "points") not stored")
                 continue
             }
+            // The client's name as the log shows client text (clipped, not the 200 characters it sent).
+            let shown = SkippedElement.clipped(name)
             if let data, data != .null, JSONValues.entries(data) == nil {
-                examples.append("metric #\(metricIndex) (\(name)): data is not an array")
+                examples.append("metric #\(metricIndex) (\(shown)): data is not an array")
                 continue
             }
             for (index, pointValue) in (JSONValues.entries(data) ?? []).enumerated() where examples.count < limit {
                 guard let point = JSONValues.foundationValue(pointValue) as? [String: Any] else {
-                    examples.append("\(name) point #\(index): not a JSON object")
+                    examples.append("\(shown) point #\(index): not a JSON object")
                     continue
                 }
                 if name == "sleep_analysis" {
                     var scratch = HealthAutoExportParser.Payload()
                     HealthAutoExportParser.readSleep(point, source: "", userId: nil, into: &scratch)
                     if scratch.items.isEmpty {
-                        examples.append("\(name) point #\(index): \(sleepProblem(point))")
+                        examples.append("\(shown) point #\(index): \(sleepProblem(point))")
                     }
                 } else if HealthAutoExportParser.interval(point) == nil {
-                    examples.append("\(name) point #\(index): \(dates(point, ["date", "startDate", "endDate"]))")
+                    examples.append("\(shown) point #\(index): \(dates(point, ["date", "startDate", "endDate"]))")
                 } else if let problem = HealthAutoExportParser.valueProblem(point, metric: name) {
-                    examples.append("\(name) point #\(index): \(problem)")
+                    examples.append("\(shown) point #\(index): \(problem)")
+                } else if let field = outOfRange(pointValue, of: metricValue) {
+                    examples.append("\(shown) point #\(index): a \(field) out of a double's range once converted to its canonical unit")
                 }
             }
         }
@@ -65,6 +70,17 @@ enum HealthAutoExportSkips {
             }
         }
         return examples
+    }
+
+    /// The field of the sample `point` gives, read as the only point of `metric` (its name and units),
+    /// that is out of a double's range once converted to its canonical unit (`1e308` kg is a value of
+    /// infinite grams), which the parser leaves out; nil when there is none.
+    private static func outOfRange(_ point: JSONValue, of metric: JSONValue) -> String? {
+        guard case .object(let pairs) = metric else { return nil }
+        var scratch = HealthAutoExportParser.Payload()
+        HealthAutoExportParser.readMetric(.object(pairs.filter { $0.key != "data" } + [(key: "data", value: .array([point]))]),
+                                          userId: nil, atDates: [:], into: &scratch)
+        return scratch.items.lazy.compactMap { if case .sample(let sample) = $0 { sample.fieldOutOfRange } else { nil } }.first
     }
 
     /// `date '…'` (the date fields `point` has, quoted) followed by what is wrong with them.

@@ -359,6 +359,23 @@ struct HealthAutoExportTests {
 
     /// A value of the wrong type is not a sample without its value: the point is skipped, and
     /// the log names the field; a number out of a double's range does not refuse the body.
+    /// The log's examples name a point whose value leaves a double's range once converted (it was
+    /// skipped, and counted, with an empty `first=`), and a metric's name as client text is shown,
+    /// clipped to 40 characters (a 200-character name was written out whole).
+    @Test func skipExamplesNameAPointOutOfRangeOnceConvertedAndClipTheName() throws {
+        let longName = String(repeating: "n", count: 200)
+        let body = #"{"data":{"metrics":[{"name":"walking_running_distance","units":"mi","data":["#
+            + #"{"qty":1.5e308,"date":"2024-05-01 00:00:00 +0000"},{"qty":2,"date":"2024-05-01 00:01:00 +0000"}]},"#
+            + #"{"name":"\#(longName)","units":"count","data":[{"qty":"x","date":"2024-05-01 00:00:00 +0000"}]}]}}"#
+        let payload = try HealthAutoExportParser.parse(Array(body.utf8), userId: nil)
+        #expect(payload.skipped == 2)
+        #expect(HealthAutoExportSkips.examples(Array(body.utf8), limit: 10) == [
+            "walking_running_distance point #0: a value out of a double's range once converted to its canonical unit",
+            "\(SkippedElement.clipped(longName)) point #0: qty 'x' is not a number",
+        ])
+        #expect(SkippedElement.clipped(longName).count < 50)
+    }
+
     @Test func pointsWhoseValueIsNotANumberAreSkippedWithTheField() throws {
         let body = """
             {"data":{"metrics":[
