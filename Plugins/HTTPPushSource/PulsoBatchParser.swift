@@ -419,6 +419,9 @@ enum PulsoBatchParser {
             sample.timeZone = zone
             sample.metadata.remove(at: index)
         }
+        // A forward of a line healthrouter wrote: the `protectionUsed` its encoder added beside
+        // HealthKit's key leaves the metadata, as a replay of the line takes it out.
+        if element.kind != nil { PulsoProtectionUsed.removeDerived(type: identifier, from: &sample.metadata) }
 
         if kind == .workout {
             let wire = element.workoutActivityType ?? "other"

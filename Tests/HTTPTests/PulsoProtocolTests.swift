@@ -219,6 +219,61 @@ struct PulsoProtocolTests {
         }
     }
 
+    /// An export's sexual activity (`HKSexualActivityProtectionUsed` 1) is written in Pulso's layout
+    /// (the ndjson sink's lines, a dump, a forward) with Pulso's `metadata.protectionUsed`, a boolean,
+    /// beside it, as a tool made for Pulso's server reads the flag; the line reads back as the sample
+    /// it was, replayed or forwarded over HTTP. A Pulso client's own `protectionUsed` is kept as sent.
+    @Test func anExportsProtectionFlagIsWrittenAsPulsosAndReadsBackAsItWas() throws {
+        let server = try PushServerFixture()
+        let start = try #require(HealthDateParser.parse("2026-07-06T22:00:00+01:00"))
+        var sample = Sample(id: "SA-1", type: "HKCategoryTypeIdentifierSexualActivity", kind: .category,
+                            start: start, end: start, sourceName: "iPhone", userId: "alice")
+        sample.categoryValue = "HKCategoryValueNotApplicable"
+        sample.metadata = [MetadataEntry("HKSexualActivityProtectionUsed", .number(1)), MetadataEntry("HKWasUserEntered", .number(1))]
+        func line(_ sample: Sample) -> [UInt8] {
+            var bytes: [UInt8] = []
+            var scratch = JSONWriter()
+            PulsoJSONEncoder.appendLine(.sample(sample), to: &bytes, scratch: &scratch)
+            return Array(bytes.dropLast())
+        }
+        let written = line(sample)
+        let text = String(decoding: written, as: UTF8.self)
+        #expect(text.contains(#""metadata":{"HKSexualActivityProtectionUsed":1,"protectionUsed":true,"HKWasUserEntered":1}"#), "\(text)")
+        guard case .sample(let replayed) = try PulsoJSONDecoder.decode(ArraySlice(written)).item else {
+            Issue.record("no sample"); return
+        }
+        #expect(replayed == sample)
+        // Forwarded by another healthrouter's http sink, on either route and either parser.
+        #expect(server.client.post("/v1/samples", text, token: alice).body == #"{"received": 1, "new": 1, "deleted": 0}"#)
+        #expect(server.client.post("/ingest", "[\(text)]", token: alice).body == #"{"received": 1, "new": 0, "deleted": 0}"#)
+        let body = Array("[\(text)]".utf8)
+        for parsed in [try PulsoBatchParser.parse(body, userId: "alice"), try PulsoBatchParser.parseWithFoundation(body, userId: "alice")] {
+            guard case .sample(let parsed) = parsed.items.first else {
+                Issue.record("no sample"); continue
+            }
+            #expect(parsed.metadata == sample.metadata)
+        }
+        // A flag of 0 is false; Pulso's own key, sent by its app, is the metadata as sent and is written once.
+        var unprotected = sample
+        unprotected.id = "SA-2"
+        unprotected.metadata = [MetadataEntry("HKSexualActivityProtectionUsed", .number(0))]
+        #expect(String(decoding: line(unprotected), as: UTF8.self).contains(#""metadata":{"HKSexualActivityProtectionUsed":0,"protectionUsed":false}"#))
+        let pulso = #"[{"uuid":"SA-3","type":"sexualActivity","start":"2026-07-06T23:00:00+01:00","end":"2026-07-06T23:00:00+01:00","#
+            + #""source":"iPhone","metadata":{"protectionUsed":false}}]"#
+        #expect(server.client.post("/ingest", pulso, token: alice).body == #"{"received": 1, "new": 1, "deleted": 0}"#)
+        let samples = try server.journalItems().compactMap { if case .sample(let sample) = $0 { sample } else { nil } }
+        #expect(samples.map(\.id) == ["SA-1", "SA-3"])
+        #expect(samples.first?.metadata == sample.metadata)
+        let fromPhone = try #require(samples.last)
+        #expect(fromPhone.metadata == [MetadataEntry("protectionUsed", .bool(false))])
+        let phoneLine = line(fromPhone)
+        #expect(String(decoding: phoneLine, as: UTF8.self).contains(#""metadata":{"protectionUsed":false}"#))
+        guard case .sample(let phoneBack) = try PulsoJSONDecoder.decode(ArraySlice(phoneLine)).item else {
+            Issue.record("no sample"); return
+        }
+        #expect(phoneBack == fromPhone)
+    }
+
     @Test func protocolExampleGzipThenReplay() throws {
         let server = try PushServerFixture()
         let first = server.client.post("/ingest", Self.protocolExample, token: alice, gzip: true)

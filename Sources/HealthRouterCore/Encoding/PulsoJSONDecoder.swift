@@ -10,6 +10,9 @@
 /// - `categoryValue` wins over a string `value`; `numericValue` is the number of a category.
 /// - `metadata.timeZone` becomes `Sample.timeZone` and leaves the metadata, unless a
 ///   top-level `timeZone` is present (then the metadata stays whole).
+/// - In a line healthrouter wrote (`kind` given), a sexual activity's `metadata.protectionUsed`
+///   beside an equal `HKSexualActivityProtectionUsed` is the encoder's and leaves the metadata
+///   (`PulsoProtectionUsed`).
 /// - A `-00:00` offset means "unknown" (`utcOffsetSeconds == nil`).
 /// - `receivedAt` is ignored; other fields it does not know (a newer Pulso client's additive
 ///   ones) are the sample's `extraFields`.
@@ -117,6 +120,8 @@ public enum PulsoJSONDecoder {
             sample.timeZone = zone
             metadata.remove(at: index)
         }
+        // The `protectionUsed` the encoder adds beside HealthKit's key (a Pulso line keeps its own).
+        if !isPulsoLine { PulsoProtectionUsed.removeDerived(type: type, from: &metadata) }
         sample.metadata = metadata
 
         if let activity = object["activityType"]?.stringValue

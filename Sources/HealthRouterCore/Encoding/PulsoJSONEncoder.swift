@@ -5,7 +5,8 @@
 /// `uuid`, `type` (the Pulso key, or the identifier of a type Pulso lacks), `start`, `end`
 /// (ISO 8601 with the original offset), `value` (a number, or the category name in Pulso's
 /// spelling), `unit`, `source`, `sourceBundleId`, `metadata` (string/number/bool values, plus
-/// `timeZone`), and for workouts `workoutActivityType` (Pulso's case name), `duration`,
+/// `timeZone`, and `protectionUsed` beside an export's `HKSexualActivityProtectionUsed`, see
+/// `PulsoProtectionUsed`), and for workouts `workoutActivityType` (Pulso's case name), `duration`,
 /// `totalEnergyBurned`, `totalBasalEnergyBurned`, `totalDistance`, `averageHeartRate`,
 /// `minimumHeartRate`, `maximumHeartRate`. Absent values are omitted, never `null`.
 ///
@@ -57,7 +58,9 @@ public enum PulsoJSONEncoder {
         let zoneInMetadata = metadataHasTimeZone ? nil : sample.timeZone
         if !sample.metadata.isEmpty || zoneInMetadata != nil {
             writer.key("metadata")
-            writeMetadata(sample.metadata, timeZone: zoneInMetadata, into: &writer)
+            // Pulso's `protectionUsed` beside HealthKit's key (an export's sexual activity).
+            let protectionUsed = PulsoProtectionUsed.derived(type: sample.type, metadata: sample.metadata)
+            writeMetadata(sample.metadata, timeZone: zoneInMetadata, protectionUsed: protectionUsed, into: &writer)
         }
 
         var workout: Workout?
@@ -180,13 +183,20 @@ public enum PulsoJSONEncoder {
         }
     }
 
-    /// Writes `metadata` as an object value (keys in the producer's order), `timeZone` first when given.
-    public static func writeMetadata(_ metadata: [MetadataEntry], timeZone: String? = nil, into writer: inout JSONWriter) {
+    /// Writes `metadata` as an object value (keys in the producer's order), `timeZone` first when
+    /// given, and `protectionUsed` (`PulsoProtectionUsed`) right after HealthKit's key when given.
+    public static func writeMetadata(_ metadata: [MetadataEntry], timeZone: String? = nil, protectionUsed: Bool? = nil,
+                                     into writer: inout JSONWriter) {
         writer.beginObject()
         if let timeZone { writer.key("timeZone"); writer.string(timeZone) }
+        var protectionUsed = protectionUsed
         for entry in metadata {
             writer.key(entry.key)
             writer.value(entry.value)
+            if let flag = protectionUsed, entry.key == PulsoProtectionUsed.healthKitKey {
+                writer.key(PulsoProtectionUsed.pulsoKey); writer.bool(flag)
+                protectionUsed = nil
+            }
         }
         writer.endObject()
     }
