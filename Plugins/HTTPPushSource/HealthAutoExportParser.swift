@@ -332,15 +332,17 @@ enum HealthAutoExportParser {
     /// `date`, in one pass: the dates (as instants, in milliseconds) with points from more than one
     /// `source` (`severalSources`: samples side by side, see `periodId`), and the `dateAndSource` keys with more than one point of one source
     /// and no `startDate` (`repeated`: readings of their own, such as two blood pressures taken
-    /// within a minute, not one period's total sent twice: `readingPart`).
+    /// within a minute, not one period's total sent twice: `readingPart`). A point alike in every
+    /// field to one of an earlier group is that point sent twice (a metric object repeated, or under
+    /// both names of an alias pair), not a reading of its own: it counts once, so that its total
+    /// keeps the plain period id one group gives it and moves on as a change at the next sync.
     static func pointsAtDates(_ groups: [[JSONValue]]) -> (severalSources: Set<Int64>, repeated: Set<String>) {
         var sourceAt: [Int64: String] = [:]
         var several: Set<Int64> = []
         var seen: Set<String> = []
         var repeated: Set<String> = []
-        // Read from the tree (each point is turned into Foundation's types once, later).
-        for point in groups.joined() {
-            guard case .object = point, let text = point["date"]?.stringValue, let date = HealthDateParser.parse(text) else { continue }
+        func note(_ point: JSONValue) {
+            guard case .object = point, let text = point["date"]?.stringValue, let date = HealthDateParser.parse(text) else { return }
             let source = point["source"]?.stringValue ?? point["sleepSource"]?.stringValue ?? defaultSource
             if let known = sourceAt[date.epochMilliseconds] {
                 if known != source { several.insert(date.epochMilliseconds) }
@@ -351,6 +353,22 @@ enum HealthAutoExportParser {
                 let key = dateAndSource(date, source: source)
                 if !seen.insert(key).inserted { repeated.insert(key) }
             }
+        }
+        // The points of the earlier groups, as compact JSON with sorted keys (one group: none needed).
+        var earlier: Set<String> = []
+        // Read from the tree (each point is turned into Foundation's types once, later).
+        for (index, group) in groups.enumerated() {
+            var current: Set<String> = []
+            for point in group {
+                if groups.count > 1 {
+                    var writer = JSONWriter(capacity: 64)
+                    writer.value(point, sortingKeys: true)
+                    guard !earlier.contains(writer.text) else { continue }
+                    if index < groups.count - 1 { current.insert(writer.text) }
+                }
+                note(point)
+            }
+            earlier.formUnion(current)
         }
         return (several, repeated)
     }

@@ -498,6 +498,31 @@ struct HealthAutoExportTests {
         #expect(stored.filter { $0.type == "HKQuantityTypeIdentifierStepCount" }.compactMap(\.value) == [10])
     }
 
+    /// A metric object sent twice in one body (one name twice, or an alias pair, their points alike)
+    /// is one period's total sent twice, not two readings: the total keeps the plain period id a
+    /// body with one object gives it, and moves on as a change at the next sync. Its points took ids
+    /// made of their value, and each sync's grown total was one sample more (the day's steps added up).
+    @Test func aMetricObjectSentTwiceKeepsThePlainPeriodId() throws {
+        func body(_ qty: Int, names: [String]) -> String {
+            let objects = names.map { #"{"name":"\#($0)","units":"count","data":[{"qty":\#(qty),"date":"2024-03-05 00:00:00 +0100","source":"i"}]}"# }
+            return #"{"data":{"metrics":["# + objects.joined(separator: ",") + "]}}"
+        }
+        let server = try PushServerFixture()
+        #expect(server.client.post("/hae", body(10, names: ["step_count"]), token: alice).body == #"{"received": 1, "new": 1, "deleted": 0}"#)
+        let plainId = try samples(server).map(\.id)
+        #expect(server.client.post("/hae", body(20, names: ["step_count", "step_count"]), token: alice).body == #"{"received": 2, "new": 1, "deleted": 0}"#)
+        #expect(server.client.post("/hae", body(30, names: ["number_of_times_fallen", "number_of_time_fallen"]), token: alice).status == 200)
+        #expect(server.client.post("/hae", body(40, names: ["number_of_times_fallen", "number_of_time_fallen"]), token: alice).status == 200)
+        // The journal's entries: each sync a change of the one sample, the total moving on.
+        let entries = try samples(server)
+        let steps = entries.filter { $0.type == "HKQuantityTypeIdentifierStepCount" }
+        #expect(Set(steps.map(\.id)) == Set(plainId))
+        #expect(steps.compactMap(\.value) == [10, 20])
+        let falls = entries.filter { $0.type == "HKQuantityTypeIdentifierNumberOfTimesFallen" }
+        #expect(Set(falls.map(\.id)).count == 1)
+        #expect(falls.compactMap(\.value) == [30, 40])
+    }
+
     /// A period's total sent alone moves on as a change even when a sibling id (the same date's
     /// point beside another source's) once held that value: only a reading another id holds now is
     /// the same reading.
