@@ -139,7 +139,7 @@ enum HealthAutoExportParser {
     /// twice) with points of one source at one date are readings side by side, each with an id of
     /// its own, where one replaced the other at every push (each re-send two changes, an ndjson
     /// folder two lines more).
-    static func pointsAtDatesByType(_ metrics: [JSONValue]) -> [String: (severalSources: Set<Int64>, repeated: Set<String>)] {
+    static func pointsAtDatesByType(_ metrics: [JSONValue]) -> [String: PointsAtDates] {
         var pointsOfType: [String: [[JSONValue]]] = [:]
         for metric in metrics {
             guard case .object = metric, let name = metric["name"]?.stringValue, !name.isEmpty,
@@ -152,7 +152,7 @@ enum HealthAutoExportParser {
     /// Reads one metric (an object) into `payload`, its points converted one at a time; `atDates`:
     /// `pointsAtDatesByType` of the body it came in.
     static func readMetric(_ metricValue: JSONValue, userId: String?,
-                           atDates: [String: (severalSources: Set<Int64>, repeated: Set<String>)],
+                           atDates: [String: PointsAtDates],
                            into payload: inout Payload) {
         let metric = JSONValues.foundationObject(metricValue, skipping: "data") ?? [:]
         let data = metricValue["data"]
@@ -328,15 +328,19 @@ enum HealthAutoExportParser {
         return "#" + writer.text
     }
 
-    /// What one type's points (`groups`: those of each metric object naming it) hold at each
-    /// `date`, in one pass: the dates (as instants, in milliseconds) with points from more than one
-    /// `source` (`severalSources`: samples side by side, see `periodId`), and the `dateAndSource` keys with more than one point of one source
+    /// What one type's points hold at each `date` (`pointsAtDates`): the dates (as instants, in
+    /// milliseconds) with points from more than one `source` (`severalSources`: samples side by
+    /// side, see `periodId`), and the `dateAndSource` keys with more than one point of one source
     /// and no `startDate` (`repeated`: readings of their own, such as two blood pressures taken
-    /// within a minute, not one period's total sent twice: `readingPart`). A point alike in every
-    /// field to one of an earlier group is that point sent twice (a metric object repeated, or under
-    /// both names of an alias pair), not a reading of its own: it counts once, so that its total
-    /// keeps the plain period id one group gives it and moves on as a change at the next sync.
-    static func pointsAtDates(_ groups: [[JSONValue]]) -> (severalSources: Set<Int64>, repeated: Set<String>) {
+    /// within a minute, not one period's total sent twice: `readingPart`).
+    typealias PointsAtDates = (severalSources: Set<Int64>, repeated: Set<String>)
+
+    /// `PointsAtDates` of one type's points (`groups`: those of each metric object naming it), in
+    /// one pass. A point alike in every field to one of an earlier group is that point sent twice (a
+    /// metric object repeated, or under both names of an alias pair), not a reading of its own: it
+    /// counts once, so that its total keeps the plain period id one group gives it and moves on as a
+    /// change at the next sync.
+    static func pointsAtDates(_ groups: [[JSONValue]]) -> PointsAtDates {
         var sourceAt: [Int64: String] = [:]
         var several: Set<Int64> = []
         var seen: Set<String> = []
