@@ -320,7 +320,14 @@ public final class PostgresSink: Sink {
         let keyed = try present.isEmpty || !uniqueKeys(on: ["user_id", "metric_type", "source_device", "started_at"]).isEmpty
         let narrow = try present.isEmpty ? [] : uniqueKeys(on: ["user_id", "metric_type", "started_at"])
         let summaryFixes = try summariesLayoutFixes(columnNames: columnNames, uniqueKeys: uniqueKeys)
-        guard !missing.isEmpty || !keyed || !narrow.isEmpty || foreignView || !summaryFixes.isEmpty else { return }
+        // health4ai's Supabase migrations name the summaries' day column `date`, where its reader,
+        // healthrouter's daily view and the fold read `summary_date`.
+        let summaries = schema.name("healthkit_daily_summaries")
+        let summaryColumns = try columnNames(summaries)
+        let dateNamed = !summaryColumns.contains("summary_date") && summaryColumns.contains("date")
+        let userIdFixes = try userIdTypeFixes(connection)
+        guard !missing.isEmpty || !keyed || !narrow.isEmpty || foreignView || !summaryFixes.isEmpty || dateNamed
+                || !userIdFixes.statements.isEmpty else { return }
         var lacks: [String] = []
         if !missing.isEmpty {
             lacks.append("healthkit_metrics lacks the column\(missing.count == 1 ? "" : "s") \(missing.joined(separator: ", "))")
@@ -330,6 +337,11 @@ public final class PostgresSink: Sink {
             lacks.append("healthkit_metrics has a unique key on (user_id, metric_type, started_at), which two sources at one start break")
         }
         if foreignView { lacks.append("the daily view v_healthkit_daily_quantity has other columns (health4ai's)") }
+        lacks += userIdFixes.lacks
+        if dateNamed {
+            lacks.append("healthkit_daily_summaries names its day column date (health4ai's Supabase migrations), where health4ai's "
+                             + "reader and healthrouter read summary_date")
+        }
         if !summaryFixes.isEmpty {
             lacks.append("healthkit_daily_summaries lacks the unique key (user_id, metric_type, summary_date, unit) that "
                              + "summarize_after folds days into")
@@ -354,12 +366,51 @@ public final class PostgresSink: Sink {
         // healthrouter makes its own daily view; health4ai's has other columns (what depends on it
         // must go first: the statement says no CASCADE).
         statements.append("DROP VIEW IF EXISTS \(view)")
+        if dateNamed { statements.append("ALTER TABLE \(summaries) RENAME COLUMN date TO summary_date") }
+        statements += userIdFixes.statements
         statements += summaryFixes
         throw SinkError.misconfigured(
             "schema \(configuration.schema): \(lacks.joined(separator: "; ")), unlike the tables healthrouter makes (another "
                 + "program made them, such as health4ai's own schema.sql, or they were altered since). To fix: set `schema` to a new one (healthrouter creates its "
                 + "tables there; `healthrouter backfill` fills them), or bring the tables up to date: "
                 + statements.joined(separator: "; "))
+    }
+
+    /// What differs, and the statements that change it, where a table's `user_id` is not text:
+    /// health4ai's Supabase migrations make it `uuid REFERENCES auth.users`, with policies
+    /// `auth.uid() = user_id`. healthrouter writes text (every write failed on it with SQLSTATE
+    /// 42804, and with `row_level_security: true` its policy with 42883), and a push user's UUIDv5
+    /// has no `auth.users` row: the statements drop the policies and foreign keys on `user_id`
+    /// (`row_level_security: true` makes healthrouter's own on `auth.uid()`) and make it text.
+    /// The caller drops the daily view, which depends on the column, before these.
+    private func userIdTypeFixes(_ connection: PostgresConnection) throws -> (lacks: [String], statements: [String]) {
+        var lacks: [String] = []
+        var statements: [String] = []
+        for name in ["healthkit_metrics", "healthkit_daily_summaries"] {
+            let table = schema.name(name)
+            let type = try connection.query("SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = to_regclass($1) "
+                                                + "AND attname = 'user_id' AND NOT attisdropped", [table]).text(0, 0)
+            guard let type, type != "text" else { continue }
+            lacks.append("\(name).user_id is \(type) (health4ai's Supabase migrations), where healthrouter stores text "
+                             + "(a push user's UUIDv5 has no auth.users row; with row_level_security: true healthrouter makes its own "
+                             + "policy on auth.uid())")
+            let policies = try connection.query("SELECT policyname::text FROM pg_policies WHERE schemaname = $1 AND tablename = $2 "
+                                                    + "AND (coalesce(qual, '') ~ 'user_id' OR coalesce(with_check, '') ~ 'user_id') "
+                                                    + "ORDER BY 1", [configuration.schema, name])
+            for row in 0..<policies.rowCount {
+                if let policy = policies.text(row, 0) { statements.append("DROP POLICY \(SQL.identifier(policy)) ON \(table)") }
+            }
+            let foreignKeys = try connection.query("""
+                SELECT conname::text FROM pg_constraint WHERE conrelid = to_regclass($1) AND contype = 'f'
+                  AND conkey @> ARRAY[(SELECT attnum FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = 'user_id')]
+                ORDER BY 1
+                """, [table])
+            for row in 0..<foreignKeys.rowCount {
+                if let key = foreignKeys.text(row, 0) { statements.append("ALTER TABLE \(table) DROP CONSTRAINT \(SQL.identifier(key))") }
+            }
+            statements.append("ALTER TABLE \(table) ALTER COLUMN user_id TYPE text USING user_id::text")
+        }
+        return (lacks, statements)
     }
 
     /// The statements that bring a `healthkit_daily_summaries` another program made (health4ai's
@@ -376,11 +427,8 @@ public final class PostgresSink: Sink {
         let narrow = try uniqueKeys(["user_id", "metric_type", "summary_date"], summaries)
             + uniqueKeys(["user_id", "metric_type", "date"], summaries)
         guard !keyed || !narrow.isEmpty else { return [] }
-        var statements: [String] = []
-        if !columns.contains("summary_date") && columns.contains("date") {
-            statements.append("ALTER TABLE \(summaries) RENAME COLUMN date TO summary_date")
-        }
-        statements += ["UPDATE \(summaries) SET unit = '' WHERE unit IS NULL",
+        // (A day column named `date` is renamed by `checkMetricsLayout`, with or without tiering.)
+        var statements = ["UPDATE \(summaries) SET unit = '' WHERE unit IS NULL",
                        "ALTER TABLE \(summaries) ALTER COLUMN unit SET DEFAULT '', ALTER COLUMN unit SET NOT NULL"]
         for key in narrow {
             statements.append(key.isConstraint ? "ALTER TABLE \(summaries) DROP CONSTRAINT \(SQL.identifier(key.name))"

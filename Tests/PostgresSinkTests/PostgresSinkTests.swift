@@ -211,6 +211,65 @@ import TestSupport
         #expect(try admin.query("SELECT count(*) FROM \(table)").int(0, 0) == 2)
     }
 
+    /// health4ai's Supabase migrations (schema `healthkit`: `user_id uuid REFERENCES auth.users`,
+    /// policies `auth.uid() = user_id`, the summaries' day column `date`) are refused at prepare,
+    /// without tiering too, naming both and with statements that work as given: before, only the
+    /// metrics' key was named, and after those statements every prepare failed on `summary_date`
+    /// (42703), then on the policy (`text = uuid`, 42883), then every write on the uuid column
+    /// (42804), each with "put the column back as it was". After them the rows are written and
+    /// healthrouter's policy lets the user read them.
+    @Test func health4aisSupabaseMigrationsAreRefusedWithStatementsThatWork() throws {
+        guard let url = PostgresTestDatabase.url else { return }
+        try withSupabaseLikeDatabase(url) { dbURL, reader in
+            let admin = try PostgresConnection(url: dbURL)
+            defer { admin.close() }
+            try admin.execute("""
+                CREATE TABLE auth.users (id uuid PRIMARY KEY);
+                INSERT INTO auth.users VALUES ('\(Self.userId.lowercased())');
+                CREATE SCHEMA healthkit;
+                CREATE TABLE healthkit.healthkit_metrics (id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+                  user_id uuid NOT NULL REFERENCES auth.users (id), metric_type text NOT NULL, value float8, unit text,
+                  source_device text, started_at timestamptz NOT NULL, ended_at timestamptz, metadata jsonb,
+                  synced_at timestamptz DEFAULT now() NOT NULL, UNIQUE (user_id, metric_type, started_at));
+                CREATE TABLE healthkit.healthkit_daily_summaries (id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+                  user_id uuid NOT NULL REFERENCES auth.users (id), metric_type text NOT NULL, date date NOT NULL,
+                  avg_value float8, min_value float8, max_value float8, sum_value float8, sample_count int, unit text,
+                  created_at timestamptz DEFAULT now() NOT NULL, UNIQUE (user_id, metric_type, date));
+                ALTER TABLE healthkit.healthkit_metrics ENABLE ROW LEVEL SECURITY;
+                ALTER TABLE healthkit.healthkit_daily_summaries ENABLE ROW LEVEL SECURITY;
+                CREATE POLICY own ON healthkit.healthkit_metrics USING (auth.uid() = user_id);
+                CREATE POLICY own ON healthkit.healthkit_daily_summaries USING (auth.uid() = user_id);
+                CREATE VIEW healthkit.v_healthkit_daily_quantity AS
+                  SELECT user_id, metric_type, (started_at AT TIME ZONE 'America/New_York')::date AS day, avg(value) AS avg_value
+                  FROM healthkit.healthkit_metrics GROUP BY 1, 2, 3;
+                """)
+            let configuration = PostgresSink.Configuration(url: dbURL, userId: Self.userId, schema: "healthkit", rowLevelSecurity: true)
+            let sink = PostgresSink(configuration: configuration, context: ConformanceFixtures.context())
+            let reason = try #require(PostgresSinkTests.misconfiguration(sink))
+            #expect(reason.contains("healthkit_metrics.user_id is uuid (health4ai's Supabase migrations)")
+                && reason.contains("healthkit_daily_summaries.user_id is uuid")
+                && reason.contains("healthkit_daily_summaries names its day column date"), "\(reason)")
+            try admin.execute(try #require(PostgresSinkTests.fixStatements(reason)))
+            let fixed = PostgresSink(configuration: configuration, context: ConformanceFixtures.context())
+            _ = try fixed.prepare()
+            try fixed.write(ConformanceFixtures.entries(ConformanceFixtures.all), cursor: 7)
+            fixed.close()
+            let types = try admin.execute("SELECT string_agg(format_type(atttypid, atttypmod), ',' ORDER BY attrelid) FROM pg_attribute "
+                                              + "WHERE attname = 'user_id' AND attrelid IN ('healthkit.healthkit_metrics'::regclass, "
+                                              + "'healthkit.healthkit_daily_summaries'::regclass)")
+            #expect(types.text(0, 0) == "text,text")
+            try admin.execute("GRANT USAGE ON SCHEMA healthkit, auth TO \(reader); "
+                                  + "GRANT SELECT ON healthkit.healthkit_metrics, healthkit.healthkit_daily_summaries TO \(reader)")
+            let mine = try admin.transaction { () -> Int64? in
+                try admin.execute("SET LOCAL ROLE \(reader)")
+                try admin.query("SELECT set_config('request.jwt.claim.sub', $1, true)", [Self.userId.lowercased()])
+                _ = try admin.execute("SELECT count(*) FROM healthkit.healthkit_daily_summaries WHERE summary_date IS NOT NULL")
+                return try admin.execute("SELECT count(*) FROM healthkit.healthkit_metrics").int(0, 0)
+            }
+            #expect(mine == 6)  // all but alice's heart rate, as rowLevelSecurityUsesAuthUid
+        }
+    }
+
     /// A column of healthrouter's own table renamed since (`metadata` → `meta`): the statements
     /// the message gives add it back, and the sink writes again (they only touched journal_seq).
     @Test func aColumnRenamedSinceIsAddedBackByTheStatements() throws {
