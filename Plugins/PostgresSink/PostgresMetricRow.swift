@@ -4,8 +4,8 @@ import PostgresClient
 
 /// Maps a canonical sample to a `healthkit_metrics` row the way health4ai's app writes one:
 ///
-/// - quantity: `value`/`unit` as canonical, except `%` stored as a 0–1 fraction and `°C` as `degC`
-///   (HealthKit's unit string, which health4ai's app writes);
+/// - quantity: `value`/`unit` as canonical, except `%` stored as a 0–1 fraction, `°C` as `degC` and
+///   `mL/(kg·min)` as `mL/min·kg` (HealthKit's unit strings, which health4ai's app writes);
 /// - category: `value` = HealthKit's raw integer (`CategoryValueCodes`; sleep: 0 inBed … 5 asleepREM;
 ///   0, `HKCategoryValueNotApplicable`, without a value, as for mindful sessions), `unit = 'category'`,
 ///   `metadata.sleep_stage` = the HealthKit value name for sleep, `metadata.category_value` otherwise;

@@ -98,12 +98,25 @@ enum PostgresReservedKeys {
     static let mappingKeys: Set<String> = ["healthrouter_id", "HKTimeZone", "sleep_stage", "category_value", "workout_type",
                                            "duration_seconds", "total_distance_meters", "total_energy_burned_cal"]
 
-    /// The unit a quantity row stores for the canonical `unit`: HealthKit's unit string where
-    /// health4ai's app writes it (`degC` for `°C`), else the canonical unit.
-    static func storedUnit(_ unit: String?) -> String? { unit == "°C" ? "degC" : unit }
+    /// The unit a quantity row stores for the canonical `unit`: HealthKit's unit string (`HKUnit.unitString`,
+    /// as export.xml writes it) where health4ai's app writes it and the canonical unit differs
+    /// (`degC` for `°C`, `mL/min·kg` for VO2 max's `mL/(kg·min)`), else the canonical unit.
+    static func storedUnit(_ unit: String?) -> String? {
+        switch unit {
+        case "°C": "degC"
+        case "mL/(kg·min)": "mL/min·kg"
+        default: unit
+        }
+    }
 
     /// The canonical unit of a quantity row's stored `unit` (`storedUnit` undone).
-    static func restoredUnit(_ unit: String?) -> String? { unit == "degC" ? "°C" : unit }
+    static func restoredUnit(_ unit: String?) -> String? {
+        switch unit {
+        case "degC": "°C"
+        case "mL/min·kg": "mL/(kg·min)"
+        default: unit
+        }
+    }
 
     /// The kind read-back infers from a row's unit.
     static func kind(unit: String?, hasWorkoutType: Bool) -> SampleKind {

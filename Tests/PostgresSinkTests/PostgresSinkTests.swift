@@ -362,10 +362,21 @@ import TestSupport
         var unknown = ConformanceFixtures.numbered(7)
         unknown.type = "HKQuantityTypeIdentifierSomethingNew"
         unknown.unit = "degC"
-        try sink.write(ConformanceFixtures.entries(ConformanceFixtures.all + [oxygen, temperature, unknown]), cursor: 8)
+        // VO2 max's canonical `mL/(kg·min)` is HealthKit's `mL/min·kg` (export.xml's unit, HKUnit's
+        // unitString), as health4ai's app writes it; a type healthrouter does not know keeps its own.
+        var vo2 = ConformanceFixtures.numbered(8)
+        vo2.type = "HKQuantityTypeIdentifierVO2Max"
+        vo2.value = 44.6
+        vo2.unit = "mL/(kg·min)"
+        var unknownRate = ConformanceFixtures.numbered(9)
+        unknownRate.type = "HKQuantityTypeIdentifierSomethingElse"
+        unknownRate.unit = "mL/min·kg"
+        try sink.write(ConformanceFixtures.entries(ConformanceFixtures.all + [oxygen, temperature, unknown, vo2, unknownRate]),
+                       cursor: 10)
         var read: [String: Sample] = [:]
         try sink.readBack(batchSize: 100) { read[$0.id] = $0 }
         #expect(read[temperature.id] == temperature && read[unknown.id] == unknown)
+        #expect(read[vo2.id] == vo2 && read[unknownRate.id] == unknownRate)
         sink.close()
         let connection = try PostgresTestDatabase.connect(url)
         defer { connection.close() }
@@ -389,6 +400,7 @@ import TestSupport
         #expect(workout[7] == "object")
         #expect(try row("HKQuantityTypeIdentifierOxygenSaturation")[1] == "0.97")
         #expect(try row("HKQuantityTypeIdentifierBodyTemperature")[2] == "degC")
+        #expect(try row("HKQuantityTypeIdentifierVO2Max")[2] == "mL/min·kg")
         let fields = try connection.query("SELECT metadata ->> 'healthrouter:fields' FROM \(SQL.qualified(schema, "healthkit_metrics")) "
                                               + "WHERE metric_type = $1", ["HKQuantityTypeIdentifierBodyTemperature"])
         #expect(fields.text(0, 0)?.contains("unit") != true, "\(fields.text(0, 0) ?? "")")
