@@ -483,6 +483,7 @@ public final class PostgresSink: Sink {
     private func flush(_ connection: PostgresConnection) throws {
         let table = schema.metrics
         try stream.finish(&rows, on: connection) { upsert in
+            try self.reportSharedKeys(connection)
             try connection.execute("SAVEPOINT hr_upsert")
             let written: Int
             do {
@@ -497,6 +498,36 @@ public final class PostgresSink: Sink {
             }
             try connection.execute("RELEASE SAVEPOINT hr_upsert")
             return written
+        }
+    }
+
+    /// Whether this sink (by name) has warned of samples sharing a key, for the process: later
+    /// batches say it at info level, so that a large import does not repeat the warning a batch.
+    private static let warnedSharedKeys = Mutex<Set<String>>([])
+
+    /// Says how many staged samples share health4ai's key `(user_id, metric_type, source_device,
+    /// started_at)` with another of the batch (an export's in-bed interval and the first sleep stage
+    /// from one watch at one instant): they become one row, the later journal entry's, and the
+    /// others are not stored, which the import's count of rows delivered does not show. (Samples
+    /// of other batches under a stored row's key are not counted: that would cost an index lookup
+    /// a row.)
+    private func reportSharedKeys(_ connection: PostgresConnection) throws {
+        let shared = try connection.execute("""
+            SELECT sum(n - 1) OVER ()::bigint, metric_type, source_device, to_char(to_timestamp(started_at::float8 / 1000) \
+            AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+            FROM (SELECT metric_type, source_device, started_at, count(DISTINCT id) AS n FROM \(schema.metrics.stagingName)
+                  GROUP BY user_id, metric_type, source_device, started_at HAVING count(DISTINCT id) > 1) d
+            ORDER BY started_at, metric_type LIMIT 1
+            """)
+        guard shared.rowCount > 0, let count = shared.int(0, 0) else { return }
+        let first = "\(shared.text(0, 1) ?? "") from \(shared.text(0, 2) ?? "") at \(shared.text(0, 3) ?? "")"
+        let message = "\(count) sample\(count == 1 ? "" : "s") of this batch shared a row with another under health4ai's key "
+            + "(user, type, source_device, start) and \(count == 1 ? "is" : "are") not stored: the later journal entry's row is "
+            + "kept (first: \(first)); the other sinks keep each (Plugins/PostgresSink/README.md, Mapping)"
+        if Self.warnedSharedKeys.withLock({ $0.insert(sinkName).inserted }) {
+            logger.warning(message)
+        } else {
+            logger.info(message)
         }
     }
 

@@ -63,6 +63,59 @@ import Testing
         return directory
     }
 
+    /// Samples under one health4ai key (user, type, source_device, start) are one row: an import
+    /// says so in its log, naming the first, where it said only "4 rows written" for a table of 2
+    /// (an export's in-bed interval and the first sleep stage from one watch; two sources' heart
+    /// rates measured by one device at one instant).
+    @Test func anImportSaysWhichSamplesSharedARow() throws {
+        guard let url = Self.url else { return }
+        let schema = Self.schema()
+        let directory = makeTemporaryDirectory("import-pg-shared")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try """
+            state_directory: ./state
+            sources:
+              history: { type: apple_health_export, path: ./export.xml }
+            sinks:
+              supa:
+                type: postgres
+                url: "\(url)"
+                schema: \(schema)
+                user_id: 00000000-0000-4000-8000-000000000001
+            """.write(toFile: directory + "/healthrouter.yaml", atomically: true, encoding: .utf8)
+        let watch = "sourceVersion=\"10.1\" device=\"&lt;&lt;HKDevice: 0x1&gt;, name:Apple Watch, manufacturer:Apple Inc.&gt;\""
+        try """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <HealthData locale="en_US">
+             <ExportDate value="2022-01-05 01:00:00 -0800"/>
+             <Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="Jane’s Apple Watch" \(watch) startDate="2022-01-01 23:00:00 -0800" endDate="2022-01-02 07:00:00 -0800" value="HKCategoryValueSleepAnalysisInBed"/>
+             <Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="Jane’s Apple Watch" \(watch) startDate="2022-01-01 23:00:00 -0800" endDate="2022-01-01 23:40:00 -0800" value="HKCategoryValueSleepAnalysisAsleepCore"/>
+             <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="Jane’s Apple Watch" \(watch) unit="count/min" startDate="2022-01-02 08:00:00 -0800" endDate="2022-01-02 08:00:00 -0800" value="60"/>
+             <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="Jane’s iPhone" \(watch) unit="count/min" startDate="2022-01-02 08:00:00 -0800" endDate="2022-01-02 08:00:00 -0800" value="72"/>
+             <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="Jane’s Apple Watch" \(watch) unit="count/min" startDate="2022-01-02 08:00:05 -0800" endDate="2022-01-02 08:00:05 -0800" value="61"/>
+            </HealthData>
+            """.write(toFile: directory + "/export.xml", atomically: true, encoding: .utf8)
+        let imported = try CommandRunner.run(["import"], in: directory)
+        #expect(imported.status == 0, "\(imported.stdout)\(imported.stderr)")
+        #expect(imported.stderr.contains("2 samples of this batch shared a row with another under health4ai's key (user, type, "
+                                             + "source_device, start) and are not stored: the later journal entry's row is kept (first: "
+                                             + "HKCategoryTypeIdentifierSleepAnalysis from Apple Watch at 2022-01-02T07:00:00.000Z)"),
+                "\(imported.stderr)")
+        let connection = try PostgresConnection(url: url)
+        defer { connection.close() }
+        let rows = try connection.execute("SELECT count(*) FROM \(SQL.qualified(schema, "healthkit_metrics"))")
+        #expect(rows.int(0, 0) == 3)
+        // Nothing shared: nothing said.
+        try """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <HealthData locale="en_US">
+             <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="Jane’s Apple Watch" \(watch) unit="count/min" startDate="2022-01-03 08:00:00 -0800" endDate="2022-01-03 08:00:00 -0800" value="60"/>
+            </HealthData>
+            """.write(toFile: directory + "/export.xml", atomically: true, encoding: .utf8)
+        let again = try CommandRunner.run(["import"], in: directory)
+        #expect(again.status == 0 && !again.stderr.contains("shared a row"), "\(again.stderr)")
+    }
+
     @Test func sqliteToTimescaleDBAndBackKeepsEveryCanonicalSample() throws {
         guard let url = Self.url else { return }
         let directory = try Self.directory(url: url, schema: Self.schema())
