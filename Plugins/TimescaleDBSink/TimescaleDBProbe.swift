@@ -51,7 +51,8 @@ struct TimescaleDBProbe {
     static func libraryFailure(_ error: PostgresError) -> SinkError? {
         let text = error.message + " " + (error.detail ?? "")
         let fromTimescaleDB = text.contains("$libdir/timescaledb-") || (text.contains("timescaledb")
-            && ["version mismatch", "must be preloaded", "already loaded with a different version"].contains { text.contains($0) })
+            && ["version mismatch", "must be preloaded", "already loaded with a different version", "incompatible library"]
+                .contains { text.contains($0) })
         guard fromTimescaleDB else { return nil }
         func version(after marker: String) -> String? {
             guard let range = text.range(of: marker) else { return nil }
@@ -72,7 +73,8 @@ struct TimescaleDBProbe {
         let message = mismatchMessage(error, catalog: catalog, database: database)
         let text = error.message + " " + (error.detail ?? "")
         let permanent = error.sqlState == "58P01" || text.contains("$libdir/timescaledb-")
-            || ((text.contains("version mismatch") || text.contains("must be preloaded")) && error.sqlState != "42710")
+            || (["version mismatch", "must be preloaded", "incompatible library"].contains { text.contains($0) }
+                && error.sqlState != "42710")
         return permanent ? .misconfigured(message) : .unavailable(message)
     }
 
@@ -90,11 +92,23 @@ struct TimescaleDBProbe {
             return "TimescaleDB was updated while this session had the old library loaded (\(error.message)); "
                 + "the next connection will load the new one"
         }
-        if text.contains("version mismatch") || text.contains("must be preloaded") {
+        if text.contains("must be preloaded") {
+            return "TimescaleDB\(catalog.map { " " + $0 } ?? "") is installed in database \(database) but not preloaded "
+                + "(\(error.message)): add timescaledb to shared_preload_libraries in postgresql.conf and restart PostgreSQL"
+        }
+        // PostgreSQL's own check of a library's magic block (dfmgr.c): built for another major
+        // version (its detail names both), or another ABI.
+        if text.contains("incompatible library") {
+            return "the TimescaleDB library the server loads for database \(database) was built for another PostgreSQL "
+                + "(\([error.message, error.detail].compactMap { $0 }.joined(separator: " "))): install the TimescaleDB "
+                + "package built for this server's PostgreSQL major version (SHOW server_version) and restart PostgreSQL"
+        }
+        if text.contains("version mismatch") {
             return "TimescaleDB library and catalog disagree in database \(database): \(error.message). "
-                + "Add timescaledb to shared_preload_libraries, make the installed package match the catalog "
-                + "version \(catalog.map { $0 + " " } ?? "")(SELECT extversion FROM pg_extension WHERE extname = 'timescaledb'), "
-                + "and restart PostgreSQL"
+                + "Make the installed package match the catalog "
+                + "version \(catalog.map { $0 + " " } ?? "")(SELECT extversion FROM pg_extension WHERE extname = 'timescaledb') "
+                + "and restart PostgreSQL, or run ALTER EXTENSION timescaledb UPDATE as the first command of a fresh "
+                + "session (psql -X) to move the catalog to the installed version"
         }
         return "\(error)"
     }

@@ -111,7 +111,9 @@ import TestSupport
         #expect(disagree?.hasPrefix("misconfigured") == true)
         #expect(disagree?.contains("disagree in database db.lan:5432/health") == true && disagree?.contains("catalog version 2.17.2 (SELECT") == true)
         let notPreloaded = failure("XX000", "extension \"timescaledb\" must be preloaded")
-        #expect(notPreloaded?.contains("match the catalog version (SELECT extversion") == true, "\(notPreloaded ?? "nil")")
+        #expect(notPreloaded?.hasPrefix("misconfigured") == true)
+        #expect(notPreloaded?.contains("TimescaleDB is installed in database db.lan:5432/health but not preloaded") == true,
+                "\(notPreloaded ?? "nil")")
         let reloaded = failure("42710", "\"timescaledb\" already loaded with a different version",
                                detail: "The new version is \"2.28.3\", this session is using version \"2.17.2\".")
         #expect(reloaded?.hasPrefix("unavailable") == true)
@@ -197,13 +199,28 @@ import TestSupport
         #expect(reloaded.contains("TimescaleDB was updated while this session had the old library loaded"))
         #expect(reloaded.contains("the next connection will load the new one"))
 
-        for (state, text) in [("XX000", "extension \"timescaledb\" must be preloaded"),
-                              ("0A000", "extension \"timescaledb\" version mismatch: shared library version 2.28.3; SQL version 2.17.2")] {
-            let mismatch = message(state, text)
-            #expect(mismatch.contains("TimescaleDB library and catalog disagree in database \(database): \(text)"))
-            #expect(mismatch.contains("shared_preload_libraries") && mismatch.contains("catalog version 2.17.2"))
-            #expect(mismatch.contains("restart PostgreSQL"))
-        }
+        // Not preloaded is not a disagreement: the fix is the preload alone.
+        let notPreloaded = message("XX000", "extension \"timescaledb\" must be preloaded")
+        #expect(notPreloaded.contains("TimescaleDB 2.17.2 is installed in database \(database) but not preloaded"))
+        #expect(notPreloaded.contains("add timescaledb to shared_preload_libraries in postgresql.conf and restart PostgreSQL"))
+        #expect(!notPreloaded.contains("disagree"))
+
+        let text = "extension \"timescaledb\" version mismatch: shared library version 2.28.3; SQL version 2.17.2"
+        let mismatch = message("0A000", text)
+        #expect(mismatch.contains("TimescaleDB library and catalog disagree in database \(database): \(text)"))
+        #expect(mismatch.contains("catalog version 2.17.2") && mismatch.contains("restart PostgreSQL"))
+        #expect(mismatch.contains("ALTER EXTENSION timescaledb UPDATE as the first command of a fresh session"))
+        #expect(!mismatch.contains("shared_preload_libraries"))
+
+        // PostgreSQL's own check (dfmgr.c) of a library built for another major version: its
+        // detail names both, and the fix is the package for this server, not the catalog.
+        let otherMajor = TimescaleDBProbe.mismatchMessage(
+            PostgresError(sqlState: "XX000", message: "incompatible library \"/usr/lib/postgresql/15/lib/timescaledb-2.17.2.so\": version mismatch",
+                          detail: "Server is version 15, library is version 16.", operation: "SELECT 1"),
+            catalog: "2.17.2", database: database)
+        #expect(otherMajor.contains("was built for another PostgreSQL") && otherMajor.contains("Server is version 15, library is version 16."))
+        #expect(otherMajor.contains("install the TimescaleDB package built for this server's PostgreSQL major version"))
+        #expect(!otherMajor.contains("disagree"))
 
         // A missing or disagreeing library needs a person (an import stops at once); a session that
         // had the old library, or another failure, may pass on the next connection (retried).
@@ -215,6 +232,7 @@ import TestSupport
         #expect(kind("58P01", "could not access file \"$libdir/timescaledb-2.17.2\"") == "misconfigured")
         #expect(kind("XX000", "extension \"timescaledb\" must be preloaded") == "misconfigured")
         #expect(kind("0A000", "extension \"timescaledb\" version mismatch: shared library version 2.28.3") == "misconfigured")
+        #expect(kind("XX000", "incompatible library \"/usr/lib/postgresql/15/lib/timescaledb-2.17.2.so\": version mismatch") == "misconfigured")
         #expect(kind("42710", "\"timescaledb\" already loaded with a different version") == "unavailable")
         #expect(kind("57P01", "terminating connection due to administrator command") == "unavailable")
     }
