@@ -12,8 +12,8 @@ struct TimescaleDBProbe {
     /// `timescale` (all features) or `apache` (no compression, policies or continuous aggregates).
     var license: String?
 
-    /// Hypertables can be created.
-    var isUsable: Bool { catalogVersion != nil && preloaded }
+    /// Hypertables can be created (installed, preloaded, at least `minimumVersion`).
+    var isUsable: Bool { catalogVersion.map { preloaded && Self.atLeast($0, Self.minimumVersion) } ?? false }
     /// Compression, policies and continuous aggregates are available.
     var hasCommunityFeatures: Bool { license == nil || license == "timescale" }
 
@@ -129,7 +129,29 @@ struct TimescaleDBProbe {
             return "TimescaleDB \(catalog) is installed in database \(database) but not preloaded: add timescaledb to "
                 + "shared_preload_libraries in postgresql.conf and restart PostgreSQL"
         }
+        if !Self.atLeast(catalog, Self.minimumVersion) {
+            return "TimescaleDB \(catalog) in database \(database) is older than \(Self.minimumVersion.map(String.init).joined(separator: ".")), "
+                + "the first with create_hypertable(…, by_range(…)), which the sink calls: install TimescaleDB 2.13 or later "
+                + "and run ALTER EXTENSION timescaledb UPDATE as the first command of a fresh session (psql -X)" + orPlain
+        }
         return nil
+    }
+
+    /// The oldest TimescaleDB the sink's DDL runs on: `by_range` and the generalized
+    /// `create_hypertable` came in 2.13.
+    static let minimumVersion = [2, 13]
+
+    /// Whether `version` (`2.17.2`, `2.13.0-dev`) is `minimum` or later; a version that does not
+    /// start with numbers is taken as later (the server's DDL then says what it lacks).
+    static func atLeast(_ version: String, _ minimum: [Int]) -> Bool {
+        let parts = version.split(separator: ".").map { Int($0.prefix { $0.isNumber }) }
+        guard let major = parts.first ?? nil else { return true }
+        let numbers = [major] + parts.dropFirst().map { $0 ?? 0 }
+        for (index, wanted) in minimum.enumerated() {
+            let have = index < numbers.count ? numbers[index] : 0
+            if have != wanted { return have > wanted }
+        }
+        return true
     }
 
     /// A pending `ALTER EXTENSION … UPDATE`, worth a warning.

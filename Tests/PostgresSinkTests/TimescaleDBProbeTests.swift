@@ -121,6 +121,23 @@ import TestSupport
         #expect(failure("42501", "permission denied for table samples") == nil)
     }
 
+    /// `by_range` and the generalized `create_hypertable` came in 2.13: an older catalog is
+    /// refused with the update to make, before any DDL fails on a function it lacks.
+    @Test func aCatalogOlderThan213IsRefusedWithTheUpdate() {
+        #expect(TimescaleDBProbe.atLeast("2.13.0", [2, 13]) && TimescaleDBProbe.atLeast("2.17.2", [2, 13])
+                && TimescaleDBProbe.atLeast("3.0", [2, 13]) && TimescaleDBProbe.atLeast("2.13.0-dev", [2, 13]))
+        #expect(!TimescaleDBProbe.atLeast("2.12.2", [2, 13]) && !TimescaleDBProbe.atLeast("2.9.3", [2, 13])
+                && !TimescaleDBProbe.atLeast("1.7.5", [2, 13]))
+        let old = TimescaleDBProbe(catalogVersion: "2.11.2", availableVersion: "2.11.2", preloaded: true, license: "timescale")
+        let problem = old.problem(database: "db.lan:5432/health")
+        #expect(problem != nil)
+        #expect(problem?.contains("TimescaleDB 2.11.2 in database db.lan:5432/health is older than 2.13") == true)
+        #expect(problem?.contains("run ALTER EXTENSION timescaledb UPDATE") == true)
+        #expect(problem?.hasSuffix("set require_timescaledb: false to create plain tables") == true)
+        #expect(!old.isUsable)
+        #expect(TimescaleDBProbe(catalogVersion: "2.17.2", availableVersion: "2.17.2", preloaded: true).problem(database: "d") == nil)
+    }
+
     /// With a library preloaded whose name says timescaledb, the probe finds TimescaleDB usable and
     /// the sink runs its hypertable DDL: the stand-in's functions, declared with TimescaleDB's
     /// signatures, record that every call binds to them (the 2.13+ `create_hypertable` with
