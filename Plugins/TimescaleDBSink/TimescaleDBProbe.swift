@@ -154,6 +154,25 @@ struct TimescaleDBProbe {
         return true
     }
 
+    /// The sink's tables in `schema` that TimescaleDB's catalog (`_timescaledb_catalog.hypertable`,
+    /// a plain table readable without the library) lists as hypertables. Asked when TimescaleDB is
+    /// installed but not preloaded: such tables cannot be written (every insert fails with
+    /// `FATAL: extension "timescaledb" must be preloaded`), and their compressed chunks read as
+    /// empty, so plain-table mode (`require_timescaledb: false`) must not take them as plain.
+    static func hypertables(in schema: String, on connection: PostgresConnection) throws -> [String] {
+        // Looked up in pg_class: to_regclass fails outright on a schema the role may not use. A
+        // catalog the role may not read (TimescaleDB grants it to PUBLIC) tells nothing.
+        let readable = try connection.query(
+            "SELECT EXISTS (SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+                + "WHERE n.nspname = '_timescaledb_catalog' AND c.relname = 'hypertable' "
+                + "AND has_schema_privilege(n.oid, 'USAGE') AND has_table_privilege(c.oid, 'SELECT'))")
+        guard readable.bool(0, 0) == true else { return [] }
+        let found = try connection.query(
+            "SELECT table_name::text FROM _timescaledb_catalog.hypertable WHERE schema_name = $1 "
+                + "AND table_name IN ('samples', 'sleep_stages', 'workouts') ORDER BY 1", [schema])
+        return (0..<found.rowCount).compactMap { found.text($0, 0) }
+    }
+
     /// A pending `ALTER EXTENSION … UPDATE`, worth a warning.
     var pendingUpdate: String? {
         guard let catalogVersion, let availableVersion, catalogVersion != availableVersion else { return nil }

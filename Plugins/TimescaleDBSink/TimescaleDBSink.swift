@@ -171,6 +171,20 @@ public final class TimescaleDBSink: Sink {
             let database = connection.endpoint
             let probe = try TimescaleDBProbe.run(on: connection)
             if let problem = probe.problem(database: database, required: configuration.requireTimescaledb) {
+                // Hypertables made while TimescaleDB was preloaded are no plain tables without it:
+                // writes fail with FATAL, and rows in compressed chunks read as missing.
+                if let catalog = probe.catalogVersion, !probe.preloaded {
+                    let hypertables = try TimescaleDBProbe.hypertables(in: configuration.schema, on: connection)
+                    if !hypertables.isEmpty {
+                        connection.close()
+                        throw SinkError.misconfigured(
+                            "tables \(hypertables.map(schema.name).joined(separator: ", ")) are TimescaleDB hypertables, but "
+                                + "TimescaleDB \(catalog) is not preloaded in database \(database): writes into them would fail "
+                                + "(extension \"timescaledb\" must be preloaded) and rows in compressed chunks would read as "
+                                + "missing; add timescaledb to shared_preload_libraries in postgresql.conf and restart "
+                                + "PostgreSQL (require_timescaledb: false makes plain tables, it cannot use hypertables)")
+                    }
+                }
                 if configuration.requireTimescaledb {
                     connection.close()
                     throw SinkError.misconfigured(problem)

@@ -121,6 +121,33 @@ import TestSupport
         #expect(failure("42501", "permission denied for table samples") == nil)
     }
 
+    /// Hypertables made while TimescaleDB was preloaded, met by a server that no longer preloads
+    /// it: `require_timescaledb: false` must not take them for plain tables, since every insert
+    /// into them fails with FATAL and their compressed chunks read as empty (reference §6). The
+    /// stand-in has no hypertable catalog: the test gives the database TimescaleDB's
+    /// `_timescaledb_catalog.hypertable` (its columns that name a table) and lists `samples` in it.
+    @Test func hypertablesOfAServerThatNoLongerPreloadsAreNotTakenForPlainTables() throws {
+        try withDatabase { url, name, connection in
+            let database = "127.0.0.1:\(PostgresTestDatabase.port ?? "")/\(name)"
+            try connection.execute("""
+                CREATE EXTENSION timescaledb VERSION '2.17.2'; CREATE SCHEMA _timescaledb_catalog;
+                CREATE TABLE _timescaledb_catalog.hypertable (id serial PRIMARY KEY, schema_name name NOT NULL, table_name name NOT NULL)
+                """)
+            // Plain tables made without TimescaleDB stay usable as such.
+            #expect(prepareError(url, requireTimescaledb: false) == nil)
+            // Another schema's hypertables are not this sink's.
+            try connection.execute("INSERT INTO _timescaledb_catalog.hypertable (schema_name, table_name) VALUES ('other', 'samples')")
+            #expect(prepareError(url, requireTimescaledb: false) == nil)
+            try connection.execute("INSERT INTO _timescaledb_catalog.hypertable (schema_name, table_name) VALUES ('health', 'samples')")
+            for required in [false, true] {
+                let refused = try #require(prepareError(url, requireTimescaledb: required))
+                #expect(refused.contains("tables \"health\".\"samples\" are TimescaleDB hypertables, but TimescaleDB 2.17.2 is not "
+                                            + "preloaded in database \(database)"), "\(refused)")
+                #expect(refused.contains("add timescaledb to shared_preload_libraries in postgresql.conf and restart PostgreSQL"))
+            }
+        }
+    }
+
     /// `by_range` and the generalized `create_hypertable` came in 2.13: an older catalog is
     /// refused with the update to make, before any DDL fails on a function it lacks.
     @Test func aCatalogOlderThan213IsRefusedWithTheUpdate() {
