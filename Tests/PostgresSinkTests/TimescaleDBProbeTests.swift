@@ -226,6 +226,45 @@ import TestSupport
         #expect(try admin.execute("SELECT count(*) FROM health.samples").int(0, 0) == 1)
     }
 
+    /// Under TimescaleDB's `apache` license (Supabase builds it so) hypertables work, but the
+    /// policies, compression and continuous aggregates do not (reference §7): the sink makes its
+    /// hypertables, and refuses a config that asks for the rest, naming the license, before any
+    /// policy call (the server's own refusal would name none of the options).
+    @Test func underTheApacheLicenseHypertablesAreMadeAndPoliciesRefused() throws {
+        guard let (server, admin) = try PostgresServerFixture.withTimescaleDBStandIn(portOffset: 220) else { return }
+        defer { admin.close() }
+        // A setting the loader defines on real TimescaleDB; here a placeholder the probe reads the same way.
+        try admin.execute("ALTER DATABASE postgres SET timescaledb.license = 'apache'")
+        func sink(_ options: String) throws -> TimescaleDBSink {
+            let config = try HealthRouterConfig.parse(yaml: """
+                sinks:
+                  tsdb:
+                    type: timescaledb
+                    url: "\(server.url)"
+                    schema: health
+                    \(options)
+                """)
+            let configuration = try ConfigDecoder.decode(TimescaleDBSink.Configuration.self,
+                                                         from: try #require(config.sink(named: "tsdb")).options, path: "sinks.tsdb")
+            return TimescaleDBSink(configuration: configuration, context: ConformanceFixtures.context())
+        }
+        for options in ["retention: { drop_after: 520w }", "compression: { after: 180d }", "daily_aggregates: true"] {
+            guard case SinkError.misconfigured(let reason)? = SinkFixtures.prepareError(try sink(options)) else {
+                Issue.record("\(options): not refused as misconfigured")
+                continue
+            }
+            #expect(reason.contains("need TimescaleDB's community license; this server runs license apache: remove them"))
+        }
+        #expect(try admin.execute("SELECT count(*) FROM _timescaledb_internal.stand_in_calls WHERE call LIKE 'add_%'").int(0, 0) == 0)
+        let plain = try sink("chunk_time_interval: 30d")
+        defer { plain.close() }
+        _ = try plain.prepare()
+        #expect(plain.usesHypertables)
+        try plain.write(ConformanceFixtures.entries([ConformanceFixtures.heartRate]), cursor: 1)
+        let made = try admin.execute("SELECT count(*) FROM timescaledb_information.dimensions WHERE hypertable_schema = 'health'")
+        #expect(made.int(0, 0) == 3)
+    }
+
     /// The errors a server gives once the TimescaleDB loader is in play, as recorded on 2.17.2 and
     /// 2.28.3, each turned into what is wrong and how to fix it.
     @Test func libraryFailuresNameTheVersionsAndTheFix() {
