@@ -120,6 +120,25 @@ struct TimescaleDBPolicies {
         return "INTERVAL '\(max(3, Int(dropAfterSeconds / 86_400) - 1)) days'"
     }
 
+    /// The jobs TimescaleDB's scheduler failed in the last two days with `cannot drop portal ""
+    /// while it is being set up` (SQLSTATE 24000), as a warning with the workaround, or nil. On
+    /// PostgreSQL 15.20 every scheduled job fails so (its `PortalDrop` refuses the portal TimescaleDB's
+    /// `job_execute` never gives a query; 2.17 and 2.28 alike): the policies the sink added never
+    /// run, while `CALL run_job(<id>)` from a client session does. Read from
+    /// `timescaledb_information.job_errors`; nil where that view is missing or unreadable.
+    static func stalledJobs(on connection: PostgresConnection) -> String? {
+        guard let found = try? connection.query(
+            "SELECT DISTINCT job_id::text, proc_name::text FROM timescaledb_information.job_errors "
+                + "WHERE err_message LIKE 'cannot drop portal % while it is being set up' "
+                + "AND start_time > now() - INTERVAL '2 days' ORDER BY 1"), found.rowCount > 0 else { return nil }
+        let jobs = (0..<found.rowCount).map { (id: found.text($0, 0) ?? "?", name: found.text($0, 1) ?? "?") }
+        return "TimescaleDB's scheduler failed job " + jobs.map { "\($0.id) (\($0.name))" }.joined(separator: ", ")
+            + " with 'cannot drop portal \"\" while it is being set up' (timescaledb_information.job_errors): on this "
+            + "PostgreSQL (15.20) its background jobs do not run, so compression, retention and the daily aggregate's "
+            + "refresh do not happen; run them from cron in a client session: "
+            + jobs.map { "CALL run_job(\($0.id));" }.joined(separator: " ")
+    }
+
     private func createDailyAggregate() throws {
         let refreshStart = Self.refreshWindowStart(dropAfterSeconds: configuration.retention?.dropAfter.seconds)
         try connection.execute("""

@@ -203,6 +203,7 @@ public final class TimescaleDBSink: Sink {
                 // rows, and TimescaleDB fails a transaction past 100,000 such tuples (SQLSTATE 53400):
                 // a re-delivery over compressed history would fail the same way at every retry.
                 try connection.execute("SET timescaledb.max_tuples_decompressed_per_dml_transaction = 0")
+                if let stalled = TimescaleDBPolicies.stalledJobs(on: connection) { logger.warning(stalled) }
             }
             // The staged batch is small and has no statistics: joins with it should probe indexes.
             try connection.execute("SET enable_hashjoin = off; SET enable_mergejoin = off")

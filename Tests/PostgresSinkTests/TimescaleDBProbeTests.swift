@@ -265,6 +265,41 @@ import TestSupport
         #expect(made.int(0, 0) == 3)
     }
 
+    /// On PostgreSQL 15.20 TimescaleDB's scheduler fails every job (reference §5): the policies
+    /// the sink adds would silently never run. The failures are in `timescaledb_information.job_errors`,
+    /// which the stand-in lacks: the test gives its server one with TimescaleDB's columns and the
+    /// error recorded on 2.17.2 and 2.28.3, and the warning names each job and the `run_job` to cron.
+    @Test func jobsTheSchedulerFailsOn1520AreToldWithTheWorkaround() throws {
+        guard let (server, admin) = try PostgresServerFixture.withTimescaleDBStandIn(portOffset: 240) else { return }
+        defer { admin.close() }
+        let connection = try PostgresConnection(url: server.url)
+        defer { connection.close() }
+        // No such view (the stand-in, an older TimescaleDB): nothing to say, and nothing fails.
+        #expect(TimescaleDBPolicies.stalledJobs(on: connection) == nil)
+        try admin.execute("""
+            CREATE TABLE timescaledb_information.job_errors (job_id integer, proc_schema name, proc_name name, pid integer,
+                start_time timestamptz, finish_time timestamptz, sqlerrcode text, err_message text);
+            INSERT INTO timescaledb_information.job_errors VALUES
+                (1000, '_timescaledb_functions', 'policy_retention', 4242, now() - INTERVAL '1 hour', now() - INTERVAL '1 hour',
+                 '24000', 'cannot drop portal "" while it is being set up'),
+                (1000, '_timescaledb_functions', 'policy_retention', 4243, now() - INTERVAL '2 hours', now() - INTERVAL '2 hours',
+                 '24000', 'cannot drop portal "" while it is being set up'),
+                (1001, '_timescaledb_functions', 'policy_compression', 4244, now() - INTERVAL '5 days', now() - INTERVAL '5 days',
+                 '24000', 'cannot drop portal "" while it is being set up'),
+                (1002, '_timescaledb_functions', 'policy_refresh_continuous_aggregate', 4245, now(), now(), '57014',
+                 'canceling statement due to statement timeout')
+            """)
+        let warning = try #require(TimescaleDBPolicies.stalledJobs(on: connection))
+        // Job 1000 once; 1001's failure is old, 1002 failed otherwise.
+        #expect(warning.hasPrefix("TimescaleDB's scheduler failed job 1000 (policy_retention) with 'cannot drop portal"), "\(warning)")
+        #expect(warning.hasSuffix("run them from cron in a client session: CALL run_job(1000);"))
+        // The sink starts all the same.
+        let sink = TimescaleDBSink(configuration: .init(url: server.url, schema: "health"), context: ConformanceFixtures.context())
+        defer { sink.close() }
+        _ = try sink.prepare()
+        #expect(sink.usesHypertables)
+    }
+
     /// The errors a server gives once the TimescaleDB loader is in play, as recorded on 2.17.2 and
     /// 2.28.3, each turned into what is wrong and how to fix it.
     @Test func libraryFailuresNameTheVersionsAndTheFix() {
