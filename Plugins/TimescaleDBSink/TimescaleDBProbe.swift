@@ -174,8 +174,17 @@ struct TimescaleDBProbe {
     }
 
     /// A pending `ALTER EXTENSION … UPDATE`, worth a warning.
+    /// A catalog newer than the server's default version (a package downgraded, or a default the
+    /// control file pins) is no update to run: `ALTER EXTENSION … UPDATE` cannot go back.
     var pendingUpdate: String? {
         guard let catalogVersion, let availableVersion, catalogVersion != availableVersion else { return nil }
+        let parts = { (version: String) in version.split(separator: ".").map { Int($0.prefix { $0.isNumber }) ?? 0 } }
+        if Self.atLeast(catalogVersion, parts(availableVersion)) {
+            return "TimescaleDB catalog is at \(catalogVersion), newer than the server's default version \(availableVersion) "
+                + "(pg_available_extensions): keep the timescaledb-\(catalogVersion) library installed (a downgraded "
+                + "package loses it, and every statement in this database then fails), and install TimescaleDB "
+                + "\(catalogVersion) or later for this PostgreSQL"
+        }
         return "TimescaleDB catalog is at \(catalogVersion) while \(availableVersion) is installed: run "
             + "ALTER EXTENSION timescaledb UPDATE as the first command of a fresh session (psql -X), alone"
     }

@@ -165,6 +165,17 @@ import TestSupport
         #expect(TimescaleDBProbe(catalogVersion: "2.17.2", availableVersion: "2.17.2", preloaded: true).problem(database: "d") == nil)
     }
 
+    /// A catalog ahead of the server's default version (the package downgraded) has no update to
+    /// run: the warning says what keeps the database working instead.
+    @Test func aCatalogNewerThanTheServersDefaultIsNoPendingUpdate() {
+        let ahead = TimescaleDBProbe(catalogVersion: "2.28.3", availableVersion: "2.17.2", preloaded: true).pendingUpdate
+        #expect(ahead?.contains("catalog is at 2.28.3, newer than the server's default version 2.17.2") == true, "\(ahead ?? "nil")")
+        #expect(ahead?.contains("keep the timescaledb-2.28.3 library installed") == true)
+        #expect(ahead?.contains("ALTER EXTENSION") == false)
+        let behind = TimescaleDBProbe(catalogVersion: "2.9.3", availableVersion: "2.17.2", preloaded: true).pendingUpdate
+        #expect(behind?.contains("catalog is at 2.9.3 while 2.17.2 is installed: run ALTER EXTENSION timescaledb UPDATE") == true)
+    }
+
     /// With a library preloaded whose name says timescaledb, the probe finds TimescaleDB usable and
     /// the sink runs its hypertable DDL: the stand-in's functions, declared with TimescaleDB's
     /// signatures, record that every call binds to them (the 2.13+ `create_hypertable` with
