@@ -25,12 +25,15 @@ struct TimescaleDBProbe {
             "SELECT default_version FROM pg_available_extensions WHERE name = 'timescaledb'")
         probe.availableVersion = available.rowCount > 0 ? available.text(0, 0) : nil
         // shared_preload_libraries is readable by superusers and pg_read_all_settings only; for
-        // other roles, the setting the preloaded loader defines tells the same.
+        // other roles, the setting the preloaded loader defines tells the same. Defined, it is in
+        // pg_settings; a value for it given without the loader (`ALTER ROLE … SET
+        // "timescaledb.disable_load"`, as some managed services do) is a placeholder, which
+        // current_setting reads too but pg_settings does not list.
         let installed = try connection.query("""
             SELECT e.extversion,
                    CASE WHEN pg_has_role(current_user, 'pg_read_all_settings', 'USAGE')
                         THEN current_setting('shared_preload_libraries') ~ 'timescaledb'
-                        ELSE current_setting('timescaledb.disable_load', true) IS NOT NULL END,
+                        ELSE EXISTS (SELECT 1 FROM pg_settings WHERE name = 'timescaledb.disable_load') END,
                    current_setting('timescaledb.license', true)
             FROM pg_extension e WHERE e.extname = 'timescaledb'
             """)

@@ -93,6 +93,14 @@ import TestSupport
             let notPreloaded = try #require(prepareError(url))
             #expect(notPreloaded.contains("TimescaleDB 2.17.2 is installed in database") && notPreloaded.contains("but not preloaded"))
             #expect(prepareError(url, requireTimescaledb: false) == nil)
+            // A value for the loader's setting given without the loader (a role setting, as
+            // managed services write them) is a placeholder, no sign of the loader.
+            try connection.execute("ALTER ROLE \(role) IN DATABASE \(SQL.identifier(name)) SET timescaledb.disable_load = 'off'")
+            let withSetting = try PostgresConnection(url: url)
+            defer { withSetting.close() }
+            #expect(try withSetting.execute("SELECT current_setting('timescaledb.disable_load', true)").text(0, 0) == "off")
+            #expect(try !TimescaleDBProbe.run(on: withSetting).preloaded)
+            #expect(prepareError(url)?.contains("but not preloaded") == true)
         }
     }
 
