@@ -177,6 +177,7 @@ struct TimescaleDBProbe {
     }
 
     /// A pending `ALTER EXTENSION … UPDATE`, worth a warning.
+    ///
     /// A catalog newer than the server's default version (a package downgraded, or a default the
     /// control file pins) is no update to run: `ALTER EXTENSION … UPDATE` cannot go back.
     var pendingUpdate: String? {
