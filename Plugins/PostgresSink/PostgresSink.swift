@@ -511,12 +511,19 @@ public final class PostgresSink: Sink {
     /// others are not stored, which the import's count of rows delivered does not show. (Samples
     /// of other batches under a stored row's key are not counted: that would cost an index lookup
     /// a row.)
+    ///
+    /// The keys staged more than once are found first by hashing (a batch's few milliseconds); only
+    /// their rows are sorted to count distinct ids (an id staged twice is an edit, not two samples).
     private func reportSharedKeys(_ connection: PostgresConnection) throws {
+        let staging = schema.metrics.stagingName
         let shared = try connection.execute("""
+            WITH repeated AS (SELECT user_id, metric_type, source_device, started_at FROM \(staging)
+                              GROUP BY 1, 2, 3, 4 HAVING count(*) > 1)
             SELECT sum(n - 1) OVER ()::bigint, metric_type, source_device, to_char(to_timestamp(started_at::float8 / 1000) \
             AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
-            FROM (SELECT metric_type, source_device, started_at, count(DISTINCT id) AS n FROM \(schema.metrics.stagingName)
-                  GROUP BY user_id, metric_type, source_device, started_at HAVING count(DISTINCT id) > 1) d
+            FROM (SELECT s.metric_type, s.source_device, s.started_at, count(DISTINCT s.id) AS n
+                  FROM \(staging) s JOIN repeated USING (user_id, metric_type, source_device, started_at)
+                  GROUP BY s.user_id, s.metric_type, s.source_device, s.started_at HAVING count(DISTINCT s.id) > 1) d
             ORDER BY started_at, metric_type LIMIT 1
             """)
         guard shared.rowCount > 0, let count = shared.int(0, 0) else { return }
