@@ -45,6 +45,10 @@ let package = Package(
         .target(name: "ReplaySource", dependencies: ["HealthRouterCore"], path: "Plugins/ReplaySource", exclude: pluginDocs),
         .target(name: "HTTPPushSource", dependencies: ["HealthRouterCore", "CMHD", "CZlib", "CCrypto"],
                 path: "Plugins/HTTPPushSource", exclude: pluginDocs),
+        // Reads Health Auto Export's JSON files with the `/hae` parser (HTTPPushSource's
+        // `HealthAutoExportDocument`), so that a file and a push of the same data are one sample.
+        .target(name: "HealthAutoExportFileSource", dependencies: ["HealthRouterCore", "HTTPPushSource"],
+                path: "Plugins/HealthAutoExportFileSource", exclude: pluginDocs),
         .target(name: "HTTPSink", dependencies: ["HealthRouterCore", "CCurl", "CZlib"],
                 path: "Plugins/HTTPSink", exclude: pluginDocs),
 
@@ -52,7 +56,7 @@ let package = Package(
         .target(name: "HealthRouterCLI", dependencies: [
             "HealthRouterCore", "AppleHealthExportSource", "SQLiteSink", "NDJSONSink",
             "TimescaleDBSink", "PostgresSink",
-            "ReplaySource",
+            "ReplaySource", "HealthAutoExportFileSource",
             "HTTPPushSource", "HTTPSink",
         ]),
         .executableTarget(name: "healthrouter", dependencies: ["HealthRouterCLI"]),
@@ -71,7 +75,7 @@ let package = Package(
         .testTarget(name: "MigrationTests", dependencies: ["ReplaySource", "SQLiteSink", "NDJSONSink", "HealthRouterCLI", "HealthRouterCore", "PostgresClient", "CSQLite3", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["HealthRouterCLI", "HealthRouterCore", "AppleHealthExportSource", "CSQLite3",
                                                           "TestSupport"]),
-        .testTarget(name: "HTTPTests", dependencies: ["HTTPPushSource", "HTTPSink", "HealthRouterCore", "CCurl", "CZlib", "CSQLite3",
+        .testTarget(name: "HTTPTests", dependencies: ["HTTPPushSource", "HTTPSink", "HealthAutoExportFileSource", "HealthRouterCore", "CCurl", "CZlib", "CSQLite3",
                                                   "TestSupport"]),
     ]
 )

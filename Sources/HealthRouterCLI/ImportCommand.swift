@@ -14,8 +14,10 @@ enum ImportCommand {
 
           PATH   an Apple Health export.zip or export.xml (found by content, any size, any
                  language's file name), or NDJSON: a file `healthrouter dump` wrote, or a folder
-                 an ndjson sink or Pulso's reference server wrote (the `replay` source);
-                 without PATH, every file source in the config is read
+                 an ndjson sink or Pulso's reference server wrote (the `replay` source), or
+                 Health Auto Export's JSON export: a .json file or a folder of them, each read
+                 as http_push's /hae reads a push (the `health_auto_export` source; at most
+                 64 MiB a file); without PATH, every file source in the config is read
 
         Without a config file, the embedded default is used: the journal and a SQLite store
         at ./healthrouter-data/health.sqlite, plus NDJSON files under ./healthrouter-data/ndjson/.
@@ -48,6 +50,7 @@ enum ImportCommand {
           healthrouter import ~/Downloads/export.zip --time-zone Europe/Berlin
           healthrouter import export.xml --config healthrouter.yaml
           healthrouter import ~/pulso-server/data
+          healthrouter import HealthAutoExport-2024-01-01-2024-12-31.json
         """
 
     static func run(_ words: [String], environment: [String: String]) throws -> ExitCode {
@@ -211,7 +214,7 @@ enum ImportCommand {
             var plugin = commandLinePlugin(path, type: kind.type, config: config, name: "import")
             if let timeZone {
                 guard kind.type == "apple_health_export" else {
-                    throw UsageError("--time-zone applies to an Apple Health export, not to \(path) (NDJSON carries its offsets)",
+                    throw UsageError("--time-zone applies to an Apple Health export, not to \(path) (its dates carry their offsets)",
                                      command: "import")
                 }
                 plugin.options = plugin.options.setting(key: "time_zone", to: timeZone)

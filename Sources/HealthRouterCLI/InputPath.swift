@@ -1,13 +1,15 @@
 import Foundation
 import HealthRouterCore
 import AppleHealthExportSource
+import HealthAutoExportFileSource
 import ReplaySource
 
 /// Checks an input (`import PATH`, `backfill --from PATH`, a file source's `path`) before
 /// anything is opened or created, so that a wrong path leaves no journal or store behind.
 enum InputPath {
     /// What a command-line user can give: the hint of every input error on the command line.
-    static let commandLineHint = "give the path of the export.zip or export.xml (or a folder of .ndjson replay files)"
+    static let commandLineHint = "give the path of the export.zip or export.xml (or a folder of .ndjson replay files, or of "
+        + "Health Auto Export's .json files)"
 
     /// Throws, with exit code 66, when `path` given on the command line does not exist or
     /// cannot be read; with 65 when it is a folder no finite source reads (no `.ndjson` files),
@@ -26,7 +28,7 @@ enum InputPath {
                                  hint: "check the file's permissions", code: .noInput)
         }
         try refuseStream(path)
-        guard isDirectory.boolValue, !ReplaySource.recognizes(path) else { return }
+        guard isDirectory.boolValue, !ReplaySource.recognizes(path), !HealthAutoExportFileSource.recognizes(path) else { return }
         if let export = exportInside(path) {
             throw CommandFailure(message: "\(path) is a folder: an unpacked Apple Health export",
                                  hint: "give the export.xml inside it: \(export)", code: .dataError)

@@ -1,4 +1,5 @@
 import AppleHealthExportSource
+import HealthAutoExportFileSource
 import HealthRouterCore
 import HTTPPushSource
 import HTTPSink
@@ -80,7 +81,18 @@ enum PluginList {
             },
             // First, and the fallback for anything unrecognised: a zip or XML file (and any file
             // that is not replay input, so that its error names the export).
-            recognizes: { !ReplaySource.recognizes($0) }),
+            recognizes: { !HealthAutoExportFileSource.recognizes($0) && !ReplaySource.recognizes($0) }),
+        // Before replay: a Health Auto Export file is one JSON object, which replay would take by
+        // its `{` and refuse as no NDJSON.
+        SourcePlugin(
+            type: "health_auto_export",
+            summary: "Health Auto Export's JSON files, read as /hae reads a push (a file or folder)",
+            make: { plugin, context in
+                let configuration = try ConfigDecoder.decode(HealthAutoExportFileSource.Configuration.self,
+                                                             from: plugin.options, path: plugin.path)
+                return HealthAutoExportFileSource(configuration: configuration, context: context)
+            },
+            recognizes: { HealthAutoExportFileSource.recognizes($0) }),
         SourcePlugin(
             type: "replay",
             summary: "NDJSON from an ndjson sink, Pulso's reference server or healthrouter dump (a file or folder)",

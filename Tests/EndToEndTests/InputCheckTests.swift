@@ -128,7 +128,8 @@ import Testing
         #expect(none.status == 65)
         #expect(listed.contains(none.status))
         #expect(none.stderr.contains("is a folder without .ndjson files"), "\(none.stderr)")
-        #expect(none.stderr.contains("hint: give the path of the export.zip or export.xml (or a folder of .ndjson replay files)"))
+        #expect(none.stderr.contains("hint: give the path of the export.zip or export.xml (or a folder of .ndjson replay files, or of "
+                                     + "Health Auto Export's .json files)"))
         #expect(!none.stderr.contains("`path`"))
 
         // A Pulso reference server's folder keeps its NDJSON in data/: the hint names it.
