@@ -78,7 +78,9 @@ public struct HealthAutoExportDocument {
             let lineStart = before.lastIndex(of: 0x0A).map { $0 + 1 } ?? body.startIndex
             let column = before.distance(from: lineStart, to: before.endIndex) + 1
             let place = "line \(line), column \(column) (byte \(failure.offset + 1))"
-            return .notJSON(place: place, problem: failure.problem)
+            // (`JSONParser` reads NDJSON lines too, so its end of the input is "the line"'s.)
+            let ended = failure.offset >= body.count
+            return .notJSON(place: place, problem: ended ? "the file ends before its JSON does" : failure.problem)
         } catch {
             return .notJSON(place: "", problem: "\(error)")
         }

@@ -174,7 +174,8 @@ public final class HealthAutoExportFileSource: FiniteSource {
         var hints: [String] = []
         for hint in failures.compactMap(\.hint) where !hints.contains(hint) { hints.append(hint) }
         throw SourceError(input: resolvedPath,
-                          problem: "\(failures.count) of its \(files.count) .json files were not read (the others were):\n"
+                          problem: "\(failures.count) of its \(files.count) .json files \(failures.count == 1 ? "was" : "were") not read "
+                              + "(the others were):\n"
                               + lines.joined(separator: "\n"),
                           hint: hints.joined(separator: "; "),
                           cannotRead: failures.allSatisfy(\.cannotRead) && failures.count == files.count)
