@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+import HealthRouterCore
+import PostgresClient
+@testable import TimescaleDBSink
+import TestSupport
+
+/// The TimescaleDB DDL the sink sends for compression and the daily aggregate, seen on the wire: a proxy (`PostgresStatementProxy`) before a
+/// server of the test's own that preloads the TimescaleDB stand-in keeps every statement and
+/// passes the table options plain PostgreSQL refuses to the stand-in, which records them as
+/// TimescaleDB would (`timescaledb_information.compression_settings`, its jobs).
+@Suite struct TimescaleDBPoliciesTests {
+    static let tables = ["samples", "sleep_stages", "workouts"]
+
+    /// A timescaledb sink on `url`, schema `health`, with `options` (YAML lines).
+    static func sink(_ url: String, _ options: String) throws -> TimescaleDBSink {
+        let config = try HealthRouterConfig.parse(yaml: """
+            sinks:
+              tsdb:
+                type: timescaledb
+                url: "\(url)"
+                schema: health
+                \(options)
+            """)
+        let configuration = try ConfigDecoder.decode(TimescaleDBSink.Configuration.self,
+                                                     from: try #require(config.sink(named: "tsdb")).options, path: "sinks.tsdb")
+        return TimescaleDBSink(configuration: configuration, context: ConformanceFixtures.context())
+    }
+
+    /// Runs of blanks as one space: the statement as PostgreSQL parses it.
+    static func oneLine(_ statement: String) -> String {
+        statement.split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
+    }
+
+    /// Compression and the continuous aggregate as the reference verified them on 2.17.2 and
+    /// 2.28.3 (§3, §8): `timescaledb.compress` with the configured segmentby and orderby
+    /// `start_at DESC`, `add_compression_policy(…, compress_after => …, if_not_exists => true)` on
+    /// each hypertable, and `samples_daily` `WITH (timescaledb.continuous,
+    /// timescaledb.materialized_only = false) … WITH NO DATA` (real-time: raw rows show before a
+    /// refresh) with an hourly refresh policy from the first row. A second start sends no
+    /// compression DDL again (TimescaleDB 2.12 refused even the same settings once chunks were
+    /// compressed).
+    @Test func compressionAndTheDailyAggregateAreSentAsTheReferenceVerifiedThem() throws {
+        guard let (server, admin) = try PostgresServerFixture.withTimescaleDBStandIn(portOffset: 260) else { return }
+        defer { admin.close() }
+        let proxy = try PostgresStatementProxy(serverPort: server.port)
+        let options = "compression: { after: 180d, segment_by: [type, user_id] }\n    daily_aggregates: true"
+        func start() throws -> (ddl: [String], calls: [String]) {
+            let before = proxy.statements.count
+            let sink = try Self.sink(proxy.url(for: server.url), options)
+            defer { sink.close() }
+            _ = try sink.prepare()
+            #expect(sink.usesHypertables)
+            try sink.write(ConformanceFixtures.entries([ConformanceFixtures.heartRate]), cursor: 1)
+            let calls = try admin.execute("SELECT call FROM _timescaledb_internal.stand_in_calls "
+                                              + "WHERE call NOT LIKE 'create_hypertable%' ORDER BY seq")
+            try admin.execute("TRUNCATE _timescaledb_internal.stand_in_calls")
+            let ddl = proxy.statements.dropFirst(before).filter {
+                $0.hasPrefix("ALTER TABLE") && $0.contains("timescaledb.") || $0.hasPrefix("CREATE MATERIALIZED VIEW")
+            }
+            return (ddl.map(Self.oneLine), (0..<calls.rowCount).compactMap { calls.text($0, 0) })
+        }
+        let aggregate = "CREATE MATERIALIZED VIEW IF NOT EXISTS \"health\".\"samples_daily\" "
+            + "WITH (timescaledb.continuous, timescaledb.materialized_only = false) AS "
+            + "SELECT user_id, type, unit, time_bucket(INTERVAL '1 day', start_at) AS day, count(*) AS sample_count, "
+            + "sum(value) AS sum_value, avg(value) AS avg_value, min(value) AS min_value, max(value) AS max_value "
+            + "FROM \"health\".\"samples\" GROUP BY user_id, type, unit, day WITH NO DATA"
+        let refresh = "add_continuous_aggregate_policy(health.samples_daily, start_offset => NULL, end_offset => 01:00:00, "
+            + "schedule_interval => 01:00:00, if_not_exists => t)"
+        let first = try start()
+        #expect(first.ddl == Self.tables.map {
+            "ALTER TABLE \"health\".\"\($0)\" SET (timescaledb.compress, timescaledb.compress_segmentby = 'type, user_id', "
+                + "timescaledb.compress_orderby = 'start_at DESC')"
+        } + [aggregate])
+        // 180 days = 4,320 h, as the server prints the interval the call bound to.
+        #expect(first.calls == Self.tables.map {
+            "add_compression_policy(health.\($0), compress_after => 4320:00:00, if_not_exists => t)"
+        } + [refresh])
+        // What TimescaleDB lists afterwards (the stand-in parsed the options the sink sent).
+        let settings = try admin.execute("""
+            SELECT hypertable_name, string_agg(attname || coalesce('@s' || segmentby_column_index, '')
+                || coalesce('@o' || orderby_column_index || CASE WHEN orderby_asc THEN ' ASC' ELSE ' DESC' END, ''), ',' ORDER BY attname)
+            FROM timescaledb_information.compression_settings WHERE hypertable_schema = 'health' GROUP BY 1 ORDER BY 1
+            """)
+        #expect((0..<settings.rowCount).map { "\(settings.text($0, 0) ?? ""): \(settings.text($0, 1) ?? "")" }
+                == Self.tables.map { "\($0): start_at@o1 DESC,type@s1,user_id@s2" })
+        // The aggregate's query runs against the sink's table (plain here: refreshed by hand).
+        try admin.execute("REFRESH MATERIALIZED VIEW health.samples_daily")
+        let daily = try admin.execute("SELECT type, unit, sample_count, avg_value FROM health.samples_daily")
+        #expect(daily.rowCount == 1 && daily.text(0, 0) == ConformanceFixtures.heartRate.type && daily.text(0, 1) == "count/min")
+        #expect(daily.int(0, 2) == 1 && daily.text(0, 3) == "72")
+        // Started again: compression is on and the policies are there.
+        let second = try start()
+        #expect(second.ddl == [aggregate])
+        #expect(second.calls == [refresh])
+        let jobs = try admin.execute("SELECT proc_name, count(*) FROM timescaledb_information.jobs GROUP BY 1 ORDER BY 1")
+        #expect((0..<jobs.rowCount).map { "\(jobs.text($0, 0) ?? "") \(jobs.int($0, 1) ?? 0)" }
+                == ["policy_compression 3", "policy_refresh_continuous_aggregate 1"])
+    }
+}
