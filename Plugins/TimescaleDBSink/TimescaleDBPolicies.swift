@@ -9,8 +9,8 @@ import PostgresClient
 /// arguments, with only a warning), and a policy whose option left the config is removed, so that
 /// raising `drop_after`, or removing `retention`, stops dropping data. A changed chunk interval
 /// applies to chunks created from then on (`set_chunk_time_interval`). Compression settings
-/// (`segment_by`) are set once: TimescaleDB refuses to change them on a table with compressed
-/// chunks. The aggregate is never dropped (it holds what it materialized).
+/// (`segment_by`) are set once, when compression is turned on; a later difference is logged as
+/// a warning with the statements that change them. The aggregate is never dropped (it holds what it materialized).
 ///
 /// Called by `TimescaleDBSink.prepare` inside the schema transaction, only when TimescaleDB is
 /// usable (installed and preloaded).
@@ -52,6 +52,11 @@ struct TimescaleDBPolicies {
             try applyPolicy(.compression, table: table, interval: configuration.compression?.after)
             try applyPolicy(.retention, table: table, interval: configuration.retention?.dropAfter)
         }
+        if let compression = configuration.compression,
+           let kept = try Self.keptCompressionSettings(on: connection, schema: schema, segmentBy: compression.segmentBy,
+                                                       catalogVersion: probe.catalogVersion ?? "?") {
+            logger.warning(kept)
+        }
         if configuration.dailyAggregates { try createDailyAggregate() }
     }
 
@@ -68,16 +73,75 @@ struct TimescaleDBPolicies {
         }
     }
 
-    /// Turns compression on, once: changing the settings of a hypertable with compressed chunks is an error.
+    /// The compression orderby the sink sets: newest first, as its reads go.
+    static let compressOrderBy = "start_at DESC"
+
+    /// The compression segmentby the config asks (`type` by default), as `ALTER TABLE … SET` takes it.
+    static func segments(_ segmentBy: [String]?) -> String { (segmentBy ?? ["type"]).joined(separator: ", ") }
+
+    /// Turns compression on, once: a hypertable with compression on keeps its settings (the sink
+    /// does not change them; `keptCompressionSettings` tells when they differ from the config).
     private func enableCompression(_ table: String, segmentBy: [String]?) throws {
         let enabled = try connection.query(
             "SELECT compression_enabled FROM timescaledb_information.hypertables "
                 + "WHERE hypertable_schema = $1 AND hypertable_name = $2", [configuration.schema, table]).bool(0, 0)
         guard enabled != true else { return }
-        let segments = (segmentBy ?? ["type"]).joined(separator: ", ")
         try connection.execute("ALTER TABLE \(schema.name(table)) SET (timescaledb.compress, "
-                                   + "timescaledb.compress_segmentby = \(SQL.literal(segments)), "
-                                   + "timescaledb.compress_orderby = 'start_at DESC')")
+                                   + "timescaledb.compress_segmentby = \(SQL.literal(Self.segments(segmentBy))), "
+                                   + "timescaledb.compress_orderby = \(SQL.literal(Self.compressOrderBy)))")
+    }
+
+    /// `table`'s compression settings as TimescaleDB lists them, one row a column (2.13–2.28:
+    /// `attname`, `segmentby_column_index`, `orderby_column_index`, `orderby_asc`,
+    /// `orderby_nullsfirst`), written as `ALTER TABLE … SET` takes them; nil without that view or settings.
+    static func compressionSettings(_ table: String, in schema: TimescaleDBSchema,
+                                    on connection: PostgresConnection) throws -> (segmentBy: String, orderBy: String)? {
+        guard try connection.query("SELECT to_regclass('timescaledb_information.compression_settings') IS NOT NULL")
+            .bool(0, 0) == true else { return nil }
+        let found = try connection.query(
+            "SELECT coalesce(string_agg(attname::text, ', ' ORDER BY segmentby_column_index) "
+                + "FILTER (WHERE segmentby_column_index IS NOT NULL), ''), "
+                + "coalesce(string_agg(attname::text || CASE WHEN orderby_asc THEN '' ELSE ' DESC' END "
+                + "|| CASE WHEN orderby_nullsfirst = orderby_asc THEN CASE WHEN orderby_nullsfirst THEN ' NULLS FIRST' "
+                + "ELSE ' NULLS LAST' END ELSE '' END, ', ' ORDER BY orderby_column_index) "
+                + "FILTER (WHERE orderby_column_index IS NOT NULL), '') "
+                + "FROM timescaledb_information.compression_settings WHERE hypertable_schema = $1 AND hypertable_name = $2 "
+                + "HAVING count(*) > 0", [schema.schema, table])
+        guard found.rowCount > 0 else { return nil }
+        return (found.text(0, 0) ?? "", found.text(0, 1) ?? "")
+    }
+
+    /// A warning naming each of the sink's hypertables whose compression settings
+    /// (`compressionSettings`) differ from the config's `segment_by` (or the sink's orderby), with
+    /// what it has, what the config asks and the statements that change them; nil when none does
+    /// (or TimescaleDB lists no settings). The sink sets them only when it turns compression on, so a
+    /// `segment_by` edited later would otherwise be ignored without a word. Since 2.14 the settings
+    /// may change while chunks are compressed: they apply to chunks compressed from then on, and a
+    /// compressed chunk keeps its own until decompressed (the compression policy compresses it
+    /// again). Before 2.14 TimescaleDB refuses the change while any chunk is compressed ("cannot
+    /// change configuration on already compressed chunks"): every chunk must be decompressed first.
+    static func keptCompressionSettings(on connection: PostgresConnection, schema: TimescaleDBSchema, segmentBy: [String]?,
+                                        catalogVersion: String) throws -> String? {
+        let segments = Self.segments(segmentBy)
+        let changeable = TimescaleDBProbe.atLeast(catalogVersion, [2, 14])
+        var kept: [String] = []
+        for table in hypertables {
+            guard let (segmentedBy, orderedBy) = try compressionSettings(table, in: schema, on: connection),
+                  segmentedBy != segments || orderedBy != compressOrderBy else { continue }
+            let name = schema.name(table)
+            let decompress = "SELECT decompress_chunk(c, if_compressed => true) FROM show_chunks(\(SQL.literal(name))) c;"
+            kept.append("\(name) segments by '\(segmentedBy)' and orders by '\(orderedBy)' where the config asks segment_by "
+                            + "'\(segments)' and orderby '\(compressOrderBy)': " + (changeable ? "" : decompress + " then ")
+                            + "ALTER TABLE \(name) SET (timescaledb.compress_segmentby = \(SQL.literal(segments)), "
+                            + "timescaledb.compress_orderby = \(SQL.literal(compressOrderBy)));"
+                            + (changeable ? " (chunks compressed already keep the old settings until decompressed: "
+                                + decompress + " then the compression policy compresses them anew)." : ""))
+        }
+        guard !kept.isEmpty else { return nil }
+        return "compression settings differ from the config and are kept (the sink sets them only when it turns "
+            + "compression on): " + kept.joined(separator: " ")
+            + (changeable ? "" : " (TimescaleDB \(catalogVersion) refuses new settings while any chunk is compressed; "
+                + "2.14 and later take them at once, for chunks compressed from then on.)")
     }
 
     /// Makes `table`'s policy of `kind` have `interval`, or not exist when `interval` is nil.

@@ -97,4 +97,74 @@ import TestSupport
         #expect((0..<jobs.rowCount).map { "\(jobs.text($0, 0) ?? "") \(jobs.int($0, 1) ?? 0)" }
                 == ["policy_compression 3", "policy_refresh_continuous_aggregate 1"])
     }
+
+    /// A `segment_by` changed after compression was turned on is not applied (the sink sets the
+    /// settings once), and is no longer ignored without a word: the start warns, naming each
+    /// table, what it has, what the config asks and the `ALTER TABLE` that changes it, with the
+    /// decompression 2.13 needs first and 2.14+ does not (new settings apply to chunks compressed
+    /// from then on).
+    @Test func aChangedSegmentByIsToldWithTheStatementsThatApplyIt() throws {
+        guard let (server, admin) = try PostgresServerFixture.withTimescaleDBStandIn(portOffset: 280) else { return }
+        defer { admin.close() }
+        let proxy = try PostgresStatementProxy(serverPort: server.port)
+        let first = try Self.sink(proxy.url(for: server.url), "compression: { after: 180d }")
+        _ = try first.prepare()
+        first.close()
+        let schema = TimescaleDBSchema(schema: "health")
+        let connection = try PostgresConnection(url: server.url)
+        defer { connection.close() }
+        func kept(_ segmentBy: [String]?, _ version: String = "2.17.2") throws -> String? {
+            try TimescaleDBPolicies.keptCompressionSettings(on: connection, schema: schema, segmentBy: segmentBy,
+                                                            catalogVersion: version)
+        }
+        // As set: nothing to say (the default is type).
+        #expect(try kept(nil) == nil)
+        #expect(try kept(["type"]) == nil)
+        // The real binary started with segment_by edited: the table keeps its settings (no ALTER
+        // TABLE went out), and the log says so once, with what to run.
+        let sent = proxy.statements.count
+        let directory = makeTemporaryDirectory()
+        let config = try writeConfig("""
+            state_directory: \(directory)/state
+            sinks:
+              tsdb:
+                type: timescaledb
+                url: "\(proxy.url(for: server.url))"
+                schema: health
+                compression: { after: 180d, segment_by: [user_id, type] }
+            """, in: directory)
+        let checked = try CommandRunner.run(["check", "--connect", "--config", config], in: directory)
+        #expect(checked.status == 0, "\(checked.stdout)\(checked.stderr)")
+        #expect(!proxy.statements.dropFirst(sent).contains { $0.contains("timescaledb.compress") })
+        let warning = try #require(try kept(["user_id", "type"]))
+        let logged = checked.stderr.split(separator: "\n").filter { $0.contains("compression settings differ") }
+        #expect(logged.count == 1 && logged.first.map { $0.contains(warning) } == true, "\(checked.stderr)")
+        #expect(warning.hasPrefix("compression settings differ from the config and are kept"), "\(warning)")
+        for table in Self.tables {
+            let asked: String = "\"health\".\"\(table)\" segments by 'type' and orders by 'start_at DESC' where the config asks "
+                + "segment_by 'user_id, type' and orderby 'start_at DESC': "
+            let statement: String = "ALTER TABLE \"health\".\"\(table)\" SET (timescaledb.compress_segmentby = 'user_id, type', "
+                + "timescaledb.compress_orderby = 'start_at DESC'); "
+            let decompress: String = "(chunks compressed already keep the old settings until decompressed: "
+                + "SELECT decompress_chunk(c, if_compressed => true) FROM show_chunks('\"health\".\"\(table)\"') c; "
+                + "then the compression policy compresses them anew)."
+            #expect(warning.contains(asked + statement + decompress), "\(warning)")
+        }
+        // 2.13 refuses new settings while a chunk is compressed: decompress first.
+        let old = try #require(try kept(["user_id", "type"], "2.13.1"))
+        #expect(old.contains("'start_at DESC': SELECT decompress_chunk(c, if_compressed => true) FROM "
+                                 + "show_chunks('\"health\".\"samples\"') c; then ALTER TABLE \"health\".\"samples\" SET"), "\(old)")
+        #expect(old.hasSuffix("(TimescaleDB 2.13.1 refuses new settings while any chunk is compressed; 2.14 and later "
+                                  + "take them at once, for chunks compressed from then on.)"))
+        // The statement the warning gives does change them (the stand-in takes it as 2.14+ does).
+        let alter = try #require(warning.firstRange(of: "ALTER TABLE \"health\".\"samples\" SET (").map {
+            String(warning[$0.lowerBound...].prefix { $0 != ";" })
+        })
+        try admin.execute("SELECT _timescaledb_internal.stand_in_utility(\(SQL.literal(alter)))")
+        #expect(try kept(["user_id", "type"])?.contains("\"health\".\"samples\" ") == false)
+        // An orderby changed by hand is told too.
+        try admin.execute("SELECT _timescaledb_internal.stand_in_utility("
+                              + "$$ALTER TABLE health.workouts SET (timescaledb.compress_orderby = 'start_at')$$)")
+        #expect(try kept(nil)?.contains("\"health\".\"workouts\" segments by 'type' and orders by 'start_at' where") == true)
+    }
 }
