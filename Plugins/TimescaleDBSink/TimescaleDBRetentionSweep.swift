@@ -67,8 +67,8 @@ struct TimescaleDBRetentionSweep {
             guard try !earliest().unchanged else { return .unchanged }
             try connection.execute("LOCK TABLE \(schema.name("sample_index")) IN EXCLUSIVE MODE")
             let chunks = try earliest().chunks
-            // One pass over sample_index, then index probes into the workout parts: the session's
-            // join settings are for small staged batches.
+            // One pass over sample_index, then index probes into the workout parts: the join
+            // settings of write transactions (`writeSettings`) are for small staged batches.
             try connection.execute("SET LOCAL enable_hashjoin = on; SET LOCAL enable_mergejoin = on")
             let swept = try connection.execute(deleteSQL(chunks)).int(0, 0) ?? 0
             for (table, start) in chunks {

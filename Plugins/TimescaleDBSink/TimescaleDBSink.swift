@@ -198,15 +198,7 @@ public final class TimescaleDBSink: Sink {
             if let pending = probe.pendingUpdate { logger.warning(pending) }
             usesHypertables = probe.isUsable
             try migrate(connection, probe: probe)
-            if probe.isUsable {
-                // An upsert or delete that reaches compressed chunks decompresses whole batches of
-                // rows, and TimescaleDB fails a transaction past 100,000 such tuples (SQLSTATE 53400):
-                // a re-delivery over compressed history would fail the same way at every retry.
-                try connection.execute("SET timescaledb.max_tuples_decompressed_per_dml_transaction = 0")
-                if let stalled = TimescaleDBPolicies.stalledJobs(on: connection) { logger.warning(stalled) }
-            }
-            // The staged batch is small and has no statistics: joins with it should probe indexes.
-            try connection.execute("SET enable_hashjoin = off; SET enable_mergejoin = off")
+            if probe.isUsable, let stalled = TimescaleDBPolicies.stalledJobs(on: connection) { logger.warning(stalled) }
             let cursor = try session.adopt(connection)
             // A load put off by an earlier instance (a build that failed, which the worker tries
             // again on a new instance; a process killed halfway): this one's `caughtUp()` builds it.
@@ -316,6 +308,23 @@ public final class TimescaleDBSink: Sink {
         }
     }
 
+    /// The settings of a batch's transaction, `SET LOCAL` at its start: through a transaction
+    /// pooler (Supabase's port 6543, pgbouncer's `pool_mode = transaction`) each transaction may
+    /// run on another server connection, where settings made once for the session are not in force.
+    /// - `statement_timeout`: the connection sets it for the session too; a write stuck behind a
+    ///   lock is cut through a pooler as well.
+    /// - No hash or merge joins: the staged batch is small and has no statistics, so joins with it
+    ///   should probe indexes.
+    /// - With TimescaleDB, no limit on decompressed tuples: an upsert or delete that reaches
+    ///   compressed chunks decompresses whole batches of rows, and TimescaleDB fails a transaction
+    ///   past 100,000 such tuples (SQLSTATE 53400), so a re-delivery over compressed history would
+    ///   fail the same way at every retry.
+    var writeSettings: String {
+        "SET LOCAL statement_timeout = \(Int(configuration.statementTimeout.seconds) * 1000); "
+            + "SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off"
+            + (usesHypertables ? "; SET LOCAL timescaledb.max_tuples_decompressed_per_dml_transaction = 0" : "")
+    }
+
     public func write(_ entries: [JournalEntry], cursor: Int64) throws {
         let connection = try session.connectionForWrite(reconnect: reconnect)
         do {
@@ -331,6 +340,7 @@ public final class TimescaleDBSink: Sink {
                 if loadingInBulk, !allNew { try connection.transaction { try finishBulkLoad(connection) } }
             }
             try session.writeBatch(cursor: cursor, on: connection) {
+                try connection.execute(writeSettings)
                 insertsNewIds = try planBulkLoad(entries, allNew: allNew, on: connection)
                 skipsUnchanged = idsInCCollation
                     && (entries.first.map { !$0.isFromJournal || $0.sequence <= storedCursor } ?? false)

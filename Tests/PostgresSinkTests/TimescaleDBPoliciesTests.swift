@@ -5,7 +5,8 @@ import PostgresClient
 @testable import TimescaleDBSink
 import TestSupport
 
-/// The TimescaleDB DDL the sink sends for compression and the daily aggregate, seen on the wire: a proxy (`PostgresStatementProxy`) before a
+/// The TimescaleDB DDL the sink sends for compression and the daily aggregate, and the settings
+/// of its write transactions, seen on the wire: a proxy (`PostgresStatementProxy`) before a
 /// server of the test's own that preloads the TimescaleDB stand-in keeps every statement and
 /// passes the table options plain PostgreSQL refuses to the stand-in, which records them as
 /// TimescaleDB would (`timescaledb_information.compression_settings`, its jobs).
@@ -166,5 +167,40 @@ import TestSupport
         try admin.execute("SELECT _timescaledb_internal.stand_in_utility("
                               + "$$ALTER TABLE health.workouts SET (timescaledb.compress_orderby = 'start_at')$$)")
         #expect(try kept(nil)?.contains("\"health\".\"workouts\" segments by 'type' and orders by 'start_at' where") == true)
+    }
+
+    /// Through a transaction pooler (Supabase's port 6543, pgbouncer's transaction mode) each
+    /// transaction may run on a server connection without the client's session settings: the
+    /// proxy runs `RESET ALL` before every `BEGIN`, and a trigger on `samples` reads the settings
+    /// the write runs with. They are the sink's (no hash or merge joins, its statement timeout,
+    /// no limit on decompressed tuples), set in the transaction itself.
+    @Test func aBatchRunsWithItsSettingsThroughATransactionPooler() throws {
+        guard let (server, admin) = try PostgresServerFixture.withTimescaleDBStandIn(portOffset: 300) else { return }
+        defer { admin.close() }
+        let pooler = try PostgresStatementProxy(serverPort: server.port, resetsSessionBeforeBegin: true)
+        let sink = try Self.sink(pooler.url(for: server.url), "statement_timeout: 7m")
+        defer { sink.close() }
+        _ = try sink.prepare()
+        #expect(sink.usesHypertables)
+        try admin.execute("""
+            CREATE TABLE public.seen (hashjoin text, mergejoin text, timeout text, decompressed text);
+            CREATE FUNCTION public.note_settings() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                INSERT INTO public.seen VALUES (current_setting('enable_hashjoin'), current_setting('enable_mergejoin'),
+                    current_setting('statement_timeout'),
+                    current_setting('timescaledb.max_tuples_decompressed_per_dml_transaction', true));
+                RETURN NULL;
+            END $$;
+            CREATE TRIGGER note_settings AFTER INSERT ON health.samples FOR EACH STATEMENT EXECUTE FUNCTION public.note_settings();
+            """)
+        try sink.write(ConformanceFixtures.entries([ConformanceFixtures.heartRate]), cursor: 1)
+        let seen = try admin.execute("SELECT hashjoin, mergejoin, timeout, decompressed FROM public.seen")
+        #expect(seen.rowCount > 0)
+        for row in 0..<seen.rowCount {
+            #expect((0..<4).map { seen.text(row, $0) ?? "NULL" } == ["off", "off", "7min", "0"])
+        }
+        // The pooler did reset the session: the setup's own settings were not in force.
+        #expect(pooler.statements.contains("BEGIN"))
+        #expect(try admin.execute("SELECT count(*) FROM health.samples").int(0, 0) == 1)
     }
 }
