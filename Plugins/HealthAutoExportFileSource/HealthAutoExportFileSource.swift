@@ -126,19 +126,20 @@ public final class HealthAutoExportFileSource: FiniteSource {
                 failures.append(refusal)
                 continue
             }
-            // In a folder, a .json file of another kind (a settings file beside the exports) is
-            // passed over, and said so, as a replay folder's file of another format is.
-            if folder, !HealthAutoExportFileShape.recognizes(file) {
-                output.skipped("not a Health Auto Export JSON file (no data.metrics or data.workouts at its start): file not read",
-                               location: name)
-                continue
-            }
+            // Read first: a file that cannot be read is a failure, not a file of another kind.
             let bytes: [UInt8]
             do {
                 bytes = Array(try Data(contentsOf: URL(fileURLWithPath: file)))
             } catch {
                 failures.append(SourceError(input: file, problem: "cannot be read: \((error as NSError).localizedDescription)",
                                             hint: "check the file's permissions", cannotRead: true))
+                continue
+            }
+            // In a folder, a .json file of another kind (a settings file beside the exports) is
+            // passed over, and said so, as a replay folder's file of another format is.
+            if folder, !HealthAutoExportFileShape.recognizes(head: Array(bytes.prefix(HealthAutoExportFileShape.bytesLookedAt))) {
+                output.skipped("not a Health Auto Export JSON file (no data.metrics or data.workouts at its start): file not read",
+                               location: name)
                 continue
             }
             let document: HealthAutoExportDocument
@@ -181,9 +182,12 @@ public final class HealthAutoExportFileSource: FiniteSource {
                           cannotRead: failures.allSatisfy(\.cannotRead) && failures.count == files.count)
     }
 
-    /// The size of `file` in bytes (0 when it cannot be read: reading it says why).
+    /// The size of `file` in bytes, a symbolic link's target's (0 when it cannot be read: reading
+    /// it says why).
     static func size(of file: String) -> Int64 {
-        Int64((try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0)
+        var status = stat()
+        guard stat(file, &status) == 0 else { return 0 }
+        return Int64(status.st_size)
     }
 
     /// The refusal of a file over `HealthAutoExportDocument.maximumBytes`, which is read whole as a
@@ -192,8 +196,10 @@ public final class HealthAutoExportFileSource: FiniteSource {
         let limit = Int64(HealthAutoExportDocument.maximumBytes)
         guard size > limit else { return nil }
         let mebibytes = String(format: "%.1f", Double(size) / Double(1 << 20))
+        // Just over (64.0 MiB): the bytes, or the size would read as the limit.
+        let shown = mebibytes == "\(limit >> 20).0" ? "\(size) bytes" : "\(mebibytes) MiB"
         return SourceError(input: file,
-                           problem: "\(mebibytes) MiB, over the \(limit >> 20) MiB a Health Auto Export file may have (it is read "
+                           problem: "\(shown), over the \(limit >> 20) MiB a Health Auto Export file may have (it is read "
                                + "whole, as /hae reads a push's body): not read",
                            hint: "export a shorter date range, or split the export by metric (Health Auto Export's export screen "
                                + "does both), and import the smaller files")

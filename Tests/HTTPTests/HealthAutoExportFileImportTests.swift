@@ -153,6 +153,51 @@ struct HealthAutoExportFileImportTests {
         #expect(!FileManager.default.fileExists(atPath: alone + "/healthrouter-data"))
     }
 
+    /// A file of the folder this user may not read is named as one not read (exit 66 when no file
+    /// was), where it was passed over as "not a Health Auto Export JSON file" and the import
+    /// exited 0: its samples were lost without a word. The readable file beside it is imported.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: sqlite3), "needs sqlite3"))
+    func aFileThatCannotBeReadIsNamedNotPassedOver() throws {
+        let directory = makeTemporaryDirectory("hae-unreadable")
+        chmod(directory, 0o777)
+        let folder = directory + "/exports"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try Self.export.write(toFile: folder + "/a-good.json", atomically: true, encoding: .utf8)
+        try Self.export.replacingOccurrences(of: "2024-01-05", with: "2024-02-05")
+            .write(toFile: folder + "/b-closed.json", atomically: true, encoding: .utf8)
+        chmod(folder + "/b-closed.json", 0o000)
+        CommandRunner.giveToUnprivilegedUser(folder + "/a-good.json")
+        let work = directory + "/work"
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        CommandRunner.giveToUnprivilegedUser(work)
+        let result = try CommandRunner.runUnprivileged(["import", folder, "--quiet"], in: work)
+        #expect(result.status == 65, "\(result.stdout)\n\(result.stderr)")
+        #expect(result.stdout.contains("new         5"), "\(result.stdout)")
+        #expect(!result.stdout.contains("not a Health Auto Export JSON file"), "\(result.stdout)")
+        #expect(result.stderr.contains("1 of its 2 .json files was not read (the others were)"), "\(result.stderr)")
+        #expect(result.stderr.contains("b-closed.json: cannot be read"), "\(result.stderr)")
+        #expect(result.stderr.contains("hint: check the file's permissions"), "\(result.stderr)")
+    }
+
+    /// A symbolic link to a file over 64 MiB is refused by the size of the file it leads to, as
+    /// the file is; the size of the link itself (its target's name) let the file be read whole.
+    @Test func aLinkToAFileOver64MiBIsRefusedByItsTargetsSize() throws {
+        let directory = makeTemporaryDirectory("hae-link")
+        let large = directory + "/large.json"
+        try "{\"data\":{\"metrics\":[".write(toFile: large, atomically: true, encoding: .utf8)
+        let handle = try #require(FileHandle(forWritingAtPath: large))
+        try handle.truncate(atOffset: (64 << 20) + 1)
+        try handle.close()
+        let link = directory + "/HealthAutoExport-link.json"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: large)
+        let work = makeTemporaryDirectory("hae-link-work")
+        let refused = try CommandRunner.run(["import", link, "--quiet"], in: work)
+        #expect(refused.status == 65, "\(refused.stderr)")
+        // Just over: the bytes, as 64.0 MiB would read as the limit.
+        #expect(refused.stderr.contains("HealthAutoExport-link.json: 67108865 bytes, over the 64 MiB"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: work + "/healthrouter-data"))
+    }
+
     /// Pretty-printed JSON that is not Health Auto Export's (no `data.metrics`, or a `data` that is
     /// no object) is still refused by replay, saying what it is; one-line NDJSON stays replay's.
     @Test func otherJSONIsStillRefusedAsNoNDJSON() throws {
