@@ -69,7 +69,7 @@ enum BackfillCommand {
             try InputPath.checkCommandLine(path)
             let kind = PluginList.sources.first { $0.recognizes(path) } ?? PluginList.sources[0]
             // As `import PATH` reads it (the config's source of its type gives its user_id), so the ids are the import's.
-            let plugin = ImportCommand.commandLinePlugin(path, type: kind.type, config: loaded.config, name: "backfill")
+            let plugin = try ImportCommand.commandLinePlugin(path, type: kind.type, config: loaded.config, name: "backfill")
             let source = try kind.make(plugin, loaded.context(for: "backfill"))
             try ImportCommand.checkInput(source)
             fileSource = source

@@ -211,7 +211,7 @@ enum ImportCommand {
         return try paths.map { path in
             try InputPath.checkCommandLine(path)
             let kind = PluginList.sources.first { $0.recognizes(path) } ?? PluginList.sources[0]
-            var plugin = commandLinePlugin(path, type: kind.type, config: config, name: "import")
+            var plugin = try commandLinePlugin(path, type: kind.type, config: config, name: "import")
             if let timeZone {
                 guard kind.type == "apple_health_export" else {
                     throw UsageError("--time-zone applies to an Apple Health export, not to \(path) (its dates carry their offsets)",
@@ -227,13 +227,41 @@ enum ImportCommand {
 
     /// The source of type `type` reading `path` from the command line: the config's source of that
     /// type with `path` in place of its own when the config has one (so that its `user_id` holds),
-    /// else one called `name` with the path alone.
-    static func commandLinePlugin(_ path: String, type: String, config: HealthRouterConfig, name: String) -> PluginConfig {
+    /// else one called `name` with the path alone. Of several: the one whose `path` is `path` or a
+    /// folder holding it, else the first when they all have one `user_id`; sources of different
+    /// users are refused (exit 64), as whose samples the file holds is not known (read with no
+    /// user's, they took the place of a user's samples of the same ids).
+    static func commandLinePlugin(_ path: String, type: String, config: HealthRouterConfig, name: String) throws -> PluginConfig {
         let matching = config.sources.filter { $0.type == type }
-        guard matching.count == 1 else { return PluginConfig.commandLine(name: name, type: type, path: path) }
+        guard !matching.isEmpty else { return PluginConfig.commandLine(name: name, type: type, path: path) }
         var plugin = matching[0]
+        if matching.count > 1 {
+            let given = realPath(path)
+            if let named = matching.first(where: { source in
+                guard let own = source.options["path"]?.scalar.map(realPath) else { return false }
+                return given == own || given.hasPrefix(own.hasSuffix("/") ? own : own + "/")
+            }) {
+                plugin = named
+            } else if Set(matching.map { $0.options["user_id"]?.scalar ?? "" }).count > 1 {
+                let users = matching.map { "\($0.name): \($0.options["user_id"]?.scalar ?? "no user_id")" }.joined(separator: ", ")
+                throw CommandFailure(message: "\(path): the config has \(matching.count) \(type) sources of different users (\(users)), "
+                                         + "so whose samples the file holds is not known",
+                                     hint: "make it (or its folder) the path of the source it belongs to, whose user_id is then "
+                                         + "taken, or \(name == "backfill" ? "backfill" : "import") it with a config holding that source alone",
+                                     code: .usage)
+            }
+        }
         plugin.options = plugin.options.setting(key: "path", to: path)
         return plugin
+    }
+
+    /// `path` with `~` expanded, made absolute and its symbolic links resolved (as it is when it
+    /// cannot be resolved), to tell whether a config's path names a file given on the command line.
+    private static func realPath(_ path: String) -> String {
+        let expanded = (path as NSString).expandingTildeInPath
+        guard let resolved = realpath(expanded, nil) else { return expanded }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// The source's own look at its input, before the journal is opened: a file plainly not what it

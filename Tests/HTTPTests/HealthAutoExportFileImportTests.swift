@@ -198,6 +198,41 @@ struct HealthAutoExportFileImportTests {
         #expect(!FileManager.default.fileExists(atPath: work + "/healthrouter-data"))
     }
 
+    /// `import FILE` with a config of two health_auto_export sources of different users: a file in
+    /// one source's folder is read with that source's user_id; a file elsewhere is refused (64),
+    /// naming both, before anything is created. It was read with no user's, and its samples took
+    /// the place of the user's rows of the same ids (a v2 workout's id is its own).
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: sqlite3), "needs sqlite3"))
+    func aFileWithSourcesOfTwoUsersIsReadAsItsFoldersOrRefused() throws {
+        let directory = makeTemporaryDirectory("hae-two-users")
+        for folder in ["alice", "bob"] {
+            try FileManager.default.createDirectory(atPath: directory + "/" + folder, withIntermediateDirectories: true)
+        }
+        let config = try writeConfig("""
+            state_directory: \(directory)/state
+            sources:
+              alice_files: { type: health_auto_export, path: \(directory)/alice, user_id: alice }
+              bob_files: { type: health_auto_export, path: \(directory)/bob/, user_id: bob }
+            sinks:
+              local: { type: sqlite, path: \(directory)/health.sqlite }
+            """, in: directory)
+        let elsewhere = directory + "/HealthAutoExport-2024-01-05-2024-01-05.json"
+        try Self.export.write(toFile: elsewhere, atomically: true, encoding: .utf8)
+        let refused = try CommandRunner.run(["import", elsewhere, "--config", config, "--quiet"], in: directory)
+        #expect(refused.status == 64, "\(refused.stdout)\(refused.stderr)")
+        #expect(refused.stderr.contains("the config has 2 health_auto_export sources of different users (alice_files: alice, "
+                                        + "bob_files: bob), so whose samples the file holds is not known"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("hint: make it (or its folder) the path of the source it belongs to"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory + "/state"))
+
+        let bobs = directory + "/bob/HealthAutoExport-2024-01-05-2024-01-05.json"
+        try Self.export.write(toFile: bobs, atomically: true, encoding: .utf8)
+        let asBob = try CommandRunner.run(["import", bobs, "--config", config, "--quiet"], in: directory)
+        #expect(asBob.status == 0, "\(asBob.stderr)")
+        #expect(try Self.sqlite(directory + "/health.sqlite", "SELECT user_id, count(*) FROM workouts GROUP BY 1") == "bob|1")
+        #expect(try Self.sqlite(directory + "/health.sqlite", "SELECT DISTINCT user_id FROM samples") == "bob")
+    }
+
     /// Pretty-printed JSON that is not Health Auto Export's (no `data.metrics`, or a `data` that is
     /// no object) is still refused by replay, saying what it is; one-line NDJSON stays replay's.
     @Test func otherJSONIsStillRefusedAsNoNDJSON() throws {
