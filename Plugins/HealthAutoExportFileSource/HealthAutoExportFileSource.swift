@@ -51,7 +51,13 @@ public final class HealthAutoExportFileSource: FiniteSource {
         guard isDirectory.boolValue else { return HealthAutoExportFileShape.recognizes(path) }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
         if names.contains(where: { $0.hasSuffix(".ndjson") && !$0.hasPrefix(".") }) { return false }
-        return ((try? files(in: path)) ?? []).contains(where: HealthAutoExportFileShape.recognizes)
+        return holdsDocuments(path)
+    }
+
+    /// Whether the folder `directory` holds at least one `*.json` file of Health Auto Export's
+    /// (`files(in:)`, judged by its start), `.ndjson` files beside them or not.
+    public static func holdsDocuments(_ directory: String) -> Bool {
+        ((try? files(in: directory)) ?? []).contains(where: HealthAutoExportFileShape.recognizes)
     }
 
     /// The `*.json` files of a folder (any case of the extension), by name. Regular files only (a

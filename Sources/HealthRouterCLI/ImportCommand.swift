@@ -1,6 +1,8 @@
 import Foundation
 import AppleHealthExportSource
+import HealthAutoExportFileSource
 import HealthRouterCore
+import ReplaySource
 
 /// `healthrouter import PATH…`: reads files into the journal and delivers them to every sink.
 enum ImportCommand {
@@ -208,21 +210,38 @@ enum ImportCommand {
                 return PlannedSource(name: plugin.name, input: input, source: source)
             }
         }
-        return try paths.map { path in
-            try InputPath.checkCommandLine(path)
-            let kind = PluginList.sources.first { $0.recognizes(path) } ?? PluginList.sources[0]
-            var plugin = try commandLinePlugin(path, type: kind.type, config: config, name: "import")
-            if let timeZone {
-                guard kind.type == "apple_health_export" else {
-                    throw UsageError("--time-zone applies to an Apple Health export, not to \(path) (its dates carry their offsets)",
-                                     command: "import")
-                }
-                plugin.options = plugin.options.setting(key: "time_zone", to: timeZone)
-            }
+        return try paths.flatMap { path in
+            let planned = try plannedSource(path, config: config, loaded: loaded, timeZone: timeZone)
+            // A folder of .ndjson files is replay's; Health Auto Export's .json files beside them
+            // (what the user exported there too) are read by their own source, or they were left
+            // out without a word.
+            var isDirectory: ObjCBool = false
+            guard planned.source is ReplaySource, FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
+                  isDirectory.boolValue, HealthAutoExportFileSource.holdsDocuments(path),
+                  let kind = PluginList.source(type: "health_auto_export") else { return [planned] }
+            let plugin = try commandLinePlugin(path, type: kind.type, config: config, name: "import")
             let source = try kind.make(plugin, loaded.context(for: plugin.name))
             try checkInput(source)
-            return PlannedSource(name: plugin.name, input: path, source: source)
+            return [planned, PlannedSource(name: plugin.name, input: path, source: source)]
         }
+    }
+
+    /// The source reading `path` from the command line, picked by its content, its input checked.
+    private static func plannedSource(_ path: String, config: HealthRouterConfig, loaded: LoadedConfig,
+                                      timeZone: String?) throws -> PlannedSource {
+        try InputPath.checkCommandLine(path)
+        let kind = PluginList.sources.first { $0.recognizes(path) } ?? PluginList.sources[0]
+        var plugin = try commandLinePlugin(path, type: kind.type, config: config, name: "import")
+        if let timeZone {
+            guard kind.type == "apple_health_export" else {
+                throw UsageError("--time-zone applies to an Apple Health export, not to \(path) (its dates carry their offsets)",
+                                 command: "import")
+            }
+            plugin.options = plugin.options.setting(key: "time_zone", to: timeZone)
+        }
+        let source = try kind.make(plugin, loaded.context(for: plugin.name))
+        try checkInput(source)
+        return PlannedSource(name: plugin.name, input: path, source: source)
     }
 
     /// The source of type `type` reading `path` from the command line: the config's source of that

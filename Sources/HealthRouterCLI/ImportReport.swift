@@ -96,7 +96,10 @@ struct ImportReport {
         let inputList = summary.sources.indices.filter {
             let source = summary.sources[$0]
             return source.failure == nil || source.counters.records > 0 || !source.counters.skipped.isEmpty
-        }.map(input).joined(separator: ", ")
+        }.map(input).reduce(into: [String]()) { list, input in
+            // A folder two sources read (.ndjson and Health Auto Export's .json files) is named once.
+            if !list.contains(input) { list.append(input) }
+        }.joined(separator: ", ")
         var rate = ""
         if summary.seconds > 0 && merged.bytes > 0 {
             rate = ", \(NumberText.bytes(Int64(Double(merged.bytes) / summary.seconds)))/s"

@@ -233,6 +233,25 @@ struct HealthAutoExportFileImportTests {
         #expect(try Self.sqlite(directory + "/health.sqlite", "SELECT DISTINCT user_id FROM samples") == "bob")
     }
 
+    /// A folder of .ndjson files (replay's) that also holds Health Auto Export's .json files: both
+    /// are read, and the folder is named once. The .json files were left out without a word (exit 0).
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: sqlite3), "needs sqlite3"))
+    func aFolderOfNDJSONAndHealthAutoExportFilesReadsBoth() throws {
+        let directory = makeTemporaryDirectory("hae-mixed")
+        let folder = directory + "/exports"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try Self.export.write(toFile: folder + "/HealthAutoExport-2024-01-05-2024-01-05.json", atomically: true, encoding: .utf8)
+        try #"{"uuid":"u-1","type":"HKQuantityTypeIdentifierStepCount","start":"2024-01-01T00:00:00Z","end":"2024-01-01T00:01:00Z","value":5,"unit":"count"}"#
+            .appending("\n").write(toFile: folder + "/stepCount.ndjson", atomically: true, encoding: .utf8)
+        let result = try CommandRunner.run(["import", folder, "--quiet"], in: directory)
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        #expect(result.stdout.contains("imported \(folder) in "), "\(result.stdout)")
+        #expect(result.stdout.contains("new         6"), "\(result.stdout)")
+        let database = directory + "/healthrouter-data/health.sqlite"
+        #expect(try Self.sqlite(database, "SELECT count(*) FROM samples") == "5")
+        #expect(try Self.sqlite(database, "SELECT count(*) FROM workouts") == "1")
+    }
+
     /// Pretty-printed JSON that is not Health Auto Export's (no `data.metrics`, or a `data` that is
     /// no object) is still refused by replay, saying what it is; one-line NDJSON stays replay's.
     @Test func otherJSONIsStillRefusedAsNoNDJSON() throws {
