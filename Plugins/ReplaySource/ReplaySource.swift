@@ -333,8 +333,9 @@ public final class ReplaySource: FiniteSource {
                         + (leading.count == 1 ? "its line is not one (" : "none of its first \(leading.count) lines is one (")
                         + first.problem + ")",
                     hint: "import an export.zip or export.xml, a file `healthrouter dump` wrote, or a folder an ndjson "
-                        + "sink or Pulso's server wrote; apps that post JSON (Health Auto Export) post it to "
-                        + "`healthrouter run`'s http_push source")
+                        + "sink or Pulso's server wrote, or a JSON file of Health Auto Export's ({\"data\": {\"metrics\": […]}}, "
+                        + "as its Export → JSON writes it); other apps that post JSON post it to `healthrouter run`'s "
+                        + "http_push source")
     }
 
     /// One line as a canonical item: Pulso's own lines (without healthrouter's `kind`) are

@@ -16,11 +16,12 @@ enum BackfillCommand {
 
           SINK            a sink of the config
           --from PATH     read PATH instead of the journal: an Apple Health export.zip/export.xml
-                          or NDJSON (a file or folder, as `dump` and the ndjson sink write), found
-                          by content; every sample of it is written (narrow with --types), whatever
-                          the routes say, under the ids `import PATH` gives (records one
-                          fingerprint cannot tell apart included; the user_id of the config's
-                          source of its type), and nothing goes into the journal
+                          or NDJSON (a file or folder, as `dump` and the ndjson sink write), or
+                          Health Auto Export's JSON files (a file or folder), found by content;
+                          every sample of it is written (narrow with --types), whatever the
+                          routes say, under the ids `import PATH` gives (records one fingerprint
+                          cannot tell apart included; the user_id of the config's source of its
+                          type), and nothing goes into the journal
           --batch-size N  entries per write (default 5000, at most 1000000: a batch is held in memory)
           --restart       start over instead of resuming an interrupted backfill
         \(FilterOptions.help)

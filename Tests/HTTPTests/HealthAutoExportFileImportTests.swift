@@ -264,6 +264,8 @@ struct HealthAutoExportFileImportTests {
             let result = try CommandRunner.run(["import", file, "--quiet"], in: directory)
             #expect(result.status == 65, "\(result.stderr)")
             #expect(result.stderr.contains("this is not NDJSON of health samples"), "\(result.stderr)")
+            // What import takes names Health Auto Export's files, which are no longer to be pushed instead.
+            #expect(result.stderr.contains("or a JSON file of Health Auto Export's ({\"data\": {\"metrics\": […]}}"), "\(result.stderr)")
         }
         // Minified on one line, and HAE's keys at the top level: Health Auto Export's.
         let minified = directory + "/minified.json"
