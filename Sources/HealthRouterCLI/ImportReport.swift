@@ -56,9 +56,9 @@ struct ImportReport {
             else { continue }
             let place = counters.skippedExamples[reason].map { ", first at \($0)" } ?? ""
             lines.append("\(input(index)): none of its records could be imported: \(NumberText.counted(skipped, "element")) skipped, "
-                         + "\(count) × \(reason)\(place)\n  hint: if this is an Apple Health export (or a file healthrouter "
-                         + "should read), the summary above says why each element was left out; the file may be of a kind "
-                         + "or version healthrouter does not know yet")
+                         + "\(count) × \(reason)\(place)\n  hint: if healthrouter should read this file (an Apple Health export, "
+                         + "Health Auto Export's JSON, NDJSON of samples), the summary above says why each element was left "
+                         + "out; the file may be of a kind or version healthrouter does not know yet")
         }
         return lines
     }

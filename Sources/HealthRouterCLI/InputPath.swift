@@ -28,7 +28,8 @@ enum InputPath {
                                  hint: "check the file's permissions", code: .noInput)
         }
         try refuseStream(path)
-        guard isDirectory.boolValue, !ReplaySource.recognizes(path), !HealthAutoExportFileSource.recognizes(path) else { return }
+        if !isDirectory.boolValue { return try refuseOtherJSON(path) }
+        guard !ReplaySource.recognizes(path), !HealthAutoExportFileSource.recognizes(path) else { return }
         if let export = exportInside(path) {
             throw CommandFailure(message: "\(path) is a folder: an unpacked Apple Health export",
                                  hint: "give the export.xml inside it: \(export)", code: .dataError)
@@ -40,6 +41,23 @@ enum InputPath {
                                  code: .dataError)
         }
         throw CommandFailure(message: "\(path) is a folder without .ndjson files", hint: commandLineHint, code: .dataError)
+    }
+
+    /// Refuses a `.json` file that no source reads (with 65): neither Health Auto Export's JSON nor
+    /// NDJSON, it went to the Apple Health export reader, which called it "not an Apple Health export"
+    /// and pointed at the Health app (`null`, `[…]`, or an empty file).
+    static func refuseOtherJSON(_ path: String) throws {
+        guard path.lowercased().hasSuffix(".json"), !ReplaySource.recognizes(path),
+              !HealthAutoExportFileSource.recognizes(path) else { return }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        if size == 0 {
+            throw CommandFailure(message: "\(path): the file is empty (0 bytes)",
+                                 hint: "export it again (Health Auto Export: Export → JSON) and copy the whole file",
+                                 code: .dataError)
+        }
+        throw CommandFailure(message: "\(path): this JSON is neither Health Auto Export's export ({\"data\": {\"metrics\": […]}}) "
+                                 + "nor NDJSON of health samples (one JSON object a line)",
+                             hint: commandLineHint, code: .dataError)
     }
 
     /// Why `path`, which `fileExists` does not find, may exist all the same: a folder on its way

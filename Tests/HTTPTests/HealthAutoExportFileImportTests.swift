@@ -267,6 +267,20 @@ struct HealthAutoExportFileImportTests {
             // What import takes names Health Auto Export's files, which are no longer to be pushed instead.
             #expect(result.stderr.contains("or a JSON file of Health Auto Export's ({\"data\": {\"metrics\": […]}}"), "\(result.stderr)")
         }
+        // JSON that no source reads (`null`, a list, nothing) is told as JSON, not as "not an Apple
+        // Health export" with the Health app's hint, and nothing is created.
+        for (name, text, problem) in [("null.json", "null\n", "this JSON is neither Health Auto Export's export"),
+                                      ("list.json.JSON", "[1, 2]\n", "this JSON is neither Health Auto Export's export"),
+                                      ("empty.json", "", "the file is empty (0 bytes)")] {
+            let folder = makeTemporaryDirectory("hae-json")
+            let file = folder + "/" + name
+            try text.write(toFile: file, atomically: true, encoding: .utf8)
+            let result = try CommandRunner.run(["import", file], in: folder)
+            #expect(result.status == 65, "\(result.stderr)")
+            #expect(result.stderr.contains(problem), "\(result.stderr)")
+            #expect(!result.stderr.contains("Apple Health export"), "\(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: folder + "/healthrouter-data"))
+        }
         // Minified on one line, and HAE's keys at the top level: Health Auto Export's.
         let minified = directory + "/minified.json"
         try #"{"metrics":[{"name":"step_count","units":"count","data":[{"qty":1,"date":"2024-01-05 09:00:00 -0500"}]}]}"#
