@@ -13,22 +13,8 @@ import HTTPPushSource
 /// cannot be read (over 64 MiB, not JSON) does not stop the others: once they are read, the
 /// source throws one `SourceError` naming each such file (what was read stays in the journal).
 public final class HealthAutoExportFileSource: FiniteSource {
-    public struct Configuration: Decodable, Sendable {
-        /// A `.json` file or a folder of them (`~` is expanded).
-        public var path: String
-        /// The user the samples belong to (a push's is its token's user).
-        public var userId: String?
-
-        public init(path: String, userId: String? = nil) {
-            self.path = path
-            self.userId = userId
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case path
-            case userId = "user_id"
-        }
-    }
+    /// `path`: a `.json` file or a folder of them; `user_id`, the user the samples belong to (a push's is its token's user).
+    public typealias Configuration = FileSourceConfiguration
 
     public let configuration: Configuration
     private let context: PluginContext

@@ -10,22 +10,8 @@ import HealthRouterCore
 /// `progress`. A folder's files are read in name order, `_deleted.ndjson` last, so that its
 /// tombstones apply to the samples before them.
 public final class ReplaySource: FiniteSource {
-    public struct Configuration: Decodable, Sendable {
-        /// An `.ndjson` file or a folder of them (`~` is expanded).
-        public var path: String
-        /// The user the samples belong to, for lines that name none.
-        public var userId: String?
-
-        public init(path: String, userId: String? = nil) {
-            self.path = path
-            self.userId = userId
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case path
-            case userId = "user_id"
-        }
-    }
+    /// `path`: an `.ndjson` file or a folder of them; `user_id`, the user of lines that name none.
+    public typealias Configuration = FileSourceConfiguration
 
     public let configuration: Configuration
     private let context: PluginContext
