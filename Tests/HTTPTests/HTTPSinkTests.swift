@@ -253,9 +253,7 @@ struct HTTPSinkTests {
     /// server) has not stored the batch: the write fails as unavailable, so nothing is counted
     /// as delivered and the worker retries.
     @Test func aReplyWithoutReceivedIsNotADelivery() throws {
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        server.arguments = ["python3", "-c", """
+        let server = try PortPrintingScript("""
             import http.server, sys
             class H(http.server.BaseHTTPRequestHandler):
                 def do_POST(self):
@@ -267,16 +265,9 @@ struct HTTPSinkTests {
             s = http.server.HTTPServer(('127.0.0.1', 0), H)
             print(s.server_address[1], flush=True)
             s.serve_forever()
-            """]
-        let output = Pipe()
-        server.standardOutput = output
-        try server.run()
-        defer {
-            kill(server.processIdentifier, SIGKILL)
-            server.waitUntilExit()
-        }
-        let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
-        let port = try #require(Int(line.trimmingCharacters(in: .whitespacesAndNewlines)))
+            """, arguments: [])
+        defer { server.stop() }
+        let port = server.port
         let context = PluginContext(name: "mirror", stateDirectory: TestScratch.path, logger: Logger(minimumLevel: .error))
         let sink = try HTTPSink(configuration: .init(url: "http://127.0.0.1:\(port)"), context: context)
         do {

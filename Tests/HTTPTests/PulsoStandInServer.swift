@@ -31,7 +31,7 @@ import TestSupport
 /// The process is SIGKILLed by `stop()` or when the value goes away.
 final class PulsoStandInServer {
     let port: Int
-    private let process: Process
+    private let process: PortPrintingScript
     private let uuidFile: String
     private let statusFile: String
 
@@ -53,20 +53,10 @@ final class PulsoStandInServer {
         uuidFile = TestScratch.path + "standin-\(UUID().uuidString).txt"
         statusFile = uuidFile + ".status"
         _ = FileManager.default.createFile(atPath: uuidFile, contents: nil)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", Self.script, String(bodyLimit), uuidFile, statusFile, String(failEvery),
-                             holdsFirstPost ? "1" : "0", String(delay), redirectTo ?? "", gate?.argument ?? ""]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
-        guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            throw StandInFailed(output: line)
-        }
-        self.port = port
+        process = try PortPrintingScript(Self.script, arguments: [String(bodyLimit), uuidFile, statusFile, String(failEvery),
+                                                                 holdsFirstPost ? "1" : "0", String(delay), redirectTo ?? "",
+                                                                 gate?.argument ?? ""])
+        port = process.port
     }
 
     /// The uuids of every element stored so far, in arrival order (a re-sent one repeats).
@@ -87,9 +77,7 @@ final class PulsoStandInServer {
     }
 
     func stop() {
-        guard process.isRunning else { return }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.stop()
     }
 
     deinit {
@@ -98,10 +86,6 @@ final class PulsoStandInServer {
         try? FileManager.default.removeItem(atPath: statusFile)
         try? FileManager.default.removeItem(atPath: uuidFile + ".arrived")
         try? FileManager.default.removeItem(atPath: uuidFile + ".release")
-    }
-
-    struct StandInFailed: Error {
-        var output: String
     }
 
     private static let script = """

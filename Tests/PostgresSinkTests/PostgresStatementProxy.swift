@@ -15,25 +15,14 @@ import TestSupport
 /// The process is SIGKILLed when the value goes away.
 final class PostgresStatementProxy {
     let port: Int
-    private let process: Process
+    private let process: PortPrintingScript
     private let logFile: String
 
     init(serverPort: Int, resetsSessionBeforeBegin: Bool = false) throws {
         logFile = TestScratch.path + "pg-proxy-\(UUID().uuidString).log"
         _ = FileManager.default.createFile(atPath: logFile, contents: nil)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", Self.script, String(serverPort), logFile, resetsSessionBeforeBegin ? "1" : "0"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
-        guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            throw ProxyFailed(output: line)
-        }
-        self.port = port
+        process = try PortPrintingScript(Self.script, arguments: [String(serverPort), logFile, resetsSessionBeforeBegin ? "1" : "0"])
+        port = process.port
     }
 
     /// `url` (a conninfo naming `port=`) through the proxy.
@@ -47,15 +36,8 @@ final class PostgresStatementProxy {
     }
 
     deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        process.stop()
         try? FileManager.default.removeItem(atPath: logFile)
-    }
-
-    struct ProxyFailed: Error {
-        var output: String
     }
 
     private static let script = #"""
