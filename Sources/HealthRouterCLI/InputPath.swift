@@ -40,7 +40,8 @@ enum InputPath {
                                  hint: "give the data folder inside it (Pulso's reference server keeps its files there): \(data)",
                                  code: .dataError)
         }
-        throw CommandFailure(message: "\(path) is a folder without .ndjson files", hint: commandLineHint, code: .dataError)
+        throw CommandFailure(message: "\(path) is a folder without .ndjson files or Health Auto Export .json files",
+                             hint: commandLineHint, code: .dataError)
     }
 
     /// Refuses a `.json` file that no source reads (with 65): neither Health Auto Export's JSON nor

@@ -127,7 +127,7 @@ import Testing
         let none = try CommandRunner.run(["import", empty + "/", "--config", config], in: directory)
         #expect(none.status == 65)
         #expect(listed.contains(none.status))
-        #expect(none.stderr.contains("is a folder without .ndjson files"), "\(none.stderr)")
+        #expect(none.stderr.contains("is a folder without .ndjson files or Health Auto Export .json files"), "\(none.stderr)")
         #expect(none.stderr.contains("hint: give the path of the export.zip or export.xml (or a folder of .ndjson replay files, or of "
                                      + "Health Auto Export's .json files)"))
         #expect(!none.stderr.contains("`path`"))
