@@ -7,7 +7,7 @@ import Testing
 /// `status` says what its counts are, and the README's `sqlite3 journal.sqlite VACUUM`, with
 /// healthrouter stopped, gives the space back and leaves a journal healthrouter goes on with.
 @Suite struct PrunedJournalTests {
-    static let sqlite3 = "/usr/bin/sqlite3"
+    static let sqlite3 = SQLiteShell.path
 
     /// A state directory whose journal took an export of `records` and pruned every entry of it.
     static func prunedJournal(records: Int) throws -> (directory: String, config: String) {
@@ -42,17 +42,9 @@ import Testing
         let (directory, config) = try Self.prunedJournal(records: 5_000)
         let path = directory + "/state/journal.sqlite"
         func sqlite(_ statement: String) throws -> String {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: Self.sqlite3)
-            process.arguments = [path, statement]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0, "\(text)")
-            return text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let (status, text) = try SQLiteShell.run(path, statement)
+            #expect(status == 0, "\(text)")
+            return text
         }
         func size() throws -> Int64 { (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64) ?? 0 }
         // Pruned, the entries' pages are free but still the file's.

@@ -8,7 +8,7 @@ import TestSupport
 /// with the real executable: a file gives what a push of its bytes to `/hae` gives, ids included.
 @Suite("Health Auto Export files imported")
 struct HealthAutoExportFileImportTests {
-    static let sqlite3 = "/usr/bin/sqlite3"
+    static let sqlite3 = SQLiteShell.path
 
     /// An export as Health Auto Export writes it to a file: pretty-printed, metrics and a workout,
     /// dates with their offsets, one point whose date cannot be read.
@@ -47,16 +47,7 @@ struct HealthAutoExportFileImportTests {
         """
 
     static func sqlite(_ database: String, _ statement: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: sqlite3)
-        process.arguments = [database, statement]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        try SQLiteShell.run(database, statement).output
     }
 
     /// The rows of the samples and workouts a sqlite store holds, without the user (a push's is its token's).
