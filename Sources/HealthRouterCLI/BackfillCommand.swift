@@ -65,16 +65,10 @@ enum BackfillCommand {
         let state = loaded.config.stateDirectory
         let path = arguments.values["--from"]
         // The file is looked at before the sink is opened (which may create its schema).
-        var fileSource: (any FiniteSource)?
-        if let path {
-            try InputPath.checkCommandLine(path)
-            let kind = PluginList.sources.first { $0.recognizes(path) } ?? PluginList.sources[0]
-            // As `import PATH` reads it (the config's source of its type gives its user_id), so the ids are the import's.
-            let plugin = try ImportCommand.commandLinePlugin(path, type: kind.type, config: loaded.config, name: "backfill")
-            let source = try kind.make(plugin, loaded.context(for: "backfill"))
-            try ImportCommand.checkInput(source)
-            fileSource = source
-        }
+        // As `import PATH` reads it (the config's source of its type gives its user_id), so the ids are the import's.
+        let fileSources = try path.map {
+            try ImportCommand.commandLineSources($0, config: loaded.config, loaded: loaded, command: "backfill").map(\.source)
+        } ?? []
         // The journal is what a backfill without --from reads; with --from, it says what was deleted since.
         let absence = JournalFile.absence(in: state, origin: loaded.origin, otherwise: "import something, or backfill from a "
                                               + "file with --from PATH")
@@ -159,19 +153,25 @@ enum BackfillCommand {
                     }
                     if try delivery.accept(entry), deadLetters.contains(entry.sequence) { redelivered.append(entry.sequence) }
                 }
-            } else if let source = fileSource {
-                let output = DirectDeliveryOutput(delivery: delivery, sourceName: "backfill", journal: journal,
-                                                  keepsTwinsApart: source.keepsTwinsApart)
-                do {
-                    try source.read(into: output)
-                } catch let error as SourceError {
-                    progress.stop()
-                    throw ImportCommand.commandFailure(error)
+            } else {
+                // One after the other (a folder's .ndjson files, then its Health Auto Export files),
+                // numbered on from where the one before ended, so that a resumed run counts alike.
+                var position: Int64 = 0
+                for source in fileSources {
+                    let output = DirectDeliveryOutput(delivery: delivery, sourceName: "backfill", journal: journal,
+                                                      keepsTwinsApart: source.keepsTwinsApart, startingAfter: position)
+                    do {
+                        try source.read(into: output)
+                    } catch let error as SourceError {
+                        progress.stop()
+                        throw ImportCommand.commandFailure(error)
+                    }
+                    // Its last batch written first: the output counts what it leaves out then too.
+                    try delivery.finish()
+                    position = output.position
+                    skippedLines.merge(output.skipped, uniquingKeysWith: +)
+                    examples.merge(output.skippedExamples) { first, _ in first }
                 }
-                // Its last batch written first: the output counts what it leaves out then too.
-                try delivery.finish()
-                skippedLines = output.skipped
-                examples = output.skippedExamples
             }
             try delivery.finish()
         } catch let failure as CommandFailure {

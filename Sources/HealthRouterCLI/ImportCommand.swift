@@ -211,31 +211,37 @@ enum ImportCommand {
             }
         }
         return try paths.flatMap { path in
-            let planned = try plannedSource(path, config: config, loaded: loaded, timeZone: timeZone)
-            // A folder of .ndjson files is replay's; Health Auto Export's .json files beside them
-            // (what the user exported there too) are read by their own source, or they were left
-            // out without a word.
-            var isDirectory: ObjCBool = false
-            guard planned.source is ReplaySource, FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
-                  isDirectory.boolValue, HealthAutoExportFileSource.holdsDocuments(path),
-                  let kind = PluginList.source(type: "health_auto_export") else { return [planned] }
-            let plugin = try commandLinePlugin(path, type: kind.type, config: config, name: "import")
-            let source = try kind.make(plugin, loaded.context(for: plugin.name))
-            try checkInput(source)
-            return [planned, PlannedSource(name: plugin.name, input: path, source: source)]
+            try commandLineSources(path, config: config, loaded: loaded, timeZone: timeZone, command: "import")
         }
+    }
+
+    /// The sources reading `path` from the command line (`import PATH`, `backfill --from PATH`):
+    /// the one its content picks, and for a folder of .ndjson files, Health Auto Export's .json
+    /// files beside them (what the user exported there too) read by their own source after it,
+    /// or they were left out without a word. Each input is checked.
+    static func commandLineSources(_ path: String, config: HealthRouterConfig, loaded: LoadedConfig, timeZone: String? = nil,
+                                   command: String) throws -> [PlannedSource] {
+        let planned = try plannedSource(path, config: config, loaded: loaded, timeZone: timeZone, command: command)
+        var isDirectory: ObjCBool = false
+        guard planned.source is ReplaySource, FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
+              isDirectory.boolValue, HealthAutoExportFileSource.holdsDocuments(path),
+              let kind = PluginList.source(type: "health_auto_export") else { return [planned] }
+        let plugin = try commandLinePlugin(path, type: kind.type, config: config, name: command)
+        let source = try kind.make(plugin, loaded.context(for: plugin.name))
+        try checkInput(source)
+        return [planned, PlannedSource(name: plugin.name, input: path, source: source)]
     }
 
     /// The source reading `path` from the command line, picked by its content, its input checked.
     private static func plannedSource(_ path: String, config: HealthRouterConfig, loaded: LoadedConfig,
-                                      timeZone: String?) throws -> PlannedSource {
+                                      timeZone: String?, command: String) throws -> PlannedSource {
         try InputPath.checkCommandLine(path)
         let kind = PluginList.sources.first { $0.recognizes(path) } ?? PluginList.sources[0]
-        var plugin = try commandLinePlugin(path, type: kind.type, config: config, name: "import")
+        var plugin = try commandLinePlugin(path, type: kind.type, config: config, name: command)
         if let timeZone {
             guard kind.type == "apple_health_export" else {
                 throw UsageError("--time-zone applies to an Apple Health export, not to \(path) (its dates carry their offsets)",
-                                 command: "import")
+                                 command: command)
             }
             plugin.options = plugin.options.setting(key: "time_zone", to: timeZone)
         }

@@ -241,6 +241,24 @@ struct HealthAutoExportFileImportTests {
         let database = directory + "/healthrouter-data/health.sqlite"
         #expect(try Self.sqlite(database, "SELECT count(*) FROM samples") == "5")
         #expect(try Self.sqlite(database, "SELECT count(*) FROM workouts") == "1")
+
+        // `backfill --from` the same folder reads both too (it read the .ndjson files alone), and
+        // the store it fills holds what the import wrote, ids included.
+        try """
+            state_directory: ./healthrouter-data
+            sinks:
+              fresh: { type: sqlite, path: ./fresh.sqlite }
+            routes:
+              - types: ["*"]
+                to: [fresh]
+            """.write(toFile: directory + "/backfill.yaml", atomically: true, encoding: .utf8)
+        let backfill = try CommandRunner.run(["backfill", "fresh", "--from", folder, "--config", "backfill.yaml", "-q"],
+                                             in: directory)
+        #expect(backfill.status == 0, "\(backfill.stdout)\n\(backfill.stderr)")
+        #expect(backfill.stdout.contains("6 samples and 0 tombstones delivered"), "\(backfill.stdout)")
+        // The point whose date cannot be read is counted as the import counts it.
+        #expect(backfill.stdout.contains("heart_rate point: date: cannot be read"), "\(backfill.stdout)")
+        #expect(try Self.sqlite(directory + "/fresh.sqlite", Self.rowsQuery) == Self.sqlite(database, Self.rowsQuery))
     }
 
     /// Pretty-printed JSON that is not Health Auto Export's (no `data.metrics`, or a `data` that is

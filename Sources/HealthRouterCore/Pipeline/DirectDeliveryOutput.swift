@@ -6,7 +6,8 @@
 public final class DirectDeliveryOutput: SourceOutput {
     private let delivery: DirectDelivery
     private let sourceName: String
-    private var position: Int64 = 0
+    /// The position of the last item received (`startingAfter` before the first).
+    public private(set) var position: Int64
     public private(set) var skipped: [String: Int] = [:]
     public private(set) var skippedExamples: [String: String] = [:]
     public private(set) var bytes: Int64 = 0
@@ -16,8 +17,12 @@ public final class DirectDeliveryOutput: SourceOutput {
     /// For a source that keeps twins apart (an export).
     private var namer: FileTwinNamer?
 
-    public init(delivery: DirectDelivery, sourceName: String, journal: Journal? = nil, keepsTwinsApart: Bool = false) {
+    /// `startingAfter`: the position the items are numbered on from (the last of the file read
+    /// before, when one run reads several).
+    public init(delivery: DirectDelivery, sourceName: String, journal: Journal? = nil, keepsTwinsApart: Bool = false,
+                startingAfter: Int64 = 0) {
         self.delivery = delivery
+        position = startingAfter
         self.sourceName = sourceName
         self.journal = journal
         namer = keepsTwinsApart ? FileTwinNamer() : nil
