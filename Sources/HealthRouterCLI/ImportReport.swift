@@ -131,8 +131,16 @@ struct ImportReport {
                              + (appended.aliased > 0 ? ", \(appended.aliased) of them under another id" : ""))
             }
             if repeated > 0 {
+                // Of a folder, the record may have been in another of its files.
+                let folder = summary.sources.indices.contains { index in
+                    var isDirectory: ObjCBool = false
+                    return FileManager.default.fileExists(atPath: (input(index) as NSString).expandingTildeInPath, isDirectory: &isDirectory)
+                        && isDirectory.boolValue
+                }
                 parts.append((earlier > 0 ? "\(NumberText.grouped(repeated)) " : "")
-                             + "read earlier in the same file: a record given twice, or a correlation's member")
+                             + (folder ? "read earlier from the same file or folder: a record given twice (in one file or in two)"
+                                       : "read earlier in the same file: a record given twice")
+                             + ", or a correlation's member")
             }
             if appended.earlierVersions > 0 {
                 let count = appended.earlierVersions

@@ -729,6 +729,14 @@ final class ItemCollector: SourceOutput {
         try (line + "\n" + line + "\n").write(toFile: twins + "/heartRate.ndjson", atomically: true, encoding: .utf8)
         let replay = try CommandRunner.run(["import", "heartRate.ndjson", "-q"], in: twins)
         #expect(replay.stdout.contains("\n  duplicates  1 (read earlier in the same file"), "\(replay.stdout)\(replay.stderr)")
+        // A folder whose two files hold one line: not "in the same file".
+        let folder = makeTemporaryDirectory()
+        let other = line.replacingOccurrences(of: "L-1", with: "L-2")
+        try (other + "\n").write(toFile: folder + "/a.ndjson", atomically: true, encoding: .utf8)
+        try (other + "\n").write(toFile: folder + "/b.ndjson", atomically: true, encoding: .utf8)
+        let twoFiles = try CommandRunner.run(["import", folder, "-q"], in: twins)
+        #expect(twoFiles.stdout.contains("\n  duplicates  1 (read earlier from the same file or folder: a record given twice (in one "
+                                         + "file or in two), or a correlation's member)\n"), "\(twoFiles.stdout)\(twoFiles.stderr)")
     }
 
     /// A record edited between a winter and a summer export is a change, and keeps the offsets it
