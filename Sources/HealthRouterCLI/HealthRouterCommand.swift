@@ -9,9 +9,10 @@ public enum HealthRouterCommand {
         usage: healthrouter <command> [options]
 
         commands:
-          import [PATH…] read Apple Health exports (export.zip / export.xml) or NDJSON (a file
-                         or folder: ndjson sink, Pulso's server, dump) into the journal
-                         and deliver them to every sink (no PATH: the config's file sources)
+          import [PATH…] read Apple Health exports (export.zip / export.xml), Health Auto
+                         Export's JSON files or NDJSON (a file or folder: ndjson sink, Pulso's
+                         server, dump) into the journal and deliver them to every sink
+                         (no PATH: the config's file sources)
           run            the daemon: serve the push sources (http_push) and keep every sink
                          caught up until SIGTERM/SIGINT
           status         per sink: cursor, lag, rows written, dead letters, last error

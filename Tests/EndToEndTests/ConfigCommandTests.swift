@@ -659,6 +659,9 @@ import Testing
         // The general help lists every option, --version too.
         let general = try CommandRunner.run(["--help"], in: TestScratch.path)
         #expect(general.status == 0 && general.stdout.contains("--version"), "\(general.stdout)")
+        // Its line for import names every kind of file import reads (a source plugin's each).
+        #expect(general.stdout.contains("Apple Health exports (export.zip / export.xml), Health Auto\n")
+                    && general.stdout.contains("Export's JSON files or NDJSON"), "\(general.stdout)")
         let version = try CommandRunner.run(["--version"], in: TestScratch.path)
         #expect(version.status == 0 && version.stdout.hasPrefix("healthrouter "), "\(version.stdout)")
         // Each flag it lists for every command is one every command takes (`types` needs no journal):
