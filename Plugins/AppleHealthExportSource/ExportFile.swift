@@ -53,7 +53,7 @@ struct ExportFile {
         if UTF16Text.isUTF32(head) {
             let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
             let ext = (path as NSString).pathExtension
-            throw SourceError(input: path, problem: "this file is UTF-32; healthrouter reads an export.xml and NDJSON in UTF-8",
+            throw SourceError(input: path, problem: "this file is UTF-32; healthrouter reads an export.xml, JSON and NDJSON in UTF-8",
                               hint: "convert it: \(UTF16Text.conversionCommand(path, head: head, output: stem + "-utf8" + (ext.isEmpty ? "" : "." + ext)))")
         }
         if UTF16Text.isUTF16(head),

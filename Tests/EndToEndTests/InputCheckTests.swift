@@ -231,10 +231,12 @@ import Testing
                              ("utf16le.ndjson", "iconv -f UTF-16LE -t UTF-8 'utf16le.ndjson' > 'utf16le-utf8.ndjson'"),
                              ("utf32.ndjson", "this NDJSON is UTF-32; healthrouter reads NDJSON in UTF-8"),
                              ("utf32.ndjson", "iconv -f UTF-32LE -t UTF-8"),
-                             ("utf32.xml", "this file is UTF-32; healthrouter reads an export.xml and NDJSON in UTF-8"),
+                             ("utf32.xml", "this file is UTF-32; healthrouter reads an export.xml, JSON and NDJSON in UTF-8"),
                              ("blank.ndjson", "blank.ndjson: the file holds nothing but white space"),
                              ("long-blank.ndjson", "long-blank.ndjson: the file holds nothing but white space"),
-                             ("lines.ndjson.gz", "Decompress it first (gunzip -c 'lines.ndjson.gz' > 'lines.ndjson')")] {
+                             ("lines.ndjson.gz", "Decompress it first (gunzip -c 'lines.ndjson.gz' > 'lines.ndjson')"),
+                             // Each kind import reads is named, Health Auto Export's JSON too.
+                             ("lines.ndjson.gz", "reads an export.zip, an export.xml, Health Auto Export's JSON or NDJSON as they are")] {
             let result = try CommandRunner.run(["import", file], in: directory)
             #expect(result.status == 65, "\(file): \(result.stderr)")
             #expect(result.stderr.contains(says) && result.stderr.contains("hint: "), "\(file): \(result.stderr)")

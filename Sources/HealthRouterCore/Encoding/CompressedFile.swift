@@ -19,7 +19,7 @@ public enum CompressedFile {
         let suffixes = [".gz", ".bz2", ".xz", ".zst", ".gzip"]
         let plain = suffixes.first(where: { path.hasSuffix($0) }).map { String(path.dropLast($0.count)) }
             ?? (path.hasSuffix(".ndjson") ? String(path.dropLast(7)) + "-plain.ndjson" : path + ".plain")
-        return ("this file is \(kind.name)-compressed; healthrouter reads an export.zip, an export.xml or NDJSON as they are",
+        return ("this file is \(kind.name)-compressed; healthrouter reads an export.zip, an export.xml, Health Auto Export's JSON or NDJSON as they are",
                 "Decompress it first (\(kind.command) \(quoted(path)) > \(quoted(plain))) and import what it holds.")
     }
 }
