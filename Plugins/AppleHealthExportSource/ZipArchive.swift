@@ -41,11 +41,9 @@ final class ZipArchive {
         self.archive = archive
         archive_read_support_format_zip(archive)
         let status = Self.withUTF8Locale { archive_read_open_filename(archive, path, ExportFile.chunkSize) }
-        if status != ARCHIVE_OK {
-            let error = failure("cannot open the zip file")
-            archive_read_free(archive)
-            throw error
-        }
+        // Every property is set: `deinit` runs when this throws, and frees the reader (freed here
+        // too, libarchive aborted the process: a zip deleted between two passes over it).
+        if status != ARCHIVE_OK { throw failure("cannot open the zip file") }
     }
 
     deinit {
