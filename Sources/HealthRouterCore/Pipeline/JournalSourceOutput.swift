@@ -81,10 +81,13 @@ public final class JournalSourceOutput: SourceOutput, @unchecked Sendable {
     }
 
     /// Appends whatever is buffered and waits until every batch is durable. Called when
-    /// the source returned or threw.
+    /// the source returned or threw. Returns (or throws) only once the append queue has run
+    /// everything handed to it, after a failed append too: nothing of this input then touches
+    /// the journal while the caller goes on to the next.
     public func finish() throws {
-        try handOff()
+        let handedOff = Result { try handOff() }
         appendQueue.sync {}
+        try handedOff.get()
         try rethrowFailure()
     }
 
