@@ -115,6 +115,26 @@ final class FailureBudget: Sendable {
         #expect(try sink.scalarInt("SELECT seq FROM cursor") == 200)
     }
 
+    /// One bad record at any position of a batch (its first, its last, either side of each split)
+    /// is the only one parked, and every other lands once (DESIGN §2: bad records don't block good
+    /// ones); so are two side by side.
+    @Test(arguments: Array(0..<9))
+    func aBadRecordAtAnyPositionOfABatchIsTheOnlyOneParked(position: Int) throws {
+        for bad in [[position], position < 8 ? [position, position + 1] : [0, position]] {
+            let directory = makeTemporaryDirectory()
+            var values = (0..<9).map { Double($0 + 50) }
+            for index in bad { values[index] = -1 }
+            try feed(directory, values)
+            let sinkPath = directory + "/sink.sqlite"
+            let progress = runWorker(directory, sinkPath: sinkPath, batchSize: 9)
+            #expect(progress.written == 9 - bad.count && progress.deadLetters == bad.count && progress.cursor == 9, "bad at \(bad)")
+            #expect(try Journal(stateDirectory: directory).deadLetters(sink: "table").map(\.sequence) == bad.map { Int64($0 + 1) })
+            let sink = try SQLiteDatabase(path: sinkPath)
+            #expect(try sink.scalarInt("SELECT count(*) FROM rows") == Int64(9 - bad.count))
+            #expect(try sink.scalarInt("SELECT count(*) FROM rows WHERE value < 0") == 0)
+        }
+    }
+
     /// A worker that opens its sink (a start, a reload) clears the error an earlier worker recorded
     /// (an old url's): `status` showed it while the sink, caught up, wrote nothing. A failing write
     /// records its own again.
