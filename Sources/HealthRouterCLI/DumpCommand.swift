@@ -13,8 +13,9 @@ enum DumpCommand {
           --from SINK     read the rows of that configured sink (sqlite, ndjson, postgres,
                           timescaledb) instead of the journal; a store healthrouter may not write
                           (a read-only file or folder, a role granted SELECT only) is read as it is
-          --output FILE   write to FILE (replaced when the dump is complete; a named pipe or
-                          device is written into; a folder is refused) instead of standard output
+          --output FILE   write to FILE (replaced when the dump is complete, keeping its
+                          permissions; a named pipe or device is written into; a folder is
+                          refused) instead of standard output
         \(FilterOptions.help)
 
         The journal holds what was imported within journal.retain (older entries are pruned once

@@ -3,7 +3,8 @@ import HealthRouterCore
 
 /// Standard output; a pipe, device or socket that `--output` names (a FIFO, `/dev/stdout`),
 /// written in place; else a file written beside its final name and renamed into place on close
-/// (a symbolic link is followed: the file it points at is replaced, not the link). A folder is
+/// (a symbolic link is followed: the file it points at is replaced, not the link), with the
+/// permissions of the file it replaces (a new one's follow the umask). A folder is
 /// refused (exit 64), and nothing but a regular file is ever replaced: the rename is rename(2),
 /// which cannot put a file in place of a folder.
 final class DumpOutput {
@@ -40,12 +41,19 @@ final class DumpOutput {
         // Of this process alone: two dumps to one file at once each write their own, and the one that
         // ends last is the file (with one name, each wrote into and renamed the other's).
         let temporary = path + ".partial-\(getpid())"
-        guard FileManager.default.createFile(atPath: temporary, contents: nil),
-              let handle = FileHandle(forWritingAtPath: temporary) else {
-            throw CommandFailure(message: "cannot create \(given)", hint: "check that its folder exists and is writable",
-                                 code: .cannotCreate)
+        // The file a dump replaces keeps its permissions (a dump of health data made private with
+        // chmod 600 stays so, from its first byte on); a new one follows the umask. A leftover of a
+        // dead process of this pid goes first, a link included (never followed).
+        var replaced = stat()
+        let mode = stat(path, &replaced) == 0 ? replaced.st_mode & 0o777 : nil
+        unlink(temporary)
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode ?? 0o666)
+        guard descriptor >= 0 else {
+            throw CommandFailure(message: "cannot create \(given): \(String(cString: strerror(errno)))",
+                                 hint: "check that its folder exists and is writable", code: .cannotCreate)
         }
-        self.handle = handle
+        if let mode { fchmod(descriptor, mode) }
+        self.handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         self.temporary = temporary
     }
 
