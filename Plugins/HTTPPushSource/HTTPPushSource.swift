@@ -169,6 +169,17 @@ public final class HTTPPushSource: ServiceSource {
                               suggestion: "add \(missing): (the PEM file of the \(missing == "tls_key" ? "certificate's private key" : "certificate")), "
                                 + "or remove \(given) to serve plain HTTP")
         }
+        // A private key every local user may read lets any of them pose as this server and read
+        // the pushes (ssh refuses such a key; a group's, as Debian's ssl-cert, is the owner's choice).
+        if let key = configuration.tlsKey.map(context.expandingTilde) {
+            var info = stat()
+            if stat(key, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_mode & S_IROTH != 0 {
+                context.logger.warning("the TLS key \(key) is readable by every user of this machine (mode "
+                                           + "\(String(info.st_mode & 0o777, radix: 8))): any of them could pose as this server",
+                                       [("key", path + ".tls_key"),
+                                        ("hint", "chmod 600 \(key) (or 640 with a group the user running healthrouter is in)")])
+            }
+        }
     }
 
     /// The port actually bound (after `start`).

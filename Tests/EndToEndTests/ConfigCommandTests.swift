@@ -212,6 +212,34 @@ import Testing
 
     /// `healthrouter check` on `yaml`, written as hr.yaml in a fresh directory.
     /// `@DIR@` in `yaml` stands for that directory, where check runs.
+    /// A TLS key every local user may read draws a warning from `check` (and at the start of `run`),
+    /// as ssh refuses such a key: any of them could pose as the server. One its owner alone, or a
+    /// group, may read does not.
+    @Test func aTLSKeyEveryUserMayReadIsWarnedAbout() throws {
+        let directory = makeTemporaryDirectory()
+        let key = directory + "/server.key"
+        try "-----BEGIN PRIVATE KEY-----\n".write(toFile: key, atomically: false, encoding: .utf8)
+        try "-----BEGIN CERTIFICATE-----\n".write(toFile: directory + "/server.pem", atomically: false, encoding: .utf8)
+        let config = try writeConfig("""
+            sources:
+              phone: { type: http_push, listen: "0.0.0.0:8787", users: { alice: { token: "0123456789abcdef0123" } },
+                       tls_certificate: \(directory)/server.pem, tls_key: \(key) }
+            sinks:
+              local: { type: sqlite, path: ./h.sqlite }
+            """, in: directory)
+        #expect(chmod(key, 0o644) == 0)
+        let open = try CommandRunner.run(["check", "--config", config], in: directory)
+        #expect(open.status == 0, "\(open.stderr)")
+        #expect(open.stderr.contains("warning: the TLS key \(key) is readable by every user of this machine (mode 644): any of "
+                                     + "them could pose as this server plugin=phone key=sources.phone.tls_key hint=chmod 600 \(key)"),
+                "\(open.stderr)")
+        for mode: mode_t in [0o600, 0o640] {
+            #expect(chmod(key, mode) == 0)
+            let kept = try CommandRunner.run(["check", "--config", config], in: directory)
+            #expect(kept.status == 0 && !kept.stderr.contains("TLS key"), "\(kept.stderr)")
+        }
+    }
+
     func check(_ yaml: String) throws -> CommandRunner.Result {
         let directory = makeTemporaryDirectory()
         return try CommandRunner.run(["check", "--config", writeConfig(yaml.replacingOccurrences(of: "@DIR@", with: directory),
