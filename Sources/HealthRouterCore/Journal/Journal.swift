@@ -822,16 +822,16 @@ public final class Journal {
         // alone and once beside another source's point at its date, not a second sample. So is a
         // producer's own id (a Pulso push's HealthKit UUID) for a reading the same user's Health
         // Auto Export push stored under a derived id, either way round: neither producer id is
-        // the other's, as an export's record has none. That is asked only when another id holds
-        // the fingerprint already (the insert changed nothing): a new reading's id takes it at the
-        // cost of the insert alone.
+        // the other's, as an export's record has none.
+        if let existing = try otherDerivedId(holding: fingerprintId, of: sample, start: start, orProducerId: true) {
+            return existing
+        }
         SampleIdKey.bind(insertFingerprint, 1, fingerprintId)
         SampleIdKey.bind(insertFingerprint, 2, sample.id)
-        insertFingerprint.bind(3, start)
+        insertFingerprint.bind(3, Self.keySecond(sample))
         try insertFingerprint.run()
         hasNativeIds = true
-        guard database.changes == 0 else { return nil }
-        return try otherDerivedId(holding: fingerprintId, of: sample, start: start, orProducerId: true)
+        return nil
     }
 
     /// Records `key` at `start` in `sample_ids` with its content hash and entry, and, when the id is
