@@ -665,32 +665,6 @@ import Testing
         #expect(try journal.append([.sample(exported)], source: "history").aliased == 1)
     }
 
-    /// A Health Auto Export point's id (derived from its period: version 8) and a Pulso push's own
-    /// id for the same user's reading are one sample, either way round (DESIGN §3: the same reading
-    /// from two producers is recognised), and a deletion of either id names both; another user's
-    /// equal reading stays a sample of its own.
-    @Test func aDerivedIdAndAProducersIdOfOneReadingAreAnAliasEitherWayRound() throws {
-        for haeFirst in [true, false] {
-            let journal = try Journal(stateDirectory: makeTemporaryDirectory())
-            var hae = heartRate(55, at: 10)
-            hae.id = "A64D36E6-28F2-8A1D-8E2C-865173954A63"
-            hae.userId = "alice"
-            var pulso = hae
-            pulso.id = "7B00F3C2-0000-4000-8000-000000000009"
-            let (first, second) = haeFirst ? (hae, pulso) : (pulso, hae)
-            #expect(try journal.append([.sample(first)], source: "phone").entriesWritten == 1)
-            let again = try journal.append([.sample(second)], source: "phone")
-            #expect(again.aliased == 1 && again.entriesWritten == 0, "HAE first: \(haeFirst)")
-            var bobs = second
-            bobs.userId = "bob"
-            bobs.id = haeFirst ? "7B00F3C2-0000-4000-8000-00000000000A" : "A64D36E6-28F2-8A1D-8E2C-865173954A64"
-            #expect(try journal.append([.sample(bobs)], source: "phone").entriesWritten == 1, "HAE first: \(haeFirst)")
-            let deletion = try journal.appendCollecting([.tombstone(Tombstone(ids: [second.id], userId: "alice"))], source: "phone")
-            guard case .tombstone(let tombstone) = deletion.entries.first?.item else { Issue.record("no tombstone"); return }
-            #expect(Set(tombstone.ids) == [hae.id, pulso.id], "HAE first: \(haeFirst)")
-        }
-    }
-
     /// A UUID in lower or mixed case is stored in upper case, so a tombstone in either case
     /// names the same sample in every sink; other ids keep their case.
     @Test func uuidsAreStoredInUpperCase() throws {

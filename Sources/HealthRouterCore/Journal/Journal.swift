@@ -819,11 +819,8 @@ public final class Journal {
         if try isStored(fingerprintId, start: start) { return fingerprintId }
         // An id derived from the reading's period (a Health Auto Export point: version 8) for a
         // reading the same user's push stored under another such id: the same reading, sent once
-        // alone and once beside another source's point at its date, not a second sample. So is a
-        // producer's own id (a Pulso push's HealthKit UUID) for a reading the same user's Health
-        // Auto Export push stored under a derived id, either way round: neither producer id is
-        // the other's, as an export's record has none.
-        if let existing = try otherDerivedId(holding: fingerprintId, of: sample, start: start, orProducerId: true) {
+        // alone and once beside another source's point at its date, not a second sample.
+        if Self.isDerivedId(sample.id), let existing = try otherDerivedId(holding: fingerprintId, of: sample, start: start) {
             return existing
         }
         SampleIdKey.bind(insertFingerprint, 1, fingerprintId)
@@ -935,19 +932,12 @@ public final class Journal {
     /// fingerprint now, when there is one: the id it was first journaled under, as long as that id's
     /// current version still is that reading (a period's total moves on). Not one this append took
     /// (`derivedIdsAdmittedNow`): one body's points with ids of their own are readings of their own.
-    /// With `orProducerId`, also the id of the other kind when exactly one of the two is derived (a
-    /// Pulso push's own id beside a Health Auto Export point's), never a second producer's own id
-    /// (two producer ids are two samples).
-    private func otherDerivedId(holding fingerprintId: String, of sample: Sample, start: Int64,
-                                orProducerId: Bool = false) throws -> String? {
-        let sampleIsDerived = Self.isDerivedId(sample.id)
-        guard sampleIsDerived || orProducerId else { return nil }
+    private func otherDerivedId(holding fingerprintId: String, of sample: Sample, start: Int64) throws -> String? {
         SampleIdKey.bind(lookupFingerprint, 1, fingerprintId)
         lookupFingerprint.bind(2, start)
         let existing = try lookupFingerprint.step() ? SampleIdKey.read(lookupFingerprint, 0) : nil
         lookupFingerprint.reset()
-        guard let existing, existing != sample.id, !derivedIdsAdmittedNow.contains(existing),
-              Self.isDerivedId(existing) ? sampleIsDerived || orProducerId : orProducerId && sampleIsDerived,
+        guard let existing, existing != sample.id, Self.isDerivedId(existing), !derivedIdsAdmittedNow.contains(existing),
               let sequence = try storedSequence(of: existing, start: start),
               let current = try storedSample(at: sequence), current.userId == sample.userId,
               Fingerprint.id(of: current) == fingerprintId else { return nil }
