@@ -115,6 +115,12 @@ enum ImportCommand {
         progress?.stop()
         var report = ImportReport(summary: summary,
                                   inputs: plan.map(\.input),
+                                  readsFolder: plan.contains { planned in
+                                      // A config's `~/folder` is HOME's, as the source read it (not the password database's).
+                                      var isDirectory: ObjCBool = false
+                                      let path = ConfigPath.expandingTilde(planned.input, homeDirectory: loaded.homeDirectory)
+                                      return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+                                  },
                                   sinkTypes: Dictionary(sinks.map { ($0.name, $0.type) }) { a, _ in a },
                                   sinkOrder: sinks.map(\.name),
                                   deliveringDaemon: daemon, daemonConfirmed: holder?.confirmed ?? true, timeZone: arguments.values["--time-zone"],

@@ -7,6 +7,9 @@ struct ImportReport {
     var summary: ImportRun.Summary
     /// What each of `summary.sources` read (the file given, or the configured path), in order.
     var inputs: [String]
+    /// Whether one of `inputs` is a folder (as the config resolves it: a `~` is `HOME`'s), whose
+    /// files may hold one record twice between them.
+    var readsFolder = false
     var sinkTypes: [String: String]
     /// The sinks' names in the config's order, in which they are listed (as `status` lists them);
     /// any other after them, by name.
@@ -132,13 +135,8 @@ struct ImportReport {
             }
             if repeated > 0 {
                 // Of a folder, the record may have been in another of its files.
-                let folder = summary.sources.indices.contains { index in
-                    var isDirectory: ObjCBool = false
-                    return FileManager.default.fileExists(atPath: (input(index) as NSString).expandingTildeInPath, isDirectory: &isDirectory)
-                        && isDirectory.boolValue
-                }
                 parts.append((earlier > 0 ? "\(NumberText.grouped(repeated)) " : "")
-                             + (folder ? "read earlier from the same file or folder: a record given twice (in one file or in two)"
+                             + (readsFolder ? "read earlier from the same file or folder: a record given twice (in one file or in two)"
                                        : "read earlier in the same file: a record given twice")
                              + ", or a correlation's member")
             }

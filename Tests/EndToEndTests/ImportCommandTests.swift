@@ -737,6 +737,22 @@ final class ItemCollector: SourceOutput {
         let twoFiles = try CommandRunner.run(["import", folder, "-q"], in: twins)
         #expect(twoFiles.stdout.contains("\n  duplicates  1 (read earlier from the same file or folder: a record given twice (in one "
                                          + "file or in two), or a correlation's member)\n"), "\(twoFiles.stdout)\(twoFiles.stderr)")
+        // The config's source of that folder, written `~/…`: `~` is HOME (as the source reads it),
+        // which need not be the password database's home (sudo -E, a service's HOME).
+        let home = makeTemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: home + "/pushes", withIntermediateDirectories: true)
+        for name in ["a", "b"] { try (other + "\n").write(toFile: home + "/pushes/\(name).ndjson", atomically: true, encoding: .utf8) }
+        let configured = makeTemporaryDirectory()
+        try """
+            state_directory: ./state
+            sources:
+              mine: { type: replay, path: ~/pushes }
+            sinks:
+              local: { type: sqlite, path: ./health.sqlite }
+            """.write(toFile: configured + "/healthrouter.yaml", atomically: true, encoding: .utf8)
+        let fromConfig = try CommandRunner.run(["import", "-q"], in: configured, environment: ["HOME": home])
+        #expect(fromConfig.stdout.contains("\n  duplicates  1 (read earlier from the same file or folder: a record given twice (in one "
+                                           + "file or in two), or a correlation's member)\n"), "\(fromConfig.stdout)\(fromConfig.stderr)")
     }
 
     /// A record edited between a winter and a summer export is a change, and keeps the offsets it
