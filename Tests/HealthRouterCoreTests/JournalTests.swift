@@ -665,6 +665,33 @@ import Testing
         #expect(try journal.append([.sample(exported)], source: "history").aliased == 1)
     }
 
+    /// A Health Auto Export point (its id derived from its period: version 8) and a Pulso push's
+    /// reading of equal value at its date are two samples, either way round: the period's value
+    /// moves on as the period fills (a minute's average heart rate), and taken for the Pulso reading
+    /// it replaced that reading in every store; a deletion of the Pulso reading names it alone.
+    @Test func aHealthAutoExportPeriodAndAnEqualPulsoReadingAreTwoSamples() throws {
+        for haeFirst in [true, false] {
+            let journal = try Journal(stateDirectory: makeTemporaryDirectory())
+            var hae = heartRate(72, at: 10)
+            hae.id = "A64D36E6-28F2-8A1D-8E2C-865173954A63"
+            hae.userId = "alice"
+            var pulso = hae
+            pulso.id = "7B00F3C2-0000-4000-8000-000000000009"
+            let (first, second) = haeFirst ? (hae, pulso) : (pulso, hae)
+            #expect(try journal.append([.sample(first)], source: "phone").entriesWritten == 1)
+            let again = try journal.append([.sample(second)], source: "phone")
+            #expect(again.entriesWritten == 1 && again.aliased == 0, "HAE first: \(haeFirst)")
+            var movedOn = hae
+            movedOn.value = 75
+            #expect(try journal.append([.sample(movedOn)], source: "phone").entriesWritten == 1, "HAE first: \(haeFirst)")
+            #expect(try !journal.isDeleted(pulso), "HAE first: \(haeFirst)")
+            let deletion = try journal.appendCollecting([.tombstone(Tombstone(ids: [pulso.id], userId: "alice"))], source: "phone")
+            guard case .tombstone(let tombstone) = deletion.entries.first?.item else { Issue.record("no tombstone"); return }
+            #expect(tombstone.ids == [pulso.id], "HAE first: \(haeFirst)")
+            #expect(try !journal.isDeleted(movedOn), "HAE first: \(haeFirst)")
+        }
+    }
+
     /// A UUID in lower or mixed case is stored in upper case, so a tombstone in either case
     /// names the same sample in every sink; other ids keep their case.
     @Test func uuidsAreStoredInUpperCase() throws {
