@@ -210,8 +210,6 @@ import Testing
         }
     }
 
-    /// `healthrouter check` on `yaml`, written as hr.yaml in a fresh directory.
-    /// `@DIR@` in `yaml` stands for that directory, where check runs.
     /// A TLS key every local user may read draws a warning from `check` (and at the start of `run`),
     /// as ssh refuses such a key: any of them could pose as the server. One its owner alone, or a
     /// group, may read does not.
@@ -240,6 +238,8 @@ import Testing
         }
     }
 
+    /// `healthrouter check` on `yaml`, written as hr.yaml in a fresh directory.
+    /// `@DIR@` in `yaml` stands for that directory, where check runs.
     func check(_ yaml: String) throws -> CommandRunner.Result {
         let directory = makeTemporaryDirectory()
         return try CommandRunner.run(["check", "--config", writeConfig(yaml.replacingOccurrences(of: "@DIR@", with: directory),
