@@ -12,7 +12,8 @@ enum CheckCommand {
         and source they name exists, every type selector is valid; one that names no known
         type is a warning, as it routes only a type of exactly that identifier). Every
         sink receives the deletions (tombstones), routed or not: a deleted sample leaves
-        every store that may hold it.
+        every store that may hold it. A config file every user may read that holds a token or
+        password written in it (not a ${NAME}) is warned about, naming the keys.
 
           --connect   also open each sink and create its schema if missing, as a run would
 
@@ -35,6 +36,7 @@ enum CheckCommand {
         try arguments.refusePositional(command: "check")
         let loaded = try LoadedConfig.load(arguments, environment: environment)
         let config = loaded.config
+        loaded.warnOfSecretsEveryUserMayRead()
         let sinks = try loaded.sinkSpecs()
         var services: [(plugin: PluginConfig, source: any ServiceSource)] = []
         for plugin in config.sources {

@@ -82,6 +82,23 @@ struct LoadedConfig {
         return self
     }
 
+    /// Warns when the config file, which every user of this machine may read, holds secrets written
+    /// in it (`LiteralSecrets`: push tokens, a sink's token or url password), naming the file, its
+    /// mode and the keys, never the values (ssh refuses such a key file). One its group may read
+    /// (0640) is the owner's choice; the embedded default and a pipe (`<(envsubst …)`) have no such file.
+    /// `check`, and `run` at the start and on each reload, call it once.
+    func warnOfSecretsEveryUserMayRead() {
+        var info = stat()
+        guard let file, stat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_mode & S_IROTH != 0 else { return }
+        let keys = LiteralSecrets.paths(in: config)
+        guard !keys.isEmpty else { return }
+        logger.warning("the config file \(file) is readable by every user of this machine (mode \(String(info.st_mode & 0o777, radix: 8))) "
+                           + "and holds secrets written in it: any of them could read them",
+                       [("keys", keys.joined(separator: ",")),
+                        ("hint", "chmod 600 \(file) (or 640 with a group the user running healthrouter is in), or write each as "
+                            + "${NAME} and put the values in the environment (a systemd EnvironmentFile= of mode 600)")])
+    }
+
     init(_ config: HealthRouterConfig, file: String?, logger: Logger, homeDirectory: String) {
         var resolved = config
         resolved.stateDirectory = ConfigPath.resolve(config.stateDirectory, homeDirectory: homeDirectory)

@@ -197,6 +197,7 @@ enum RunCommand {
         /// `handover`: where the listeners' sockets wait for the next config across a reload.
         init(arguments: CommandLineArguments, environment: [String: String], handover: ListenerHandover) throws {
             loaded = try LoadedConfig.load(arguments, environment: environment, idleSourceTypes: Set(PluginList.sources.map(\.type)))
+            loaded.warnOfSecretsEveryUserMayRead()
             sinks = try loaded.sinkSpecs()
             var listeners: [(plugin: PluginConfig, source: any ServiceSource)] = []
             for plugin in loaded.config.sources {

@@ -238,6 +238,50 @@ import Testing
         }
     }
 
+    /// A config file every local user may read that holds secrets written in it (a push token, a
+    /// sink's url password or token) draws a warning from `check` (and at the start of `run`)
+    /// naming the file, its mode and the keys, never the values. One its owner alone, or a group,
+    /// may read does not; nor one whose secrets are `${NAME}` references.
+    @Test func aConfigFileEveryUserMayReadWithSecretsInItIsWarnedAbout() throws {
+        let directory = makeTemporaryDirectory()
+        let written = try writeConfig("""
+            sources:
+              phone: { type: http_push, listen: "127.0.0.1:8787", users: { bob: { token: "bob-token-0123456789" } } }
+            sinks:
+              db: { type: postgres, url: "postgres://hr:Pg-Secret-1@127.0.0.1/health", user_id: bob }
+              mirror: { type: http, url: "https://mirror.example", token: "mirror-token-0123456789" }
+            """, in: directory)
+        #expect(chmod(written, 0o644) == 0)
+        let open = try CommandRunner.run(["check", "--config", written], in: directory)
+        #expect(open.status == 0, "\(open.stderr)")
+        #expect(open.stderr.contains("warning: the config file \(written) is readable by every user of this machine (mode 644) "
+                                     + "and holds secrets written in it: any of them could read them keys=sources.phone.users.bob.token,"
+                                     + "sinks.db.url,sinks.mirror.token hint=chmod 600 \(written) (or 640 with a group the user running "
+                                     + "healthrouter is in), or write each as ${NAME} and put the values in the environment (a systemd "
+                                     + "EnvironmentFile= of mode 600)"), "\(open.stderr)")
+        for secret in ["bob-token-0123456789", "Pg-Secret-1", "mirror-token-0123456789"] {
+            #expect(!open.stderr.contains(secret) && !open.stdout.contains(secret), "\(open.stderr)")
+        }
+        for mode: mode_t in [0o600, 0o640] {
+            #expect(chmod(written, mode) == 0)
+            let kept = try CommandRunner.run(["check", "--config", written], in: directory)
+            #expect(kept.status == 0 && !kept.stderr.contains("config file"), "\(kept.stderr)")
+        }
+        // The same secrets from the environment: nothing in the file to read.
+        let referenced = try writeConfig("""
+            sources:
+              phone: { type: http_push, listen: "127.0.0.1:8787", users: { bob: { token: "${BOB_TOKEN}" } } }
+            sinks:
+              db: { type: postgres, url: "postgres://hr:${PGPASSWORD}@127.0.0.1/health", user_id: bob }
+              mirror: { type: http, url: "https://mirror.example", token: "${MIRROR_TOKEN}" }
+            """, in: directory)
+        #expect(chmod(referenced, 0o644) == 0)
+        let fromEnvironment = try CommandRunner.run(["check", "--config", referenced], in: directory, environment: [
+            "BOB_TOKEN": "bob-token-0123456789", "PGPASSWORD": "Pg-Secret-1", "MIRROR_TOKEN": "mirror-token-0123456789",
+        ])
+        #expect(fromEnvironment.status == 0 && !fromEnvironment.stderr.contains("config file"), "\(fromEnvironment.stderr)")
+    }
+
     /// `healthrouter check` on `yaml`, written as hr.yaml in a fresh directory.
     /// `@DIR@` in `yaml` stands for that directory, where check runs.
     func check(_ yaml: String) throws -> CommandRunner.Result {

@@ -48,6 +48,31 @@ struct DaemonReloadTests {
         #expect(ids.count == 110)
     }
 
+    /// A config file every user may read holding a push token written in it is warned about at the
+    /// start of `run` and on each reload that finds it so, naming the key and never the token; a
+    /// reload after `chmod 600` is not.
+    @Test func aConfigFileEveryUserMayReadWithATokenInItIsWarnedAboutAtStartAndOnReload() throws {
+        let daemon = try DaemonProcess()
+        let path = daemon.directory + "/config.yaml"
+        try String(contentsOfFile: path, encoding: .utf8).replacingOccurrences(of: "${TEST_TOKEN}", with: DaemonProcess.token)
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(chmod(path, 0o644) == 0)
+        try daemon.start()
+        let warning = "warning: the config file \(path) is readable by every user of this machine (mode 644) and holds secrets "
+            + "written in it: any of them could read them keys=sources.phone.users.alice.token hint=chmod 600 \(path) "
+        func count(_ text: String) -> Int { daemon.log.components(separatedBy: text).count - 1 }
+        #expect(count(warning) == 1, "\(daemon.log)")
+        kill(daemon.process!.processIdentifier, SIGHUP)
+        #expect(eventually(within: 10) { count("config reloaded") == 1 }, "\(daemon.log)")
+        #expect(count(warning) == 2, "\(daemon.log)")
+        #expect(chmod(path, 0o600) == 0)
+        kill(daemon.process!.processIdentifier, SIGHUP)
+        #expect(eventually(within: 10) { count("config reloaded") == 2 }, "\(daemon.log)")
+        #expect(daemon.stop() == 0)
+        #expect(count(warning) == 2 && count("config file") == 2, "\(daemon.log)")
+        #expect(!daemon.log.contains(DaemonProcess.token), "\(daemon.log)")
+    }
+
     /// The listen addresses stay bound across a reload: a client that connects while one config
     /// stops and the next starts waits a moment and is answered, never refused (Health Auto
     /// Export counts a refused connection as a failed sync). A socket the next config does not
