@@ -260,6 +260,24 @@ public final class PostgresConnection {
         handle = nil
     }
 
+    /// Where this connection reaches another machine without TLS (`sslmode=disable` or `allow`, or
+    /// libpq's default `prefer` with a server that offers none: its data, and a password sent as
+    /// such, cross the network readable and changeable): `host` or `host (address)`. Nil when the
+    /// session is encrypted, or runs over a Unix socket or a loopback address (no network carries it).
+    public var plainTextRemoteAddress: String? {
+        guard let handle, PQstatus(handle) == CONNECTION_OK, PQsslInUse(handle) == 0 else { return nil }
+        // Empty for a Unix socket (the host is then its folder).
+        let address = PQhostaddr(handle).map { String(cString: $0) } ?? ""
+        guard !address.isEmpty, !Self.isLoopback(address) else { return nil }
+        let host = PQhost(handle).map { String(cString: $0) } ?? address
+        return host == address || host.contains("@") ? address : "\(host) (\(address))"
+    }
+
+    /// Whether `address` (numeric, as `PQhostaddr` gives it) is this machine's loopback: 127.0.0.0/8, ::1.
+    static func isLoopback(_ address: String) -> Bool {
+        address.hasPrefix("127.") || address == "::1" || address.lowercased().hasPrefix("::ffff:127.")
+    }
+
     /// Whether the connection is still usable (false after the server went away).
     public var isConnected: Bool { handle.map { PQstatus($0) == CONNECTION_OK } ?? false }
 

@@ -1,4 +1,5 @@
 import HealthRouterCore
+import Synchronization
 
 /// What the postgres and timescaledb sinks share around their own schemas: the connection their
 /// `prepare()` opens (replaced by `reconnect`, an idle session's renewal and `close`), the cursor
@@ -61,7 +62,24 @@ public final class PostgresSinkSession {
             connection.close()
             throw SinkError.misconfigured(problem)
         }
+        warnOfPlainText(connection)
         return connection
+    }
+
+    /// The sinks (by name and address) that said their connection to another machine is not
+    /// encrypted, for the process: a sink made anew (a reconnect, a reload) does not say it again.
+    private static let warnedPlainText = Mutex<Set<String>>([])
+
+    /// Says once a process when the sink reaches another machine in plain text
+    /// (`PostgresConnection.plainTextRemoteAddress`), and how to have TLS with a checked certificate.
+    private func warnOfPlainText(_ connection: PostgresConnection) {
+        guard let address = connection.plainTextRemoteAddress,
+              Self.warnedPlainText.withLock({ $0.insert(sinkName + "\u{1F}" + address).inserted }) else { return }
+        logger.warning("the connection to \(address) is not encrypted: the health data the sink writes crosses the network "
+                           + "readable and changeable on the way",
+                       [("hint", "put sslmode=verify-full and sslrootcert=/path/to/ca.pem (the CA of the server's certificate) "
+                            + "in the url: libpq's default, sslmode=prefer, takes a plain connection when the server offers no TLS, "
+                            + "and checks no certificate")])
     }
 
     /// Makes `connection` the session's once `prepare()` has set up the schema, and reads the
