@@ -21,7 +21,8 @@ enum BackfillCommand {
                           every sample of it is written (narrow with --types), whatever the
                           routes say, under the ids `import PATH` gives (records one fingerprint
                           cannot tell apart included; the user_id of the config's source of its
-                          type), and nothing goes into the journal
+                          type; a reading the journal holds under another id, a push's, under
+                          that id, as the journal holds it), and nothing goes into the journal
           --batch-size N  entries per write (default 5000, at most 1000000: a batch is held in memory)
           --restart       start over instead of resuming an interrupted backfill
         \(FilterOptions.help)
@@ -118,6 +119,8 @@ enum BackfillCommand {
         var skippedLines: [String: Int] = [:]
         var examples: [String: String] = [:]
         var unrouted = 0
+        // From a file: samples written under the id the journal holds their reading by.
+        var underJournalIds = 0
         // The sink's dead letters this run wrote again (cleared once it ends with none refused), and
         // those of entries deleted since or no longer routed to it.
         var redelivered: [Int64] = []
@@ -169,6 +172,7 @@ enum BackfillCommand {
                     // Its last batch written first: the output counts what it leaves out then too.
                     try delivery.finish()
                     position = output.position
+                    underJournalIds += output.underJournalIds
                     skippedLines.merge(output.skipped, uniquingKeysWith: +)
                     examples.merge(output.skippedExamples) { first, _ in first }
                 }
@@ -220,6 +224,10 @@ enum BackfillCommand {
         if let note = DirectDeliveryText.rowsPerSample(sinkType: opened.type) { print("  \(note)") }
         if counts.resumed > 0 { print("  \(NumberText.grouped(counts.resumed)) delivered by the interrupted run before") }
         for line in DirectDeliveryText.samplesByType(counts.samplesByType) { print("  \(line)") }
+        if underJournalIds > 0 {
+            print("  \(NumberText.grouped(underJournalIds)) of them under the id the journal holds the same reading by "
+                  + "(a push's, or another file's), as the journal holds it: one row of each reading, as after `import`")
+        }
         for (reason, count) in skippedLines.sorted(by: { $0.key < $1.key }) {
             print("  skipped \(NumberText.grouped(count)): \(reason)\(examples[reason].map { " (first at \($0))" } ?? "")")
         }

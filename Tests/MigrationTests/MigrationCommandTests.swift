@@ -731,6 +731,89 @@ import Testing
         #expect(back.count == stored.count - 1)
     }
 
+    /// The id a phone pushed a reading with (a Pulso sample's HealthKit UUID), and an export
+    /// holding that reading and another, in a directory with the config, the push imported.
+    static func pushedThenExported() throws -> (directory: String, pushed: String) {
+        let directory = makeTemporaryDirectory("pushed")
+        try config.write(toFile: directory + "/healthrouter.yaml", atomically: true, encoding: .utf8)
+        let pushed = "7A000000-0000-4000-8000-000000000001"
+        try """
+            {"uuid":"\(pushed)","type":"stepCount","start":"2024-02-04T10:00:00+01:00","end":"2024-02-04T10:10:00+01:00",\
+            "value":100,"unit":"count","source":"Phone","identifier":"HKQuantityTypeIdentifierStepCount","kind":"quantity"}
+
+            """.write(toFile: directory + "/pushed.ndjson", atomically: true, encoding: .utf8)
+        try """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <HealthData locale="en_US">
+             <ExportDate value="2024-03-01 09:00:00 +0100"/>
+             <Record type="HKQuantityTypeIdentifierStepCount" sourceName="Phone" unit="count" startDate="2024-02-04 10:00:00 +0100" endDate="2024-02-04 10:10:00 +0100" value="100"/>
+             <Record type="HKQuantityTypeIdentifierStepCount" sourceName="Phone" unit="count" startDate="2024-02-04 11:00:00 +0100" endDate="2024-02-04 11:10:00 +0100" value="200"/>
+            </HealthData>
+
+            """.write(toFile: directory + "/export.xml", atomically: true, encoding: .utf8)
+        let result = try CommandRunner.run(["import", "pushed.ndjson", "-q"], in: directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        return (directory, pushed)
+    }
+
+    /// `backfill --from` an export holding a reading the journal holds under a push's own id: the
+    /// sink gets it once, under the pushed id, as `import` of the export keeps it (an alias, no new
+    /// row), where it was written under the export's fingerprint id too, and a new sink held every
+    /// pushed reading twice. `--types` still narrows it, and the summary says how many.
+    @Test func backfillFromAnExportWritesAPushedReadingUnderThePushedId() throws {
+        let (directory, pushed) = try Self.pushedThenExported()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let narrowed = try CommandRunner.run(["backfill", "back", "--from", "export.xml", "--types", "heartRate"], in: directory)
+        #expect(narrowed.status == 0, "\(narrowed.stdout)\(narrowed.stderr)")
+        #expect(narrowed.stdout.contains("0 samples and 0 tombstones delivered"), "\(narrowed.stdout)")
+        #expect(!narrowed.stdout.contains("of them under the id"), "\(narrowed.stdout)")
+        #expect(try Self.samples(sqlite: directory + "/back.sqlite").isEmpty)
+
+        let result = try CommandRunner.run(["backfill", "back", "--from", "export.xml"], in: directory)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("2 samples and 0 tombstones delivered"), "\(result.stdout)")
+        #expect(result.stdout.contains("  1 of them under the id the journal holds the same reading by"), "\(result.stdout)")
+        let back = try Self.samples(sqlite: directory + "/back.sqlite")
+        #expect(back.count == 2, "\(back.keys.sorted())")
+        #expect(back[pushed]?.value == 100)
+        // The ids the import gives: the store the journal delivers to holds the same rows.
+        let imported = try CommandRunner.run(["import", "export.xml", "-q"], in: directory)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let local = try Self.samples(sqlite: directory + "/local.sqlite")
+        #expect(local.count == 2)
+        #expect(Set(back.keys) == Set(local.keys))
+        #expect(back == local)
+    }
+
+    /// The other way round: a replay bringing its own id for a reading the journal holds under an
+    /// export's fingerprint id is written under that one; and a pushed reading deleted since is
+    /// not written back under the export's id (it was, the tombstone naming only the pushed one).
+    @Test func backfillFromAFileWritesReadingsUnderTheJournalsIdsAndLeavesTheirDeletionsDeleted() throws {
+        let (directory, pushed) = try Self.pushedThenExported()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try "{\"deleted\":[\"\(pushed)\"]}\n".write(toFile: directory + "/delete.ndjson", atomically: true, encoding: .utf8)
+        #expect(try CommandRunner.run(["import", "delete.ndjson", "-q"], in: directory).status == 0)
+        let result = try CommandRunner.run(["backfill", "back", "--from", "export.xml"], in: directory)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("skipped 1: \(DirectDeliveryOutput.deletedReason)"), "\(result.stdout)")
+        let back = try Self.samples(sqlite: directory + "/back.sqlite")
+        #expect(back.count == 1, "\(back.keys.sorted())")
+        #expect(back.values.allSatisfy { $0.value == 200 })
+
+        let other = makeTemporaryDirectory("exported")
+        defer { try? FileManager.default.removeItem(atPath: other) }
+        try Self.config.write(toFile: other + "/healthrouter.yaml", atomically: true, encoding: .utf8)
+        for file in ["export.xml", "pushed.ndjson"] { try FileManager.default.copyItem(atPath: directory + "/" + file, toPath: other + "/" + file) }
+        #expect(try CommandRunner.run(["import", "export.xml", "-q"], in: other).status == 0)
+        let replay = try CommandRunner.run(["backfill", "back", "--from", "pushed.ndjson"], in: other)
+        #expect(replay.status == 0, "\(replay.stdout)\(replay.stderr)")
+        let local = try Self.samples(sqlite: other + "/local.sqlite")
+        let replayed = try Self.samples(sqlite: other + "/back.sqlite")
+        #expect(replayed.count == 1)
+        #expect(replayed[pushed] == nil)
+        #expect(replayed.keys.first.map { local[$0] } == replayed.values.first)
+    }
+
     /// `backfill` from the journal: a sample a later tombstone deletes is left out, not written
     /// back until the tombstone comes (a kill between the two would leave it in the store), and a
     /// second backfill is the same: nothing written for it either time.

@@ -745,6 +745,66 @@ public final class Journal {
         return try older || supersededSequence(key, start: start, hash: hash) != nil
     }
 
+    /// Whether any sample that brought an id of its own (a push's, a replay's) was journaled: only
+    /// then can a file's sample under its fingerprint id be a reading the journal holds under
+    /// another id (`sameReadingUnderAnotherId`). One indexed search.
+    public func holdsSamplesWithTheirOwnIds() throws -> Bool {
+        try database.scalarInt("SELECT EXISTS(SELECT 1 FROM fingerprints)") == 1
+    }
+
+    /// The reading `sample` (a file's, read without the journal: `backfill --from`) brings, when
+    /// the journal holds it under another id, as an import of the file would find it and take the
+    /// sample's id for an alias of that one ("already in the journal under another id"): an
+    /// export's record under its fingerprint id that a push brought with its own id (a Pulso
+    /// sample's HealthKit UUID), a workout another producer brought (see
+    /// `sameWorkoutFromAnotherProducer`), a replay's or Health Auto Export file's sample the journal
+    /// holds under its fingerprint id or another derived id. It is the journal's current version of
+    /// that id, or, once its entry was pruned (`journal.retain`), `sample` under that id: a store
+    /// then holds one row of the reading, under the id every other store has it by. Nil when the
+    /// journal holds the sample under its own id, or not at all. Reads only.
+    ///
+    /// `lookingUpFingerprints`: `holdsSamplesWithTheirOwnIds()`, asked by the caller (once a batch);
+    /// without it a sample under a fingerprint id is asked nothing (an export-only journal). With it,
+    /// such a sample costs one indexed search (a workout: those of its start second), and a sample
+    /// under another id one (the search of its own id) while the journal holds it under that id.
+    public func sameReadingUnderAnotherId(_ sample: Sample, lookingUpFingerprints: Bool) throws -> Sample? {
+        var sample = sample
+        sample.assignFingerprintIdIfMissing()
+        sample.id = SampleIdKey.canonicalCase(sample.id)
+        bindings.reset()
+        let start = Self.keySecond(sample)
+        var found: String?
+        if Self.isFingerprintId(sample.id) {
+            guard lookingUpFingerprints else { return nil }
+            if sample.kind == .workout { found = try sameWorkoutFromAnotherProducer(sample) }
+            if found == nil {
+                SampleIdKey.bind(lookupFingerprint, 1, sample.id)
+                lookupFingerprint.bind(2, start)
+                found = try lookupFingerprint.step() ? SampleIdKey.read(lookupFingerprint, 0) : nil
+                lookupFingerprint.reset()
+            }
+            // As in `admit`: a sample the journal holds under its own id is that one.
+            guard found != nil, found != sample.id, try !isStored(sample.id, start: start) else { return nil }
+        } else {
+            guard try !isStored(sample.id, start: start) else { return nil }
+            if sample.kind == .workout { found = try sameWorkoutFromAnotherProducer(sample) }
+            if found == nil {
+                let fingerprintId = Fingerprint.id(of: sample)
+                if try isStored(fingerprintId, start: start) {
+                    found = fingerprintId
+                } else if Self.isDerivedId(sample.id) {
+                    found = try otherDerivedId(holding: fingerprintId, of: sample, start: start)
+                }
+            }
+        }
+        guard let other = found, other != sample.id else { return nil }
+        if let sequence = try storedSequence(of: other, start: start), let held = try storedSample(at: sequence) {
+            return held
+        }
+        sample.id = other
+        return sample
+    }
+
     /// Whether `sample`, an activity summary new under its id, is journaled already, unchanged,
     /// under the id healthrouter gave a summary before its id was one a day (the fingerprint id of
     /// every attribute). Its id is then recorded for that entry, so that the same summary is a

@@ -3,6 +3,9 @@
 /// to a `DirectDelivery`, without the journal. Samples the journal (when there is one) records
 /// as deleted since, or holds in a later version (`Journal.isEarlierVersion`), are not delivered:
 /// they are skipped, as an import of the file adds nothing for them either. An export's samples get the ids an import gives them (`FileTwinNamer`).
+/// A sample whose reading the journal holds under another id (an import takes it for an alias of
+/// that id: a Pulso push's HealthKit UUID, an export's fingerprint id) is delivered as the journal
+/// holds it, under that id (`Journal.sameReadingUnderAnotherId`), not as a second row of the reading.
 public final class DirectDeliveryOutput: SourceOutput {
     private let delivery: DirectDelivery
     private let sourceName: String
@@ -12,6 +15,8 @@ public final class DirectDeliveryOutput: SourceOutput {
     public private(set) var skippedExamples: [String: String] = [:]
     public private(set) var bytes: Int64 = 0
     public private(set) var totalBytes: Int64?
+    /// Samples delivered under the id the journal holds their reading by, not the file's.
+    public private(set) var underJournalIds = 0
 
     private let journal: Journal?
     /// For a source that keeps twins apart (an export).
@@ -48,6 +53,8 @@ public final class DirectDeliveryOutput: SourceOutput {
     public static let earlierVersionReason = "an earlier version of a sample the journal holds in a later one: not written back"
 
     public func emit(_ items: [HealthItem]) throws {
+        // Asked again each call until it holds one: a daemon beside the backfill may take a push meanwhile.
+        if let journal, !holdsOwnIds { holdsOwnIds = try journal.holdsSamplesWithTheirOwnIds() }
         for var item in items {
             position += 1
             item.assignFingerprintIdIfMissing()
@@ -60,13 +67,32 @@ public final class DirectDeliveryOutput: SourceOutput {
                 skipped(Self.deletedReason, location: nil)
                 continue
             }
-            if let journal, case .sample(let sample) = item, try journal.isEarlierVersion(sample, fromOlderInput: isOlderInput) {
+            // Under the id the journal holds its reading by: an import takes it for that one (a
+            // duplicate, whatever version it brings), so no earlier version of it is asked for.
+            var held: Sample?
+            if let journal, case .sample(let sample) = item {
+                held = try journal.sameReadingUnderAnotherId(sample, lookingUpFingerprints: holdsOwnIds)
+            }
+            if let journal, let held {
+                if try journal.isDeleted(held) {
+                    skipped(Self.deletedReason, location: nil)
+                    continue
+                }
+                item = .sample(held)
+            } else if let journal, case .sample(let sample) = item,
+                      try journal.isEarlierVersion(sample, fromOlderInput: isOlderInput) {
                 skipped(Self.earlierVersionReason, location: nil)
                 continue
             }
-            try delivery.accept(JournalEntry(sequence: position, source: sourceName, item: item, isFromJournal: false))
+            if try delivery.accept(JournalEntry(sequence: position, source: sourceName, item: item, isFromJournal: false)),
+               held != nil {
+                underJournalIds += 1
+            }
         }
     }
+
+    /// Whether the journal holds a sample that brought its own id (`Journal.holdsSamplesWithTheirOwnIds`).
+    private var holdsOwnIds = false
 
     public func skipped(_ reason: String, location: String?) {
         skipped[reason, default: 0] += 1
