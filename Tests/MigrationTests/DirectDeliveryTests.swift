@@ -38,6 +38,30 @@ import Testing
         #expect(try database.scalarInt("SELECT journal_seq FROM sink_cursor") == 7)  // the sink's cursor did not move
     }
 
+    /// A resumed run narrowed by `--types` or `--since` counts as done before only the entries the
+    /// filter selects, which the interrupted run delivered: it counted every position it passed
+    /// over ("489,500 delivered by the interrupted run before", where about 91,000 were).
+    @Test func aResumedNarrowedRunCountsAsDoneBeforeOnlyWhatItsFilterSelects() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let entries = SinkFixtures.entries(SinkFixtures.all)
+        func counts(resumingAfter position: Int64) throws -> DirectDelivery.Counts {
+            let sink = SQLiteSink(configuration: .init(path: directory.path + "/\(position).sqlite"),
+                                  context: SinkFixtures.context(directory.path))
+            _ = try sink.prepare()
+            defer { sink.close() }
+            let delivery = DirectDelivery(sink: sink, sinkCursor: 0, filter: SampleFilter(types: ["quantity*", "HK*"]),
+                                          resumeAfter: position) { _, _ in }
+            for entry in entries { try delivery.accept(entry) }
+            try delivery.finish()
+            return delivery.counts
+        }
+        let whole = try counts(resumingAfter: 0)
+        #expect(whole.filtered > 0 && whole.resumed == 0)
+        let resumed = try counts(resumingAfter: Int64(entries.count))
+        #expect(resumed.resumed == entries.count - whole.filtered, "\(resumed.resumed) of \(entries.count)")
+    }
+
     /// A reader that failed reads its input again from the start (`migrate`'s source lost
     /// mid-read): after `rewind()` the entries up to the position acknowledged are passed over and
     /// those taken since are taken again, so the counts (resumed, filtered, written) and the

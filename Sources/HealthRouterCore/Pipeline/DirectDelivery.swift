@@ -22,7 +22,7 @@ public final class DirectDelivery {
         /// Samples written, by type.
         public var samplesByType: [String: Int] = [:]
         public var tombstones = 0
-        /// Entries passed over because an earlier run already delivered them.
+        /// Entries passed over because an earlier run already delivered them: those the filter selects.
         public var resumed = 0
         /// Entries the filter refused.
         public var filtered = 0
@@ -87,8 +87,9 @@ public final class DirectDelivery {
     @discardableResult
     public func accept(_ entry: JournalEntry) throws -> Bool {
         if entry.sequence <= passOver {
+            // Of what the filter selects: the interrupted run delivered those, not every position.
             if entry.sequence <= resumeAfter, entry.sequence > highestResumed {
-                counts.resumed += 1
+                if filter.selects(entry.item) { counts.resumed += 1 }
                 highestResumed = entry.sequence
             }
             return false
