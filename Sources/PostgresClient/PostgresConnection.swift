@@ -263,9 +263,12 @@ public final class PostgresConnection {
     /// Where this connection reaches another machine without TLS (`sslmode=disable` or `allow`, or
     /// libpq's default `prefer` with a server that offers none: its data, and a password sent as
     /// such, cross the network readable and changeable): `host` or `host (address)`. Nil when the
-    /// session is encrypted, or runs over a Unix socket or a loopback address (no network carries it).
+    /// session is encrypted, runs over a Unix socket or a loopback address (no network carries it),
+    /// or is plain by the url's choice (`sslmode=disable`: a tailnet or WireGuard encrypts the network
+    /// between), not by libpq's silent fallback.
     public var plainTextRemoteAddress: String? {
-        guard let handle, PQstatus(handle) == CONNECTION_OK, PQsslInUse(handle) == 0 else { return nil }
+        guard let handle, PQstatus(handle) == CONNECTION_OK, PQsslInUse(handle) == 0,
+              Self.option(handle, "sslmode") != "disable" else { return nil }
         // Empty for a Unix socket (the host is then its folder).
         let address = PQhostaddr(handle).map { String(cString: $0) } ?? ""
         guard !address.isEmpty, !Self.isLoopback(address) else { return nil }

@@ -79,7 +79,8 @@ public final class PostgresSinkSession {
                            + "readable and changeable on the way",
                        [("hint", "put sslmode=verify-full and sslrootcert=/path/to/ca.pem (the CA of the server's certificate) "
                             + "in the url: libpq's default, sslmode=prefer, takes a plain connection when the server offers no TLS, "
-                            + "and checks no certificate")])
+                            + "and checks no certificate; sslmode=disable says a plain connection is meant (a tailnet or WireGuard "
+                            + "between encrypts it)")])
     }
 
     /// Makes `connection` the session's once `prepare()` has set up the schema, and reads the
