@@ -26,16 +26,8 @@ struct CheckConnectTests {
               - types: ["*"]
                 to: [mirror]
             """.write(toFile: directory + "/config.yaml", atomically: true, encoding: .utf8)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: DaemonProcess.executable)
-            process.arguments = ["check", "--connect", "--config", directory + "/config.yaml"]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return (process.terminationStatus, text)
+            let result = try CommandRunner.run(["check", "--connect", "--config", directory + "/config.yaml"], in: directory)
+            return (result.status, result.stdout + result.stderr)
         }
         let reachable = try check(port: peer.port)
         #expect(reachable.0 == 0, "\(reachable.1)")
