@@ -20,7 +20,31 @@ enum JournalOpenHint {
         if let error = error as? SQLiteError, error.code & 0xFF == 13 {
             return "the disk holding \(stateDirectory) is full: free some space, then start again"
         }
+        if let error = error as? SQLiteError, error.code & 0xFF == 14, let closed = closedFolder(on: stateDirectory) {
+            // SQLITE_CANTOPEN behind a folder this user may not enter: a monitoring user, or a person's
+            // login, reading the service's state directory.
+            let name = getpwuid(closed.owner).flatMap { $0.pointee.pw_name.map { String(cString: $0) } }
+            let owner = name ?? "uid \(closed.owner)"
+            return "this user (\(ProcessInfo.processInfo.userName)) may not look into \(closed.path) (\(owner)'s, mode "
+                + "\(String(format: "%03o", closed.mode))): run this as \(owner) (sudo -u \(name ?? "'#\(closed.owner)'") "
+                + "healthrouter …), or as a user its group lets in"
+        }
         return "check that the state directory \(stateDirectory) is writable and not used by another healthrouter"
+    }
+
+    /// The first folder on the way to `stateDirectory`, itself included, that this user may not
+    /// enter (search permission refused), with its owner and permission bits; nil when it may enter
+    /// every one.
+    static func closedFolder(on stateDirectory: String) -> (path: String, owner: uid_t, mode: UInt32)? {
+        var path = ""
+        for component in URL(fileURLWithPath: stateDirectory).standardizedFileURL.path.split(separator: "/") {
+            path += "/" + component
+            guard access(path, X_OK) != 0, errno == EACCES else { continue }
+            var status = stat()
+            guard stat(path, &status) == 0 else { return nil }
+            return (path, status.st_uid, UInt32(status.st_mode) & 0o777)
+        }
+        return nil
     }
 }
 

@@ -314,7 +314,8 @@ import Testing
 
     /// A state directory `status` cannot look into (another user's, as a monitoring user meets
     /// the service's) holds a journal all the same: it is said not to be readable (exit 73), not
-    /// that nothing was imported there (66, "there is no journal yet"); so for `dump`.
+    /// that nothing was imported there (66, "there is no journal yet"), and the hint names the folder
+    /// and its owner to run it as, not a folder to make writable; so for `dump`.
     @Test func aStateDirectoryThatCannotBeLookedIntoIsNotSaidToHaveNoJournal() throws {
         let (directory, _, config) = try Self.imported()
         try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: directory + "/state")
@@ -324,6 +325,10 @@ import Testing
             #expect(result.status == 73, "\(command): \(result.stderr)")
             #expect(result.stderr.contains("cannot open the journal in \(directory)/state"), "\(command): \(result.stderr)")
             #expect(!result.stderr.contains("no journal"), "\(command): \(result.stderr)")
+            // Said why, and what to do: not that the folder should be writable, which a read needs not.
+            #expect(result.stderr.contains("may not look into ") && result.stderr.contains("/state (")
+                        && result.stderr.contains("mode 000): run this as "), "\(command): \(result.stderr)")
+            #expect(!result.stderr.contains("is writable"), "\(command): \(result.stderr)")
         }
     }
 
