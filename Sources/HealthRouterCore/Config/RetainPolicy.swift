@@ -1,6 +1,6 @@
 /// How long the journal keeps entries, counted from when it took them (`journal.retain`): a
-/// duration (`30d`), or `forever`. None is pruned before every sink that routes it has passed
-/// it. Keeping entries makes a later backfill of a sink a cursor reset instead of a re-import.
+/// duration (`30d`), or `forever`. None is pruned before every sink has passed it, whatever its
+/// routes select. Keeping entries makes a later backfill of a sink a cursor reset instead of a re-import.
 public enum RetainPolicy: Sendable, Hashable, Decodable, CustomStringConvertible {
     case forever
     case duration(ConfigDuration)
