@@ -38,9 +38,10 @@ struct ConfiguredSink {
         let spec = try spec(name, loaded: loaded)
         let retry = SinkWorker.Settings.oneShot
         func cannotOpen(_ error: any Error) -> CommandFailure {
-            CommandFailure(message: "cannot open the sink '\(name)' (\(spec.type)): \(error)",
-                           hint: "check that the store is reachable and not in use by a running healthrouter",
-                           code: .cannotCreate)
+            // Only a file or folder is held by a running healthrouter; a server is shared.
+            let inUse = ["sqlite", "ndjson"].contains(spec.type) ? " and not in use by a running healthrouter" : ""
+            return CommandFailure(message: "cannot open the sink '\(name)' (\(spec.type)): \(error)",
+                                  hint: "check that the store is reachable\(inUse)", code: .cannotCreate)
         }
         var sink: any Sink
         let own: Int64?

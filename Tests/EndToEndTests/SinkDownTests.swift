@@ -214,6 +214,31 @@ import HealthRouterCore
         #expect(notCaughtUp.count == 2, "\(result.stdout)")
     }
 
+    /// A backfill into a server that stays down ends with exit 73 and a hint about the server
+    /// alone: only a file or folder store is held by a running healthrouter.
+    @Test func aBackfillIntoAServerThatIsDownDoesNotBlameARunningHealthrouter() throws {
+        let directory = makeTemporaryDirectory()
+        let export = directory + "/export.xml"
+        try CommandRunner.generateExport(records: 50, to: export, zip: false, quirks: false)
+        let imported = try CommandRunner.run(["import", export, "--config", try writeConfig("""
+            state_directory: \(directory)/state
+            sinks:
+              local: { type: sqlite, path: \(directory)/state/health.sqlite }
+            """, in: directory)], in: directory)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let config = try writeConfig("""
+            state_directory: \(directory)/state
+            sinks:
+              local: { type: sqlite, path: \(directory)/state/health.sqlite }
+              mirror: { type: http, url: "http://127.0.0.1:1", token: t }
+            """, in: directory)
+        let result = try CommandRunner.run(["backfill", "mirror", "--config", config], in: directory)
+        #expect(result.status == 73, "stdout: \(result.stdout) stderr: \(result.stderr)")
+        #expect(result.stderr.contains("cannot open the sink 'mirror' (http)") && result.stderr.contains("check that the store is reachable"),
+                "\(result.stderr)")
+        #expect(!result.stderr.contains("running healthrouter"), "\(result.stderr)")
+    }
+
     /// A config in `directory` with a sqlite sink `goodSink` and an ndjson sink `lake` whose folder
     /// would be under the file `directory/afile` (misconfigured); its path.
     static func configWithAMisconfiguredSink(in directory: String, goodSink: String) throws -> String {
