@@ -11,9 +11,17 @@ enum InputPath {
     static let commandLineHint = "give the path of the export.zip or export.xml (or a folder of .ndjson replay files, or of "
         + "Health Auto Export's .json files)"
 
+    /// Where the stores are, for a SQLite database given as an input: healthkit-to-sqlite takes its
+    /// output file on the command line (`healthkit-to-sqlite export.zip healthkit.db`), import does not.
+    static let databaseHint = "import writes the stores the config names, none given on the command line (without a config, "
+        + "./healthrouter-data/health.sqlite; a sqlite sink's `path` chooses the file); a store of healthrouter's is read with "
+        + "`healthrouter dump --from SINK`"
+
     /// Throws, with exit code 66, when `path` given on the command line does not exist or
-    /// cannot be read; with 65 when it is a folder no finite source reads (no `.ndjson` files),
-    /// hinting at the export.xml or the `data/` folder of NDJSON inside it when there is one.
+    /// cannot be read (a missing `.db`, `.sqlite` or `.sqlite3` file is told where the stores
+    /// are); with 65 when it is a SQLite database, or a folder no finite source reads (no
+    /// `.ndjson` files), hinting at the export.xml or the `data/` folder of NDJSON inside it when
+    /// there is one.
     static func checkCommandLine(_ path: String) throws {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -21,14 +29,19 @@ enum InputPath {
                 throw CommandFailure(message: "\(path) \(unreachable)", hint: "check the permissions of the folders on its path, "
                                          + "or the link", code: .noInput)
             }
-            throw CommandFailure(message: "\(path) does not exist", hint: commandLineHint, code: .noInput)
+            let database = ["db", "sqlite", "sqlite3"].contains((path as NSString).pathExtension.lowercased())
+            throw CommandFailure(message: "\(path) does not exist", hint: database ? databaseHint : commandLineHint,
+                                 code: .noInput)
         }
         guard FileManager.default.isReadableFile(atPath: path) else {
             throw CommandFailure(message: "\(path) cannot be read (permission denied)",
                                  hint: "check the file's permissions", code: .noInput)
         }
         try refuseStream(path)
-        if !isDirectory.boolValue { return try refuseOtherJSON(path) }
+        if !isDirectory.boolValue {
+            try refuseDatabase(path)
+            return try refuseOtherJSON(path)
+        }
         guard !ReplaySource.recognizes(path), !HealthAutoExportFileSource.recognizes(path) else { return }
         if let export = exportInside(path) {
             throw CommandFailure(message: "\(path) is a folder: an unpacked Apple Health export",
@@ -42,6 +55,18 @@ enum InputPath {
         }
         throw CommandFailure(message: "\(path) is a folder without .ndjson files or Health Auto Export .json files",
                              hint: commandLineHint, code: .dataError)
+    }
+
+    /// Refuses a SQLite database (with 65), which the Apple Health export reader called "neither a
+    /// zip file nor XML" and pointed at the Health app: the store that import writes, named as
+    /// healthkit-to-sqlite's output file, or one of healthrouter's own stores.
+    static func refuseDatabase(_ path: String) throws {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return }
+        defer { try? handle.close() }
+        let header = (try? handle.read(upToCount: 16)) ?? Data()
+        guard header.elementsEqual(Array("SQLite format 3\u{0}".utf8)) else { return }
+        throw CommandFailure(message: "\(path) is a SQLite database, not an input import reads", hint: databaseHint,
+                             code: .dataError)
     }
 
     /// Refuses a `.json` file that no source reads (with 65): neither Health Auto Export's JSON nor

@@ -245,6 +245,35 @@ import Testing
         }
     }
 
+    /// healthkit-to-sqlite's command line (`export.zip healthkit.db`, its output file after the
+    /// export) given to import: a missing `.db` file, or a SQLite database (here a store import
+    /// wrote), is told where import writes, before anything is created; the database was called
+    /// "neither a zip file nor XML", and the missing file was hinted to be an export.
+    @Test func aDatabaseGivenAsAnOutputFileIsToldWhereImportWrites() throws {
+        let directory = makeTemporaryDirectory()
+        let elsewhere = makeTemporaryDirectory("elsewhere")
+        try CommandRunner.generateExport(records: 20, to: directory + "/export.xml", zip: false, quirks: false)
+        let store = try CommandRunner.run(["import", directory + "/export.xml"], in: elsewhere)
+        #expect(store.status == 0, "\(store.stderr)")
+        let database = elsewhere + "/healthrouter-data/health.sqlite"
+        for (output, status, says) in [("healthkit.db", Int32(66), "healthkit.db does not exist"),
+                                       ("Health.SQLITE3", Int32(66), "Health.SQLITE3 does not exist"),
+                                       (database, Int32(65), "\(database) is a SQLite database, not an input import reads")] {
+            let result = try CommandRunner.run(["import", "export.xml", output], in: directory)
+            #expect(result.status == status, "\(output): \(result.stderr)")
+            #expect(try CommandRunner.exitCodesInHelp("import").contains(result.status))
+            #expect(result.stderr.contains(says), "\(output): \(result.stderr)")
+            #expect(result.stderr.contains("hint: import writes the stores the config names, none given on the command line "
+                                           + "(without a config, ./healthrouter-data/health.sqlite; a sqlite sink's `path` "
+                                           + "chooses the file)"), "\(output): \(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: directory + "/healthrouter-data"), "\(output) left a data directory")
+        }
+        // Another missing file keeps the hint at what import reads.
+        let missing = try CommandRunner.run(["import", "export.zip"], in: directory)
+        #expect(missing.status == 66 && missing.stderr.contains("hint: give the path of the export.zip or export.xml"),
+                "\(missing.stderr)")
+    }
+
     /// NDJSON led by more than 1 MiB of blank lines is read as NDJSON, named `.ndjson` or not (its
     /// first other byte is `{`): the check read its first MiB only, and called it no Apple Health
     /// export, neither zip nor XML (exit 65).
