@@ -129,7 +129,10 @@ final class SQLiteSinkReader {
                 error.sampleTable = table
                 throw error
             } catch let error as JSONParser.Failure {
-                throw UnreadableJSON(failure: error, sampleId: row.string(0), sampleTable: table)
+                throw UnreadableJSON(problem: error.description, sampleId: row.string(0), sampleTable: table)
+            } catch let error as PulsoJSONDecoder.Failure {
+                // JSON, but not of the shape written (a record's child without its `element`).
+                throw UnreadableJSON(problem: error.problem, sampleId: row.string(0), sampleTable: table)
             }
         }
     }
@@ -256,10 +259,12 @@ final class SQLiteSinkReader {
         }
     }
 
-    /// A stored JSON column (metadata, a record's attributes or children) that is no JSON (a row
-    /// edited by hand): the sample whose row (or part) holds it, for the message `readBack` gives.
+    /// A stored JSON column (metadata, a record's attributes or children) that is no JSON, or JSON
+    /// not of the shape written (a row edited by hand): the sample whose row (or part) holds it, for
+    /// the message `readBack` gives.
     struct UnreadableJSON: Error {
-        var failure: JSONParser.Failure
+        /// What is wrong with it (`expected ':' after a key at byte 7`, `record without element`).
+        var problem: String
         var sampleId: String?
         var sampleTable: String
 
@@ -267,7 +272,7 @@ final class SQLiteSinkReader {
         func message(path: String, sink: String) -> String {
             let id = (sampleId ?? "").replacingOccurrences(of: "'", with: "''")
             return "\(path): a JSON column of the row of sample '\(sampleId ?? "?")' in table \(sampleTable) (or of one of its "
-                + "parts) is unreadable: \(failure): was the file edited by hand? Delete the sample (`DELETE FROM \(sampleTable) "
+                + "parts) is unreadable: \(problem): was the file edited by hand? Delete the sample (`DELETE FROM \(sampleTable) "
                 + "WHERE id = '\(id)'` in sqlite3: its parts go with it) and " + SinkError.rewriteAdvice(sink: sink)
         }
     }

@@ -125,6 +125,16 @@ import Testing
         #expect(json.hasSuffix(Self.rewriteAdvice), "\(json)")
         try edit("DELETE FROM samples WHERE id = '\(step)'")
         #expect(try problem() == nil)
+
+        // JSON, but not of the shape written (a record's child without its element): the same, where it
+        // said `record without element` alone, naming no file nor row (found by fuzzing).
+        let audiogram = SinkFixtures.audiogram.id
+        try edit(#"UPDATE other_records SET children = '[{"attributes":{}}]' WHERE id = '\#(audiogram)'"#)
+        let shape = try #require(try problem())
+        #expect(shape.hasPrefix(path + ": a JSON column of the row of sample '\(audiogram)' in table other_records (or of one of "
+                                + "its parts) is unreadable: record without element: was the file edited by hand?"), "\(shape)")
+        #expect(shape.contains("`DELETE FROM other_records WHERE id = '\(audiogram)'` in sqlite3"), "\(shape)")
+        #expect(shape.hasSuffix(Self.rewriteAdvice), "\(shape)")
     }
 
     /// A row edited by hand stays unreadable when the file changes while it is read: a running
