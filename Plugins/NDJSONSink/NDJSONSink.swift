@@ -66,10 +66,14 @@ public final class NDJSONSink: Sink {
     private var storedCursor: Int64?
     private var foreignLines = false
 
+    /// The sink's name in the config, for the commands a message gives.
+    let name: String
+
     public init(configuration: Configuration, context: PluginContext) {
         var expanded = configuration
         expanded.directory = context.expandingTilde(configuration.directory)
         self.configuration = expanded
+        self.name = context.name
         self.logger = context.logger.with("sink", context.name)
     }
 

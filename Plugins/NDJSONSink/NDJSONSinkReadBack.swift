@@ -20,6 +20,9 @@ extension NDJSONSink: ReadableSink {
     /// them: file by file, sample files first and `_deleted.ndjson` last, a sample line making its
     /// id live again and a tombstone line deleting its ids, whichever file either is in. A file
     /// shorter than the index says, or no index, makes every line such a line.
+    ///
+    /// A line it reads that cannot be decoded (a sample's last line, a line of `_deleted.ndjson`)
+    /// throws `SinkError.unreadable`, naming the file, the line and what to do.
     public func readBack(_ visit: (HealthItem) throws -> Void) throws {
         guard index != nil || readOnlyView != nil else {
             throw SinkError.unavailable("\(configuration.directory): read before prepare")
@@ -45,6 +48,13 @@ extension NDJSONSink: ReadableSink {
             return end > view.covered[String(name.dropLast(".ndjson".count)), default: 0]
         }
         let cutsPastIndex = view?.inFlight == true || view?.writerActive == true
+        // A line it cannot read (edited by hand, damaged) stops the read, as a row does in the other
+        // stores: left out, a migration or dump would go on without a sample (or a deletion), and
+        // `migrate --verify`, reading the folder alike, would find nothing missing.
+        func unreadable(_ file: String, _ number: Int, _ problem: String, writeBack what: String) -> SinkError {
+            .unreadable("\(directory)/\(file):\(number)\(problem): was the file edited by hand? Write \(what) back as "
+                        + "healthrouter wrote it, or delete the line and " + SinkError.rewriteAdvice(sink: self.name))
+        }
 
         // Lines past the index that the recovery would index, per file stem, in line order.
         var foreign: [(stem: String, lines: [NDJSONLineParser.Line])] = []
@@ -59,8 +69,7 @@ extension NDJSONSink: ReadableSink {
                 if pastIndex && cutsPastIndex { return }
                 if pastIndex { noteForeign(deletedName, NDJSONLineParser.parse(line)) }
                 guard let (item, _) = try? PulsoJSONDecoder.decode(line), case .tombstone = item else {
-                    logger.warning("\(deletedName):\(number) is not a tombstone line; skipped")
-                    return
+                    throw unreadable(deletedName, number, " is not a tombstone line", writeBack: "the tombstone")
                 }
                 try visit(item)
             }
@@ -106,7 +115,7 @@ extension NDJSONSink: ReadableSink {
                     SampleNormalizer.normalize(&sample, convention: .canonical)
                     try visit(.sample(sample))
                 } catch let failure as PulsoJSONDecoder.Failure {
-                    logger.warning("\(name):\(number) cannot be read back (\(failure)); skipped")
+                    throw unreadable(name, number, ", the line of sample '\(id)', is unreadable: \(failure)", writeBack: "the line")
                 }
             }
         }

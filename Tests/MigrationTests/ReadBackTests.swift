@@ -267,4 +267,55 @@ import Testing
         let tombstones = try Self.tombstonesReadBackAfterTheFixtures(sink)
         #expect(tombstones.flatMap(\.ids) == [SinkFixtures.standHour.id, "NEVER-SEEN"])
     }
+
+    /// A line of the folder it cannot read (edited by hand: a sample's last line, a tombstone's)
+    /// fails the read back naming the file, the line and what to do, as a row of the other stores
+    /// does: it was left out with a warning, so `dump --from` and `migrate` went on without the
+    /// sample or the deletion, and `migrate --verify`, reading the folder alike, found nothing
+    /// missing (found by fuzzing).
+    @Test func ndjsonSinkLineItCannotReadNamesTheFileTheLineAndWhatToDo() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let folder = directory.path + "/lake"
+        let sink = NDJSONSink(configuration: .init(directory: folder), context: SinkFixtures.context(directory.path))
+        _ = try sink.prepare()
+        try sink.write(Self.fixtureEntries(), cursor: 101)
+        sink.close()
+        func problem() throws -> String? {
+            let reader = NDJSONSink(configuration: .init(directory: folder), context: SinkFixtures.context(directory.path))
+            try reader.prepareForReading()
+            defer { reader.close() }
+            do {
+                _ = try Self.readAll(reader)
+                return nil
+            } catch SinkError.unreadable(let reason) {
+                return reason
+            }
+        }
+        // Replaces `old` in `file` of the folder by `new`, of its length (the index's byte counts hold).
+        func edit(_ file: String, _ old: String, _ new: String) throws {
+            let path = folder + "/" + file
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            #expect(text.contains(old) && old.utf8.count == new.utf8.count)
+            try text.replacingOccurrences(of: old, with: new).write(toFile: path, atomically: false, encoding: .utf8)
+        }
+        #expect(try problem() == nil)
+
+        try edit("_deleted.ndjson", #"{"deleted":"#, #"{"deleteX":"#)
+        let tombstone = try #require(try problem())
+        #expect(tombstone.hasPrefix(folder + "/_deleted.ndjson:1 is not a tombstone line: was the file edited by hand? Write the "
+                                    + "tombstone back as healthrouter wrote it, or delete the line and "), "\(tombstone)")
+        #expect(tombstone.hasSuffix(Self.rewriteAdvice), "\(tombstone)")
+        try edit("_deleted.ndjson", #"{"deleteX":"#, #"{"deleted":"#)
+        #expect(try problem() == nil)
+
+        // The heart rate's one line, its start no time.
+        try edit("heartRate.ndjson", #""start":"2024-01-05T"#, #""start":"2024-01-05x"#)
+        let sample = try #require(try problem())
+        #expect(sample.hasPrefix(folder + "/heartRate.ndjson:1, the line of sample '\(SinkFixtures.heartRate.id)', is unreadable: "
+                                 + "start '2024-01-05x"), "\(sample)")
+        #expect(sample.contains(": was the file edited by hand? Write the line back as healthrouter wrote it, or delete the line and "),
+                "\(sample)")
+        #expect(sample.hasSuffix(Self.rewriteAdvice), "\(sample)")
+    }
 }
