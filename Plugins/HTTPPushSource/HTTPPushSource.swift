@@ -247,19 +247,31 @@ public final class HTTPPushSource: ServiceSource {
         return (host, port)
     }
 
+    /// The most bytes a TLS file may have: a PEM key or certificate chain has a few KB.
+    static let tlsFileLimit = 1 << 20
+
     /// The text of the PEM file `path`, which the config's `key` names; throws a `SourceError`
-    /// naming the file, the key and why it cannot be read (missing, no permission, not text).
+    /// naming the file, the key and why it cannot be read (missing, no permission, not a regular
+    /// file, over `tlsFileLimit`, not text).
     static func readTLSFile(_ path: String, key: String) throws -> String {
         func failure(_ reason: String) -> SourceError {
             SourceError(input: path, problem: "cannot read the TLS file \(key) names: \(reason)",
                         hint: "set \(key) to a readable PEM file (the user running healthrouter must be able to read it)")
         }
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        // Non-blocking: opening a named pipe waits for a writer otherwise.
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { throw failure(String(cString: strerror(errno))) }
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         var info = stat()
-        if fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { throw failure("it is a folder") }
-        guard let data = try? handle.readToEnd() ?? Data() else { throw failure("it cannot be read") }
+        guard fstat(descriptor, &info) == 0 else { throw failure(String(cString: strerror(errno))) }
+        if info.st_mode & S_IFMT == S_IFDIR { throw failure("it is a folder") }
+        // A device or a pipe may never end: /dev/zero was read until the process had taken every
+        // byte of memory.
+        guard info.st_mode & S_IFMT == S_IFREG else { throw failure("it is not a regular file (a device, a pipe or a socket)") }
+        guard let data = try? handle.read(upToCount: Self.tlsFileLimit + 1) ?? Data() else { throw failure("it cannot be read") }
+        guard data.count <= Self.tlsFileLimit else {
+            throw failure("it has more than \(Self.tlsFileLimit / 1024) KiB, which no PEM key or certificate has")
+        }
         guard let text = String(data: data, encoding: .utf8) else {
             throw SourceError(input: path, problem: "the TLS file \(key) names is not PEM text",
                               hint: "set \(key) to a PEM file (-----BEGIN …): convert a DER one with openssl")

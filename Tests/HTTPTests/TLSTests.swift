@@ -74,6 +74,24 @@ struct TLSTests {
                     && missing?.hint?.contains("set tls_certificate to a readable PEM file") == true, "\(String(describing: missing))")
     }
 
+    /// A TLS file that is not a regular file (a device: `/dev/zero` never ends), or is larger than
+    /// any PEM file, is refused naming it and why: `/dev/zero` was read until the daemon had taken
+    /// every byte of memory (found by fuzzing).
+    @Test func aTLSFileThatIsADeviceOrTooLargeIsRefused() throws {
+        let device = #expect(throws: SourceError.self) { try HTTPPushSource.readTLSFile("/dev/null", key: "tls_key") }
+        #expect(device?.input == "/dev/null"
+                    && device?.problem == "cannot read the TLS file tls_key names: it is not a regular file (a device, a pipe or a socket)",
+                "\(String(describing: device))")
+        let path = TestScratch.path + "tls-large-\(UUID().uuidString).pem"
+        try Data(repeating: UInt8(ascii: "A"), count: HTTPPushSource.tlsFileLimit + 1).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let large = #expect(throws: SourceError.self) { try HTTPPushSource.readTLSFile(path, key: "tls_certificate") }
+        #expect(large?.problem == "cannot read the TLS file tls_certificate names: it has more than 1024 KiB, which no PEM key or "
+                    + "certificate has", "\(String(describing: large))")
+        try Data(repeating: UInt8(ascii: "A"), count: HTTPPushSource.tlsFileLimit).write(to: URL(fileURLWithPath: path))
+        #expect(try HTTPPushSource.readTLSFile(path, key: "tls_certificate").utf8.count == HTTPPushSource.tlsFileLimit)
+    }
+
     /// Files that are there but are no PEM key and certificate: libmicrohttpd refuses to start, and
     /// the error blames them, not the address (which is free).
     @Test func aKeyThatIsNotPEMIsBlamedNotTheAddress() throws {
