@@ -241,7 +241,7 @@ enum ImportCommand {
     /// The source reading `path` from the command line, picked by its content, its input checked.
     private static func plannedSource(_ path: String, config: HealthRouterConfig, loaded: LoadedConfig,
                                       timeZone: String?, command: String) throws -> PlannedSource {
-        try InputPath.checkCommandLine(path)
+        try InputPath.checkCommandLine(path, command: command)
         let kind = PluginList.sources.first { $0.recognizes(path) } ?? PluginList.sources[0]
         var plugin = try commandLinePlugin(path, type: kind.type, config: config, name: command)
         if let timeZone {

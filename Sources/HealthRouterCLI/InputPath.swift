@@ -11,25 +11,31 @@ enum InputPath {
     static let commandLineHint = "give the path of the export.zip or export.xml (or a folder of .ndjson replay files, or of "
         + "Health Auto Export's .json files)"
 
-    /// Where the stores are, for a SQLite database given as an input: healthkit-to-sqlite takes its
+    /// Where the stores are, for a SQLite database given to import: healthkit-to-sqlite takes its
     /// output file on the command line (`healthkit-to-sqlite export.zip healthkit.db`), import does not.
     static let databaseHint = "import writes the stores the config names, none given on the command line (without a config, "
         + "./healthrouter-data/health.sqlite; a sqlite sink's `path` chooses the file); a store of healthrouter's is read with "
         + "`healthrouter dump --from SINK`"
 
-    /// Throws, with exit code 66, when `path` given on the command line does not exist or
-    /// cannot be read (a missing `.db`, `.sqlite` or `.sqlite3` file is told where the stores
-    /// are); with 65 when it is a SQLite database, or a folder no finite source reads (no
-    /// `.ndjson` files), hinting at the export.xml or the `data/` folder of NDJSON inside it when
-    /// there is one.
-    static func checkCommandLine(_ path: String) throws {
+    /// How a store gets into another, for a SQLite database given to `backfill --from`, which reads
+    /// a file, not a store.
+    static let backfillDatabaseHint = "backfill --from reads an export or NDJSON, not a store: copy a store of healthrouter's "
+        + "into the sink with `healthrouter migrate --from SINK --to SINK`, or dump it (`healthrouter dump --from SINK "
+        + "--output FILE`) and give that file"
+
+    /// Throws, with exit code 66, when `path` given to `command` (`import`, `backfill`) on the
+    /// command line does not exist or cannot be read (a missing `.db`, `.sqlite` or `.sqlite3` file
+    /// given to import is told where the stores are); with 65 when it is a SQLite database (told
+    /// what `command` reads instead), or a folder no finite source reads (no `.ndjson` files),
+    /// hinting at the export.xml or the `data/` folder of NDJSON inside it when there is one.
+    static func checkCommandLine(_ path: String, command: String) throws {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             if let unreachable = unreachable(path) {
                 throw CommandFailure(message: "\(path) \(unreachable)", hint: "check the permissions of the folders on its path, "
                                          + "or the link", code: .noInput)
             }
-            let database = ["db", "sqlite", "sqlite3"].contains((path as NSString).pathExtension.lowercased())
+            let database = command == "import" && ["db", "sqlite", "sqlite3"].contains((path as NSString).pathExtension.lowercased())
             throw CommandFailure(message: "\(path) does not exist", hint: database ? databaseHint : commandLineHint,
                                  code: .noInput)
         }
@@ -39,7 +45,7 @@ enum InputPath {
         }
         try refuseStream(path)
         if !isDirectory.boolValue {
-            try refuseDatabase(path)
+            try refuseDatabase(path, command: command)
             return try refuseOtherJSON(path)
         }
         guard !ReplaySource.recognizes(path), !HealthAutoExportFileSource.recognizes(path) else { return }
@@ -59,14 +65,15 @@ enum InputPath {
 
     /// Refuses a SQLite database (with 65), which the Apple Health export reader called "neither a
     /// zip file nor XML" and pointed at the Health app: the store that import writes, named as
-    /// healthkit-to-sqlite's output file, or one of healthrouter's own stores.
-    static func refuseDatabase(_ path: String) throws {
+    /// healthkit-to-sqlite's output file, or one of healthrouter's own stores; the hint is
+    /// `command`'s (`import`, `backfill`).
+    static func refuseDatabase(_ path: String, command: String) throws {
         guard let handle = FileHandle(forReadingAtPath: path) else { return }
         defer { try? handle.close() }
         let header = (try? handle.read(upToCount: 16)) ?? Data()
         guard header.elementsEqual(Array("SQLite format 3\u{0}".utf8)) else { return }
-        throw CommandFailure(message: "\(path) is a SQLite database, not an input import reads", hint: databaseHint,
-                             code: .dataError)
+        throw CommandFailure(message: "\(path) is a SQLite database, not an input \(command) reads",
+                             hint: command == "import" ? databaseHint : backfillDatabaseHint, code: .dataError)
     }
 
     /// Refuses a `.json` file that no source reads (with 65): neither Health Auto Export's JSON nor

@@ -274,6 +274,28 @@ import Testing
                 "\(missing.stderr)")
     }
 
+    /// A store given to `backfill --from` (the sqlite sink's file, to fill another sink from it) is
+    /// told what backfill reads and how a store gets into another, not where import writes, which
+    /// it was told by import's check ("not an input import reads"); a missing `.db` file keeps the
+    /// hint at what it reads.
+    @Test func aDatabaseGivenToBackfillIsToldHowAStoreGetsIntoAnother() throws {
+        let directory = makeTemporaryDirectory()
+        try CommandRunner.generateExport(records: 20, to: directory + "/export.xml", zip: false, quirks: false)
+        let imported = try CommandRunner.run(["import", "export.xml"], in: directory)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let database = directory + "/healthrouter-data/health.sqlite"
+        let store = try CommandRunner.run(["backfill", "lake", "--from", database], in: directory)
+        #expect(store.status == 65, "\(store.stderr)")
+        #expect(store.stderr.contains("\(database) is a SQLite database, not an input backfill reads"), "\(store.stderr)")
+        #expect(store.stderr.contains("hint: backfill --from reads an export or NDJSON, not a store: copy a store of healthrouter's "
+                                      + "into the sink with `healthrouter migrate --from SINK --to SINK`, or dump it "
+                                      + "(`healthrouter dump --from SINK --output FILE`) and give that file"), "\(store.stderr)")
+        #expect(!store.stderr.contains("import"), "\(store.stderr)")
+        let missing = try CommandRunner.run(["backfill", "lake", "--from", "healthkit.db"], in: directory)
+        #expect(missing.status == 66 && missing.stderr.contains("healthkit.db does not exist")
+                    && missing.stderr.contains("hint: give the path of the export.zip or export.xml"), "\(missing.stderr)")
+    }
+
     /// NDJSON led by more than 1 MiB of blank lines is read as NDJSON, named `.ndjson` or not (its
     /// first other byte is `{`): the check read its first MiB only, and called it no Apple Health
     /// export, neither zip nor XML (exit 65).
