@@ -27,7 +27,8 @@ struct ConfiguredSink {
 
     /// Builds and prepares the sink called `name`; a clear error when the config has none.
     /// With `existingStoreOnly`, a readable sink whose store (file or folder) does not exist
-    /// fails with exit 66 before `prepare()` could create it empty. A store that is down is
+    /// fails with exit 66 before `prepare()` could create it empty; one behind a folder this user
+    /// may not enter, which may hold it, with 73, naming that folder. A store that is down is
     /// tried five times, 0.5 s to 4 s apart, as an import tries it (exit 73 after that); a
     /// misconfigured sink fails at once (exit 78). With `readableFor` (what the command would do
     /// with its rows: "dumped"), a sink that cannot be read back fails (exit 64) before it is
@@ -57,6 +58,11 @@ struct ConfiguredSink {
         if existingStoreOnly, let missing = (sink as? any ReadableSink)?.missingStore {
             let isDatabase = missing.contains("://")
             let absolute = isDatabase ? missing : ConfigPath.resolve(missing, homeDirectory: loaded.homeDirectory)
+            // Behind a folder this user may not enter (the service's, read by a login), it may well be there.
+            if !isDatabase, let closed = JournalOpenHint.closedFolder(on: (absolute as NSString).deletingLastPathComponent) {
+                throw CommandFailure(message: "cannot open the sink '\(name)' (\(spec.type)): \(absolute) is in a folder this user "
+                                         + "may not look into", hint: JournalOpenHint.closedFolderHint(closed), code: .cannotCreate)
+            }
             let fill = "or fill the store first: healthrouter import, or healthrouter backfill \(name)"
             let hint = isDatabase ? "check sinks.\(name).url and .schema\(loaded.file.map { " in \($0)" } ?? ""), \(fill)"
                 : loaded.file.map { "check sinks.\(name) in \($0) (a relative path is taken from the current directory), \(fill)" }

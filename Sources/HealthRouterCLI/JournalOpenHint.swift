@@ -23,13 +23,19 @@ enum JournalOpenHint {
         if let error = error as? SQLiteError, error.code & 0xFF == 14, let closed = closedFolder(on: stateDirectory) {
             // SQLITE_CANTOPEN behind a folder this user may not enter: a monitoring user, or a person's
             // login, reading the service's state directory.
-            let name = getpwuid(closed.owner).flatMap { $0.pointee.pw_name.map { String(cString: $0) } }
-            let owner = name ?? "uid \(closed.owner)"
-            return "this user (\(ProcessInfo.processInfo.userName)) may not look into \(closed.path) (\(owner)'s, mode "
-                + "\(String(format: "%03o", closed.mode))): run this as \(owner) (sudo -u \(name ?? "'#\(closed.owner)'") "
-                + "healthrouter …), or as a user its group lets in"
+            return closedFolderHint(closed)
         }
         return "check that the state directory \(stateDirectory) is writable and not used by another healthrouter"
+    }
+
+    /// What to do about `closed`, a folder this user may not enter (`closedFolder(on:)`): its owner
+    /// and mode, and the user to run the command as.
+    static func closedFolderHint(_ closed: (path: String, owner: uid_t, mode: UInt32)) -> String {
+        let name = getpwuid(closed.owner).flatMap { $0.pointee.pw_name.map { String(cString: $0) } }
+        let owner = name ?? "uid \(closed.owner)"
+        return "this user (\(ProcessInfo.processInfo.userName)) may not look into \(closed.path) (\(owner)'s, mode "
+            + "\(String(format: "%03o", closed.mode))): run this as \(owner) (sudo -u \(name ?? "'#\(closed.owner)'") "
+            + "healthrouter …), or as a user its group lets in"
     }
 
     /// The first folder on the way to `stateDirectory`, itself included, that this user may not

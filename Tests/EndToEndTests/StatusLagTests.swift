@@ -332,6 +332,25 @@ import Testing
         }
     }
 
+    /// A store `dump --from` or `migrate --from` reads behind a folder this user may not enter (the
+    /// service's state directory, read by a login) is said so, exit 73, with the folder and the user
+    /// to run it as, as the journal is: it was said not to exist (66) and to be filled by an import
+    /// or a backfill.
+    @Test func aStoreBehindAFolderThatCannotBeLookedIntoIsNotSaidToBeMissing() throws {
+        let (directory, _, config) = try Self.imported(others: ["copy"])
+        try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: directory + "/state")
+        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory + "/state") }
+        for command in [["dump", "--from", "local"], ["migrate", "--from", "local", "--to", "copy"]] {
+            let result = try CommandRunner.runUnprivileged(command + ["--config", config], in: directory)
+            #expect(result.status == 73, "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("cannot open the sink 'local' (sqlite): \(directory)/state/health.sqlite is in a folder "
+                                           + "this user may not look into"), "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("may not look into \(directory)/state (") && result.stderr.contains("mode 000): run this as "),
+                    "\(command): \(result.stderr)")
+            #expect(!result.stderr.contains("does not exist") && !result.stderr.contains("fill the store"), "\(command): \(result.stderr)")
+        }
+    }
+
     /// A store copied over `journal.sqlite` (another SQLite database under its name) is refused by
     /// `status` and `dump`, naming its tables, and left as it was: `status` added the journal's
     /// tables to it and reported every sink healthy at head 0.
