@@ -123,7 +123,7 @@ public final class HTTPPushSource: ServiceSource {
             }
             // Guessed over the network: a 401 costs a client nothing but a round trip.
             if token.utf8.count < Self.shortToken && !Self.isLoopback(host) {
-                context.logger.warning("the token of user '\(name)' is short (\(token.utf8.count) characters) for a listener "
+                context.logger.warning("the token of user '\(name)' is short (\(token.utf8.count) character\(token.utf8.count == 1 ? "" : "s")) for a listener "
                                            + "other machines reach: it could be guessed",
                                        [("key", path + ".users.\(name).token"),
                                         ("hint", "use a long random one: openssl rand -hex 24 (and give the app the same)")])

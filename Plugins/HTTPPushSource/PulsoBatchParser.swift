@@ -263,7 +263,7 @@ enum PulsoBatchParser {
         if !pulsos.isEmpty {
             batch.skip(SkippedElement(index: index, uuid: sample.id, problem: .init(
                 field: pulsos.sorted().joined(separator: ", "),
-                reason: "of another JSON type than Pulso's protocol gives (a number for a string, a string for a number)")))
+                reason: "of another JSON type than Pulso's protocol gives (a number for a string, a string for an object, …)")))
             return
         }
         // One of healthrouter's additive fields (which a newer Pulso could send in another shape),

@@ -342,7 +342,7 @@ struct PulsoBatchParserTests {
         for batch in [try PulsoBatchParser.parse(body, userId: nil), try PulsoBatchParser.parseWithFoundation(body, userId: nil)] {
             #expect(batch.items.count == 2)
             #expect(batch.leftOutExamples == ["#3 uuid=D device"])
-            let reason = "of another JSON type than Pulso's protocol gives (a number for a string, a string for a number)"
+            let reason = "of another JSON type than Pulso's protocol gives (a number for a string, a string for an object, …)"
             #expect(batch.skips.map(\.description) == ["#0 uuid=A metadata, source, unit: " + reason,
                                                        "#1 uuid=W duration, totalDistance: " + reason])
         }

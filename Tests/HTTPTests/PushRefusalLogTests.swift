@@ -83,7 +83,7 @@ struct PushRefusalLogTests {
             + #"{"uuid":"M","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":1,"source":5}]"#
         #expect(client.post("/ingest", skipped, token: DaemonProcess.token).body
                 == #"{"received": 3, "new": 1, "deleted": 0, "skipped": [{"index":0,"uuid":"A","field":"start","reason":"'tomorrow' cannot be read as a date"},"#
-                + #"{"index":2,"uuid":"M","field":"source","reason":"of another JSON type than Pulso's protocol gives (a number for a string, a string for a number)"}]}"#)
+                + #"{"index":2,"uuid":"M","field":"source","reason":"of another JSON type than Pulso's protocol gives (a number for a string, a string for an object, …)"}]}"#)
         let device = #"[{"uuid":"DV","type":"heartRate","start":"2026-07-06T08:00:00Z","end":"2026-07-06T08:00:00Z","value":1,"source":"P","device":5}]"#
         #expect(client.post("/ingest", device, token: DaemonProcess.token).body == #"{"received": 1, "new": 1, "deleted": 0}"#)
         // Health Auto Export: a body over the limit says what to change in the app.
