@@ -22,7 +22,8 @@ extension NDJSONSink: ReadableSink {
     /// shorter than the index says, or no index, makes every line such a line.
     ///
     /// A line it reads that cannot be decoded (a sample's last line, a line of `_deleted.ndjson`)
-    /// throws `SinkError.unreadable`, naming the file, the line and what to do.
+    /// throws `SinkError.unreadable`, naming the file, the line and what to do; so does a sample
+    /// line another program wrote into `_deleted.ndjson`, which the recovery takes as live.
     public func readBack(_ visit: (HealthItem) throws -> Void) throws {
         guard index != nil || readOnlyView != nil else {
             throw SinkError.unavailable("\(configuration.directory): read before prepare")
