@@ -6,6 +6,19 @@ import SQLiteSink
 import Testing
 
 @Suite struct ReadBackTests {
+    /// `reader` prepared for reading and read whole: nil, or the reason of the
+    /// `SinkError.unreadable` it stopped with.
+    static func unreadableReason(_ reader: any ReadableSink) throws -> String? {
+        try reader.prepareForReading()
+        defer { reader.close() }
+        do {
+            _ = try readAll(reader)
+            return nil
+        } catch SinkError.unreadable(let reason) {
+            return reason
+        }
+    }
+
     static func readAll(_ sink: any ReadableSink) throws -> (samples: [String: Sample], tombstones: [Tombstone]) {
         var samples: [String: Sample] = [:]
         var tombstones: [Tombstone] = []
@@ -78,15 +91,7 @@ import Testing
         defer { directory.remove() }
         let path = try Self.fixtureStore(in: directory)
         func problem() throws -> String? {
-            let reader = SQLiteSink(configuration: .init(path: path), context: SinkFixtures.context(directory.path))
-            try reader.prepareForReading()
-            defer { reader.close() }
-            do {
-                _ = try Self.readAll(reader)
-                return nil
-            } catch SinkError.unreadable(let reason) {
-                return reason
-            }
+            try Self.unreadableReason(SQLiteSink(configuration: .init(path: path), context: SinkFixtures.context(directory.path)))
         }
         func edit(_ sql: String) throws {
             let database = try SQLiteDatabase(path: path)
@@ -282,15 +287,7 @@ import Testing
         try sink.write(Self.fixtureEntries(), cursor: 101)
         sink.close()
         func problem() throws -> String? {
-            let reader = NDJSONSink(configuration: .init(directory: folder), context: SinkFixtures.context(directory.path))
-            try reader.prepareForReading()
-            defer { reader.close() }
-            do {
-                _ = try Self.readAll(reader)
-                return nil
-            } catch SinkError.unreadable(let reason) {
-                return reason
-            }
+            try Self.unreadableReason(NDJSONSink(configuration: .init(directory: folder), context: SinkFixtures.context(directory.path)))
         }
         // Replaces `old` in `file` of the folder by `new`, of its length (the index's byte counts hold).
         func edit(_ file: String, _ old: String, _ new: String) throws {
