@@ -20,7 +20,7 @@ import PostgresClient
 /// | `source_version`, `bundle_id`, `device` | as in the sample |
 /// | `user_id` | the sample's user as written (null: none), when `user_id` differs |
 /// | `value`, `unit` | value/unit (null: none), when the stored ones do not map back |
-/// | `category_value` | the category's value name as the producer wrote it (`asleepCore`) |
+/// | `category_value` | the category's value name when not the `HKCategoryValue…` name its code reads back as (`dozing`) |
 /// | `time_zone` | the time zone (null: none), when the metadata's own `HKTimeZone` differs from it |
 /// | `metadata_order` | the metadata keys in the producer's order, when jsonb would reorder them or one is a mapping key (`HKTimeZone`, …) |
 /// | key `healthrouter:kind` | the kind, when `unit` would suggest another (a quantity in `seconds`/`category`; every `record` row) |
