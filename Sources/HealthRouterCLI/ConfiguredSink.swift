@@ -40,7 +40,7 @@ struct ConfiguredSink {
         let retry = SinkWorker.Settings.oneShot
         func cannotOpen(_ error: any Error) -> CommandFailure {
             // Only a file or folder is held by a running healthrouter; a server is shared.
-            let inUse = ["sqlite", "ndjson"].contains(spec.type) ? " and not in use by a running healthrouter" : ""
+            let inUse = PluginList.storeKey(ofSinkType: spec.type) != nil ? " and not in use by a running healthrouter" : ""
             return CommandFailure(message: "cannot open the sink '\(name)' (\(spec.type)): \(error)",
                                   hint: "check that the store is reachable\(inUse)", code: .cannotCreate)
         }

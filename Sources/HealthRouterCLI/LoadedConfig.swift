@@ -56,8 +56,8 @@ struct LoadedConfig {
         // The store each file sink writes (an sqlite file, an ndjson folder), by resolved path.
         var stores: [String: PluginConfig] = [:]
         for sink in config.sinks {
-            let key = sink.type == "ndjson" ? "directory" : "path"
-            guard ["sqlite", "ndjson"].contains(sink.type), let written = sink.options[key], let path = written.scalar else { continue }
+            guard let key = PluginList.storeKey(ofSinkType: sink.type), let written = sink.options[key],
+                  let path = written.scalar else { continue }
             // A NUL ("x\0y.sqlite" in double quotes) would cut the name short at it.
             if path.contains("\u{0}") {
                 throw ConfigError(at: written.location, path: sink.path + "." + key, message: "the \(key) holds a NUL character",

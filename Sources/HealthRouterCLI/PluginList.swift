@@ -16,6 +16,10 @@ struct SinkPlugin: Sendable {
     /// At most how many file descriptors a sink of this type holds while the daemon runs: its
     /// worker's journal connection, its store's files or connections (`OpenFileLimit`).
     var openFiles = 16
+    /// The option naming the file or folder on this machine that holds the sink's store (sqlite's
+    /// `path`, ndjson's `directory`), which one healthrouter process writes at a time and which must
+    /// not be the journal's; nil for a store on a server, which is shared.
+    var storeKey: String?
     /// Decodes and checks the plugin's options without I/O, and returns what builds the sink.
     var prepare: @Sendable (PluginConfig, PluginContext) throws -> @Sendable () throws -> any Sink
 }
@@ -41,12 +45,12 @@ struct ServicePlugin: Sendable {
 /// The one explicit list of every plugin (DESIGN.md §4): no global registry.
 enum PluginList {
     static let sinks: [SinkPlugin] = [
-        SinkPlugin(type: "sqlite", summary: "the embedded default store: tables you can query with sqlite3") { plugin, context in
+        SinkPlugin(type: "sqlite", summary: "the embedded default store: tables you can query with sqlite3", storeKey: "path") { plugin, context in
             let configuration = try ConfigDecoder.decode(SQLiteSink.Configuration.self, from: plugin.options, path: plugin.path)
             return { SQLiteSink(configuration: configuration, context: context) }
         },
         SinkPlugin(type: "ndjson", summary: "a folder of NDJSON files in Pulso's reference layout",
-                   openFiles: 16 + NDJSONSink.maximumOpenFiles) { plugin, context in
+                   openFiles: 16 + NDJSONSink.maximumOpenFiles, storeKey: "directory") { plugin, context in
             let configuration = try ConfigDecoder.decode(NDJSONSink.Configuration.self, from: plugin.options, path: plugin.path)
             return { NDJSONSink(configuration: configuration, context: context) }
         },
@@ -114,6 +118,11 @@ enum PluginList {
             return try located(plugin) { try AdminSource(configuration: configuration, context: context, path: plugin.path) }
         },
     ]
+
+    /// The `SinkPlugin.storeKey` of sink type `type`: nil for a store on a server, or a type none has.
+    static func storeKey(ofSinkType type: String) -> String? {
+        sinks.first { $0.type == type }?.storeKey
+    }
 
     /// Runs a plugin's own checks; a `ConfigError` they throw without a place gets the place of the
     /// key its path names (`sources.phone.users.bob.token`), else the plugin entry's.
